@@ -1,0 +1,73 @@
+package tool
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Result is what a tool returns. Its JSON form is the MCP tool result
+// (content, structuredContent, isError), the same shape WASM tools return
+// and `autoagent tools call` prints.
+type Result struct {
+	// Content is what the model reads, in order.
+	Content []Content `json:"content"`
+	// StructuredContent is the machine-readable result, when the tool has one.
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	// IsError reports that the tool failed; Content says why.
+	IsError bool `json:"isError,omitempty"`
+}
+
+// Content is one item of a [Result].
+type Content struct {
+	// Type is "text" or "image".
+	Type string `json:"type"`
+	// Text is the text of a text item.
+	Text string `json:"text,omitempty"`
+	// Data is the base64 payload of an image item.
+	Data string `json:"data,omitempty"`
+	// MIMEType is the media type of an image item.
+	MIMEType string `json:"mimeType,omitempty"`
+}
+
+// Text returns a successful result holding text.
+func Text(text string) Result {
+	return Result{Content: []Content{{Type: "text", Text: text}}}
+}
+
+// Errorf returns a failed result whose text is the formatted message.
+func Errorf(format string, args ...any) Result {
+	return Result{Content: []Content{{Type: "text", Text: fmt.Sprintf(format, args...)}}, IsError: true}
+}
+
+// JSON returns a successful result holding v both as JSON text and, when v
+// encodes to a JSON object, as structured content.
+func JSON(v any) (Result, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return Result{}, fmt.Errorf("tool: encoding result: %w", err)
+	}
+	r := Text(string(b))
+	if len(b) > 0 && b[0] == '{' {
+		r.StructuredContent = b
+	}
+	return r, nil
+}
+
+// Text returns what the model sees: the text items joined by newlines, or
+// the structured content when there is no text.
+func (r Result) Text() string {
+	var parts []string
+	for _, c := range r.Content {
+		switch c.Type {
+		case "text":
+			parts = append(parts, c.Text)
+		case "image":
+			parts = append(parts, "[image "+c.MIMEType+"]")
+		}
+	}
+	if len(parts) == 0 && len(r.StructuredContent) > 0 {
+		return string(r.StructuredContent)
+	}
+	return strings.Join(parts, "\n")
+}

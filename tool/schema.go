@@ -1,0 +1,265 @@
+package tool
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Schema is a compiled JSON Schema that validates tool arguments.
+// It is safe for concurrent use.
+type Schema struct {
+	raw      json.RawMessage
+	resolved *jsonschema.Resolved
+}
+
+// CompileSchema parses and resolves a JSON Schema document. An empty
+// document means "any JSON object".
+func CompileSchema(raw json.RawMessage) (*Schema, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage(`{"type":"object"}`)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("tool: invalid input schema: %w", err)
+	}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return nil, fmt.Errorf("tool: invalid input schema: %w", err)
+	}
+	return &Schema{raw: raw, resolved: rs}, nil
+}
+
+// JSON returns the schema document.
+func (s *Schema) JSON() json.RawMessage { return s.raw }
+
+// ValidationError reports arguments that do not satisfy a tool's schema.
+type ValidationError struct {
+	// Field is the JSON path of the offending value ("" for the root),
+	// such as "address.city" or "items[2]".
+	Field string
+	// Reason says what is wrong.
+	Reason string
+}
+
+func (e *ValidationError) Error() string {
+	if e.Field == "" {
+		return "invalid arguments: " + e.Reason
+	}
+	return "invalid arguments: " + e.Field + ": " + e.Reason
+}
+
+// Validate checks args, a JSON document, against the schema. Empty args
+// are treated as the empty object. The error is a *ValidationError.
+func (s *Schema) Validate(args json.RawMessage) error {
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage(`{}`)
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return &ValidationError{Reason: "arguments are not valid JSON: " + err.Error()}
+	}
+	if dec.More() {
+		return &ValidationError{Reason: "arguments hold more than one JSON value"}
+	}
+	v = numbersToFloat(v)
+	if err := s.resolved.Validate(v); err != nil {
+		return describeValidation(err)
+	}
+	return nil
+}
+
+// numbersToFloat converts json.Number to float64 (what the validator
+// understands) while keeping integers exact enough for "integer" checks.
+func numbersToFloat(v any) any {
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return float64(i)
+		}
+		f, _ := x.Float64()
+		return f
+	case map[string]any:
+		for k, e := range x {
+			x[k] = numbersToFloat(e)
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = numbersToFloat(e)
+		}
+	}
+	return v
+}
+
+// The validator reports "validating /properties/a/items: ...: reason"; we
+// turn the deepest schema path into a field path a model can act on.
+var validatingRE = regexp.MustCompile(`validating (\S+): `)
+
+func describeValidation(err error) *ValidationError {
+	msg := err.Error()
+	path := ""
+	for _, m := range validatingRE.FindAllStringSubmatch(msg, -1) {
+		path = m[1]
+	}
+	reason := validatingRE.ReplaceAllString(msg, "")
+	field := fieldFromSchemaPath(path)
+	// Missing required properties are reported at the parent: name them.
+	if i := strings.Index(reason, "required: missing properties: "); i >= 0 {
+		var names []string
+		list := strings.Trim(reason[i+len("required: missing properties: "):], "[] ")
+		for _, q := range strings.Fields(list) {
+			if n, err := strconv.Unquote(q); err == nil {
+				names = append(names, n)
+			}
+		}
+		if len(names) > 0 {
+			f := joinField(field, names[0])
+			return &ValidationError{Field: f, Reason: "required property is missing"}
+		}
+	}
+	if i := strings.Index(reason, "unexpected additional properties "); i >= 0 {
+		return &ValidationError{Field: field, Reason: "unknown " + strings.TrimPrefix(reason[i:], "unexpected additional ") + " (not in the schema)"}
+	}
+	return &ValidationError{Field: field, Reason: reason}
+}
+
+func joinField(parent, name string) string {
+	if parent == "" {
+		return name
+	}
+	return parent + "." + name
+}
+
+// fieldFromSchemaPath turns "/properties/a/items/properties/b" into "a[].b".
+func fieldFromSchemaPath(p string) string {
+	if p == "" || p == "root" {
+		return ""
+	}
+	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
+	var b strings.Builder
+	for i := 0; i < len(segs); i++ {
+		switch segs[i] {
+		case "properties":
+			if i+1 < len(segs) {
+				if b.Len() > 0 {
+					b.WriteByte('.')
+				}
+				b.WriteString(segs[i+1])
+				i++
+			}
+		case "items", "prefixItems":
+			b.WriteString("[]")
+		case "additionalProperties":
+			b.WriteString(".*")
+		}
+	}
+	return b.String()
+}
+
+// inferSchema derives the JSON Schema of t, applying `enum` tags.
+func inferSchema(t reflect.Type) (*jsonschema.Schema, error) {
+	s, err := jsonschema.ForType(t, nil)
+	if err != nil {
+		return nil, err
+	}
+	if err := applyEnums(t, s); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// applyEnums walks t alongside its schema and sets Enum from `enum` tags.
+func applyEnums(t reflect.Type, s *jsonschema.Schema) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if s == nil {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Slice, reflect.Array:
+		return applyEnums(t.Elem(), s.Items)
+	case reflect.Map:
+		return applyEnums(t.Elem(), s.AdditionalProperties)
+	case reflect.Struct:
+		for _, f := range reflect.VisibleFields(t) {
+			if !f.IsExported() || f.Anonymous {
+				continue
+			}
+			name := jsonName(f)
+			if name == "-" {
+				continue
+			}
+			ps := s.Properties[name]
+			if ps == nil {
+				continue
+			}
+			if tag, ok := f.Tag.Lookup("enum"); ok {
+				target, elem := ps, f.Type
+				for elem.Kind() == reflect.Pointer {
+					elem = elem.Elem()
+				}
+				if elem.Kind() == reflect.Slice || elem.Kind() == reflect.Array {
+					target, elem = ps.Items, elem.Elem()
+				}
+				vals, err := enumValues(tag, elem)
+				if err != nil {
+					return fmt.Errorf("field %s.%s: %w", t, f.Name, err)
+				}
+				target.Enum = vals
+			}
+			if err := applyEnums(f.Type, ps); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func jsonName(f reflect.StructField) string {
+	tag := f.Tag.Get("json")
+	name, _, _ := strings.Cut(tag, ",")
+	if name == "" {
+		return f.Name
+	}
+	return name
+}
+
+func enumValues(tag string, t reflect.Type) ([]any, error) {
+	if strings.TrimSpace(tag) == "" {
+		return nil, errors.New("empty enum tag")
+	}
+	var out []any
+	for _, raw := range strings.Split(tag, ",") {
+		v := strings.TrimSpace(raw)
+		switch t.Kind() {
+		case reflect.String:
+			out = append(out, v)
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+			reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("enum value %q is not an integer", v)
+			}
+			out = append(out, float64(n))
+		case reflect.Float32, reflect.Float64:
+			n, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return nil, fmt.Errorf("enum value %q is not a number", v)
+			}
+			out = append(out, n)
+		default:
+			return nil, fmt.Errorf("enum tag on a %s field (want string or number)", t)
+		}
+	}
+	return out, nil
+}
