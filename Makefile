@@ -1,0 +1,41 @@
+# autoagent — build, test, demo, benchmarks.
+#
+# `make demo` and `make test` are the two commands a fresh machine needs;
+# everything they depend on is installed by `make deps` (called by them),
+# which runs the idempotent scripts in .ci/install.d/.
+#
+# Feature areas add their own rules in mk/*.mk (included at the end), so
+# each area owns its build steps in one place.
+
+GO      ?= go
+BIN     := bin
+PKGS    := ./...
+BENCHTIME ?= 1s
+
+.PHONY: all build test demo bench check lint deps plugins clean
+
+all: build
+
+deps:
+	@for f in .ci/install.d/*.sh; do [ -f "$$f" ] || continue; bash "$$f" || exit 1; done
+
+build:
+	$(GO) build $(PKGS)
+	$(GO) build -o $(BIN)/autoagent ./cmd/autoagent
+
+test: deps
+	$(GO) test -race -count=1 $(PKGS)
+
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
+
+check lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
+	$(GO) mod tidy -diff
+
+clean:
+	rm -rf $(BIN)
+
+-include mk/*.mk
