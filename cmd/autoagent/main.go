@@ -1,0 +1,107 @@
+// Command autoagent runs agents, manages sandboxed WebAssembly tools and
+// their approvals, and serves them over MCP. See DESIGN.md §8 for the
+// contract of every verb.
+//
+// Exit codes: 0 success, 1 the operation failed (message on stderr),
+// 2 usage error.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+// rootCmd is the `autoagent` command. Subcommands register themselves from
+// their own files with init functions, so each verb lives in one file.
+var rootCmd = &cobra.Command{
+	Use:           "autoagent",
+	Short:         "An embeddable LLM agent runtime whose tools run as sandboxed WebAssembly",
+	SilenceUsage:  true,
+	SilenceErrors: true,
+}
+
+// toolsCmd groups the `autoagent tools ...` verbs.
+var toolsCmd = &cobra.Command{
+	Use:   "tools",
+	Short: "Inspect, approve, build and call sandboxed WebAssembly tools",
+}
+
+func init() {
+	rootCmd.AddCommand(toolsCmd)
+	rootCmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError(err)
+	})
+	toolsCmd.SetFlagErrorFunc(rootCmd.FlagErrorFunc())
+	rootCmd.AddCommand(&cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			_, err := fmt.Fprintln(c.OutOrStdout(), "autoagent", version)
+			return err
+		},
+	})
+}
+
+// exitError carries a process exit code.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError marks err as a usage error: exit status 2 with the usage shown.
+func usageError(err error) error { return &exitError{code: 2, err: err} }
+
+// silentFailure exits with status 1 without printing anything more: the
+// command already wrote its output (a refused tool call, a failed verify).
+var silentFailure = &exitError{code: 1, err: errors.New("")}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run executes the CLI with args and returns the exit code. Tests call it
+// directly.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	rootCmd.SetArgs(args)
+	rootCmd.SetIn(stdin)
+	rootCmd.SetOut(stdout)
+	rootCmd.SetErr(stderr)
+	cmd, err := rootCmd.ExecuteC()
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.code == 2 {
+			fmt.Fprintf(stderr, "autoagent: %v\n", ee.err)
+			if cmd != nil {
+				fmt.Fprintf(stderr, "\n%s", cmd.UsageString())
+			}
+			return 2
+		}
+		if ee.err.Error() != "" {
+			fmt.Fprintf(stderr, "autoagent: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	if isCobraUsage(err) {
+		fmt.Fprintf(stderr, "autoagent: %v\n", err)
+		if cmd != nil {
+			fmt.Fprintf(stderr, "\n%s", cmd.UsageString())
+		}
+		return 2
+	}
+	fmt.Fprintf(stderr, "autoagent: %v\n", err)
+	return 1
+}

@@ -1,0 +1,305 @@
+package manifest
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Kind is the capability a [Grant] gives.
+type Kind string
+
+// The grant kinds of DESIGN.md §4.
+const (
+	KindNet     Kind = "net"      // outbound HTTP(S) to a host
+	KindFSRead  Kind = "fs.read"  // a host directory, read-only
+	KindFSWrite Kind = "fs.write" // a host directory, read-write
+	KindEnv     Kind = "env"      // one environment variable
+	KindKV      Kind = "kv"       // a persistent key-value namespace
+	KindClock   Kind = "clock"    // the real wall clock
+	KindRandom  Kind = "random"   // cryptographic randomness
+	KindTools   Kind = "tools"    // calling one host tool (code mode)
+)
+
+// Grant is one parsed capability grant. Its String form is the grant string
+// of the manifest and the CLI's --grant flag.
+type Grant struct {
+	Kind Kind
+	// Host is the lower-case host name of a net grant, "*.example.com" for
+	// every subdomain of example.com, or an IP literal (IPv6 without brackets).
+	Host string
+	// Port is the port of a net grant; 0 means the HTTP and HTTPS defaults
+	// (80 and 443).
+	Port int
+	// Path is the absolute, cleaned host directory of an fs grant.
+	Path string
+	// Name is the variable of an env grant, the namespace of a kv grant, or
+	// the tool of a tools grant.
+	Name string
+}
+
+// GrantError reports a grant string outside the grammar.
+type GrantError struct {
+	Grant  string // the string as given
+	Reason string // what is wrong and what is expected
+}
+
+func (e *GrantError) Error() string {
+	return fmt.Sprintf("manifest: invalid grant %q: %s", e.Grant, e.Reason)
+}
+
+var (
+	envNameRE  = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	kvNameRE   = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+	toolNameRE = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	labelRE    = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$`)
+)
+
+// ParseGrant parses one grant string:
+//
+//	net:HOST  net:*.HOST  net:HOST:PORT  net:[IPv6]:PORT
+//	fs.read:/ABS/PATH  fs.write:/ABS/PATH
+//	env:NAME  kv:NAMESPACE  tools:NAME
+//	clock  random
+//
+// The error is a *GrantError saying what is wrong.
+func ParseGrant(s string) (Grant, error) {
+	bad := func(format string, args ...any) (Grant, error) {
+		return Grant{}, &GrantError{Grant: s, Reason: fmt.Sprintf(format, args...)}
+	}
+	if s != strings.TrimSpace(s) || s == "" {
+		return bad("empty or surrounded by spaces")
+	}
+	switch s {
+	case string(KindClock):
+		return Grant{Kind: KindClock}, nil
+	case string(KindRandom):
+		return Grant{Kind: KindRandom}, nil
+	}
+	kind, value, ok := strings.Cut(s, ":")
+	if !ok {
+		return bad("want KIND:VALUE (net, fs.read, fs.write, env, kv, tools) or clock or random")
+	}
+	if value == "" {
+		return bad("%s: missing value after ':'", kind)
+	}
+	switch Kind(kind) {
+	case KindNet:
+		host, port, err := parseNetValue(value)
+		if err != nil {
+			return bad("%v", err)
+		}
+		return Grant{Kind: KindNet, Host: host, Port: port}, nil
+	case KindFSRead, KindFSWrite:
+		if !filepath.IsAbs(value) {
+			return bad("%s path must be absolute", kind)
+		}
+		if strings.ContainsRune(value, 0) {
+			return bad("%s path contains a NUL byte", kind)
+		}
+		clean := filepath.Clean(value)
+		if clean == string(filepath.Separator) {
+			return bad("%s of the whole file system is not allowed; grant a directory", kind)
+		}
+		return Grant{Kind: Kind(kind), Path: clean}, nil
+	case KindEnv:
+		if !envNameRE.MatchString(value) {
+			return bad("env name must match [A-Za-z_][A-Za-z0-9_]*")
+		}
+		return Grant{Kind: KindEnv, Name: value}, nil
+	case KindKV:
+		if !kvNameRE.MatchString(value) {
+			return bad("kv namespace must be 1-64 of [A-Za-z0-9_.-]")
+		}
+		return Grant{Kind: KindKV, Name: value}, nil
+	case KindTools:
+		if !toolNameRE.MatchString(value) {
+			return bad("tool name must be 1-64 of [A-Za-z0-9_-]")
+		}
+		return Grant{Kind: KindTools, Name: value}, nil
+	case KindClock, KindRandom:
+		return bad("%s takes no value", kind)
+	}
+	return bad("unknown kind %q (want net, fs.read, fs.write, env, kv, tools, clock or random)", kind)
+}
+
+// parseNetValue parses HOST, *.HOST, HOST:PORT, IP, [IPv6]:PORT.
+func parseNetValue(v string) (host string, port int, err error) {
+	hostPart, portPart := v, ""
+	switch {
+	case strings.HasPrefix(v, "["):
+		end := strings.Index(v, "]")
+		if end < 0 {
+			return "", 0, errors.New("net: unclosed '[' in IPv6 literal")
+		}
+		hostPart = v[1:end]
+		rest := v[end+1:]
+		if rest != "" {
+			if !strings.HasPrefix(rest, ":") {
+				return "", 0, errors.New("net: want [IPv6]:PORT")
+			}
+			portPart = rest[1:]
+			if portPart == "" {
+				return "", 0, errors.New("net: empty port")
+			}
+		}
+		if ip := net.ParseIP(hostPart); ip == nil || ip.To4() != nil {
+			return "", 0, fmt.Errorf("net: %q is not an IPv6 address", hostPart)
+		}
+	case strings.Count(v, ":") > 1:
+		if ip := net.ParseIP(v); ip != nil {
+			return ip.String(), 0, nil
+		}
+		return "", 0, errors.New("net: an IPv6 address with a port must be written [ADDR]:PORT")
+	case strings.Contains(v, ":"):
+		hostPart, portPart, _ = strings.Cut(v, ":")
+		if portPart == "" {
+			return "", 0, errors.New("net: empty port")
+		}
+	}
+	if portPart != "" {
+		p, perr := strconv.Atoi(portPart)
+		if perr != nil || p < 1 || p > 65535 || portPart[0] == '0' || portPart[0] == '+' {
+			return "", 0, fmt.Errorf("net: port %q must be a number from 1 to 65535", portPart)
+		}
+		port = p
+	}
+	if ip := net.ParseIP(hostPart); ip != nil {
+		return ip.String(), port, nil
+	}
+	h := strings.ToLower(hostPart)
+	name := strings.TrimPrefix(h, "*.")
+	if strings.Contains(name, "*") {
+		return "", 0, errors.New("net: a wildcard is only allowed as a leading '*.' label")
+	}
+	if h != name && !strings.Contains(name, ".") {
+		return "", 0, errors.New("net: '*.' must be followed by a domain with at least two labels (e.g. *.example.com)")
+	}
+	if len(name) > 253 {
+		return "", 0, errors.New("net: host name longer than 253 characters")
+	}
+	for _, label := range strings.Split(name, ".") {
+		if !labelRE.MatchString(label) {
+			return "", 0, fmt.Errorf("net: %q is not a valid host name (label %q)", hostPart, label)
+		}
+	}
+	return h, port, nil
+}
+
+// String returns the canonical grant string, which ParseGrant accepts.
+func (g Grant) String() string {
+	switch g.Kind {
+	case KindClock, KindRandom:
+		return string(g.Kind)
+	case KindNet:
+		host := g.Host
+		if strings.Contains(host, ":") {
+			if g.Port == 0 {
+				return "net:" + host
+			}
+			host = "[" + host + "]"
+		}
+		if g.Port != 0 {
+			return "net:" + host + ":" + strconv.Itoa(g.Port)
+		}
+		return "net:" + host
+	case KindFSRead, KindFSWrite:
+		return string(g.Kind) + ":" + g.Path
+	default:
+		return string(g.Kind) + ":" + g.Name
+	}
+}
+
+// IsIPLiteral reports whether a net grant names an IP address rather than a
+// host name. Only an IP-literal grant lets a module reach loopback, private,
+// link-local or metadata addresses.
+func (g Grant) IsIPLiteral() bool {
+	return g.Kind == KindNet && net.ParseIP(g.Host) != nil
+}
+
+// MatchHost reports whether the net grant g allows host:port. host is
+// compared case-insensitively; "*.example.com" matches every subdomain of
+// example.com but not example.com itself. A grant without a port allows
+// ports 80 and 443.
+func (g Grant) MatchHost(host string, port int) bool {
+	if g.Kind != KindNet {
+		return false
+	}
+	if g.Port == 0 {
+		if port != 80 && port != 443 {
+			return false
+		}
+	} else if port != g.Port {
+		return false
+	}
+	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	if ip := net.ParseIP(strings.Trim(h, "[]")); ip != nil {
+		return net.ParseIP(g.Host) != nil && net.ParseIP(g.Host).Equal(ip)
+	}
+	if suffix, ok := strings.CutPrefix(g.Host, "*."); ok {
+		return strings.HasSuffix(h, "."+suffix)
+	}
+	return h == g.Host
+}
+
+// Covers reports whether g allows everything other allows, so granting
+// other to a module that asked for g does not exceed its request.
+func (g Grant) Covers(other Grant) bool {
+	switch {
+	case g == other:
+		return true
+	case g.Kind == KindNet && other.Kind == KindNet:
+		if g.Port != other.Port {
+			return false
+		}
+		if suffix, ok := strings.CutPrefix(g.Host, "*."); ok {
+			if o, ok := strings.CutPrefix(other.Host, "*."); ok {
+				return o == suffix || strings.HasSuffix(o, "."+suffix)
+			}
+			return strings.HasSuffix(other.Host, "."+suffix)
+		}
+		return false
+	case (g.Kind == KindFSRead || g.Kind == KindFSWrite) && (other.Kind == KindFSRead || other.Kind == KindFSWrite):
+		if other.Kind == KindFSWrite && g.Kind != KindFSWrite {
+			return false
+		}
+		return other.Path == g.Path || strings.HasPrefix(other.Path, g.Path+string(filepath.Separator))
+	}
+	return false
+}
+
+// ParseGrants parses every string, returning the first error.
+func ParseGrants(ss []string) ([]Grant, error) {
+	out := make([]Grant, 0, len(ss))
+	for _, s := range ss {
+		g, err := ParseGrant(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+// Exceeding returns the grants of granted that no grant of requested covers:
+// what a person would give a module beyond what it asked for.
+func Exceeding(requested, granted []Grant) []Grant {
+	var out []Grant
+	for _, g := range granted {
+		covered := false
+		for _, r := range requested {
+			if r.Covers(g) {
+				covered = true
+				break
+			}
+		}
+		if !covered {
+			out = append(out, g)
+		}
+	}
+	return out
+}

@@ -1,0 +1,182 @@
+package manifest
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestParseGrantValid(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Grant
+		str  string
+	}{
+		{"net:api.example.com", Grant{Kind: KindNet, Host: "api.example.com"}, ""},
+		{"net:API.Example.com", Grant{Kind: KindNet, Host: "api.example.com"}, "net:api.example.com"},
+		{"net:*.example.com", Grant{Kind: KindNet, Host: "*.example.com"}, ""},
+		{"net:localhost:8080", Grant{Kind: KindNet, Host: "localhost", Port: 8080}, ""},
+		{"net:127.0.0.1", Grant{Kind: KindNet, Host: "127.0.0.1"}, ""},
+		{"net:127.0.0.1:9000", Grant{Kind: KindNet, Host: "127.0.0.1", Port: 9000}, ""},
+		{"net:[::1]:9000", Grant{Kind: KindNet, Host: "::1", Port: 9000}, ""},
+		{"net:::1", Grant{Kind: KindNet, Host: "::1"}, ""},
+		{"fs.read:/data/in/", Grant{Kind: KindFSRead, Path: "/data/in"}, "fs.read:/data/in"},
+		{"fs.write:/tmp/out", Grant{Kind: KindFSWrite, Path: "/tmp/out"}, ""},
+		{"env:HOME_DIR", Grant{Kind: KindEnv, Name: "HOME_DIR"}, ""},
+		{"kv:notes.v1", Grant{Kind: KindKV, Name: "notes.v1"}, ""},
+		{"tools:http_get", Grant{Kind: KindTools, Name: "http_get"}, ""},
+		{"clock", Grant{Kind: KindClock}, ""},
+		{"random", Grant{Kind: KindRandom}, ""},
+	}
+	for _, tt := range tests {
+		got, err := ParseGrant(tt.in)
+		if err != nil {
+			t.Errorf("ParseGrant(%q): %v", tt.in, err)
+			continue
+		}
+		if got != tt.want {
+			t.Errorf("ParseGrant(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+		str := tt.str
+		if str == "" {
+			str = tt.in
+		}
+		if got.String() != str {
+			t.Errorf("ParseGrant(%q).String() = %q, want %q", tt.in, got.String(), str)
+		}
+		again, err := ParseGrant(got.String())
+		if err != nil || again != got {
+			t.Errorf("round trip of %q: %+v, %v", tt.in, again, err)
+		}
+	}
+}
+
+func TestParseGrantInvalid(t *testing.T) {
+	tests := []struct{ in, wantInReason string }{
+		{"", "empty"},
+		{" net:a.com", "spaces"},
+		{"net", "KIND:VALUE"},
+		{"net:", "missing value"},
+		{"net:a.com:", "empty port"},
+		{"net:a.com:0", "1 to 65535"},
+		{"net:a.com:65536", "1 to 65535"},
+		{"net:a.com:http", "1 to 65535"},
+		{"net:*", "wildcard"},
+		{"net:*.com", "two labels"},
+		{"net:a.*.com", "leading"},
+		{"net:exa_mple.com", "not a valid host name"},
+		{"net:-a.com", "not a valid host name"},
+		{"net:[::1", "unclosed"},
+		{"net:[127.0.0.1]:80", "not an IPv6"},
+		{"net:fe80::1:80:x", "[ADDR]:PORT"},
+		{"fs.read:data", "absolute"},
+		{"fs.write:/", "whole file system"},
+		{"env:1ABC", "env name"},
+		{"env:A-B", "env name"},
+		{"kv:a/b", "kv namespace"},
+		{"tools:a b", "tool name"},
+		{"clock:x", "takes no value"},
+		{"disk:/x", "unknown kind"},
+		{"NET:a.com", "unknown kind"},
+	}
+	for _, tt := range tests {
+		_, err := ParseGrant(tt.in)
+		var ge *GrantError
+		if !errors.As(err, &ge) {
+			t.Errorf("ParseGrant(%q) error = %v, want *GrantError", tt.in, err)
+			continue
+		}
+		if ge.Grant != tt.in || !strings.Contains(ge.Reason, tt.wantInReason) {
+			t.Errorf("ParseGrant(%q) = %q, want reason containing %q", tt.in, err, tt.wantInReason)
+		}
+	}
+}
+
+func TestMatchHost(t *testing.T) {
+	tests := []struct {
+		grant, host string
+		port        int
+		want        bool
+	}{
+		{"net:api.example.com", "api.example.com", 443, true},
+		{"net:api.example.com", "API.example.com.", 80, true},
+		{"net:api.example.com", "api.example.com", 8443, false},
+		{"net:api.example.com", "evil.example.com", 443, false},
+		{"net:api.example.com", "api.example.com.evil.net", 443, false},
+		{"net:*.example.com", "a.b.example.com", 443, true},
+		{"net:*.example.com", "example.com", 443, false},
+		{"net:*.example.com", "badexample.com", 443, false},
+		{"net:localhost:8080", "localhost", 8080, true},
+		{"net:localhost:8080", "localhost", 80, false},
+		{"net:127.0.0.1:9000", "127.0.0.1", 9000, true},
+		{"net:[::1]:9000", "::1", 9000, true},
+		{"net:127.0.0.1:9000", "localhost", 9000, false},
+		{"env:X", "x", 443, false},
+	}
+	for _, tt := range tests {
+		g, err := ParseGrant(tt.grant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := g.MatchHost(tt.host, tt.port); got != tt.want {
+			t.Errorf("%s.MatchHost(%q, %d) = %v, want %v", tt.grant, tt.host, tt.port, got, tt.want)
+		}
+	}
+}
+
+func TestExceeding(t *testing.T) {
+	must := func(ss ...string) []Grant {
+		gs, err := ParseGrants(ss)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return gs
+	}
+	tests := []struct {
+		requested, granted []string
+		want               []string
+	}{
+		{[]string{"net:api.example.com"}, []string{"net:api.example.com"}, nil},
+		{[]string{"net:*.example.com"}, []string{"net:api.example.com", "net:*.x.example.com"}, nil},
+		{[]string{"net:api.example.com"}, []string{"net:*.example.com"}, []string{"net:*.example.com"}},
+		{[]string{"net:api.example.com"}, []string{"net:api.example.com:8080"}, []string{"net:api.example.com:8080"}},
+		{[]string{"fs.write:/data"}, []string{"fs.read:/data/sub", "fs.write:/data"}, nil},
+		{[]string{"fs.read:/data"}, []string{"fs.write:/data"}, []string{"fs.write:/data"}},
+		{[]string{"fs.read:/data"}, []string{"fs.read:/database"}, []string{"fs.read:/database"}},
+		{nil, []string{"clock"}, []string{"clock"}},
+		{[]string{"env:A"}, []string{"env:B"}, []string{"env:B"}},
+	}
+	for _, tt := range tests {
+		got := Exceeding(must(tt.requested...), must(tt.granted...))
+		var gotS []string
+		for _, g := range got {
+			gotS = append(gotS, g.String())
+		}
+		if strings.Join(gotS, " ") != strings.Join(tt.want, " ") {
+			t.Errorf("Exceeding(%v, %v) = %v, want %v", tt.requested, tt.granted, gotS, tt.want)
+		}
+	}
+}
+
+func FuzzParseGrant(f *testing.F) {
+	for _, s := range []string{"net:a.com", "net:*.a.com:8080", "net:[::1]:1", "fs.read:/x/../y", "env:A", "kv:n", "clock", "tools:t", "net:1.2.3.4"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		g, err := ParseGrant(s)
+		if err != nil {
+			var ge *GrantError
+			if !errors.As(err, &ge) {
+				t.Fatalf("error %v is not a *GrantError", err)
+			}
+			return
+		}
+		again, err := ParseGrant(g.String())
+		if err != nil {
+			t.Fatalf("String() of %q = %q does not parse: %v", s, g.String(), err)
+		}
+		if again != g {
+			t.Fatalf("round trip of %q: %+v != %+v", s, again, g)
+		}
+	})
+}
