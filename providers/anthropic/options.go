@@ -1,0 +1,155 @@
+package anthropic
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+)
+
+// Defaults used when the corresponding [Options] field is zero.
+const (
+	DefaultBaseURL   = "https://api.anthropic.com"
+	DefaultAPIKeyEnv = "ANTHROPIC_API_KEY"
+	// DefaultMaxTokens is sent as max_tokens, which the Messages API
+	// requires, when neither the request nor the options set one.
+	DefaultMaxTokens = 4096
+	// DefaultMaxRetries is how many times a retryable failure (429, 5xx,
+	// 529 overloaded, a dropped connection) is retried.
+	DefaultMaxRetries = 2
+	// APIVersion is the anthropic-version header this adapter speaks.
+	APIVersion = "2023-06-01"
+)
+
+// ErrNoAPIKey is returned by [New] when no API key was given or found in
+// the environment.
+var ErrNoAPIKey = errors.New("anthropic: no API key")
+
+// ErrNoModel is returned when neither the options nor the request name a
+// model.
+var ErrNoModel = errors.New("anthropic: no model: set Options.Model or Request.Model")
+
+// ErrInvalidRequest is wrapped by the error returned when an llm.Request
+// cannot be expressed in the Messages API (an image without bytes or URL,
+// max_tokens not above the thinking budget, ...). Nothing is sent then.
+var ErrInvalidRequest = errors.New("anthropic: invalid request")
+
+// Options configures a [Provider]. The zero value works when
+// ANTHROPIC_API_KEY is set and each request names its model.
+type Options struct {
+	// APIKey is sent as x-api-key. When empty it is read from the
+	// environment variable APIKeyEnv.
+	APIKey string
+	// APIKeyEnv names the environment variable holding the key;
+	// DefaultAPIKeyEnv ("ANTHROPIC_API_KEY") when empty.
+	APIKeyEnv string
+	// Model is the model used when a request does not name one, such as
+	// "claude-sonnet-4-20250514".
+	Model string
+	// BaseURL replaces DefaultBaseURL (a proxy, a gateway, a test server).
+	// "/v1/messages" is appended to it.
+	BaseURL string
+	// HTTPClient sends every request; one client is kept for the
+	// provider's life so connections are reused. http.DefaultClient when
+	// nil. Set its Timeout, or use contexts, to bound a call.
+	HTTPClient *http.Client
+	// Headers are added to every request and override the adapter's own
+	// (use them for anthropic-beta flags).
+	Headers map[string]string
+	// ExtraBody is deep-merged into every request body: nested objects
+	// are merged key by key, anything else replaces what the adapter
+	// wrote. Use it for API fields this adapter does not model
+	// (metadata, top_k, service_tier, ...).
+	ExtraBody map[string]any
+	// MaxTokens is max_tokens when the request sets none;
+	// DefaultMaxTokens when zero.
+	MaxTokens int
+	// PromptCaching marks the system prompt, the last tool definition and
+	// the end of the conversation with cache_control {"type":"ephemeral"},
+	// so repeated prefixes are read from Anthropic's prompt cache. Cached
+	// reads are reported in Usage.CachedTokens.
+	PromptCaching bool
+	// ThinkingBudget, when positive, enables extended thinking with this
+	// many budget_tokens. Thinking blocks come back as reasoning parts
+	// whose Signature must be (and is) sent back unchanged. max_tokens must
+	// exceed the budget; when max_tokens was not set the default grows to
+	// budget + DefaultMaxTokens.
+	ThinkingBudget int
+	// MaxRetries is how many times a retryable failure is retried with
+	// exponential backoff and jitter, honouring Retry-After;
+	// DefaultMaxRetries when zero, none when negative. Only the opening of
+	// a stream is retried, never a stream that already produced events.
+	MaxRetries int
+}
+
+// config is Options after defaults and validation.
+type config struct {
+	apiKey         string
+	model          string
+	endpoint       string
+	client         *http.Client
+	headers        map[string]string
+	extraBody      map[string]any
+	maxTokens      int
+	maxTokensSet   bool
+	promptCaching  bool
+	thinkingBudget int
+	maxAttempts    int
+	// sleep replaces time-based waiting between retries in tests.
+	sleep func(time.Duration)
+}
+
+func (o Options) config() (config, error) {
+	c := config{
+		apiKey:         o.APIKey,
+		model:          o.Model,
+		client:         o.HTTPClient,
+		headers:        o.Headers,
+		extraBody:      o.ExtraBody,
+		maxTokens:      o.MaxTokens,
+		maxTokensSet:   o.MaxTokens > 0,
+		promptCaching:  o.PromptCaching,
+		thinkingBudget: o.ThinkingBudget,
+	}
+	if c.apiKey == "" {
+		env := o.APIKeyEnv
+		if env == "" {
+			env = DefaultAPIKeyEnv
+		}
+		c.apiKey = strings.TrimSpace(os.Getenv(env))
+		if c.apiKey == "" {
+			return config{}, fmt.Errorf("%w: set the %s environment variable or Options.APIKey", ErrNoAPIKey, env)
+		}
+	}
+	base := strings.TrimRight(o.BaseURL, "/")
+	if base == "" {
+		base = DefaultBaseURL
+	}
+	c.endpoint = base + "/v1/messages"
+	if c.client == nil {
+		c.client = http.DefaultClient
+	}
+	if o.MaxTokens < 0 {
+		return config{}, fmt.Errorf("%w: Options.MaxTokens is negative (%d)", ErrInvalidRequest, o.MaxTokens)
+	}
+	if c.maxTokens == 0 {
+		c.maxTokens = DefaultMaxTokens
+	}
+	if o.ThinkingBudget < 0 {
+		return config{}, fmt.Errorf("%w: Options.ThinkingBudget is negative (%d)", ErrInvalidRequest, o.ThinkingBudget)
+	}
+	if c.thinkingBudget > 0 && c.maxTokensSet && c.maxTokens <= c.thinkingBudget {
+		return config{}, fmt.Errorf("%w: Options.MaxTokens (%d) must exceed Options.ThinkingBudget (%d)", ErrInvalidRequest, c.maxTokens, c.thinkingBudget)
+	}
+	switch {
+	case o.MaxRetries < 0:
+		c.maxAttempts = 1
+	case o.MaxRetries == 0:
+		c.maxAttempts = DefaultMaxRetries + 1
+	default:
+		c.maxAttempts = o.MaxRetries + 1
+	}
+	return c, nil
+}

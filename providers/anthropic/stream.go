@@ -1,0 +1,251 @@
+package anthropic
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/autoagent-go/autoagent/internal/sse"
+	"github.com/autoagent-go/autoagent/llm"
+)
+
+// streamState assembles a streamed answer from its events: message_start,
+// then per content block content_block_start, content_block_delta* and
+// content_block_stop, then message_delta and message_stop. ping is ignored;
+// error ends the stream with a *llm.ProviderError.
+type streamState struct {
+	resp   llm.Response
+	usage  usageAcc
+	blocks map[int]*openBlock
+	done   bool
+}
+
+// openBlock is a content block between its start and stop events.
+type openBlock struct {
+	kind string // text, thinking, redacted_thinking, tool_use, or other
+	part int    // index of its part in resp.Message.Parts, -1 for other
+	text strings.Builder
+	sig  strings.Builder
+	args bytes.Buffer
+}
+
+func newStreamState() *streamState {
+	return &streamState{
+		resp:   llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{}}},
+		blocks: map[int]*openBlock{},
+	}
+}
+
+// readStream parses the SSE body and yields the answer's events, ending
+// with StreamDone or an error, or stops early when yield returns false.
+func readStream(body io.Reader, requestID string, yield func(llm.StreamEvent, error) bool) {
+	st := newStreamState()
+	for ev, err := range sse.Read(body) {
+		if err != nil {
+			yield(llm.StreamEvent{}, streamBroken(err, requestID))
+			return
+		}
+		if ev.Data == "" {
+			continue
+		}
+		var w wireStreamEvent
+		if err := json.Unmarshal([]byte(ev.Data), &w); err != nil {
+			yield(llm.StreamEvent{}, &llm.ProviderError{
+				Provider:  providerName,
+				Message:   fmt.Sprintf("malformed stream event %q: %s", ev.Event, truncate(ev.Data, 200)),
+				RequestID: requestID,
+				Err:       err,
+			})
+			return
+		}
+		out, err := st.handle(&w, requestID)
+		if err != nil {
+			yield(llm.StreamEvent{}, err)
+			return
+		}
+		for _, e := range out {
+			if !yield(e, nil) {
+				return
+			}
+		}
+		if st.done {
+			return
+		}
+	}
+	yield(llm.StreamEvent{}, &llm.ProviderError{
+		Provider:  providerName,
+		Message:   "stream ended before message_stop",
+		Retryable: true,
+		RequestID: requestID,
+		Err:       llm.ErrIncompleteStream,
+	})
+}
+
+// streamBroken wraps a read error of the stream body. A cancelled context
+// surfaces here as the transport's error; callers still see ctx.Err()
+// through errors.Is because the transport wraps it.
+func streamBroken(err error, requestID string) error {
+	return &llm.ProviderError{
+		Provider:  providerName,
+		Message:   "stream broken: " + err.Error(),
+		Retryable: true,
+		RequestID: requestID,
+		Err:       fmt.Errorf("%w: %w", llm.ErrIncompleteStream, err),
+	}
+}
+
+// handle applies one event and returns the stream events it produces.
+func (st *streamState) handle(w *wireStreamEvent, requestID string) ([]llm.StreamEvent, error) {
+	switch w.Type {
+	case "message_start":
+		if m := w.Message; m != nil {
+			st.resp.ID = m.ID
+			st.resp.Model = m.Model
+			st.usage.merge(m.Usage)
+		}
+	case "content_block_start":
+		return st.start(w)
+	case "content_block_delta":
+		return st.delta(w)
+	case "content_block_stop":
+		return st.stop(w.Index)
+	case "message_delta":
+		if w.Delta != nil && w.Delta.StopReason != "" {
+			st.resp.FinishReason = finishReason(w.Delta.StopReason)
+		}
+		st.usage.merge(w.Usage)
+	case "message_stop":
+		// A block never stopped (not seen in practice) is closed here so
+		// its content is not lost.
+		var out []llm.StreamEvent
+		for _, idx := range slices.Sorted(maps.Keys(st.blocks)) {
+			evs, err := st.stop(idx)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, evs...)
+		}
+		st.resp.Usage = st.usage.usage()
+		st.done = true
+		resp := st.resp
+		return append(out, llm.StreamEvent{Type: llm.StreamDone, Response: &resp}), nil
+	case "error":
+		pe := &llm.ProviderError{Provider: providerName, RequestID: requestID, Message: "error event in stream"}
+		if w.Error != nil {
+			pe.Code = w.Error.Type
+			pe.Message = w.Error.Message
+			pe.Retryable = retryableCode(w.Error.Type)
+		}
+		return nil, pe
+	}
+	// ping and event types added later by the API are ignored.
+	return nil, nil
+}
+
+func (st *streamState) start(w *wireStreamEvent) ([]llm.StreamEvent, error) {
+	cb := w.ContentBlock
+	if cb == nil {
+		return nil, st.malformed("content_block_start without content_block")
+	}
+	b := &openBlock{kind: cb.Type, part: -1}
+	st.blocks[w.Index] = b
+	var out []llm.StreamEvent
+	switch cb.Type {
+	case "text":
+		b.part = st.addPart(llm.Part{Type: llm.PartText})
+		if t := deref(cb.Text); t != "" {
+			b.text.WriteString(t)
+			out = append(out, llm.StreamEvent{Type: llm.StreamText, Text: t})
+		}
+	case "thinking":
+		b.part = st.addPart(llm.Part{Type: llm.PartReasoning})
+		if t := deref(cb.Thinking); t != "" {
+			b.text.WriteString(t)
+			out = append(out, llm.StreamEvent{Type: llm.StreamReasoning, Text: t})
+		}
+		b.sig.WriteString(deref(cb.Signature))
+	case "redacted_thinking":
+		b.part = st.addPart(llm.Part{Type: llm.PartReasoning, Redacted: cb.Data})
+	case "tool_use":
+		b.part = st.addPart(llm.ToolCallPart(llm.ToolCall{ID: toolID(cb.ID), Name: cb.Name}))
+		// The start event carries "input":{} and the arguments follow as
+		// input_json_delta fragments; a non-empty start input (a proxy
+		// that does not stream arguments) is kept as the initial value.
+		if in := bytes.TrimSpace(cb.Input); len(in) > 0 && string(in) != "{}" && string(in) != "null" {
+			b.args.Write(in)
+		}
+	}
+	return out, nil
+}
+
+func (st *streamState) delta(w *wireStreamEvent) ([]llm.StreamEvent, error) {
+	d := w.Delta
+	b := st.blocks[w.Index]
+	if d == nil || b == nil {
+		return nil, st.malformed(fmt.Sprintf("content_block_delta for block %d, which was not started", w.Index))
+	}
+	switch d.Type {
+	case "text_delta":
+		if d.Text == "" {
+			return nil, nil
+		}
+		b.text.WriteString(d.Text)
+		return []llm.StreamEvent{{Type: llm.StreamText, Text: d.Text}}, nil
+	case "thinking_delta":
+		if d.Thinking == "" {
+			return nil, nil
+		}
+		b.text.WriteString(d.Thinking)
+		return []llm.StreamEvent{{Type: llm.StreamReasoning, Text: d.Thinking}}, nil
+	case "signature_delta":
+		b.sig.WriteString(d.Signature)
+	case "input_json_delta":
+		// The first fragment is usually empty.
+		b.args.WriteString(d.PartialJSON)
+	}
+	// citations_delta and future delta types are ignored.
+	return nil, nil
+}
+
+func (st *streamState) stop(index int) ([]llm.StreamEvent, error) {
+	b := st.blocks[index]
+	if b == nil {
+		return nil, st.malformed(fmt.Sprintf("content_block_stop for block %d, which was not started", index))
+	}
+	delete(st.blocks, index)
+	if b.part < 0 {
+		return nil, nil
+	}
+	p := &st.resp.Message.Parts[b.part]
+	switch b.kind {
+	case "text":
+		p.Text = b.text.String()
+	case "thinking":
+		p.Text = b.text.String()
+		p.Signature = b.sig.String()
+	case "tool_use":
+		args := bytes.TrimSpace(b.args.Bytes())
+		if len(args) == 0 {
+			args = []byte("{}")
+		}
+		// Invalid JSON is kept as the model produced it: the tool
+		// rejects it with an error the model can correct.
+		p.ToolCall.Arguments = json.RawMessage(bytes.Clone(args))
+		call := *p.ToolCall
+		return []llm.StreamEvent{{Type: llm.StreamToolCall, ToolCall: &call}}, nil
+	}
+	return nil, nil
+}
+
+func (st *streamState) addPart(p llm.Part) int {
+	st.resp.Message.Parts = append(st.resp.Message.Parts, p)
+	return len(st.resp.Message.Parts) - 1
+}
+
+func (st *streamState) malformed(msg string) error {
+	return &llm.ProviderError{Provider: providerName, Message: "malformed stream: " + msg}
+}
