@@ -1,0 +1,3 @@
+module github.com/autoagent-go/autoagent/pdk/go
+
+go 1.26.0
