@@ -38,7 +38,7 @@ type bm25Index struct {
 }
 
 type bm25Doc struct {
-	terms []string // distinct terms, for removal
+	terms  []string // distinct terms, for removal
 	length int
 }
 
