@@ -1,0 +1,139 @@
+package gemini
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+)
+
+// Defaults used when the corresponding [Options] field is zero.
+const (
+	DefaultBaseURL   = "https://generativelanguage.googleapis.com/v1beta"
+	DefaultAPIKeyEnv = "GEMINI_API_KEY"
+	// DefaultMaxRetries is how many times a retryable failure (429, 5xx, a
+	// dropped connection) is retried.
+	DefaultMaxRetries = 2
+)
+
+// ErrNoAPIKey is returned by [New] when no API key was given or found in
+// the environment.
+var ErrNoAPIKey = errors.New("gemini: no API key")
+
+// ErrNoModel is returned when neither the options nor the request name a
+// model.
+var ErrNoModel = errors.New("gemini: no model: set Options.Model or Request.Model")
+
+// ErrInvalidRequest is wrapped by the error returned when an llm.Request
+// cannot be expressed in the Gemini API (a remote image URL, a tool schema
+// that is not JSON, ...). Nothing is sent then.
+var ErrInvalidRequest = errors.New("gemini: invalid request")
+
+// Options configures a [Provider]. The zero value works when
+// GEMINI_API_KEY is set and each request names its model.
+type Options struct {
+	// APIKey is sent in the x-goog-api-key header (never in the URL,
+	// where it would end up in logs). When empty it is read from the
+	// environment variable APIKeyEnv.
+	APIKey string
+	// APIKeyEnv names the environment variable holding the key;
+	// DefaultAPIKeyEnv ("GEMINI_API_KEY") when empty.
+	APIKeyEnv string
+	// Model is the model used when a request does not name one, such as
+	// "gemini-2.5-flash". A "models/" prefix is accepted.
+	Model string
+	// BaseURL replaces DefaultBaseURL (a proxy, a gateway, a test
+	// server). "/models/MODEL:generateContent" is appended to it.
+	BaseURL string
+	// HTTPClient sends every request; one client is kept for the
+	// provider's life so connections are reused. http.DefaultClient when
+	// nil.
+	HTTPClient *http.Client
+	// Headers are added to every request and override the adapter's own.
+	Headers map[string]string
+	// ExtraBody is deep-merged into every request body: nested objects
+	// are merged key by key, anything else replaces what the adapter
+	// wrote. Use it for fields this adapter does not model
+	// (safetySettings, cachedContent, generationConfig.topK, Gemini 3's
+	// toolConfig.functionCallingConfig.streamFunctionCallArguments, ...).
+	ExtraBody map[string]any
+	// MaxTokens is generationConfig.maxOutputTokens when the request sets
+	// none; when both are zero the model's default applies.
+	MaxTokens int
+	// ThinkingBudget, when not nil, is sent as thinkingConfig.thinkingBudget
+	// (Gemini 2.5: 0 turns thinking off where the model allows it, -1 lets
+	// the model decide).
+	ThinkingBudget *int
+	// ThinkingLevel, when set, is sent as thinkingConfig.thinkingLevel
+	// (Gemini 3: "low", "high").
+	ThinkingLevel string
+	// IncludeThoughts asks for thought summaries; they arrive as reasoning
+	// parts and StreamReasoning deltas, never as answer text.
+	IncludeThoughts bool
+	// MaxRetries is how many times a retryable failure is retried with
+	// exponential backoff and jitter, honouring Retry-After and the
+	// RetryInfo of the error body; DefaultMaxRetries when zero, none when
+	// negative. Only the opening of a stream is retried.
+	MaxRetries int
+}
+
+// config is Options after defaults and validation.
+type config struct {
+	apiKey      string
+	model       string
+	base        string
+	client      *http.Client
+	headers     map[string]string
+	extraBody   map[string]any
+	maxTokens   int
+	thinking    *wireThinkingConfig
+	maxAttempts int
+}
+
+func (o Options) config() (config, error) {
+	c := config{
+		apiKey:    o.APIKey,
+		model:     o.Model,
+		client:    o.HTTPClient,
+		headers:   o.Headers,
+		extraBody: o.ExtraBody,
+		maxTokens: o.MaxTokens,
+	}
+	if c.apiKey == "" {
+		env := o.APIKeyEnv
+		if env == "" {
+			env = DefaultAPIKeyEnv
+		}
+		c.apiKey = strings.TrimSpace(os.Getenv(env))
+		if c.apiKey == "" {
+			return config{}, fmt.Errorf("%w: set the %s environment variable or Options.APIKey", ErrNoAPIKey, env)
+		}
+	}
+	c.base = strings.TrimRight(o.BaseURL, "/")
+	if c.base == "" {
+		c.base = DefaultBaseURL
+	}
+	if c.client == nil {
+		c.client = http.DefaultClient
+	}
+	if o.MaxTokens < 0 {
+		return config{}, fmt.Errorf("%w: Options.MaxTokens is negative (%d)", ErrInvalidRequest, o.MaxTokens)
+	}
+	if o.ThinkingBudget != nil || o.ThinkingLevel != "" || o.IncludeThoughts {
+		c.thinking = &wireThinkingConfig{IncludeThoughts: o.IncludeThoughts, ThinkingLevel: o.ThinkingLevel}
+		if o.ThinkingBudget != nil {
+			b := *o.ThinkingBudget
+			c.thinking.ThinkingBudget = &b
+		}
+	}
+	switch {
+	case o.MaxRetries < 0:
+		c.maxAttempts = 1
+	case o.MaxRetries == 0:
+		c.maxAttempts = DefaultMaxRetries + 1
+	default:
+		c.maxAttempts = o.MaxRetries + 1
+	}
+	return c, nil
+}

@@ -1,0 +1,72 @@
+package gemini
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/autoagent-go/autoagent/internal/sse"
+	"github.com/autoagent-go/autoagent/llm"
+)
+
+// readStream parses a streamGenerateContent?alt=sse body (one JSON
+// response chunk per event, events separated by "\r\n\r\n", no terminal
+// marker) and yields the answer's events, ending with StreamDone or an
+// error, or stops early when yield returns false. The stream is complete
+// when a chunk carried a finishReason (or the prompt was blocked); a body
+// that ends before that is an incomplete stream.
+func readStream(body io.Reader, model, requestID string, yield func(llm.StreamEvent, error) bool) {
+	a := newAssembler(model)
+	for ev, err := range sse.Read(body) {
+		if err != nil {
+			yield(llm.StreamEvent{}, &llm.ProviderError{
+				Provider:  providerName,
+				Message:   "stream broken: " + err.Error(),
+				Retryable: true,
+				RequestID: requestID,
+				Err:       fmt.Errorf("%w: %w", llm.ErrIncompleteStream, err),
+			})
+			return
+		}
+		if ev.Data == "" {
+			continue
+		}
+		var w wireResponse
+		if err := json.Unmarshal([]byte(ev.Data), &w); err != nil {
+			yield(llm.StreamEvent{}, &llm.ProviderError{
+				Provider:  providerName,
+				Message:   "malformed stream chunk: " + truncate(ev.Data, 200),
+				RequestID: requestID,
+				Err:       err,
+			})
+			return
+		}
+		out, err := a.add(&w)
+		if err != nil {
+			yield(llm.StreamEvent{}, err)
+			return
+		}
+		for _, e := range out {
+			if !yield(e, nil) {
+				return
+			}
+		}
+	}
+	if !a.complete() {
+		yield(llm.StreamEvent{}, &llm.ProviderError{
+			Provider:  providerName,
+			Message:   "stream ended before a finishReason",
+			Retryable: true,
+			RequestID: requestID,
+			Err:       llm.ErrIncompleteStream,
+		})
+		return
+	}
+	out, resp := a.result()
+	for _, e := range out {
+		if !yield(e, nil) {
+			return
+		}
+	}
+	yield(llm.StreamEvent{Type: llm.StreamDone, Response: resp}, nil)
+}
