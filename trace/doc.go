@@ -1,0 +1,53 @@
+// Package trace records what an agent run did as typed lifecycle events
+// (run, model call, tool call, guard refusal, approval, checkpoint), each
+// with a span id and its parent's, written as JSONL and/or handed to a
+// callback, with secrets redacted before any sink sees them.
+//
+//	tr, err := trace.OpenFile("run.jsonl")
+//	if err != nil {
+//		return err
+//	}
+//	defer tr.Close()
+//	agent := &loop.Agent{Provider: p, Tracer: tr}
+//	_, err = agent.Run(ctx, "...")
+//
+//	// later, or from `autoagent trace summarize run.jsonl`:
+//	f, _ := os.Open("run.jsonl")
+//	sum, _ := trace.Summarize(f)
+//	fmt.Print(sum)
+//
+// # Events and spans
+//
+// Each [Event] has a [Type], a SpanID and the ParentID of the span it
+// belongs to: run_start is the root, llm_request a child of the run,
+// tool_call_start a child of the model call that asked for it, and each
+// closer (run_end, llm_response, tool_call_end) a child of its opener.
+// A sub-agent's run_start is a child of the parent's tool call when the two
+// share a Tracer. A JSONL line is
+//
+//	{"type":"tool_call_end","span_id":"…","parent_id":"…","run_id":"…","ts":"…","payload":{…}}
+//
+// # Cost and failure
+//
+// A nil *Tracer is valid and does nothing; the agent loop does not even
+// build previews when it has no tracer. Emit never fails and never panics:
+// a sink that errors or panics is recorded in [Tracer.Err] and the run goes
+// on. Emission is serialised, so a file's order is the emission order even
+// with concurrent emitters.
+//
+// # Redaction
+//
+// Every string of every event is passed through [Redact] inside Emit,
+// before any sink: bearer tokens and Authorization values, API keys
+// (sk-…, AIza…, gsk_…, AKIA…, GitHub/GitLab/Slack/Hugging Face tokens,
+// JWTs), x-api-key / x-goog-api-key / api_key= values, key= and sig= query
+// parameters, passwords in URLs, PEM private keys, and the values of
+// secret-named JSON fields (password, token, secret, api_key,
+// authorization, …). The loop's previews are redacted before being cut
+// ([Preview]), so a secret is never half-kept.
+//
+// # OpenTelemetry
+//
+// Package trace/otel turns the events into OpenTelemetry spans; only that
+// package depends on OpenTelemetry.
+package trace

@@ -1,0 +1,156 @@
+package trace
+
+import (
+	"regexp"
+	"strings"
+)
+
+// Redacted replaces every secret [Redact] finds.
+const Redacted = "***REDACTED***"
+
+// secretPatterns are applied in order. Each keeps its first group (the
+// context that says "this is a secret": a header name, a JSON key, a URL
+// scheme) and replaces what follows, so a reader still sees which secret
+// was removed. The rules deliberately over-redact: a trace is shared far
+// more widely than the process that wrote it.
+var secretPatterns = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	// PEM private keys, whole block (or to the end of a cut preview).
+	{regexp.MustCompile(`(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)(?s:.*?)(-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`), "${1}" + Redacted + "${2}"},
+	// JSON fields whose name says secret: "password": "…", "access_token": "…".
+	{regexp.MustCompile(`(?i)("[^"\\]{0,64}?` + secretKeyNames + `"\s*:\s*)"(?:[^"\\]|\\.)*"`), `${1}"` + Redacted + `"`},
+	// The same inside JSON that was itself encoded as a JSON string: \"password\": \"…\".
+	{regexp.MustCompile(`(?i)(\\"[^"\\]{0,64}?` + secretKeyNames + `\\"\s*:\s*)\\"(?:[^\\]|\\[^"])*\\"`), `${1}\"` + Redacted + `\"`},
+	// Authorization header values, whatever the scheme.
+	{regexp.MustCompile(`(?i)(\bauthorization["']?\s*[:=]\s*["']?)(?:(?:bearer|basic|token|digest|bot)\s+)?[^\s"',;]+`), "${1}" + Redacted},
+	// Bearer tokens anywhere.
+	{regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}`), "${1}" + Redacted},
+	// key: value and key=value forms (headers, query strings, env files).
+	{regexp.MustCompile(`(?i)((?:x-api-key|x-goog-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|auth[_-]?token|id[_-]?token|client[_-]?secret|secret[_-]?key|access[_-]?key|private[_-]?key|password|passwd|passphrase|secret|token)["']?\s*[:=]\s*["']?)[^\s"'&,;}\]]{3,}`), "${1}" + Redacted},
+	// Query parameters that carry credentials: ?key=…, &sig=….
+	{regexp.MustCompile(`(?i)(\b(?:key|sig|signature)=)[^&\s"'#]{6,}`), "${1}" + Redacted},
+	// Passwords in URLs: scheme://user:password@host.
+	{regexp.MustCompile(`(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:)[^@\s/]+(@)`), "${1}" + Redacted + "${2}"},
+	// Well-known token shapes, wherever they appear.
+	{regexp.MustCompile(`\b(?:` +
+		`sk-[A-Za-z0-9_-]{16,}` + // OpenAI, Anthropic (sk-ant-…), DeepSeek
+		`|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}` + // Stripe
+		`|gsk_[A-Za-z0-9]{20,}` + // Groq
+		`|AIza[0-9A-Za-z_-]{30,}` + // Google
+		`|(?:AKIA|ASIA)[0-9A-Z]{16}` + // AWS access key ids
+		`|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,}` + // GitHub
+		`|glpat-[A-Za-z0-9_-]{20,}` + // GitLab
+		`|xox[abposr]-[A-Za-z0-9-]{10,}` + // Slack
+		`|hf_[A-Za-z0-9]{30,}` + // Hugging Face
+		`|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}` + // JWTs
+		`)`), Redacted},
+}
+
+// secretKeyNames matches the end of a field name that holds a secret. It
+// matches "access_token" but not "input_tokens" or "token_budget".
+const secretKeyNames = `(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|authorization|credentials?|cookie|session[_-]?id)`
+
+var secretNameRE = regexp.MustCompile(`(?i)` + secretKeyNames + `$`)
+
+// isSecretName reports whether a field named name holds a secret.
+func isSecretName(name string) bool { return secretNameRE.MatchString(name) }
+
+// Redact returns s with secrets replaced by [Redacted]: bearer tokens and
+// Authorization values, API keys (sk-…, AIza…, gsk_…, AKIA…, GitHub, GitLab,
+// Slack, Hugging Face tokens, JWTs), x-api-key / x-goog-api-key / api_key=
+// values, key= and sig= query parameters, URL passwords, PEM private keys,
+// and the values of secret-named fields (password, token, secret, api_key,
+// authorization, …) in JSON. It is idempotent and safe for concurrent use.
+func Redact(s string) string {
+	if !mayHoldSecret(s) {
+		return s
+	}
+	for _, p := range secretPatterns {
+		s = p.re.ReplaceAllString(s, p.repl)
+	}
+	return s
+}
+
+// mayHoldSecret is a one-pass filter that lets the common case (no secret
+// in sight) skip the regular expressions. It must return true whenever any
+// pattern could match: every pattern needs one of these needles.
+func mayHoldSecret(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		var needles []string
+		switch c {
+		case '-':
+			needles = []string{"-----begin"}
+		case '"', '\\':
+			// JSON keys are checked through their first letter below.
+			continue
+		case ':':
+			needles = []string{"://"}
+		case 'a':
+			needles = []string{"authorization", "api", "access", "aiza", "akia", "asia", "auth"}
+		case 'b':
+			needles = []string{"bearer"}
+		case 'c':
+			needles = []string{"client", "credential", "cookie"}
+		case 'e':
+			needles = []string{"eyj"}
+		case 'g':
+			needles = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gsk_"}
+		case 'h':
+			needles = []string{"hf_"}
+		case 'i':
+			needles = []string{"id_token", "id-token", "idtoken"}
+		case 'k':
+			needles = []string{"key"}
+		case 'p':
+			needles = []string{"passw", "passp", "private"}
+		case 'r':
+			needles = []string{"refresh", "rk_"}
+		case 's':
+			needles = []string{"secret", "session", "sk-", "sk_", "sig"}
+		case 't':
+			needles = []string{"token"}
+		case 'x':
+			needles = []string{"x-api", "x-goog", "xox"}
+		default:
+			continue
+		}
+		for _, n := range needles {
+			if hasPrefixFold(s[i:], n) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+// Preview returns s redacted and cut to at most limit runes, with "..."
+// appended when it was cut. Redaction happens before the cut, so a secret
+// is never half-kept.
+func Preview(s string, limit int) string {
+	s = Redact(s)
+	if limit <= 0 || len(s) <= limit {
+		return s
+	}
+	n := 0
+	for i := range s {
+		if n == limit {
+			return s[:i] + "..."
+		}
+		n++
+	}
+	return s
+}
+
+// PreviewLimit is the length, in runes, of the previews the agent loop
+// puts in events.
+const PreviewLimit = 200

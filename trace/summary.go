@@ -1,0 +1,238 @@
+package trace
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Summary is what [Summarize] computes from a trace file.
+type Summary struct {
+	// Events is the number of events read.
+	Events int `json:"events"`
+	// Runs counts run_start events; RunsByStatus counts run_end statuses.
+	Runs         int            `json:"runs"`
+	RunsByStatus map[string]int `json:"runs_by_status"`
+	// Steps sums the steps reported by run_end events.
+	Steps int `json:"steps"`
+	// LLMCalls counts model calls; LLMErrors those that failed; LLMMillis
+	// is their total duration.
+	LLMCalls  int     `json:"llm_calls"`
+	LLMErrors int     `json:"llm_errors"`
+	LLMMillis float64 `json:"llm_ms"`
+	// ToolCalls counts tool calls; ToolErrors those whose result was an
+	// error, of which InfraErrors were infrastructure failures.
+	ToolCalls   int `json:"tool_calls"`
+	ToolErrors  int `json:"tool_errors"`
+	InfraErrors int `json:"infra_errors"`
+	// Tools breaks tool calls down by tool name, sorted by name.
+	Tools []ToolStats `json:"tools"`
+	// RedundantToolCalls counts calls whose name and arguments already
+	// appeared in the same run.
+	RedundantToolCalls int `json:"redundant_tool_calls"`
+	// Refusals counts calls refused, by event type (tool_policy_deny,
+	// loop_guard_block, trifecta_block, approval_decision rejections).
+	Refusals map[string]int `json:"refusals"`
+	// WouldBlock counts shadow-mode verdicts that were not enforced.
+	WouldBlock int `json:"would_block"`
+	// Approvals counts approval pauses.
+	Approvals int `json:"approvals"`
+	// PrunedChars sums the characters pruned from model views.
+	PrunedChars int `json:"pruned_chars"`
+	// Token counts, summed over model responses; TokensReported is false
+	// when no response reported usage (the counts are then unknown, not 0).
+	InputTokens    int64 `json:"input_tokens"`
+	OutputTokens   int64 `json:"output_tokens"`
+	CachedTokens   int64 `json:"cached_tokens"`
+	TokensReported bool  `json:"tokens_reported"`
+	// BadLines lists (up to 20) line numbers that were not valid events;
+	// BadLineCount counts them all. A crash can leave a truncated last line.
+	BadLines     []int `json:"bad_lines,omitempty"`
+	BadLineCount int   `json:"bad_line_count,omitempty"`
+}
+
+// ToolStats summarises the calls of one tool.
+type ToolStats struct {
+	Name        string  `json:"name"`
+	Calls       int     `json:"calls"`
+	Errors      int     `json:"errors"`
+	InfraErrors int     `json:"infra_errors"`
+	TotalMillis float64 `json:"total_ms"`
+	MaxMillis   float64 `json:"max_ms"`
+}
+
+// MeanMillis returns the mean duration of the tool's calls.
+func (t ToolStats) MeanMillis() float64 {
+	if t.Calls == 0 {
+		return 0
+	}
+	return t.TotalMillis / float64(t.Calls)
+}
+
+// refusalTypes are the events that mean a call was refused.
+var refusalTypes = map[Type]bool{PolicyDeny: true, LoopGuardBlock: true, TrifectaBlock: true}
+
+// Summarize reads a JSONL trace (as written by [JSONL]) and returns its
+// metrics. Lines that are not events are counted in BadLines and skipped, so
+// a file cut short by a crash still summarises; only a read error fails.
+func Summarize(r io.Reader) (*Summary, error) {
+	s := &Summary{RunsByStatus: map[string]int{}, Refusals: map[string]int{}}
+	tools := map[string]*ToolStats{}
+	seen := map[string]bool{}
+	br := bufio.NewReader(r)
+	for line := 1; ; line++ {
+		raw, err := br.ReadBytes('\n')
+		if len(bytes.TrimSpace(raw)) > 0 {
+			var ev Event
+			if jerr := json.Unmarshal(raw, &ev); jerr != nil || ev.Type == "" {
+				s.BadLineCount++
+				if len(s.BadLines) < 20 {
+					s.BadLines = append(s.BadLines, line)
+				}
+			} else {
+				s.add(&ev, tools, seen)
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return s, fmt.Errorf("trace: reading trace: %w", err)
+		}
+	}
+	for _, t := range tools {
+		s.Tools = append(s.Tools, *t)
+	}
+	slices.SortFunc(s.Tools, func(a, b ToolStats) int { return strings.Compare(a.Name, b.Name) })
+	return s, nil
+}
+
+func (s *Summary) add(ev *Event, tools map[string]*ToolStats, seen map[string]bool) {
+	s.Events++
+	p := &ev.Payload
+	switch ev.Type {
+	case RunStart:
+		s.Runs++
+	case RunEnd:
+		s.RunsByStatus[p.Status]++
+		s.Steps += p.Steps
+	case LLMRequest:
+		s.LLMCalls++
+	case LLMResponse:
+		s.LLMMillis += p.DurationMS
+		if p.Status == "error" {
+			s.LLMErrors++
+		}
+		if p.InputTokens != 0 || p.OutputTokens != 0 || p.CachedTokens != 0 {
+			s.TokensReported = true
+		}
+		s.InputTokens += p.InputTokens
+		s.OutputTokens += p.OutputTokens
+		s.CachedTokens += p.CachedTokens
+	case ToolCallStart:
+		key := ev.RunID + "\x00" + p.Name + "\x00" + p.Arguments
+		if seen[key] {
+			s.RedundantToolCalls++
+		}
+		seen[key] = true
+	case ToolCallEnd:
+		s.ToolCalls++
+		t := tools[p.Name]
+		if t == nil {
+			t = &ToolStats{Name: p.Name}
+			tools[p.Name] = t
+		}
+		t.Calls++
+		t.TotalMillis += p.DurationMS
+		t.MaxMillis = max(t.MaxMillis, p.DurationMS)
+		if p.Status == "error" {
+			s.ToolErrors++
+			t.Errors++
+		}
+		if p.Infrastructure {
+			s.InfraErrors++
+			t.InfraErrors++
+		}
+	case ApprovalRequired:
+		s.Approvals++
+	case ApprovalDecision:
+		if p.Verdict == "reject" {
+			s.Refusals[string(ev.Type)]++
+		}
+	case LoopGuardWouldBlock, TrifectaWouldBlock:
+		s.WouldBlock++
+	case ContextPruned:
+		s.PrunedChars += p.CharsSaved
+	}
+	if refusalTypes[ev.Type] {
+		s.Refusals[string(ev.Type)]++
+	}
+}
+
+// String renders the summary as the text `autoagent trace summarize` prints.
+func (s *Summary) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "events: %d   runs: %d", s.Events, s.Runs)
+	if len(s.RunsByStatus) > 0 {
+		b.WriteString(" (")
+		b.WriteString(formatCounts(s.RunsByStatus))
+		b.WriteString(")")
+	}
+	fmt.Fprintf(&b, "   steps: %d\n", s.Steps)
+	fmt.Fprintf(&b, "llm calls: %d", s.LLMCalls)
+	if s.LLMErrors > 0 {
+		fmt.Fprintf(&b, " (%d failed)", s.LLMErrors)
+	}
+	fmt.Fprintf(&b, "   %.1f ms\n", s.LLMMillis)
+	if s.TokensReported {
+		fmt.Fprintf(&b, "tokens: %d in (%d cached), %d out, %d total\n", s.InputTokens, s.CachedTokens, s.OutputTokens, s.InputTokens+s.OutputTokens)
+	} else {
+		b.WriteString("tokens: not reported\n")
+	}
+	fmt.Fprintf(&b, "tool calls: %d (%d errors, %d infrastructure, %d redundant)\n", s.ToolCalls, s.ToolErrors, s.InfraErrors, s.RedundantToolCalls)
+	for _, t := range s.Tools {
+		fmt.Fprintf(&b, "  %-24s %4d calls  %3d errors  mean %8.2f ms  max %8.2f ms\n", t.Name, t.Calls, t.Errors, t.MeanMillis(), t.MaxMillis)
+	}
+	fmt.Fprintf(&b, "refusals: %d", sumCounts(s.Refusals))
+	if len(s.Refusals) > 0 {
+		b.WriteString(" (" + formatCounts(s.Refusals) + ")")
+	}
+	fmt.Fprintf(&b, "   approvals requested: %d", s.Approvals)
+	if s.WouldBlock > 0 {
+		fmt.Fprintf(&b, "   shadow would-block: %d", s.WouldBlock)
+	}
+	b.WriteString("\n")
+	if s.PrunedChars > 0 {
+		fmt.Fprintf(&b, "pruned from model views: %d chars\n", s.PrunedChars)
+	}
+	if s.BadLineCount > 0 {
+		fmt.Fprintf(&b, "warning: %d line(s) were not valid events (first: %v)\n", s.BadLineCount, s.BadLines)
+	}
+	return b.String()
+}
+
+func formatCounts(m map[string]int) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, m[k])
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sumCounts(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
