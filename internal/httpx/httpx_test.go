@@ -268,7 +268,7 @@ func TestAPIKey(t *testing.T) {
 		t.Errorf("env key: %q, %v", k, err)
 	}
 	_, err := APIKey("openai", "", "P1_TEST_MISSING_KEY")
-	if err == nil || !strings.Contains(err.Error(), "P1_TEST_MISSING_KEY") {
+	if !errors.Is(err, ErrNoAPIKey) || !strings.Contains(err.Error(), "P1_TEST_MISSING_KEY") {
 		t.Errorf("missing key error %v does not name the variable", err)
 	}
 }
