@@ -13,7 +13,9 @@ type Store struct {
 	namespace string
 }
 
-// KV returns the store for namespace.
+// KV returns the store for namespace; "" names the module's only kv
+// namespace, whatever it is called (the host refuses it when the module was
+// granted none or several).
 func KV(namespace string) Store { return Store{namespace: namespace} }
 
 // Get returns the value stored under key and whether there is one.
