@@ -1,15 +1,77 @@
 // Package manifest pins trust in WebAssembly tool modules to the sha256 of
 // their exact bytes: a module runs with the capabilities a person approved
-// for those bytes, and one changed byte revokes the approval.
+// for those bytes, and one changed byte voids the approval.
 //
-// It also owns the grant grammar of DESIGN.md §4 ([ParseGrant]), shared by
-// the manifest file, the CLI's --grant flags and the host.
-//
-//	g, err := manifest.ParseGrant("net:api.example.com")
+//	store := &manifest.Store{Path: "plugins/manifest.json"}
+//	module, _ := os.ReadFile("plugins/fetch_url.wasm")
+//	grant, _ := manifest.ParseGrant("net:api.example.com")
+//	_, err := store.Approve(ctx, manifest.Approval{
+//		SHA256:    manifest.Sum(module),
+//		File:      "fetch_url.wasm",
+//		Grants:    []manifest.Grant{grant},
+//		Requested: []manifest.Grant{grant}, // what the module's describe asks for
+//		By:        "alice",
+//	})
 //	if err != nil {
-//		log.Fatal(err) // *manifest.GrantError says what is wrong
+//		log.Fatal(err)
 //	}
-//	fmt.Println(g.MatchHost("api.example.com", 443)) // true
+//	m, _ := store.Load()
+//	e, ok := m.Lookup(manifest.Sum(module)) // ok: run with e.Grants and e.Limits
+//
+// # The file
+//
+// The manifest (DESIGN.md §5) is a JSON object meant to be committed:
+//
+//	{
+//	  "version": 1,
+//	  "tools": {
+//	    "<sha256 hex>": {
+//	      "file": "fetch_url.wasm",
+//	      "name": "fetch_url",
+//	      "grants": ["net:api.example.com"],
+//	      "limits": {"memory_mb": 64, "timeout_ms": 5000},
+//	      "approved_by": "alice",
+//	      "approved_at": "2026-11-29T10:00:00Z",
+//	      "note": "reviewed v1.2.0"
+//	    }
+//	  }
+//	}
+//
+// limits may hold memory_mb, timeout_ms, output_bytes and
+// http_response_bytes; an absent or zero limit is the host's default. note
+// and limits are optional, every other field is required.
+//
+// Reading is strict, because this file decides what code may do: a syntax
+// error, a duplicate key, an unknown field, a grant outside the grammar or a
+// missing field is a *[ParseError] naming the file, the line and column and
+// the field; a file of another version is refused ([ErrUnsupportedVersion]).
+// Such a file is never treated as empty and never overwritten. Only a
+// missing file is an empty manifest.
+//
+// # Changing it
+//
+// [Store.Approve] and [Store.Revoke] are read-modify-write cycles under an
+// exclusive lock on PATH.lock (so concurrent writers in several processes
+// never lose an entry), replace the file atomically, and append one line
+// per change to the audit log PATH without ".json" + ".log.jsonl"
+// ([Record], [ReadLog]). Approving grants beyond what the module requests
+// is refused with an *[ExceedError] unless forced. Re-approving an edited
+// module adds an entry for its new bytes; revoking a name removes every
+// approval of that name.
+//
+// # Grants
+//
+// The package also owns the grant grammar of DESIGN.md §4 ([ParseGrant]),
+// shared by the manifest file, the CLI's --grant flags and the host:
+//
+//	net:HOST  net:*.HOST  net:HOST:PORT  net:[IPv6]:PORT
+//	fs.read:/ABS/PATH  fs.write:/ABS/PATH
+//	env:NAME  kv:NAMESPACE  tools:NAME  clock  random
+//
+// # Verifying
+//
+// [Verify] checks a plugins directory against the manifest: which approved
+// files changed or disappeared, and which modules have no approval.
 //
 // manifest imports nothing else of this module.
 package manifest

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Kind is the capability a [Grant] gives.
@@ -98,10 +99,13 @@ func ParseGrant(s string) (Grant, error) {
 		if !filepath.IsAbs(value) {
 			return bad("%s path must be absolute", kind)
 		}
-		if strings.ContainsRune(value, 0) {
-			return bad("%s path contains a NUL byte", kind)
+		if strings.IndexFunc(value, unicode.IsControl) >= 0 {
+			return bad("%s path contains a control character", kind)
 		}
 		clean := filepath.Clean(value)
+		if clean != strings.TrimRightFunc(clean, unicode.IsSpace) {
+			return bad("%s path ends with white space", kind)
+		}
 		if clean == string(filepath.Separator) {
 			return bad("%s of the whole file system is not allowed; grant a directory", kind)
 		}
@@ -302,4 +306,22 @@ func Exceeding(requested, granted []Grant) []Grant {
 		}
 	}
 	return out
+}
+
+// MarshalText returns the grant string, so a Grant is a JSON string.
+func (g Grant) MarshalText() ([]byte, error) {
+	if _, err := ParseGrant(g.String()); err != nil {
+		return nil, err
+	}
+	return []byte(g.String()), nil
+}
+
+// UnmarshalText parses a grant string with [ParseGrant].
+func (g *Grant) UnmarshalText(b []byte) error {
+	parsed, err := ParseGrant(string(b))
+	if err != nil {
+		return err
+	}
+	*g = parsed
+	return nil
 }

@@ -1,0 +1,267 @@
+package manifest
+
+import (
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Version is the manifest format version this package reads and writes. A
+// file of any other version is refused rather than guessed at.
+const Version = 1
+
+// Limits are the resource limits an approval sets for a module. A zero
+// field means the host's default (DESIGN.md §4: 64 MiB, 10 s, 1 MiB output,
+// 4 MiB HTTP response).
+type Limits struct {
+	// MemoryMB caps the module's linear memory, in MiB (at most 4096, the
+	// 32-bit address space).
+	MemoryMB int `json:"memory_mb,omitempty"`
+	// TimeoutMS caps the wall time of one call, in milliseconds.
+	TimeoutMS int `json:"timeout_ms,omitempty"`
+	// OutputBytes caps the size of one call's result.
+	OutputBytes int `json:"output_bytes,omitempty"`
+	// HTTPResponseBytes caps the body of one HTTP response the module reads.
+	HTTPResponseBytes int `json:"http_response_bytes,omitempty"`
+}
+
+// Timeout returns TimeoutMS as a duration (0 when unset).
+func (l Limits) Timeout() time.Duration { return time.Duration(l.TimeoutMS) * time.Millisecond }
+
+// IsZero reports whether no limit is set.
+func (l Limits) IsZero() bool { return l == Limits{} }
+
+// MaxMemoryMB is the largest memory limit: a 32-bit module addresses 4 GiB.
+const MaxMemoryMB = 4096
+
+func (l Limits) validate() error {
+	switch {
+	case l.MemoryMB < 0 || l.MemoryMB > MaxMemoryMB:
+		return fmt.Errorf("memory_mb %d: want 0 (default) to %d", l.MemoryMB, MaxMemoryMB)
+	case l.TimeoutMS < 0:
+		return fmt.Errorf("timeout_ms %d: want 0 (default) or more", l.TimeoutMS)
+	case l.OutputBytes < 0:
+		return fmt.Errorf("output_bytes %d: want 0 (default) or more", l.OutputBytes)
+	case l.HTTPResponseBytes < 0:
+		return fmt.Errorf("http_response_bytes %d: want 0 (default) or more", l.HTTPResponseBytes)
+	}
+	return nil
+}
+
+// Entry is one approval: the module whose bytes hash to SHA256 may run with
+// Grants and Limits.
+type Entry struct {
+	// SHA256 is the lower-case hex sha256 of the module bytes ([Sum]).
+	SHA256 string
+	// File is the module's file name (a base name, no directory) in the
+	// plugins directory at approval time. Trust follows the hash, not the
+	// name: File is what `tools verify` checks and listings show.
+	File string
+	// Name is the module's name: `tools call NAME` and `tools revoke NAME`
+	// use it. The CLI derives it from File without ".wasm".
+	Name string
+	// Grants are the capabilities approved for these bytes, canonical and
+	// sorted.
+	Grants []Grant
+	// Limits are the module's resource limits; zero fields mean defaults.
+	Limits Limits
+	// ApprovedBy names who approved.
+	ApprovedBy string
+	// ApprovedAt is when, in UTC, to the second.
+	ApprovedAt time.Time
+	// Note is free text for reviewers ("reviewed source at v1.2.0").
+	Note string
+}
+
+var (
+	nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,127}$`)
+)
+
+// ValidName reports whether s can be an entry's Name: 1-128 letters, digits,
+// '_', '.' or '-', starting with a letter or digit.
+func ValidName(s string) bool { return nameRE.MatchString(s) }
+
+// NameFromFile derives a module name from its file name: the base name
+// without ".wasm". The result may still be invalid ([ValidName]).
+func NameFromFile(file string) string {
+	return strings.TrimSuffix(filepath.Base(file), ".wasm")
+}
+
+func validFile(s string) error {
+	switch {
+	case s == "":
+		return fmt.Errorf("missing")
+	case s == "." || s == "..":
+		return fmt.Errorf("%q is not a file name", s)
+	case strings.ContainsAny(s, "/\\\x00"):
+		return fmt.Errorf("%q must be a file name without a directory", s)
+	case len(s) > 255:
+		return fmt.Errorf("longer than 255 bytes")
+	}
+	return nil
+}
+
+// validate checks e and canonicalises its grants and time in place.
+func (e *Entry) validate() error {
+	if !ValidSum(e.SHA256) {
+		return fmt.Errorf("sha256 %q: want 64 lower-case hex digits", e.SHA256)
+	}
+	if err := validFile(e.File); err != nil {
+		return fmt.Errorf("file: %v", err)
+	}
+	if !ValidName(e.Name) {
+		return fmt.Errorf("name %q: want 1-128 letters, digits, '_', '.' or '-', starting with a letter or digit", e.Name)
+	}
+	if err := e.Limits.validate(); err != nil {
+		return fmt.Errorf("limits: %v", err)
+	}
+	if e.ApprovedBy == "" {
+		return fmt.Errorf("approved_by: missing")
+	}
+	if e.ApprovedAt.IsZero() {
+		return fmt.Errorf("approved_at: missing")
+	}
+	e.ApprovedAt = e.ApprovedAt.UTC().Truncate(time.Second)
+	e.Grants = canonicalGrants(e.Grants)
+	return nil
+}
+
+// canonicalGrants returns grants sorted by their string form without
+// duplicates, so a manifest diff shows real changes only.
+func canonicalGrants(gs []Grant) []Grant {
+	out := slices.Clone(gs)
+	slices.SortFunc(out, func(a, b Grant) int { return strings.Compare(a.String(), b.String()) })
+	out = slices.Compact(out)
+	if out == nil {
+		out = []Grant{}
+	}
+	return out
+}
+
+func (e Entry) clone() Entry {
+	e.Grants = slices.Clone(e.Grants)
+	return e
+}
+
+// Manifest is the set of approvals of one manifest file, keyed by sha256.
+// The zero value is an empty manifest. A Manifest is a value in memory: use
+// a [Store] to read and change the file. It is not safe for concurrent
+// mutation.
+type Manifest struct {
+	tools map[string]Entry
+}
+
+// Len returns the number of approvals.
+func (m *Manifest) Len() int { return len(m.tools) }
+
+// Lookup returns the approval of the module whose bytes hash to sum.
+func (m *Manifest) Lookup(sum string) (Entry, bool) {
+	e, ok := m.tools[sum]
+	if !ok {
+		return Entry{}, false
+	}
+	return e.clone(), true
+}
+
+// ByName returns the approvals named name, oldest first. There can be more
+// than one: re-approving an edited module adds an entry for the new bytes.
+func (m *Manifest) ByName(name string) []Entry {
+	return m.filter(func(e Entry) bool { return e.Name == name })
+}
+
+// ByFile returns the approvals recorded for the file name file, oldest first.
+func (m *Manifest) ByFile(file string) []Entry {
+	return m.filter(func(e Entry) bool { return e.File == file })
+}
+
+// Entries returns every approval, ordered by file, then oldest first.
+func (m *Manifest) Entries() []Entry {
+	return m.filter(func(Entry) bool { return true })
+}
+
+func (m *Manifest) filter(keep func(Entry) bool) []Entry {
+	var out []Entry
+	for _, e := range m.tools {
+		if keep(e) {
+			out = append(out, e.clone())
+		}
+	}
+	slices.SortFunc(out, func(a, b Entry) int {
+		return cmp.Or(strings.Compare(a.File, b.File), a.ApprovedAt.Compare(b.ApprovedAt), strings.Compare(a.SHA256, b.SHA256))
+	})
+	return out
+}
+
+// Put adds or replaces the approval for e.SHA256 after validating it; its
+// grants are stored sorted and deduplicated, its time in UTC to the second.
+func (m *Manifest) Put(e Entry) error {
+	e = e.clone()
+	if err := e.validate(); err != nil {
+		return fmt.Errorf("manifest: invalid entry: %w", err)
+	}
+	if m.tools == nil {
+		m.tools = make(map[string]Entry)
+	}
+	m.tools[e.SHA256] = e
+	return nil
+}
+
+// Delete removes the approval for sum and returns it.
+func (m *Manifest) Delete(sum string) (Entry, bool) {
+	e, ok := m.tools[sum]
+	if ok {
+		delete(m.tools, sum)
+	}
+	return e, ok
+}
+
+// fileJSON and entryJSON are the on-disk shapes (DESIGN.md §5).
+type fileJSON struct {
+	Version int                  `json:"version"`
+	Tools   map[string]entryJSON `json:"tools"`
+}
+
+type entryJSON struct {
+	File       string   `json:"file"`
+	Name       string   `json:"name"`
+	Grants     []string `json:"grants"`
+	Limits     Limits   `json:"limits,omitzero"`
+	ApprovedBy string   `json:"approved_by"`
+	ApprovedAt string   `json:"approved_at"`
+	Note       string   `json:"note,omitempty"`
+}
+
+// timeFormat is RFC 3339 in UTC to the second, as in
+// "2026-11-29T10:00:00Z".
+const timeFormat = time.RFC3339
+
+// MarshalJSON returns the manifest file's bytes: two-space indented, keys
+// in a fixed order, non-ASCII and HTML characters kept as written, ending
+// in a newline, so the committed file diffs cleanly.
+func (m *Manifest) MarshalJSON() ([]byte, error) {
+	f := fileJSON{Version: Version, Tools: make(map[string]entryJSON, len(m.tools))}
+	for sum, e := range m.tools {
+		grants := make([]string, len(e.Grants))
+		for i, g := range e.Grants {
+			grants[i] = g.String()
+		}
+		f.Tools[sum] = entryJSON{
+			File: e.File, Name: e.Name, Grants: grants, Limits: e.Limits,
+			ApprovedBy: e.ApprovedBy, ApprovedAt: e.ApprovedAt.UTC().Format(timeFormat), Note: e.Note,
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(f); err != nil {
+		return nil, fmt.Errorf("manifest: encoding: %w", err)
+	}
+	return buf.Bytes(), nil
+}
