@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
+	"net/url"
 	"strings"
 	"time"
+
+	"github.com/autoagent-go/autoagent/internal/httpx"
 )
 
 // Defaults used when the corresponding [Options] field is zero.
@@ -19,13 +21,18 @@ const (
 	// DefaultMaxRetries is how many times a retryable failure (429, 5xx,
 	// 529 overloaded, a dropped connection) is retried.
 	DefaultMaxRetries = 2
+	// DefaultStreamIdleTimeout ends a stream on which no byte arrived for
+	// this long (Anthropic sends a ping at least every few seconds), so a
+	// server that goes silent cannot hang a run.
+	DefaultStreamIdleTimeout = 5 * time.Minute
 	// APIVersion is the anthropic-version header this adapter speaks.
 	APIVersion = "2023-06-01"
 )
 
-// ErrNoAPIKey is returned by [New] when no API key was given or found in
-// the environment.
-var ErrNoAPIKey = errors.New("anthropic: no API key")
+// ErrNoAPIKey is wrapped by the error of a call made without a key: none in
+// the options, and the environment variable unset. The message names the
+// variable. Nothing is sent then.
+var ErrNoAPIKey = httpx.ErrNoAPIKey
 
 // ErrNoModel is returned when neither the options nor the request name a
 // model.
@@ -39,8 +46,9 @@ var ErrInvalidRequest = errors.New("anthropic: invalid request")
 // Options configures a [Provider]. The zero value works when
 // ANTHROPIC_API_KEY is set and each request names its model.
 type Options struct {
-	// APIKey is sent as x-api-key. When empty it is read from the
-	// environment variable APIKeyEnv.
+	// APIKey is sent as x-api-key. When empty the key is read from the
+	// environment variable APIKeyEnv at each request, so a key set or
+	// rotated later is picked up.
 	APIKey string
 	// APIKeyEnv names the environment variable holding the key;
 	// DefaultAPIKeyEnv ("ANTHROPIC_API_KEY") when empty.
@@ -51,9 +59,9 @@ type Options struct {
 	// BaseURL replaces DefaultBaseURL (a proxy, a gateway, a test server).
 	// "/v1/messages" is appended to it.
 	BaseURL string
-	// HTTPClient sends every request; one client is kept for the
-	// provider's life so connections are reused. http.DefaultClient when
-	// nil. Set its Timeout, or use contexts, to bound a call.
+	// HTTPClient sends every request. One client is kept for the
+	// provider's life so connections are reused; when nil the provider
+	// makes its own persistent client. Bound calls with contexts.
 	HTTPClient *http.Client
 	// Headers are added to every request and override the adapter's own
 	// (use them for anthropic-beta flags).
@@ -82,11 +90,16 @@ type Options struct {
 	// DefaultMaxRetries when zero, none when negative. Only the opening of
 	// a stream is retried, never a stream that already produced events.
 	MaxRetries int
+	// StreamIdleTimeout ends a stream with an error when no byte arrives
+	// for this long; DefaultStreamIdleTimeout when zero, never when
+	// negative.
+	StreamIdleTimeout time.Duration
 }
 
 // config is Options after defaults and validation.
 type config struct {
 	apiKey         string
+	apiKeyEnv      string
 	model          string
 	endpoint       string
 	client         *http.Client
@@ -97,13 +110,13 @@ type config struct {
 	promptCaching  bool
 	thinkingBudget int
 	maxAttempts    int
-	// sleep replaces time-based waiting between retries in tests.
-	sleep func(time.Duration)
+	idleTimeout    time.Duration
 }
 
 func (o Options) config() (config, error) {
 	c := config{
 		apiKey:         o.APIKey,
+		apiKeyEnv:      o.APIKeyEnv,
 		model:          o.Model,
 		client:         o.HTTPClient,
 		headers:        o.Headers,
@@ -112,24 +125,21 @@ func (o Options) config() (config, error) {
 		maxTokensSet:   o.MaxTokens > 0,
 		promptCaching:  o.PromptCaching,
 		thinkingBudget: o.ThinkingBudget,
+		idleTimeout:    o.StreamIdleTimeout,
 	}
-	if c.apiKey == "" {
-		env := o.APIKeyEnv
-		if env == "" {
-			env = DefaultAPIKeyEnv
-		}
-		c.apiKey = strings.TrimSpace(os.Getenv(env))
-		if c.apiKey == "" {
-			return config{}, fmt.Errorf("%w: set the %s environment variable or Options.APIKey", ErrNoAPIKey, env)
-		}
+	if c.apiKeyEnv == "" {
+		c.apiKeyEnv = DefaultAPIKeyEnv
 	}
 	base := strings.TrimRight(o.BaseURL, "/")
 	if base == "" {
 		base = DefaultBaseURL
 	}
+	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return config{}, fmt.Errorf("anthropic: BaseURL %q is not an http(s) URL", o.BaseURL)
+	}
 	c.endpoint = base + "/v1/messages"
 	if c.client == nil {
-		c.client = http.DefaultClient
+		c.client = httpx.NewClient()
 	}
 	if o.MaxTokens < 0 {
 		return config{}, fmt.Errorf("%w: Options.MaxTokens is negative (%d)", ErrInvalidRequest, o.MaxTokens)
@@ -151,5 +161,13 @@ func (o Options) config() (config, error) {
 	default:
 		c.maxAttempts = o.MaxRetries + 1
 	}
+	if c.idleTimeout == 0 {
+		c.idleTimeout = DefaultStreamIdleTimeout
+	}
 	return c, nil
+}
+
+// key resolves the API key for one request.
+func (c *config) key() (string, error) {
+	return httpx.APIKey(providerName, c.apiKey, c.apiKeyEnv)
 }

@@ -1,27 +1,22 @@
 package anthropic
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
 
+	"github.com/autoagent-go/autoagent/internal/httpx"
 	"github.com/autoagent-go/autoagent/internal/retry"
 	"github.com/autoagent-go/autoagent/llm"
 )
 
 const providerName = "anthropic"
 
-// maxResponseBody bounds a non-streamed answer: far above any real one,
-// low enough that a broken server cannot exhaust memory.
-const maxResponseBody = 64 << 20
-
 // Provider speaks the Anthropic Messages API. It is safe for concurrent
-// use; create one per configuration and share it.
+// use; create one per configuration and share it, so its HTTP connections
+// are reused.
 type Provider struct {
 	cfg   config
 	retry retry.Policy
@@ -29,9 +24,10 @@ type Provider struct {
 
 var _ llm.Provider = (*Provider)(nil)
 
-// New returns a Provider configured by opts. It fails with [ErrNoAPIKey]
-// when no key is given or found in the environment, and with
-// [ErrInvalidRequest] for inconsistent limits.
+// New returns a Provider configured by opts. It fails only for invalid
+// options (a malformed BaseURL, a negative or inconsistent limit); a
+// missing API key is reported by the first call, naming the environment
+// variable.
 func New(opts Options) (*Provider, error) {
 	cfg, err := opts.config()
 	if err != nil {
@@ -44,9 +40,10 @@ func New(opts Options) (*Provider, error) {
 func (p *Provider) Name() string { return providerName }
 
 // Complete sends req and returns the whole answer. Failures are
-// *llm.ProviderError (retryable ones already retried), ctx.Err() (wrapped)
-// when ctx ends, or an error wrapping [ErrInvalidRequest] or [ErrNoModel]
-// when req cannot be sent.
+// *llm.ProviderError (retryable ones already retried: 429, 5xx, 529
+// overloaded, dropped connections), ctx.Err() (wrapped) when ctx ends, or
+// an error wrapping [ErrNoAPIKey], [ErrNoModel] or [ErrInvalidRequest] when
+// nothing could be sent.
 func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	body, err := p.encode(req, false)
 	if err != nil {
@@ -58,26 +55,26 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 		if err != nil {
 			return err
 		}
-		defer resp.Body.Close()
-		data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
-		if err != nil {
-			return transportError(ctx, err, resp.Header.Get("Request-Id"))
+		var w wireResponse
+		if err := httpx.DecodeJSON(providerName, resp, &w); err != nil {
+			if ctx.Err() != nil {
+				return httpx.TransportError(ctx, providerName, err)
+			}
+			return err
 		}
-		out, err = parseResponse(data)
+		out, err = toResponse(&w, httpx.RequestID(resp.Header))
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, err
 }
 
 // Stream sends req with "stream": true and yields text and thinking
 // deltas, each tool call when its block stops, and a final StreamDone
 // whose Response carries thinking signatures and usage. Opening the stream
-// is retried like Complete; a stream that breaks after it opened yields an
-// error wrapping [llm.ErrIncompleteStream], and a mid-stream error event
-// yields its *llm.ProviderError (overloaded_error is Retryable).
+// is retried like Complete. A stream that breaks after it opened (or stays
+// silent for StreamIdleTimeout) yields one error wrapping
+// [llm.ErrIncompleteStream]; a mid-stream error event yields its
+// *llm.ProviderError, Retryable for overloaded_error.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
 	return func(yield func(llm.StreamEvent, error) bool) {
 		body, err := p.encode(req, true)
@@ -85,9 +82,13 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.S
 			yield(llm.StreamEvent{}, err)
 			return
 		}
+		// The idle watchdog cancels this context; cancel also runs when
+		// the iteration ends, closing the connection of a stream the
+		// caller left early.
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
 		var resp *http.Response
 		err = p.retry.Do(ctx, func(ctx context.Context) error {
-			var err error
 			resp, err = p.post(ctx, body, true)
 			return err
 		})
@@ -95,15 +96,9 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.S
 			yield(llm.StreamEvent{}, err)
 			return
 		}
-		defer resp.Body.Close()
-		readStream(resp.Body, resp.Header.Get("Request-Id"), func(ev llm.StreamEvent, err error) bool {
-			if err != nil && ctx.Err() != nil {
-				// The stream broke because the caller cancelled: report
-				// the cancellation, not a provider failure.
-				err = fmt.Errorf("anthropic: stream cancelled: %w", context.Cause(ctx))
-			}
-			return yield(ev, err)
-		})
+		rc := httpx.WatchIdle(resp.Body, p.cfg.idleTimeout, cancel)
+		defer rc.Close()
+		readStream(ctx, rc, httpx.RequestID(resp.Header), yield)
 	}
 }
 
@@ -120,53 +115,30 @@ func (p *Provider) encode(req *llm.Request, stream bool) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
 	}
-	if len(p.cfg.extraBody) > 0 {
-		return mergeBody(body, p.cfg.extraBody)
-	}
-	return body, nil
+	return httpx.MergeJSON(body, p.cfg.extraBody)
 }
 
-// post sends one attempt. A non-2xx answer is returned as the
-// *llm.ProviderError it maps to, with the body closed.
+// post sends one attempt; a non-2xx answer comes back as its
+// *llm.ProviderError.
 func (p *Provider) post(ctx context.Context, body []byte, stream bool) (*http.Response, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, p.cfg.endpoint, bytes.NewReader(body))
+	key, err := p.cfg.key()
 	if err != nil {
-		return nil, fmt.Errorf("anthropic: building request: %w", err)
+		return nil, err
 	}
-	h := hreq.Header
-	h.Set("Content-Type", "application/json")
-	h.Set("X-Api-Key", p.cfg.apiKey)
+	h := http.Header{}
+	h.Set("X-Api-Key", key)
 	h.Set("Anthropic-Version", APIVersion)
 	if stream {
 		h.Set("Accept", "text/event-stream")
-	} else {
-		h.Set("Accept", "application/json")
 	}
 	for k, v := range p.cfg.headers {
 		h.Set(k, v)
 	}
-	resp, err := p.cfg.client.Do(hreq)
-	if err != nil {
-		return nil, transportError(ctx, err, "")
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, errorFromResponse(resp)
-	}
-	return resp, nil
-}
-
-// transportError wraps a failure to reach the server or read its answer.
-// It is retryable (a dropped connection may succeed next time) unless ctx
-// ended, in which case the context's error is what the caller gets.
-func transportError(ctx context.Context, err error, requestID string) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("anthropic: %w", errors.Join(context.Cause(ctx), err))
-	}
-	return &llm.ProviderError{
-		Provider:  providerName,
-		Message:   err.Error(),
-		Retryable: true,
-		RequestID: requestID,
-		Err:       err,
-	}
+	return httpx.Post(ctx, httpx.Request{
+		Provider: providerName,
+		Client:   p.cfg.client,
+		URL:      p.cfg.endpoint,
+		Header:   h,
+		Body:     body,
+	})
 }

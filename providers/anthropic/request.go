@@ -306,10 +306,3 @@ func markCache(w *wireRequest) {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}

@@ -3,22 +3,15 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 
 	"github.com/autoagent-go/autoagent/llm"
 )
 
-// parseResponse turns a Messages API response body into an llm.Response.
-func parseResponse(body []byte) (*llm.Response, error) {
-	var w wireResponse
-	if err := json.Unmarshal(body, &w); err != nil {
-		return nil, &llm.ProviderError{
-			Provider: providerName,
-			Message:  "response is not valid JSON: " + truncate(string(body), 200),
-			Err:      err,
-		}
-	}
-	if w.Type == "error" {
-		return nil, errorFromBody(0, body, "")
+// toResponse turns a Messages API response into an llm.Response.
+func toResponse(w *wireResponse, requestID string) (*llm.Response, error) {
+	if w.Type == "error" || w.Error != nil {
+		return nil, bodyError(w.Error, requestID)
 	}
 	resp := &llm.Response{
 		ID:           w.ID,
@@ -130,4 +123,12 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+func truncate(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
 }

@@ -2,13 +2,16 @@ package anthropic
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"slices"
 	"strings"
 
+	"github.com/autoagent-go/autoagent/internal/httpx"
 	"github.com/autoagent-go/autoagent/internal/sse"
 	"github.com/autoagent-go/autoagent/llm"
 )
@@ -42,11 +45,11 @@ func newStreamState() *streamState {
 
 // readStream parses the SSE body and yields the answer's events, ending
 // with StreamDone or an error, or stops early when yield returns false.
-func readStream(body io.Reader, requestID string, yield func(llm.StreamEvent, error) bool) {
+func readStream(ctx context.Context, body io.Reader, requestID string, yield func(llm.StreamEvent, error) bool) {
 	st := newStreamState()
 	for ev, err := range sse.Read(body) {
 		if err != nil {
-			yield(llm.StreamEvent{}, streamBroken(err, requestID))
+			yield(llm.StreamEvent{}, streamBroken(ctx, err, requestID))
 			return
 		}
 		if ev.Data == "" {
@@ -56,7 +59,7 @@ func readStream(body io.Reader, requestID string, yield func(llm.StreamEvent, er
 		if err := json.Unmarshal([]byte(ev.Data), &w); err != nil {
 			yield(llm.StreamEvent{}, &llm.ProviderError{
 				Provider:  providerName,
-				Message:   fmt.Sprintf("malformed stream event %q: %s", ev.Event, truncate(ev.Data, 200)),
+				Message:   fmt.Sprintf("malformed stream event %q (%v): %s", ev.Event, err, truncate(ev.Data, 200)),
 				RequestID: requestID,
 				Err:       err,
 			})
@@ -73,9 +76,14 @@ func readStream(body io.Reader, requestID string, yield func(llm.StreamEvent, er
 			}
 		}
 		if st.done {
+			// Read the little that may follow message_stop so the
+			// connection goes back to the pool instead of being closed.
+			_, _ = io.CopyN(io.Discard, body, 4<<10)
 			return
 		}
 	}
+	// Clean EOF without message_stop: the server or a proxy cut the
+	// answer short.
 	yield(llm.StreamEvent{}, &llm.ProviderError{
 		Provider:  providerName,
 		Message:   "stream ended before message_stop",
@@ -85,16 +93,22 @@ func readStream(body io.Reader, requestID string, yield func(llm.StreamEvent, er
 	})
 }
 
-// streamBroken wraps a read error of the stream body. A cancelled context
-// surfaces here as the transport's error; callers still see ctx.Err()
-// through errors.Is because the transport wraps it.
-func streamBroken(err error, requestID string) error {
+// streamBroken describes a read failure in the middle of a stream: the
+// caller's cancellation, an event over the size limit, or a broken or
+// silent connection (retryable, wrapping llm.ErrIncompleteStream).
+func streamBroken(ctx context.Context, err error, requestID string) error {
+	if ctx.Err() != nil && !errors.Is(err, httpx.ErrStreamIdle) {
+		return fmt.Errorf("%s: %w", providerName, ctx.Err())
+	}
+	if errors.Is(err, sse.ErrEventTooLarge) {
+		return &llm.ProviderError{Provider: providerName, RequestID: requestID, Message: err.Error(), Err: err}
+	}
 	return &llm.ProviderError{
 		Provider:  providerName,
 		Message:   "stream broken: " + err.Error(),
 		Retryable: true,
 		RequestID: requestID,
-		Err:       fmt.Errorf("%w: %w", llm.ErrIncompleteStream, err),
+		Err:       errors.Join(llm.ErrIncompleteStream, err),
 	}
 }
 
@@ -134,13 +148,7 @@ func (st *streamState) handle(w *wireStreamEvent, requestID string) ([]llm.Strea
 		resp := st.resp
 		return append(out, llm.StreamEvent{Type: llm.StreamDone, Response: &resp}), nil
 	case "error":
-		pe := &llm.ProviderError{Provider: providerName, RequestID: requestID, Message: "error event in stream"}
-		if w.Error != nil {
-			pe.Code = w.Error.Type
-			pe.Message = w.Error.Message
-			pe.Retryable = retryableCode(w.Error.Type)
-		}
-		return nil, pe
+		return nil, bodyError(w.Error, requestID)
 	}
 	// ping and event types added later by the API are ignored.
 	return nil, nil

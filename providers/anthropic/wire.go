@@ -88,6 +88,8 @@ type wireResponse struct {
 	Content    []wireBlock `json:"content"`
 	StopReason string      `json:"stop_reason"`
 	Usage      *wireUsage  `json:"usage"`
+	// Error is set when the body is an error document.
+	Error *wireErrorBody `json:"error"`
 }
 
 // wireUsage uses pointers because message_delta may repeat only some of
@@ -99,29 +101,22 @@ type wireUsage struct {
 	CacheReadInputTokens     *int64 `json:"cache_read_input_tokens"`
 }
 
-// wireError is the body of an error response and of a mid-stream error
-// event: {"type":"error","error":{"type":"overloaded_error","message":"..."}}.
-type wireError struct {
-	Type  string `json:"type"`
-	Error struct {
-		Type    string `json:"type"`
-		Message string `json:"message"`
-	} `json:"error"`
-	RequestID string `json:"request_id"`
+// wireErrorBody is the "error" member of an error document and of a
+// mid-stream error event: {"type":"error","error":{"type":"overloaded_error","message":"..."}}.
+type wireErrorBody struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
 }
 
 // wireStreamEvent is one SSE data payload of a streamed answer.
 type wireStreamEvent struct {
-	Type         string        `json:"type"`
-	Message      *wireResponse `json:"message"`       // message_start
-	Index        int           `json:"index"`         // content_block_*
-	ContentBlock *wireBlock    `json:"content_block"` // content_block_start
-	Delta        *wireDelta    `json:"delta"`         // content_block_delta, message_delta
-	Usage        *wireUsage    `json:"usage"`         // message_delta
-	Error        *struct {
-		Type    string `json:"type"`
-		Message string `json:"message"`
-	} `json:"error"` // error
+	Type         string         `json:"type"`
+	Message      *wireResponse  `json:"message"`       // message_start
+	Index        int            `json:"index"`         // content_block_*
+	ContentBlock *wireBlock     `json:"content_block"` // content_block_start
+	Delta        *wireDelta     `json:"delta"`         // content_block_delta, message_delta
+	Usage        *wireUsage     `json:"usage"`         // message_delta
+	Error        *wireErrorBody `json:"error"`         // error
 }
 
 // wireDelta is the delta of content_block_delta (by Type) and of

@@ -1,8 +1,6 @@
 package gemini
 
 import (
-	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -11,62 +9,28 @@ import (
 	"github.com/autoagent-go/autoagent/llm"
 )
 
-// maxErrorBody bounds how much of an error response is read.
-const maxErrorBody = 64 << 10
-
-// errorFromResponse builds the *llm.ProviderError for a non-2xx response
-// and closes its body.
-func errorFromResponse(resp *http.Response) error {
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-	var w wireError
-	var pe *llm.ProviderError
-	if json.Unmarshal(body, &w) == nil && (w.Error.Message != "" || w.Error.Status != "") {
-		pe = errorFromBody(resp.StatusCode, &w.Error, resp.Header.Get("X-Request-Id"))
-	} else {
-		pe = &llm.ProviderError{
-			Provider:  providerName,
-			Status:    resp.StatusCode,
-			Message:   strings.TrimSpace(truncate(string(body), 500)),
-			Retryable: retry.RetryableStatus(resp.StatusCode),
-			RequestID: resp.Header.Get("X-Request-Id"),
-		}
-		if pe.Message == "" {
-			pe.Message = http.StatusText(resp.StatusCode)
-		}
-	}
-	// A RetryInfo in the body is more precise than a header; either is
-	// honoured by the retry policy.
-	if pe.RetryAfter == 0 {
-		pe.RetryAfter = retry.ParseRetryAfter(resp.Header, time.Now())
-	}
-	return pe
-}
-
-// errorFromBody maps a Google API error document:
-// {"error":{"code":429,"message","status":"RESOURCE_EXHAUSTED","details":[
-// {"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"30s"}]}}.
-func errorFromBody(status int, e *wireErrorBody, requestID string) *llm.ProviderError {
-	if status == 0 {
-		status = e.Code
-	}
+// bodyError maps an error Gemini reports inside a 200 stream (a chunk of
+// the form {"error":{"code":503,"message","status":"UNAVAILABLE"}}). HTTP
+// error responses are mapped by the shared parser instead.
+func bodyError(e *wireErrorBody, requestID string) *llm.ProviderError {
 	pe := &llm.ProviderError{
 		Provider:  providerName,
-		Status:    status,
+		Status:    e.Code,
 		Code:      e.Status,
 		Message:   e.Message,
 		RequestID: requestID,
-		Retryable: (status != 0 && retry.RetryableStatus(status)) || retryableStatus(e.Status),
+		Retryable: (e.Code != 0 && retry.RetryableStatus(e.Code)) || retryableStatus(e.Status),
 	}
 	for _, d := range e.Details {
-		if strings.HasSuffix(d.Type, "google.rpc.RetryInfo") && d.RetryDelay != "" {
+		if strings.HasSuffix(d.Type, "google.rpc.RetryInfo") {
+			// A protobuf Duration in JSON: "30s", "1.5s".
 			if dur, err := time.ParseDuration(d.RetryDelay); err == nil && dur > 0 {
 				pe.RetryAfter = dur
 			}
 		}
 	}
 	if pe.Message == "" {
-		pe.Message = http.StatusText(status)
+		pe.Message = http.StatusText(e.Code)
 	}
 	return pe
 }
@@ -82,6 +46,7 @@ func retryableStatus(s string) bool {
 }
 
 func truncate(s string, n int) string {
+	s = strings.TrimSpace(s)
 	if len(s) <= n {
 		return s
 	}

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
+	"net/url"
 	"strings"
+	"time"
+
+	"github.com/autoagent-go/autoagent/internal/httpx"
 )
 
 // Defaults used when the corresponding [Options] field is zero.
@@ -15,11 +18,15 @@ const (
 	// DefaultMaxRetries is how many times a retryable failure (429, 5xx, a
 	// dropped connection) is retried.
 	DefaultMaxRetries = 2
+	// DefaultStreamIdleTimeout ends a stream on which no byte arrived for
+	// this long, so a server that goes silent cannot hang a run.
+	DefaultStreamIdleTimeout = 5 * time.Minute
 )
 
-// ErrNoAPIKey is returned by [New] when no API key was given or found in
-// the environment.
-var ErrNoAPIKey = errors.New("gemini: no API key")
+// ErrNoAPIKey is wrapped by the error of a call made without a key: none in
+// the options, and the environment variable unset. The message names the
+// variable. Nothing is sent then.
+var ErrNoAPIKey = httpx.ErrNoAPIKey
 
 // ErrNoModel is returned when neither the options nor the request name a
 // model.
@@ -34,8 +41,9 @@ var ErrInvalidRequest = errors.New("gemini: invalid request")
 // GEMINI_API_KEY is set and each request names its model.
 type Options struct {
 	// APIKey is sent in the x-goog-api-key header (never in the URL,
-	// where it would end up in logs). When empty it is read from the
-	// environment variable APIKeyEnv.
+	// where it would end up in logs). When empty the key is read from the
+	// environment variable APIKeyEnv at each request, so a key set or
+	// rotated later is picked up.
 	APIKey string
 	// APIKeyEnv names the environment variable holding the key;
 	// DefaultAPIKeyEnv ("GEMINI_API_KEY") when empty.
@@ -46,9 +54,9 @@ type Options struct {
 	// BaseURL replaces DefaultBaseURL (a proxy, a gateway, a test
 	// server). "/models/MODEL:generateContent" is appended to it.
 	BaseURL string
-	// HTTPClient sends every request; one client is kept for the
-	// provider's life so connections are reused. http.DefaultClient when
-	// nil.
+	// HTTPClient sends every request. One client is kept for the
+	// provider's life so connections are reused; when nil the provider
+	// makes its own persistent client. Bound calls with contexts.
 	HTTPClient *http.Client
 	// Headers are added to every request and override the adapter's own.
 	Headers map[string]string
@@ -76,11 +84,17 @@ type Options struct {
 	// RetryInfo of the error body; DefaultMaxRetries when zero, none when
 	// negative. Only the opening of a stream is retried.
 	MaxRetries int
+	// StreamIdleTimeout ends a stream with an error when no byte arrives
+	// for this long; DefaultStreamIdleTimeout when zero, never when
+	// negative.
+	StreamIdleTimeout time.Duration
 }
 
 // config is Options after defaults and validation.
 type config struct {
 	apiKey      string
+	apiKeyEnv   string
+	idleTimeout time.Duration
 	model       string
 	base        string
 	client      *http.Client
@@ -100,22 +114,19 @@ func (o Options) config() (config, error) {
 		extraBody: o.ExtraBody,
 		maxTokens: o.MaxTokens,
 	}
-	if c.apiKey == "" {
-		env := o.APIKeyEnv
-		if env == "" {
-			env = DefaultAPIKeyEnv
-		}
-		c.apiKey = strings.TrimSpace(os.Getenv(env))
-		if c.apiKey == "" {
-			return config{}, fmt.Errorf("%w: set the %s environment variable or Options.APIKey", ErrNoAPIKey, env)
-		}
+	c.apiKeyEnv = o.APIKeyEnv
+	if c.apiKeyEnv == "" {
+		c.apiKeyEnv = DefaultAPIKeyEnv
 	}
 	c.base = strings.TrimRight(o.BaseURL, "/")
 	if c.base == "" {
 		c.base = DefaultBaseURL
 	}
+	if u, err := url.Parse(c.base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return config{}, fmt.Errorf("gemini: BaseURL %q is not an http(s) URL", o.BaseURL)
+	}
 	if c.client == nil {
-		c.client = http.DefaultClient
+		c.client = httpx.NewClient()
 	}
 	if o.MaxTokens < 0 {
 		return config{}, fmt.Errorf("%w: Options.MaxTokens is negative (%d)", ErrInvalidRequest, o.MaxTokens)
@@ -135,5 +146,14 @@ func (o Options) config() (config, error) {
 	default:
 		c.maxAttempts = o.MaxRetries + 1
 	}
+	c.idleTimeout = o.StreamIdleTimeout
+	if c.idleTimeout == 0 {
+		c.idleTimeout = DefaultStreamIdleTimeout
+	}
 	return c, nil
+}
+
+// key resolves the API key for one request.
+func (c *config) key() (string, error) {
+	return httpx.APIKey(providerName, c.apiKey, c.apiKeyEnv)
 }

@@ -1,28 +1,23 @@
 package gemini
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"net/http"
 	"net/url"
 
+	"github.com/autoagent-go/autoagent/internal/httpx"
 	"github.com/autoagent-go/autoagent/internal/retry"
 	"github.com/autoagent-go/autoagent/llm"
 )
 
 const providerName = "gemini"
 
-// maxResponseBody bounds a non-streamed answer.
-const maxResponseBody = 64 << 20
-
 // Provider speaks the Gemini API (generateContent and
 // streamGenerateContent). It is safe for concurrent use; create one per
-// configuration and share it.
+// configuration and share it, so its HTTP connections are reused.
 type Provider struct {
 	cfg   config
 	retry retry.Policy
@@ -30,8 +25,9 @@ type Provider struct {
 
 var _ llm.Provider = (*Provider)(nil)
 
-// New returns a Provider configured by opts. It fails with [ErrNoAPIKey]
-// when no key is given or found in the environment.
+// New returns a Provider configured by opts. It fails only for invalid
+// options (a malformed BaseURL, a negative limit); a missing API key is
+// reported by the first call, naming the environment variable.
 func New(opts Options) (*Provider, error) {
 	cfg, err := opts.config()
 	if err != nil {
@@ -45,8 +41,9 @@ func (p *Provider) Name() string { return providerName }
 
 // Complete sends req to generateContent and returns the whole answer.
 // Failures are *llm.ProviderError (retryable ones already retried, with
-// RetryInfo honoured), ctx.Err() (wrapped) when ctx ends, or an error
-// wrapping [ErrInvalidRequest] or [ErrNoModel] when req cannot be sent.
+// Retry-After and RetryInfo honoured), ctx.Err() (wrapped) when ctx ends,
+// or an error wrapping [ErrNoAPIKey], [ErrNoModel] or [ErrInvalidRequest]
+// when nothing could be sent.
 func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	body, model, err := p.encode(req)
 	if err != nil {
@@ -58,34 +55,30 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 		if err != nil {
 			return err
 		}
-		defer resp.Body.Close()
-		data, err := io.ReadAll(io.LimitReader(resp.Body, maxResponseBody))
-		if err != nil {
-			return transportError(ctx, err)
-		}
 		var w wireResponse
-		if err := json.Unmarshal(data, &w); err != nil {
-			return &llm.ProviderError{Provider: providerName, Message: "response is not valid JSON: " + truncate(string(data), 200), Err: err}
+		if err := httpx.DecodeJSON(providerName, resp, &w); err != nil {
+			if ctx.Err() != nil {
+				return httpx.TransportError(ctx, providerName, err)
+			}
+			return err
 		}
 		a := newAssembler(model)
-		if _, err := a.add(&w); err != nil {
+		if _, err := a.add(&w, httpx.RequestID(resp.Header)); err != nil {
 			return err
 		}
 		_, out = a.result()
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
-	return out, nil
+	return out, err
 }
 
 // Stream sends req to streamGenerateContent?alt=sse and yields text and
 // thought deltas, each function call once complete (Gemini 3 partialArgs
 // are assembled first), and a final StreamDone whose Response carries the
 // thoughtSignatures and usage. Opening the stream is retried like
-// Complete; a stream that breaks after it opened yields an error wrapping
-// [llm.ErrIncompleteStream].
+// Complete; a stream that breaks after it opened (or stays silent for
+// StreamIdleTimeout, or ends without a finishReason) yields one error
+// wrapping [llm.ErrIncompleteStream].
 func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
 	return func(yield func(llm.StreamEvent, error) bool) {
 		body, model, err := p.encode(req)
@@ -93,9 +86,13 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.S
 			yield(llm.StreamEvent{}, err)
 			return
 		}
+		// The idle watchdog cancels this context; cancel also runs when
+		// the iteration ends, closing the connection of a stream the
+		// caller left early.
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
 		var resp *http.Response
 		err = p.retry.Do(ctx, func(ctx context.Context) error {
-			var err error
 			resp, err = p.post(ctx, model, body, true)
 			return err
 		})
@@ -103,13 +100,9 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.S
 			yield(llm.StreamEvent{}, err)
 			return
 		}
-		defer resp.Body.Close()
-		readStream(resp.Body, model, resp.Header.Get("X-Request-Id"), func(ev llm.StreamEvent, err error) bool {
-			if err != nil && ctx.Err() != nil {
-				err = fmt.Errorf("gemini: stream cancelled: %w", context.Cause(ctx))
-			}
-			return yield(ev, err)
-		})
+		rc := httpx.WatchIdle(resp.Body, p.cfg.idleTimeout, cancel)
+		defer rc.Close()
+		readStream(ctx, rc, model, httpx.RequestID(resp.Header), yield)
 	}
 }
 
@@ -125,54 +118,38 @@ func (p *Provider) encode(req *llm.Request) ([]byte, string, error) {
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %v", ErrInvalidRequest, err)
 	}
-	if len(p.cfg.extraBody) > 0 {
-		body, err = mergeBody(body, p.cfg.extraBody)
-		if err != nil {
-			return nil, "", err
-		}
+	body, err = httpx.MergeJSON(body, p.cfg.extraBody)
+	if err != nil {
+		return nil, "", err
 	}
 	return body, model, nil
 }
 
 // post sends one attempt. The key travels in the x-goog-api-key header,
-// never in the URL. A non-2xx answer is returned as its
-// *llm.ProviderError, with the body closed.
+// never in the URL. A non-2xx answer comes back as its *llm.ProviderError
+// (the shared parser reads Google's error document, RetryInfo included).
 func (p *Provider) post(ctx context.Context, model string, body []byte, stream bool) (*http.Response, error) {
+	key, err := p.cfg.key()
+	if err != nil {
+		return nil, err
+	}
 	endpoint := p.cfg.base + "/models/" + url.PathEscape(model)
+	h := http.Header{}
+	h.Set("X-Goog-Api-Key", key)
 	if stream {
 		endpoint += ":streamGenerateContent?alt=sse"
+		h.Set("Accept", "text/event-stream")
 	} else {
 		endpoint += ":generateContent"
-	}
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("gemini: building request: %w", err)
-	}
-	h := hreq.Header
-	h.Set("Content-Type", "application/json")
-	h.Set("X-Goog-Api-Key", p.cfg.apiKey)
-	if stream {
-		h.Set("Accept", "text/event-stream")
 	}
 	for k, v := range p.cfg.headers {
 		h.Set(k, v)
 	}
-	resp, err := p.cfg.client.Do(hreq)
-	if err != nil {
-		return nil, transportError(ctx, err)
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, errorFromResponse(resp)
-	}
-	return resp, nil
-}
-
-// transportError wraps a failure to reach the server or read its answer:
-// retryable, unless ctx ended, in which case the caller gets the context's
-// error.
-func transportError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("gemini: %w", errors.Join(context.Cause(ctx), err))
-	}
-	return &llm.ProviderError{Provider: providerName, Message: err.Error(), Retryable: true, Err: err}
+	return httpx.Post(ctx, httpx.Request{
+		Provider: providerName,
+		Client:   p.cfg.client,
+		URL:      endpoint,
+		Header:   h,
+		Body:     body,
+	})
 }

@@ -39,9 +39,9 @@ func newAssembler(model string) *assembler {
 	}
 }
 
-func (a *assembler) add(w *wireResponse) ([]llm.StreamEvent, error) {
+func (a *assembler) add(w *wireResponse, requestID string) ([]llm.StreamEvent, error) {
 	if w.Error != nil {
-		return nil, errorFromBody(w.Error.Code, w.Error, "")
+		return nil, bodyError(w.Error, requestID)
 	}
 	if w.ModelVersion != "" {
 		a.resp.Model = w.ModelVersion

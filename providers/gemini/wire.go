@@ -123,11 +123,6 @@ type wireUsage struct {
 	TotalTokenCount         *int64 `json:"totalTokenCount"`
 }
 
-// wireError is a Google API error document.
-type wireError struct {
-	Error wireErrorBody `json:"error"`
-}
-
 type wireErrorBody struct {
 	Code    int    `json:"code"`
 	Message string `json:"message"`
