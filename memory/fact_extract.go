@@ -125,8 +125,8 @@ func parseOperations(text string) ([]factOp, error) {
 	var ans struct {
 		Operations *[]json.RawMessage `json:"operations"`
 	}
-	if err := json.Unmarshal([]byte(s), &ans); err != nil {
-		fixed, ok := repairTruncatedJSON(s)
+	if err := decodeFirst(s, &ans); err != nil {
+		fixed, ok := repairTruncatedJSON(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s), "```")))
 		if !ok {
 			return nil, fmt.Errorf("the answer is not the JSON object asked for: %w", err)
 		}
@@ -160,6 +160,12 @@ func parseOperations(text string) ([]factOp, error) {
 		ops = append(ops, op)
 	}
 	return ops, nil
+}
+
+// decodeFirst decodes the first JSON value of s into v, ignoring what
+// follows it (a closing fence, a remark).
+func decodeFirst(s string, v any) error {
+	return json.NewDecoder(strings.NewReader(s)).Decode(v)
 }
 
 // parseID accepts a positive integer or a string holding one. Booleans,

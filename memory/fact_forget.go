@@ -142,7 +142,7 @@ func parseForgetIDs(text string, shown map[int64]bool) (map[int64]bool, error) {
 	var ans struct {
 		Forget *[]json.RawMessage `json:"forget"`
 	}
-	if err := json.Unmarshal([]byte(stripFences(text)), &ans); err != nil {
+	if err := decodeFirst(stripFences(text), &ans); err != nil {
 		return nil, fmt.Errorf("the answer is not the JSON object asked for: %w", err)
 	}
 	if ans.Forget == nil {

@@ -1,0 +1,57 @@
+package memory
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+func TestBM25ScoresByHand(t *testing.T) {
+	x := newBM25Index()
+	x.add(1, "Door code B4729")
+	x.add(2, "the door is red")
+	x.add(3, "cats")
+	x.remove(2)
+	x.add(2, "door is red") // re-added: replaces, never double counts
+	got := x.score("door code")
+
+	// N=3, lengths 3,3,1 (one-letter tokens dropped), avgdl=7/3.
+	idfDoor := math.Log(1 + (3-2+0.5)/(2+0.5))
+	idfCode := math.Log(1 + (3-1+0.5)/(1+0.5))
+	tf := 2.5 / (1 + 1.5*(0.25+0.75*3/(7.0/3)))
+	want := map[int64]float64{1: tf * (idfDoor + idfCode), 2: tf * idfDoor}
+	if len(got) != len(want) {
+		t.Fatalf("scores = %v, want %v", got, want)
+	}
+	for id, w := range want {
+		if math.Abs(got[id]-w) > 1e-12 {
+			t.Errorf("score[%d] = %.15f, want %.15f", id, got[id], w)
+		}
+	}
+	// A repeated query term counts twice.
+	twice := x.score("door door")
+	if math.Abs(twice[2]-2*want[2]) > 1e-12 {
+		t.Errorf("repeated term: %v, want %v", twice[2], 2*want[2])
+	}
+}
+
+func TestTokenize(t *testing.T) {
+	got := tokenize("Métro ligne A, puis B — 9h; Ünïcode-Wörds x2")
+	want := []string{"métro", "ligne", "puis", "9h", "ünïcode", "wörds", "x2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("tokenize = %q, want %q", got, want)
+	}
+}
+
+func TestFuseRRF(t *testing.T) {
+	// 3: 1/61 + 1/63; 1: 1/62 + 1/61; 2: 1/62. Ties break by id.
+	got := fuseRRF([]int64{3, 1, 2}, []int64{1, 2, 3})
+	want := []int64{1, 3, 2}
+	// 1: 1/62+1/61 = 0.03252; 3: 1/61+1/63 = 0.03227; 2: 1/63+1/62 = 0.03200
+	if !slices.Equal(got, want) {
+		t.Errorf("fuseRRF = %v, want %v", got, want)
+	}
+	if got := fuseRRF([]int64{5, 4}, []int64{4, 5}); !slices.Equal(got, []int64{4, 5}) {
+		t.Errorf("equal fused scores must break ties by id: %v", got)
+	}
+}
