@@ -1,0 +1,227 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// ABI is how the host talks to a module.
+type ABI string
+
+// The two tool-module ABIs of DESIGN.md §3.
+const (
+	ABIExtism      ABI = "extism"       // exports describe/call, Extism kernel I/O
+	ABIWASICommand ABI = "wasi-command" // exports _start, JSON on stdin/stdout
+)
+
+// compiledEntry is one compiled module, shared by every Loaded module with
+// the same bytes.
+type compiledEntry struct {
+	sha     string
+	ready   chan struct{} // closed when mod/err are set
+	mod     wazero.CompiledModule
+	abi     ABI
+	minMem  int64    // bytes the module's memory needs at start
+	imports []string // "module.name" of every imported function
+	err     error
+	refs    int
+}
+
+// compile returns the compiled module for b, compiling it once per sha256
+// per process (and once per machine thanks to the disk cache). The caller
+// must release it.
+func (h *Host) compile(ctx context.Context, sha string, b []byte) (*compiledEntry, error) {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil, ErrClosed
+	}
+	e, ok := h.compiled[sha]
+	if ok {
+		e.refs++
+		h.mu.Unlock()
+		select {
+		case <-e.ready:
+		case <-ctx.Done():
+			h.release(e)
+			return nil, ctx.Err()
+		}
+		if e.err != nil {
+			h.release(e)
+			return nil, e.err
+		}
+		return e, nil
+	}
+	e = &compiledEntry{sha: sha, ready: make(chan struct{}), refs: 1}
+	h.compiled[sha] = e
+	h.mu.Unlock()
+
+	e.err = e.build(ctx, h.runtime, b)
+	close(e.ready)
+	if e.err != nil {
+		h.release(e)
+		return nil, e.err
+	}
+	return e, nil
+}
+
+func (e *compiledEntry) build(ctx context.Context, rt wazero.Runtime, b []byte) error {
+	minPages, err := scanMemory(b)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	e.minMem = int64(minPages) << 16
+	mod, err := rt.CompileModule(ctx, b)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	e.mod = mod
+	exports := mod.ExportedFunctions()
+	switch {
+	case exports["call"] != nil:
+		e.abi = ABIExtism
+	case exports["_start"] != nil:
+		e.abi = ABIWASICommand
+	default:
+		_ = mod.Close(ctx)
+		return ErrNoABI
+	}
+	for _, f := range mod.ImportedFunctions() {
+		m, n, _ := f.Import()
+		e.imports = append(e.imports, m+"."+n)
+	}
+	return nil
+}
+
+// release drops one reference; the last one frees the compiled code.
+func (h *Host) release(e *compiledEntry) {
+	h.mu.Lock()
+	e.refs--
+	last := e.refs == 0
+	if last && h.compiled[e.sha] == e {
+		delete(h.compiled, e.sha)
+	}
+	h.mu.Unlock()
+	if last && e.mod != nil {
+		_ = e.mod.Close(context.Background())
+	}
+}
+
+// checkImports verifies every import of the module against what the host
+// provides and what the grants allow, before anything is instantiated.
+func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bool) error {
+	if mems := e.mod.ImportedMemories(); len(mems) > 0 {
+		m, n, _ := mems[0].Import()
+		return &ImportError{Module: name, Import: m + "." + n}
+	}
+	for _, f := range e.mod.ImportedFunctions() {
+		m, n, _ := f.Import()
+		imp := &ImportError{Module: name, Import: m + "." + n}
+		hm := h.runtime.Module(m)
+		if hm == nil || !isHostModule(m) {
+			return imp
+		}
+		def, ok := hm.ExportedFunctionDefinitions()[n]
+		if !ok {
+			return imp
+		}
+		if !sameSignature(def, f) {
+			imp.Detail = fmt.Sprintf("want %s, module has %s", signature(def), signature(f))
+			return imp
+		}
+		if need := capabilityOf(m, n); need != "" && !granted[need] {
+			imp.Need = need
+			return imp
+		}
+	}
+	return nil
+}
+
+func isHostModule(m string) bool {
+	return m == "wasi_snapshot_preview1" || m == envModule || m == userModule
+}
+
+func sameSignature(a, b api.FunctionDefinition) bool {
+	return string(a.ParamTypes()) == string(b.ParamTypes()) && string(a.ResultTypes()) == string(b.ResultTypes())
+}
+
+func signature(f api.FunctionDefinition) string {
+	s := "("
+	for i, t := range f.ParamTypes() {
+		if i > 0 {
+			s += ", "
+		}
+		s += api.ValueTypeName(t)
+	}
+	s += ")"
+	if r := f.ResultTypes(); len(r) > 0 {
+		s += " -> "
+		for i, t := range r {
+			if i > 0 {
+				s += ", "
+			}
+			s += api.ValueTypeName(t)
+		}
+	}
+	return s
+}
+
+var errBadBinary = errors.New("truncated or malformed section")
+
+// scanMemory returns the initial page count of the module's memory (0 when
+// it has none). It reads the binary itself because wazero exposes memory
+// limits only for exported memories, and a module must be refused before
+// an instance tries to allocate more than its limit.
+func scanMemory(b []byte) (uint32, error) {
+	if len(b) < 8 || string(b[:4]) != "\x00asm" {
+		return 0, errors.New("missing the \\0asm header")
+	}
+	p := 8
+	for p < len(b) {
+		id := b[p]
+		p++
+		size, n := uleb(b[p:])
+		if n == 0 || uint64(len(b)-p-n) < size {
+			return 0, errBadBinary
+		}
+		p += n
+		body := b[p : p+int(size)]
+		p += int(size)
+		if id != 5 { // memory section
+			continue
+		}
+		count, n := uleb(body)
+		if n == 0 || count == 0 {
+			return 0, nil
+		}
+		body = body[n:]
+		if len(body) < 1 {
+			return 0, errBadBinary
+		}
+		min, n := uleb(body[1:])
+		if n == 0 || min > 65536 {
+			return 0, errBadBinary
+		}
+		return uint32(min), nil
+	}
+	return 0, nil
+}
+
+// uleb decodes an unsigned LEB128, returning 0 bytes read when malformed.
+func uleb(b []byte) (uint64, int) {
+	var v uint64
+	for i := 0; i < len(b) && i < 10; i++ {
+		v |= uint64(b[i]&0x7f) << (7 * i)
+		if b[i]&0x80 == 0 {
+			return v, i + 1
+		}
+	}
+	return 0, 0
+}

@@ -1,0 +1,97 @@
+package host
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// Description is a module's describe document (DESIGN.md §3): the tools it
+// offers and the capabilities it asks for. It is what the module's
+// `describe` export returns, or what its sidecar NAME.tool.json holds.
+type Description struct {
+	Tools []ToolDescription `json:"tools"`
+	// Capabilities are the grant strings the module asks for; a person
+	// approves some or all of them. None when absent.
+	Capabilities []string `json:"capabilities,omitempty"`
+}
+
+// ToolDescription is one tool of a module, in MCP's Tool shape.
+type ToolDescription struct {
+	Name         string          `json:"name"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  *Annotations    `json:"annotations,omitempty"`
+}
+
+// Annotations are MCP's tool annotations: hints from the module's author.
+// A nil field is absent. The host uses them only to add flags, never to
+// remove what the module's grants imply (see [Loaded.Tools]).
+type Annotations struct {
+	Title           string `json:"title,omitempty"`
+	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`
+	DestructiveHint *bool  `json:"destructiveHint,omitempty"`
+	IdempotentHint  *bool  `json:"idempotentHint,omitempty"`
+	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
+}
+
+// RequestedGrants parses Capabilities.
+func (d Description) RequestedGrants() ([]manifest.Grant, error) {
+	return manifest.ParseGrants(d.Capabilities)
+}
+
+// maxDescribe bounds a describe document.
+const maxDescribe = 1 << 20
+
+// parseDescription decodes and validates a describe document, returning
+// the compiled input and output schemas of each tool.
+func parseDescription(raw []byte) (Description, []*tool.Schema, []*tool.Schema, error) {
+	bad := func(format string, args ...any) (Description, []*tool.Schema, []*tool.Schema, error) {
+		return Description{}, nil, nil, fmt.Errorf("%w: %s", ErrDescribe, fmt.Sprintf(format, args...))
+	}
+	if len(raw) > maxDescribe {
+		return bad("%d bytes, more than the %d allowed", len(raw), maxDescribe)
+	}
+	var d Description
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&d); err != nil {
+		return bad("not a JSON object {\"tools\":[...]}: %v", err)
+	}
+	if dec.More() {
+		return bad("trailing data after the JSON object")
+	}
+	if len(d.Tools) == 0 {
+		return bad("no tools")
+	}
+	if _, err := d.RequestedGrants(); err != nil {
+		return bad("capabilities: %v", err)
+	}
+	in := make([]*tool.Schema, len(d.Tools))
+	out := make([]*tool.Schema, len(d.Tools))
+	seen := map[string]bool{}
+	for i, t := range d.Tools {
+		if !tool.ValidName(t.Name) {
+			return bad("tool %d: invalid name %q: want 1-64 letters, digits, '_' or '-'", i, t.Name)
+		}
+		if seen[t.Name] {
+			return bad("tool %q described twice", t.Name)
+		}
+		seen[t.Name] = true
+		s, err := tool.CompileSchema(t.InputSchema)
+		if err != nil {
+			return bad("tool %q: inputSchema: %v", t.Name, err)
+		}
+		in[i] = s
+		d.Tools[i].InputSchema = s.JSON()
+		if len(bytes.TrimSpace(t.OutputSchema)) > 0 {
+			if out[i], err = tool.CompileSchema(t.OutputSchema); err != nil {
+				return bad("tool %q: outputSchema: %v", t.Name, err)
+			}
+		}
+	}
+	return d, in, out, nil
+}

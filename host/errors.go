@@ -1,0 +1,66 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Sentinel errors. Match them with errors.Is.
+var (
+	// ErrMalformed is wrapped by the error Load and Inspect return for bytes
+	// that are not a valid WebAssembly module.
+	ErrMalformed = errors.New("host: not a valid WebAssembly module")
+	// ErrNoABI is wrapped when a module exports neither `call` (the Extism
+	// plugin ABI) nor `_start` (the WASI command ABI).
+	ErrNoABI = errors.New("host: module exports neither call (Extism plugin) nor _start (WASI command)")
+	// ErrDescribe is wrapped when a module's describe document is missing,
+	// fails or is invalid.
+	ErrDescribe = errors.New("host: invalid describe document")
+	// ErrClosed is returned by calls on a closed Host or Loaded module.
+	ErrClosed = errors.New("host: closed")
+)
+
+// ImportError reports a module that imports a host function it may not
+// use: one that needs a grant the module was not given, or one this host
+// does not provide at all. Load fails with it before anything runs.
+type ImportError struct {
+	Module string // the module's name
+	Import string // "extism:host/env.http_request"
+	// Need is the grant kind the import requires ("net", "kv", "tools"),
+	// or "" when the host does not provide the import at all.
+	Need string
+	// Detail explains a signature mismatch, when that is the problem.
+	Detail string
+}
+
+func (e *ImportError) Error() string {
+	switch {
+	case e.Detail != "":
+		return fmt.Sprintf("host: module %q imports %s with the wrong signature: %s", e.Module, e.Import, e.Detail)
+	case e.Need != "":
+		return fmt.Sprintf("host: module %q imports %s, which needs a %s: grant it was not given", e.Module, e.Import, e.Need)
+	}
+	return fmt.Sprintf("host: module %q imports %s, which this host does not provide (a tool may import wasi_snapshot_preview1 and the functions of host/ABI.md)", e.Module, e.Import)
+}
+
+// DeniedError reports an action a module tried without the grant that
+// allows it (a request to an un-granted host, a private address, a kv
+// namespace it was not given). The call that tried it ends with this error
+// as its result.
+type DeniedError struct {
+	Kind   string // the grant kind involved: "net", "kv", "tools"
+	Action string // what was tried, e.g. "request to http://127.0.0.1:8080/"
+	Reason string // why it was refused and what would allow it
+}
+
+func (e *DeniedError) Error() string {
+	return fmt.Sprintf("%s: %s refused: %s", e.Kind, e.Action, e.Reason)
+}
+
+// TrapError reports a module that crashed: an `unreachable`, an
+// out-of-bounds access, a stack overflow, a bad call into the host.
+type TrapError struct {
+	Reason string // the first line of the runtime's message
+}
+
+func (e *TrapError) Error() string { return "tool crashed: " + e.Reason }

@@ -1,0 +1,63 @@
+package host
+
+import (
+	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// flagsFor derives a tool's flags from what its module was granted and
+// from its author's annotations. Grants are the truth (a module can only
+// reach the outside through them), so annotations may add a flag but never
+// remove one a grant implies:
+//
+//   - Egress: the module holds a net: grant (the host's HTTP function is
+//     its only way to send data out).
+//   - Untrusted: the module holds a net:, fs.read: or fs.write: grant (its
+//     results can carry content written by others), or the author set
+//     openWorldHint: true.
+//   - Idempotent: the module holds no grant with effects outside the call
+//     (net, fs.write, kv, tools): it is a pure function of its arguments,
+//     since clock and randomness are fixed without grants; or the author set
+//     idempotentHint or readOnlyHint.
+//   - Permissions: the grant strings, plus "network", "filesystem.read",
+//     "filesystem.write" labels that policies written for the Python
+//     library match on.
+func flagsFor(grants []manifest.Grant, a *Annotations) tool.Flags {
+	var f tool.Flags
+	effects := false
+	labels := map[string]bool{}
+	for _, g := range grants {
+		f.Permissions = append(f.Permissions, g.String())
+		switch g.Kind {
+		case manifest.KindNet:
+			f.Egress, f.Untrusted, effects = true, true, true
+			labels["network"] = true
+		case manifest.KindFSRead:
+			f.Untrusted = true
+			labels["filesystem.read"] = true
+		case manifest.KindFSWrite:
+			f.Untrusted, effects = true, true
+			labels["filesystem.read"] = true
+			labels["filesystem.write"] = true
+		case manifest.KindKV, manifest.KindTools:
+			effects = true
+		}
+	}
+	for _, l := range []string{"network", "filesystem.read", "filesystem.write"} {
+		if labels[l] {
+			f.Permissions = append(f.Permissions, l)
+		}
+	}
+	f.Idempotent = !effects
+	if a != nil {
+		if isTrue(a.OpenWorldHint) {
+			f.Untrusted = true
+		}
+		if isTrue(a.IdempotentHint) || isTrue(a.ReadOnlyHint) {
+			f.Idempotent = true
+		}
+	}
+	return f
+}
+
+func isTrue(b *bool) bool { return b != nil && *b }

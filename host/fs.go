@@ -1,0 +1,302 @@
+package host
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
+	"github.com/tetratelabs/wazero/experimental/sysfs"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// rootFS is a preopened directory backed by os.Root, so `..` and symlinks
+// cannot leave it: the kernel resolves every path component under the
+// root (openat without following links out). wazero's own DirFS joins
+// paths and follows symlinks wherever they point, which would let a
+// symlink inside a granted directory reach the whole disk.
+type rootFS struct {
+	experimentalsys.UnimplementedFS
+	root     *os.Root
+	readOnly bool
+}
+
+// mountRoot adds root at guestPath (the host path, so the guest sees the
+// same paths the person granted).
+func mountRoot(c wazero.FSConfig, root *os.Root, guestPath string, readOnly bool) wazero.FSConfig {
+	return c.(sysfs.FSConfig).WithSysFSMount(&rootFS{root: root, readOnly: readOnly}, guestPath)
+}
+
+// rel turns a guest path relative to the mount into a name for os.Root.
+func rel(p string) string {
+	p = strings.TrimLeft(p, "/")
+	if p == "" {
+		return "."
+	}
+	return p
+}
+
+// errno maps an os error to WASI's, treating a path that escapes the root
+// (os.Root's non-errno error) as a permission error.
+func errno(err error) experimentalsys.Errno {
+	if err == nil {
+		return 0
+	}
+	var se syscall.Errno
+	switch {
+	case errors.As(err, &se),
+		errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrExist),
+		errors.Is(err, fs.ErrPermission), errors.Is(err, fs.ErrClosed), errors.Is(err, fs.ErrInvalid):
+		return experimentalsys.UnwrapOSError(err)
+	}
+	return experimentalsys.EPERM
+}
+
+const writeFlags = experimentalsys.O_RDWR | experimentalsys.O_WRONLY | experimentalsys.O_CREAT |
+	experimentalsys.O_TRUNC | experimentalsys.O_APPEND | experimentalsys.O_EXCL
+
+func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
+	if r.readOnly && flag&writeFlags != 0 {
+		return nil, experimentalsys.EROFS
+	}
+	name := rel(p)
+	if flag&experimentalsys.O_NOFOLLOW != 0 {
+		if fi, err := r.root.Lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, experimentalsys.ELOOP
+		}
+	}
+	var of int
+	switch flag & (experimentalsys.O_RDWR | experimentalsys.O_WRONLY) {
+	case experimentalsys.O_RDWR:
+		of = os.O_RDWR
+	case experimentalsys.O_WRONLY:
+		of = os.O_WRONLY
+	default:
+		of = os.O_RDONLY
+	}
+	for _, m := range []struct {
+		w experimentalsys.Oflag
+		o int
+	}{{experimentalsys.O_APPEND, os.O_APPEND}, {experimentalsys.O_CREAT, os.O_CREATE},
+		{experimentalsys.O_EXCL, os.O_EXCL}, {experimentalsys.O_SYNC, os.O_SYNC}, {experimentalsys.O_TRUNC, os.O_TRUNC}} {
+		if flag&m.w != 0 {
+			of |= m.o
+		}
+	}
+	f, err := r.root.OpenFile(name, of, perm)
+	if err != nil {
+		return nil, errno(err)
+	}
+	rf, e := newRootFile(r, name, f, of)
+	if e != 0 {
+		return nil, e
+	}
+	if flag&experimentalsys.O_DIRECTORY != 0 {
+		if dir, e := rf.IsDir(); e != 0 || !dir {
+			_ = rf.Close()
+			if e == 0 {
+				e = experimentalsys.ENOTDIR
+			}
+			return nil, e
+		}
+	}
+	return rf, 0
+}
+
+func (r *rootFS) Lstat(p string) (sys.Stat_t, experimentalsys.Errno) {
+	fi, err := r.root.Lstat(rel(p))
+	if err != nil {
+		return sys.Stat_t{}, errno(err)
+	}
+	return sys.NewStat_t(fi), 0
+}
+
+func (r *rootFS) Stat(p string) (sys.Stat_t, experimentalsys.Errno) {
+	fi, err := r.root.Stat(rel(p))
+	if err != nil {
+		return sys.Stat_t{}, errno(err)
+	}
+	return sys.NewStat_t(fi), 0
+}
+
+func (r *rootFS) Mkdir(p string, perm fs.FileMode) experimentalsys.Errno {
+	if r.readOnly {
+		return experimentalsys.EROFS
+	}
+	return errno(r.root.Mkdir(rel(p), perm))
+}
+
+func (r *rootFS) Chmod(p string, perm fs.FileMode) experimentalsys.Errno {
+	if r.readOnly {
+		return experimentalsys.EROFS
+	}
+	return errno(r.root.Chmod(rel(p), perm))
+}
+
+func (r *rootFS) Rename(from, to string) experimentalsys.Errno {
+	if r.readOnly {
+		return experimentalsys.EROFS
+	}
+	return errno(r.root.Rename(rel(from), rel(to)))
+}
+
+func (r *rootFS) Rmdir(p string) experimentalsys.Errno {
+	if r.readOnly {
+		return experimentalsys.EROFS
+	}
+	fi, err := r.root.Lstat(rel(p))
+	if err != nil {
+		return errno(err)
+	}
+	if !fi.IsDir() {
+		return experimentalsys.ENOTDIR
+	}
+	return errno(r.root.Remove(rel(p)))
+}
+
+func (r *rootFS) Unlink(p string) experimentalsys.Errno {
+	if r.readOnly {
+		return experimentalsys.EROFS
+	}
+	fi, err := r.root.Lstat(rel(p))
+	if err != nil {
+		return errno(err)
+	}
+	if fi.IsDir() {
+		return experimentalsys.EISDIR
+	}
+	return errno(r.root.Remove(rel(p)))
+}
+
+func (r *rootFS) Link(oldPath, newPath string) experimentalsys.Errno {
+	if r.readOnly {
+		return experimentalsys.EROFS
+	}
+	return errno(r.root.Link(rel(oldPath), rel(newPath)))
+}
+
+// Symlink refuses targets that leave the directory: os.Root would refuse
+// to follow them anyway, but another program reading the directory later
+// would not.
+func (r *rootFS) Symlink(target, link string) experimentalsys.Errno {
+	if r.readOnly {
+		return experimentalsys.EROFS
+	}
+	if path.IsAbs(target) {
+		return experimentalsys.EPERM
+	}
+	resolved := path.Join(path.Dir(rel(link)), target)
+	if resolved == ".." || strings.HasPrefix(resolved, "../") {
+		return experimentalsys.EPERM
+	}
+	return errno(r.root.Symlink(target, rel(link)))
+}
+
+func (r *rootFS) Readlink(p string) (string, experimentalsys.Errno) {
+	s, err := r.root.Readlink(rel(p))
+	if err != nil {
+		return "", errno(err)
+	}
+	return s, 0
+}
+
+func (r *rootFS) Utimens(p string, atim, mtim int64) experimentalsys.Errno {
+	if r.readOnly {
+		return experimentalsys.EROFS
+	}
+	return errno(r.root.Chtimes(rel(p), utime(atim), utime(mtim)))
+}
+
+// utime converts a WASI timestamp; UTIME_OMIT becomes the zero time, which
+// Chtimes leaves unchanged.
+func utime(ns int64) time.Time {
+	if ns == experimentalsys.UTIME_OMIT {
+		return time.Time{}
+	}
+	return time.Unix(0, ns)
+}
+
+// rootFile is a file opened under a rootFS. Reading, seeking and listing
+// come from wazero's adapter over the *os.File (so directory rewinds reopen
+// through the root too); rootFile adds what the adapter lacks for a
+// writable file.
+type rootFile struct {
+	experimentalsys.File
+	fs   *rootFS
+	name string
+	f    *os.File
+	flag int
+}
+
+// newRootFile wraps f, already opened under the root with the guest's
+// flags.
+func newRootFile(r *rootFS, name string, f *os.File, flag int) (*rootFile, experimentalsys.Errno) {
+	adapted, e := (&sysfs.AdaptFS{FS: &openedFS{root: r.root, first: f}}).OpenFile(name, experimentalsys.O_RDONLY, 0)
+	if e != 0 {
+		_ = f.Close()
+		return nil, e
+	}
+	return &rootFile{File: adapted, fs: r, name: name, f: f, flag: flag}, 0
+}
+
+// openedFS hands wazero's adapter the file the root already opened, and
+// reopens through the root afterwards (a directory rewind).
+type openedFS struct {
+	root  *os.Root
+	first *os.File
+}
+
+func (o *openedFS) Open(name string) (fs.File, error) {
+	if f := o.first; f != nil {
+		o.first = nil
+		return f, nil
+	}
+	return o.root.Open(name)
+}
+
+func (f *rootFile) IsAppend() bool { return f.flag&os.O_APPEND != 0 }
+
+func (f *rootFile) SetAppend(enable bool) experimentalsys.Errno {
+	if enable == f.IsAppend() {
+		return 0
+	}
+	return experimentalsys.ENOSYS
+}
+
+func (f *rootFile) Write(buf []byte) (int, experimentalsys.Errno) {
+	if f.fs.readOnly {
+		return 0, experimentalsys.EBADF
+	}
+	n, err := f.f.Write(buf)
+	return n, errno(err)
+}
+
+func (f *rootFile) Pwrite(buf []byte, off int64) (int, experimentalsys.Errno) {
+	if f.fs.readOnly {
+		return 0, experimentalsys.EBADF
+	}
+	n, err := f.f.WriteAt(buf, off)
+	return n, errno(err)
+}
+
+func (f *rootFile) Truncate(size int64) experimentalsys.Errno {
+	if f.fs.readOnly {
+		return experimentalsys.EBADF
+	}
+	return errno(f.f.Truncate(size))
+}
+
+func (f *rootFile) Sync() experimentalsys.Errno     { return errno(f.f.Sync()) }
+func (f *rootFile) Datasync() experimentalsys.Errno { return errno(f.f.Sync()) }
+
+func (f *rootFile) Utimens(atim, mtim int64) experimentalsys.Errno {
+	if f.fs.readOnly {
+		return experimentalsys.EROFS
+	}
+	return errno(f.fs.root.Chtimes(f.name, utime(atim), utime(mtim)))
+}

@@ -1,0 +1,176 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// Options configure a [Host]. The zero value works: compiled modules are
+// cached under the user cache directory, kv stores live under the user
+// data directory, limits are [DefaultLimits], two instances per module are
+// kept ready, and nothing is observed.
+type Options struct {
+	// CacheDir holds compiled machine code across processes, keyed by the
+	// module's hash and the runtime version, written atomically so
+	// concurrent processes may share it. Empty means
+	// os.UserCacheDir()/autoagent/wazero; when that cannot be created the
+	// cache is in memory only.
+	CacheDir string
+	// NoDiskCache keeps compiled code in memory only.
+	NoDiskCache bool
+	// KVDir holds the kv: stores, one file per namespace. Empty means
+	// $XDG_DATA_HOME/autoagent/kv, else ~/.local/share/autoagent/kv (the
+	// user config directory on macOS and Windows).
+	KVDir string
+	// Limits are the defaults for every module's zero limits; zero fields
+	// take DefaultLimits.
+	Limits Limits
+	// PoolSize is how many pre-initialised instances each module keeps
+	// ready so a call rarely waits for instantiation. 0 means 2; a negative
+	// value disables the pool (every call instantiates).
+	PoolSize int
+	// OnCall, when set, receives a record of every sandboxed call, after
+	// the call. It is called from the calling goroutine and must be safe
+	// for concurrent use. Bridge it to the trace package.
+	OnCall func(CallRecord)
+	// Logger receives guests' log_* messages (with attributes module and
+	// tool). Nil discards them.
+	Logger *slog.Logger
+	// LookupEnv reads host environment variables for env: grants. Nil
+	// means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+	// Resolver resolves host names for the HTTP function. Nil means
+	// net.DefaultResolver. Every resolved address is checked before it is
+	// dialled.
+	Resolver *net.Resolver
+	// CallTool dispatches a guest's tool_call to a host tool named by a
+	// tools: grant. The embedding application routes it through the same
+	// policy, taint and approval gates as a call from the model; ctx is the
+	// context of the sandboxed call. Nil refuses every tool_call.
+	CallTool func(ctx context.Context, c tool.Call) (tool.Result, error)
+
+	// noDeadlines turns off the runtime's close-on-context-done checks;
+	// only the overhead benchmark uses it.
+	noDeadlines bool
+}
+
+// Host runs sandboxed tool modules. Create one per process with [New] and
+// share it: it is safe for concurrent use, compiles each distinct module
+// once, and owns the runtime every module runs in.
+type Host struct {
+	opts    Options
+	limits  Limits
+	runtime wazero.Runtime
+	cache   wazero.CompilationCache
+	kv      *kvStores
+
+	mu       sync.Mutex
+	compiled map[string]*compiledEntry // by sha256
+	closed   bool
+}
+
+// New returns a Host configured by opts.
+func New(ctx context.Context, opts Options) (*Host, error) {
+	limits := opts.Limits.withDefaults(DefaultLimits)
+	if err := limits.validate(); err != nil {
+		return nil, err
+	}
+	if opts.PoolSize == 0 {
+		opts.PoolSize = 2
+	}
+	if opts.LookupEnv == nil {
+		opts.LookupEnv = os.LookupEnv
+	}
+	if opts.Resolver == nil {
+		opts.Resolver = net.DefaultResolver
+	}
+	cache, err := newCompilationCache(opts)
+	if err != nil {
+		return nil, err
+	}
+	cfg := wazero.NewRuntimeConfig().
+		WithCompilationCache(cache).
+		WithCloseOnContextDone(!opts.noDeadlines)
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+	h := &Host{
+		opts:     opts,
+		limits:   limits,
+		runtime:  rt,
+		cache:    cache,
+		kv:       newKVStores(opts.KVDir),
+		compiled: map[string]*compiledEntry{},
+	}
+	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+		_ = rt.Close(ctx)
+		return nil, fmt.Errorf("host: instantiating WASI: %w", err)
+	}
+	if err := instantiateHostModules(ctx, rt); err != nil {
+		_ = rt.Close(ctx)
+		return nil, err
+	}
+	return h, nil
+}
+
+// newCompilationCache opens the on-disk cache, falling back to memory when
+// the directory cannot be used (a read-only home must not stop the host).
+func newCompilationCache(opts Options) (wazero.CompilationCache, error) {
+	if opts.NoDiskCache {
+		return wazero.NewCompilationCache(), nil
+	}
+	dir := opts.CacheDir
+	if dir == "" {
+		base, err := os.UserCacheDir()
+		if err != nil {
+			return wazero.NewCompilationCache(), nil
+		}
+		dir = filepath.Join(base, "autoagent", "wazero")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return wazero.NewCompilationCache(), nil
+		}
+	}
+	c, err := wazero.NewCompilationCacheWithDir(dir)
+	if err != nil {
+		if opts.CacheDir != "" {
+			return nil, fmt.Errorf("host: compilation cache %s: %w", dir, err)
+		}
+		return wazero.NewCompilationCache(), nil
+	}
+	return c, nil
+}
+
+// Close stops the runtime: every loaded module is closed and calls in
+// flight end with an error.
+func (h *Host) Close(ctx context.Context) error {
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		return nil
+	}
+	h.closed = true
+	h.mu.Unlock()
+	err := h.runtime.Close(ctx)
+	return errors.Join(err, h.cache.Close(ctx))
+}
+
+// Limits returns the host's default limits.
+func (h *Host) Limits() Limits { return h.limits }
+
+// Hash returns the hex sha256 of b, the digest the host, the manifest and
+// the CLI name a module by.
+func Hash(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}

@@ -1,0 +1,357 @@
+package host
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	mrand "math/rand/v2"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// instanceKey finds the running instance in a host function's context.
+type instanceKey struct{}
+
+// instance is one instantiation of a module. It serves one call (or, for
+// a module with Reuse, calls one after another), never two at once.
+type instance struct {
+	l      *Loaded
+	limits Limits
+	mod    api.Module
+	linear *linearMemory
+	k      kernel
+	fn     api.Function // `call` (Extism) or `_start` (WASI command)
+
+	stdin  swapReader
+	stdout cappedBuffer
+	stderr cappedBuffer
+
+	// Per-call state, reset by begin.
+	ctx        context.Context
+	tool       string
+	abort      error // the first host-side failure of the call
+	exceeded   *LimitError
+	used       map[string]bool
+	denied     []string
+	peak       int64
+	logs       int
+	httpStatus int32
+	httpHdrs   http.Header
+	describing bool
+	clockUsed  bool
+	randUsed   bool
+	pooled     bool
+}
+
+// fail records err as the reason the call ends and unwinds the guest.
+func (inst *instance) fail(err error) {
+	if inst.abort == nil {
+		inst.abort = err
+	}
+	panic(err)
+}
+
+// deny records and fails with a refusal.
+func (inst *instance) deny(err *DeniedError) {
+	inst.denied = append(inst.denied, err.Error())
+	inst.fail(err)
+}
+
+func (inst *instance) use(grant string) {
+	if inst.used == nil {
+		inst.used = map[string]bool{}
+	}
+	inst.used[grant] = true
+}
+
+func (inst *instance) notePeak() {
+	if n := inst.linear.size() + int64(len(inst.k.mem)); n > inst.peak {
+		inst.peak = n
+	}
+}
+
+// newInstance instantiates and initialises the module. describing
+// instances get no capabilities at all.
+func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, error) {
+	inst := &instance{l: l, limits: l.limits, describing: describing}
+	inst.k.mem = make([]byte, blockAlign, 4096)
+	inst.k.blocks = map[uint64]uint64{}
+	inst.stdout.limit = l.limits.Output
+	inst.stdout.strict = true
+	inst.stderr.limit = maxStderr
+	cfg := l.moduleConfig(inst, describing)
+
+	ctx, cancel := context.WithTimeout(ctx, l.limits.Timeout)
+	defer cancel()
+	inst.begin(ctx, "")
+	ictx := experimental.WithMemoryAllocator(ctx, inst)
+	ictx = context.WithValue(ictx, instanceKey{}, inst)
+	mod, err := l.h.runtime.InstantiateModule(ictx, l.entry.mod, cfg)
+	if err != nil {
+		return nil, inst.classify(ctx, fmt.Errorf("instantiating: %w", err))
+	}
+	inst.mod = mod
+	if l.entry.abi == ABIExtism {
+		inst.fn = mod.ExportedFunction("call")
+		if err := inst.initialise(ictx); err != nil {
+			_ = mod.Close(context.Background())
+			return nil, inst.classify(ctx, fmt.Errorf("initialising: %w", err))
+		}
+	} else {
+		inst.fn = mod.ExportedFunction("_start")
+	}
+	return inst, nil
+}
+
+// initialise runs the guest runtime's initialiser, as Extism hosts do.
+func (inst *instance) initialise(ctx context.Context) error {
+	m := inst.mod
+	noParams := func(name string) api.Function {
+		f := m.ExportedFunction(name)
+		if f == nil || len(f.Definition().ParamTypes()) != 0 {
+			return nil
+		}
+		return f
+	}
+	if f := noParams("_initialize"); f != nil {
+		if _, err := f.Call(ctx); err != nil {
+			return err
+		}
+	} else if f := noParams("__wasm_call_ctors"); f != nil {
+		if _, err := f.Call(ctx); err != nil {
+			return err
+		}
+	}
+	if f := m.ExportedFunction("hs_init"); f != nil && len(f.Definition().ParamTypes()) == 2 {
+		if _, err := f.Call(ctx, 0, 0); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// begin resets the per-call state.
+func (inst *instance) begin(ctx context.Context, toolName string) {
+	inst.ctx = ctx
+	inst.tool = toolName
+	inst.abort, inst.exceeded = nil, nil
+	inst.used, inst.denied = nil, nil
+	inst.logs = 0
+	inst.httpStatus, inst.httpHdrs = 0, nil
+	inst.clockUsed, inst.randUsed = false, false
+	inst.peak = 0
+	inst.notePeak()
+}
+
+func (inst *instance) close() {
+	if inst.mod != nil {
+		_ = inst.mod.Close(context.Background())
+	}
+}
+
+// classify turns what ended a call into the error the model sees: the
+// host's own reason first (a limit, a refusal), then the deadline, then the
+// runtime's error.
+func (inst *instance) classify(ctx context.Context, err error) error {
+	if inst.abort != nil {
+		return inst.abort
+	}
+	if inst.exceeded != nil {
+		return inst.exceeded
+	}
+	if inst.stdout.overflow {
+		return limitErr(LimitOutput, inst.limits.Output)
+	}
+	var exit *sys.ExitError
+	if errors.As(err, &exit) {
+		switch exit.ExitCode() {
+		case sys.ExitCodeDeadlineExceeded:
+			return timeLimitErr(inst.limits.Timeout)
+		case sys.ExitCodeContextCanceled:
+			return context.Canceled
+		}
+	}
+	if ctx.Err() == context.DeadlineExceeded {
+		return timeLimitErr(inst.limits.Timeout)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err == nil {
+		return nil
+	}
+	return &TrapError{Reason: trapReason(err)}
+}
+
+// trapReason keeps the first line of a runtime error, without wazero's
+// "wasm error: " prefix; the stack trace that follows is for debugging the
+// guest, not for the model.
+func trapReason(err error) string {
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	msg = strings.TrimPrefix(msg, "instantiating: ")
+	msg = strings.TrimPrefix(msg, "initialising: ")
+	msg = strings.TrimPrefix(msg, "wasm error: ")
+	return msg
+}
+
+// moduleConfig is the WASI view of the module's grants.
+func (l *Loaded) moduleConfig(inst *instance, describing bool) wazero.ModuleConfig {
+	cfg := wazero.NewModuleConfig().
+		WithName("").
+		WithStartFunctions().
+		WithArgs(l.name).
+		WithStdin(&inst.stdin).
+		WithStdout(&inst.stdout).
+		WithStderr(&inst.stderr)
+	if describing {
+		cfg = cfg.WithWalltime(fakeWalltime(), sys.ClockResolution(time.Millisecond)).
+			WithNanotime(fakeNanotime(), sys.ClockResolution(time.Millisecond)).
+			WithRandSource(newFakeRand())
+		return cfg
+	}
+	for _, kv := range l.env {
+		cfg = cfg.WithEnv(kv[0], kv[1])
+	}
+	if l.fsConfig != nil {
+		cfg = cfg.WithFSConfig(l.fsConfig)
+	}
+	if l.has["clock"] {
+		cfg = cfg.WithWalltime(func() (int64, int32) {
+			inst.clockUsed = true
+			t := time.Now()
+			return t.Unix(), int32(t.Nanosecond())
+		}, sys.ClockResolution(time.Microsecond)).
+			WithNanotime(func() int64 {
+				inst.clockUsed = true
+				return time.Since(processStart).Nanoseconds()
+			}, sys.ClockResolution(time.Microsecond)).
+			WithNanosleep(inst.sleep)
+	} else {
+		cfg = cfg.WithWalltime(fakeWalltime(), sys.ClockResolution(time.Millisecond)).
+			WithNanotime(fakeNanotime(), sys.ClockResolution(time.Millisecond))
+	}
+	if l.has["random"] {
+		cfg = cfg.WithRandSource(readerFunc(func(p []byte) (int, error) {
+			inst.randUsed = true
+			return rand.Read(p)
+		}))
+	} else {
+		cfg = cfg.WithRandSource(newFakeRand())
+	}
+	return cfg
+}
+
+var processStart = time.Now()
+
+// sleep is the real-clock nanosleep; it ends early when the call does, so
+// a sleeping guest cannot outlive its time limit.
+func (inst *instance) sleep(ns int64) {
+	inst.clockUsed = true
+	ctx := inst.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	t := time.NewTimer(time.Duration(ns))
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
+	}
+}
+
+// fakeEpoch is the wall time a module without the clock grant sees first.
+var fakeEpoch = time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
+
+// fakeWalltime starts at fakeEpoch and advances 1 ms per reading, so time
+// moves forward (loops waiting for it end) but every run sees the same.
+func fakeWalltime() sys.Walltime {
+	t := fakeEpoch - int64(time.Millisecond)
+	return func() (int64, int32) {
+		t += int64(time.Millisecond)
+		return t / 1e9, int32(t % 1e9)
+	}
+}
+
+func fakeNanotime() sys.Nanotime {
+	t := -int64(time.Millisecond)
+	return func() int64 {
+		t += int64(time.Millisecond)
+		return t
+	}
+}
+
+// fakeSeed seeds the generator of modules without the random grant.
+var fakeSeed = [32]byte{'a', 'u', 't', 'o', 'a', 'g', 'e', 'n', 't'}
+
+func newFakeRand() io.Reader { return mrand.NewChaCha8(fakeSeed) }
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
+
+// swapReader is an instance's stdin: the call input of the current call.
+type swapReader struct{ r io.Reader }
+
+func (s *swapReader) Read(p []byte) (int, error) {
+	if s.r == nil {
+		return 0, io.EOF
+	}
+	return s.r.Read(p)
+}
+
+const maxStderr = 64 << 10
+
+// cappedBuffer keeps at most limit bytes and remembers that more came.
+// For stdout (strict) a write past the limit fails and ends the call at
+// once, so a guest flooding its output does not run until its deadline;
+// stderr just drops the excess.
+type cappedBuffer struct {
+	buf      []byte
+	limit    int64
+	strict   bool
+	overflow bool
+	stop     context.CancelFunc // ends the current call
+}
+
+var errOutputLimit = errors.New("output limit reached")
+
+func (b *cappedBuffer) Write(p []byte) (int, error) {
+	room := b.limit - int64(len(b.buf))
+	if int64(len(p)) > room {
+		if room > 0 {
+			b.buf = append(b.buf, p[:room]...)
+		}
+		b.overflow = true
+		if !b.strict {
+			return len(p), nil
+		}
+		if b.stop != nil {
+			b.stop()
+		}
+		return int(max(room, 0)), errOutputLimit
+	}
+	b.buf = append(b.buf, p...)
+	return len(p), nil
+}
+
+func (b *cappedBuffer) reset() { b.buf, b.overflow = b.buf[:0], false }
+
+// tail returns the last n bytes, for error messages.
+func (b *cappedBuffer) tail(n int) string {
+	s := b.buf
+	if len(s) > n {
+		s = s[len(s)-n:]
+	}
+	return strings.TrimSpace(string(s))
+}

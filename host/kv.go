@@ -1,0 +1,239 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	bolt "go.etcd.io/bbolt"
+)
+
+// kvStores are the persistent stores of kv: grants, one bbolt file per
+// namespace. bbolt locks its file, so processes sharing the directory take
+// turns; within a process a namespace's file is opened once while calls
+// use it and closed when the last one is done, so other processes get
+// their turn.
+type kvStores struct {
+	dir string
+	mu  sync.Mutex
+	ns  map[string]*kvNamespace
+}
+
+type kvNamespace struct {
+	mu   sync.Mutex // serialises open and close
+	db   *bolt.DB
+	refs int
+}
+
+var kvBucket = []byte("kv")
+
+const (
+	maxKVKey  = 512
+	maxKVKeys = 10000
+)
+
+func newKVStores(dir string) *kvStores {
+	return &kvStores{dir: dir, ns: map[string]*kvNamespace{}}
+}
+
+// defaultKVDir is where stores live when Options.KVDir is empty.
+func defaultKVDir() (string, error) {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "autoagent", "kv"), nil
+	}
+	if runtime.GOOS == "darwin" || runtime.GOOS == "windows" {
+		d, err := os.UserConfigDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(d, "autoagent", "kv"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(home, ".local", "share", "autoagent", "kv"), nil
+}
+
+// with opens namespace ns (waiting for other processes until ctx ends)
+// and runs fn in a read or write transaction.
+func (s *kvStores) with(ctx context.Context, ns string, write bool, fn func(*bolt.Bucket) error) error {
+	s.mu.Lock()
+	n := s.ns[ns]
+	if n == nil {
+		n = &kvNamespace{}
+		s.ns[ns] = n
+	}
+	s.mu.Unlock()
+
+	n.mu.Lock()
+	if n.db == nil {
+		db, err := s.open(ctx, ns)
+		if err != nil {
+			n.mu.Unlock()
+			return err
+		}
+		n.db = db
+	}
+	n.refs++
+	db := n.db
+	n.mu.Unlock()
+	defer func() {
+		n.mu.Lock()
+		n.refs--
+		if n.refs == 0 {
+			_ = n.db.Close()
+			n.db = nil
+		}
+		n.mu.Unlock()
+	}()
+	if write {
+		return db.Update(func(tx *bolt.Tx) error {
+			b, err := tx.CreateBucketIfNotExists(kvBucket)
+			if err != nil {
+				return err
+			}
+			return fn(b)
+		})
+	}
+	return db.View(func(tx *bolt.Tx) error { return fn(tx.Bucket(kvBucket)) })
+}
+
+func (s *kvStores) open(ctx context.Context, ns string) (*bolt.DB, error) {
+	dir := s.dir
+	if dir == "" {
+		d, err := defaultKVDir()
+		if err != nil {
+			return nil, fmt.Errorf("kv: no data directory for the stores: %w", err)
+		}
+		dir = d
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("kv: %w", err)
+	}
+	timeout := 5 * time.Second
+	if dl, ok := ctx.Deadline(); ok {
+		timeout = min(timeout, time.Until(dl))
+	}
+	if timeout <= 0 {
+		return nil, context.DeadlineExceeded
+	}
+	path := filepath.Join(dir, ns+".db")
+	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout})
+	if err != nil {
+		if errors.Is(err, bolt.ErrTimeout) {
+			return nil, fmt.Errorf("kv: store %s is busy in another process", path)
+		}
+		return nil, fmt.Errorf("kv: opening store %s: %w", path, err)
+	}
+	return db, nil
+}
+
+// namespace resolves a guest's namespace argument against the grants.
+func (inst *instance) namespace(nsOff uint64, op string) string {
+	names := inst.l.kvNames
+	if inst.describing {
+		inst.deny(&DeniedError{Kind: "kv", Action: op, Reason: noCapabilities})
+	}
+	if nsOff == 0 {
+		switch len(names) {
+		case 1:
+			inst.use("kv:" + names[0])
+			return names[0]
+		case 0:
+			inst.deny(&DeniedError{Kind: "kv", Action: op, Reason: "the module has no kv: grant"})
+		default:
+			inst.fail(&TrapError{Reason: fmt.Sprintf("%s: the module has %d kv namespaces; name one", op, len(names))})
+		}
+	}
+	ns := string(inst.read(nsOff, op))
+	for _, n := range names {
+		if n == ns {
+			inst.use("kv:" + ns)
+			return ns
+		}
+	}
+	inst.deny(&DeniedError{Kind: "kv", Action: fmt.Sprintf("%s in namespace %q", op, ns), Reason: fmt.Sprintf("the module has no kv:%s grant", ns)})
+	return ""
+}
+
+func (inst *instance) kvKey(off uint64, op string) []byte {
+	key := inst.read(off, op+" key")
+	if len(key) == 0 || len(key) > maxKVKey {
+		inst.fail(&TrapError{Reason: fmt.Sprintf("%s: keys are 1 to %d bytes, got %d", op, maxKVKey, len(key))})
+	}
+	return key
+}
+
+func (inst *instance) kvErr(err error) {
+	if err == nil {
+		return
+	}
+	if inst.ctx.Err() != nil {
+		inst.fail(timeLimitErr(inst.limits.Timeout))
+	}
+	inst.fail(&TrapError{Reason: err.Error()})
+}
+
+func (inst *instance) kvGet(nsOff, keyOff uint64) uint64 {
+	ns := inst.namespace(nsOff, "kv_get")
+	key := inst.kvKey(keyOff, "kv_get")
+	var v []byte
+	inst.kvErr(inst.l.h.kv.with(inst.ctx, ns, false, func(b *bolt.Bucket) error {
+		if b != nil {
+			v = bytes.Clone(b.Get(key))
+		}
+		return nil
+	}))
+	if v == nil {
+		return 0
+	}
+	return inst.write(v)
+}
+
+func (inst *instance) kvSet(nsOff, keyOff, valOff uint64) {
+	ns := inst.namespace(nsOff, "kv_set")
+	key := inst.kvKey(keyOff, "kv_set")
+	v := inst.read(valOff, "kv_set value")
+	if int64(len(v)) > inst.limits.KVValue {
+		inst.fail(limitErr(LimitKVValue, inst.limits.KVValue))
+	}
+	inst.kvErr(inst.l.h.kv.with(inst.ctx, ns, true, func(b *bolt.Bucket) error { return b.Put(key, v) }))
+}
+
+func (inst *instance) kvDelete(nsOff, keyOff uint64) {
+	ns := inst.namespace(nsOff, "kv_delete")
+	key := inst.kvKey(keyOff, "kv_delete")
+	inst.kvErr(inst.l.h.kv.with(inst.ctx, ns, true, func(b *bolt.Bucket) error { return b.Delete(key) }))
+}
+
+func (inst *instance) kvKeys(nsOff, prefixOff uint64) uint64 {
+	ns := inst.namespace(nsOff, "kv_keys")
+	var prefix []byte
+	if prefixOff != 0 {
+		prefix = inst.read(prefixOff, "kv_keys prefix")
+	}
+	keys := []string{}
+	inst.kvErr(inst.l.h.kv.with(inst.ctx, ns, false, func(b *bolt.Bucket) error {
+		if b == nil {
+			return nil
+		}
+		c := b.Cursor()
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(keys) < maxKVKeys; k, _ = c.Next() {
+			keys = append(keys, string(k))
+		}
+		return nil
+	}))
+	out, err := json.Marshal(keys)
+	if err != nil {
+		inst.fail(&TrapError{Reason: "kv_keys: " + err.Error()})
+	}
+	return inst.write(out)
+}

@@ -1,0 +1,323 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+
+	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// Module is a tool module to load: its bytes and what it may do.
+type Module struct {
+	// Name names the module in errors and records, e.g. "fetch_url".
+	Name string
+	// Bytes is the WebAssembly binary. These exact bytes are hashed and
+	// compiled; the host never re-reads a path.
+	Bytes []byte
+	// Grants are the capabilities the module gets (DESIGN.md §4). Nothing
+	// else is available to it.
+	Grants []manifest.Grant
+	// Limits bound each call; zero fields take the Host's defaults.
+	Limits Limits
+	// Sidecar is the describe document (NAME.tool.json) of a WASI command
+	// module. An Extism plugin may have one instead of a describe export;
+	// when both exist the sidecar wins and describe does not run.
+	Sidecar []byte
+	// Config is extra Extism config the embedding application gives the
+	// module (config_get), beside the granted env: variables.
+	Config map[string]string
+	// Reuse lets a Extism plugin instance serve further calls after a
+	// successful one instead of being discarded. It is faster but lets
+	// state (globals, memory) carry over between calls; off by default.
+	Reuse bool
+}
+
+// Loaded is a module ready to be called. Its tools are safe for concurrent
+// use. Close it when the module is unloaded.
+type Loaded struct {
+	h      *Host
+	name   string
+	sha    string
+	entry  *compiledEntry
+	grants []manifest.Grant
+	has    map[string]bool // granted kinds, and "clock"/"random"
+	limits Limits
+	desc   Description
+	tools  []tool.Tool
+	reuse  bool
+
+	env      [][2]string       // granted env variables that are set
+	config   map[string]string // Extism config
+	fsConfig wazero.FSConfig
+	roots    []*os.Root
+	net      *netPolicy
+	kvNames  []string
+
+	pool *pool
+
+	mu       sync.Mutex
+	closed   bool
+	inflight sync.WaitGroup
+}
+
+// describeTimeout caps a describe call, whatever the module's limit.
+const describeTimeout = 5 * time.Second
+
+// Load compiles m (once per distinct bytes), checks its imports against its
+// grants, reads its describe document with no capabilities, and returns
+// the module with one tool.Tool per described tool.
+//
+// It fails with an error wrapping ErrMalformed, ErrNoABI or ErrDescribe, an
+// *ImportError naming an import the module may not use, or a *LimitError
+// when the module needs more memory at start than its limit.
+func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
+	if m.Name == "" {
+		m.Name = "module"
+	}
+	limits := m.Limits.withDefaults(h.limits)
+	if err := limits.validate(); err != nil {
+		return nil, err
+	}
+	sha := Hash(m.Bytes)
+	entry, err := h.compile(ctx, sha, m.Bytes)
+	if err != nil {
+		return nil, fmt.Errorf("host: module %q: %w", m.Name, err)
+	}
+	l := &Loaded{
+		h: h, name: m.Name, sha: sha, entry: entry,
+		grants: slices.Clone(m.Grants), limits: limits, reuse: m.Reuse && entry.abi == ABIExtism,
+		has: map[string]bool{},
+	}
+	if err := l.setup(ctx, m); err != nil {
+		l.closeResources()
+		return nil, err
+	}
+	l.pool = newPool(l, h.opts.PoolSize)
+	return l, nil
+}
+
+func (l *Loaded) setup(ctx context.Context, m Module) error {
+	for _, g := range l.grants {
+		l.has[string(g.Kind)] = true
+		if g.Kind == manifest.KindFSRead || g.Kind == manifest.KindFSWrite {
+			l.has["fs"] = true
+		}
+	}
+	if err := l.h.checkImports(l.name, l.entry, l.has); err != nil {
+		return err
+	}
+	if l.entry.minMem > l.limits.Memory {
+		return fmt.Errorf("host: module %q needs %s of memory at start: %w",
+			l.name, formatBytes(l.entry.minMem), limitErr(LimitMemory, l.limits.Memory))
+	}
+	if err := l.setupGrants(m.Config); err != nil {
+		return err
+	}
+	desc, err := l.h.describe(ctx, l.entry, l.name, m.Sidecar, l.limits)
+	if err != nil {
+		return err
+	}
+	l.desc = desc.desc
+	for i, td := range desc.desc.Tools {
+		l.tools = append(l.tools, &moduleTool{
+			l: l, name: td.Name, in: desc.in[i], out: desc.out[i],
+			spec:  toolSpec(td),
+			flags: flagsFor(l.grants, td.Annotations),
+		})
+	}
+	return nil
+}
+
+// setupGrants prepares what the grants give: env, config, preopened
+// directories, the HTTP client, kv namespaces.
+func (l *Loaded) setupGrants(extra map[string]string) error {
+	l.config = map[string]string{}
+	for k, v := range extra {
+		l.config[k] = v
+	}
+	var fsc wazero.FSConfig
+	var netGrants []manifest.Grant
+	for _, g := range l.grants {
+		switch g.Kind {
+		case manifest.KindEnv:
+			if v, ok := l.h.opts.LookupEnv(g.Name); ok {
+				l.env = append(l.env, [2]string{g.Name, v})
+				l.config[g.Name] = v
+			}
+		case manifest.KindFSRead, manifest.KindFSWrite:
+			root, err := os.OpenRoot(g.Path)
+			if err != nil {
+				return fmt.Errorf("host: module %q: grant %s: %w", l.name, g, err)
+			}
+			l.roots = append(l.roots, root)
+			if fsc == nil {
+				fsc = wazero.NewFSConfig()
+			}
+			fsc = mountRoot(fsc, root, g.Path, g.Kind == manifest.KindFSRead)
+		case manifest.KindNet:
+			netGrants = append(netGrants, g)
+		case manifest.KindKV:
+			l.kvNames = append(l.kvNames, g.Name)
+		}
+	}
+	l.fsConfig = fsc
+	if len(netGrants) > 0 {
+		l.net = newNetPolicy(netGrants, l.h.opts.Resolver)
+	}
+	return nil
+}
+
+// described is a validated describe document with compiled schemas.
+type described struct {
+	desc    Description
+	in, out []*tool.Schema
+}
+
+// describe reads the module's describe document: the sidecar when given,
+// else the output of its describe export run with no capabilities.
+func (h *Host) describe(ctx context.Context, e *compiledEntry, name string, sidecar []byte, limits Limits) (described, error) {
+	raw := sidecar
+	if raw == nil {
+		if e.abi == ABIWASICommand {
+			return described{}, fmt.Errorf("host: module %q: %w: a WASI command module needs a sidecar %s.tool.json", name, ErrDescribe, name)
+		}
+		if e.mod.ExportedFunctions()["describe"] == nil {
+			return described{}, fmt.Errorf("host: module %q: %w: it exports no describe function and has no sidecar %s.tool.json", name, ErrDescribe, name)
+		}
+		dl := &Loaded{h: h, name: name, entry: e, has: map[string]bool{}, limits: limits}
+		dl.limits.Timeout = min(limits.Timeout, describeTimeout)
+		dl.limits.Output = maxDescribe
+		out, err := dl.runDescribe(ctx)
+		if err != nil {
+			return described{}, fmt.Errorf("host: module %q: %w: describe failed: %w", name, ErrDescribe, err)
+		}
+		raw = out
+	}
+	d, in, out, err := parseDescription(raw)
+	if err != nil {
+		return described{}, fmt.Errorf("host: module %q: %w", name, err)
+	}
+	return described{d, in, out}, nil
+}
+
+func (l *Loaded) runDescribe(ctx context.Context) ([]byte, error) {
+	inst, err := l.newInstance(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	defer inst.close()
+	inst.fn = inst.mod.ExportedFunction("describe")
+	out, failure, err := inst.run(ctx, "describe", nil)
+	if err != nil {
+		return nil, err
+	}
+	if failure != "" {
+		return nil, errors.New(failure)
+	}
+	return out, nil
+}
+
+// Tools returns the module's tools, in describe order.
+func (l *Loaded) Tools() []tool.Tool { return slices.Clone(l.tools) }
+
+// Tool returns the tool named name.
+func (l *Loaded) Tool(name string) (tool.Tool, bool) {
+	for _, t := range l.tools {
+		if t.Spec().Name == name {
+			return t, true
+		}
+	}
+	return nil, false
+}
+
+// Name returns the module's name.
+func (l *Loaded) Name() string { return l.name }
+
+// SHA256 returns the hex sha256 of the module's bytes, the bytes compiled.
+func (l *Loaded) SHA256() string { return l.sha }
+
+// ABI returns how the host talks to the module.
+func (l *Loaded) ABI() ABI { return l.entry.abi }
+
+// Describe returns the module's describe document: its tools and the
+// capabilities it asks for.
+func (l *Loaded) Describe() Description { return l.desc }
+
+// Grants returns the module's grants.
+func (l *Loaded) Grants() []manifest.Grant { return slices.Clone(l.grants) }
+
+// Limits returns the module's limits, defaults applied.
+func (l *Loaded) Limits() Limits { return l.limits }
+
+// Close unloads the module: pooled instances are freed, later calls fail
+// with ErrClosed, and calls in flight finish first.
+func (l *Loaded) Close(ctx context.Context) error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.closed = true
+	l.mu.Unlock()
+	if l.pool != nil {
+		l.pool.close()
+	}
+	done := make(chan struct{})
+	go func() { l.inflight.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	l.closeResources()
+	return nil
+}
+
+func (l *Loaded) closeResources() {
+	for _, r := range l.roots {
+		_ = r.Close()
+	}
+	l.roots = nil
+	if l.net != nil {
+		l.net.close()
+	}
+	if l.entry != nil {
+		l.h.release(l.entry)
+		l.entry = nil
+	}
+}
+
+// enter registers a call, failing once the module is closed.
+func (l *Loaded) enter() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return ErrClosed
+	}
+	l.inflight.Add(1)
+	return nil
+}
+
+// config returns a config value for config_get, recording env use.
+func (inst *instance) config(key string) (string, bool) {
+	if inst.describing {
+		return "", false
+	}
+	v, ok := inst.l.config[key]
+	if ok {
+		for _, kv := range inst.l.env {
+			if kv[0] == key {
+				inst.use("env:" + key)
+			}
+		}
+	}
+	return v, ok
+}
