@@ -33,6 +33,8 @@ type Record struct {
 	Note   string  `json:"note,omitempty"`
 	// Forced are grants approved beyond the module's request with Force.
 	Forced []Grant `json:"forced,omitempty"`
+	// SidecarSHA256 is the pinned describe sidecar's sum, if any.
+	SidecarSHA256 string `json:"sidecar_sha256,omitempty"`
 	// Replaced reports that these bytes had an approval this one replaced.
 	Replaced bool `json:"replaced,omitempty"`
 }
@@ -40,7 +42,7 @@ type Record struct {
 func recordOf(action string, e Entry, by string, at time.Time) Record {
 	return Record{
 		Time: at.UTC(), Action: action, By: by, SHA256: e.SHA256, File: e.File, Name: e.Name,
-		Grants: canonicalGrants(e.Grants), Limits: e.Limits, Note: e.Note,
+		Grants: canonicalGrants(e.Grants), Limits: e.Limits, Note: e.Note, SidecarSHA256: e.SidecarSHA256,
 	}
 }
 

@@ -38,8 +38,10 @@
 //	}
 //
 // limits may hold memory_mb, timeout_ms, output_bytes and
-// http_response_bytes; an absent or zero limit is the host's default. note
-// and limits are optional, every other field is required.
+// http_response_bytes; an absent or zero limit is the host's default.
+// sidecar_sha256 pins the describe sidecar (NAME.tool.json) of a module that
+// has one, since it holds the tool descriptions the model reads. note,
+// limits and sidecar_sha256 are optional, every other field is required.
 //
 // Reading is strict, because this file decides what code may do: a syntax
 // error, a duplicate key, an unknown field, a grant outside the grammar or a

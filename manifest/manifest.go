@@ -77,6 +77,17 @@ type Entry struct {
 	ApprovedAt time.Time
 	// Note is free text for reviewers ("reviewed source at v1.2.0").
 	Note string
+	// SidecarSHA256 is the sum of the module's describe sidecar
+	// (NAME.tool.json) for a WASI command module that has one, "" for none.
+	// The sidecar holds the tool descriptions the model reads, so it is
+	// pinned with the module.
+	SidecarSHA256 string
+}
+
+// SidecarFile returns the describe sidecar's file name for a module file:
+// "echo.wasm" → "echo.tool.json".
+func SidecarFile(file string) string {
+	return strings.TrimSuffix(file, ".wasm") + ".tool.json"
 }
 
 var (
@@ -111,6 +122,9 @@ func validFile(s string) error {
 func (e *Entry) validate() error {
 	if !ValidSum(e.SHA256) {
 		return fmt.Errorf("sha256 %q: want 64 lower-case hex digits", e.SHA256)
+	}
+	if e.SidecarSHA256 != "" && !ValidSum(e.SidecarSHA256) {
+		return fmt.Errorf("sidecar_sha256 %q: want 64 lower-case hex digits", e.SidecarSHA256)
 	}
 	if err := validFile(e.File); err != nil {
 		return fmt.Errorf("file: %v", err)
@@ -235,6 +249,7 @@ type entryJSON struct {
 	ApprovedBy string   `json:"approved_by"`
 	ApprovedAt string   `json:"approved_at"`
 	Note       string   `json:"note,omitempty"`
+	Sidecar    string   `json:"sidecar_sha256,omitempty"`
 }
 
 // timeFormat is RFC 3339 in UTC to the second, as in
@@ -254,6 +269,7 @@ func (m *Manifest) MarshalJSON() ([]byte, error) {
 		f.Tools[sum] = entryJSON{
 			File: e.File, Name: e.Name, Grants: grants, Limits: e.Limits,
 			ApprovedBy: e.ApprovedBy, ApprovedAt: e.ApprovedAt.UTC().Format(timeFormat), Note: e.Note,
+			Sidecar: e.SidecarSHA256,
 		}
 	}
 	var buf bytes.Buffer

@@ -57,6 +57,8 @@ func TestParseErrors(t *testing.T) {
 			field: `tools["` + sumA + `"].approved_by`, reason: "missing"},
 		{name: "bad time", doc: `{"version": 1, "tools": {"` + sumA + `": {"file": "a.wasm", "name": "a", "approved_by": "x", "approved_at": "yesterday"}}}`,
 			field: `tools["` + sumA + `"].approved_at`, reason: "RFC 3339"},
+		{name: "bad sidecar sum", doc: `{"version": 1, "tools": {"` + sumA + `": ` + entryDoc(`, "sidecar_sha256": "abc"`) + `}}`,
+			field: `tools["` + sumA + `"]`, reason: "sidecar_sha256"},
 		{name: "tools not object", doc: `{"version": 1, "tools": []}`, line: 1, col: 25, field: "tools", reason: "want an object, found JSON array"},
 	}
 	for _, tt := range tests {

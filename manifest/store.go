@@ -105,6 +105,9 @@ func (s *Store) Load() (*Manifest, error) {
 type Approval struct {
 	// SHA256 is the module's [Sum]. Required.
 	SHA256 string
+	// SidecarSHA256 is the [Sum] of the module's describe sidecar
+	// ([SidecarFile]), "" when it has none.
+	SidecarSHA256 string
 	// File is the module's file name; a directory part is dropped.
 	File string
 	// Name is the module's name; "" means [NameFromFile] of File.
@@ -145,7 +148,7 @@ func (s *Store) Approve(ctx context.Context, a Approval) (Entry, error) {
 	}
 	e := Entry{
 		SHA256: a.SHA256, File: file, Name: name, Grants: a.Grants, Limits: a.Limits,
-		ApprovedBy: a.By, ApprovedAt: s.now(), Note: a.Note,
+		ApprovedBy: a.By, ApprovedAt: s.now(), Note: a.Note, SidecarSHA256: a.SidecarSHA256,
 	}
 	if err := e.validate(); err != nil {
 		return Entry{}, fmt.Errorf("manifest: invalid approval: %w", err)

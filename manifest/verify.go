@@ -16,7 +16,8 @@ type FileStatus int
 const (
 	// FileOK: the file's bytes match one of its approvals.
 	FileOK FileStatus = iota
-	// FileChanged: the file's bytes match none of its approvals.
+	// FileChanged: the file's bytes match none of its approvals, or its
+	// describe sidecar differs from the one approved with them.
 	FileChanged
 	// FileMissing: an approval names a file that is not in the directory.
 	FileMissing
@@ -52,6 +53,8 @@ type FileCheck struct {
 	Current   *Entry
 	// Err is the read error of an unreadable file.
 	Err error
+	// Detail says more about a change ("its sidecar echo.tool.json changed").
+	Detail string
 }
 
 // Report is the result of [Verify].
@@ -110,6 +113,21 @@ func Verify(m *Manifest, dir string) (*Report, error) {
 					c.Status, c.Current = FileOK, &c.Approvals[i]
 				}
 			}
+			if c.Current != nil {
+				side := SidecarFile(f)
+				want, got := c.Current.SidecarSHA256, sidecarSum(filepath.Join(dir, side))
+				if got != want {
+					c.Status, c.Current = FileChanged, nil
+					switch {
+					case want == "":
+						c.Detail = "a describe sidecar " + side + " appeared after approval"
+					case got == "":
+						c.Detail = "its describe sidecar " + side + ", approved with it, is gone"
+					default:
+						c.Detail = "its describe sidecar " + side + " changed since approval"
+					}
+				}
+			}
 		}
 		rep.Files = append(rep.Files, c)
 	}
@@ -130,4 +148,18 @@ func Verify(m *Manifest, dir string) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// sidecarSum returns the [Sum] of the describe sidecar at path, or "" when
+// there is none (an unreadable sidecar sums to a value no approval holds, so
+// it never passes for an absent one).
+func sidecarSum(path string) string {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return ""
+	}
+	if err != nil {
+		return "unreadable"
+	}
+	return Sum(data)
 }
