@@ -46,9 +46,9 @@
 package memorytest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
-	"bytes"
 	"strings"
 	"sync"
 	"testing"
