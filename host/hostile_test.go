@@ -1,0 +1,126 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestHostileCalls runs each hostile module of testdata/wasm and checks
+// the call ends with an error that names the cause, the outcome the trace
+// records, and that the host keeps serving.
+func TestHostileCalls(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name    string
+		file    string
+		limits  Limits
+		tool    string
+		args    string
+		want    string
+		outcome Outcome
+	}{
+		{"infinite loop", "loop.wasm", Limits{Timeout: 300 * time.Millisecond}, "loop", `{}`,
+			"tool exceeded its time limit of 300ms", OutcomeLimit},
+		{"memory bomb (memory.grow)", "membomb.wasm", Limits{Memory: 8 << 20}, "membomb", `{"mode":"grow"}`,
+			"tool exceeded its memory limit of 8 MiB", OutcomeLimit},
+		{"memory bomb (Extism alloc)", "membomb.wasm", Limits{Memory: 8 << 20}, "membomb", `{"mode":"alloc"}`,
+			"tool exceeded its memory limit of 8 MiB", OutcomeLimit},
+		{"huge output", "hugeout.wasm", Limits{Memory: 32 << 20}, "hugeout", `{}`,
+			"tool exceeded its output limit of 1 MiB", OutcomeLimit},
+		{"deep recursion", "recursion.wasm", Limits{}, "recursion", `{}`,
+			"tool crashed: stack overflow", OutcomeTrap},
+		{"trap", "trap.wasm", Limits{}, "trap", `{}`,
+			"tool crashed: unreachable", OutcomeTrap},
+		{"stdout flood (WASI command)", "wasicmd.wasm", Limits{Output: 64 << 10}, "flood", `{}`,
+			"tool exceeded its output limit of 64 KiB", OutcomeLimit},
+	}
+	h, rec := newTestHost(t, Options{})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := load(t, h, c.file, Module{Limits: c.limits})
+			start := time.Now()
+			res := call(t, l, c.tool, c.args)
+			if !res.IsError || res.Text() != c.want {
+				t.Fatalf("result = %+v, want error %q", res, c.want)
+			}
+			r := rec.last(t)
+			if r.Outcome != c.outcome || r.Error != c.want || r.Tool != c.tool || r.SHA256 != l.SHA256() {
+				t.Errorf("record = %+v, want outcome %s", r, c.outcome)
+			}
+			if c.limits.Timeout == 0 && time.Since(start) > 5*time.Second {
+				t.Errorf("the host took %v to stop the call", time.Since(start))
+			}
+			// The same module serves again with a fresh instance.
+			if c.file == "wasicmd.wasm" {
+				if res := call(t, l, "entropy", `{}`); res.IsError {
+					t.Errorf("after the failure: %+v", res)
+				}
+			}
+			mustEcho(t, h)
+		})
+	}
+}
+
+// TestHostileLoads checks the modules that must be refused at load time.
+func TestHostileLoads(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{})
+	cases := []struct {
+		name   string
+		file   string
+		m      Module
+		want   string
+		target error
+	}{
+		{"un-granted import", "fetch.wasm", Module{},
+			`host: module "fetch" imports extism:host/env.http_request, which needs a net: grant it was not given`, nil},
+		{"un-granted kv import", "kv.wasm", Module{Grants: grants(t, "net:example.com")},
+			`host: module "kv" imports extism:host/user.kv_get, which needs a kv: grant it was not given`, nil},
+		{"import the host does not provide", "unknownimport.wasm", Module{},
+			`host: module "unknownimport" imports env.system, which this host does not provide`, nil},
+		{"malformed bytes", "malformed.wasm", Module{}, "not a valid WebAssembly module", ErrMalformed},
+		{"neither ABI", "noabi.wasm", Module{}, "exports neither call (Extism plugin) nor _start (WASI command)", ErrNoABI},
+		{"no describe and no sidecar", "nodescribe.wasm", Module{}, "exports no describe function and has no sidecar", ErrDescribe},
+		{"WASI command without sidecar", "wasicmd.wasm", Module{Sidecar: []byte(nil)}, "needs a sidecar", ErrDescribe},
+		{"invalid describe document", "baddescribe.wasm", Module{}, "invalid describe document", ErrDescribe},
+		{"describe that never returns", "describeloop.wasm", Module{Limits: Limits{Timeout: 200 * time.Millisecond}},
+			"describe failed: tool exceeded its time limit of 200ms", ErrDescribe},
+		{"initial memory above the limit", "bigmem.wasm", Module{},
+			`module "bigmem" needs 128 MiB of memory at start: tool exceeded its memory limit of 64 MiB`, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			m := c.m
+			m.Name = strings.TrimSuffix(c.file, ".wasm")
+			m.Bytes = wasmFile(t, c.file)
+			if c.file == "wasicmd.wasm" {
+				m.Sidecar = nil
+			}
+			l, err := h.Load(context.Background(), m)
+			if err == nil {
+				_ = l.Close(context.Background())
+				t.Fatal("Load succeeded, want an error")
+			}
+			if !strings.Contains(err.Error(), c.want) {
+				t.Errorf("error = %q, want it to contain %q", err, c.want)
+			}
+			if c.target != nil && !errors.Is(err, c.target) {
+				t.Errorf("error %q does not wrap %v", err, c.target)
+			}
+			mustEcho(t, h)
+		})
+	}
+}
+
+func TestImportErrorIsTyped(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{NoDiskCache: true})
+	_, err := h.Load(context.Background(), Module{Name: "kv", Bytes: wasmFile(t, "kv.wasm")})
+	var ie *ImportError
+	if !errors.As(err, &ie) || ie.Import != "extism:host/user.kv_get" || ie.Need != "kv" {
+		t.Fatalf("error = %#v, want an *ImportError for kv_get needing kv", err)
+	}
+}

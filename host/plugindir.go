@@ -1,0 +1,571 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// ErrNotApproved is wrapped by [Plugin.Err] for a pending plugin: the
+// manifest holds no approval for its exact bytes (or for its describe
+// sidecar).
+var ErrNotApproved = errors.New("host: not approved")
+
+// DirOptions configure [OpenDir]. The zero value loads ./plugins against
+// ./plugins/manifest.json, refuses tool-name conflicts, leaves pending
+// modules unloaded and debounces reloads by 100 ms.
+type DirOptions struct {
+	// Dir is the plugins directory; "" means "plugins". A missing
+	// directory holds no plugins.
+	Dir string
+	// Manifest is the manifest file; "" means Dir/manifest.json.
+	Manifest string
+	// Quarantine loads pending modules (no approval for their bytes) with
+	// no grants at all and the host's default limits, instead of leaving
+	// them unloaded.
+	Quarantine bool
+	// Namespace exposes every plugin tool as FILE__TOOL (FILE is the file
+	// name without ".wasm", characters outside [A-Za-z0-9_-] replaced by
+	// '_'), so modules offering the same tool name can coexist. Without it
+	// a tool name offered by two plugins is a [Conflict]: neither is
+	// exposed.
+	Namespace bool
+	// MaxModuleBytes skips (as invalid) a .wasm file larger than this; 0
+	// means 256 MiB.
+	MaxModuleBytes int64
+	// Debounce is how long [Dir.Watch] waits for a burst of file events to
+	// end before reloading; 0 means 100 ms. A steady stream of events
+	// delays a reload by at most ten times this.
+	Debounce time.Duration
+	// OnChange, when set, is called after every reload that changed
+	// something ([Dir.Reload], [Dir.Watch]), from the reloading goroutine,
+	// before modules that left are closed.
+	OnChange func(Change)
+}
+
+func (o DirOptions) withDefaults() DirOptions {
+	if o.Dir == "" {
+		o.Dir = "plugins"
+	}
+	if o.Manifest == "" {
+		o.Manifest = filepath.Join(o.Dir, "manifest.json")
+	}
+	if o.MaxModuleBytes == 0 {
+		o.MaxModuleBytes = 256 << 20
+	}
+	if o.Debounce == 0 {
+		o.Debounce = 100 * time.Millisecond
+	}
+	return o
+}
+
+// Status is what became of one .wasm file of a plugins directory.
+type Status string
+
+// The statuses of DESIGN.md §5.
+const (
+	// StatusApproved: the manifest approves these exact bytes; the module
+	// is loaded with the approved grants and limits.
+	StatusApproved Status = "approved"
+	// StatusPending: no approval for these bytes; not loaded.
+	StatusPending Status = "pending"
+	// StatusQuarantined: no approval, loaded with no grants at all
+	// ([DirOptions.Quarantine]).
+	StatusQuarantined Status = "quarantined"
+	// StatusInvalid: not a module, a bad ABI, a failing or invalid
+	// describe, or a module its approval cannot load; Err says why.
+	StatusInvalid Status = "invalid"
+)
+
+// Plugin is one .wasm file of a plugins directory and what became of it.
+type Plugin struct {
+	// File is the file name, Path its path.
+	File, Path string
+	// Name is the approval's name, or the file name without ".wasm".
+	Name string
+	// SHA256 is the sum of the bytes read (and, when loaded, compiled);
+	// "" when the file could not be read.
+	SHA256 string
+	Status Status
+	// Entry is the approval of these bytes (approved plugins only).
+	Entry *manifest.Entry
+	// Err says why the plugin is invalid, or why a pending plugin is not
+	// loaded (wrapping ErrNotApproved, or the quarantine load's error).
+	Err error
+	// Tools are the names under which the plugin's tools are exposed, in
+	// describe order; a name in conflict is left out.
+	Tools []string
+	// Loaded is the running module, nil when not loaded. The Dir owns it:
+	// do not Close it.
+	Loaded *Loaded
+}
+
+// Conflict is a tool name offered by more than one plugin. Neither tool is
+// exposed until one plugin is removed or revoked, or the Dir namespaces
+// tool names.
+type Conflict struct {
+	Tool  string
+	Files []string
+}
+
+func (c Conflict) Error() string {
+	return fmt.Sprintf("host: tool %q is offered by %s: none of them is exposed (remove or revoke all but one, or namespace plugin tools)",
+		c.Tool, strings.Join(c.Files, " and "))
+}
+
+// Snapshot is the state of a plugins directory after one load. It is
+// immutable; [Dir.Snapshot] returns the latest.
+type Snapshot struct {
+	// Dir and Manifest are the paths loaded.
+	Dir, Manifest string
+	// Plugins has one entry per .wasm file, by file name.
+	Plugins []Plugin
+	// Conflicts are the tool names withheld because several plugins offer
+	// them.
+	Conflicts []Conflict
+
+	tools  []tool.Tool
+	byName map[string]tool.Tool
+}
+
+// Tools returns the exposed tools: those of approved (and quarantined)
+// plugins, by file name then describe order.
+func (s *Snapshot) Tools() []tool.Tool { return slices.Clone(s.tools) }
+
+// Tool returns the exposed tool named name.
+func (s *Snapshot) Tool(name string) (tool.Tool, bool) {
+	t, ok := s.byName[name]
+	return t, ok
+}
+
+// Plugin returns the plugin whose approval name, file name, or file name
+// without ".wasm" is name. An approval name wins over a file name.
+func (s *Snapshot) Plugin(name string) (Plugin, bool) {
+	for _, match := range []func(Plugin) bool{
+		func(p Plugin) bool { return p.Entry != nil && p.Entry.Name == name },
+		func(p Plugin) bool { return p.File == name || strings.TrimSuffix(p.File, ".wasm") == name },
+	} {
+		for _, p := range s.Plugins {
+			if match(p) {
+				return p, true
+			}
+		}
+	}
+	return Plugin{}, false
+}
+
+// Err returns the conflicts as one error, or nil.
+func (s *Snapshot) Err() error {
+	errs := make([]error, len(s.Conflicts))
+	for i, c := range s.Conflicts {
+		errs[i] = c
+	}
+	return errors.Join(errs...)
+}
+
+// Dir is a plugins directory loaded into a [Host]: every .wasm file whose
+// exact bytes the manifest approves runs with its approved grants and
+// limits; the others are pending (or quarantined) or invalid, and never
+// stop the rest from loading.
+//
+// [Dir.Tools] is always the current tool set; [Dir.Reload] rescans, and
+// [Dir.Watch] rescans whenever a file or the manifest changes. A module's
+// bytes are read once, hashed, and those same bytes are compiled, so a file
+// swapped after approval never runs: at the next scan it drops to pending.
+// A Dir is safe for concurrent use.
+type Dir struct {
+	h    *Host
+	opts DirOptions
+
+	reloadMu sync.Mutex // serialises reloads
+	snap     atomic.Pointer[Snapshot]
+	// modules are the loaded modules of the current snapshot by load key,
+	// shared by plugins with the same bytes, grants and limits.
+	modules map[string]*Loaded
+
+	pubMu sync.Mutex
+	pubs  []*publication
+}
+
+// OpenDir loads the plugins directory. The error is for what prevents any
+// decision: a manifest that does not load (corrupt, another version) or a
+// directory that cannot be listed. Problems with single modules are in
+// the snapshot's plugins.
+func OpenDir(ctx context.Context, h *Host, opts DirOptions) (*Dir, error) {
+	d := &Dir{h: h, opts: opts.withDefaults(), modules: map[string]*Loaded{}}
+	d.snap.Store(&Snapshot{Dir: d.opts.Dir, Manifest: d.opts.Manifest, byName: map[string]tool.Tool{}})
+	if _, err := d.Reload(ctx); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// Snapshot returns the current state.
+func (d *Dir) Snapshot() *Snapshot { return d.snap.Load() }
+
+// Tools returns the current exposed tools.
+func (d *Dir) Tools() []tool.Tool { return d.snap.Load().Tools() }
+
+// Options returns the options in effect, defaults applied.
+func (d *Dir) Options() DirOptions { return d.opts }
+
+// Change describes what one reload changed.
+type Change struct {
+	// Snapshot is the state after the reload.
+	Snapshot *Snapshot
+	// Added, Removed and Replaced are exposed tool names: new, gone, and
+	// now served by other bytes, grants or limits.
+	Added, Removed, Replaced []string
+	// Plugins are the files whose status or bytes changed.
+	Plugins []PluginChange
+	// Err reports tools a published registry refused (a name already
+	// taken, for example by a host tool); nil when none.
+	Err error
+}
+
+// PluginChange is one file whose status or bytes changed.
+type PluginChange struct {
+	File     string
+	From, To Status // From is "" for a new file, To is "" for a removed one
+	SHA256   string // the current sum, "" for a removed file
+}
+
+// Empty reports whether nothing changed.
+func (c Change) Empty() bool {
+	return len(c.Added)+len(c.Removed)+len(c.Replaced)+len(c.Plugins) == 0 && c.Err == nil
+}
+
+// Reload rescans the directory and the manifest now and swaps in the new
+// tool set. When the manifest does not load, the error says why and the
+// current tool set stays. Modules that are no longer used are closed after
+// the swap (calls in flight finish first).
+func (d *Dir) Reload(ctx context.Context) (Change, error) {
+	d.reloadMu.Lock()
+	defer d.reloadMu.Unlock()
+	old := d.snap.Load()
+	m, err := (&manifest.Store{Path: d.opts.Manifest}).Load()
+	if err != nil {
+		return Change{}, err
+	}
+	files, err := d.listModules()
+	if err != nil {
+		return Change{}, err
+	}
+	next := &Snapshot{Dir: d.opts.Dir, Manifest: d.opts.Manifest, byName: map[string]tool.Tool{}}
+	modules := map[string]*Loaded{}
+	for _, f := range files {
+		next.Plugins = append(next.Plugins, d.loadPlugin(ctx, m, f, modules))
+	}
+	d.expose(old, next)
+
+	unused := make([]*Loaded, 0)
+	for key, l := range d.modules {
+		if modules[key] != l {
+			unused = append(unused, l)
+		}
+	}
+	d.modules = modules
+	d.snap.Store(next)
+	ch := diff(old, next)
+	ch.Err = d.syncPublications(next)
+	if !ch.Empty() && d.opts.OnChange != nil {
+		d.opts.OnChange(ch)
+	}
+	for _, l := range unused {
+		_ = l.Close(ctx)
+	}
+	return ch, nil
+}
+
+// Close unloads every module. Tools handed out before report that they are
+// no longer available.
+func (d *Dir) Close(ctx context.Context) error {
+	d.reloadMu.Lock()
+	defer d.reloadMu.Unlock()
+	var errs []error
+	for _, l := range d.modules {
+		errs = append(errs, l.Close(ctx))
+	}
+	d.modules = map[string]*Loaded{}
+	return errors.Join(errs...)
+}
+
+// listModules returns the .wasm files of the directory by name; names
+// starting with '.' (editor and temporary files) are skipped.
+func (d *Dir) listModules() ([]string, error) {
+	ents, err := os.ReadDir(d.opts.Dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("host: plugins directory: %w", err)
+	}
+	var out []string
+	for _, e := range ents {
+		n := e.Name()
+		if e.IsDir() || !strings.HasSuffix(n, ".wasm") || strings.HasPrefix(n, ".") {
+			continue
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// wasmHeader is the magic number and version every WebAssembly binary
+// starts with.
+var wasmHeader = []byte("\x00asm\x01\x00\x00\x00")
+
+// loadPlugin decides one file's status, loading it when approved (or
+// quarantined). modules collects the loaded modules by load key; a module
+// already loaded with the same key (by this or the previous snapshot) is
+// reused rather than compiled and described again.
+func (d *Dir) loadPlugin(ctx context.Context, m *manifest.Manifest, file string, modules map[string]*Loaded) Plugin {
+	p := Plugin{File: file, Path: filepath.Join(d.opts.Dir, file), Name: strings.TrimSuffix(file, ".wasm")}
+	invalid := func(err error) Plugin {
+		p.Status, p.Err = StatusInvalid, err
+		return p
+	}
+	b, err := readCapped(p.Path, d.opts.MaxModuleBytes)
+	if err != nil {
+		return invalid(err)
+	}
+	p.SHA256 = manifest.Sum(b)
+	sidecarPath := filepath.Join(d.opts.Dir, manifest.SidecarFile(file))
+	sidecar, err := readCapped(sidecarPath, maxDescribe)
+	if errors.Is(err, fs.ErrNotExist) {
+		sidecar, err = nil, nil
+	}
+	if err != nil {
+		return invalid(fmt.Errorf("describe sidecar: %w", err))
+	}
+	sidecarSum := ""
+	if sidecar != nil {
+		sidecarSum = manifest.Sum(sidecar)
+	}
+
+	mod := Module{Name: p.Name, Bytes: b, Sidecar: sidecar}
+	entry, approved := m.Lookup(p.SHA256)
+	if approved && entry.SidecarSHA256 != sidecarSum {
+		approved = false
+		p.Err = sidecarMismatch(entry.SidecarSHA256, sidecarSum, manifest.SidecarFile(file))
+	}
+	switch {
+	case approved:
+		p.Status, p.Entry, p.Name = StatusApproved, &entry, entry.Name
+		mod.Name, mod.Grants, mod.Limits = entry.Name, entry.Grants, limitsOf(entry.Limits)
+	case d.opts.Quarantine:
+		p.Status = StatusQuarantined
+	default:
+		p.Status = StatusPending
+		if p.Err == nil {
+			p.Err = fmt.Errorf("%w: no approval for sha256 %s", ErrNotApproved, manifest.Short(p.SHA256))
+		}
+		if !bytes.HasPrefix(b, wasmHeader) {
+			return invalid(fmt.Errorf("%w: the file does not start with the WebAssembly header", ErrMalformed))
+		}
+		return p
+	}
+
+	key := loadKey(p.SHA256, sidecarSum, mod)
+	l := modules[key]
+	if l == nil {
+		l = d.modules[key]
+	}
+	if l == nil {
+		l, err = d.h.Load(ctx, mod)
+		if err != nil {
+			if p.Status == StatusQuarantined && !isModuleDefect(err) {
+				// It is a sound module that needs grants quarantine does not give.
+				p.Status, p.Err = StatusPending, fmt.Errorf("%w; quarantine cannot load it: %w", ErrNotApproved, err)
+				return p
+			}
+			return invalid(err)
+		}
+	}
+	modules[key] = l
+	p.Loaded = l
+	if p.Status == StatusQuarantined {
+		p.Err = fmt.Errorf("%w: loaded in quarantine with no grants (sha256 %s)", ErrNotApproved, manifest.Short(p.SHA256))
+	}
+	return p
+}
+
+func sidecarMismatch(want, got, file string) error {
+	switch {
+	case want == "":
+		return fmt.Errorf("%w: a describe sidecar %s appeared after approval", ErrNotApproved, file)
+	case got == "":
+		return fmt.Errorf("%w: its describe sidecar %s, approved with it, is gone", ErrNotApproved, file)
+	}
+	return fmt.Errorf("%w: its describe sidecar %s changed since approval", ErrNotApproved, file)
+}
+
+// isModuleDefect reports a load error that no grant would fix.
+func isModuleDefect(err error) bool {
+	var ie *ImportError
+	if errors.As(err, &ie) && ie.Need != "" && ie.Detail == "" {
+		return false
+	}
+	return true
+}
+
+// loadKey identifies a loaded module: same bytes, sidecar, grants and
+// limits give the same running module.
+func loadKey(sum, sidecarSum string, m Module) string {
+	gs := make([]string, len(m.Grants))
+	for i, g := range m.Grants {
+		gs[i] = g.String()
+	}
+	return fmt.Sprintf("%s|%s|%s|%s|%+v", sum, sidecarSum, m.Name, strings.Join(gs, ","), m.Limits)
+}
+
+// limitsOf converts an approval's limits; zero fields stay zero, which the
+// Host reads as its defaults.
+func limitsOf(l manifest.Limits) Limits {
+	return Limits{
+		Memory:       int64(l.MemoryMB) << 20,
+		Timeout:      l.Timeout(),
+		Output:       int64(l.OutputBytes),
+		HTTPResponse: int64(l.HTTPResponseBytes),
+	}
+}
+
+// readCapped reads a whole file, refusing one larger than max without
+// reading it.
+func readCapped(path string, max int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	if fi.Size() > max {
+		return nil, fmt.Errorf("%s is %d bytes, more than the %d allowed", path, fi.Size(), max)
+	}
+	b := make([]byte, 0, fi.Size())
+	buf := bytes.NewBuffer(b)
+	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
+		return nil, err
+	}
+	if int64(buf.Len()) > max {
+		return nil, fmt.Errorf("%s grew past the %d bytes allowed while being read", path, max)
+	}
+	return buf.Bytes(), nil
+}
+
+var unsafeNameChars = regexp.MustCompile(`[^A-Za-z0-9_-]`)
+
+// namespaced returns FILE__TOOL for the Namespace option.
+func namespaced(file, name string) string {
+	return unsafeNameChars.ReplaceAllString(strings.TrimSuffix(file, ".wasm"), "_") + "__" + name
+}
+
+// expose builds the snapshot's tool set from its loaded plugins, withholding
+// every name offered more than once. A tool unchanged since old keeps its
+// value, so registries holding it need no update.
+func (d *Dir) expose(old, s *Snapshot) {
+	type offer struct {
+		plugin int
+		t      tool.Tool
+	}
+	offers := map[string][]offer{}
+	var order []string
+	for i := range s.Plugins {
+		p := &s.Plugins[i]
+		if p.Loaded == nil {
+			continue
+		}
+		for _, t := range p.Loaded.Tools() {
+			name := t.Spec().Name
+			if d.opts.Namespace {
+				name = namespaced(p.File, name)
+			}
+			if !tool.ValidName(name) {
+				p.Status, p.Err, p.Loaded = StatusInvalid, fmt.Errorf("host: namespaced tool name %q is not a valid tool name (at most 64 letters, digits, '_' or '-'): rename the file", name), nil
+				break
+			}
+			if _, seen := offers[name]; !seen {
+				order = append(order, name)
+			}
+			offers[name] = append(offers[name], offer{i, t})
+		}
+	}
+	for _, name := range order {
+		offs := slices.DeleteFunc(offers[name], func(o offer) bool { return s.Plugins[o.plugin].Loaded == nil })
+		switch len(offs) {
+		case 0:
+		case 1:
+			p := &s.Plugins[offs[0].plugin]
+			t, ok := old.byName[name]
+			if !ok || underlying(t) != offs[0].t {
+				t = wrapTool(offs[0].t, name, p.File)
+			}
+			s.tools = append(s.tools, t)
+			s.byName[name] = t
+			p.Tools = append(p.Tools, name)
+		default:
+			c := Conflict{Tool: name}
+			for _, o := range offs {
+				c.Files = append(c.Files, s.Plugins[o.plugin].File)
+			}
+			s.Conflicts = append(s.Conflicts, c)
+		}
+	}
+}
+
+// diff compares two snapshots.
+func diff(old, next *Snapshot) Change {
+	ch := Change{Snapshot: next}
+	for _, t := range next.tools {
+		name := t.Spec().Name
+		prev, ok := old.byName[name]
+		switch {
+		case !ok:
+			ch.Added = append(ch.Added, name)
+		case underlying(prev) != underlying(t):
+			ch.Replaced = append(ch.Replaced, name)
+		}
+	}
+	for _, t := range old.tools {
+		if _, ok := next.byName[t.Spec().Name]; !ok {
+			ch.Removed = append(ch.Removed, t.Spec().Name)
+		}
+	}
+	before := map[string]Plugin{}
+	for _, p := range old.Plugins {
+		before[p.File] = p
+	}
+	for _, p := range next.Plugins {
+		b, ok := before[p.File]
+		delete(before, p.File)
+		if !ok || b.Status != p.Status || b.SHA256 != p.SHA256 {
+			ch.Plugins = append(ch.Plugins, PluginChange{File: p.File, From: b.Status, To: p.Status, SHA256: p.SHA256})
+		}
+	}
+	for _, p := range old.Plugins {
+		if _, gone := before[p.File]; gone {
+			ch.Plugins = append(ch.Plugins, PluginChange{File: p.File, From: p.Status})
+		}
+	}
+	return ch
+}

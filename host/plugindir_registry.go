@@ -1,0 +1,140 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// dirTool is a plugin tool as a Dir exposes it: under its exposed name, and
+// answering with an error result the model can read once its module has
+// been unloaded (the file changed, was removed or revoked).
+type dirTool struct {
+	t    tool.Tool
+	spec llm.ToolSpec
+	file string
+}
+
+var (
+	_ tool.Tool    = (*dirTool)(nil)
+	_ tool.Flagger = (*dirTool)(nil)
+)
+
+func wrapTool(t tool.Tool, name, file string) *dirTool {
+	spec := t.Spec()
+	spec.Name = name
+	return &dirTool{t: t, spec: spec, file: file}
+}
+
+func (t *dirTool) Spec() llm.ToolSpec { return t.spec }
+
+// Flags returns the module tool's flags.
+func (t *dirTool) Flags() tool.Flags { return tool.FlagsOf(t.t) }
+
+// Unwrap returns the module's tool.
+func (t *dirTool) Unwrap() tool.Tool { return t.t }
+
+// Call runs the module's tool. Once the module is unloaded the result is an
+// error result saying so, not an infrastructure error: the model can go on
+// without the tool.
+func (t *dirTool) Call(ctx context.Context, c tool.Call) (tool.Result, error) {
+	c.Name = t.t.Spec().Name
+	res, err := t.t.Call(ctx, c)
+	if errors.Is(err, ErrClosed) {
+		return tool.Errorf("tool %q is no longer available: its module %s was changed, removed or revoked in the plugins directory", t.spec.Name, t.file), nil
+	}
+	return res, err
+}
+
+func underlying(t tool.Tool) tool.Tool {
+	if d, ok := t.(*dirTool); ok {
+		return d.t
+	}
+	return t
+}
+
+// AddTools adds plugin tools to reg without ever replacing a tool already
+// there: a plugin cannot take the name of a host tool. It adds every tool
+// it can and returns an error (wrapping [tool.ErrDuplicate]) naming each
+// one refused.
+func AddTools(reg *tool.Registry, tools []tool.Tool) error {
+	var errs []error
+	for _, t := range tools {
+		if err := reg.Add(t); err != nil {
+			errs = append(errs, fmt.Errorf("host: plugin tool %q not added: %w", t.Spec().Name, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// publication is a registry a Dir keeps in step with its tool set.
+type publication struct {
+	reg   *tool.Registry
+	owned map[string]tool.Tool // names this Dir put in reg
+}
+
+// Publish adds the Dir's tools to reg now, and keeps reg in step after
+// every reload: new tools are added, changed ones replaced, gone ones
+// removed. Only names the Dir itself added are ever replaced or removed,
+// so the tools already in reg (host tools) are never touched, and a plugin
+// tool whose name is taken is refused. The error names the tools refused
+// now; later refusals are in [Change.Err].
+func (d *Dir) Publish(reg *tool.Registry) error {
+	d.reloadMu.Lock()
+	defer d.reloadMu.Unlock()
+	d.pubMu.Lock()
+	pub := &publication{reg: reg, owned: map[string]tool.Tool{}}
+	d.pubs = append(d.pubs, pub)
+	d.pubMu.Unlock()
+	return pub.sync(d.snap.Load())
+}
+
+func (d *Dir) syncPublications(s *Snapshot) error {
+	d.pubMu.Lock()
+	defer d.pubMu.Unlock()
+	var errs []error
+	for _, p := range d.pubs {
+		errs = append(errs, p.sync(s))
+	}
+	return errors.Join(errs...)
+}
+
+func (p *publication) sync(s *Snapshot) error {
+	for name, t := range p.owned {
+		if _, still := s.byName[name]; still {
+			continue
+		}
+		if cur, ok := p.reg.Get(name); ok && cur == t {
+			p.reg.Remove(name)
+		}
+		delete(p.owned, name)
+	}
+	var errs []error
+	for _, t := range s.tools {
+		name := t.Spec().Name
+		old, owned := p.owned[name]
+		if old == t {
+			continue
+		}
+		if owned {
+			// Replace in place, so the name never disappears between two
+			// versions; unless someone else took the name meanwhile.
+			if cur, ok := p.reg.Get(name); ok && cur == old {
+				if err := p.reg.Replace(t); err == nil {
+					p.owned[name] = t
+					continue
+				}
+			}
+			delete(p.owned, name)
+		}
+		if err := p.reg.Add(t); err != nil {
+			errs = append(errs, fmt.Errorf("host: plugin tool %q not added: %w", name, err))
+			continue
+		}
+		p.owned[name] = t
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# Rebuilds the test modules of testdata/wasm whose sources changed.
+#
+# Each module's sources are hashed (path and content) into SOURCES; a module
+# is rebuilt only when that hash differs from the one recorded, so a fresh
+# checkout (whatever its file times) never needs a toolchain, and `go test`
+# (TestCorpusUpToDate) fails when a source changed without a rebuild.
+#
+# Toolchains: clang + lld + wasi-libc for C (Debian: clang lld wasi-libc
+# libclang-rt-dev-wasm32), Go for the Go guest.
+#
+#   bash testdata/wasm/build.sh          rebuild what changed
+#   bash testdata/wasm/build.sh -f       rebuild everything
+#   bash testdata/wasm/build.sh --check  list stale modules; exit 1 if any
+set -euo pipefail
+cd "$(dirname "$0")"
+force=${1:-}
+GO=${GO:-go}
+CC=${CC:-clang}
+export CC GO
+FREESTANDING="--target=wasm32 -nostdlib -O2 -Wl,--no-entry -Wl,--strip-all"
+
+# module <name> <sources...> -- <build command...>
+# The build command writes OUT (a temporary file) from the sources.
+declare -a stale=()
+hash_sources() {
+	for f in "$@"; do printf '%s\0' "$f"; cat "$f"; printf '\0'; done | sha256sum | cut -d' ' -f1
+}
+
+recorded() { awk -v n="$1" '$1 == n { print $2 }' SOURCES 2>/dev/null || true; }
+
+record() {
+	local name=$1 h=$2; shift 2
+	local tmp
+	tmp=$(mktemp)
+	{ grep -v "^$name " SOURCES 2>/dev/null || true; echo "$name $h $*"; } | sort >"$tmp"
+	mv "$tmp" SOURCES
+}
+
+module() {
+	local name=$1; shift
+	local -a srcs=()
+	while [ "$1" != "--" ]; do srcs+=("$1"); shift; done
+	shift
+	local h
+	h=$(hash_sources build.sh "${srcs[@]}")
+	if [ "$force" != "-f" ] && [ -f "$name" ] && [ "$(recorded "$name")" = "$h" ]; then
+		return 0
+	fi
+	if [ "$force" = "--check" ]; then
+		echo "wasm-testdata: $name is stale" >&2
+		stale+=("$name")
+		return 0
+	fi
+	echo "wasm-testdata: building $name" >&2
+	OUT="$name.tmp"
+	export OUT
+	"$@"
+	mv "$OUT" "$name"
+	record "$name" "$h" "${srcs[@]}"
+}
+
+c_freestanding() { # c_freestanding SRC [extra flags...]
+	local src=$1; shift
+	$CC $FREESTANDING "$@" -o "$OUT" "$src"
+}
+
+H="src/guest.h"
+HH="src/guest.h src/hostile.h"
+module echo.wasm $H src/echo.c -- c_freestanding src/echo.c
+module fetch.wasm $H src/fetch.c -- c_freestanding src/fetch.c
+module kv.wasm $H src/kv.c -- c_freestanding src/kv.c
+module hostcall.wasm $H src/hostcall.c -- c_freestanding src/hostcall.c
+module loop.wasm $HH src/loop.c -- c_freestanding src/loop.c
+module membomb.wasm $HH src/membomb.c -- c_freestanding src/membomb.c
+module hugeout.wasm $HH src/hugeout.c -- c_freestanding src/hugeout.c
+module recursion.wasm $HH src/recursion.c -- c_freestanding src/recursion.c
+module trap.wasm $HH src/trap.c -- c_freestanding src/trap.c
+module unknownimport.wasm $HH src/unknownimport.c -- c_freestanding src/unknownimport.c
+module bigmem.wasm $HH src/bigmem.c -- c_freestanding src/bigmem.c -Wl,--initial-memory=134217728
+module noabi.wasm $H src/noabi.c -- c_freestanding src/noabi.c
+module nodescribe.wasm $H src/nodescribe.c -- c_freestanding src/nodescribe.c
+module baddescribe.wasm $H src/baddescribe.c -- c_freestanding src/baddescribe.c
+module describeloop.wasm $H src/describeloop.c -- c_freestanding src/describeloop.c
+module wasicmd.wasm src/wasicmd.c -- bash -c '$CC --target=wasm32-wasi --sysroot=/usr -O2 -Wl,--strip-all -o "$OUT" src/wasicmd.c'
+module goecho.wasm src/goecho/main.go -- bash -c 'cd ../.. && GOOS=wasip1 GOARCH=wasm $GO build -buildmode=c-shared -trimpath -ldflags=-s -o "testdata/wasm/$OUT" ./testdata/wasm/src/goecho'
+# Not a module at all: the magic number followed by garbage.
+module malformed.wasm -- bash -c 'printf "\\0asm\\1\\0\\0\\0\\377\\377\\377\\377this is not webassembly" >"$OUT"'
+
+if [ ${#stale[@]} -gt 0 ]; then exit 1; fi
