@@ -21,7 +21,7 @@ type lineScanner struct {
 	err    error
 }
 
-const initialLineBuffer = 32 << 10
+const initialLineBuffer = 4 << 10
 
 // next returns the next line without its terminator. The slice is valid
 // until the following call. pending is the size of the event data already
