@@ -437,3 +437,20 @@ func TestInvalidOptionsAndRequests(t *testing.T) {
 		t.Errorf("empty image: err = %v", err)
 	}
 }
+
+func TestHeadersOverride(t *testing.T) {
+	var got atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got.Store(r.Header.Clone())
+		io.WriteString(w, okBody)
+	}))
+	defer srv.Close()
+	p, _ := newTestProvider(t, srv.URL, Options{Headers: map[string]string{"Authorization": "Bearer gateway", "OpenAI-Organization": "org-1"}})
+	if _, err := p.Complete(context.Background(), hi); err != nil {
+		t.Fatal(err)
+	}
+	h := got.Load().(http.Header)
+	if h.Get("Authorization") != "Bearer gateway" || h.Get("Openai-Organization") != "org-1" || h.Get("Content-Type") != "application/json" {
+		t.Fatalf("headers = %v", h)
+	}
+}
