@@ -1,0 +1,6 @@
+//go:build !windows
+
+package backend
+
+// exeSuffix ends executable file names on this platform.
+const exeSuffix = ""

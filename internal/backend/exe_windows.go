@@ -1,0 +1,4 @@
+package backend
+
+// exeSuffix ends executable file names on this platform.
+const exeSuffix = ".exe"
