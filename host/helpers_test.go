@@ -119,3 +119,7 @@ func mustEcho(t testing.TB, h *Host) {
 		t.Fatalf("host no longer serves: echo returned %+v", res)
 	}
 }
+
+func toolCall(name, args string) tool.Call {
+	return tool.Call{ID: "c", Name: name, Arguments: json.RawMessage(args)}
+}

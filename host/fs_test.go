@@ -1,0 +1,150 @@
+package host
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// fsDirs makes a granted directory holding a file, a sub-directory, and
+// symlinks that point inside and outside it, plus a secret outside it.
+func fsDirs(t *testing.T) (granted, secret string) {
+	t.Helper()
+	base := t.TempDir()
+	granted = filepath.Join(base, "granted")
+	outside := filepath.Join(base, "outside")
+	for _, d := range []string{granted, filepath.Join(granted, "sub"), outside} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	secret = filepath.Join(outside, "secret.txt")
+	for p, s := range map[string]string{
+		filepath.Join(granted, "hello.txt"):      "hello inside",
+		filepath.Join(granted, "sub", "deep.txt"): "deep inside",
+		secret:                                    "TOP SECRET",
+	} {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(secret, filepath.Join(granted, "escape-abs")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../outside/secret.txt", filepath.Join(granted, "escape-rel")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../outside", filepath.Join(granted, "escape-dir")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("sub/deep.txt", filepath.Join(granted, "inside-link")); err != nil {
+		t.Fatal(err)
+	}
+	return granted, secret
+}
+
+func TestFSRead(t *testing.T) {
+	t.Parallel()
+	granted, secret := fsDirs(t)
+	h, rec := newTestHost(t, Options{})
+	l := load(t, h, "wasicmd.wasm", Module{Grants: grants(t, "fs.read:"+granted)})
+
+	ok := map[string]string{
+		filepath.Join(granted, "hello.txt"):       "hello inside",
+		filepath.Join(granted, "sub", "deep.txt"): "deep inside",
+		filepath.Join(granted, "inside-link"):     "deep inside",
+		granted + "/sub/../hello.txt":             "hello inside",
+	}
+	for p, want := range ok {
+		if res := call(t, l, "readfile", `{"path":"`+p+`"}`); res.IsError || res.Text() != want {
+			t.Errorf("readfile %s = %+v, want %q", p, res, want)
+		}
+	}
+	refused := map[string]string{
+		"outside the preopen":   secret,
+		"etc":                   "/etc/passwd",
+		"dot-dot escape":        granted + "/../outside/secret.txt",
+		"dot-dot from a subdir": granted + "/sub/../../outside/secret.txt",
+		"absolute symlink":      filepath.Join(granted, "escape-abs"),
+		"relative symlink":      filepath.Join(granted, "escape-rel"),
+		"symlinked directory":   filepath.Join(granted, "escape-dir", "secret.txt"),
+	}
+	for name, p := range refused {
+		res := call(t, l, "readfile", `{"path":"`+p+`"}`)
+		if !res.IsError || !strings.HasPrefix(res.Text(), "open "+p+": ") || strings.Contains(res.Text(), "TOP SECRET") {
+			t.Errorf("%s: readfile %s = %+v, want an open error", name, p, res)
+		}
+		// The guest saw a failing open and reported it: the tool ran.
+		if r := rec.last(t); r.Outcome != OutcomeToolError {
+			t.Errorf("%s: outcome %s", name, r.Outcome)
+		}
+	}
+	if res := call(t, l, "listdir", `{"path":"`+granted+`"}`); res.IsError || !strings.Contains(res.Text(), "hello.txt") {
+		t.Errorf("listdir = %+v", res)
+	}
+	// Read-only: writing is refused, the file is untouched.
+	p := filepath.Join(granted, "hello.txt")
+	if res := call(t, l, "writefile", `{"path":"`+p+`","text":"overwritten"}`); !res.IsError {
+		t.Errorf("writefile on a read-only grant = %+v", res)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "hello inside" {
+		t.Errorf("the read-only file now holds %q", b)
+	}
+	if res := call(t, l, "writefile", `{"path":"`+granted+`/new.txt","text":"x"}`); !res.IsError {
+		t.Errorf("creating a file on a read-only grant = %+v", res)
+	}
+}
+
+func TestFSWrite(t *testing.T) {
+	t.Parallel()
+	granted, secret := fsDirs(t)
+	h, _ := newTestHost(t, Options{})
+	l := load(t, h, "wasicmd.wasm", Module{Grants: grants(t, "fs.write:"+granted)})
+	p := filepath.Join(granted, "out.txt")
+	if res := call(t, l, "writefile", `{"path":"`+p+`","text":"written by the guest"}`); res.IsError {
+		t.Fatalf("writefile = %+v", res)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "written by the guest" {
+		t.Fatalf("file holds %q", b)
+	}
+	// Writing through an escaping symlink or .. must not touch the secret.
+	for _, p := range []string{filepath.Join(granted, "escape-abs"), filepath.Join(granted, "escape-rel"), granted + "/../outside/secret.txt"} {
+		if res := call(t, l, "writefile", `{"path":"`+p+`","text":"pwned"}`); !res.IsError {
+			t.Errorf("writefile %s = %+v, want an error", p, res)
+		}
+	}
+	// A guest cannot plant a symlink that points outside.
+	for _, target := range []string{secret, "../outside/secret.txt", "sub/../../outside"} {
+		if res := call(t, l, "symlink", `{"target":"`+target+`","path":"`+granted+`/planted"}`); !res.IsError {
+			t.Errorf("symlink to %s = %+v, want an error", target, res)
+		}
+	}
+	if res := call(t, l, "symlink", `{"target":"sub/deep.txt","path":"`+granted+`/ok-link"}`); res.IsError {
+		t.Errorf("symlink inside = %+v", res)
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "TOP SECRET" {
+		t.Fatalf("the secret was changed to %q", b)
+	}
+}
+
+func TestFSNoGrant(t *testing.T) {
+	t.Parallel()
+	granted, _ := fsDirs(t)
+	h, _ := newTestHost(t, Options{})
+	l := load(t, h, "wasicmd.wasm", Module{})
+	res := call(t, l, "readfile", `{"path":"`+filepath.Join(granted, "hello.txt")+`"}`)
+	if !res.IsError || strings.Contains(res.Text(), "hello inside") {
+		t.Fatalf("readfile without a grant = %+v", res)
+	}
+}
+
+func TestFSGrantMissingDirectory(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{})
+	_, err := h.Load(t.Context(), Module{Name: "wasicmd", Bytes: wasmFile(t, "wasicmd.wasm"),
+		Grants: grants(t, "fs.read:/does/not/exist")})
+	if err == nil || !strings.Contains(err.Error(), "grant fs.read:/does/not/exist") {
+		t.Fatalf("error = %v", err)
+	}
+}
