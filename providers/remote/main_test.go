@@ -32,6 +32,8 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	case "fake":
 		Serve(&fake{dir: os.Getenv(testDirEnv)})
+	case "scenario":
+		Serve(newScenarioProvider())
 	case "v2only":
 		// A backend from a future build that dropped protocol version 1.
 		backend.Serve(map[int]plugin.PluginSet{2: versions(&fake{})[1]})
