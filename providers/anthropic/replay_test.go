@@ -484,3 +484,62 @@ func canonical(t *testing.T, raw json.RawMessage) string {
 	out, _ := json.Marshal(v)
 	return string(out)
 }
+
+// TestReplayLangchaingoStream replays langchaingo's recorded stream from
+// claude-3-opus (real headers included) and checks the request we build for
+// the same call against the recorded one.
+func TestReplayLangchaingoStream(t *testing.T) {
+	ex := loadHTTPRR(t, "langchaingo/llms_anthropic_internal_anthropicclient_testdata_TestClient_CreateMessageStream.httprr")
+	if len(ex) != 1 {
+		t.Fatalf("trace has %d exchanges, want 1", len(ex))
+	}
+	rec := ex[0]
+	srv := newReplayServer(t, recorded{status: rec.resp.StatusCode, headers: rec.resp.Header, body: string(rec.respBody)})
+	p, err := New(Options{APIKey: "test-api-key", BaseURL: srv.URL})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := 0.0
+	req := &llm.Request{
+		Model:       "claude-3-opus-20240229",
+		Messages:    []llm.Message{llm.UserText("Count from 1 to 5")},
+		MaxTokens:   100,
+		Temperature: &zero,
+	}
+	var text strings.Builder
+	var resp *llm.Response
+	for ev, err := range p.Stream(context.Background(), req) {
+		if err != nil {
+			t.Fatalf("Stream: %v", err)
+		}
+		switch ev.Type {
+		case llm.StreamText:
+			text.WriteString(ev.Text)
+		case llm.StreamDone:
+			resp = ev.Response
+		}
+	}
+	if resp == nil {
+		t.Fatal("no done event")
+	}
+	const want = "1\n2\n3\n4\n5"
+	if text.String() != want || resp.Message.Text() != want {
+		t.Errorf("text: streamed %q, response %q; want %q", text.String(), resp.Message.Text(), want)
+	}
+	if u := resp.Usage; u == nil || *u != (llm.Usage{InputTokens: 15, OutputTokens: 13, TotalTokens: 28}) {
+		t.Errorf("usage = %+v, want 15 in, 13 out", u)
+	}
+	if resp.FinishReason != llm.FinishStop || resp.ID != "msg_01Ju7oPaDmjgrhWq8gNP4AUj" || resp.Model != "claude-3-opus-20240229" {
+		t.Errorf("finish, id, model = %q %q %q", resp.FinishReason, resp.ID, resp.Model)
+	}
+
+	got := srv.request(t, 0)
+	if diff := cmp.Diff(shapeOf(t, rec.reqBody), shapeOf(t, got.body)); diff != "" {
+		t.Errorf("request differs from the recorded one (-recorded +ours):\n%s", diff)
+	}
+	for _, h := range []string{"Anthropic-Version", "X-Api-Key", "Content-Type"} {
+		if got.header.Get(h) != rec.req.Header.Get(h) {
+			t.Errorf("header %s = %q, recorded %q", h, got.header.Get(h), rec.req.Header.Get(h))
+		}
+	}
+}

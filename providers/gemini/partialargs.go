@@ -48,9 +48,6 @@ func (t *argTree) apply(pa wirePartialArg) {
 	n := t.root
 	for _, seg := range path {
 		n = n.child(seg)
-		if n == nil {
-			return
-		}
 	}
 	switch {
 	case pa.StringValue != nil:
@@ -94,9 +91,6 @@ func (n *jnode) child(seg pathSeg) *jnode {
 	}
 	if !n.isArr {
 		*n = jnode{isArr: true}
-	}
-	if seg.index > 1<<16 {
-		return nil // refuse to allocate for an absurd index
 	}
 	for len(n.elems) <= seg.index {
 		n.elems = append(n.elems, &jnode{fields: map[string]*jnode{}})
@@ -201,6 +195,28 @@ func decodeNode(dec *json.Decoder) (*jnode, error) {
 	}
 }
 
+// maxArrayIndex bounds the array index a path may name.
+const maxArrayIndex = 1 << 16
+
+// quotedName reads a quoted member name at the start of s ('name' or
+// "name", with backslash escapes) and returns it and the rest of s.
+func quotedName(s string) (name, rest string, ok bool) {
+	q := s[0]
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '\\' && i+1 < len(s):
+			i++
+			b.WriteByte(s[i])
+		case c == q:
+			return b.String(), s[i+1:], true
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", "", false
+}
+
 // pathSeg is one step of a JSON path: an object key or an array index.
 type pathSeg struct {
 	key   *string
@@ -208,7 +224,8 @@ type pathSeg struct {
 }
 
 // parsePath parses the RFC 9535 subset Gemini uses: "$" followed by
-// ".name", "['name']", "[\"name\"]" or "[3]" steps.
+// ".name", "['name']", "[\"name\"]" or "[3]" steps. A path it cannot
+// parse is refused whole, so nothing is created for it.
 func parsePath(p string) ([]pathSeg, bool) {
 	rest, ok := strings.CutPrefix(p, "$")
 	if !ok {
@@ -230,22 +247,26 @@ func parsePath(p string) ([]pathSeg, bool) {
 			segs = append(segs, pathSeg{key: &k})
 			rest = rest[end:]
 		case '[':
+			if len(rest) > 1 && (rest[1] == '\'' || rest[1] == '"') {
+				k, after, ok := quotedName(rest[1:])
+				if !ok || !strings.HasPrefix(after, "]") {
+					return nil, false
+				}
+				segs = append(segs, pathSeg{key: &k})
+				rest = after[1:]
+				continue
+			}
 			end := strings.IndexByte(rest, ']')
 			if end < 0 {
 				return nil, false
 			}
-			inner := rest[1:end]
-			rest = rest[end+1:]
-			if len(inner) >= 2 && (inner[0] == '\'' || inner[0] == '"') && inner[len(inner)-1] == inner[0] {
-				k := inner[1 : len(inner)-1]
-				segs = append(segs, pathSeg{key: &k})
-				continue
-			}
-			i, err := strconv.Atoi(inner)
-			if err != nil || i < 0 {
+			i, err := strconv.Atoi(rest[1:end])
+			// An absurd index is refused rather than allocated.
+			if err != nil || i < 0 || i > maxArrayIndex {
 				return nil, false
 			}
 			segs = append(segs, pathSeg{index: i})
+			rest = rest[end+1:]
 		default:
 			return nil, false
 		}

@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -483,4 +487,151 @@ func canonical(t *testing.T, raw json.RawMessage) string {
 	}
 	out, _ := json.Marshal(v)
 	return string(out)
+}
+
+// TestReplayVercelPartialArgs replays vercel-ai's recorded Gemini 3 stream
+// in which the arguments of two calls arrive as partialArgs: a part with
+// the name and willContinue, string pieces at "$.location", and an empty
+// functionCall closing each call. The SSE framing is rebuilt as the
+// fixtures README says: "data: <line>\r\n\r\n", no terminal marker.
+func TestReplayVercelPartialArgs(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join(fixturesDir(t), "vercel-ai", "google_src___fixtures___google-stream-tool-call-arguments.chunks.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var body strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		body.WriteString("data: " + line + "\r\n\r\n")
+	}
+	srv := newReplayServer(t, recorded{status: 200, headers: http.Header{"Content-Type": {"text/event-stream"}}, body: body.String()})
+	p, err := New(Options{APIKey: "k", BaseURL: srv.URL, Model: "gemini-3.1-pro-preview"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := &llm.Request{Messages: []llm.Message{llm.UserText("What is the weather in Boston and San Francisco?")},
+		Tools: []llm.ToolSpec{{Name: "getWeather", Description: "Get the weather",
+			InputSchema: json.RawMessage(`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`)}}}
+
+	var streamed []llm.ToolCall
+	var resp *llm.Response
+	for ev, err := range p.Stream(context.Background(), req) {
+		if err != nil {
+			t.Fatalf("Stream: %v", err)
+		}
+		switch ev.Type {
+		case llm.StreamToolCall:
+			streamed = append(streamed, *ev.ToolCall)
+		case llm.StreamText, llm.StreamReasoning:
+			t.Errorf("unexpected %s delta %q", ev.Type, ev.Text)
+		case llm.StreamDone:
+			resp = ev.Response
+		}
+	}
+	if resp == nil {
+		t.Fatal("no done event")
+	}
+	want := []wantCall{
+		{name: "getWeather", args: `{"location":"Boston"}`, sigPrefix: "CiMBjz1rX25KieIB4d4AwFn8"},
+		{name: "getWeather", args: `{"location":"San Francisco"}`},
+	}
+	checkCalls(t, "streamed", streamed, want)
+	checkCalls(t, "response", resp.Message.ToolCalls(), want)
+	if len(streamed) == 2 && streamed[0].ID == streamed[1].ID {
+		t.Errorf("both calls have id %s", streamed[0].ID)
+	}
+	var sigs []string
+	for _, part := range resp.Message.Parts {
+		sigs = append(sigs, part.Signature)
+	}
+	var first struct {
+		Candidates []struct {
+			Content struct {
+				Parts []struct {
+					ThoughtSignature string `json:"thoughtSignature"`
+				} `json:"parts"`
+			} `json:"content"`
+		} `json:"candidates"`
+	}
+	line, _, _ := strings.Cut(string(data), "\n")
+	if err := json.Unmarshal([]byte(line), &first); err != nil {
+		t.Fatal(err)
+	}
+	recordedSig := first.Candidates[0].Content.Parts[0].ThoughtSignature
+	if len(sigs) != 2 || !strings.HasPrefix(sigs[0], "CiMBjz1rX25KieIB4d4AwFn8") || sigs[0] != recordedSig || sigs[1] != "" {
+		t.Errorf("signatures = %.30q, want the recorded one on the first call only", sigs)
+	}
+	if u := resp.Usage; u == nil || *u != (llm.Usage{InputTokens: 26, OutputTokens: 23 + 132, TotalTokens: 181}) {
+		t.Errorf("usage = %+v", u)
+	}
+	if resp.FinishReason != llm.FinishToolCalls || resp.Model != "gemini-3.1-pro-preview" || resp.ID != "dqHOab6xGLzWodAPkPuViA4" {
+		t.Errorf("finish, model, id = %q %q %q", resp.FinishReason, resp.Model, resp.ID)
+	}
+
+	// The next turn sends both calls back, the signature on the first, and
+	// answers them in one user turn, names recovered from the calls.
+	history := append(req.Messages, resp.Message,
+		llm.ToolResultMessage(llm.ToolResult{CallID: streamed[0].ID, Content: "cold"}),
+		llm.ToolResultMessage(llm.ToolResult{CallID: streamed[1].ID, Content: "foggy"}))
+	w, _, err := p.cfg.buildRequest(&llm.Request{Messages: history})
+	if err != nil {
+		t.Fatal(err)
+	}
+	body2, _ := json.Marshal(w)
+	got := shapeOf(t, body2)
+	wantContents := []shapeContent{
+		{Role: "user", Parts: []string{`text thought=false "What is the weather in Boston and San Francisco?"`}},
+		{Role: "model", Parts: []string{
+			`call getWeather id=#1 args={"location":"Boston"} sig=` + sigs[0],
+			`call getWeather id=#2 args={"location":"San Francisco"}`,
+		}},
+		{Role: "user", Parts: []string{
+			`response getWeather id=#1 {"result":"cold"}`,
+			`response getWeather id=#2 {"result":"foggy"}`,
+		}},
+	}
+	if diff := cmp.Diff(wantContents, got.Contents); diff != "" {
+		t.Errorf("next turn (-want +got):\n%s", diff)
+	}
+}
+
+// TestReplayLangchaingoError replays a real 403 from the Gemini API (a
+// request without credentials): a typed, non-retryable error, sent once.
+func TestReplayLangchaingoError(t *testing.T) {
+	ex := loadHTTPRR(t, "langchaingo/llms_googleai_testdata_TestGoogleAIErrorHandling.httprr")
+	if len(ex) != 1 {
+		t.Fatalf("trace has %d exchanges, want 1", len(ex))
+	}
+	rec := ex[0]
+	answer := recorded{status: rec.resp.StatusCode, headers: rec.resp.Header, body: string(rec.respBody)}
+	srv := newReplayServer(t, answer, answer)
+	p, err := New(Options{APIKey: "k", BaseURL: srv.URL, Model: "gemini-2.0-flash"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stream := range []bool{false, true} {
+		var err error
+		if stream {
+			for _, e := range p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("Hello")}}) {
+				err = e
+			}
+		} else {
+			_, err = p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("Hello")}})
+		}
+		var pe *llm.ProviderError
+		if !errors.As(err, &pe) {
+			t.Fatalf("stream=%v: err = %v, want *llm.ProviderError", stream, err)
+		}
+		const msg = "Method doesn't allow unregistered callers (callers without established identity). Please use API Key or other form of API consumer identity to call this API."
+		if pe.Status != 403 || pe.Code != "PERMISSION_DENIED" || pe.Message != msg || pe.Retryable || pe.Provider != "gemini" {
+			t.Errorf("stream=%v: error = %+v", stream, pe)
+		}
+	}
+	if n := len(srv.requests); n != 2 {
+		t.Errorf("%d requests for two calls: a 403 was retried", n)
+	}
+	// The conversation part of the request matches the recorded one (which
+	// also carries the SDK's safetySettings and sampling defaults).
+	if diff := cmp.Diff(shapeOf(t, rec.reqBody).Contents, shapeOf(t, srv.request(t, 0).body).Contents); diff != "" {
+		t.Errorf("contents differ from the recorded request (-recorded +ours):\n%s", diff)
+	}
 }

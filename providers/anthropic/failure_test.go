@@ -1,0 +1,335 @@
+package anthropic
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autoagent-go/autoagent/internal/httpx"
+	"github.com/autoagent-go/autoagent/llm"
+)
+
+// The failures below are hand-written: none of the recordings in
+// shared/fixtures shows a 529, a mid-stream error event or a broken stream.
+// Their bodies follow Anthropic's documented error shape.
+
+const overloadedBody = `{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":"req_011CXYZ"}`
+
+// fakeClock replaces the retry policy's sleeping and jitter, recording the
+// delays it was asked to wait.
+func fakeClock(p *Provider) *[]time.Duration {
+	var delays []time.Duration
+	p.retry.Sleep = func(ctx context.Context, d time.Duration) error {
+		delays = append(delays, d)
+		return ctx.Err()
+	}
+	p.retry.Jitter = func(d time.Duration) time.Duration { return d }
+	return &delays
+}
+
+func simpleAnswer(t *testing.T) recorded {
+	t.Helper()
+	c := loadCassette(t, "fantasy/TestAnthropicCommon/claude-sonnet-4/simple.yaml")
+	return answersOf(c)[0]
+}
+
+func newTestProvider(t *testing.T, url string, opts Options) *Provider {
+	t.Helper()
+	opts.APIKey, opts.BaseURL, opts.Model = "k", url, sonnet
+	p, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestOverloadedIsRetried(t *testing.T) {
+	overloaded := recorded{status: 529, body: overloadedBody, headers: http.Header{"Request-Id": {"req_1"}}}
+	srv := newReplayServer(t, overloaded, overloaded, simpleAnswer(t))
+	p := newTestProvider(t, srv.URL, Options{})
+	delays := fakeClock(p)
+
+	resp, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("Say hi in Portuguese")}})
+	if err != nil {
+		t.Fatalf("Complete: %v", err)
+	}
+	if !strings.HasPrefix(resp.Message.Text(), "Olá!") {
+		t.Errorf("text = %q", resp.Message.Text())
+	}
+	// Two failures, two waits: 500ms then 1s (the policy's backoff, no
+	// jitter under the fake clock).
+	if want := []time.Duration{500 * time.Millisecond, time.Second}; !slices.Equal(*delays, want) {
+		t.Errorf("delays = %v, want %v", *delays, want)
+	}
+}
+
+func TestOverloadedGivesUpWithTypedError(t *testing.T) {
+	overloaded := recorded{status: 529, body: overloadedBody, headers: http.Header{"Request-Id": {"req_1"}}}
+	srv := newReplayServer(t, overloaded, overloaded)
+	p := newTestProvider(t, srv.URL, Options{MaxRetries: 1})
+	fakeClock(p)
+
+	_, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}})
+	var pe *llm.ProviderError
+	if !errors.As(err, &pe) {
+		t.Fatalf("err = %v, want *llm.ProviderError", err)
+	}
+	if pe.Status != 529 || pe.Code != "overloaded_error" || !pe.Retryable || pe.RequestID != "req_1" || pe.Provider != "anthropic" {
+		t.Errorf("error = %+v", pe)
+	}
+}
+
+func TestRetryAfterHonoured(t *testing.T) {
+	limited := recorded{status: 429, body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`,
+		headers: http.Header{"Retry-After": {"7"}}}
+	srv := newReplayServer(t, limited, simpleAnswer(t))
+	p := newTestProvider(t, srv.URL, Options{})
+	delays := fakeClock(p)
+	if _, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []time.Duration{7 * time.Second}; !slices.Equal(*delays, want) {
+		t.Errorf("delays = %v, want %v", *delays, want)
+	}
+}
+
+func TestBadRequestIsNotRetried(t *testing.T) {
+	bad := recorded{status: 400, body: `{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: must be positive"}}`,
+		headers: http.Header{"Request-Id": {"req_bad"}}}
+	srv := newReplayServer(t, bad)
+	p := newTestProvider(t, srv.URL, Options{})
+	delays := fakeClock(p)
+	_, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}})
+	var pe *llm.ProviderError
+	if !errors.As(err, &pe) || pe.Status != 400 || pe.Code != "invalid_request_error" || pe.Retryable ||
+		pe.Message != "max_tokens: must be positive" || pe.RequestID != "req_bad" {
+		t.Fatalf("err = %#v", err)
+	}
+	if len(*delays) != 0 || len(srv.requests) != 1 {
+		t.Errorf("a 400 was retried: %d requests, delays %v", len(srv.requests), *delays)
+	}
+}
+
+func TestMissingAPIKeyNamesTheVariable(t *testing.T) {
+	t.Setenv("MY_CLAUDE_KEY", "")
+	p, err := New(Options{APIKeyEnv: "MY_CLAUDE_KEY", Model: "m", BaseURL: "http://127.0.0.1:1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}})
+	if !errors.Is(err, ErrNoAPIKey) || !strings.Contains(err.Error(), "MY_CLAUDE_KEY") {
+		t.Errorf("err = %v, want ErrNoAPIKey naming MY_CLAUDE_KEY", err)
+	}
+	t.Setenv("ANTHROPIC_API_KEY", "")
+	p, _ = New(Options{Model: "m"})
+	for _, err := range p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}) {
+		if !errors.Is(err, ErrNoAPIKey) || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
+			t.Errorf("stream err = %v, want ErrNoAPIKey naming ANTHROPIC_API_KEY", err)
+		}
+	}
+}
+
+func TestHeadersAndKeyFromEnvironment(t *testing.T) {
+	t.Setenv("ANTHROPIC_API_KEY", "env-key")
+	srv := newReplayServer(t, simpleAnswer(t))
+	p, err := New(Options{BaseURL: srv.URL + "/", Model: sonnet, Headers: map[string]string{"Anthropic-Beta": "prompt-caching-2024-07-31", "Anthropic-Version": "2099-01-01"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}); err != nil {
+		t.Fatal(err)
+	}
+	got := srv.request(t, 0)
+	if got.path != "/v1/messages" || got.header.Get("X-Api-Key") != "env-key" ||
+		got.header.Get("Anthropic-Beta") != "prompt-caching-2024-07-31" || got.header.Get("Anthropic-Version") != "2099-01-01" {
+		t.Errorf("path %s, headers %v", got.path, got.header)
+	}
+}
+
+// streamBody is a hand-written stream: the start of an answer, then the
+// given tail.
+func streamBody(tail string) string {
+	return "event: message_start\n" +
+		`data: {"type":"message_start","message":{"id":"msg_x","type":"message","role":"assistant","model":"claude-sonnet-4-20250514","content":[],"usage":{"input_tokens":10,"output_tokens":1}}}` + "\n\n" +
+		"event: content_block_start\n" +
+		`data: {"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}` + "\n\n" +
+		"event: content_block_delta\n" +
+		`data: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hel"}}` + "\n\n" +
+		tail
+}
+
+func sseAnswer(body string) recorded {
+	return recorded{status: 200, body: body, headers: http.Header{"Content-Type": {"text/event-stream"}, "Request-Id": {"req_s"}}}
+}
+
+// collect drains a stream: the text deltas, and the first error.
+func collect(seq func(func(llm.StreamEvent, error) bool)) (text string, done bool, err error) {
+	var b strings.Builder
+	for ev, e := range seq {
+		if e != nil {
+			return b.String(), done, e
+		}
+		if ev.Type == llm.StreamText {
+			b.WriteString(ev.Text)
+		}
+		done = done || ev.Type == llm.StreamDone
+	}
+	return b.String(), done, nil
+}
+
+func TestMidStreamErrorEvent(t *testing.T) {
+	body := streamBody("event: error\n" + `data: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}` + "\n\n")
+	srv := newReplayServer(t, sseAnswer(body))
+	p := newTestProvider(t, srv.URL, Options{})
+	text, done, err := collect(p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
+	if text != "Hel" || done {
+		t.Errorf("before the error: text %q, done %v", text, done)
+	}
+	var pe *llm.ProviderError
+	if !errors.As(err, &pe) || pe.Code != "overloaded_error" || pe.Message != "Overloaded" || !pe.Retryable || pe.Status != 0 || pe.RequestID != "req_s" {
+		t.Fatalf("err = %#v", err)
+	}
+	if len(srv.requests) != 1 {
+		t.Errorf("a stream that already produced events was retried (%d requests)", len(srv.requests))
+	}
+}
+
+func TestStreamEndsWithoutMessageStop(t *testing.T) {
+	srv := newReplayServer(t, sseAnswer(streamBody("")))
+	p := newTestProvider(t, srv.URL, Options{})
+	text, done, err := collect(p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
+	if text != "Hel" || done {
+		t.Errorf("text %q, done %v", text, done)
+	}
+	if !errors.Is(err, llm.ErrIncompleteStream) || !llm.IsRetryable(err) {
+		t.Errorf("err = %v, want a retryable ErrIncompleteStream", err)
+	}
+}
+
+func TestStreamConnectionDrops(t *testing.T) {
+	// The server promises more bytes than it sends, then closes the
+	// connection: the client sees an unexpected EOF mid-event.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := streamBody("event: content_block_delta\ndata: {\"type\":\"content_bl")
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Content-Length", "100000")
+		_, _ = w.Write([]byte(body))
+	}))
+	defer srv.Close()
+	p := newTestProvider(t, srv.URL, Options{})
+	text, _, err := collect(p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
+	if text != "Hel" || !errors.Is(err, llm.ErrIncompleteStream) || !llm.IsRetryable(err) {
+		t.Errorf("text %q, err %v; want Hel and a retryable ErrIncompleteStream", text, err)
+	}
+}
+
+func TestStreamMalformedEvent(t *testing.T) {
+	srv := newReplayServer(t, sseAnswer(streamBody("event: content_block_delta\ndata: {not json\n\n")))
+	p := newTestProvider(t, srv.URL, Options{})
+	_, _, err := collect(p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
+	var pe *llm.ProviderError
+	if !errors.As(err, &pe) || pe.Retryable || !strings.Contains(pe.Message, "malformed stream event") {
+		t.Errorf("err = %v, want a non-retryable malformed-event error", err)
+	}
+}
+
+// stallingServer sends the start of an answer, then waits until the client
+// goes away, reporting that on gone.
+func stallingServer(t *testing.T) (*httptest.Server, chan struct{}) {
+	gone := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte(streamBody("")))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		close(gone)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, gone
+}
+
+// waitGone fails the test if the server never saw the client leave (the
+// deadline only guards against a hang; nothing is timed).
+func waitGone(t *testing.T, gone chan struct{}) {
+	t.Helper()
+	select {
+	case <-gone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the connection was never released")
+	}
+}
+
+func TestStreamCancelledMidway(t *testing.T) {
+	srv, gone := stallingServer(t)
+	p := newTestProvider(t, srv.URL, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var text string
+	var err error
+	for ev, e := range p.Stream(ctx, &llm.Request{Messages: []llm.Message{llm.UserText("q")}}) {
+		if e != nil {
+			err = e
+			break
+		}
+		if ev.Type == llm.StreamText {
+			text += ev.Text
+			cancel() // the caller gives up after the first delta
+		}
+	}
+	if text != "Hel" || !errors.Is(err, context.Canceled) {
+		t.Errorf("text %q, err %v; want Hel then context.Canceled", text, err)
+	}
+	var pe *llm.ProviderError
+	if errors.As(err, &pe) {
+		t.Errorf("a cancellation must not look like a provider failure: %v", err)
+	}
+	waitGone(t, gone)
+}
+
+func TestStreamStoppedEarlyReleasesConnection(t *testing.T) {
+	srv, gone := stallingServer(t)
+	p := newTestProvider(t, srv.URL, Options{})
+	before := runtime.NumGoroutine()
+	for ev, err := range p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type == llm.StreamText {
+			break
+		}
+	}
+	waitGone(t, gone)
+	p.cfg.client.CloseIdleConnections()
+	checkNoLeak(t, before)
+}
+
+func TestStreamIdleTimeout(t *testing.T) {
+	srv, gone := stallingServer(t)
+	p := newTestProvider(t, srv.URL, Options{StreamIdleTimeout: 50 * time.Millisecond})
+	text, done, err := collect(p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
+	if text != "Hel" || done || !errors.Is(err, llm.ErrIncompleteStream) || !errors.Is(err, httpx.ErrStreamIdle) || !llm.IsRetryable(err) {
+		t.Errorf("text %q, done %v, err %v; want a retryable idle ErrIncompleteStream", text, done, err)
+	}
+	waitGone(t, gone)
+}
+
+// checkNoLeak waits for the goroutine count to come back to before: the
+// stream starts none, and the transport's connection goroutines end once
+// the connection is closed.
+func checkNoLeak(t *testing.T, before int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("goroutines: %d before, %d after:\n%s", before, runtime.NumGoroutine(), buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

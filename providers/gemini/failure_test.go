@@ -1,0 +1,280 @@
+package gemini
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autoagent-go/autoagent/internal/httpx"
+	"github.com/autoagent-go/autoagent/llm"
+)
+
+// The failures below are hand-written: the only recorded Gemini error is a
+// 403. Bodies follow Google's documented error shape, RetryInfo included.
+
+const unavailableBody = `{"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE",
+	"details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"2.5s"}]}}`
+
+const exhaustedBody = `{"error":{"code":429,"message":"You exceeded your current quota.","status":"RESOURCE_EXHAUSTED",
+	"details":[{"@type":"type.googleapis.com/google.rpc.QuotaFailure","violations":[{"quotaMetric":"generate_content_free_tier_requests"}]},
+	{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"90s"}]}}`
+
+func fakeClock(p *Provider) *[]time.Duration {
+	var delays []time.Duration
+	p.retry.Sleep = func(ctx context.Context, d time.Duration) error {
+		delays = append(delays, d)
+		return ctx.Err()
+	}
+	p.retry.Jitter = func(d time.Duration) time.Duration { return d }
+	return &delays
+}
+
+func newTestProvider(t *testing.T, url string, opts Options) *Provider {
+	t.Helper()
+	opts.APIKey, opts.BaseURL, opts.Model = "k", url, flash
+	p, err := New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func simpleAnswer(t *testing.T) recorded {
+	t.Helper()
+	return answersOf(loadCassette(t, "fantasy/TestGoogleCommon/gemini-2.5-flash/simple.yaml"))[0]
+}
+
+var hello = &llm.Request{Messages: []llm.Message{llm.UserText("Say hi in Portuguese")}}
+
+func TestUnavailableRetriedAfterRetryInfo(t *testing.T) {
+	srv := newReplayServer(t, recorded{status: 503, body: unavailableBody}, simpleAnswer(t))
+	p := newTestProvider(t, srv.URL, Options{})
+	delays := fakeClock(p)
+	resp, err := p.Complete(context.Background(), hello)
+	if err != nil {
+		t.Fatalf("Complete: %v", err)
+	}
+	if resp.Message.Text() != "Olá!" {
+		t.Errorf("text = %q", resp.Message.Text())
+	}
+	if want := []time.Duration{2500 * time.Millisecond}; !slices.Equal(*delays, want) {
+		t.Errorf("delays = %v, want the RetryInfo delay %v", *delays, want)
+	}
+}
+
+func TestStreamOpeningRetried(t *testing.T) {
+	stream := answersOf(loadCassette(t, "fantasy/TestGoogleCommon/gemini-2.5-flash/simple_streaming.yaml"))[0]
+	srv := newReplayServer(t, recorded{status: 503, body: unavailableBody}, stream)
+	p := newTestProvider(t, srv.URL, Options{})
+	delays := fakeClock(p)
+	text, done, err := collect(p.Stream(context.Background(), hello))
+	if err != nil || !done || text != "Olá!" || len(*delays) != 1 {
+		t.Errorf("text %q, done %v, err %v, delays %v", text, done, err, *delays)
+	}
+}
+
+func TestQuotaExhaustedBeyondPatience(t *testing.T) {
+	// The server asks for 90 s, more than the policy will block for: the
+	// error comes back at once, carrying the delay for the caller.
+	srv := newReplayServer(t, recorded{status: 429, body: exhaustedBody})
+	p := newTestProvider(t, srv.URL, Options{})
+	delays := fakeClock(p)
+	_, err := p.Complete(context.Background(), hello)
+	var pe *llm.ProviderError
+	if !errors.As(err, &pe) || pe.Status != 429 || pe.Code != "RESOURCE_EXHAUSTED" || !pe.Retryable || pe.RetryAfter != 90*time.Second {
+		t.Fatalf("err = %#v", err)
+	}
+	if len(*delays) != 0 || len(srv.requests) != 1 {
+		t.Errorf("waited %v over %d requests", *delays, len(srv.requests))
+	}
+}
+
+func TestInvalidArgumentNotRetried(t *testing.T) {
+	srv := newReplayServer(t, recorded{status: 400, body: `{"error":{"code":400,"message":"* GenerateContentRequest.tools[0].function_declarations[0].parameters.properties: should be non-empty for OBJECT type","status":"INVALID_ARGUMENT"}}`})
+	p := newTestProvider(t, srv.URL, Options{})
+	delays := fakeClock(p)
+	_, err := p.Complete(context.Background(), hello)
+	var pe *llm.ProviderError
+	if !errors.As(err, &pe) || pe.Status != 400 || pe.Code != "INVALID_ARGUMENT" || pe.Retryable || !strings.Contains(pe.Message, "should be non-empty") {
+		t.Fatalf("err = %#v", err)
+	}
+	if len(*delays) != 0 || len(srv.requests) != 1 {
+		t.Errorf("a 400 was retried")
+	}
+}
+
+func TestMissingAPIKeyNamesTheVariable(t *testing.T) {
+	t.Setenv("GEMINI_API_KEY", "")
+	p, err := New(Options{Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Complete(context.Background(), hello)
+	if !errors.Is(err, ErrNoAPIKey) || !strings.Contains(err.Error(), "GEMINI_API_KEY") {
+		t.Errorf("err = %v, want ErrNoAPIKey naming GEMINI_API_KEY", err)
+	}
+	t.Setenv("GEMINI_API_KEY", "from-env")
+	srv := newReplayServer(t, simpleAnswer(t))
+	p, _ = New(Options{Model: flash, BaseURL: srv.URL, Headers: map[string]string{"X-Goog-User-Project": "proj"}})
+	if _, err := p.Complete(context.Background(), hello); err != nil {
+		t.Fatal(err)
+	}
+	if h := srv.request(t, 0).header; h.Get("X-Goog-Api-Key") != "from-env" || h.Get("X-Goog-User-Project") != "proj" {
+		t.Errorf("headers %v", h)
+	}
+}
+
+// A chunk of text, the start of an answer without a finishReason.
+const firstChunk = `data: {"candidates":[{"content":{"parts":[{"text":"Ol"}],"role":"model"},"index":0}],"modelVersion":"gemini-2.5-flash"}` + "\r\n\r\n"
+
+func sseAnswer(body string) recorded {
+	return recorded{status: 200, body: body, headers: http.Header{"Content-Type": {"text/event-stream"}}}
+}
+
+func collect(seq func(func(llm.StreamEvent, error) bool)) (text string, done bool, err error) {
+	var b strings.Builder
+	for ev, e := range seq {
+		if e != nil {
+			return b.String(), done, e
+		}
+		if ev.Type == llm.StreamText {
+			b.WriteString(ev.Text)
+		}
+		done = done || ev.Type == llm.StreamDone
+	}
+	return b.String(), done, nil
+}
+
+func TestStreamErrorChunk(t *testing.T) {
+	body := firstChunk + `data: {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}` + "\r\n\r\n"
+	srv := newReplayServer(t, sseAnswer(body))
+	p := newTestProvider(t, srv.URL, Options{})
+	text, done, err := collect(p.Stream(context.Background(), hello))
+	var pe *llm.ProviderError
+	if text != "Ol" || done || !errors.As(err, &pe) || pe.Code != "UNAVAILABLE" || pe.Status != 503 || !pe.Retryable {
+		t.Fatalf("text %q, done %v, err %#v", text, done, err)
+	}
+	if len(srv.requests) != 1 {
+		t.Error("a stream that produced events was retried")
+	}
+}
+
+func TestStreamEndsWithoutFinishReason(t *testing.T) {
+	srv := newReplayServer(t, sseAnswer(firstChunk))
+	p := newTestProvider(t, srv.URL, Options{})
+	text, done, err := collect(p.Stream(context.Background(), hello))
+	if text != "Ol" || done || !errors.Is(err, llm.ErrIncompleteStream) || !llm.IsRetryable(err) {
+		t.Errorf("text %q, done %v, err %v; want a retryable ErrIncompleteStream", text, done, err)
+	}
+}
+
+func TestStreamConnectionDrops(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Content-Length", "100000")
+		_, _ = w.Write([]byte(firstChunk + `data: {"candidates":[{"content":{"par`))
+	}))
+	defer srv.Close()
+	p := newTestProvider(t, srv.URL, Options{})
+	text, _, err := collect(p.Stream(context.Background(), hello))
+	if text != "Ol" || !errors.Is(err, llm.ErrIncompleteStream) || !llm.IsRetryable(err) {
+		t.Errorf("text %q, err %v", text, err)
+	}
+}
+
+func TestStreamMalformedChunk(t *testing.T) {
+	srv := newReplayServer(t, sseAnswer(firstChunk+"data: {oops\r\n\r\n"))
+	p := newTestProvider(t, srv.URL, Options{})
+	_, _, err := collect(p.Stream(context.Background(), hello))
+	var pe *llm.ProviderError
+	if !errors.As(err, &pe) || pe.Retryable || !strings.Contains(pe.Message, "malformed stream chunk") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func stallingServer(t *testing.T) (*httptest.Server, chan struct{}) {
+	gone := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write([]byte(firstChunk))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+		close(gone)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, gone
+}
+
+// waitGone fails the test if the server never saw the client leave (the
+// deadline only guards against a hang; nothing is timed).
+func waitGone(t *testing.T, gone chan struct{}) {
+	t.Helper()
+	select {
+	case <-gone:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the connection was never released")
+	}
+}
+
+func TestStreamCancelledMidway(t *testing.T) {
+	srv, gone := stallingServer(t)
+	p := newTestProvider(t, srv.URL, Options{})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var text string
+	var err error
+	for ev, e := range p.Stream(ctx, hello) {
+		if e != nil {
+			err = e
+			break
+		}
+		if ev.Type == llm.StreamText {
+			text += ev.Text
+			cancel()
+		}
+	}
+	var pe *llm.ProviderError
+	if text != "Ol" || !errors.Is(err, context.Canceled) || errors.As(err, &pe) {
+		t.Errorf("text %q, err %v; want Ol then a plain context.Canceled", text, err)
+	}
+	waitGone(t, gone)
+}
+
+func TestStreamStoppedEarlyReleasesConnection(t *testing.T) {
+	srv, gone := stallingServer(t)
+	p := newTestProvider(t, srv.URL, Options{})
+	before := runtime.NumGoroutine()
+	for ev, err := range p.Stream(context.Background(), hello) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ev.Type == llm.StreamText {
+			break
+		}
+	}
+	waitGone(t, gone)
+	p.cfg.client.CloseIdleConnections()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			t.Fatalf("goroutines: %d before, %d after", before, runtime.NumGoroutine())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestStreamIdleTimeout(t *testing.T) {
+	srv, gone := stallingServer(t)
+	p := newTestProvider(t, srv.URL, Options{StreamIdleTimeout: 50 * time.Millisecond})
+	text, done, err := collect(p.Stream(context.Background(), hello))
+	if text != "Ol" || done || !errors.Is(err, llm.ErrIncompleteStream) || !errors.Is(err, httpx.ErrStreamIdle) {
+		t.Errorf("text %q, done %v, err %v", text, done, err)
+	}
+	waitGone(t, gone)
+}
