@@ -263,7 +263,7 @@ func imageSource(img *llm.Image) (*wireImageSource, error) {
 	if img.URL == "" {
 		return nil, fmt.Errorf("image has neither data nor URL")
 	}
-	return nil, fmt.Errorf("image URL %q is neither http(s) nor data:", truncate(img.URL, 40))
+	return nil, fmt.Errorf("image URL %q has an unsupported scheme (want https, http or data)", truncate(img.URL, 40))
 }
 
 // parseDataURL splits a base64 data: URL into its media type and payload.

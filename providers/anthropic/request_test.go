@@ -176,7 +176,7 @@ func TestRequestImages(t *testing.T) {
 		{"not an image", llm.Image{Data: []byte("hello world")}, "error: no image MIME type"},
 		{"data URL not base64", llm.Image{URL: "data:image/png,abc"}, "error: not base64"},
 		{"data URL bad payload", llm.Image{URL: "data:image/png;base64,@@@"}, "error: not valid base64"},
-		{"unsupported scheme", llm.Image{URL: "ftp://x/y.png"}, "error: neither http(s) nor data:"},
+		{"unsupported scheme", llm.Image{URL: "ftp://x/y.png"}, "error: unsupported scheme"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
