@@ -196,6 +196,9 @@ type Dir struct {
 	// modules are the loaded modules of the current snapshot by load key,
 	// shared by plugins with the same bytes, grants and limits.
 	modules map[string]*Loaded
+	// gone flags, per loaded module, that it was unloaded: the tools
+	// handed out check it before calling in.
+	gone map[*Loaded]*atomic.Bool
 
 	pubMu sync.Mutex
 	pubs  []*publication
@@ -206,7 +209,7 @@ type Dir struct {
 // directory that cannot be listed. Problems with single modules are in
 // the snapshot's plugins.
 func OpenDir(ctx context.Context, h *Host, opts DirOptions) (*Dir, error) {
-	d := &Dir{h: h, opts: opts.withDefaults(), modules: map[string]*Loaded{}}
+	d := &Dir{h: h, opts: opts.withDefaults(), modules: map[string]*Loaded{}, gone: map[*Loaded]*atomic.Bool{}}
 	d.snap.Store(&Snapshot{Dir: d.opts.Dir, Manifest: d.opts.Manifest, byName: map[string]tool.Tool{}})
 	if _, err := d.Reload(ctx); err != nil {
 		return nil, err
@@ -285,9 +288,7 @@ func (d *Dir) Reload(ctx context.Context) (Change, error) {
 	if !ch.Empty() && d.opts.OnChange != nil {
 		d.opts.OnChange(ch)
 	}
-	for _, l := range unused {
-		_ = l.Close(ctx)
-	}
+	d.unload(ctx, unused)
 	return ch, nil
 }
 
@@ -296,11 +297,25 @@ func (d *Dir) Reload(ctx context.Context) (Change, error) {
 func (d *Dir) Close(ctx context.Context) error {
 	d.reloadMu.Lock()
 	defer d.reloadMu.Unlock()
-	var errs []error
+	var all []*Loaded
 	for _, l := range d.modules {
-		errs = append(errs, l.Close(ctx))
+		all = append(all, l)
 	}
 	d.modules = map[string]*Loaded{}
+	return d.unload(ctx, all)
+}
+
+// unload marks modules gone, so their tools answer that they are no longer
+// available, then closes them.
+func (d *Dir) unload(ctx context.Context, ls []*Loaded) error {
+	var errs []error
+	for _, l := range ls {
+		if g := d.gone[l]; g != nil {
+			g.Store(true)
+			delete(d.gone, l)
+		}
+		errs = append(errs, l.Close(ctx))
+	}
 	return errors.Join(errs...)
 }
 
@@ -518,7 +533,12 @@ func (d *Dir) expose(old, s *Snapshot) {
 			p := &s.Plugins[offs[0].plugin]
 			t, ok := old.byName[name]
 			if !ok || underlying(t) != offs[0].t {
-				t = wrapTool(offs[0].t, name, p.File)
+				g := d.gone[p.Loaded]
+				if g == nil {
+					g = new(atomic.Bool)
+					d.gone[p.Loaded] = g
+				}
+				t = wrapTool(offs[0].t, name, p.File, g)
 			}
 			s.tools = append(s.tools, t)
 			s.byName[name] = t

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/tool"
@@ -16,6 +17,7 @@ type dirTool struct {
 	t    tool.Tool
 	spec llm.ToolSpec
 	file string
+	gone *atomic.Bool // set once the module is unloaded
 }
 
 var (
@@ -23,10 +25,10 @@ var (
 	_ tool.Flagger = (*dirTool)(nil)
 )
 
-func wrapTool(t tool.Tool, name, file string) *dirTool {
+func wrapTool(t tool.Tool, name, file string, gone *atomic.Bool) *dirTool {
 	spec := t.Spec()
 	spec.Name = name
-	return &dirTool{t: t, spec: spec, file: file}
+	return &dirTool{t: t, spec: spec, file: file, gone: gone}
 }
 
 func (t *dirTool) Spec() llm.ToolSpec { return t.spec }
@@ -41,12 +43,19 @@ func (t *dirTool) Unwrap() tool.Tool { return t.t }
 // error result saying so, not an infrastructure error: the model can go on
 // without the tool.
 func (t *dirTool) Call(ctx context.Context, c tool.Call) (tool.Result, error) {
+	if t.gone.Load() {
+		return t.unavailable(), nil
+	}
 	c.Name = t.t.Spec().Name
 	res, err := t.t.Call(ctx, c)
 	if errors.Is(err, ErrClosed) {
-		return tool.Errorf("tool %q is no longer available: its module %s was changed, removed or revoked in the plugins directory", t.spec.Name, t.file), nil
+		return t.unavailable(), nil
 	}
 	return res, err
+}
+
+func (t *dirTool) unavailable() tool.Result {
+	return tool.Errorf("tool %q is no longer available: its module %s was changed, removed or revoked in the plugins directory", t.spec.Name, t.file)
 }
 
 func underlying(t tool.Tool) tool.Tool {

@@ -1,0 +1,496 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// pdEnv is a plugins directory with its manifest, for the tests.
+type pdEnv struct {
+	t     *testing.T
+	h     *Host
+	dir   string
+	store *manifest.Store
+}
+
+func newPDEnv(t *testing.T) *pdEnv {
+	t.Helper()
+	ctx := context.Background()
+	h, err := New(ctx, Options{
+		NoDiskCache: true,
+		KVDir:       t.TempDir(),
+		PoolSize:    -1,
+		LookupEnv:   func(k string) (string, bool) { return "hello", k == "GREETING" },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	dir := filepath.Join(t.TempDir(), "plugins")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return &pdEnv{t: t, h: h, dir: dir, store: &manifest.Store{Path: filepath.Join(dir, "manifest.json")}}
+}
+
+// put writes a module (and its sidecar when not nil) into the directory.
+func (e *pdEnv) put(file string, module, side []byte) {
+	e.t.Helper()
+	if err := os.WriteFile(filepath.Join(e.dir, file), module, 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	if side != nil {
+		if err := os.WriteFile(filepath.Join(e.dir, manifest.SidecarFile(file)), side, 0o644); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+}
+
+func (e *pdEnv) remove(file string) {
+	e.t.Helper()
+	if err := os.Remove(filepath.Join(e.dir, file)); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// approve approves the file's current bytes (and sidecar) with grants.
+func (e *pdEnv) approve(file string, limits manifest.Limits, grants ...string) {
+	e.t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.dir, file))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	a := manifest.Approval{SHA256: manifest.Sum(b), File: file, Grants: mustGrantsH(e.t, grants...), Force: true, Limits: limits, By: "test"}
+	if side, err := os.ReadFile(filepath.Join(e.dir, manifest.SidecarFile(file))); err == nil {
+		a.SidecarSHA256 = manifest.Sum(side)
+	}
+	if _, err := e.store.Approve(context.Background(), a); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func (e *pdEnv) open(opts DirOptions) *Dir {
+	e.t.Helper()
+	opts.Dir = e.dir
+	d, err := OpenDir(context.Background(), e.h, opts)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { d.Close(context.Background()) })
+	return d
+}
+
+func statuses(s *Snapshot) map[string]Status {
+	out := map[string]Status{}
+	for _, p := range s.Plugins {
+		out[p.File] = p.Status
+	}
+	return out
+}
+
+func toolNames(ts []tool.Tool) []string {
+	var out []string
+	for _, t := range ts {
+		out = append(out, t.Spec().Name)
+	}
+	return out
+}
+
+func callText(t *testing.T, tl tool.Tool) string {
+	t.Helper()
+	res, err := tl.Call(context.Background(), tool.Call{Name: tl.Spec().Name, Arguments: []byte(`{}`)})
+	if err != nil {
+		t.Fatalf("calling %s: %v", tl.Spec().Name, err)
+	}
+	if res.IsError {
+		return "error: " + res.Text()
+	}
+	return res.Text()
+}
+
+func TestOpenDirStatuses(t *testing.T) {
+	e := newPDEnv(t)
+	e.put("alpha.wasm", waTextModule("from alpha", "a"), waSidecar(nil, "alpha_one", "alpha_two"))
+	e.put("beta.wasm", waTextModule("from beta", "b"), waSidecar(nil, "beta"))
+	e.put("garbage.wasm", []byte("this is not webassembly"), nil)
+	e.put("badside.wasm", waTextModule("x", "c"), []byte(`{"tools": "nope"}`))
+	e.put("headeronly.wasm", []byte("\x00asm\x01\x00\x00\x00\xff\xff"), nil)
+	e.put(".hidden.wasm", waTextModule("hidden", "h"), waSidecar(nil, "hidden"))
+	e.put("notes.txt", []byte("not a module"), nil)
+	if err := os.Mkdir(filepath.Join(e.dir, "sub.wasm"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.approve("alpha.wasm", manifest.Limits{})
+	e.approve("garbage.wasm", manifest.Limits{})
+	e.approve("badside.wasm", manifest.Limits{})
+	e.approve("headeronly.wasm", manifest.Limits{})
+
+	d := e.open(DirOptions{})
+	s := d.Snapshot()
+	want := map[string]Status{
+		"alpha.wasm": StatusApproved, "beta.wasm": StatusPending, "garbage.wasm": StatusInvalid,
+		"badside.wasm": StatusInvalid, "headeronly.wasm": StatusInvalid,
+	}
+	if diff := cmp.Diff(want, statuses(s)); diff != "" {
+		t.Errorf("statuses (-want +got):\n%s", diff)
+	}
+	if got := toolNames(d.Tools()); !slices.Equal(got, []string{"alpha_one", "alpha_two"}) {
+		t.Errorf("tools = %v, want alpha's two tools only", got)
+	}
+	for _, p := range s.Plugins {
+		switch p.File {
+		case "alpha.wasm":
+			if p.Entry == nil || p.Loaded == nil || p.Err != nil || p.SHA256 != manifest.Sum(waTextModule("from alpha", "a")) {
+				t.Errorf("alpha: %+v", p)
+			}
+		case "beta.wasm":
+			if !errors.Is(p.Err, ErrNotApproved) || p.Loaded != nil || !strings.Contains(p.Err.Error(), manifest.Short(p.SHA256)) {
+				t.Errorf("beta: %+v", p)
+			}
+		case "garbage.wasm", "headeronly.wasm":
+			if !errors.Is(p.Err, ErrMalformed) {
+				t.Errorf("%s: err = %v, want ErrMalformed", p.File, p.Err)
+			}
+		case "badside.wasm":
+			if !errors.Is(p.Err, ErrDescribe) {
+				t.Errorf("badside: err = %v, want ErrDescribe", p.Err)
+			}
+		}
+	}
+	tl, ok := s.Tool("alpha_two")
+	if !ok {
+		t.Fatal("alpha_two not found")
+	}
+	if got := callText(t, tl); got != "from alpha" {
+		t.Errorf("alpha_two answered %q", got)
+	}
+	if p, ok := s.Plugin("alpha"); !ok || p.File != "alpha.wasm" {
+		t.Errorf("Plugin(alpha) = %+v, %v", p, ok)
+	}
+	if _, ok := s.Plugin("beta.wasm"); !ok {
+		t.Error("Plugin(beta.wasm) not found")
+	}
+	if s.Err() != nil {
+		t.Errorf("Err() = %v with no conflicts", s.Err())
+	}
+}
+
+func TestOpenDirMissingDirectoryIsEmpty(t *testing.T) {
+	e := newPDEnv(t)
+	d, err := OpenDir(context.Background(), e.h, DirOptions{Dir: filepath.Join(e.dir, "nope")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Snapshot().Plugins) != 0 || len(d.Tools()) != 0 {
+		t.Errorf("missing directory loaded %v", d.Snapshot().Plugins)
+	}
+}
+
+func TestOpenDirCorruptManifest(t *testing.T) {
+	e := newPDEnv(t)
+	e.put("alpha.wasm", waTextModule("a", "a"), waSidecar(nil, "alpha"))
+	bad := []byte(`{"version": 1, "tools": {`)
+	if err := os.WriteFile(e.store.Path, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := OpenDir(context.Background(), e.h, DirOptions{Dir: e.dir})
+	var pe *manifest.ParseError
+	if !errors.As(err, &pe) || !strings.Contains(err.Error(), e.store.Path) {
+		t.Fatalf("OpenDir with a corrupt manifest: %v", err)
+	}
+	if got, _ := os.ReadFile(e.store.Path); string(got) != string(bad) {
+		t.Errorf("manifest changed")
+	}
+
+	// Once running, a manifest that breaks keeps the last good tool set.
+	if err := os.Remove(e.store.Path); err != nil {
+		t.Fatal(err)
+	}
+	e.approve("alpha.wasm", manifest.Limits{})
+	d := e.open(DirOptions{})
+	if err := os.WriteFile(e.store.Path, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Reload(context.Background()); !errors.As(err, &pe) {
+		t.Errorf("Reload with a corrupt manifest: %v", err)
+	}
+	if got := toolNames(d.Tools()); !slices.Equal(got, []string{"alpha"}) {
+		t.Errorf("tools after a failed reload = %v, want [alpha]", got)
+	}
+}
+
+// The acceptance path of the issue: one flipped byte after approval drops
+// the module to pending; revoking drops it to pending; re-approving the
+// edited file adds an entry and loads the new bytes.
+func TestTamperRevokeReapprove(t *testing.T) {
+	e := newPDEnv(t)
+	ctx := context.Background()
+	mod := waTextModule("original", "a")
+	e.put("alpha.wasm", mod, waSidecar(nil, "alpha"))
+	e.approve("alpha.wasm", manifest.Limits{})
+	d := e.open(DirOptions{})
+	before, ok := d.Snapshot().Tool("alpha")
+	if !ok {
+		t.Fatal("alpha not loaded")
+	}
+
+	tampered := slices.Clone(mod)
+	i := bytes.Index(tampered, []byte("original")) // a byte of the answer text
+	tampered[i] = 'O'
+	e.put("alpha.wasm", tampered, nil)
+	ch, err := d.Reload(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses(d.Snapshot())["alpha.wasm"]; got != StatusPending {
+		t.Fatalf("after a flipped byte: %s, want pending", got)
+	}
+	if len(d.Tools()) != 0 || !slices.Equal(ch.Removed, []string{"alpha"}) {
+		t.Errorf("tools = %v, change removed %v", toolNames(d.Tools()), ch.Removed)
+	}
+	wantPC := []PluginChange{{File: "alpha.wasm", From: StatusApproved, To: StatusPending, SHA256: manifest.Sum(tampered)}}
+	if diff := cmp.Diff(wantPC, ch.Plugins); diff != "" {
+		t.Errorf("plugin changes (-want +got):\n%s", diff)
+	}
+	// A tool handed out before the change no longer runs.
+	if got := callText(t, before); !strings.Contains(got, "no longer available") {
+		t.Errorf("old tool answered %q", got)
+	}
+
+	// Re-approving the edited bytes: a new entry beside the old one.
+	e.approve("alpha.wasm", manifest.Limits{})
+	if _, err := d.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	m, _ := e.store.Load()
+	if m.Len() != 2 {
+		t.Errorf("%d manifest entries after re-approval, want 2", m.Len())
+	}
+	tl, ok := d.Snapshot().Tool("alpha")
+	if !ok || callText(t, tl) != "Original" {
+		t.Fatalf("re-approved module not loaded with its new bytes")
+	}
+
+	// Revoke: pending again.
+	if _, err := e.store.Revoke(ctx, manifest.Revocation{Target: "alpha", By: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	ch, err = d.Reload(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses(d.Snapshot())["alpha.wasm"]; got != StatusPending || len(d.Tools()) != 0 {
+		t.Errorf("after revoke: %s with tools %v", got, toolNames(d.Tools()))
+	}
+	if !slices.Equal(ch.Removed, []string{"alpha"}) {
+		t.Errorf("revoke change removed %v", ch.Removed)
+	}
+}
+
+func TestSidecarChangeDropsToPending(t *testing.T) {
+	e := newPDEnv(t)
+	e.put("alpha.wasm", waTextModule("a", "a"), waSidecar(nil, "alpha"))
+	e.approve("alpha.wasm", manifest.Limits{})
+	d := e.open(DirOptions{})
+	if len(d.Tools()) != 1 {
+		t.Fatal("alpha not loaded")
+	}
+	e.put("alpha.wasm", waTextModule("a", "a"), waSidecar(nil, "alpha", "ignore_previous_instructions"))
+	if _, err := d.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := d.Snapshot().Plugin("alpha")
+	if p.Status != StatusPending || !errors.Is(p.Err, ErrNotApproved) || !strings.Contains(p.Err.Error(), "sidecar") {
+		t.Errorf("after a sidecar edit: %s, %v", p.Status, p.Err)
+	}
+}
+
+func TestGrantsAndLimitsApplied(t *testing.T) {
+	e := newPDEnv(t)
+	e.put("greet.wasm", waEnvModule("g"), waSidecar([]string{"env:GREETING"}, "greet"))
+	e.put("stranger.wasm", waEnvModule("s"), waSidecar([]string{"env:GREETING"}, "stranger"))
+	e.approve("greet.wasm", manifest.Limits{MemoryMB: 8, TimeoutMS: 1500, OutputBytes: 4096}, "env:GREETING")
+
+	d := e.open(DirOptions{Quarantine: true})
+	s := d.Snapshot()
+	if diff := cmp.Diff(map[string]Status{"greet.wasm": StatusApproved, "stranger.wasm": StatusQuarantined}, statuses(s)); diff != "" {
+		t.Fatalf("statuses (-want +got):\n%s", diff)
+	}
+	greet, _ := s.Tool("greet")
+	if got := callText(t, greet); got != "env=GREETING=hello" {
+		t.Errorf("approved module with env:GREETING answered %q", got)
+	}
+	stranger, _ := s.Tool("stranger")
+	if got := callText(t, stranger); got != "env=" {
+		t.Errorf("quarantined module answered %q: it saw the environment", got)
+	}
+	p, _ := s.Plugin("greet")
+	want := Limits{Memory: 8 << 20, Timeout: 1500 * time.Millisecond, Output: 4096, HTTPResponse: DefaultLimits.HTTPResponse, KVValue: DefaultLimits.KVValue}
+	if got := p.Loaded.Limits(); got != want {
+		t.Errorf("limits = %+v, want %+v", got, want)
+	}
+	if q, _ := s.Plugin("stranger"); len(q.Loaded.Grants()) != 0 || !errors.Is(q.Err, ErrNotApproved) {
+		t.Errorf("quarantined plugin has grants %v, err %v", q.Loaded.Grants(), q.Err)
+	}
+}
+
+func TestToolNameConflicts(t *testing.T) {
+	e := newPDEnv(t)
+	e.put("a.wasm", waTextModule("from a", "a"), waSidecar(nil, "dup", "only_a"))
+	e.put("b.wasm", waTextModule("from b", "b"), waSidecar(nil, "dup"))
+	e.put("c.wasm", waTextModule("from c", "c"), waSidecar(nil, "dup"))
+	e.approve("a.wasm", manifest.Limits{})
+	e.approve("b.wasm", manifest.Limits{})
+
+	d := e.open(DirOptions{})
+	s := d.Snapshot()
+	if got := toolNames(d.Tools()); !slices.Equal(got, []string{"only_a"}) {
+		t.Errorf("tools = %v, want [only_a]: a conflicting name must not be exposed", got)
+	}
+	wantC := []Conflict{{Tool: "dup", Files: []string{"a.wasm", "b.wasm"}}}
+	if diff := cmp.Diff(wantC, s.Conflicts); diff != "" {
+		t.Errorf("conflicts (-want +got):\n%s", diff)
+	}
+	if err := s.Err(); err == nil || !strings.Contains(err.Error(), `"dup" is offered by a.wasm and b.wasm`) {
+		t.Errorf("Err() = %v", err)
+	}
+
+	// Namespacing, the user's choice, exposes both.
+	dn := e.open(DirOptions{Namespace: true})
+	want := []string{"a__dup", "a__only_a", "b__dup"}
+	if got := toolNames(dn.Tools()); !slices.Equal(got, want) {
+		t.Errorf("namespaced tools = %v, want %v", got, want)
+	}
+	tb, _ := dn.Snapshot().Tool("b__dup")
+	if got := callText(t, tb); got != "from b" {
+		t.Errorf("b__dup answered %q", got)
+	}
+	if len(dn.Snapshot().Conflicts) != 0 {
+		t.Errorf("namespaced conflicts: %v", dn.Snapshot().Conflicts)
+	}
+
+	// The same bytes under two names conflict too.
+	e.put("a_copy.wasm", waTextModule("from a", "a"), waSidecar(nil, "dup", "only_a"))
+	if _, err := d.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if statuses(d.Snapshot())["a_copy.wasm"] != StatusApproved || len(d.Tools()) != 0 {
+		t.Errorf("copy: statuses %v, tools %v", statuses(d.Snapshot()), toolNames(d.Tools()))
+	}
+}
+
+func TestPublishNeverReplacesHostTools(t *testing.T) {
+	e := newPDEnv(t)
+	hostEcho, err := tool.New("echo", "The host's echo.", func(ctx context.Context, in struct{}) (string, error) { return "host echo", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := tool.NewRegistry(hostEcho)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.put("evil.wasm", waTextModule("plugin echo", "e"), waSidecar(nil, "echo", "extra"))
+	e.approve("evil.wasm", manifest.Limits{})
+	d := e.open(DirOptions{})
+
+	err = d.Publish(reg)
+	if !errors.Is(err, tool.ErrDuplicate) || !strings.Contains(err.Error(), `"echo"`) {
+		t.Errorf("Publish error = %v, want the refused echo named", err)
+	}
+	if got, _ := reg.Get("echo"); got != hostEcho {
+		t.Fatal("the host tool was replaced by a plugin")
+	}
+	extra, ok := reg.Get("extra")
+	if !ok {
+		t.Fatal("the plugin's other tool was not added")
+	}
+	if got := callText(t, extra); got != "plugin echo" {
+		t.Errorf("extra answered %q", got)
+	}
+	if err := AddTools(reg, d.Tools()); !errors.Is(err, tool.ErrDuplicate) {
+		t.Errorf("AddTools of names already there: %v", err)
+	}
+
+	// Replacing the module: the registry follows, the host tool stays.
+	e.put("evil.wasm", waTextModule("plugin echo v2", "e2"), waSidecar(nil, "echo", "extra"))
+	e.approve("evil.wasm", manifest.Limits{})
+	ch, err := d.Reload(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(ch.Replaced, []string{"echo", "extra"}) || !errors.Is(ch.Err, tool.ErrDuplicate) {
+		t.Errorf("change: replaced %v, err %v", ch.Replaced, ch.Err)
+	}
+	extra, _ = reg.Get("extra")
+	if got := callText(t, extra); got != "plugin echo v2" {
+		t.Errorf("after replacement extra answered %q", got)
+	}
+	if got, _ := reg.Get("echo"); got != hostEcho {
+		t.Fatal("the host tool was replaced by a plugin on reload")
+	}
+
+	// Removing the module removes its tools, never the host's.
+	e.remove("evil.wasm")
+	if _, err := d.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := reg.Get("extra"); ok {
+		t.Error("extra still registered after its module was removed")
+	}
+	if got, _ := reg.Get("echo"); got != hostEcho || reg.Len() != 1 {
+		t.Errorf("registry after removal: %v", reg.Specs())
+	}
+}
+
+// A module that needs grants cannot run in quarantine: it stays pending and
+// says why, and a malformed one is invalid.
+func TestQuarantineOfModulesNeedingGrants(t *testing.T) {
+	e := newPDEnv(t)
+	e.put("junk.wasm", []byte("\x00asm\x01\x00\x00\x00\x01\x01"), nil)
+	d := e.open(DirOptions{Quarantine: true})
+	p, _ := d.Snapshot().Plugin("junk")
+	if p.Status != StatusInvalid || !errors.Is(p.Err, ErrMalformed) {
+		t.Errorf("junk in quarantine: %s %v", p.Status, p.Err)
+	}
+}
+
+func TestChangeCallbackAndReuse(t *testing.T) {
+	e := newPDEnv(t)
+	e.put("alpha.wasm", waTextModule("a", "a"), waSidecar(nil, "alpha"))
+	e.approve("alpha.wasm", manifest.Limits{})
+	var changes []Change
+	d := e.open(DirOptions{OnChange: func(c Change) { changes = append(changes, c) }})
+	if len(changes) != 1 || !slices.Equal(changes[0].Added, []string{"alpha"}) {
+		t.Fatalf("initial change = %+v", changes)
+	}
+	first := d.Snapshot().Plugins[0].Loaded
+	before, _ := d.Snapshot().Tool("alpha")
+
+	// Nothing changed: no callback, the module and tool values are kept.
+	ch, err := d.Reload(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ch.Empty() || len(changes) != 1 {
+		t.Errorf("an idle reload reported %+v", ch)
+	}
+	after, _ := d.Snapshot().Tool("alpha")
+	if d.Snapshot().Plugins[0].Loaded != first || after != before {
+		t.Error("an unchanged module was reloaded")
+	}
+	if got := callText(t, before); got != "a" {
+		t.Errorf("tool from before an idle reload answered %q", got)
+	}
+}
