@@ -1,6 +1,8 @@
 package trace
 
 import (
+	"bytes"
+	"encoding/json"
 	"regexp"
 	"strings"
 )
@@ -8,6 +10,10 @@ import (
 // Redacted replaces every secret [Redact] finds.
 const Redacted = "***REDACTED***"
 
+// secretPatterns are applied in order. No pattern consumes a double quote
+// or a backslash it did not also match the opening of, so redacting JSON
+// text keeps it valid JSON.
+//
 // secretPatterns are applied in order. Each keeps its first group (the
 // context that says "this is a secret": a header name, a JSON key, a URL
 // scheme) and replaces what follows, so a reader still sees which secret
@@ -18,21 +24,22 @@ var secretPatterns = []struct {
 	repl string
 }{
 	// PEM private keys, whole block (or to the end of a cut preview).
-	{regexp.MustCompile(`(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)(?s:.*?)(-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`), "${1}" + Redacted + "${2}"},
-	// JSON fields whose name says secret: "password": "…", "access_token": "…".
-	{regexp.MustCompile(`(?i)("[^"\\]{0,64}?` + secretKeyNames + `"\s*:\s*)"(?:[^"\\]|\\.)*"`), `${1}"` + Redacted + `"`},
+	{regexp.MustCompile(`(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)(?s:[^"]*?)(-----END [A-Z0-9 ]*PRIVATE KEY-----|"|$)`), "${1}" + Redacted + "${2}"},
+	// JSON fields whose name says secret: "password": "…", "access_token": "…"
+	// (a number or literal becomes a string, so the JSON stays valid).
+	{regexp.MustCompile(`(?i)("[^"\\]{0,64}?` + secretKeyNames + `"\s*:\s*)(?:"(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|true|false|null)`), `${1}"` + Redacted + `"`},
 	// The same inside JSON that was itself encoded as a JSON string: \"password\": \"…\".
 	{regexp.MustCompile(`(?i)(\\"[^"\\]{0,64}?` + secretKeyNames + `\\"\s*:\s*)\\"(?:[^\\]|\\[^"])*\\"`), `${1}\"` + Redacted + `\"`},
 	// Authorization header values, whatever the scheme.
-	{regexp.MustCompile(`(?i)(\bauthorization["']?\s*[:=]\s*["']?)(?:(?:bearer|basic|token|digest|bot)\s+)?[^\s"',;]+`), "${1}" + Redacted},
+	{regexp.MustCompile(`(?i)(\bauthorization["']?\s*[:=]\s*["']?)(?:(?:bearer|basic|token|digest|bot)\s+)?[^\s"',;{}\[\]\\]+`), "${1}" + Redacted},
 	// Bearer tokens anywhere.
 	{regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}`), "${1}" + Redacted},
 	// key: value and key=value forms (headers, query strings, env files).
-	{regexp.MustCompile(`(?i)((?:x-api-key|x-goog-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|auth[_-]?token|id[_-]?token|client[_-]?secret|secret[_-]?key|access[_-]?key|private[_-]?key|password|passwd|passphrase|secret|token)["']?\s*[:=]\s*["']?)[^\s"'&,;}\]]{3,}`), "${1}" + Redacted},
+	{regexp.MustCompile(`(?i)((?:x-api-key|x-goog-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|auth[_-]?token|id[_-]?token|client[_-]?secret|secret[_-]?key|access[_-]?key|private[_-]?key|password|passwd|passphrase|secret|token)["']?\s*[:=]\s*["']?)[^\s"'&,;{}\[\]\\]{3,}`), "${1}" + Redacted},
 	// Query parameters that carry credentials: ?key=…, &sig=….
-	{regexp.MustCompile(`(?i)(\b(?:key|sig|signature)=)[^&\s"'#]{6,}`), "${1}" + Redacted},
+	{regexp.MustCompile(`(?i)(\b(?:key|sig|signature)=)[^&\s"'#\\]{6,}`), "${1}" + Redacted},
 	// Passwords in URLs: scheme://user:password@host.
-	{regexp.MustCompile(`(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+:)[^@\s/]+(@)`), "${1}" + Redacted + "${2}"},
+	{regexp.MustCompile(`(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"\\]+:)[^@\s/"\\]+(@)`), "${1}" + Redacted + "${2}"},
 	// Well-known token shapes, wherever they appear.
 	{regexp.MustCompile(`\b(?:` +
 		`sk-[A-Za-z0-9_-]{16,}` + // OpenAI, Anthropic (sk-ant-…), DeepSeek
@@ -154,3 +161,53 @@ func Preview(s string, limit int) string {
 // PreviewLimit is the length, in runes, of the previews the agent loop
 // puts in events.
 const PreviewLimit = 200
+
+// RedactJSON returns raw with the same redaction applied to every string
+// of the JSON document, and the values of secret-named fields replaced
+// whole. A document with nothing to redact is returned as is (same bytes);
+// one that is not valid JSON is redacted as text.
+func RedactJSON(raw []byte) []byte {
+	if !mayHoldSecret(string(raw)) {
+		return raw
+	}
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return []byte(Redact(string(raw)))
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(redactValue(v)); err != nil {
+		return []byte(Redact(string(raw)))
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+func redactValue(v any) any {
+	switch x := v.(type) {
+	case string:
+		return Redact(x)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			switch e.(type) {
+			case string, json.Number, bool:
+				if isSecretName(k) {
+					out[Redact(k)] = Redacted
+					continue
+				}
+			}
+			out[Redact(k)] = redactValue(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = redactValue(e)
+		}
+		return out
+	}
+	return v
+}

@@ -246,11 +246,19 @@ func FuzzRedact(f *testing.F) {
 	f.Add(`{"password":"a\"b"}`, "x")
 	f.Add("key=", "authorization")
 	f.Add("\\\"token\\\": \\\"", "\"")
+	f.Add(`{"token": 12345, "auth": {"authorization": [1,2]}}`, "")
+	f.Add(`{"k":"-----BEGIN PRIVATE KEY-----\nabc"}`, `{"password":null}`)
 	f.Fuzz(func(t *testing.T, a, b string) {
 		s := a + b
 		got := Redact(s)
 		if again := Redact(got); again != got {
 			t.Fatalf("not idempotent:\n in  %q\n out %q\n 2nd %q", s, got, again)
+		}
+		if json.Valid([]byte(s)) && !json.Valid([]byte(got)) {
+			t.Fatalf("valid JSON became invalid: %q → %q", s, got)
+		}
+		if json.Valid([]byte(s)) && !json.Valid(RedactJSON([]byte(s))) {
+			t.Fatalf("RedactJSON broke %q", s)
 		}
 		if utf8.ValidString(s) && !utf8.ValidString(got) {
 			t.Fatalf("valid UTF-8 became invalid: %q → %q", s, got)
@@ -271,4 +279,27 @@ func FuzzRedact(f *testing.F) {
 			t.Fatalf("secret kept in %q → %q", wrapped, out)
 		}
 	})
+}
+
+func TestRedactJSON(t *testing.T) {
+	in := []byte(`{"q":"weather","api_key":"zz-very-secret-1","n":3,"nested":{"password":12345,"note":"Bearer abcdefgh12345678"},"list":["sk-proj-AAAAAAAAAAAAAAAAAAAAAAAA"]}`)
+	out := RedactJSON(in)
+	if !json.Valid(out) {
+		t.Fatalf("invalid JSON: %s", out)
+	}
+	for _, secret := range []string{"zz-very-secret-1", "12345", "abcdefgh12345678", "sk-proj-AAAA"} {
+		if bytes.Contains(out, []byte(secret)) {
+			t.Errorf("%s kept in %s", secret, out)
+		}
+	}
+	if !bytes.Contains(out, []byte(`"q":"weather"`)) || !bytes.Contains(out, []byte(`"n":3`)) {
+		t.Errorf("ordinary values changed: %s", out)
+	}
+	clean := []byte(`{"b": 1,  "a": "x"}`)
+	if got := RedactJSON(clean); !bytes.Equal(got, clean) {
+		t.Errorf("clean document rewritten: %s", got)
+	}
+	if got := RedactJSON([]byte(`{"token": "abc`)); bytes.Contains(got, []byte("abc")) && !bytes.Contains(got, []byte(Redacted)) {
+		t.Errorf("invalid JSON not redacted as text: %s", got)
+	}
 }
