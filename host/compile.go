@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -61,6 +62,10 @@ func (h *Host) compile(ctx context.Context, sha string, b []byte) (*compiledEntr
 	h.mu.Unlock()
 
 	e.err = e.build(ctx, h.runtime, b)
+	if e.err != nil && strings.Contains(e.err.Error(), "compilationcache:") {
+		h.purgeCache()
+		e.err = e.build(ctx, h.runtime, b)
+	}
 	close(e.ready)
 	if e.err != nil {
 		h.release(e)

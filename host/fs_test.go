@@ -21,9 +21,9 @@ func fsDirs(t *testing.T) (granted, secret string) {
 	}
 	secret = filepath.Join(outside, "secret.txt")
 	for p, s := range map[string]string{
-		filepath.Join(granted, "hello.txt"):      "hello inside",
+		filepath.Join(granted, "hello.txt"):       "hello inside",
 		filepath.Join(granted, "sub", "deep.txt"): "deep inside",
-		secret:                                    "TOP SECRET",
+		secret: "TOP SECRET",
 	} {
 		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
 			t.Fatal(err)

@@ -50,7 +50,7 @@ func newTestHost(t testing.TB, opts Options) (*Host, *recorder) {
 	t.Helper()
 	rec := &recorder{}
 	if opts.CacheDir == "" && !opts.NoDiskCache {
-		opts.CacheDir = t.TempDir()
+		opts.CacheDir = testCacheDir
 	}
 	if opts.KVDir == "" {
 		opts.KVDir = t.TempDir()

@@ -75,7 +75,9 @@ type Host struct {
 	limits  Limits
 	runtime wazero.Runtime
 	cache   wazero.CompilationCache
-	kv      *kvStores
+	// cacheDir is the on-disk cache, "" when the cache is in memory.
+	cacheDir string
+	kv       *kvStores
 
 	mu       sync.Mutex
 	compiled map[string]*compiledEntry // by sha256
@@ -97,7 +99,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if opts.Resolver == nil {
 		opts.Resolver = net.DefaultResolver
 	}
-	cache, err := newCompilationCache(opts)
+	cache, cacheDir, err := newCompilationCache(opts)
 	if err != nil {
 		return nil, err
 	}
@@ -110,6 +112,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		limits:   limits,
 		runtime:  rt,
 		cache:    cache,
+		cacheDir: cacheDir,
 		kv:       newKVStores(opts.KVDir),
 		compiled: map[string]*compiledEntry{},
 	}
@@ -126,29 +129,47 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 
 // newCompilationCache opens the on-disk cache, falling back to memory when
 // the directory cannot be used (a read-only home must not stop the host).
-func newCompilationCache(opts Options) (wazero.CompilationCache, error) {
+func newCompilationCache(opts Options) (wazero.CompilationCache, string, error) {
 	if opts.NoDiskCache {
-		return wazero.NewCompilationCache(), nil
+		return wazero.NewCompilationCache(), "", nil
 	}
 	dir := opts.CacheDir
 	if dir == "" {
 		base, err := os.UserCacheDir()
 		if err != nil {
-			return wazero.NewCompilationCache(), nil
+			return wazero.NewCompilationCache(), "", nil
 		}
 		dir = filepath.Join(base, "autoagent", "wazero")
 		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return wazero.NewCompilationCache(), nil
+			return wazero.NewCompilationCache(), "", nil
 		}
 	}
 	c, err := wazero.NewCompilationCacheWithDir(dir)
 	if err != nil {
 		if opts.CacheDir != "" {
-			return nil, fmt.Errorf("host: compilation cache %s: %w", dir, err)
+			return nil, "", fmt.Errorf("host: compilation cache %s: %w", dir, err)
 		}
-		return wazero.NewCompilationCache(), nil
+		return wazero.NewCompilationCache(), "", nil
 	}
-	return c, nil
+	return c, dir, nil
+}
+
+// purgeCache deletes the compiled code on disk after wazero found an
+// unreadable entry (a torn write, a disk error): it is only a cache, and
+// the module is compiled again.
+func (h *Host) purgeCache() {
+	if h.cacheDir == "" {
+		return
+	}
+	versions, _ := filepath.Glob(filepath.Join(h.cacheDir, "wazero-*"))
+	for _, v := range versions {
+		entries, _ := os.ReadDir(v)
+		for _, e := range entries {
+			if !e.IsDir() {
+				_ = os.Remove(filepath.Join(v, e.Name()))
+			}
+		}
+	}
 }
 
 // Close stops the runtime: every loaded module is closed and calls in

@@ -22,7 +22,6 @@ func serverPort(t *testing.T, srv *httptest.Server) string {
 	return u.Port()
 }
 
-
 func TestNetGrantedIPLiteral(t *testing.T) {
 	t.Parallel()
 	var hits atomic.Int32

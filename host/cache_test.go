@@ -1,0 +1,89 @@
+package host
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The child process of the cache tests and benchmarks: it loads echo
+// with the cache directory from the environment and calls it once.
+// The other tests share one compilation cache, so each module (the 3 MB
+// Go guest above all) is compiled once per test run.
+func TestMain(m *testing.M) {
+	if dir := os.Getenv("AUTOAGENT_HOST_CHILD_CACHE"); dir != "" {
+		os.Exit(childLoad(dir))
+	}
+	dir, err := os.MkdirTemp("", "autoagent-host-test-cache")
+	if err != nil {
+		panic(err)
+	}
+	testCacheDir = dir
+	code := m.Run()
+	_ = os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+var testCacheDir string
+
+func childLoad(dir string) int {
+	ctx := context.Background()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "wasm", "echo.wasm"))
+	if err != nil {
+		return 3
+	}
+	h, err := New(ctx, Options{CacheDir: dir, KVDir: dir, PoolSize: -1})
+	if err != nil {
+		return 4
+	}
+	defer h.Close(ctx)
+	l, err := h.Load(ctx, Module{Name: "echo", Bytes: b})
+	if err != nil {
+		os.Stderr.WriteString(err.Error())
+		return 5
+	}
+	tl, _ := l.Tool("echo")
+	res, err := tl.Call(ctx, toolCall("echo", `{"s":"cached"}`))
+	if err != nil || res.Text() != `{"s":"cached"}` {
+		return 6
+	}
+	return 0
+}
+
+func runChild(t testing.TB, dir string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "AUTOAGENT_HOST_CHILD_CACHE="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("child process: %v: %s", err, out)
+	}
+}
+
+// TestDiskCacheAcrossProcesses: a first process compiles and writes the
+// cache; a second one loads from it; a corrupted entry is recompiled, not
+// fatal.
+func TestDiskCacheAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	runChild(t, dir)
+	var entries []string
+	_ = filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.HasSuffix(p, ".db") {
+			entries = append(entries, p)
+		}
+		return nil
+	})
+	if len(entries) == 0 {
+		t.Fatal("the first process wrote no compiled code to the cache")
+	}
+	runChild(t, dir)
+	for _, p := range entries {
+		if err := os.WriteFile(p, []byte("garbage"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runChild(t, dir)
+}

@@ -1,0 +1,57 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"slices"
+)
+
+// Inspection is what [Host.Inspect] learns about a module without running
+// it with any capability.
+type Inspection struct {
+	SHA256      string
+	ABI         ABI
+	Description Description
+	// Needs lists the grant kinds the module's imports require to load
+	// ("net", "kv", "tools"), sorted.
+	Needs []string
+	// Imports lists every function the module imports, "module.name".
+	Imports []string
+}
+
+// Inspect compiles b and reads its describe document with no capabilities
+// (the sidecar when given), without checking its imports against any
+// grant: it is how a person reviews a module before approving it. It fails
+// like [Host.Load] on malformed bytes, a missing ABI, an import the host
+// does not provide, or an invalid describe document.
+func (h *Host) Inspect(ctx context.Context, name string, b, sidecar []byte) (*Inspection, error) {
+	if name == "" {
+		name = "module"
+	}
+	sha := Hash(b)
+	e, err := h.compile(ctx, sha, b)
+	if err != nil {
+		return nil, fmt.Errorf("host: module %q: %w", name, err)
+	}
+	defer h.release(e)
+	all := map[string]bool{"net": true, "kv": true, "tools": true}
+	if err := h.checkImports(name, e, all); err != nil {
+		return nil, err
+	}
+	ins := &Inspection{SHA256: sha, ABI: e.abi, Imports: slices.Clone(e.imports)}
+	needs := map[string]bool{}
+	for _, f := range e.mod.ImportedFunctions() {
+		m, n, _ := f.Import()
+		if k := capabilityOf(m, n); k != "" && !needs[k] {
+			needs[k] = true
+			ins.Needs = append(ins.Needs, k)
+		}
+	}
+	slices.Sort(ins.Needs)
+	d, err := h.describe(ctx, e, name, sidecar, h.limits)
+	if err != nil {
+		return nil, err
+	}
+	ins.Description = d.desc
+	return ins, nil
+}
