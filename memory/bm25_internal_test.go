@@ -55,3 +55,33 @@ func TestFuseRRF(t *testing.T) {
 		t.Errorf("equal fused scores must break ties by id: %v", got)
 	}
 }
+
+func TestRankListTopKMatchesFullSort(t *testing.T) {
+	for n := range 60 {
+		list := make([]scored, n)
+		for i := range list {
+			// few distinct scores, so ties (broken by id) are common
+			list[i] = scored{id: int64((i*37)%101 + 1), s: float64((i * 13) % 7)}
+		}
+		full := slices.Clone(list)
+		slices.SortFunc(full, func(a, b scored) int {
+			if a.s != b.s {
+				if a.s > b.s {
+					return -1
+				}
+				return 1
+			}
+			return int(a.id - b.id)
+		})
+		for _, k := range []int{0, 1, 3, n} {
+			got := rankList(slices.Clone(list), k)
+			want := make([]int64, 0, k)
+			for _, x := range full[:min(k, n)] {
+				want = append(want, x.id)
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("n=%d k=%d: rankList = %v, want %v", n, k, got, want)
+			}
+		}
+	}
+}

@@ -20,6 +20,29 @@ type recallIndex struct {
 	vversion uint64 // state version the vectors were pruned against
 	vectors  map[int64][]float32
 	norms    map[int64]float64
+	dense    *denseVectors // flat copy for scanning; nil when stale
+}
+
+// denseVectors lays the vectors of one dimension out contiguously, so a
+// query scans memory linearly instead of walking a map.
+type denseVectors struct {
+	dim   int
+	ids   []int64
+	norms []float64
+	data  []float32
+}
+
+func buildDense(vectors map[int64][]float32, norms map[int64]float64, dim int) *denseVectors {
+	d := &denseVectors{dim: dim}
+	for id, v := range vectors {
+		if len(v) != dim || norms[id] == 0 {
+			continue
+		}
+		d.ids = append(d.ids, id)
+		d.norms = append(d.norms, norms[id])
+		d.data = append(d.data, v...)
+	}
+	return d
 }
 
 func newRecallIndex() recallIndex {
@@ -43,7 +66,7 @@ func (f *Fact) syncIndex() {
 			x.bm25.add(r.ID, r.Text+" "+r.Subject)
 		}
 	}
-	for id := range x.bm25.docs {
+	for _, id := range x.bm25.ids() {
 		if !live[id] {
 			x.bm25.remove(id)
 		}
@@ -88,14 +111,20 @@ func (f *Fact) RecallFacts(ctx context.Context, query string, k int) ([]Record, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	hybrid := f.opts.Embed != nil && f.opts.RecallMode != RecallLexical
 	f.mu.Lock()
 	f.syncIndex()
-	lexical := ranked(f.recall.bm25.score(query))
+	list := f.recall.bm25.scoreList(query)
+	depth := k
+	if hybrid {
+		depth = rankWindow(k)
+	}
+	lexical := rankList(list, depth)
 	f.mu.Unlock()
 
 	order := lexical
-	if f.opts.Embed != nil && f.opts.RecallMode != RecallLexical {
-		semantic, err := f.semanticRanking(ctx, query)
+	if hybrid {
+		semantic, err := f.semanticRanking(ctx, query, rankWindow(k))
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -129,7 +158,7 @@ func (f *Fact) RecallFacts(ctx context.Context, query string, k int) ([]Record, 
 
 // semanticRanking ranks current facts by cosine similarity to query,
 // embedding the facts that have no vector yet (and storing the vectors).
-func (f *Fact) semanticRanking(ctx context.Context, query string) ([]int64, error) {
+func (f *Fact) semanticRanking(ctx context.Context, query string, depth int) ([]int64, error) {
 	if err := f.embedMissing(ctx); err != nil {
 		return nil, err
 	}
@@ -142,26 +171,25 @@ func (f *Fact) semanticRanking(ctx context.Context, query string) ([]int64, erro
 	if qn == 0 {
 		return nil, nil
 	}
-	f.vecMu.RLock()
-	defer f.vecMu.RUnlock()
-	scores := make(map[int64]float64)
-	for id, v := range f.recall.vectors {
-		if len(v) != len(q) {
-			continue
+	f.vecMu.Lock()
+	x := &f.recall
+	if x.dense == nil || x.dense.dim != len(q) {
+		x.dense = buildDense(x.vectors, x.norms, len(q))
+	}
+	d := x.dense
+	f.vecMu.Unlock()
+	top := newTopK(depth)
+	for i, id := range d.ids {
+		v := d.data[i*d.dim : (i+1)*d.dim]
+		var dot float32
+		for j, a := range v {
+			dot += a * q[j]
 		}
-		n := f.recall.norms[id]
-		if n == 0 {
-			continue
-		}
-		var dot float64
-		for i, x := range v {
-			dot += float64(x) * float64(q[i])
-		}
-		if c := dot / (n * qn); c > 0 {
-			scores[id] = c
+		if c := float64(dot) / (d.norms[i] * qn); c > 0 {
+			top.push(scored{id, c})
 		}
 	}
-	return ranked(scores), nil
+	return top.ranked(), nil
 }
 
 // embedMissing loads the stored vectors once, drops those of facts no
@@ -212,6 +240,7 @@ func (f *Fact) embedMissing(ctx context.Context) error {
 		vs, err := f.embed(ctx, texts[start:end])
 		if err != nil {
 			if changed || start > 0 {
+				x.dense = nil
 				f.saveVectorsLocked(ctx)
 			}
 			return err
@@ -223,6 +252,7 @@ func (f *Fact) embedMissing(ctx context.Context) error {
 	}
 	x.vversion = version
 	if changed {
+		x.dense = nil
 		f.saveVectorsLocked(ctx)
 	}
 	return nil
@@ -277,6 +307,7 @@ func (f *Fact) purgeVectors(ctx context.Context) error {
 		}
 	}
 	f.mu.Unlock()
+	x.dense = nil
 	return f.store.SaveVectors(ctx, f.opts.EmbedModel, x.vectors)
 }
 
