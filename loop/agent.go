@@ -1,0 +1,220 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/memory"
+	"github.com/autoagent-go/autoagent/tool"
+	"github.com/autoagent-go/autoagent/trace"
+)
+
+// DefaultSystemPrompt is the system prompt of an Agent with neither System
+// nor SystemFunc.
+const DefaultSystemPrompt = "You are an AI agent with tools.\nUse tools when they are useful.\nKeep final answers concise and grounded in tool results."
+
+// Agent runs the agent loop: it calls the model, runs the tools it asks
+// for, and repeats until the model answers, within [Bounds].
+//
+// The zero value works once Provider is set. An Agent is configuration:
+// runs never modify it, so one Agent serves any number of concurrent runs,
+// and changing a field between runs (raising the budget before a Resume)
+// is how a host adjusts it. Do not change fields while runs are going.
+type Agent struct {
+	// Provider is the model. Required.
+	Provider llm.Provider
+	// Tools are the tools the model may call; nil means none.
+	Tools *tool.Registry
+
+	// System is the system prompt of Run and Stream; "" means
+	// DefaultSystemPrompt (unless SystemFunc is set).
+	System string
+	// SystemFunc, when set, computes the system prompt at the start of
+	// each Run or Stream (RunMessages uses the caller's messages as they
+	// are). An error fails the run before any model call.
+	SystemFunc func(ctx context.Context) (string, error)
+	// Model, Temperature and MaxTokens are passed on every request.
+	Model       string
+	Temperature *float64
+	MaxTokens   int
+
+	// Bounds are the run's limits.
+	Bounds Bounds
+	// MaxParallelTools bounds how many calls of one turn run at once; 0
+	// means 8, 1 runs them one after the other. Results always reach the
+	// transcript in the model's call order.
+	MaxParallelTools int
+
+	// PostTurn, when set, sees each final answer and may send a correction
+	// (see [PostTurnHook]).
+	PostTurn PostTurnHook
+	// MaxCorrections caps PostTurn's corrections per run; 0 means 1, a
+	// negative value disables corrections.
+	MaxCorrections int
+
+	// Memory, when set, compacts the transcript once at the start of each
+	// run (never on resume). Failure is not fatal: the run goes on with the
+	// original messages. Its model spend counts in the run's usage.
+	Memory memory.Memory
+
+	// Policy, when set, is consulted for every tool call before any call
+	// of the turn runs (see [Policy]).
+	Policy Policy
+
+	// Checkpoint, when set, receives the state before the tools of each
+	// turn run, after each completed step, after each correction and when
+	// the run stops. A failure stops the run with an error wrapping
+	// ErrCheckpoint. The state shares storage with the run: encode or Clone
+	// it before returning.
+	Checkpoint func(ctx context.Context, st *RunState) error
+	// Journal, when set, records each tool call before and after it runs,
+	// which makes side effects exactly-once across crashes (see [Journal]).
+	Journal Journal
+	// Recorder, when set, records model responses and tool results for
+	// [Replay].
+	Recorder *Recorder
+	// Tracer receives lifecycle events; nil traces nothing at no cost.
+	Tracer *trace.Tracer
+
+	replay *replayer
+}
+
+// Run runs the agent on prompt: [system prompt, user prompt], then the
+// loop.
+//
+// It returns a *Result and a nil error when the model answered. When a
+// bound stopped the run (max steps, token budget, approval, cancellation)
+// it returns both the Result and a *[StopError] whose State resumes the run.
+// When the run failed (provider error, checkpoint failure) it returns a nil
+// Result and a *[RunError] holding the state after the last completed step.
+func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
+	msgs, err := a.initialMessages(ctx, prompt)
+	if err != nil {
+		return nil, err
+	}
+	return a.RunMessages(ctx, msgs)
+}
+
+// RunMessages runs the agent on a caller-supplied history, used as it is
+// (no system prompt is added). Results are as for Run.
+func (a *Agent) RunMessages(ctx context.Context, msgs []llm.Message) (*Result, error) {
+	return a.execute(ctx, newState(msgs), false, nil)
+}
+
+// Resume continues a run from st: after an approval pause (with the
+// decisions given as options), a bound (after raising it), a cancellation
+// or a crash (from the last checkpoint). Memory is not compacted again;
+// step numbering, spend and taint continue. A state whose run is done
+// returns its Result without calling the model. st is not modified.
+func (a *Agent) Resume(ctx context.Context, st *RunState, opts ...ResumeOption) (*Result, error) {
+	s, err := prepareResume(st, opts)
+	if err != nil {
+		return nil, err
+	}
+	return a.execute(ctx, s, true, nil)
+}
+
+// Stream runs the agent on prompt like Run and yields its events: text and
+// reasoning deltas (the provider's native stream), tool starts and ends,
+// corrections, approval requests, and last an EventDone carrying the
+// Result. The error of the last pair is what Run would return with it.
+//
+// The sequence is single-use. Stopping the iteration early cancels the run:
+// the model call and running tools see their context cancelled, and no
+// goroutine outlives the iteration.
+func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[Event, error] {
+	return a.stream(ctx, func() (*RunState, bool, error) {
+		msgs, err := a.initialMessages(ctx, prompt)
+		return newState(msgs), false, err
+	})
+}
+
+// StreamMessages is Stream on a caller-supplied history.
+func (a *Agent) StreamMessages(ctx context.Context, msgs []llm.Message) iter.Seq2[Event, error] {
+	return a.stream(ctx, func() (*RunState, bool, error) { return newState(msgs), false, nil })
+}
+
+// StreamResume is Resume, streamed.
+func (a *Agent) StreamResume(ctx context.Context, st *RunState, opts ...ResumeOption) iter.Seq2[Event, error] {
+	return a.stream(ctx, func() (*RunState, bool, error) {
+		s, err := prepareResume(st, opts)
+		return s, true, err
+	})
+}
+
+func (a *Agent) stream(ctx context.Context, setup func() (*RunState, bool, error)) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		st, resumed, err := setup()
+		if err != nil {
+			yield(Event{Type: EventDone}, err)
+			return
+		}
+		stopped := false
+		emit := func(ev Event) bool {
+			if !stopped && !yield(ev, nil) {
+				stopped = true
+			}
+			return !stopped
+		}
+		res, err := a.execute(ctx, st, resumed, emit)
+		if stopped || errors.Is(err, errAborted) {
+			return
+		}
+		ev := Event{Type: EventDone, Result: res}
+		if res != nil {
+			ev.Step = res.Steps
+		}
+		yield(ev, err)
+	}
+}
+
+// initialMessages builds [system, user] for Run and Stream.
+func (a *Agent) initialMessages(ctx context.Context, prompt string) ([]llm.Message, error) {
+	sys := a.System
+	if a.SystemFunc != nil {
+		s, err := callSystemFunc(ctx, a.SystemFunc)
+		if err != nil {
+			return nil, fmt.Errorf("loop: system prompt: %w", err)
+		}
+		sys = s
+	}
+	if sys == "" {
+		sys = DefaultSystemPrompt
+	}
+	return []llm.Message{llm.SystemText(sys), llm.UserText(prompt)}, nil
+}
+
+func callSystemFunc(ctx context.Context, f func(context.Context) (string, error)) (s string, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	return f(ctx)
+}
+
+func newState(msgs []llm.Message) *RunState {
+	return &RunState{Version: StateVersion, Messages: msgs}
+}
+
+// prepareResume validates st and returns a copy carrying the decisions.
+func prepareResume(st *RunState, opts []ResumeOption) (*RunState, error) {
+	if st == nil {
+		return nil, fmt.Errorf("%w: nil state", ErrBadState)
+	}
+	if err := st.Validate(); err != nil {
+		return nil, err
+	}
+	var o resumeOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	s := st.snapshot()
+	if err := applyDecisions(s, o.decisions); err != nil {
+		return nil, err
+	}
+	return s, nil
+}

@@ -1,0 +1,96 @@
+package loop
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/autoagent-go/autoagent/llm"
+)
+
+// PendingCall is a call awaiting a human decision.
+type PendingCall struct {
+	// Call is the model's call, with its stable id.
+	Call llm.ToolCall `json:"call"`
+	// Reason says why approval is needed.
+	Reason string `json:"reason"`
+	// Source is what asked for approval: "policy" or "trifecta".
+	Source string `json:"source"`
+}
+
+// HumanDecision is a reviewer's answer for one call, given to Resume.
+type HumanDecision struct {
+	Approved bool   `json:"approved"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// ResumeOption gives Resume the decisions for pending calls.
+type ResumeOption func(*resumeOptions)
+
+type resumeOptions struct {
+	decisions map[string]HumanDecision
+}
+
+// Approve approves the calls with these ids: each runs exactly once on
+// resume (unless a guard or the policy now denies it: approval never
+// overrides a refusal).
+func Approve(callIDs ...string) ResumeOption {
+	return func(o *resumeOptions) {
+		for _, id := range callIDs {
+			o.set(id, HumanDecision{Approved: true})
+		}
+	}
+}
+
+// Reject rejects the call with this id: it does not run, and the model is
+// told "ToolPolicyDenied: rejected by a human reviewer: <reason>". Any call
+// of the pending turn may be rejected, not only those awaiting approval.
+func Reject(callID, reason string) ResumeOption {
+	return func(o *resumeOptions) { o.set(callID, HumanDecision{Reason: reason}) }
+}
+
+func (o *resumeOptions) set(id string, d HumanDecision) {
+	if o.decisions == nil {
+		o.decisions = map[string]HumanDecision{}
+	}
+	o.decisions[id] = d
+}
+
+// applyDecisions merges decisions into st, refusing ids that are not calls
+// of the pending turn (a typo must not be silently ignored).
+func applyDecisions(st *RunState, decisions map[string]HumanDecision) error {
+	if len(decisions) == 0 {
+		return nil
+	}
+	turn := st.PendingTurn()
+	ids := make([]string, len(turn))
+	for i, c := range turn {
+		ids[i] = c.ID
+	}
+	for id := range decisions {
+		if !slices.Contains(ids, id) {
+			if len(ids) == 0 {
+				return fmt.Errorf("loop: resume: a decision was given for call %q but the run has no pending turn", id)
+			}
+			return fmt.Errorf("loop: resume: no call %q in the pending turn (calls: %s)", id, strings.Join(ids, ", "))
+		}
+	}
+	if st.Decisions == nil {
+		st.Decisions = map[string]Decision{}
+	}
+	for id, d := range decisions {
+		v := VerdictDeny
+		if d.Approved {
+			v = VerdictApprove
+		}
+		st.Decisions[id] = Decision{Verdict: v, Reason: d.Reason}
+	}
+	return nil
+}
+
+func humanRejectedMessage(reason string) string {
+	if reason == "" {
+		return policyDeniedMessage("rejected by a human reviewer")
+	}
+	return policyDeniedMessage("rejected by a human reviewer: " + reason)
+}

@@ -1,0 +1,108 @@
+package loop
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// DefaultMaxSteps is the step bound when [Bounds].MaxSteps is 0.
+const DefaultMaxSteps = 8
+
+// TrifectaMode says what the lethal-trifecta guard does with a call to an
+// egress tool once the run has ingested untrusted content.
+type TrifectaMode string
+
+// The trifecta guard modes. The zero value means TrifectaDeny.
+const (
+	TrifectaDeny    TrifectaMode = "deny"
+	TrifectaApprove TrifectaMode = "approve"
+	TrifectaOff     TrifectaMode = "off"
+)
+
+// Bounds are the limits of a run, in one serialisable value. The zero value
+// is the default: 8 steps, no token budget, results neither truncated nor
+// pruned, no loop guard, trifecta guard denying.
+type Bounds struct {
+	// MaxSteps bounds the model calls of a run (not the tool calls); 0
+	// means DefaultMaxSteps. A run that reaches it stops with ErrMaxSteps.
+	MaxSteps int `json:"max_steps,omitempty"`
+	// TokenBudget caps input+output tokens (the run's own, its memory's
+	// and its sub-agents'); 0 means none. It is checked before each model
+	// call, so the call that crosses it is never cut.
+	TokenBudget int64 `json:"token_budget,omitempty"`
+	// MaxToolResultChars bounds, in characters (Unicode code points), the
+	// text of each tool result the model sees; 0 means none. Longer results
+	// keep their head and tail around a marker, and the marker counts
+	// against the bound.
+	MaxToolResultChars int `json:"max_tool_result_chars,omitempty"`
+	// PruneToolResultsAfter keeps only the N most recent tool results in
+	// full in what is sent to the model; older ones become a short note.
+	// The transcript, checkpoints and traces keep everything. 0 means never.
+	PruneToolResultsAfter int `json:"prune_tool_results_after,omitempty"`
+	// PruneBatch prunes in multiples of this many results, so the prompt
+	// prefix stays byte-stable between batches and provider prompt caches
+	// keep hitting; 0 means 1.
+	PruneBatch int `json:"prune_batch,omitempty"`
+	// MaxRepeatedToolCalls refuses a call once the same tool with the same
+	// arguments has been asked for more than N times in the run; 0 means no
+	// loop guard.
+	MaxRepeatedToolCalls int `json:"max_repeated_tool_calls,omitempty"`
+	// Trifecta is the lethal-trifecta guard's mode; "" means TrifectaDeny.
+	Trifecta TrifectaMode `json:"trifecta_guard,omitempty"`
+	// ShadowGuards computes and traces what the loop guard and the
+	// trifecta guard would refuse without enforcing it. It never weakens
+	// the host policy, and a trifecta guard in approve mode still pauses.
+	ShadowGuards bool `json:"shadow_guards,omitempty"`
+}
+
+// Validate reports the first invalid field.
+func (b Bounds) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"max_steps", int64(b.MaxSteps)},
+		{"token_budget", b.TokenBudget},
+		{"max_tool_result_chars", int64(b.MaxToolResultChars)},
+		{"prune_tool_results_after", int64(b.PruneToolResultsAfter)},
+		{"prune_batch", int64(b.PruneBatch)},
+		{"max_repeated_tool_calls", int64(b.MaxRepeatedToolCalls)},
+	} {
+		if f.v < 0 {
+			return fmt.Errorf("loop: bounds: %s is %d; want 0 (default) or more", f.name, f.v)
+		}
+	}
+	switch b.Trifecta {
+	case "", TrifectaDeny, TrifectaApprove, TrifectaOff:
+	default:
+		return fmt.Errorf("loop: bounds: trifecta_guard is %q; want \"deny\", \"approve\" or \"off\"", b.Trifecta)
+	}
+	return nil
+}
+
+// resolved returns b with defaults filled in.
+func (b Bounds) resolved() Bounds {
+	if b.MaxSteps == 0 {
+		b.MaxSteps = DefaultMaxSteps
+	}
+	if b.PruneBatch == 0 {
+		b.PruneBatch = 1
+	}
+	if b.Trifecta == "" {
+		b.Trifecta = TrifectaDeny
+	}
+	return b
+}
+
+// ParseBounds decodes bounds from JSON, refusing unknown fields, and
+// validates them.
+func ParseBounds(data []byte) (Bounds, error) {
+	var b Bounds
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&b); err != nil {
+		return Bounds{}, fmt.Errorf("loop: bounds: %w", err)
+	}
+	return b, b.Validate()
+}

@@ -1,0 +1,2 @@
+// Package loop is the agent loop.
+package loop

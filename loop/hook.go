@@ -1,0 +1,86 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/trace"
+)
+
+// PostTurnHook is the host's verification of a final answer: it sees each
+// answer the model gives without tool calls and may return a correction
+// message (a user message, typically "you did not save the file; do it
+// now"), which is appended and costs a step; the run goes on until the
+// model answers again. Returning nil accepts the answer.
+//
+// It is called at most [Agent.MaxCorrections] times with a correction to
+// give per run, from the run's goroutine. An error or a panic is traced and
+// treated as nil (fail-open: the hook checks quality, not safety).
+type PostTurnHook func(ctx context.Context, t *Turn) (*llm.Message, error)
+
+// Turn is what a PostTurnHook sees.
+type Turn struct {
+	// Step is the step of the answer.
+	Step int
+	// Answer is the model's final answer.
+	Answer string
+	// Messages is the whole transcript, the answer included. Read-only.
+	Messages []llm.Message
+	// New is the part of Messages since the turn started (the prompt, or
+	// the last correction).
+	New []llm.Message
+	// ToolCalls are the calls the model made in New.
+	ToolCalls []llm.ToolCall
+	// Corrections is the number of corrections already given.
+	Corrections int
+}
+
+// postTurn asks the hook for a correction; nil means the answer stands.
+func (r *runner) postTurn(step int, llmSpan string, answer string) *llm.Message {
+	a := r.a
+	if a.PostTurn == nil {
+		return nil
+	}
+	limit := a.MaxCorrections
+	if limit == 0 {
+		limit = 1
+	}
+	if limit < 0 || r.st.Corrections >= limit {
+		return nil
+	}
+	span := r.traceEvent(trace.HookInvoked, llmSpan, trace.Payload{Step: step, Corrections: r.st.Corrections})
+	msgs := r.st.Messages
+	turn := &Turn{Step: step, Answer: answer, Messages: msgs, New: msgs[min(r.st.TurnStart, len(msgs)):], Corrections: r.st.Corrections}
+	for _, m := range turn.New {
+		if m.Role == llm.RoleAssistant {
+			turn.ToolCalls = append(turn.ToolCalls, m.ToolCalls()...)
+		}
+	}
+	msg, err := callHook(r.ctx, a.PostTurn, turn)
+	if err == nil && msg != nil {
+		if msg.Role == "" {
+			msg.Role = llm.RoleUser
+		}
+		if verr := msg.Validate(); verr != nil {
+			err = fmt.Errorf("invalid correction: %w", verr)
+		}
+	}
+	if err != nil {
+		r.traceEvent(trace.HookError, span, trace.Payload{Step: step, Error: err.Error()})
+		return nil
+	}
+	if msg != nil {
+		r.traceEvent(trace.HookCorrection, span, trace.Payload{Step: step, Content: r.preview(msg.Text())})
+	}
+	return msg
+}
+
+func callHook(ctx context.Context, h PostTurnHook, t *Turn) (msg *llm.Message, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			msg, err = nil, fmt.Errorf("post-turn hook panicked: %v", p)
+		}
+	}()
+	return h(ctx, t)
+}

@@ -1,0 +1,72 @@
+package loop
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/autoagent-go/autoagent/llm"
+)
+
+// loopGuard counts how often each (tool, arguments) pair has been asked
+// for in the run, so a model stuck repeating a call is refused. Counts are
+// derived from the transcript, so they survive resume; they grow as turns
+// are appended.
+type loopGuard struct {
+	max    int
+	counts map[string]int
+}
+
+func newLoopGuard(max int, msgs []llm.Message) *loopGuard {
+	if max <= 0 {
+		return nil
+	}
+	g := &loopGuard{max: max, counts: map[string]int{}}
+	for _, m := range msgs {
+		if m.Role == llm.RoleAssistant {
+			g.observe(m.ToolCalls())
+		}
+	}
+	return g
+}
+
+// observe counts the calls of a turn (before the guard judges them, so two
+// identical calls in one turn both count).
+func (g *loopGuard) observe(calls []llm.ToolCall) {
+	if g == nil {
+		return
+	}
+	for _, c := range calls {
+		g.counts[callSignature(c)]++
+	}
+}
+
+// check returns the number of times c's signature was asked for and
+// whether that is more than allowed.
+func (g *loopGuard) check(c llm.ToolCall) (int, bool) {
+	if g == nil {
+		return 0, false
+	}
+	n := g.counts[callSignature(c)]
+	return n, n > g.max
+}
+
+// callSignature is name(canonical JSON arguments): key order and spacing
+// do not make two calls different.
+func callSignature(c llm.ToolCall) string {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(c.Arguments))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return c.Name + "(" + string(c.Arguments) + ")"
+	}
+	b, err := json.Marshal(v) // maps marshal with sorted keys
+	if err != nil {
+		return c.Name + "(" + string(c.Arguments) + ")"
+	}
+	return c.Name + "(" + string(b) + ")"
+}
+
+func repeatedCallMessage(name string, max int) string {
+	return fmt.Sprintf("RepeatedCall: you already called `%s` with these exact arguments %d times and it was not run again. Change the arguments, use a different tool, or stop and report what you have.", name, max)
+}

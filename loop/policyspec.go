@@ -1,0 +1,760 @@
+package loop
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// PolicySpec is a tool policy written as data (JSON), compiled when it is
+// parsed. It implements [Policy].
+//
+//	{
+//	  "default": "allow",
+//	  "rules": [
+//	    {"tool": "send_email", "action": "deny", "when": {"tainted": true},
+//	     "reason": "no e-mail after reading untrusted content"},
+//	    {"tool": "send_email", "action": "approve",
+//	     "when": {"args": {"to": {"not": {"ends_with": "@example.com"}}}}},
+//	    {"tool": "write_file", "action": "deny",
+//	     "when": {"args": {"path": {"not": {"path_within": "/srv/out"}}}}},
+//	    {"tool": "*", "action": "approve", "when": {"permissions": "payments"}}
+//	  ]
+//	}
+//
+// A rule applies to the tools its "tool" names: an exact name, "*", or a
+// glob ("fs_*"). Its "when" holds conditions that must all hold: "args"
+// (one predicate per argument), "tainted", "egress", "untrusted",
+// "idempotent", "known" (the tool exists), "step", and "permissions" (the
+// tool's permission labels). A predicate is a plain value (equality; a
+// string for "permissions" means "contains") or an object of operators that
+// must all hold:
+//
+//	eq ne in not_in                   JSON equality (1 == 1.0; true != 1)
+//	starts_with ends_with matches     strings (matches: RE2 regular expression, searched)
+//	contains                          substring of a string, or member of an array
+//	max_length max_items              at most N characters / N items
+//	lt le gt ge                       numbers (a non-number never matches)
+//	exists                            the value is present and not null (true/false)
+//	path_within                       a path inside a directory (or any of a list), after cleaning ".."
+//	url_host                          the URL's host is one of these ("*.example.com" matches subdomains)
+//	not                               the nested predicate does not hold
+//
+// A missing argument is null: only exists, ne, not_in and not can match it.
+//
+// Among the rules that match a call, deny wins over approve, which wins
+// over allow; when none matches, "default" applies ("allow" when absent).
+// Parsing is strict: an unknown key, action or operator, a wrong type or a
+// bad regular expression is an error naming its position
+// ("rules[1].when.args.to.starts_with: want a string").
+type PolicySpec struct {
+	// Version is 1 (or 0, meaning 1).
+	Version int `json:"version,omitempty"`
+	// Default is the verdict when no rule matches; "" means allow.
+	Default Verdict `json:"default,omitempty"`
+	// Rules are the rules, in the order given.
+	Rules []PolicyRule `json:"rules"`
+
+	compiled []compiledRule
+}
+
+// PolicyRule is one rule of a [PolicySpec].
+type PolicyRule struct {
+	Tool   string          `json:"tool"`
+	Action Verdict         `json:"action"`
+	When   json.RawMessage `json:"when,omitempty"`
+	Reason string          `json:"reason,omitempty"`
+}
+
+// ErrExpandNeedsApproval is returned by [PolicySpec.Expand] without approval.
+var ErrExpandNeedsApproval = errors.New("loop: expanding a policy requires human approval")
+
+// PolicyError is a policy that does not compile. Path is the position of
+// the problem ("rules[2].when.args.path.path_within").
+type PolicyError struct {
+	Path   string
+	Reason string
+}
+
+func (e *PolicyError) Error() string {
+	if e.Path == "" {
+		return "loop: policy: " + e.Reason
+	}
+	return "loop: policy: " + e.Path + ": " + e.Reason
+}
+
+// LoadPolicy reads and compiles the JSON policy at path.
+func LoadPolicy(path string) (*PolicySpec, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("loop: %w", err)
+	}
+	p, err := ParsePolicy(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
+}
+
+// ParsePolicy parses and compiles a JSON policy.
+func ParsePolicy(data []byte) (*PolicySpec, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, syntaxError(data, err)
+	}
+	if top == nil {
+		return nil, &PolicyError{Reason: "want a JSON object {\"default\": ..., \"rules\": [...]}"}
+	}
+	p := &PolicySpec{}
+	for k, v := range top {
+		switch k {
+		case "version":
+			if err := json.Unmarshal(v, &p.Version); err != nil || (p.Version != 0 && p.Version != 1) {
+				return nil, &PolicyError{Path: "version", Reason: "want 1"}
+			}
+		case "default":
+			var s string
+			if err := json.Unmarshal(v, &s); err != nil {
+				return nil, &PolicyError{Path: "default", Reason: `want "allow", "deny" or "approve"`}
+			}
+			p.Default = Verdict(s)
+		case "rules":
+			var raw []json.RawMessage
+			if err := json.Unmarshal(v, &raw); err != nil {
+				return nil, &PolicyError{Path: "rules", Reason: "want an array of rules"}
+			}
+			for i, r := range raw {
+				rule, err := parseRule(r, fmt.Sprintf("rules[%d]", i))
+				if err != nil {
+					return nil, err
+				}
+				p.Rules = append(p.Rules, rule)
+			}
+		default:
+			return nil, &PolicyError{Path: k, Reason: `unknown key (want "version", "default" or "rules")`}
+		}
+	}
+	if err := p.Compile(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func syntaxError(data []byte, err error) error {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := 1, 1
+		for _, b := range data[:min(int(se.Offset), len(data))] {
+			if b == '\n' {
+				line, col = line+1, 1
+			} else {
+				col++
+			}
+		}
+		return &PolicyError{Reason: fmt.Sprintf("invalid JSON at line %d, column %d: %v", line, col, se)}
+	}
+	return &PolicyError{Reason: "want a JSON object {\"default\": ..., \"rules\": [...]}: " + err.Error()}
+}
+
+func parseRule(raw json.RawMessage, at string) (PolicyRule, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
+		return PolicyRule{}, &PolicyError{Path: at, Reason: "want an object {\"tool\", \"action\", \"when\", \"reason\"}"}
+	}
+	var r PolicyRule
+	for k, v := range m {
+		var err error
+		switch k {
+		case "tool":
+			err = json.Unmarshal(v, &r.Tool)
+		case "action":
+			var s string
+			err = json.Unmarshal(v, &s)
+			r.Action = Verdict(s)
+		case "reason":
+			err = json.Unmarshal(v, &r.Reason)
+		case "when":
+			r.When = v
+		default:
+			return PolicyRule{}, &PolicyError{Path: at + "." + k, Reason: `unknown key (want "tool", "action", "when" or "reason")`}
+		}
+		if err != nil {
+			return PolicyRule{}, &PolicyError{Path: at + "." + k, Reason: "want a string"}
+		}
+	}
+	return r, nil
+}
+
+// Compile validates the spec and prepares it for Decide. ParsePolicy calls
+// it; call it after building or changing a PolicySpec in Go.
+func (p *PolicySpec) Compile() error {
+	if p.Version != 0 && p.Version != 1 {
+		return &PolicyError{Path: "version", Reason: "want 1"}
+	}
+	switch p.Default {
+	case "", VerdictAllow, VerdictDeny, VerdictApprove:
+	default:
+		return &PolicyError{Path: "default", Reason: fmt.Sprintf(`%q is not "allow", "deny" or "approve"`, p.Default)}
+	}
+	compiled := make([]compiledRule, len(p.Rules))
+	for i, r := range p.Rules {
+		c, err := compileRule(r, fmt.Sprintf("rules[%d]", i))
+		if err != nil {
+			return err
+		}
+		compiled[i] = c
+	}
+	p.compiled = compiled
+	return nil
+}
+
+// compiledRule is a rule ready to evaluate.
+type compiledRule struct {
+	tool   string
+	action Verdict
+	reason string
+	index  int
+	conds  []cond
+}
+
+// cond tests one input of a call.
+type cond struct {
+	get  func(*policyView) (any, bool)
+	test pred
+}
+
+// pred tests a value; present is false for a missing argument.
+type pred func(v any, present bool) bool
+
+// policyView is what rules read of a call.
+type policyView struct {
+	in   *PolicyInput
+	args map[string]any
+}
+
+func compileRule(r PolicyRule, at string) (compiledRule, error) {
+	c := compiledRule{tool: r.Tool, action: r.Action, reason: r.Reason}
+	if r.Tool == "" {
+		return c, &PolicyError{Path: at + ".tool", Reason: `missing: name a tool, "*" or a glob`}
+	}
+	if _, err := path.Match(r.Tool, ""); err != nil {
+		return c, &PolicyError{Path: at + ".tool", Reason: fmt.Sprintf("bad glob %q", r.Tool)}
+	}
+	switch r.Action {
+	case VerdictAllow, VerdictDeny, VerdictApprove:
+	case "":
+		return c, &PolicyError{Path: at + ".action", Reason: `missing: want "allow", "deny" or "approve"`}
+	default:
+		return c, &PolicyError{Path: at + ".action", Reason: fmt.Sprintf(`%q is not "allow", "deny" or "approve"`, r.Action)}
+	}
+	if len(bytes.TrimSpace(r.When)) == 0 || string(bytes.TrimSpace(r.When)) == "null" {
+		return c, nil
+	}
+	when, err := decodeObject(r.When, at+".when")
+	if err != nil {
+		return c, err
+	}
+	for _, k := range sortedKeys(when) {
+		v := when[k]
+		p := at + ".when." + k
+		switch k {
+		case "args":
+			args, ok := v.(map[string]any)
+			if !ok {
+				return c, &PolicyError{Path: p, Reason: "want an object of argument predicates"}
+			}
+			for _, name := range sortedKeys(args) {
+				t, err := compilePred(args[name], p+"."+name)
+				if err != nil {
+					return c, err
+				}
+				c.conds = append(c.conds, cond{get: func(pv *policyView) (any, bool) {
+					x, ok := pv.args[name]
+					return x, ok
+				}, test: t})
+			}
+		case "tainted", "egress", "untrusted", "idempotent", "known":
+			t, err := compileTypedPred(v, p, "bool")
+			if err != nil {
+				return c, err
+			}
+			c.conds = append(c.conds, cond{get: boolGetter(k), test: t})
+		case "step":
+			t, err := compileTypedPred(v, p, "number")
+			if err != nil {
+				return c, err
+			}
+			c.conds = append(c.conds, cond{get: func(pv *policyView) (any, bool) { return json.Number(fmt.Sprint(pv.in.Step)), true }, test: t})
+		case "permissions":
+			if s, ok := v.(string); ok {
+				v = map[string]any{"contains": s}
+			}
+			t, err := compilePred(v, p)
+			if err != nil {
+				return c, err
+			}
+			c.conds = append(c.conds, cond{get: func(pv *policyView) (any, bool) {
+				perms := make([]any, len(pv.in.Flags.Permissions))
+				for i, s := range pv.in.Flags.Permissions {
+					perms[i] = s
+				}
+				return perms, true
+			}, test: t})
+		default:
+			return c, &PolicyError{Path: p, Reason: `unknown condition (want "args", "tainted", "egress", "untrusted", "idempotent", "known", "step" or "permissions")`}
+		}
+	}
+	return c, nil
+}
+
+func boolGetter(k string) func(*policyView) (any, bool) {
+	return func(pv *policyView) (any, bool) {
+		in := pv.in
+		switch k {
+		case "tainted":
+			return in.Tainted, true
+		case "egress":
+			return in.Flags.Egress, true
+		case "untrusted":
+			return in.Flags.Untrusted, true
+		case "idempotent":
+			return in.Flags.Idempotent, true
+		default:
+			return in.Known, true
+		}
+	}
+}
+
+// compileTypedPred is compilePred with a check that a plain value has the
+// expected JSON type.
+func compileTypedPred(v any, at, want string) (pred, error) {
+	if _, isObj := v.(map[string]any); !isObj {
+		ok := false
+		switch want {
+		case "bool":
+			_, ok = v.(bool)
+		case "number":
+			_, ok = v.(json.Number)
+		}
+		if !ok {
+			return nil, &PolicyError{Path: at, Reason: "want a " + want + " or an object of operators"}
+		}
+	}
+	return compilePred(v, at)
+}
+
+// compilePred compiles a predicate: a plain value means equality.
+func compilePred(v any, at string) (pred, error) {
+	ops, ok := v.(map[string]any)
+	if !ok {
+		want := v
+		return func(x any, present bool) bool { return present && jsonEqual(x, want) }, nil
+	}
+	if len(ops) == 0 {
+		return nil, &PolicyError{Path: at, Reason: "empty predicate object (use {\"eq\": {}} to compare with an empty object)"}
+	}
+	var preds []pred
+	for _, op := range sortedKeys(ops) {
+		p, err := compileOp(op, ops[op], at+"."+op)
+		if err != nil {
+			return nil, err
+		}
+		preds = append(preds, p)
+	}
+	return func(x any, present bool) bool {
+		for _, p := range preds {
+			if !p(x, present) {
+				return false
+			}
+		}
+		return true
+	}, nil
+}
+
+func compileOp(op string, e any, at string) (pred, error) {
+	bad := func(reason string) error { return &PolicyError{Path: at, Reason: reason} }
+	switch op {
+	case "eq":
+		return func(x any, present bool) bool { return present && jsonEqual(x, e) }, nil
+	case "ne":
+		return func(x any, present bool) bool { return !present || !jsonEqual(x, e) }, nil
+	case "in", "not_in":
+		list, ok := e.([]any)
+		if !ok {
+			return nil, bad("want an array")
+		}
+		in := func(x any, present bool) bool {
+			return present && slices.ContainsFunc(list, func(y any) bool { return jsonEqual(x, y) })
+		}
+		if op == "in" {
+			return in, nil
+		}
+		return func(x any, present bool) bool { return !in(x, present) }, nil
+	case "starts_with", "ends_with":
+		s, ok := e.(string)
+		if !ok {
+			return nil, bad("want a string")
+		}
+		return func(x any, _ bool) bool {
+			v, ok := x.(string)
+			if !ok {
+				return false
+			}
+			if op == "starts_with" {
+				return strings.HasPrefix(v, s)
+			}
+			return strings.HasSuffix(v, s)
+		}, nil
+	case "contains":
+		return func(x any, _ bool) bool {
+			switch v := x.(type) {
+			case string:
+				s, ok := e.(string)
+				return ok && strings.Contains(v, s)
+			case []any:
+				return slices.ContainsFunc(v, func(y any) bool { return jsonEqual(y, e) })
+			}
+			return false
+		}, nil
+	case "matches":
+		s, ok := e.(string)
+		if !ok {
+			return nil, bad("want a regular expression string")
+		}
+		re, err := compileRegexp(s)
+		if err != nil {
+			return nil, bad(fmt.Sprintf("bad regular expression: %v", err))
+		}
+		return func(x any, _ bool) bool {
+			v, ok := x.(string)
+			return ok && re.MatchString(v)
+		}, nil
+	case "max_length", "max_items":
+		n, ok := nonNegInt(e)
+		if !ok {
+			return nil, bad("want a non-negative integer")
+		}
+		return func(x any, _ bool) bool {
+			if op == "max_length" {
+				v, ok := x.(string)
+				return ok && len([]rune(v)) <= n
+			}
+			v, ok := x.([]any)
+			return ok && len(v) <= n
+		}, nil
+	case "lt", "le", "gt", "ge":
+		want, ok := number(e)
+		if !ok {
+			return nil, bad("want a number")
+		}
+		return func(x any, _ bool) bool {
+			v, ok := number(x)
+			if !ok {
+				return false
+			}
+			switch op {
+			case "lt":
+				return v < want
+			case "le":
+				return v <= want
+			case "gt":
+				return v > want
+			}
+			return v >= want
+		}, nil
+	case "exists":
+		want, ok := e.(bool)
+		if !ok {
+			return nil, bad("want true or false")
+		}
+		return func(x any, present bool) bool { return (present && x != nil) == want }, nil
+	case "path_within":
+		dirs, ok := stringList(e)
+		if !ok {
+			return nil, bad("want a directory or an array of directories")
+		}
+		for i, d := range dirs {
+			if d == "" {
+				return nil, bad("empty directory")
+			}
+			dirs[i] = path.Clean(d)
+		}
+		return func(x any, _ bool) bool {
+			v, ok := x.(string)
+			if !ok || v == "" || strings.ContainsRune(v, 0) {
+				return false
+			}
+			v = path.Clean(v)
+			for _, d := range dirs {
+				if v == d || strings.HasPrefix(v, strings.TrimSuffix(d, "/")+"/") {
+					return true
+				}
+			}
+			return false
+		}, nil
+	case "url_host":
+		hosts, ok := stringList(e)
+		if !ok {
+			return nil, bad("want a host or an array of hosts")
+		}
+		for i, h := range hosts {
+			hosts[i] = strings.ToLower(h)
+		}
+		return func(x any, _ bool) bool {
+			v, ok := x.(string)
+			if !ok {
+				return false
+			}
+			h := urlHost(v)
+			if h == "" {
+				return false
+			}
+			for _, want := range hosts {
+				if h == want || (strings.HasPrefix(want, "*.") && strings.HasSuffix(h, want[1:])) {
+					return true
+				}
+			}
+			return false
+		}, nil
+	case "not":
+		inner, ok := e.(map[string]any)
+		if !ok {
+			return nil, bad("want a predicate object")
+		}
+		p, err := compilePred(inner, at)
+		if err != nil {
+			return nil, err
+		}
+		return func(x any, present bool) bool { return !p(x, present) }, nil
+	}
+	return nil, bad("unknown operator (want eq, ne, in, not_in, starts_with, ends_with, contains, matches, max_length, max_items, lt, le, gt, ge, exists, path_within, url_host or not)")
+}
+
+// Decide applies the rules to a call (see [PolicySpec]).
+func (p *PolicySpec) Decide(_ context.Context, in *PolicyInput) (Decision, error) {
+	if p.compiled == nil && len(p.Rules) > 0 {
+		return Decision{}, errors.New("policy spec was not compiled: call Compile (ParsePolicy does)")
+	}
+	view := &policyView{in: in, args: decodeArgs(in.Call.Arguments)}
+	best := -1
+	for i := range p.compiled {
+		r := &p.compiled[i]
+		if !r.matches(view) {
+			continue
+		}
+		if best < 0 || rank(r.action) > rank(p.compiled[best].action) {
+			best = i
+		}
+	}
+	if best < 0 {
+		v := p.Default
+		if v == "" {
+			v = VerdictAllow
+		}
+		reason := ""
+		if v != VerdictAllow {
+			reason = fmt.Sprintf("`%s` is not allowed by the tool policy (default %s)", in.Call.Name, v)
+		}
+		return Decision{Verdict: v, Reason: reason}, nil
+	}
+	r := &p.compiled[best]
+	reason := r.reason
+	if reason == "" && r.action != VerdictAllow {
+		reason = fmt.Sprintf("`%s` is refused by the tool policy (rules[%d])", in.Call.Name, best)
+		if r.action == VerdictApprove {
+			reason = fmt.Sprintf("`%s` requires approval under the tool policy (rules[%d])", in.Call.Name, best)
+		}
+	}
+	return Decision{Verdict: r.action, Reason: reason}, nil
+}
+
+func rank(v Verdict) int {
+	switch v {
+	case VerdictDeny:
+		return 3
+	case VerdictApprove:
+		return 2
+	}
+	return 1
+}
+
+func (r *compiledRule) matches(v *policyView) bool {
+	if r.tool != "*" && r.tool != v.in.Call.Name {
+		if ok, _ := path.Match(r.tool, v.in.Call.Name); !ok {
+			return false
+		}
+	}
+	for _, c := range r.conds {
+		x, present := c.get(v)
+		if !c.test(x, present) {
+			return false
+		}
+	}
+	return true
+}
+
+// Narrow returns a copy of p with more deny or approve rules. Narrowing is
+// free: it can only refuse more.
+func (p *PolicySpec) Narrow(rules ...PolicyRule) (*PolicySpec, error) {
+	for i, r := range rules {
+		if r.Action != VerdictDeny && r.Action != VerdictApprove {
+			return nil, &PolicyError{Path: fmt.Sprintf("narrow[%d].action", i), Reason: "narrowing accepts only deny and approve rules (allowing more is Expand)"}
+		}
+	}
+	q := &PolicySpec{Version: p.Version, Default: p.Default, Rules: append(slices.Clone(rules), p.Rules...)}
+	if err := q.Compile(); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+// Expand returns a copy of p with more rules of any action and, when def is
+// not "", a new default. Expanding can allow what was refused, so it needs
+// a human's approval: without approved it returns ErrExpandNeedsApproval.
+func (p *PolicySpec) Expand(approved bool, def Verdict, rules ...PolicyRule) (*PolicySpec, error) {
+	if !approved {
+		return nil, ErrExpandNeedsApproval
+	}
+	q := &PolicySpec{Version: p.Version, Default: p.Default, Rules: append(slices.Clone(p.Rules), rules...)}
+	if def != "" {
+		q.Default = def
+	}
+	if err := q.Compile(); err != nil {
+		return nil, err
+	}
+	return q, nil
+}
+
+func decodeObject(raw json.RawMessage, at string) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, &PolicyError{Path: at, Reason: "invalid JSON: " + err.Error()}
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, &PolicyError{Path: at, Reason: "want an object of conditions"}
+	}
+	return m, nil
+}
+
+func decodeArgs(raw json.RawMessage) map[string]any {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var m map[string]any
+	if dec.Decode(&m) != nil {
+		return nil
+	}
+	return m
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func number(v any) (float64, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	f, err := n.Float64()
+	return f, err == nil
+}
+
+func nonNegInt(v any) (int, bool) {
+	n, ok := v.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	i, err := n.Int64()
+	if err != nil || i < 0 || i > 1<<31 {
+		return 0, false
+	}
+	return int(i), true
+}
+
+func stringList(v any) ([]string, bool) {
+	switch x := v.(type) {
+	case string:
+		return []string{x}, true
+	case []any:
+		out := make([]string, 0, len(x))
+		for _, e := range x {
+			s, ok := e.(string)
+			if !ok {
+				return nil, false
+			}
+			out = append(out, s)
+		}
+		return out, len(out) > 0
+	}
+	return nil, false
+}
+
+// jsonEqual is JSON equality: numbers by value (1 == 1.0), booleans never
+// equal to numbers, objects and arrays element by element.
+func jsonEqual(a, b any) bool {
+	switch x := a.(type) {
+	case json.Number:
+		y, ok := b.(json.Number)
+		if !ok {
+			return false
+		}
+		fx, ex := x.Float64()
+		fy, ey := y.Float64()
+		if ex != nil || ey != nil {
+			return x == y
+		}
+		return fx == fy
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for k, v := range x {
+			w, ok := y[k]
+			if !ok || !jsonEqual(v, w) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		y, ok := b.([]any)
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		for i := range x {
+			if !jsonEqual(x[i], y[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	return a == b
+}
+
+func compileRegexp(s string) (*regexp.Regexp, error) { return regexp.Compile(s) }
+
+// urlHost returns the lower-cased host of an absolute URL, or "".
+func urlHost(s string) string {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	return strings.ToLower(u.Hostname())
+}

@@ -1,0 +1,411 @@
+package loop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/memory"
+	"github.com/autoagent-go/autoagent/trace"
+)
+
+// errAborted ends a streamed run whose consumer stopped iterating.
+var errAborted = errors.New("loop: stream consumer stopped")
+
+// runner is one run in progress. Only the run's goroutine touches it,
+// except the usage sink, which tools running in parallel report to.
+type runner struct {
+	a      *Agent
+	ctx    context.Context
+	cancel context.CancelFunc
+	b      Bounds
+	st     *RunState
+	specs  []llm.ToolSpec
+
+	emit    func(Event) bool // nil for Run
+	aborted bool
+
+	tr      *trace.Tracer
+	runSpan string
+
+	ids        callIDs
+	guard      *loopGuard
+	sink       usageSink
+	wouldBlock int
+	parallel   int
+}
+
+// execute runs the loop on st (fresh, or prepared for resume).
+func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit func(Event) bool) (*Result, error) {
+	if a.Provider == nil {
+		return nil, ErrNoProvider
+	}
+	if err := a.Bounds.Validate(); err != nil {
+		return nil, err
+	}
+	if resumed && st.Status == StopDone {
+		return finishedResult(st), nil
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	r := &runner{
+		a:        a,
+		ctx:      ctx,
+		cancel:   cancel,
+		b:        a.Bounds.resolved(),
+		st:       st,
+		emit:     emit,
+		tr:       a.Tracer,
+		parallel: a.MaxParallelTools,
+	}
+	if r.parallel <= 0 {
+		r.parallel = 8
+	}
+	if a.Tools != nil {
+		r.specs = a.Tools.Specs()
+	}
+	resumedFrom := 0
+	if resumed {
+		resumedFrom = st.Step
+		st.Status = ""
+	} else {
+		st.RunID = llm.NewCallID("run_")
+		st.TurnStart = len(st.Messages)
+	}
+	if r.tr != nil {
+		r.runSpan = r.tr.Emit(trace.Event{Type: trace.RunStart, ParentID: trace.SpanFromContext(ctx), RunID: st.RunID, Payload: trace.Payload{
+			Model: a.Model, MaxSteps: r.b.MaxSteps, MessageCount: len(st.Messages), ToolCount: len(r.specs),
+			Streaming: emit != nil, ResumedFromStep: resumedFrom,
+		}})
+	}
+	if !resumed {
+		r.compact()
+	}
+	st.Tainted = st.Tainted || IsTainted(st.Messages)
+	r.ids.seed(st.Messages)
+	r.guard = newLoopGuard(r.b.MaxRepeatedToolCalls, st.Messages)
+	a.Recorder.start(r)
+	return r.loop()
+}
+
+// compact runs the memory once at the start of a fresh run, fail-open.
+func (r *runner) compact() {
+	m := r.a.Memory
+	if m == nil {
+		return
+	}
+	before := len(r.st.Messages)
+	out, u, err := safeCompact(r.ctx, m, r.st.Messages)
+	if u != nil {
+		r.addUsage(*u)
+	}
+	if err != nil {
+		r.traceEvent(trace.MemoryError, r.runSpan, trace.Payload{Error: err.Error()})
+		return
+	}
+	r.st.Messages = out
+	r.st.TurnStart = len(out)
+	p := trace.Payload{MessageCount: before, Kept: len(out)}
+	if u != nil {
+		p.InputTokens, p.OutputTokens, p.CachedTokens = u.InputTokens, u.OutputTokens, u.CachedTokens
+	}
+	r.traceEvent(trace.MemoryCompacted, r.runSpan, p)
+}
+
+func safeCompact(ctx context.Context, m memory.Memory, msgs []llm.Message) (out []llm.Message, u *llm.Usage, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			out, u, err = nil, nil, fmt.Errorf("memory panicked: %v", p)
+		}
+	}()
+	out, u, err = m.Compact(ctx, msgs)
+	if err == nil && out == nil {
+		err = errors.New("memory returned no messages")
+	}
+	return out, u, err
+}
+
+func (r *runner) addUsage(u llm.Usage) {
+	r.st.Usage = r.st.Usage.Add(u.Normalize())
+	r.st.HaveUsage = true
+}
+
+func (r *runner) spent() int64 { return r.st.Usage.InputTokens + r.st.Usage.OutputTokens }
+
+// loop is the agent loop proper.
+func (r *runner) loop() (*Result, error) {
+	if calls := r.st.PendingTurn(); len(calls) > 0 {
+		if res, err, stop := r.turn(r.st.Step, r.runSpan, calls); stop {
+			return res, err
+		}
+		if err := r.checkpoint(); err != nil {
+			return r.fail(r.st.Step, err)
+		}
+	}
+	for {
+		if err := r.ctx.Err(); err != nil {
+			return r.stop(StopCancelled, err)
+		}
+		if r.st.Step >= r.b.MaxSteps {
+			return r.stop(StopMaxSteps, nil)
+		}
+		if r.b.TokenBudget > 0 && r.spent() >= r.b.TokenBudget {
+			return r.stop(StopTokenBudget, nil)
+		}
+		step := r.st.Step + 1
+		resp, llmSpan, err := r.callModel(step)
+		if err != nil {
+			if r.aborted {
+				return nil, errAborted
+			}
+			if ctxErr := r.ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+				return r.stop(StopCancelled, ctxErr)
+			}
+			return r.fail(step, err)
+		}
+		msg := resp.Message
+		msg.Role = llm.RoleAssistant
+		msg = r.ids.fix(msg, step)
+		r.st.Messages = append(r.st.Messages, msg)
+		r.st.Step = step
+		if resp.Usage != nil {
+			r.addUsage(*resp.Usage)
+		}
+		calls := msg.ToolCalls()
+		if len(calls) == 0 {
+			answer := msg.Text()
+			corr := r.postTurn(step, llmSpan, answer)
+			if corr == nil {
+				return r.done(answer)
+			}
+			r.st.Messages = append(r.st.Messages, *corr)
+			r.st.Corrections++
+			r.st.TurnStart = len(r.st.Messages)
+			if !r.send(Event{Type: EventCorrection, Step: step, Text: corr.Text()}) {
+				return nil, errAborted
+			}
+			if err := r.checkpoint(); err != nil {
+				return r.fail(step, err)
+			}
+			continue
+		}
+		r.guard.observe(calls)
+		if res, err, stop := r.turn(step, llmSpan, calls); stop {
+			return res, err
+		}
+		if err := r.checkpoint(); err != nil {
+			return r.fail(step, err)
+		}
+	}
+}
+
+// callModel sends the transcript (pruned view) to the model.
+func (r *runner) callModel(step int) (*llm.Response, string, error) {
+	a := r.a
+	view := r.st.Messages
+	var pruned, saved int
+	if r.b.PruneToolResultsAfter > 0 {
+		view, pruned, saved = pruneView(view, r.b.PruneToolResultsAfter, r.b.PruneBatch)
+	}
+	req := &llm.Request{Model: a.Model, Messages: view, Tools: r.specs, Temperature: a.Temperature, MaxTokens: a.MaxTokens}
+	var llmSpan string
+	var t0 time.Time
+	if r.tr != nil {
+		llmSpan = r.traceEvent(trace.LLMRequest, r.runSpan, trace.Payload{Step: step, MessageCount: len(view), ToolCount: len(r.specs), Streaming: r.emit != nil})
+		if pruned > 0 {
+			r.traceEvent(trace.ContextPruned, llmSpan, trace.Payload{Step: step, Pruned: pruned, CharsSaved: saved, Kept: r.b.PruneToolResultsAfter, Batch: r.b.PruneBatch})
+		}
+		t0 = time.Now()
+	}
+	var resp *llm.Response
+	var err error
+	if r.emit != nil {
+		resp, err = r.streamModel(req, step)
+	} else {
+		resp, err = safeComplete(r.ctx, a.Provider, req)
+	}
+	if err == nil && resp == nil {
+		err = errors.New("provider returned neither a response nor an error")
+	}
+	if r.tr != nil {
+		p := trace.Payload{Step: step, DurationMS: msSince(t0)}
+		if err != nil {
+			p.Status, p.Error = "error", err.Error()
+		} else {
+			p.Content = r.preview(resp.Message.Text())
+			p.ToolCallCount = len(resp.Message.ToolCalls())
+			p.HasReasoning = resp.Message.Reasoning() != ""
+			p.FinishReason = string(resp.FinishReason)
+			if resp.Usage != nil {
+				p.InputTokens, p.OutputTokens, p.CachedTokens = resp.Usage.InputTokens, resp.Usage.OutputTokens, resp.Usage.CachedTokens
+			}
+		}
+		r.traceEvent(trace.LLMResponse, llmSpan, p)
+	}
+	if err == nil {
+		a.Recorder.llm(r, step, req, resp)
+	}
+	return resp, llmSpan, err
+}
+
+func safeComplete(ctx context.Context, p llm.Provider, req *llm.Request) (resp *llm.Response, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			resp, err = nil, fmt.Errorf("provider panicked: %v", v)
+		}
+	}()
+	return p.Complete(ctx, req)
+}
+
+// streamModel consumes the provider's native stream, forwarding deltas.
+func (r *runner) streamModel(req *llm.Request, step int) (*llm.Response, error) {
+	var final *llm.Response
+	for ev, err := range r.a.Provider.Stream(r.ctx, req) {
+		if err != nil {
+			return nil, err
+		}
+		switch ev.Type {
+		case llm.StreamText, llm.StreamReasoning:
+			typ := EventText
+			if ev.Type == llm.StreamReasoning {
+				typ = EventReasoning
+			}
+			if ev.Text != "" && !r.send(Event{Type: typ, Step: step, Text: ev.Text}) {
+				return nil, errAborted
+			}
+		case llm.StreamDone:
+			final = ev.Response
+		}
+	}
+	if final == nil {
+		return nil, fmt.Errorf("%w (no done event)", llm.ErrIncompleteStream)
+	}
+	return final, nil
+}
+
+// send hands ev to the stream consumer; false means it stopped iterating,
+// and the run is cancelled.
+func (r *runner) send(ev Event) bool {
+	if r.emit == nil {
+		return true
+	}
+	if r.aborted || !r.emit(ev) {
+		r.aborted = true
+		r.cancel()
+		return false
+	}
+	return true
+}
+
+// checkpoint hands the state to the checkpoint callback. It runs even when
+// the run's context is cancelled: saving what happened is never wrong.
+func (r *runner) checkpoint() error {
+	cp := r.a.Checkpoint
+	if cp == nil {
+		return nil
+	}
+	err := safeCheckpoint(context.WithoutCancel(r.ctx), cp, r.st.snapshot())
+	if r.tr != nil {
+		p := trace.Payload{Step: r.st.Step, Status: "ok"}
+		if err != nil {
+			p.Status, p.Error = "error", err.Error()
+		}
+		r.traceEvent(trace.Checkpoint, r.runSpan, p)
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrCheckpoint, err)
+	}
+	return nil
+}
+
+func safeCheckpoint(ctx context.Context, cp func(context.Context, *RunState) error, st *RunState) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("checkpoint panicked: %v", p)
+		}
+	}()
+	return cp(ctx, st)
+}
+
+// done ends the run with the model's answer.
+func (r *runner) done(answer string) (*Result, error) {
+	r.st.Status = StopDone
+	res := r.result(StopDone)
+	res.Output = answer
+	if err := r.checkpoint(); err != nil {
+		return r.fail(r.st.Step, err)
+	}
+	if err := r.a.replay.finish(r, res); err != nil {
+		return r.fail(r.st.Step, err)
+	}
+	r.endTrace("ok", answer, nil)
+	r.a.Recorder.end(r, res, nil)
+	return res, nil
+}
+
+// stop ends the run on a bound, an approval pause or a cancellation: the
+// Result and a *StopError, both carrying the resumable state.
+func (r *runner) stop(reason StopReason, cause error) (*Result, error) {
+	r.st.Status = reason
+	res := r.result(reason)
+	serr := &StopError{Reason: reason, Step: r.st.Step, State: res.State, Pending: res.Pending, Cause: cause}
+	switch reason {
+	case StopMaxSteps:
+		serr.MaxSteps = r.b.MaxSteps
+		r.traceEvent(trace.MaxStepsExceeded, r.runSpan, trace.Payload{MaxSteps: r.b.MaxSteps, Step: r.st.Step})
+	case StopTokenBudget:
+		serr.TokenBudget, serr.Spent = r.b.TokenBudget, r.spent()
+		r.traceEvent(trace.TokenBudgetExceeded, r.runSpan, trace.Payload{TokenBudget: r.b.TokenBudget, Spent: r.spent(), Step: r.st.Step})
+	case StopCancelled:
+		r.traceEvent(trace.Cancelled, r.runSpan, trace.Payload{Step: r.st.Step})
+	}
+	if err := r.checkpoint(); err != nil {
+		return r.fail(r.st.Step, err)
+	}
+	if err := r.a.replay.finish(r, res); err != nil {
+		return r.fail(r.st.Step, err)
+	}
+	r.endTrace(string(reason), "", serr)
+	r.a.Recorder.end(r, res, serr)
+	return res, serr
+}
+
+// fail ends the run on an error, keeping the state after the last
+// completed step.
+func (r *runner) fail(step int, err error) (*Result, error) {
+	if r.aborted {
+		return nil, errAborted
+	}
+	r.endTrace("error", "", err)
+	r.a.Recorder.end(r, nil, err)
+	return nil, &RunError{Step: step, State: r.st.snapshot(), Err: err}
+}
+
+func (r *runner) result(reason StopReason) *Result {
+	st := r.st.snapshot()
+	return &Result{
+		Steps:         r.st.Step,
+		Usage:         r.st.Usage,
+		Messages:      st.Messages,
+		StopReason:    reason,
+		UsageReported: r.st.HaveUsage,
+		Tainted:       r.st.Tainted,
+		State:         st,
+		Pending:       st.Pending,
+	}
+}
+
+// finishedResult is the Result of resuming a run that is already done.
+func finishedResult(st *RunState) *Result {
+	s := st.snapshot()
+	res := &Result{Steps: s.Step, Usage: s.Usage, Messages: s.Messages, StopReason: StopDone, UsageReported: s.HaveUsage, Tainted: s.Tainted, State: s}
+	for i := len(s.Messages) - 1; i >= 0; i-- {
+		if s.Messages[i].Role == llm.RoleAssistant {
+			res.Output = s.Messages[i].Text()
+			break
+		}
+	}
+	return res
+}

@@ -1,0 +1,49 @@
+package loop
+
+import (
+	"time"
+
+	"github.com/autoagent-go/autoagent/trace"
+)
+
+// traceEvent emits one event of this run and returns its span id; without
+// a tracer it does nothing.
+func (r *runner) traceEvent(typ trace.Type, parent string, p trace.Payload) string {
+	if r.tr == nil {
+		return ""
+	}
+	return r.tr.Emit(trace.Event{Type: typ, ParentID: parent, RunID: r.st.RunID, Payload: p})
+}
+
+// preview returns a redacted, bounded preview of s for an event, or "" when
+// nothing is traced (so untraced runs never pay for it).
+func (r *runner) preview(s string) string {
+	if r.tr == nil || s == "" {
+		return ""
+	}
+	return trace.Preview(s, trace.PreviewLimit)
+}
+
+// endTrace emits run_end.
+func (r *runner) endTrace(status, output string, err error) {
+	if r.tr == nil {
+		return
+	}
+	u := r.st.Usage
+	p := trace.Payload{Status: status, Steps: r.st.Step, Output: r.preview(output),
+		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedTokens: u.CachedTokens, Tainted: r.st.Tainted}
+	if r.b.ShadowGuards {
+		p.ShadowGuards, p.WouldBlock = true, r.wouldBlock
+	}
+	if err != nil {
+		p.Error = err.Error()
+	}
+	r.traceEvent(trace.RunEnd, r.runSpan, p)
+}
+
+func msSince(t0 time.Time) float64 {
+	if t0.IsZero() {
+		return 0
+	}
+	return float64(time.Since(t0).Nanoseconds()) / 1e6
+}
