@@ -1,0 +1,92 @@
+package host
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+func TestParseDescription(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ doc, want string }{
+		{`{"tools":[]}`, "no tools"},
+		{`[]`, "not a JSON object"},
+		{`{"tools":[{"name":"a b","inputSchema":{}}]}`, `invalid name "a b"`},
+		{`{"tools":[{"name":"a"},{"name":"a"}]}`, `tool "a" described twice`},
+		{`{"tools":[{"name":"a","inputSchema":{"type":12}}]}`, `tool "a": inputSchema`},
+		{`{"tools":[{"name":"a","outputSchema":{"type":12}}]}`, `tool "a": outputSchema`},
+		{`{"tools":[{"name":"a"}],"capabilities":["net:*"]}`, "capabilities:"},
+		{`{"tools":[{"name":"a"}]} {}`, "trailing data"},
+	} {
+		_, _, _, err := parseDescription([]byte(c.doc))
+		if !errors.Is(err, ErrDescribe) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.doc, err, c.want)
+		}
+	}
+	d, in, _, err := parseDescription([]byte(`{"tools":[{"name":"a","description":"A.","inputSchema":{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}}],"capabilities":["kv:x"]}`))
+	if err != nil || d.Tools[0].Description != "A." || d.Capabilities[0] != "kv:x" {
+		t.Fatalf("%+v %v", d, err)
+	}
+	if in[0].Validate([]byte(`{"n":"x"}`)) == nil {
+		t.Error("the compiled input schema accepted a string for an integer")
+	}
+}
+
+func TestFlags(t *testing.T) {
+	t.Parallel()
+	yes, no := true, false
+	for _, c := range []struct {
+		grants []string
+		a      *Annotations
+		want   tool.Flags
+	}{
+		{nil, nil, tool.Flags{Idempotent: true}},
+		{nil, &Annotations{OpenWorldHint: &yes}, tool.Flags{Untrusted: true, Idempotent: true}},
+		{[]string{"net:api.example.com"}, &Annotations{OpenWorldHint: &no},
+			tool.Flags{Untrusted: true, Egress: true, Permissions: []string{"net:api.example.com", "network"}}},
+		{[]string{"fs.read:/data", "clock"}, nil,
+			tool.Flags{Untrusted: true, Idempotent: true, Permissions: []string{"fs.read:/data", "clock", "filesystem.read"}}},
+		{[]string{"fs.write:/data"}, nil,
+			tool.Flags{Untrusted: true, Permissions: []string{"fs.write:/data", "filesystem.read", "filesystem.write"}}},
+		{[]string{"kv:notes"}, &Annotations{IdempotentHint: &yes}, tool.Flags{Idempotent: true, Permissions: []string{"kv:notes"}}},
+		{[]string{"kv:notes"}, &Annotations{ReadOnlyHint: &no}, tool.Flags{Permissions: []string{"kv:notes"}}},
+	} {
+		got := flagsFor(grants(t, c.grants...), c.a)
+		if got.Untrusted != c.want.Untrusted || got.Egress != c.want.Egress || got.Idempotent != c.want.Idempotent ||
+			!slices.Equal(got.Permissions, c.want.Permissions) {
+			t.Errorf("flagsFor(%v, %+v) = %+v, want %+v", c.grants, c.a, got, c.want)
+		}
+	}
+}
+
+func TestParseResult(t *testing.T) {
+	t.Parallel()
+	out, err := tool.CompileSchema([]byte(`{"type":"object","properties":{"x":{"type":"integer"}},"required":["x"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ out, want string }{
+		{``, "empty output"},
+		{`hello`, "not a JSON object"},
+		{`{"content":[{"type":"video"}]}`, `unsupported type "video"`},
+		{`{"content":[],"structuredContent":[1]}`, "structuredContent is not a JSON object"},
+		{`{"content":[],"structuredContent":{"x":"no"}}`, "does not match the outputSchema: x:"},
+		{`{}`, "no content and no structuredContent"},
+		{`{"content":[]} x`, "trailing data"},
+	} {
+		if _, err := parseResult([]byte(c.out), out); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %v, want %q", c.out, err, c.want)
+		}
+	}
+	r, err := parseResult([]byte(`{"structuredContent":{"x":1}}`), out)
+	if err != nil || r.Text() != `{"x":1}` {
+		t.Errorf("structured only: %+v %v", r, err)
+	}
+	r, err = parseResult([]byte(`{"content":[{"type":"resource","resource":{"uri":"a","text":"body"}},{"type":"image","data":"AA==","mimeType":"image/png"}],"isError":true,"structuredContent":{"x":"ignored when isError"}}`), out)
+	if err != nil || !r.IsError || r.Content[0].Text != "body" || r.Content[1].MIMEType != "image/png" {
+		t.Errorf("resource and image: %+v %v", r, err)
+	}
+}

@@ -1,0 +1,96 @@
+package host_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log"
+	"os"
+	"time"
+
+	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// Load a module and call one of its tools.
+func Example() {
+	ctx := context.Background()
+	h, err := host.New(ctx, host.Options{NoDiskCache: true})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close(ctx)
+
+	wasm, err := os.ReadFile("../testdata/wasm/echo.wasm")
+	if err != nil {
+		log.Fatal(err)
+	}
+	mod, err := h.Load(ctx, host.Module{Name: "echo", Bytes: wasm})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mod.Close(ctx)
+
+	echo, _ := mod.Tool("echo")
+	res, err := echo.Call(ctx, tool.Call{Name: "echo", Arguments: json.RawMessage(`{"city":"Oslo"}`)})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Text())
+	// Output: {"city":"Oslo"}
+}
+
+// A call past a limit ends with an error result naming the limit; the host
+// keeps serving.
+func ExampleLimits() {
+	ctx := context.Background()
+	h, _ := host.New(ctx, host.Options{NoDiskCache: true})
+	defer h.Close(ctx)
+	wasm, _ := os.ReadFile("../testdata/wasm/loop.wasm")
+	mod, err := h.Load(ctx, host.Module{Name: "loop", Bytes: wasm, Limits: host.Limits{Timeout: 100 * time.Millisecond}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mod.Close(ctx)
+	loop, _ := mod.Tool("loop")
+	res, _ := loop.Call(ctx, tool.Call{Name: "loop"})
+	fmt.Println(res.IsError, res.Text())
+	// Output: true tool exceeded its time limit of 100ms
+}
+
+// A module that imports a capability it was not granted does not load.
+func ExampleImportError() {
+	ctx := context.Background()
+	h, _ := host.New(ctx, host.Options{NoDiskCache: true})
+	defer h.Close(ctx)
+	wasm, _ := os.ReadFile("../testdata/wasm/fetch.wasm")
+	_, err := h.Load(ctx, host.Module{Name: "fetch", Bytes: wasm})
+	fmt.Println(err)
+
+	g, _ := manifest.ParseGrant("net:api.example.com")
+	mod, err := h.Load(ctx, host.Module{Name: "fetch", Bytes: wasm, Grants: []manifest.Grant{g}})
+	fmt.Println(err == nil, len(mod.Tools()), tool.FlagsOf(mod.Tools()[0]).Egress)
+	_ = mod.Close(ctx)
+	// Output:
+	// host: module "fetch" imports extism:host/env.http_request, which needs a net: grant it was not given
+	// true 1 true
+}
+
+// OnCall receives a record of every sandboxed call, for tracing.
+func ExampleOptions_onCall() {
+	ctx := context.Background()
+	h, _ := host.New(ctx, host.Options{NoDiskCache: true, OnCall: func(r host.CallRecord) {
+		fmt.Println(r.Module, r.Tool, r.Outcome, r.MemoryPeak > 0)
+	}})
+	defer h.Close(ctx)
+	wasm, _ := os.ReadFile("../testdata/wasm/trap.wasm")
+	mod, _ := h.Load(ctx, host.Module{Name: "trap", Bytes: wasm})
+	defer mod.Close(ctx)
+	t, _ := mod.Tool("trap")
+	res, _ := t.Call(ctx, tool.Call{Name: "trap"})
+	fmt.Println(res.Text())
+	// Output:
+	// trap trap trap true
+	// tool crashed: unreachable
+}
