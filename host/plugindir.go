@@ -118,8 +118,8 @@ type Plugin struct {
 // exposed until one plugin is removed or revoked, or the Dir namespaces
 // tool names.
 type Conflict struct {
-	Tool  string
-	Files []string
+	Tool  string   `json:"tool"`
+	Files []string `json:"files"`
 }
 
 func (c Conflict) Error() string {

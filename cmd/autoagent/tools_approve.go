@@ -1,0 +1,188 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+
+	"github.com/autoagent-go/autoagent/manifest"
+)
+
+func init() { toolsCmd.AddCommand(newToolsApproveCmd()) }
+
+type approveFlags struct {
+	paths        pluginPaths
+	grants       []string
+	by, note     string
+	yes, force   bool
+	memoryMB     int
+	timeout      time.Duration
+	outputBytes  int
+	httpRespByte int
+}
+
+func newToolsApproveCmd() *cobra.Command {
+	var f approveFlags
+	c := &cobra.Command{
+		Use:   "approve FILE.wasm [--grant G]... [--by NAME] [--note TEXT] [--manifest FILE] [--yes] [--force]",
+		Short: "Approve a module's exact bytes with the capabilities it may use",
+		Long: `Approve a module: record its sha256 in the manifest with the grants and
+limits it runs with. One changed byte of the file voids the approval.
+
+The module's describe runs first, with no capabilities, to learn what it
+requests. Granting more than it requests is refused unless --force is given
+(the audit log records what was forced). Each --grant is one capability:
+
+  net:HOST  net:*.HOST  net:HOST:PORT  net:[IPv6]:PORT
+  fs.read:PATH  fs.write:PATH   (a relative PATH is made absolute against
+                                 the working directory)
+  env:NAME  kv:NAMESPACE  tools:NAME  clock  random
+
+What is being granted is shown first; on a terminal you are asked to
+confirm. Without a terminal, pass --yes. Approving the same bytes again
+replaces their approval; approving an edited file adds an entry for the
+new bytes (revoke the old one with "tools revoke SHA256"). Every approval
+is appended to the audit log beside the manifest (manifest.log.jsonl).`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			defer resetFlags(c)
+			return toolsApprove(c, args[0], f)
+		},
+	}
+	fl := c.Flags()
+	f.paths.register(fl)
+	fl.StringArrayVar(&f.grants, "grant", nil, "a capability to grant (repeatable)")
+	fl.StringVar(&f.by, "by", "", "who approves, recorded in the manifest (default $USER)")
+	fl.StringVar(&f.note, "note", "", "a note kept with the approval")
+	fl.BoolVarP(&f.yes, "yes", "y", false, "approve without asking (for scripts)")
+	fl.BoolVar(&f.force, "force", false, "grant capabilities the module does not request")
+	fl.IntVar(&f.memoryMB, "memory", 0, "memory limit in MiB (default: the host's, 64)")
+	fl.DurationVar(&f.timeout, "timeout", 0, "wall-time limit per call, e.g. 5s (default: the host's, 10s)")
+	fl.IntVar(&f.outputBytes, "output-bytes", 0, "result size limit in bytes (default: the host's, 1 MiB)")
+	fl.IntVar(&f.httpRespByte, "http-response-bytes", 0, "HTTP response size limit in bytes (default: the host's, 4 MiB)")
+	return c
+}
+
+func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
+	grants, err := parseCLIGrants(f.grants)
+	if err != nil {
+		return usageError(err)
+	}
+	if f.timeout < 0 || f.timeout%time.Millisecond != 0 {
+		return usageError(fmt.Errorf("--timeout %s: want a positive duration in whole milliseconds", f.timeout))
+	}
+	limits := manifest.Limits{MemoryMB: f.memoryMB, TimeoutMS: int(f.timeout / time.Millisecond), OutputBytes: f.outputBytes, HTTPResponseBytes: f.httpRespByte}
+	name := manifest.NameFromFile(file)
+	if !strings.HasSuffix(file, ".wasm") {
+		return usageError(fmt.Errorf("%s: a module file must end in .wasm (the plugins directory loads only those)", file))
+	}
+	if !manifest.ValidName(name) {
+		return fmt.Errorf("%s: %q is not a valid module name (1-128 letters, digits, '_', '.' or '-'): rename the file", file, name)
+	}
+
+	r, err := reviewModule(c.Context(), file)
+	if err != nil {
+		return fmt.Errorf("cannot approve %s: %w", file, err)
+	}
+	exceeding := manifest.Exceeding(r.requested, grants)
+	if len(exceeding) > 0 && !f.force {
+		return fmt.Errorf("refusing to grant %s to %s: the module requests %s; pass --force to grant it anyway",
+			grantList(exceeding), file, grantList(r.requested))
+	}
+	by := f.by
+	if by == "" {
+		by = defaultApprover()
+	}
+	store := f.paths.store()
+
+	w := c.OutOrStdout()
+	fmt.Fprintf(w, "Approving %s\n", safeText(file))
+	fmt.Fprintf(w, "  sha256:    %s\n", r.sha256)
+	if r.sidecarFile != "" {
+		fmt.Fprintf(w, "  sidecar:   %s (sha256 %s)\n", safeText(r.sidecarFile), r.sidecarSHA256)
+	}
+	fmt.Fprintf(w, "  name:      %s\n", safeText(name))
+	var tools []string
+	for _, t := range r.inspection.Description.Tools {
+		tools = append(tools, safeText(t.Name))
+	}
+	fmt.Fprintf(w, "  tools:     %s\n", strings.Join(tools, ", "))
+	fmt.Fprintf(w, "  requests:  %s\n", grantList(r.requested))
+	fmt.Fprintf(w, "  grants:    %s\n", grantList(grants))
+	if len(exceeding) > 0 {
+		fmt.Fprintf(w, "  FORCED:    %s (not requested by the module)\n", grantList(exceeding))
+	}
+	if missing := manifest.Exceeding(grants, r.requested); len(missing) > 0 {
+		fmt.Fprintf(w, "  not granted: %s (the module asks for it; calls that need it will be refused)\n", grantList(missing))
+	}
+	fmt.Fprintf(w, "  limits:    %s\n", limitsText(limits))
+	fmt.Fprintf(w, "  by:        %s\n", safeText(by))
+	fmt.Fprintf(w, "  manifest:  %s\n", store.Path)
+	if !f.yes {
+		ok, err := confirm(c.InOrStdin(), w, "Approve these bytes with these grants? [y/N] ")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errors.New("not approved")
+		}
+	}
+
+	_, err = store.Approve(c.Context(), manifest.Approval{
+		SHA256: r.sha256, SidecarSHA256: r.sidecarSHA256, File: file, Name: name,
+		Grants: grants, Requested: r.requested, Force: f.force, Limits: limits, By: by, Note: f.note,
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "Approved %s -> %s (manifest: %s)\n", safeText(file), manifest.Short(r.sha256), store.Path)
+	fmt.Fprintln(w, "Any change to the file voids this approval.")
+	if m, err := store.Load(); err == nil {
+		if earlier := len(m.ByFile(filepath.Base(file))) - 1; earlier > 0 {
+			fmt.Fprintf(w, "note: %d earlier approval(s) of %s remain; `autoagent tools revoke SHA256` removes one\n", earlier, filepath.Base(file))
+		}
+	}
+	if inDir, err := sameDir(filepath.Dir(file), filepath.Dir(store.Path)); err == nil && !inDir {
+		fmt.Fprintf(w, "note: %s is not in %s; copy it there for the plugins directory to load it\n", safeText(file), filepath.Dir(store.Path))
+	}
+	return nil
+}
+
+// confirm asks question on a terminal. Without one it refuses: approving
+// capabilities must be a decision, so a script says --yes explicitly.
+func confirm(in io.Reader, w io.Writer, question string) (bool, error) {
+	f, ok := in.(*os.File)
+	if !ok || !(isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+		return false, usageError(errors.New("refusing to approve without confirmation: stdin is not a terminal; pass --yes to approve non-interactively"))
+	}
+	fmt.Fprint(w, question)
+	line, err := bufio.NewReader(in).ReadString('\n')
+	if err != nil && line == "" {
+		return false, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true, nil
+	}
+	return false, nil
+}
+
+func sameDir(a, b string) (bool, error) {
+	ia, err := os.Stat(a)
+	if err != nil {
+		return false, err
+	}
+	ib, err := os.Stat(b)
+	if err != nil {
+		return false, err
+	}
+	return os.SameFile(ia, ib), nil
+}

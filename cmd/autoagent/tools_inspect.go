@@ -1,0 +1,217 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/manifest"
+)
+
+func init() { toolsCmd.AddCommand(newToolsInspectCmd()) }
+
+// review is what a person looks at before approving a module: read once,
+// so the bytes inspected are the bytes approved.
+type review struct {
+	path          string
+	module        []byte
+	sha256        string
+	sidecarFile   string // "" when there is none
+	sidecarSHA256 string
+	inspection    *host.Inspection
+	requested     []manifest.Grant
+}
+
+// reviewModule reads the module at path (and its describe sidecar) and
+// runs its describe with no capabilities.
+func reviewModule(ctx context.Context, path string) (*review, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	r := &review{path: path, module: b, sha256: manifest.Sum(b)}
+	sidePath := filepath.Join(filepath.Dir(path), manifest.SidecarFile(filepath.Base(path)))
+	side, err := os.ReadFile(sidePath)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		side = nil
+	case err != nil:
+		return r, fmt.Errorf("describe sidecar: %w", err)
+	default:
+		r.sidecarFile, r.sidecarSHA256 = filepath.Base(sidePath), manifest.Sum(side)
+	}
+	h, err := host.New(ctx, host.Options{})
+	if err != nil {
+		return r, err
+	}
+	defer h.Close(ctx)
+	r.inspection, err = h.Inspect(ctx, manifest.NameFromFile(path), b, side)
+	if err != nil {
+		return r, err
+	}
+	r.requested, err = r.inspection.Description.RequestedGrants()
+	return r, err
+}
+
+// approval returns the manifest's approval of exactly these bytes and
+// sidecar, if any.
+func (r *review) approval(m *manifest.Manifest) (manifest.Entry, bool) {
+	e, ok := m.Lookup(r.sha256)
+	if !ok || e.SidecarSHA256 != r.sidecarSHA256 {
+		return manifest.Entry{}, false
+	}
+	return e, true
+}
+
+type inspectApproval struct {
+	Name       string          `json:"name"`
+	File       string          `json:"file"`
+	Grants     []string        `json:"grants"`
+	Limits     manifest.Limits `json:"limits"`
+	ApprovedBy string          `json:"approved_by"`
+	ApprovedAt time.Time       `json:"approved_at"`
+	Note       string          `json:"note,omitempty"`
+}
+
+type inspectOutput struct {
+	File          string           `json:"file"`
+	SHA256        string           `json:"sha256"`
+	Sidecar       string           `json:"sidecar,omitempty"`
+	SidecarSHA256 string           `json:"sidecar_sha256,omitempty"`
+	ABI           host.ABI         `json:"abi"`
+	Status        string           `json:"status"`
+	Manifest      string           `json:"manifest"`
+	Approval      *inspectApproval `json:"approval"`
+	Requested     []string         `json:"requested"`
+	Needs         []string         `json:"needs"`
+	Imports       []string         `json:"imports"`
+	Describe      host.Description `json:"describe"`
+}
+
+func newToolsInspectCmd() *cobra.Command {
+	var (
+		paths  pluginPaths
+		asJSON bool
+	)
+	c := &cobra.Command{
+		Use:   "inspect FILE.wasm [--json]",
+		Short: "Show a module's own describe output, requested capabilities, sha256 and approval status",
+		Long: `Show what a module says about itself before you approve it: its tools and
+their input schemas, the capabilities it requests, the grant kinds its
+imports need, its sha256, and whether the manifest approves these bytes.
+
+The module's describe runs with no capabilities at all and tight limits.
+A describe sidecar NAME.tool.json beside the module is used instead of
+the describe export, and is pinned with the module when you approve it.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			defer resetFlags(c)
+			return toolsInspect(c, args[0], paths, asJSON)
+		},
+	}
+	paths.register(c.Flags())
+	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
+	return c
+}
+
+func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool) error {
+	r, err := reviewModule(c.Context(), file)
+	if err != nil {
+		if r != nil {
+			fmt.Fprintf(c.OutOrStdout(), "file:      %s\nsha256:    %s\n", safeText(file), r.sha256)
+		}
+		return err
+	}
+	out := inspectOutput{
+		File: file, SHA256: r.sha256, Sidecar: r.sidecarFile, SidecarSHA256: r.sidecarSHA256,
+		ABI: r.inspection.ABI, Manifest: paths.manifestPath(), Status: string(host.StatusPending),
+		Requested: grantStrings(r.requested), Needs: r.inspection.Needs, Imports: r.inspection.Imports,
+		Describe: r.inspection.Description,
+	}
+	if out.Needs == nil {
+		out.Needs = []string{}
+	}
+	if out.Imports == nil {
+		out.Imports = []string{}
+	}
+	m, err := paths.store().Load()
+	if err != nil {
+		// The review itself does not depend on the manifest; say why the
+		// status is unknown rather than hide the module's description.
+		fmt.Fprintf(c.ErrOrStderr(), "autoagent: %v\n", err)
+		out.Status = "unknown"
+	} else if e, ok := r.approval(m); ok {
+		out.Status = string(host.StatusApproved)
+		out.Approval = &inspectApproval{Name: e.Name, File: e.File, Grants: grantStrings(e.Grants), Limits: e.Limits,
+			ApprovedBy: e.ApprovedBy, ApprovedAt: e.ApprovedAt, Note: e.Note}
+	}
+	if asJSON {
+		enc := json.NewEncoder(c.OutOrStdout())
+		enc.SetIndent("", "  ")
+		return enc.Encode(out)
+	}
+	printInspection(c.OutOrStdout(), r, out)
+	return nil
+}
+
+func printInspection(w io.Writer, r *review, out inspectOutput) {
+	fmt.Fprintf(w, "file:      %s\n", safeText(out.File))
+	fmt.Fprintf(w, "sha256:    %s\n", out.SHA256)
+	if out.Sidecar != "" {
+		fmt.Fprintf(w, "sidecar:   %s (sha256 %s)\n", safeText(out.Sidecar), out.SidecarSHA256)
+	}
+	fmt.Fprintf(w, "abi:       %s\n", out.ABI)
+	switch a := out.Approval; {
+	case a != nil:
+		fmt.Fprintf(w, "status:    approved by %s at %s in %s\n", safeText(a.ApprovedBy), a.ApprovedAt.Format(time.RFC3339), safeText(out.Manifest))
+		fmt.Fprintf(w, "grants:    %s\n", strings.Join(nonEmpty(a.Grants), ", "))
+		if a.Note != "" {
+			fmt.Fprintf(w, "note:      %s\n", safeText(a.Note))
+		}
+	case out.Status == "unknown":
+		fmt.Fprintf(w, "status:    unknown (the manifest %s does not load)\n", safeText(out.Manifest))
+	default:
+		fmt.Fprintf(w, "status:    pending: no approval for these bytes in %s\n", safeText(out.Manifest))
+	}
+	fmt.Fprintf(w, "requests:  %s\n", grantList(r.requested))
+	if len(out.Needs) > 0 {
+		fmt.Fprintf(w, "imports:   need %s grants to load\n", strings.Join(out.Needs, ", "))
+	}
+	fmt.Fprintf(w, "tools:\n")
+	for _, t := range out.Describe.Tools {
+		fmt.Fprintf(w, "  %s\n", safeText(t.Name))
+		if t.Description != "" {
+			fmt.Fprintf(w, "    %s\n", safeText(t.Description))
+		}
+		fmt.Fprintf(w, "    input:  %s\n", safeText(compactJSON(t.InputSchema)))
+		if len(t.OutputSchema) > 0 {
+			fmt.Fprintf(w, "    output: %s\n", safeText(compactJSON(t.OutputSchema)))
+		}
+	}
+}
+
+func nonEmpty(ss []string) []string {
+	if len(ss) == 0 {
+		return []string{"-"}
+	}
+	return ss
+}
+
+func compactJSON(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if json.Compact(&b, raw) != nil {
+		return string(raw)
+	}
+	return b.String()
+}

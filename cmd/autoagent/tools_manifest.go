@@ -1,0 +1,155 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
+	"unicode"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/autoagent-go/autoagent/manifest"
+)
+
+// What the manifest verbs (list, inspect, approve, revoke, verify) share:
+// the --plugins/--manifest flags and their defaults, and how untrusted text
+// is shown.
+
+// defaultPluginsDir is the plugins directory when --plugins is not given.
+const defaultPluginsDir = "plugins"
+
+// pluginPaths are the --plugins and --manifest flags.
+type pluginPaths struct {
+	plugins, manifest string
+}
+
+func (p *pluginPaths) register(fs *pflag.FlagSet) {
+	fs.StringVar(&p.plugins, "plugins", defaultPluginsDir, "the plugins directory")
+	fs.StringVar(&p.manifest, "manifest", "", "the manifest file (default PLUGINS/manifest.json)")
+}
+
+// manifestPath returns --manifest, or manifest.json in the plugins
+// directory.
+func (p *pluginPaths) manifestPath() string {
+	if p.manifest != "" {
+		return p.manifest
+	}
+	return filepath.Join(p.plugins, "manifest.json")
+}
+
+func (p *pluginPaths) store() *manifest.Store { return &manifest.Store{Path: p.manifestPath()} }
+
+// resetFlags puts c's flags back to their defaults once it has run. The
+// commands are package-level values that tests execute many times through
+// run; without this a flag given once would stick to later invocations.
+func resetFlags(c *cobra.Command) {
+	c.Flags().VisitAll(func(f *pflag.Flag) {
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			_ = sv.Replace(nil)
+		} else {
+			_ = f.Value.Set(f.DefValue)
+		}
+		f.Changed = false
+	})
+}
+
+// defaultApprover is who approves or revokes when --by is not given: $USER,
+// else the account name, else "unknown".
+func defaultApprover() string {
+	if u := os.Getenv("USER"); u != "" {
+		return u
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return "unknown"
+}
+
+// parseCLIGrants parses --grant values. A relative fs.read:/fs.write: path
+// is made absolute against the working directory first, so
+// `--grant fs.read:data` means ./data; the manifest only holds absolute
+// paths.
+func parseCLIGrants(ss []string) ([]manifest.Grant, error) {
+	out := make([]manifest.Grant, 0, len(ss))
+	for _, s := range ss {
+		for _, kind := range []manifest.Kind{manifest.KindFSRead, manifest.KindFSWrite} {
+			if path, ok := strings.CutPrefix(s, string(kind)+":"); ok && path != "" && !filepath.IsAbs(path) {
+				abs, err := filepath.Abs(path)
+				if err != nil {
+					return nil, fmt.Errorf("--grant %s: %w", s, err)
+				}
+				s = string(kind) + ":" + abs
+			}
+		}
+		g, err := manifest.ParseGrant(s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, g)
+	}
+	return out, nil
+}
+
+// grantList shows grants as "a, b" or "-" for none.
+func grantList(gs []manifest.Grant) string {
+	if len(gs) == 0 {
+		return "-"
+	}
+	s := make([]string, len(gs))
+	for i, g := range gs {
+		s[i] = g.String()
+	}
+	return strings.Join(s, ", ")
+}
+
+func grantStrings(gs []manifest.Grant) []string {
+	s := make([]string, len(gs))
+	for i, g := range gs {
+		s[i] = g.String()
+	}
+	return s
+}
+
+// safeText makes text from a module (its tool descriptions, its error
+// messages) or a hand-edited manifest safe to print on a terminal: control
+// characters, which could move the cursor or rewrite what a reviewer sees,
+// are shown escaped.
+func safeText(s string) string {
+	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := fmt.Sprintf("%+q", string(r))
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// limitsText describes an approval's limits, defaults included.
+func limitsText(l manifest.Limits) string {
+	var parts []string
+	if l.MemoryMB != 0 {
+		parts = append(parts, fmt.Sprintf("memory %d MiB", l.MemoryMB))
+	}
+	if l.TimeoutMS != 0 {
+		parts = append(parts, "timeout "+l.Timeout().String())
+	}
+	if l.OutputBytes != 0 {
+		parts = append(parts, fmt.Sprintf("output %d bytes", l.OutputBytes))
+	}
+	if l.HTTPResponseBytes != 0 {
+		parts = append(parts, fmt.Sprintf("HTTP response %d bytes", l.HTTPResponseBytes))
+	}
+	if len(parts) == 0 {
+		return "host defaults"
+	}
+	return strings.Join(parts, ", ") + " (others: host defaults)"
+}

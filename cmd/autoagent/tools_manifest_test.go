@@ -1,0 +1,372 @@
+package main
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/autoagent-go/autoagent/manifest"
+)
+
+// cliEnv is a working directory with a plugins directory, for driving the
+// tools verbs through run.
+type cliEnv struct {
+	t        *testing.T
+	root     string
+	plugins  string
+	testdata string
+}
+
+func newCLIEnv(t *testing.T) *cliEnv {
+	t.Helper()
+	root := t.TempDir()
+	// The host's compiled-code cache and kv stores go to the test's
+	// directories, not the user's.
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(root, "cache"))
+	t.Setenv("XDG_DATA_HOME", filepath.Join(root, "data"))
+	t.Setenv("USER", "tester")
+	plugins := filepath.Join(root, "plugins")
+	if err := os.Mkdir(plugins, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testdata, err := filepath.Abs(filepath.Join("..", "..", "testdata", "wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The verbs default to ./plugins: run them where that is the test's.
+	t.Chdir(root)
+	return &cliEnv{t: t, root: root, plugins: plugins, testdata: testdata}
+}
+
+// add copies a module of testdata/wasm into the plugins directory.
+func (e *cliEnv) add(name string) string {
+	e.t.Helper()
+	b, err := os.ReadFile(filepath.Join(e.testdata, name))
+	if err != nil {
+		e.t.Fatalf("test module: %v", err)
+	}
+	dst := filepath.Join(e.plugins, name)
+	if err := os.WriteFile(dst, b, 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return dst
+}
+
+func (e *cliEnv) manifestPath() string { return filepath.Join(e.plugins, "manifest.json") }
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func (e *cliEnv) run(stdin string, args ...string) result {
+	e.t.Helper()
+	var out, errb bytes.Buffer
+	code := run(args, strings.NewReader(stdin), &out, &errb)
+	return result{code, out.String(), errb.String()}
+}
+
+// mustRun runs and fails the test unless the exit code is want.
+func (e *cliEnv) mustRun(want int, args ...string) result {
+	e.t.Helper()
+	r := e.run("", args...)
+	if r.code != want {
+		e.t.Fatalf("autoagent %s: exit %d, want %d\nstdout:\n%s\nstderr:\n%s", strings.Join(args, " "), r.code, want, r.stdout, r.stderr)
+	}
+	return r
+}
+
+func sha256Hex(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
+}
+
+func (e *cliEnv) loadManifest() *manifest.Manifest {
+	e.t.Helper()
+	m, err := (&manifest.Store{Path: e.manifestPath()}).Load()
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return m
+}
+
+func TestToolsApproveListRevoke(t *testing.T) {
+	e := newCLIEnv(t)
+	kv := e.add("kv.wasm")
+	sum := sha256Hex(t, kv)
+
+	r := e.mustRun(0, "tools", "list", "--plugins", e.plugins)
+	if !strings.Contains(r.stdout, "kv.wasm") || !strings.Contains(r.stdout, sum[:12]) || !strings.Contains(r.stdout, "pending") {
+		t.Errorf("list before approval:\n%s", r.stdout)
+	}
+
+	r = e.mustRun(0, "tools", "approve", kv, "--grant", "kv:notes", "--by", "alice", "--note", "reviewed", "--yes", "--memory", "32", "--timeout", "2s")
+	for _, want := range []string{"sha256:    " + sum, "requests:  kv:notes", "grants:    kv:notes", "memory 32 MiB, timeout 2s", "Approved " + kv + " -> " + sum[:12]} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("approve output lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	e2, ok := e.loadManifest().Lookup(sum)
+	if !ok {
+		t.Fatal("approval not in the manifest")
+	}
+	if e2.Name != "kv" || e2.File != "kv.wasm" || grantList(e2.Grants) != "kv:notes" || e2.ApprovedBy != "alice" || e2.Note != "reviewed" ||
+		e2.Limits != (manifest.Limits{MemoryMB: 32, TimeoutMS: 2000}) {
+		t.Errorf("manifest entry = %+v", e2)
+	}
+
+	r = e.mustRun(0, "tools", "list", "--plugins", e.plugins, "--json")
+	var out listOutput
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("list --json: %v\n%s", err, r.stdout)
+	}
+	if len(out.Plugins) != 1 {
+		t.Fatalf("list --json plugins = %+v", out.Plugins)
+	}
+	p := out.Plugins[0]
+	if p.Name != "kv" || p.SHA256 != sum || p.Status != "approved" || !slices.Equal(p.Grants, []string{"kv:notes"}) ||
+		!slices.Equal(p.Tools, []string{"kv"}) || p.ApprovedBy != "alice" {
+		t.Errorf("list --json row = %+v", p)
+	}
+
+	// The audit log has the approval.
+	var recs []manifest.Record
+	for rec, err := range manifest.ReadLog(filepath.Join(e.plugins, "manifest.log.jsonl")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rec)
+	}
+	if len(recs) != 1 || recs[0].Action != "approve" || recs[0].By != "alice" || recs[0].SHA256 != sum {
+		t.Errorf("audit log = %+v", recs)
+	}
+
+	r = e.mustRun(0, "tools", "revoke", "kv", "--plugins", e.plugins)
+	if !strings.Contains(r.stdout, "Revoked kv: "+sum[:12]) {
+		t.Errorf("revoke output:\n%s", r.stdout)
+	}
+	if e.loadManifest().Len() != 0 {
+		t.Error("revoke left the approval")
+	}
+	r = e.mustRun(0, "tools", "list", "--plugins", e.plugins)
+	if !strings.Contains(r.stdout, "pending") {
+		t.Errorf("list after revoke:\n%s", r.stdout)
+	}
+	r = e.mustRun(1, "tools", "revoke", "kv", "--plugins", e.plugins)
+	if !strings.Contains(r.stderr, "no approval matches") {
+		t.Errorf("second revoke: %s", r.stderr)
+	}
+	recs = nil
+	for rec := range manifest.ReadLog(filepath.Join(e.plugins, "manifest.log.jsonl")) {
+		recs = append(recs, rec)
+	}
+	if len(recs) != 2 || recs[1].Action != "revoke" || recs[1].By != "tester" {
+		t.Errorf("audit log after revoke = %+v", recs)
+	}
+}
+
+func TestToolsApproveRefusals(t *testing.T) {
+	e := newCLIEnv(t)
+	kv := e.add("kv.wasm")
+	malformed := e.add("malformed.wasm")
+	tests := []struct {
+		name  string
+		stdin string
+		args  []string
+		code  int
+		want  string
+	}{
+		{"no terminal, no --yes", "y\n", []string{kv, "--grant", "kv:notes"}, 2, "pass --yes"},
+		{"more than requested", "", []string{kv, "--grant", "kv:notes", "--grant", "env:HOME", "--yes"}, 1,
+			"refusing to grant env:HOME to " + kv + ": the module requests kv:notes; pass --force"},
+		{"grant outside the grammar", "", []string{kv, "--grant", "net:*", "--yes"}, 2,
+			`invalid grant "net:*": net: a wildcard is only allowed as a leading '*.' label`},
+		{"unknown kind", "", []string{kv, "--grant", "disk:/x", "--yes"}, 2, `unknown kind "disk"`},
+		{"not a module", "", []string{malformed, "--yes"}, 1, "cannot approve " + malformed},
+		{"not .wasm", "", []string{filepath.Join(e.plugins, "x.txt"), "--yes"}, 2, "must end in .wasm"},
+		{"bad timeout", "", []string{kv, "--timeout", "1500us", "--yes"}, 2, "whole milliseconds"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.run(tt.stdin, append([]string{"tools", "approve"}, tt.args...)...)
+			if r.code != tt.code || !strings.Contains(r.stderr, tt.want) {
+				t.Errorf("exit %d, stderr:\n%s\nwant exit %d and %q", r.code, r.stderr, tt.code, tt.want)
+			}
+			if _, err := os.Stat(e.manifestPath()); err == nil {
+				t.Fatal("a refused approval wrote the manifest")
+			}
+		})
+	}
+
+	// --force grants it, and the audit log says what was forced; the flag
+	// does not stick to the next invocation.
+	e.mustRun(0, "tools", "approve", kv, "--grant", "kv:notes", "--grant", "env:HOME", "--yes", "--force")
+	var forced []string
+	for rec := range manifest.ReadLog(filepath.Join(e.plugins, "manifest.log.jsonl")) {
+		forced = grantStrings(rec.Forced)
+	}
+	if !slices.Equal(forced, []string{"env:HOME"}) {
+		t.Errorf("audit log forced = %v", forced)
+	}
+	r := e.run("", "tools", "approve", kv, "--grant", "kv:notes", "--grant", "clock", "--yes")
+	if r.code != 1 || !strings.Contains(r.stderr, "pass --force") {
+		t.Errorf("--force stuck to a later invocation: exit %d %s", r.code, r.stderr)
+	}
+}
+
+// A relative fs path on the command line means a directory under the
+// working directory; the manifest holds the absolute path.
+func TestToolsApproveRelativeFSGrant(t *testing.T) {
+	e := newCLIEnv(t)
+	b, err := os.ReadFile(filepath.Join(e.testdata, "wasicmd.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	side, err := os.ReadFile(filepath.Join(e.testdata, "wasicmd.tool.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := filepath.Join(e.plugins, "wasicmd.wasm")
+	os.WriteFile(mod, b, 0o644)
+	os.WriteFile(filepath.Join(e.plugins, "wasicmd.tool.json"), side, 0o644)
+	if err := os.MkdirAll(filepath.Join(e.root, "data", "in"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.mustRun(0, "tools", "approve", "plugins/wasicmd.wasm", "--grant", "fs.read:data/in", "--grant", "clock", "--yes", "--force")
+	m := e.loadManifest()
+	entry, ok := m.Lookup(sha256Hex(t, mod))
+	if !ok {
+		t.Fatal("not approved")
+	}
+	want := "fs.read:" + filepath.Join(e.root, "data", "in")
+	if got := grantList(entry.Grants); got != "clock, "+want {
+		t.Errorf("grants = %s, want clock, %s", got, want)
+	}
+	if entry.SidecarSHA256 != sha256Hex(t, filepath.Join(e.plugins, "wasicmd.tool.json")) {
+		t.Errorf("sidecar not pinned: %q", entry.SidecarSHA256)
+	}
+	// The default plugins directory is ./plugins.
+	r := e.mustRun(0, "tools", "list")
+	if !strings.Contains(r.stdout, "approved") {
+		t.Errorf("list with defaults:\n%s", r.stdout)
+	}
+}
+
+func TestToolsVerify(t *testing.T) {
+	e := newCLIEnv(t)
+	echo := e.add("echo.wasm")
+	kv := e.add("kv.wasm")
+	e.mustRun(0, "tools", "approve", echo, "--yes")
+	e.mustRun(0, "tools", "approve", kv, "--grant", "kv:notes", "--yes")
+	e.add("fetch.wasm") // pending: counted, not failed
+
+	r := e.mustRun(0, "tools", "verify", "--plugins", e.plugins)
+	if !strings.Contains(r.stdout, "ok: 2 approved files") || !strings.Contains(r.stdout, "1 pending (no approval): fetch.wasm") {
+		t.Errorf("verify:\n%s", r.stdout)
+	}
+
+	// One flipped byte.
+	b, _ := os.ReadFile(echo)
+	b[len(b)-1] ^= 0x01
+	os.WriteFile(echo, b, 0o644)
+	r = e.mustRun(1, "tools", "verify", "--plugins", e.plugins)
+	if !strings.Contains(r.stdout, echo+": changed since approval") || strings.Contains(r.stdout, kv+":") {
+		t.Errorf("verify after a flipped byte:\n%s", r.stdout)
+	}
+	r = e.mustRun(0, "tools", "list", "--plugins", e.plugins)
+	for _, line := range strings.Split(r.stdout, "\n") {
+		if strings.HasPrefix(line, "echo ") && !strings.Contains(line, "pending") {
+			t.Errorf("tampered echo listed as %q", line)
+		}
+	}
+
+	// A missing approved file.
+	os.Remove(kv)
+	r = e.mustRun(1, "tools", "verify", "--plugins", e.plugins)
+	if !strings.Contains(r.stdout, kv+": missing") || !strings.Contains(r.stdout, "2 of 2 approved files failed") {
+		t.Errorf("verify with a missing file:\n%s", r.stdout)
+	}
+	r = e.mustRun(0, "tools", "list", "--plugins", e.plugins)
+	if !strings.Contains(r.stdout, "missing") {
+		t.Errorf("list with a missing file:\n%s", r.stdout)
+	}
+}
+
+func TestToolsCorruptManifest(t *testing.T) {
+	e := newCLIEnv(t)
+	kv := e.add("kv.wasm")
+	bad := []byte("{\"version\": 1,\n  \"tools\": {\"abc\":}\n}\n")
+	if err := os.WriteFile(e.manifestPath(), bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"tools", "approve", kv, "--grant", "kv:notes", "--yes"},
+		{"tools", "revoke", "kv", "--plugins", e.plugins},
+		{"tools", "list", "--plugins", e.plugins},
+		{"tools", "verify", "--plugins", e.plugins},
+	} {
+		r := e.run("", args...)
+		if r.code != 1 || !strings.Contains(r.stderr, e.manifestPath()+":2:19: invalid character '}'") {
+			t.Errorf("%v: exit %d, stderr %s", args, r.code, r.stderr)
+		}
+		if got, _ := os.ReadFile(e.manifestPath()); !bytes.Equal(got, bad) {
+			t.Fatalf("%v changed the corrupt manifest", args)
+		}
+	}
+	r := e.run("", "tools", "inspect", kv, "--plugins", e.plugins)
+	if r.code != 0 || !strings.Contains(r.stdout, "status:    unknown") || !strings.Contains(r.stderr, e.manifestPath()) {
+		t.Errorf("inspect with a corrupt manifest: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestToolsInspect(t *testing.T) {
+	e := newCLIEnv(t)
+	fetch := e.add("fetch.wasm")
+	sum := sha256Hex(t, fetch)
+	r := e.mustRun(0, "tools", "inspect", fetch, "--plugins", e.plugins)
+	for _, want := range []string{
+		"sha256:    " + sum, "abi:       extism", "status:    pending: no approval", "requests:  net:example.com",
+		"imports:   need net grants", "  fetch\n    Fetches a URL.\n    input:  {\"type\":\"object\"",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("inspect lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	e.mustRun(0, "tools", "approve", fetch, "--grant", "net:example.com", "--yes", "--by", "bob")
+	r = e.mustRun(0, "tools", "inspect", fetch, "--plugins", e.plugins, "--json")
+	var out inspectOutput
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("inspect --json: %v\n%s", err, r.stdout)
+	}
+	if out.SHA256 != sum || out.Status != "approved" || out.Approval == nil || out.Approval.ApprovedBy != "bob" ||
+		!slices.Equal(out.Requested, []string{"net:example.com"}) || !slices.Equal(out.Needs, []string{"net"}) ||
+		len(out.Describe.Tools) != 1 || out.Describe.Tools[0].Name != "fetch" {
+		t.Errorf("inspect --json = %+v", out)
+	}
+
+	bad := e.add("baddescribe.wasm")
+	r = e.run("", "tools", "inspect", bad)
+	if r.code != 1 || !strings.Contains(r.stdout, "sha256:    "+sha256Hex(t, bad)) || !strings.Contains(r.stderr, "describe") {
+		t.Errorf("inspect of a bad module: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func TestSafeText(t *testing.T) {
+	if got := safeText("ok\x1b[2Jgone\ttab"); got != `ok\x1b[2Jgone\ttab` {
+		t.Errorf("safeText = %q", got)
+	}
+	if got := safeText("café ✓"); got != "café ✓" {
+		t.Errorf("safeText changed printable text: %q", got)
+	}
+}

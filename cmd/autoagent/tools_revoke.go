@@ -1,0 +1,57 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/autoagent-go/autoagent/manifest"
+)
+
+func init() { toolsCmd.AddCommand(newToolsRevokeCmd()) }
+
+func newToolsRevokeCmd() *cobra.Command {
+	var (
+		paths    pluginPaths
+		by, note string
+	)
+	c := &cobra.Command{
+		Use:   "revoke NAME|SHA256 [--manifest FILE]",
+		Short: "Remove approvals from the manifest; the module drops back to pending",
+		Long: `Remove approvals from the manifest.
+
+The argument is a module name (every approved version of it is revoked), a
+full sha256, or at least 8 hex digits of one (as "tools list" shows). Each
+revoked approval is recorded in the audit log beside the manifest
+(manifest.log.jsonl). Hosts watching the plugins directory drop the module
+at once.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			defer resetFlags(c)
+			store := paths.store()
+			if by == "" {
+				by = defaultApprover()
+			}
+			removed, err := store.Revoke(c.Context(), manifest.Revocation{Target: args[0], By: by, Note: note})
+			if errors.Is(err, manifest.ErrNotFound) {
+				return fmt.Errorf("%w in %s", err, store.Path)
+			}
+			if err != nil {
+				return err
+			}
+			w := c.OutOrStdout()
+			for _, e := range removed {
+				fmt.Fprintf(w, "Revoked %s: %s (%s, approved by %s at %s, grants: %s)\n",
+					safeText(e.Name), manifest.Short(e.SHA256), safeText(e.File), safeText(e.ApprovedBy),
+					e.ApprovedAt.Format("2006-01-02T15:04:05Z"), grantList(e.Grants))
+			}
+			_, err = fmt.Fprintf(w, "manifest: %s (audit log: %s)\n", store.Path, store.LogPath())
+			return err
+		},
+	}
+	paths.register(c.Flags())
+	c.Flags().StringVar(&by, "by", "", "who revokes, for the audit log (default $USER)")
+	c.Flags().StringVar(&note, "note", "", "why, for the audit log")
+	return c
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/autoagent-go/autoagent/manifest"
+)
+
+func init() { toolsCmd.AddCommand(newToolsVerifyCmd()) }
+
+func newToolsVerifyCmd() *cobra.Command {
+	var paths pluginPaths
+	c := &cobra.Command{
+		Use:   "verify [--plugins DIR] [--manifest FILE]",
+		Short: "Check that every approved module's file still has the approved bytes",
+		Long: `Check the plugins directory against the manifest, without running anything.
+
+For each file an approval names, verify hashes the file (and its describe
+sidecar NAME.tool.json, when one was approved with it) and compares it with
+the approvals. It prints one line per file whose bytes no longer match any
+approval, or whose approval points at a missing file, and exits 1; otherwise
+it prints a summary and exits 0. Pending modules (no approval yet) are
+counted, not failed. Run it in CI next to the committed manifest.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			defer resetFlags(c)
+			return toolsVerify(c, paths)
+		},
+	}
+	paths.register(c.Flags())
+	return c
+}
+
+func toolsVerify(c *cobra.Command, paths pluginPaths) error {
+	m, err := paths.store().Load()
+	if err != nil {
+		return err
+	}
+	rep, err := manifest.Verify(m, paths.plugins)
+	if err != nil {
+		return err
+	}
+	w := c.OutOrStdout()
+	for _, p := range rep.Problems() {
+		approved := make([]string, len(p.Approvals))
+		for i, e := range p.Approvals {
+			approved[i] = manifest.Short(e.SHA256)
+		}
+		switch p.Status {
+		case manifest.FileChanged:
+			why := fmt.Sprintf("changed since approval: sha256 is now %s, approved %s", manifest.Short(p.SHA256), strings.Join(approved, ", "))
+			if p.Detail != "" && p.SHA256 != "" && containsSum(p.Approvals, p.SHA256) {
+				why = "changed since approval: " + p.Detail
+			}
+			fmt.Fprintf(w, "%s: %s\n", safeText(p.Path), why)
+		case manifest.FileMissing:
+			fmt.Fprintf(w, "%s: missing: approved as %s, but the file is not there\n", safeText(p.Path), strings.Join(approved, ", "))
+		case manifest.FileUnreadable:
+			fmt.Fprintf(w, "%s: unreadable: %v\n", safeText(p.Path), p.Err)
+		}
+	}
+	ok := len(rep.Files) - len(rep.Problems())
+	pending := ""
+	if len(rep.Unapproved) > 0 {
+		pending = fmt.Sprintf("; %d pending (no approval): %s", len(rep.Unapproved), strings.Join(rep.Unapproved, ", "))
+	}
+	if !rep.OK() {
+		fmt.Fprintf(w, "verify: %d of %d approved files failed (manifest %s)%s\n", len(rep.Problems()), len(rep.Files), paths.manifestPath(), pending)
+		return silentFailure
+	}
+	_, err = fmt.Fprintf(w, "verify: ok: %d approved files match their approvals (manifest %s)%s\n", ok, paths.manifestPath(), pending)
+	return err
+}
+
+func containsSum(es []manifest.Entry, sum string) bool {
+	for _, e := range es {
+		if e.SHA256 == sum {
+			return true
+		}
+	}
+	return false
+}
