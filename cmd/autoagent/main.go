@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 )
@@ -84,24 +85,29 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.code == 2 {
-			fmt.Fprintf(stderr, "autoagent: %v\n", ee.err)
+			printError(stderr, ee.err)
 			if cmd != nil {
 				fmt.Fprintf(stderr, "\n%s", cmd.UsageString())
 			}
 			return 2
 		}
 		if ee.err.Error() != "" {
-			fmt.Fprintf(stderr, "autoagent: %v\n", ee.err)
+			printError(stderr, ee.err)
 		}
 		return ee.code
 	}
 	if isCobraUsage(err) {
-		fmt.Fprintf(stderr, "autoagent: %v\n", err)
+		printError(stderr, err)
 		if cmd != nil {
 			fmt.Fprintf(stderr, "\n%s", cmd.UsageString())
 		}
 		return 2
 	}
-	fmt.Fprintf(stderr, "autoagent: %v\n", err)
+	printError(stderr, err)
 	return 1
+}
+
+// printError writes err on stderr behind one "autoagent: " prefix.
+func printError(w io.Writer, err error) {
+	fmt.Fprintf(w, "autoagent: %s\n", strings.TrimPrefix(err.Error(), "autoagent: "))
 }

@@ -1,0 +1,77 @@
+package autoagent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/trace"
+)
+
+// SandboxCall is the trace event type of one sandboxed tool call, emitted by
+// the observer TraceSandboxCalls returns.
+const SandboxCall trace.Type = "sandbox_call"
+
+// TraceSandboxCalls returns a host.Options.OnCall observer that writes every
+// sandboxed call to tr as a SandboxCall event: tool, call id, module hash,
+// grants held and used, refused actions, duration, memory peak and outcome.
+// The host itself imports no tracing package; this is the bridge.
+func TraceSandboxCalls(tr *trace.Tracer) func(host.CallRecord) {
+	if tr == nil {
+		return nil
+	}
+	return func(r host.CallRecord) {
+		attrs := map[string]string{
+			"module":      r.Module,
+			"sha256":      r.SHA256,
+			"abi":         fmt.Sprint(r.ABI),
+			"outcome":     fmt.Sprint(r.Outcome),
+			"grants":      strings.Join(r.Grants, " "),
+			"grants_used": strings.Join(r.Used, " "),
+			"memory_peak": fmt.Sprint(r.MemoryPeak),
+			"pooled":      fmt.Sprint(r.Pooled),
+		}
+		if len(r.Denied) > 0 {
+			attrs["denied"] = strings.Join(r.Denied, "; ")
+		}
+		tr.Emit(trace.Event{
+			Type: SandboxCall,
+			Payload: trace.Payload{
+				Name:       r.Tool,
+				CallID:     r.CallID,
+				DurationMS: float64(r.Duration.Microseconds()) / 1000,
+				Error:      r.Error,
+				Attrs:      attrs,
+			},
+		})
+	}
+}
+
+// PluginsConfig says where the sandboxed tools of an agent come from.
+type PluginsConfig struct {
+	// Dir is the plugins directory; "" means ./plugins.
+	Dir string
+	// Manifest is the approvals file; "" means Dir/manifest.json.
+	Manifest string
+	// Quarantine loads modules nobody approved, with no grants at all.
+	Quarantine bool
+	// Tracer, when set, receives a SandboxCall event per sandboxed call.
+	Tracer *trace.Tracer
+}
+
+// OpenPlugins starts a WASM host and loads the plugins directory into it:
+// approved modules run with their approved grants and limits, the others
+// are reported in the snapshot. Close the returned Dir, then the Host.
+func OpenPlugins(ctx context.Context, cfg PluginsConfig) (*host.Host, *host.Dir, error) {
+	h, err := host.New(ctx, host.Options{OnCall: TraceSandboxCalls(cfg.Tracer)})
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := host.OpenDir(ctx, h, host.DirOptions{Dir: cfg.Dir, Manifest: cfg.Manifest, Quarantine: cfg.Quarantine})
+	if err != nil {
+		h.Close(ctx)
+		return nil, nil, err
+	}
+	return h, d, nil
+}
