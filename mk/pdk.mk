@@ -9,7 +9,7 @@
 PDKBUILD   := $(GO) run ./internal/toolbuild/pdkbuild -q
 PDK_CONF   := pdk/conformance
 PDK_OUT    := $(PDK_CONF)/build
-TOOLBUILD_SRC := $(wildcard internal/toolbuild/*.go internal/toolbuild/pdkbuild/*.go)
+TOOLBUILD_SRC := $(filter-out %_test.go,$(wildcard internal/toolbuild/*.go internal/toolbuild/pdkbuild/*.go))
 
 PDK_MODULES := $(addprefix $(PDK_OUT)/word_count.,$(addsuffix .wasm,go c rust assemblyscript zig))
 

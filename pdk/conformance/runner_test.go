@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	extism "github.com/extism/go-sdk"
+
+	"github.com/autoagent-go/autoagent/host"
 )
 
 // languages are the PDKs under test, by the suffix of their module in build/.
@@ -23,28 +25,61 @@ func modulePath(t testing.TB, lang string) string {
 	return p
 }
 
-// module is a loaded word_count module.
-type module struct {
-	p *extism.Plugin
-}
-
-func load(t testing.TB, path string) *module {
+func readModule(t testing.TB, lang string) []byte {
 	t.Helper()
-	wasm, err := os.ReadFile(path)
+	b, err := os.ReadFile(modulePath(t, lang))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
-	p, err := extism.NewPlugin(ctx, extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasm}}},
-		extism.PluginConfig{EnableWasi: true}, nil)
-	if err != nil {
-		t.Fatalf("loading %s: %v", path, err)
-	}
-	t.Cleanup(func() { p.Close(ctx) })
-	return &module{p: p}
+	return b
 }
 
-func (m *module) call(t testing.TB, fn string, input []byte) []byte {
+// newHost returns an autoagent host for the test, closed at its end.
+func newHost(t testing.TB, opts host.Options) *host.Host {
+	t.Helper()
+	if opts.KVDir == "" {
+		opts.KVDir = t.TempDir()
+	}
+	h, err := host.New(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	return h
+}
+
+// loadHost loads the word_count module of lang into h with no grants.
+func loadHost(t testing.TB, h *host.Host, lang string, reuse bool) *host.Loaded {
+	t.Helper()
+	l, err := h.Load(context.Background(), host.Module{Name: "word_count_" + lang, Bytes: readModule(t, lang), Reuse: reuse})
+	if err != nil {
+		t.Fatalf("loading the %s module: %v", lang, err)
+	}
+	t.Cleanup(func() { l.Close(context.Background()) })
+	return l
+}
+
+// rawModule runs a module's exports with raw bytes in the reference Extism
+// host for Go (github.com/extism/go-sdk). The autoagent host validates
+// arguments and writes the call document itself, so only a raw host can
+// feed a module the malformed documents of the conformance cases.
+type rawModule struct {
+	p *extism.Plugin
+}
+
+func loadRaw(t testing.TB, lang string) *rawModule {
+	t.Helper()
+	ctx := context.Background()
+	p, err := extism.NewPlugin(ctx, extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: readModule(t, lang)}}},
+		extism.PluginConfig{EnableWasi: true}, nil)
+	if err != nil {
+		t.Fatalf("loading the %s module: %v", lang, err)
+	}
+	t.Cleanup(func() { p.Close(ctx) })
+	return &rawModule{p: p}
+}
+
+func (m *rawModule) call(t testing.TB, fn string, input []byte) []byte {
 	t.Helper()
 	rc, out, err := m.p.Call(fn, input)
 	if err != nil {
