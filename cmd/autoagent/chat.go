@@ -15,7 +15,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { rootCmd.AddCommand(newChatCmd()) }
+func init() { addCommand(newChatCmd) }
 
 func newChatCmd() *cobra.Command {
 	var f agentFlags

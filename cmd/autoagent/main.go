@@ -19,28 +19,48 @@ import (
 // version is set at build time with -ldflags "-X main.version=...".
 var version = "dev"
 
-// rootCmd is the `autoagent` command. Subcommands register themselves from
-// their own files with init functions, so each verb lives in one file.
-var rootCmd = &cobra.Command{
-	Use:           "autoagent",
-	Short:         "An embeddable LLM agent runtime whose tools run as sandboxed WebAssembly",
-	SilenceUsage:  true,
-	SilenceErrors: true,
+// Verbs register their constructors from their own files with init
+// functions (addCommand, addToolsCommand), so each verb lives in one file.
+// Every execution builds a fresh command tree: flag values never leak from
+// one run to the next (tests call run many times in one process).
+var (
+	rootCommands  []func() *cobra.Command
+	toolsCommands []func() *cobra.Command
+)
+
+// addCommand registers the constructor of a top-level verb.
+func addCommand(newCmd func() *cobra.Command) { rootCommands = append(rootCommands, newCmd) }
+
+// addToolsCommand registers the constructor of an `autoagent tools` verb.
+func addToolsCommand(newCmd func() *cobra.Command) {
+	toolsCommands = append(toolsCommands, newCmd)
 }
 
-// toolsCmd groups the `autoagent tools ...` verbs.
-var toolsCmd = &cobra.Command{
-	Use:   "tools",
-	Short: "Inspect, approve, build and call sandboxed WebAssembly tools",
+// newRootCmd builds the `autoagent` command tree.
+func newRootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "autoagent",
+		Short:         "An embeddable LLM agent runtime whose tools run as sandboxed WebAssembly",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError(err) })
+	tools := &cobra.Command{
+		Use:   "tools",
+		Short: "Inspect, approve, build and call sandboxed WebAssembly tools",
+	}
+	for _, newCmd := range toolsCommands {
+		tools.AddCommand(newCmd())
+	}
+	root.AddCommand(tools, newVersionCmd())
+	for _, newCmd := range rootCommands {
+		root.AddCommand(newCmd())
+	}
+	return root
 }
 
-func init() {
-	rootCmd.AddCommand(toolsCmd)
-	rootCmd.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		return usageError(err)
-	})
-	toolsCmd.SetFlagErrorFunc(rootCmd.FlagErrorFunc())
-	rootCmd.AddCommand(&cobra.Command{
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
@@ -48,7 +68,7 @@ func init() {
 			_, err := fmt.Fprintln(c.OutOrStdout(), "autoagent", version)
 			return err
 		},
-	})
+	}
 }
 
 // exitError carries a process exit code.
@@ -74,11 +94,12 @@ func main() {
 // run executes the CLI with args and returns the exit code. Tests call it
 // directly.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	rootCmd.SetArgs(args)
-	rootCmd.SetIn(stdin)
-	rootCmd.SetOut(stdout)
-	rootCmd.SetErr(stderr)
-	cmd, err := rootCmd.ExecuteC()
+	root := newRootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	cmd, err := root.ExecuteC()
 	if err == nil {
 		return 0
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { rootCmd.AddCommand(newRunCmd()) }
+func init() { addCommand(newRunCmd) }
 
 func newRunCmd() *cobra.Command {
 	var f agentFlags

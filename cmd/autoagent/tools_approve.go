@@ -16,7 +16,7 @@ import (
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
-func init() { toolsCmd.AddCommand(newToolsApproveCmd()) }
+func init() { addToolsCommand(newToolsApproveCmd) }
 
 type approveFlags struct {
 	paths        pluginPaths

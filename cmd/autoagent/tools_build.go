@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { toolsCmd.AddCommand(newToolsBuildCmd()) }
+func init() { addToolsCommand(newToolsBuildCmd) }
 
 func newToolsBuildCmd() *cobra.Command {
 	var out, pdkDir string

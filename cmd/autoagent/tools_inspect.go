@@ -19,7 +19,7 @@ import (
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
-func init() { toolsCmd.AddCommand(newToolsInspectCmd()) }
+func init() { addToolsCommand(newToolsInspectCmd) }
 
 // review is what a person looks at before approving a module: read once,
 // so the bytes inspected are the bytes approved.

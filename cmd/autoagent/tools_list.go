@@ -16,7 +16,7 @@ import (
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
-func init() { toolsCmd.AddCommand(newToolsListCmd()) }
+func init() { addToolsCommand(newToolsListCmd) }
 
 // statusMissing is the list status of an approval whose file is not in the
 // plugins directory.

@@ -9,7 +9,7 @@ import (
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
-func init() { toolsCmd.AddCommand(newToolsRevokeCmd()) }
+func init() { addToolsCommand(newToolsRevokeCmd) }
 
 func newToolsRevokeCmd() *cobra.Command {
 	var (

@@ -9,7 +9,7 @@ import (
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
-func init() { toolsCmd.AddCommand(newToolsVerifyCmd()) }
+func init() { addToolsCommand(newToolsVerifyCmd) }
 
 func newToolsVerifyCmd() *cobra.Command {
 	var paths pluginPaths

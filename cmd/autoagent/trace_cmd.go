@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { rootCmd.AddCommand(newTraceCmd()) }
+func init() { addCommand(newTraceCmd) }
 
 func newTraceCmd() *cobra.Command {
 	traceCmd := &cobra.Command{
