@@ -1,0 +1,209 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/autoagent-go/autoagent/trace"
+)
+
+// writeScript writes a scripted-model script into the test's directory.
+func (e *cliEnv) writeScript(lines ...string) string {
+	e.t.Helper()
+	p := filepath.Join(e.root, "script.jsonl")
+	if err := os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
+		e.t.Fatal(err)
+	}
+	return p
+}
+
+// runJSON is the CLI contract of `run --json` (DESIGN.md §8), decoded
+// strictly so a renamed or extra top-level key fails the test.
+type runJSON struct {
+	Output string `json:"output"`
+	Steps  int    `json:"steps"`
+	Usage  struct {
+		InputTokens  int64 `json:"input_tokens"`
+		OutputTokens int64 `json:"output_tokens"`
+		CachedTokens int64 `json:"cached_tokens"`
+		TotalTokens  int64 `json:"total_tokens"`
+	} `json:"usage"`
+	Messages []struct {
+		Role  string `json:"role"`
+		Parts []struct {
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			ToolCall *struct {
+				ID        string          `json:"id"`
+				Name      string          `json:"name"`
+				Arguments json.RawMessage `json:"arguments"`
+			} `json:"tool_call"`
+			ToolResult *struct {
+				CallID  string `json:"call_id"`
+				Name    string `json:"name"`
+				Content string `json:"content"`
+				IsError bool   `json:"is_error"`
+			} `json:"tool_result"`
+		} `json:"parts"`
+	} `json:"messages"`
+	StopReason string `json:"stop_reason"`
+}
+
+func decodeRunJSON(t *testing.T, stdout string) runJSON {
+	t.Helper()
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(stdout), &top); err != nil {
+		t.Fatalf("stdout is not one JSON object: %v\n%s", err, stdout)
+	}
+	var keys []string
+	for k := range top {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	if want := []string{"messages", "output", "steps", "stop_reason", "usage"}; !slices.Equal(keys, want) {
+		t.Fatalf("top-level keys = %v, want %v", keys, want)
+	}
+	var r runJSON
+	if err := json.Unmarshal([]byte(stdout), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestRunJSONWithSandboxedTool(t *testing.T) {
+	e := newCLIEnv(t)
+	e.add("echo.wasm")
+	e.mustRun(0, "tools", "approve", filepath.Join(e.plugins, "echo.wasm"), "--yes", "--by", "tester")
+	script := e.writeScript(
+		`{"tool_calls":[{"id":"call_1","name":"echo","arguments":{"msg":"héllo"}}],"usage":{"input_tokens":100,"output_tokens":20,"cached_tokens":40}}`,
+		`{"text":"The tool said héllo.","usage":{"input_tokens":150,"output_tokens":10}}`,
+	)
+	tracePath := filepath.Join(e.root, "run.jsonl")
+	r := e.mustRun(0, "run", "--provider", "scripted", "--script", script, "--json", "--trace", tracePath, "Echo héllo")
+	got := decodeRunJSON(t, r.stdout)
+	if got.Output != "The tool said héllo." || got.Steps != 2 || got.StopReason != "done" {
+		t.Errorf("output/steps/stop = %q/%d/%q", got.Output, got.Steps, got.StopReason)
+	}
+	if u := got.Usage; u.InputTokens != 250 || u.OutputTokens != 30 || u.CachedTokens != 40 || u.TotalTokens != 280 {
+		t.Errorf("usage = %+v, want 250 in, 30 out, 40 cached, 280 total", u)
+	}
+	var roles []string
+	for _, m := range got.Messages {
+		roles = append(roles, m.Role)
+	}
+	if want := []string{"system", "user", "assistant", "tool", "assistant"}; !slices.Equal(roles, want) {
+		t.Fatalf("roles = %v, want %v", roles, want)
+	}
+	call := got.Messages[2].Parts[0].ToolCall
+	res := got.Messages[3].Parts[0].ToolResult
+	if call == nil || res == nil {
+		t.Fatalf("transcript lacks the tool call or its result: %s", r.stdout)
+	}
+	if call.ID != "call_1" || res.CallID != "call_1" || res.Name != "echo" || res.IsError {
+		t.Errorf("call %+v, result %+v", call, res)
+	}
+	if !strings.Contains(res.Content, "héllo") {
+		t.Errorf("the sandboxed echo tool's result %q does not carry its argument", res.Content)
+	}
+
+	f, err := os.Open(tracePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	sum, err := trace.Summarize(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Runs != 1 || sum.LLMCalls != 2 || sum.ToolCalls != 1 {
+		t.Errorf("trace summary: runs %d, llm calls %d, tool calls %d; want 1, 2, 1", sum.Runs, sum.LLMCalls, sum.ToolCalls)
+	}
+	b, _ := os.ReadFile(tracePath)
+	if !strings.Contains(string(b), `"type":"sandbox_call"`) {
+		t.Errorf("the trace has no sandbox_call event for the WASM call")
+	}
+}
+
+func TestRunStopsOnBoundsWithExitOne(t *testing.T) {
+	e := newCLIEnv(t)
+	loopTurn := `{"tool_calls":[{"name":"missing_tool","arguments":{}}],"usage":{"input_tokens":60,"output_tokens":60}}`
+	script := e.writeScript(loopTurn, loopTurn, loopTurn, loopTurn)
+
+	r := e.mustRun(1, "run", "--provider", "scripted", "--script", script, "--json", "--max-steps", "2", "go")
+	got := decodeRunJSON(t, r.stdout)
+	if got.StopReason != "max_steps" || got.Steps != 2 {
+		t.Errorf("stop %q after %d steps, want max_steps after 2", got.StopReason, got.Steps)
+	}
+	if !strings.Contains(r.stderr, "max") {
+		t.Errorf("stderr does not say why the run stopped: %q", r.stderr)
+	}
+	// The unknown tool is an error result the model saw, not a crash.
+	if res := got.Messages[3].Parts[0].ToolResult; res == nil || !res.IsError || !strings.Contains(res.Content, "missing_tool") {
+		t.Errorf("unknown tool result = %+v", res)
+	}
+
+	r = e.mustRun(1, "run", "--provider", "scripted", "--script", script, "--json", "--token-budget", "100", "go")
+	got = decodeRunJSON(t, r.stdout)
+	if got.StopReason != "token_budget" || got.Steps != 1 {
+		t.Errorf("stop %q after %d steps, want token_budget after 1", got.StopReason, got.Steps)
+	}
+}
+
+func TestRunTextAndStream(t *testing.T) {
+	e := newCLIEnv(t)
+	script := e.writeScript(`{"text":"Plain answer."}`)
+	if r := e.mustRun(0, "run", "--provider", "scripted", "--script", script, "hi"); r.stdout != "Plain answer.\n" {
+		t.Errorf("stdout = %q", r.stdout)
+	}
+	if r := e.mustRun(0, "run", "--provider", "scripted", "--script", script, "--stream", "hi"); r.stdout != "Plain answer.\n" {
+		t.Errorf("streamed stdout = %q", r.stdout)
+	}
+}
+
+func TestRunUsage(t *testing.T) {
+	e := newCLIEnv(t)
+	help := e.mustRun(0, "run", "--help").stdout
+	for _, flag := range []string{"--provider", "--model", "--base-url", "--api-key-env", "--plugins", "--manifest", "--quarantine", "--stream", "--json", "--system", "--max-steps", "--token-budget", "--trace"} {
+		if !strings.Contains(help, flag) {
+			t.Errorf("run --help does not document %s", flag)
+		}
+	}
+	for _, args := range [][]string{
+		{"run", "--no-such-flag", "x"},
+		{"run"},
+		{"run", "--max-steps", "many", "x"},
+		{"run", "--provider", "nope", "x"},
+		{"run", "--json", "--stream", "x"},
+		{"no-such-verb"},
+	} {
+		r := e.run("", args...)
+		if r.code != 2 {
+			t.Errorf("autoagent %v: exit %d, want 2 (usage)", args, r.code)
+		}
+		if !strings.Contains(r.stderr, "Usage:") {
+			t.Errorf("autoagent %v: stderr has no usage message: %q", args, r.stderr)
+		}
+	}
+	// A provider without its key fails the run (exit 1) naming the variable.
+	t.Setenv("OPENAI_API_KEY", "")
+	r := e.run("", "run", "--provider", "openai", "--base-url", "http://127.0.0.1:1", "x")
+	if r.code != 1 || !strings.Contains(r.stderr, "OPENAI_API_KEY") {
+		t.Errorf("missing key: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestChatKeepsTheConversation(t *testing.T) {
+	e := newCLIEnv(t)
+	script := e.writeScript(`{"text":"First."}`, `{"text":"Second."}`)
+	r := e.run("hello\nagain\n/exit\n", "chat", "--provider", "scripted", "--script", script)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stdout, "First.") || !strings.Contains(r.stdout, "Second.") {
+		t.Errorf("chat output = %q", r.stdout)
+	}
+}
