@@ -19,13 +19,13 @@ import (
 
 // pdEnv is a plugins directory with its manifest, for the tests.
 type pdEnv struct {
-	t     *testing.T
+	t     testing.TB
 	h     *Host
 	dir   string
 	store *manifest.Store
 }
 
-func newPDEnv(t *testing.T) *pdEnv {
+func newPDEnv(t testing.TB) *pdEnv {
 	t.Helper()
 	ctx := context.Background()
 	h, err := New(ctx, Options{
