@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -199,15 +200,8 @@ func (f *Fact) embedMissing(ctx context.Context) error {
 	defer f.vecMu.Unlock()
 	x := &f.recall
 	changed := false
-	if !x.vloaded {
-		vs, err := f.store.LoadVectors(ctx, f.opts.EmbedModel)
-		if err != nil {
-			return err
-		}
-		for id, v := range vs {
-			x.vectors[id], x.norms[id] = v, norm(v)
-		}
-		x.vloaded = true
+	if err := f.loadVectorsLocked(ctx); err != nil {
+		return err
 	}
 	f.mu.Lock()
 	version := f.version
@@ -258,6 +252,30 @@ func (f *Fact) embedMissing(ctx context.Context) error {
 	return nil
 }
 
+// loadVectorsLocked loads the stored vectors once. Vectors are derived
+// data: a corrupt sidecar is logged and replaced at the next save rather
+// than blocking recall or forgetting. Callers hold f.vecMu.
+func (f *Fact) loadVectorsLocked(ctx context.Context) error {
+	x := &f.recall
+	if x.vloaded {
+		return nil
+	}
+	vs, err := f.store.LoadVectors(ctx, f.opts.EmbedModel)
+	var corrupt *CorruptStoreError
+	switch {
+	case errors.As(err, &corrupt):
+		f.log.Warn("memory: embedding vectors unreadable; they will be recomputed", "error", err)
+		vs = nil
+	case err != nil:
+		return err
+	}
+	for id, v := range vs {
+		x.vectors[id], x.norms[id] = v, norm(v)
+	}
+	x.vloaded = true
+	return nil
+}
+
 // embed calls the EmbedFunc and checks its answer.
 func (f *Fact) embed(ctx context.Context, texts []string) ([][]float32, error) {
 	vs, err := f.opts.Embed(ctx, texts)
@@ -289,15 +307,8 @@ func (f *Fact) purgeVectors(ctx context.Context) error {
 	f.vecMu.Lock()
 	defer f.vecMu.Unlock()
 	x := &f.recall
-	if !x.vloaded {
-		vs, err := f.store.LoadVectors(ctx, f.opts.EmbedModel)
-		if err != nil {
-			return err
-		}
-		for id, v := range vs {
-			x.vectors[id], x.norms[id] = v, norm(v)
-		}
-		x.vloaded = true
+	if err := f.loadVectorsLocked(ctx); err != nil {
+		return err
 	}
 	f.mu.Lock()
 	for id := range x.vectors {

@@ -185,3 +185,24 @@ func TestFactRecallSkipsStaleFactsAndFormats(t *testing.T) {
 		t.Errorf("recall with a cancelled context: %v", err)
 	}
 }
+
+func TestFactCorruptVectorSidecarIsRebuilt(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "f.json")
+	if err := os.WriteFile(path+".vectors.json", []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := &conceptEmbed{}
+	f := newFact(t, nil, memory.FactOptions{Path: path, Embed: e.embed, RecallMode: memory.RecallSemantic})
+	seedCommute(t, f)
+	if got := recalledIDs(t, f, "how does he get to work", 5); !slices.Equal(got, []int64{1, 3}) {
+		t.Errorf("semantic recall over a corrupt sidecar = %v, want [1 3] after re-embedding", got)
+	}
+	if ok, err := f.Forget(ctx, 1); !ok || err != nil {
+		t.Fatalf("Forget = %v, %v", ok, err)
+	}
+	side, _ := os.ReadFile(path + ".vectors.json")
+	if !strings.Contains(string(side), `"vectors":{"2":`) && !strings.Contains(string(side), `"vectors":{"3":`) {
+		t.Errorf("sidecar was not rewritten: %s", side)
+	}
+}
