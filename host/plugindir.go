@@ -198,7 +198,8 @@ type Dir struct {
 	modules map[string]*Loaded
 	// gone flags, per loaded module, that it was unloaded: the tools
 	// handed out check it before calling in.
-	gone map[*Loaded]*atomic.Bool
+	gone   map[*Loaded]*atomic.Bool
+	closed bool
 
 	pubMu sync.Mutex
 	pubs  []*publication
@@ -253,12 +254,16 @@ func (c Change) Empty() bool {
 }
 
 // Reload rescans the directory and the manifest now and swaps in the new
-// tool set. When the manifest does not load, the error says why and the
-// current tool set stays. Modules that are no longer used are closed after
-// the swap (calls in flight finish first).
+// tool set. When the manifest does not load, or ctx ends during the
+// reload, the error says why and the current tool set stays. Modules that
+// are no longer used are closed after the swap (calls in flight finish
+// first). OnChange runs before Reload returns and must not call Reload.
 func (d *Dir) Reload(ctx context.Context) (Change, error) {
 	d.reloadMu.Lock()
 	defer d.reloadMu.Unlock()
+	if d.closed {
+		return Change{}, ErrClosed
+	}
 	old := d.snap.Load()
 	m, err := (&manifest.Store{Path: d.opts.Manifest}).Load()
 	if err != nil {
@@ -272,6 +277,18 @@ func (d *Dir) Reload(ctx context.Context) (Change, error) {
 	modules := map[string]*Loaded{}
 	for _, f := range files {
 		next.Plugins = append(next.Plugins, d.loadPlugin(ctx, m, f, modules))
+	}
+	if err := ctx.Err(); err != nil {
+		// Loads cut short by ctx would read as invalid modules: keep the
+		// current state and drop what this reload loaded.
+		var fresh []*Loaded
+		for key, l := range modules {
+			if d.modules[key] != l {
+				fresh = append(fresh, l)
+			}
+		}
+		_ = d.unload(context.WithoutCancel(ctx), fresh)
+		return Change{}, err
 	}
 	d.expose(old, next)
 
@@ -297,6 +314,7 @@ func (d *Dir) Reload(ctx context.Context) (Change, error) {
 func (d *Dir) Close(ctx context.Context) error {
 	d.reloadMu.Lock()
 	defer d.reloadMu.Unlock()
+	d.closed = true
 	var all []*Loaded
 	for _, l := range d.modules {
 		all = append(all, l)

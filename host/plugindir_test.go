@@ -494,3 +494,32 @@ func TestChangeCallbackAndReuse(t *testing.T) {
 		t.Errorf("tool from before an idle reload answered %q", got)
 	}
 }
+
+func TestReloadCancelledKeepsState(t *testing.T) {
+	e := newPDEnv(t)
+	e.put("alpha.wasm", waTextModule("a", "a"), waSidecar(nil, "alpha"))
+	e.approve("alpha.wasm", manifest.Limits{})
+	d := e.open(DirOptions{})
+	e.put("beta.wasm", waTextModule("b", "b"), waSidecar(nil, "beta"))
+	e.approve("beta.wasm", manifest.Limits{})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := d.Reload(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled Reload: %v", err)
+	}
+	if got := statuses(d.Snapshot()); len(got) != 1 || got["alpha.wasm"] != StatusApproved {
+		t.Errorf("state after a cancelled reload: %v", got)
+	}
+	if _, err := d.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := toolNames(d.Tools()); !slices.Equal(got, []string{"alpha", "beta"}) {
+		t.Errorf("tools after a good reload: %v", got)
+	}
+	if err := d.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Reload(context.Background()); !errors.Is(err, ErrClosed) {
+		t.Errorf("Reload after Close: %v", err)
+	}
+}
