@@ -398,5 +398,7 @@ func (noDoneProvider) Complete(context.Context, *llm.Request) (*llm.Response, er
 }
 
 func (noDoneProvider) Stream(context.Context, *llm.Request) iter.Seq2[llm.StreamEvent, error] {
-	return func(yield func(llm.StreamEvent, error) bool) { yield(llm.StreamEvent{Type: llm.StreamText, Text: "partial"}, nil) }
+	return func(yield func(llm.StreamEvent, error) bool) {
+		yield(llm.StreamEvent{Type: llm.StreamText, Text: "partial"}, nil)
+	}
 }
