@@ -14,7 +14,7 @@ import (
 func TestPostTurnCorrectionCap(t *testing.T) {
 	save := &counter{name: "save"}
 	p := scripted.New(
-		text("Here is the report."),                   // forgot to save
+		text("Here is the report."),                  // forgot to save
 		calls(call("", "save", `{"name":"report"}`)), // after the correction
 		text("Saved."),
 		text("extra turn that must not be needed"),

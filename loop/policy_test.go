@@ -17,9 +17,13 @@ import (
 
 func TestPolicyFailsClosed(t *testing.T) {
 	cases := map[string]loop.PolicyFunc{
-		"error":   func(context.Context, *loop.PolicyInput) (loop.Decision, error) { return loop.Decision{}, errors.New("policy store down") },
-		"panic":   func(context.Context, *loop.PolicyInput) (loop.Decision, error) { panic("nil map") },
-		"verdict": func(context.Context, *loop.PolicyInput) (loop.Decision, error) { return loop.Decision{Verdict: "maybe"}, nil },
+		"error": func(context.Context, *loop.PolicyInput) (loop.Decision, error) {
+			return loop.Decision{}, errors.New("policy store down")
+		},
+		"panic": func(context.Context, *loop.PolicyInput) (loop.Decision, error) { panic("nil map") },
+		"verdict": func(context.Context, *loop.PolicyInput) (loop.Decision, error) {
+			return loop.Decision{Verdict: "maybe"}, nil
+		},
 	}
 	for name, pol := range cases {
 		t.Run(name, func(t *testing.T) {
