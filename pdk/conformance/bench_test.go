@@ -1,0 +1,40 @@
+package conformance_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// BenchmarkWordCount measures one word_count call through the autoagent
+// host for each language: "fresh" is the host's default (a new isolated
+// instance per call, from its pool), "reuse" keeps one instance
+// (Module.Reuse). The module's size is reported as module-bytes.
+func BenchmarkWordCount(b *testing.B) {
+	args := json.RawMessage(`{"text":"The quick brown fox jumps over the lazy dog.\nΓαζέες καὶ μυρτιὲς δὲν θὰ βρῶ πιὰ στὸ χρυσαφὶ ξέφωτο."}`)
+	h := newHost(b, host.Options{})
+	for _, lang := range languages {
+		for _, mode := range []string{"fresh", "reuse"} {
+			b.Run(lang+"/"+mode, func(b *testing.B) {
+				fi, err := os.Stat(modulePath(b, lang))
+				if err != nil {
+					b.Fatal(err)
+				}
+				wc, _ := loadHost(b, h, lang, mode == "reuse").Tool("word_count")
+				ctx := context.Background()
+				b.ReportAllocs()
+				for b.Loop() {
+					res, err := wc.Call(ctx, tool.Call{Name: "word_count", Arguments: args})
+					if err != nil || res.IsError {
+						b.Fatalf("%v %s", err, res.Text())
+					}
+				}
+				b.ReportMetric(float64(fi.Size()), "module-bytes")
+			})
+		}
+	}
+}
