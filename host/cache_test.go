@@ -9,8 +9,9 @@ import (
 	"testing"
 )
 
-// The child process of the cache tests and benchmarks: it loads echo
-// with the cache directory from the environment and calls it once.
+// The child process of the cache tests and benchmarks: it loads a module
+// (echo.wasm, or AUTOAGENT_HOST_CHILD_MODULE) with the cache directory
+// from the environment and calls its echo tool once.
 // The other tests share one compilation cache, so each module (the 3 MB
 // Go guest above all) is compiled once per test run.
 func TestMain(m *testing.M) {
@@ -31,7 +32,11 @@ var testCacheDir string
 
 func childLoad(dir string) int {
 	ctx := context.Background()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "wasm", "echo.wasm"))
+	file := os.Getenv("AUTOAGENT_HOST_CHILD_MODULE")
+	if file == "" {
+		file = "echo.wasm"
+	}
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "wasm", file))
 	if err != nil {
 		return 3
 	}
@@ -40,7 +45,7 @@ func childLoad(dir string) int {
 		return 4
 	}
 	defer h.Close(ctx)
-	l, err := h.Load(ctx, Module{Name: "echo", Bytes: b})
+	l, err := h.Load(ctx, Module{Name: file, Bytes: b})
 	if err != nil {
 		os.Stderr.WriteString(err.Error())
 		return 5
