@@ -1,0 +1,32 @@
+// Package fixturetest gives the provider adapters' tests the real traffic
+// recorded in shared/fixtures/providers, read in place, and a local server
+// that replays it.
+//
+//	ex := fixturetest.Cassette(t, "fantasy/TestOpenAICommon/openai-gpt-4o/tool.yaml")
+//	srv := fixturetest.NewServer(t, fixturetest.Answers(ex)...)
+//	// point the provider at srv.URL, run the conversation, then compare
+//	// what it sent with what the recording shows:
+//	got := srv.Request(t, 1)
+//	compare(ex[1].Request.Body, got.Body)
+//
+// # Where the recordings are
+//
+// They live beside the checkout (/work/shared/fixtures), never inside it.
+// [Dir] finds them by walking up from the test's directory and skips the
+// test, saying why, when there is no shared/fixtures/providers above it.
+//
+// # Formats
+//
+// [Cassette] reads go-vcr v2 cassettes (fantasy/*.yaml), [HTTPRR]
+// langchaingo's raw traces (langchaingo/*.httprr), [Chunks] and [SSE]
+// vercel-ai's one-payload-per-line stream recordings, [ReadFile] anything
+// else (whole response bodies). All report a malformed file as a test
+// failure naming it.
+//
+// # Replaying
+//
+// A [Server] answers the n-th request with the n-th [Answer] and keeps what
+// it received. Event streams are written in small flushed pieces, so the
+// client meets lines and events split across reads as on a real
+// connection. A request beyond the last answer fails the test.
+package fixturetest
