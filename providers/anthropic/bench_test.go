@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/internal/fixturetest"
 	"github.com/autoagent-go/autoagent/llm"
 )
 
@@ -13,8 +14,7 @@ import (
 // deltas, a signature, a tool call's JSON fragments, usage) is turned into
 // events: SSE framing, JSON decoding and assembly, without the network.
 func BenchmarkStreamParse(b *testing.B) {
-	c := loadCassette(b, "fantasy/TestAnthropicThinking/claude-sonnet-4/thinking-streaming.yaml")
-	body := []byte(c.Interactions[0].Response.Body)
+	body := []byte(fixturetest.Cassette(b, "fantasy/TestAnthropicThinking/claude-sonnet-4/thinking-streaming.yaml")[0].Answer.Body)
 	events := strings.Count(string(body), "\ndata: ") + 1
 	ctx := context.Background()
 	b.SetBytes(int64(len(body)))

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autoagent-go/autoagent/internal/fixturetest"
 	"github.com/autoagent-go/autoagent/internal/httpx"
 	"github.com/autoagent-go/autoagent/llm"
 )
@@ -33,10 +34,9 @@ func fakeClock(p *Provider) *[]time.Duration {
 	return &delays
 }
 
-func simpleAnswer(t *testing.T) recorded {
+func simpleAnswer(t *testing.T) fixturetest.Answer {
 	t.Helper()
-	c := loadCassette(t, "fantasy/TestAnthropicCommon/claude-sonnet-4/simple.yaml")
-	return answersOf(c)[0]
+	return fixturetest.Cassette(t, "fantasy/TestAnthropicCommon/claude-sonnet-4/simple.yaml")[0].Answer
 }
 
 func newTestProvider(t *testing.T, url string, opts Options) *Provider {
@@ -50,8 +50,8 @@ func newTestProvider(t *testing.T, url string, opts Options) *Provider {
 }
 
 func TestOverloadedIsRetried(t *testing.T) {
-	overloaded := recorded{status: 529, body: overloadedBody, headers: http.Header{"Request-Id": {"req_1"}}}
-	srv := newReplayServer(t, overloaded, overloaded, simpleAnswer(t))
+	overloaded := fixturetest.Answer{Status: 529, Body: overloadedBody, Header: http.Header{"Request-Id": {"req_1"}}}
+	srv := fixturetest.NewServer(t, overloaded, overloaded, simpleAnswer(t))
 	p := newTestProvider(t, srv.URL, Options{})
 	delays := fakeClock(p)
 
@@ -70,8 +70,8 @@ func TestOverloadedIsRetried(t *testing.T) {
 }
 
 func TestOverloadedGivesUpWithTypedError(t *testing.T) {
-	overloaded := recorded{status: 529, body: overloadedBody, headers: http.Header{"Request-Id": {"req_1"}}}
-	srv := newReplayServer(t, overloaded, overloaded)
+	overloaded := fixturetest.Answer{Status: 529, Body: overloadedBody, Header: http.Header{"Request-Id": {"req_1"}}}
+	srv := fixturetest.NewServer(t, overloaded, overloaded)
 	p := newTestProvider(t, srv.URL, Options{MaxRetries: 1})
 	fakeClock(p)
 
@@ -86,9 +86,9 @@ func TestOverloadedGivesUpWithTypedError(t *testing.T) {
 }
 
 func TestRetryAfterHonoured(t *testing.T) {
-	limited := recorded{status: 429, body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`,
-		headers: http.Header{"Retry-After": {"7"}}}
-	srv := newReplayServer(t, limited, simpleAnswer(t))
+	limited := fixturetest.Answer{Status: 429, Body: `{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}`,
+		Header: http.Header{"Retry-After": {"7"}}}
+	srv := fixturetest.NewServer(t, limited, simpleAnswer(t))
 	p := newTestProvider(t, srv.URL, Options{})
 	delays := fakeClock(p)
 	if _, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}); err != nil {
@@ -100,9 +100,9 @@ func TestRetryAfterHonoured(t *testing.T) {
 }
 
 func TestBadRequestIsNotRetried(t *testing.T) {
-	bad := recorded{status: 400, body: `{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: must be positive"}}`,
-		headers: http.Header{"Request-Id": {"req_bad"}}}
-	srv := newReplayServer(t, bad)
+	bad := fixturetest.Answer{Status: 400, Body: `{"type":"error","error":{"type":"invalid_request_error","message":"max_tokens: must be positive"}}`,
+		Header: http.Header{"Request-Id": {"req_bad"}}}
+	srv := fixturetest.NewServer(t, bad)
 	p := newTestProvider(t, srv.URL, Options{})
 	delays := fakeClock(p)
 	_, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}})
@@ -111,8 +111,8 @@ func TestBadRequestIsNotRetried(t *testing.T) {
 		pe.Message != "max_tokens: must be positive" || pe.RequestID != "req_bad" {
 		t.Fatalf("err = %#v", err)
 	}
-	if len(*delays) != 0 || len(srv.requests) != 1 {
-		t.Errorf("a 400 was retried: %d requests, delays %v", len(srv.requests), *delays)
+	if len(*delays) != 0 || len(srv.Requests()) != 1 {
+		t.Errorf("a 400 was retried: %d requests, delays %v", len(srv.Requests()), *delays)
 	}
 }
 
@@ -137,7 +137,7 @@ func TestMissingAPIKeyNamesTheVariable(t *testing.T) {
 
 func TestHeadersAndKeyFromEnvironment(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "env-key")
-	srv := newReplayServer(t, simpleAnswer(t))
+	srv := fixturetest.NewServer(t, simpleAnswer(t))
 	p, err := New(Options{BaseURL: srv.URL + "/", Model: sonnet, Headers: map[string]string{"Anthropic-Beta": "prompt-caching-2024-07-31", "Anthropic-Version": "2099-01-01"}})
 	if err != nil {
 		t.Fatal(err)
@@ -145,10 +145,10 @@ func TestHeadersAndKeyFromEnvironment(t *testing.T) {
 	if _, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}); err != nil {
 		t.Fatal(err)
 	}
-	got := srv.request(t, 0)
-	if got.path != "/v1/messages" || got.header.Get("X-Api-Key") != "env-key" ||
-		got.header.Get("Anthropic-Beta") != "prompt-caching-2024-07-31" || got.header.Get("Anthropic-Version") != "2099-01-01" {
-		t.Errorf("path %s, headers %v", got.path, got.header)
+	got := srv.Request(t, 0)
+	if got.Path != "/v1/messages" || got.Header.Get("X-Api-Key") != "env-key" ||
+		got.Header.Get("Anthropic-Beta") != "prompt-caching-2024-07-31" || got.Header.Get("Anthropic-Version") != "2099-01-01" {
+		t.Errorf("path %s, headers %v", got.Path, got.Header)
 	}
 }
 
@@ -164,8 +164,8 @@ func streamBody(tail string) string {
 		tail
 }
 
-func sseAnswer(body string) recorded {
-	return recorded{status: 200, body: body, headers: http.Header{"Content-Type": {"text/event-stream"}, "Request-Id": {"req_s"}}}
+func sseAnswer(body string) fixturetest.Answer {
+	return fixturetest.Answer{Status: 200, Body: body, Header: http.Header{"Content-Type": {"text/event-stream"}, "Request-Id": {"req_s"}}}
 }
 
 // collect drains a stream: the text deltas, and the first error.
@@ -185,7 +185,7 @@ func collect(seq func(func(llm.StreamEvent, error) bool)) (text string, done boo
 
 func TestMidStreamErrorEvent(t *testing.T) {
 	body := streamBody("event: error\n" + `data: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}` + "\n\n")
-	srv := newReplayServer(t, sseAnswer(body))
+	srv := fixturetest.NewServer(t, sseAnswer(body))
 	p := newTestProvider(t, srv.URL, Options{})
 	text, done, err := collect(p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
 	if text != "Hel" || done {
@@ -195,13 +195,13 @@ func TestMidStreamErrorEvent(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Code != "overloaded_error" || pe.Message != "Overloaded" || !pe.Retryable || pe.Status != 0 || pe.RequestID != "req_s" {
 		t.Fatalf("err = %#v", err)
 	}
-	if len(srv.requests) != 1 {
-		t.Errorf("a stream that already produced events was retried (%d requests)", len(srv.requests))
+	if len(srv.Requests()) != 1 {
+		t.Errorf("a stream that already produced events was retried (%d requests)", len(srv.Requests()))
 	}
 }
 
 func TestStreamEndsWithoutMessageStop(t *testing.T) {
-	srv := newReplayServer(t, sseAnswer(streamBody("")))
+	srv := fixturetest.NewServer(t, sseAnswer(streamBody("")))
 	p := newTestProvider(t, srv.URL, Options{})
 	text, done, err := collect(p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
 	if text != "Hel" || done {
@@ -230,7 +230,7 @@ func TestStreamConnectionDrops(t *testing.T) {
 }
 
 func TestStreamMalformedEvent(t *testing.T) {
-	srv := newReplayServer(t, sseAnswer(streamBody("event: content_block_delta\ndata: {not json\n\n")))
+	srv := fixturetest.NewServer(t, sseAnswer(streamBody("event: content_block_delta\ndata: {not json\n\n")))
 	p := newTestProvider(t, srv.URL, Options{})
 	_, _, err := collect(p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
 	var pe *llm.ProviderError

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/internal/fixturetest"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/google/go-cmp/cmp"
 )
@@ -169,11 +170,11 @@ var anthropicCases = []replayCase{
 func TestReplayFantasy(t *testing.T) {
 	for _, tc := range anthropicCases {
 		t.Run(strings.TrimSuffix(strings.Replace(tc.file, "/claude-sonnet-4/", "/", 1), ".yaml"), func(t *testing.T) {
-			c := loadCassette(t, "fantasy/"+tc.file)
-			if len(c.Interactions) != len(tc.turns) {
-				t.Fatalf("cassette has %d interactions, test expects %d", len(c.Interactions), len(tc.turns))
+			ex := fixturetest.Cassette(t, "fantasy/"+tc.file)
+			if len(ex) != len(tc.turns) {
+				t.Fatalf("cassette has %d interactions, test expects %d", len(ex), len(tc.turns))
 			}
-			srv := newReplayServer(t, answersOf(c)...)
+			srv := fixturetest.NewServer(t, fixturetest.Answers(ex)...)
 			p, err := New(Options{APIKey: "test-key", BaseURL: srv.URL, Model: sonnet, MaxTokens: tc.maxTokens, ThinkingBudget: tc.thinking})
 			if err != nil {
 				t.Fatal(err)
@@ -181,30 +182,30 @@ func TestReplayFantasy(t *testing.T) {
 
 			// The conversation's inputs (system prompt, user prompt, tool
 			// definitions) are taken from the recorded first request.
-			system, prompt, tools := recordedInputs(t, []byte(c.Interactions[0].Request.Body))
+			system, prompt, tools := recordedInputs(t, []byte(ex[0].Request.Body))
 			history := []llm.Message{llm.SystemText(system), llm.UserText(prompt)}
 
 			for turn, want := range tc.turns {
 				req := &llm.Request{Messages: history, Tools: tools}
 				resp := runTurn(t, p, req, tc.stream, want)
 
-				got := srv.request(t, turn)
-				if got.path != "/v1/messages" || got.method != "POST" {
-					t.Errorf("turn %d: sent %s %s, want POST /v1/messages", turn+1, got.method, got.path)
+				got := srv.Request(t, turn)
+				if got.Path != "/v1/messages" || got.Method != "POST" {
+					t.Errorf("turn %d: sent %s %s, want POST /v1/messages", turn+1, got.Method, got.Path)
 				}
-				if k := got.header.Get("X-Api-Key"); k != "test-key" {
+				if k := got.Header.Get("X-Api-Key"); k != "test-key" {
 					t.Errorf("turn %d: x-api-key %q", turn+1, k)
 				}
-				if v := got.header.Get("Anthropic-Version"); v != "2023-06-01" {
+				if v := got.Header.Get("Anthropic-Version"); v != "2023-06-01" {
 					t.Errorf("turn %d: anthropic-version %q", turn+1, v)
 				}
-				if diff := cmp.Diff(shapeOf(t, []byte(c.Interactions[turn].Request.Body)), shapeOf(t, got.body)); diff != "" {
+				if diff := cmp.Diff(shapeOf(t, []byte(ex[turn].Request.Body)), shapeOf(t, []byte(got.Body))); diff != "" {
 					t.Errorf("turn %d: request differs from the recorded one (-recorded +ours):\n%s", turn+1, diff)
 				}
 				if want.sigPrefix != "" {
 					// The whole signature must be the one the recording
 					// sends back on the next turn.
-					sig := recordedSignature(t, []byte(c.Interactions[turn+1].Request.Body))
+					sig := recordedSignature(t, []byte(ex[turn+1].Request.Body))
 					var gotSig string
 					for _, part := range resp.Message.Parts {
 						if part.Type == llm.PartReasoning {
@@ -489,12 +490,12 @@ func canonical(t *testing.T, raw json.RawMessage) string {
 // claude-3-opus (real headers included) and checks the request we build for
 // the same call against the recorded one.
 func TestReplayLangchaingoStream(t *testing.T) {
-	ex := loadHTTPRR(t, "langchaingo/llms_anthropic_internal_anthropicclient_testdata_TestClient_CreateMessageStream.httprr")
+	ex := fixturetest.HTTPRR(t, "langchaingo/llms_anthropic_internal_anthropicclient_testdata_TestClient_CreateMessageStream.httprr")
 	if len(ex) != 1 {
 		t.Fatalf("trace has %d exchanges, want 1", len(ex))
 	}
 	rec := ex[0]
-	srv := newReplayServer(t, recorded{status: rec.resp.StatusCode, headers: rec.resp.Header, body: string(rec.respBody)})
+	srv := fixturetest.NewServer(t, rec.Answer)
 	p, err := New(Options{APIKey: "test-api-key", BaseURL: srv.URL})
 	if err != nil {
 		t.Fatal(err)
@@ -533,13 +534,13 @@ func TestReplayLangchaingoStream(t *testing.T) {
 		t.Errorf("finish, id, model = %q %q %q", resp.FinishReason, resp.ID, resp.Model)
 	}
 
-	got := srv.request(t, 0)
-	if diff := cmp.Diff(shapeOf(t, rec.reqBody), shapeOf(t, got.body)); diff != "" {
+	got := srv.Request(t, 0)
+	if diff := cmp.Diff(shapeOf(t, []byte(rec.Request.Body)), shapeOf(t, []byte(got.Body))); diff != "" {
 		t.Errorf("request differs from the recorded one (-recorded +ours):\n%s", diff)
 	}
 	for _, h := range []string{"Anthropic-Version", "X-Api-Key", "Content-Type"} {
-		if got.header.Get(h) != rec.req.Header.Get(h) {
-			t.Errorf("header %s = %q, recorded %q", h, got.header.Get(h), rec.req.Header.Get(h))
+		if got.Header.Get(h) != rec.Request.Header.Get(h) {
+			t.Errorf("header %s = %q, recorded %q", h, got.Header.Get(h), rec.Request.Header.Get(h))
 		}
 	}
 }

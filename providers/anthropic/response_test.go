@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/internal/fixturetest"
 	"github.com/autoagent-go/autoagent/llm"
 )
 
@@ -56,7 +57,7 @@ func TestStreamedCacheUsage(t *testing.T) {
 		"event: message_delta\n" +
 		`data: {"type":"message_delta","delta":{"stop_reason":"max_tokens"},"usage":{"output_tokens":42}}` + "\n\n" +
 		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
-	srv := newReplayServer(t, sseAnswer(body))
+	srv := fixturetest.NewServer(t, sseAnswer(body))
 	p := newTestProvider(t, srv.URL, Options{})
 	var resp *llm.Response
 	for ev, err := range p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}) {

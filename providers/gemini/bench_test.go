@@ -3,11 +3,9 @@ package gemini
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/internal/fixturetest"
 	"github.com/autoagent-go/autoagent/llm"
 )
 
@@ -38,20 +36,11 @@ func benchStream(b *testing.B, body []byte) {
 // BenchmarkStreamParse replays the recorded multi-tool answer: three text
 // chunks with usage.
 func BenchmarkStreamParse(b *testing.B) {
-	c := loadCassette(b, "fantasy/TestGoogleCommon/gemini-2.5-flash/multi_tool_streaming.yaml")
-	benchStream(b, []byte(c.Interactions[1].Response.Body))
+	benchStream(b, []byte(fixturetest.Cassette(b, "fantasy/TestGoogleCommon/gemini-2.5-flash/multi_tool_streaming.yaml")[1].Answer.Body))
 }
 
 // BenchmarkStreamParsePartialArgs replays the recorded Gemini 3 stream whose
 // call arguments arrive as partialArgs.
 func BenchmarkStreamParsePartialArgs(b *testing.B) {
-	data, err := os.ReadFile(filepath.Join(fixturesDir(b), "vercel-ai", "google_src___fixtures___google-stream-tool-call-arguments.chunks.txt"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	var body strings.Builder
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		body.WriteString("data: " + line + "\r\n\r\n")
-	}
-	benchStream(b, []byte(body.String()))
+	benchStream(b, []byte(geminiSSE(fixturetest.Chunks(b, partialArgsFile))))
 }

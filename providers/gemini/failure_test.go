@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autoagent-go/autoagent/internal/fixturetest"
 	"github.com/autoagent-go/autoagent/internal/httpx"
 	"github.com/autoagent-go/autoagent/llm"
 )
@@ -45,15 +46,15 @@ func newTestProvider(t *testing.T, url string, opts Options) *Provider {
 	return p
 }
 
-func simpleAnswer(t *testing.T) recorded {
+func simpleAnswer(t *testing.T) fixturetest.Answer {
 	t.Helper()
-	return answersOf(loadCassette(t, "fantasy/TestGoogleCommon/gemini-2.5-flash/simple.yaml"))[0]
+	return fixturetest.Cassette(t, "fantasy/TestGoogleCommon/gemini-2.5-flash/simple.yaml")[0].Answer
 }
 
 var hello = &llm.Request{Messages: []llm.Message{llm.UserText("Say hi in Portuguese")}}
 
 func TestUnavailableRetriedAfterRetryInfo(t *testing.T) {
-	srv := newReplayServer(t, recorded{status: 503, body: unavailableBody}, simpleAnswer(t))
+	srv := fixturetest.NewServer(t, fixturetest.Answer{Status: 503, Body: unavailableBody}, simpleAnswer(t))
 	p := newTestProvider(t, srv.URL, Options{})
 	delays := fakeClock(p)
 	resp, err := p.Complete(context.Background(), hello)
@@ -69,8 +70,8 @@ func TestUnavailableRetriedAfterRetryInfo(t *testing.T) {
 }
 
 func TestStreamOpeningRetried(t *testing.T) {
-	stream := answersOf(loadCassette(t, "fantasy/TestGoogleCommon/gemini-2.5-flash/simple_streaming.yaml"))[0]
-	srv := newReplayServer(t, recorded{status: 503, body: unavailableBody}, stream)
+	stream := fixturetest.Cassette(t, "fantasy/TestGoogleCommon/gemini-2.5-flash/simple_streaming.yaml")[0].Answer
+	srv := fixturetest.NewServer(t, fixturetest.Answer{Status: 503, Body: unavailableBody}, stream)
 	p := newTestProvider(t, srv.URL, Options{})
 	delays := fakeClock(p)
 	text, done, err := collect(p.Stream(context.Background(), hello))
@@ -82,7 +83,7 @@ func TestStreamOpeningRetried(t *testing.T) {
 func TestQuotaExhaustedBeyondPatience(t *testing.T) {
 	// The server asks for 90 s, more than the policy will block for: the
 	// error comes back at once, carrying the delay for the caller.
-	srv := newReplayServer(t, recorded{status: 429, body: exhaustedBody})
+	srv := fixturetest.NewServer(t, fixturetest.Answer{Status: 429, Body: exhaustedBody})
 	p := newTestProvider(t, srv.URL, Options{})
 	delays := fakeClock(p)
 	_, err := p.Complete(context.Background(), hello)
@@ -90,13 +91,13 @@ func TestQuotaExhaustedBeyondPatience(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Status != 429 || pe.Code != "RESOURCE_EXHAUSTED" || !pe.Retryable || pe.RetryAfter != 90*time.Second {
 		t.Fatalf("err = %#v", err)
 	}
-	if len(*delays) != 0 || len(srv.requests) != 1 {
-		t.Errorf("waited %v over %d requests", *delays, len(srv.requests))
+	if len(*delays) != 0 || len(srv.Requests()) != 1 {
+		t.Errorf("waited %v over %d requests", *delays, len(srv.Requests()))
 	}
 }
 
 func TestInvalidArgumentNotRetried(t *testing.T) {
-	srv := newReplayServer(t, recorded{status: 400, body: `{"error":{"code":400,"message":"* GenerateContentRequest.tools[0].function_declarations[0].parameters.properties: should be non-empty for OBJECT type","status":"INVALID_ARGUMENT"}}`})
+	srv := fixturetest.NewServer(t, fixturetest.Answer{Status: 400, Body: `{"error":{"code":400,"message":"* GenerateContentRequest.tools[0].function_declarations[0].parameters.properties: should be non-empty for OBJECT type","status":"INVALID_ARGUMENT"}}`})
 	p := newTestProvider(t, srv.URL, Options{})
 	delays := fakeClock(p)
 	_, err := p.Complete(context.Background(), hello)
@@ -104,7 +105,7 @@ func TestInvalidArgumentNotRetried(t *testing.T) {
 	if !errors.As(err, &pe) || pe.Status != 400 || pe.Code != "INVALID_ARGUMENT" || pe.Retryable || !strings.Contains(pe.Message, "should be non-empty") {
 		t.Fatalf("err = %#v", err)
 	}
-	if len(*delays) != 0 || len(srv.requests) != 1 {
+	if len(*delays) != 0 || len(srv.Requests()) != 1 {
 		t.Errorf("a 400 was retried")
 	}
 }
@@ -120,12 +121,12 @@ func TestMissingAPIKeyNamesTheVariable(t *testing.T) {
 		t.Errorf("err = %v, want ErrNoAPIKey naming GEMINI_API_KEY", err)
 	}
 	t.Setenv("GEMINI_API_KEY", "from-env")
-	srv := newReplayServer(t, simpleAnswer(t))
+	srv := fixturetest.NewServer(t, simpleAnswer(t))
 	p, _ = New(Options{Model: flash, BaseURL: srv.URL, Headers: map[string]string{"X-Goog-User-Project": "proj"}})
 	if _, err := p.Complete(context.Background(), hello); err != nil {
 		t.Fatal(err)
 	}
-	if h := srv.request(t, 0).header; h.Get("X-Goog-Api-Key") != "from-env" || h.Get("X-Goog-User-Project") != "proj" {
+	if h := srv.Request(t, 0).Header; h.Get("X-Goog-Api-Key") != "from-env" || h.Get("X-Goog-User-Project") != "proj" {
 		t.Errorf("headers %v", h)
 	}
 }
@@ -133,8 +134,8 @@ func TestMissingAPIKeyNamesTheVariable(t *testing.T) {
 // A chunk of text, the start of an answer without a finishReason.
 const firstChunk = `data: {"candidates":[{"content":{"parts":[{"text":"Ol"}],"role":"model"},"index":0}],"modelVersion":"gemini-2.5-flash"}` + "\r\n\r\n"
 
-func sseAnswer(body string) recorded {
-	return recorded{status: 200, body: body, headers: http.Header{"Content-Type": {"text/event-stream"}}}
+func sseAnswer(body string) fixturetest.Answer {
+	return fixturetest.Answer{Status: 200, Body: body, Header: http.Header{"Content-Type": {"text/event-stream"}}}
 }
 
 func collect(seq func(func(llm.StreamEvent, error) bool)) (text string, done bool, err error) {
@@ -153,20 +154,20 @@ func collect(seq func(func(llm.StreamEvent, error) bool)) (text string, done boo
 
 func TestStreamErrorChunk(t *testing.T) {
 	body := firstChunk + `data: {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}` + "\r\n\r\n"
-	srv := newReplayServer(t, sseAnswer(body))
+	srv := fixturetest.NewServer(t, sseAnswer(body))
 	p := newTestProvider(t, srv.URL, Options{})
 	text, done, err := collect(p.Stream(context.Background(), hello))
 	var pe *llm.ProviderError
 	if text != "Ol" || done || !errors.As(err, &pe) || pe.Code != "UNAVAILABLE" || pe.Status != 503 || !pe.Retryable {
 		t.Fatalf("text %q, done %v, err %#v", text, done, err)
 	}
-	if len(srv.requests) != 1 {
+	if len(srv.Requests()) != 1 {
 		t.Error("a stream that produced events was retried")
 	}
 }
 
 func TestStreamEndsWithoutFinishReason(t *testing.T) {
-	srv := newReplayServer(t, sseAnswer(firstChunk))
+	srv := fixturetest.NewServer(t, sseAnswer(firstChunk))
 	p := newTestProvider(t, srv.URL, Options{})
 	text, done, err := collect(p.Stream(context.Background(), hello))
 	if text != "Ol" || done || !errors.Is(err, llm.ErrIncompleteStream) || !llm.IsRetryable(err) {
@@ -189,7 +190,7 @@ func TestStreamConnectionDrops(t *testing.T) {
 }
 
 func TestStreamMalformedChunk(t *testing.T) {
-	srv := newReplayServer(t, sseAnswer(firstChunk+"data: {oops\r\n\r\n"))
+	srv := fixturetest.NewServer(t, sseAnswer(firstChunk+"data: {oops\r\n\r\n"))
 	p := newTestProvider(t, srv.URL, Options{})
 	_, _, err := collect(p.Stream(context.Background(), hello))
 	var pe *llm.ProviderError

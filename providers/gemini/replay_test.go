@@ -7,11 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/internal/fixturetest"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/google/go-cmp/cmp"
 )
@@ -188,11 +187,11 @@ func TestReplayFantasy(t *testing.T) {
 	for _, tc := range geminiCases {
 		name := strings.TrimSuffix(strings.Replace(tc.file, "/gemini-2.5-flash/", "/", 1), ".yaml")
 		t.Run(name, func(t *testing.T) {
-			c := loadCassette(t, "fantasy/"+tc.file)
-			if len(c.Interactions) != len(tc.turns) {
-				t.Fatalf("cassette has %d interactions, test expects %d", len(c.Interactions), len(tc.turns))
+			ex := fixturetest.Cassette(t, "fantasy/"+tc.file)
+			if len(ex) != len(tc.turns) {
+				t.Fatalf("cassette has %d interactions, test expects %d", len(ex), len(tc.turns))
 			}
-			srv := newReplayServer(t, answersOf(c)...)
+			srv := fixturetest.NewServer(t, fixturetest.Answers(ex)...)
 			opts := Options{APIKey: "test-key", BaseURL: srv.URL + "/v1beta", Model: flash}
 			if tc.thinking {
 				budget := 128
@@ -205,7 +204,7 @@ func TestReplayFantasy(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			system, prompt := recordedPrompts(t, []byte(c.Interactions[0].Request.Body))
+			system, prompt := recordedPrompts(t, []byte(ex[0].Request.Body))
 			var tools []llm.ToolSpec
 			switch {
 			case tc.results["weather"] != "":
@@ -219,25 +218,25 @@ func TestReplayFantasy(t *testing.T) {
 				req := &llm.Request{Messages: history, Tools: tools}
 				resp := runTurn(t, p, req, tc.stream, want)
 
-				got := srv.request(t, turn)
+				got := srv.Request(t, turn)
 				wantPath := "/v1beta/models/gemini-2.5-flash:generateContent"
 				if tc.stream {
 					wantPath = "/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse"
 				}
-				if got.path != wantPath || got.method != "POST" {
-					t.Errorf("turn %d: sent %s %s, want POST %s", turn+1, got.method, got.path, wantPath)
+				if got.Path != wantPath || got.Method != "POST" {
+					t.Errorf("turn %d: sent %s %s, want POST %s", turn+1, got.Method, got.Path, wantPath)
 				}
-				if k := got.header.Get("X-Goog-Api-Key"); k != "test-key" {
+				if k := got.Header.Get("X-Goog-Api-Key"); k != "test-key" {
 					t.Errorf("turn %d: x-goog-api-key %q", turn+1, k)
 				}
-				if strings.Contains(got.path, "test-key") {
-					t.Errorf("turn %d: the API key is in the URL %s", turn+1, got.path)
+				if strings.Contains(got.Path, "test-key") {
+					t.Errorf("turn %d: the API key is in the URL %s", turn+1, got.Path)
 				}
-				if diff := cmp.Diff(shapeOf(t, []byte(c.Interactions[turn].Request.Body)), shapeOf(t, got.body)); diff != "" {
+				if diff := cmp.Diff(shapeOf(t, []byte(ex[turn].Request.Body)), shapeOf(t, []byte(got.Body))); diff != "" {
 					t.Errorf("turn %d: request differs from the recorded one (-recorded +ours):\n%s", turn+1, diff)
 				}
 				if turn+1 < len(tc.turns) {
-					checkSignatures(t, resp, want, []byte(c.Interactions[turn+1].Request.Body))
+					checkSignatures(t, resp, want, []byte(ex[turn+1].Request.Body))
 				}
 
 				history = append(history, resp.Message)
@@ -489,21 +488,23 @@ func canonical(t *testing.T, raw json.RawMessage) string {
 	return string(out)
 }
 
+// partialArgsFile is vercel-ai's recorded Gemini 3 stream in which call
+// arguments arrive as partialArgs.
+const partialArgsFile = "vercel-ai/google_src___fixtures___google-stream-tool-call-arguments.chunks.txt"
+
+// geminiSSE frames recorded stream payloads as the fixtures README says
+// Gemini does: "data: <line>\r\n\r\n", no terminal marker.
+func geminiSSE(payloads []string) string {
+	return fixturetest.SSE(payloads, "\r\n\r\n")
+}
+
 // TestReplayVercelPartialArgs replays vercel-ai's recorded Gemini 3 stream
 // in which the arguments of two calls arrive as partialArgs: a part with
 // the name and willContinue, string pieces at "$.location", and an empty
-// functionCall closing each call. The SSE framing is rebuilt as the
-// fixtures README says: "data: <line>\r\n\r\n", no terminal marker.
+// functionCall closing each call.
 func TestReplayVercelPartialArgs(t *testing.T) {
-	data, err := os.ReadFile(filepath.Join(fixturesDir(t), "vercel-ai", "google_src___fixtures___google-stream-tool-call-arguments.chunks.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var body strings.Builder
-	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
-		body.WriteString("data: " + line + "\r\n\r\n")
-	}
-	srv := newReplayServer(t, recorded{status: 200, headers: http.Header{"Content-Type": {"text/event-stream"}}, body: body.String()})
+	chunks := fixturetest.Chunks(t, partialArgsFile)
+	srv := fixturetest.NewServer(t, fixturetest.Answer{Status: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: geminiSSE(chunks)})
 	p, err := New(Options{APIKey: "k", BaseURL: srv.URL, Model: "gemini-3.1-pro-preview"})
 	if err != nil {
 		t.Fatal(err)
@@ -552,8 +553,7 @@ func TestReplayVercelPartialArgs(t *testing.T) {
 			} `json:"content"`
 		} `json:"candidates"`
 	}
-	line, _, _ := strings.Cut(string(data), "\n")
-	if err := json.Unmarshal([]byte(line), &first); err != nil {
+	if err := json.Unmarshal([]byte(chunks[0]), &first); err != nil {
 		t.Fatal(err)
 	}
 	recordedSig := first.Candidates[0].Content.Parts[0].ThoughtSignature
@@ -597,13 +597,13 @@ func TestReplayVercelPartialArgs(t *testing.T) {
 // TestReplayLangchaingoError replays a real 403 from the Gemini API (a
 // request without credentials): a typed, non-retryable error, sent once.
 func TestReplayLangchaingoError(t *testing.T) {
-	ex := loadHTTPRR(t, "langchaingo/llms_googleai_testdata_TestGoogleAIErrorHandling.httprr")
+	ex := fixturetest.HTTPRR(t, "langchaingo/llms_googleai_testdata_TestGoogleAIErrorHandling.httprr")
 	if len(ex) != 1 {
 		t.Fatalf("trace has %d exchanges, want 1", len(ex))
 	}
 	rec := ex[0]
-	answer := recorded{status: rec.resp.StatusCode, headers: rec.resp.Header, body: string(rec.respBody)}
-	srv := newReplayServer(t, answer, answer)
+	answer := rec.Answer
+	srv := fixturetest.NewServer(t, answer, answer)
 	p, err := New(Options{APIKey: "k", BaseURL: srv.URL, Model: "gemini-2.0-flash"})
 	if err != nil {
 		t.Fatal(err)
@@ -626,12 +626,12 @@ func TestReplayLangchaingoError(t *testing.T) {
 			t.Errorf("stream=%v: error = %+v", stream, pe)
 		}
 	}
-	if n := len(srv.requests); n != 2 {
+	if n := len(srv.Requests()); n != 2 {
 		t.Errorf("%d requests for two calls: a 403 was retried", n)
 	}
 	// The conversation part of the request matches the recorded one (which
 	// also carries the SDK's safetySettings and sampling defaults).
-	if diff := cmp.Diff(shapeOf(t, rec.reqBody).Contents, shapeOf(t, srv.request(t, 0).body).Contents); diff != "" {
+	if diff := cmp.Diff(shapeOf(t, []byte(rec.Request.Body)).Contents, shapeOf(t, []byte(srv.Request(t, 0).Body)).Contents); diff != "" {
 		t.Errorf("contents differ from the recorded request (-recorded +ours):\n%s", diff)
 	}
 }

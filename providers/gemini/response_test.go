@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/internal/fixturetest"
 	"github.com/autoagent-go/autoagent/llm"
 )
 
@@ -105,7 +106,7 @@ func TestImageAnswer(t *testing.T) {
 
 func TestCompleteKeepsServerIDs(t *testing.T) {
 	// Some Gemini deployments do send call ids; they are kept, not replaced.
-	srv := newReplayServer(t, recorded{status: 200, body: `{"candidates":[{"content":{"parts":[
+	srv := fixturetest.NewServer(t, fixturetest.Answer{Status: 200, Body: `{"candidates":[{"content":{"parts":[
 		{"functionCall":{"id":"srv-1","name":"f","args":{"a":1}}},{"functionCall":{"name":"g"}}]},"finishReason":"STOP"}]}`})
 	p, _ := New(Options{APIKey: "k", BaseURL: srv.URL, Model: "m"})
 	resp, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}})

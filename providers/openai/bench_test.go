@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/internal/fixturetest"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/providers/openai"
 )
@@ -33,7 +34,7 @@ func BenchmarkStreamParse(b *testing.B) {
 		body func(b *testing.B) string
 	}{
 		{"openai-multi-tool", func(b *testing.B) string {
-			return cassette(b, "fantasy/TestOpenAICommon/openai-gpt-4o/multi_tool_streaming.yaml")[0].respBody
+			return fixturetest.Cassette(b, "fantasy/TestOpenAICommon/openai-gpt-4o/multi_tool_streaming.yaml")[0].Answer.Body
 		}},
 		{"deepseek-reasoning", func(b *testing.B) string {
 			return chunksAsSSE(b, "vercel-ai/deepseek_src_chat___fixtures___deepseek-reasoning.chunks.txt")

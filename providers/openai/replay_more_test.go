@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/internal/fixturetest"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/providers/openai"
 	"github.com/google/go-cmp/cmp"
@@ -61,7 +62,7 @@ func TestReplayVercelAI(t *testing.T) {
 		{
 			name: "deepseek tool call",
 			body: func(t *testing.T) string {
-				return readFixture(t, "vercel-ai/deepseek_src_chat___fixtures___deepseek-tool-call.json")
+				return fixturetest.ReadFile(t, "vercel-ai/deepseek_src_chat___fixtures___deepseek-tool-call.json")
 			},
 			preset: openai.DeepSeek,
 			want: turn{reasoning: `The user is asking for the weather in San Francisco. I have a weather tool available that can get weather information for a location. I should use this tool with the location parameter set to "San Francisco". Let me call the weather function.`,
@@ -80,7 +81,7 @@ func TestReplayVercelAI(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newReplayServer(t, []exchange{{status: 200, header: tt.header, respBody: tt.body(t)}})
+			srv := newReplayServer(t, fixturetest.Answer{Header: tt.header, Body: tt.body(t)})
 			p, err := tt.preset(openai.Options{BaseURL: srv.URL + "/v1", APIKey: "k"})
 			if err != nil {
 				t.Fatal(err)
@@ -95,8 +96,8 @@ func TestReplayVercelAI(t *testing.T) {
 // tool call back with its result: DeepSeek's thinking mode answers 400
 // unless the reasoning_content of a turn that called tools is sent back.
 func TestReplayDeepSeekToolTurnEchoesReasoning(t *testing.T) {
-	first := readFixture(t, "vercel-ai/deepseek_src_chat___fixtures___deepseek-tool-call.json")
-	srv := newReplayServer(t, []exchange{{status: 200, respBody: first}, {status: 200, respBody: first}})
+	first := fixturetest.ReadFile(t, "vercel-ai/deepseek_src_chat___fixtures___deepseek-tool-call.json")
+	srv := newReplayServer(t, fixturetest.Answer{Body: first}, fixturetest.Answer{Body: first})
 	p, err := openai.DeepSeek(openai.Options{BaseURL: srv.URL + "/v1", APIKey: "k"})
 	if err != nil {
 		t.Fatal(err)
@@ -111,7 +112,7 @@ func TestReplayDeepSeekToolTurnEchoesReasoning(t *testing.T) {
 	if _, err := p.Complete(context.Background(), req); err != nil {
 		t.Fatal(err)
 	}
-	msgs := normalizeBody(t, srv.request(t, 1))["messages"].([]any)
+	msgs := normalizeBody(t, srv.Request(t, 1).Body)["messages"].([]any)
 	if len(msgs) != 3 {
 		t.Fatalf("turn 2 sent %d messages, want user, assistant, tool", len(msgs))
 	}
@@ -135,9 +136,9 @@ func TestReplayDeepSeekToolTurnEchoesReasoning(t *testing.T) {
 // max_completion_tokens) and a legacy function_call answer.
 func TestReplayLangchaingo(t *testing.T) {
 	t.Run("stream", func(t *testing.T) {
-		ex := httprr(t, "langchaingo/llms_openai_internal_openaiclient_testdata_TestClient_CreateChatCompletionStream.httprr")
-		srv := newReplayServer(t, ex)
-		req, opts := requestFromRecorded(t, ex[0].reqBody)
+		ex := fixturetest.HTTPRR(t, "langchaingo/llms_openai_internal_openaiclient_testdata_TestClient_CreateChatCompletionStream.httprr")
+		srv := newReplayServer(t, fixturetest.Answers(ex)...)
+		req, opts := requestFromRecorded(t, ex[0].Request.Body)
 		opts.BaseURL, opts.APIKey = srv.URL+"/v1", "test-api-key"
 		p, err := openai.New(opts)
 		if err != nil {
@@ -146,16 +147,16 @@ func TestReplayLangchaingo(t *testing.T) {
 		resp := complete(t, p, req, true)
 		checkResponse(t, resp, turn{text: "1, 2, 3, 4, 5", usage: usage(14, 13, 0, 27), finish: llm.FinishStop,
 			model: "gpt-3.5-turbo-0125", id: "chatcmpl-C6bjxzOr3Oz1rTiafksd6himIit3q"})
-		if diff := cmp.Diff(normalizeBody(t, ex[0].reqBody), normalizeBody(t, srv.request(t, 0))); diff != "" {
+		if diff := cmp.Diff(normalizeBody(t, ex[0].Request.Body), normalizeBody(t, srv.Request(t, 0).Body)); diff != "" {
 			t.Errorf("request differs from the recording (-recorded +ours):\n%s", diff)
 		}
-		if h := srv.headers[0].Get("Authorization"); h != "Bearer test-api-key" {
+		if h := srv.Request(t, 0).Header.Get("Authorization"); h != "Bearer test-api-key" {
 			t.Errorf("Authorization = %q", h)
 		}
 	})
 	t.Run("legacy function_call", func(t *testing.T) {
-		ex := httprr(t, "langchaingo/llms_openai_internal_openaiclient_testdata_TestClient_FunctionCall.httprr")
-		srv := newReplayServer(t, ex)
+		ex := fixturetest.HTTPRR(t, "langchaingo/llms_openai_internal_openaiclient_testdata_TestClient_FunctionCall.httprr")
+		srv := newReplayServer(t, fixturetest.Answers(ex)...)
 		p, err := openai.New(openai.Options{BaseURL: srv.URL + "/v1", APIKey: "k"})
 		if err != nil {
 			t.Fatal(err)
@@ -195,7 +196,7 @@ func TestReplayErrors(t *testing.T) {
 			status: 400,
 			header: http.Header{"X-Request-Id": {"req_2860"}},
 			body: func(t *testing.T) string {
-				return readFixture(t, "vercel-ai/openai_src_chat___fixtures___reasoning-model-legacy-parameter-error.json")
+				return fixturetest.ReadFile(t, "vercel-ai/openai_src_chat___fixtures___reasoning-model-legacy-parameter-error.json")
 			},
 			want: llm.ProviderError{Provider: "openai", Status: 400, Code: "unsupported_parameter",
 				Message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.", RequestID: "req_2860"},
@@ -233,7 +234,7 @@ func TestReplayErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv := newReplayServer(t, []exchange{{status: tt.status, header: tt.header, respBody: tt.body(t)}})
+			srv := newReplayServer(t, fixturetest.Answer{Status: tt.status, Header: tt.header, Body: tt.body(t)})
 			p, err := openai.New(openai.Options{BaseURL: srv.URL + "/v1", APIKey: "k", MaxRetries: -1})
 			if err != nil {
 				t.Fatal(err)

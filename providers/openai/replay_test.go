@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/internal/fixturetest"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/providers/openai"
 	"github.com/google/go-cmp/cmp"
@@ -134,12 +135,12 @@ var cassetteCases = []struct {
 func TestReplayCassettes(t *testing.T) {
 	for _, tc := range cassetteCases {
 		t.Run(strings.TrimSuffix(strings.TrimPrefix(tc.file, "fantasy/"), ".yaml"), func(t *testing.T) {
-			ex := cassette(t, tc.file)
+			ex := fixturetest.Cassette(t, tc.file)
 			if len(ex) != len(tc.turns) {
 				t.Fatalf("recording has %d interactions, the case expects %d", len(ex), len(tc.turns))
 			}
-			srv := newReplayServer(t, ex)
-			req, opts := requestFromRecorded(t, ex[0].reqBody)
+			srv := newReplayServer(t, fixturetest.Answers(ex)...)
+			req, opts := requestFromRecorded(t, ex[0].Request.Body)
 			opts.BaseURL = srv.URL + "/v1"
 			opts.APIKey = "test-key"
 			p, err := openai.New(opts)
@@ -154,7 +155,7 @@ func TestReplayCassettes(t *testing.T) {
 				// The request we built must be the one the recorded client
 				// sent: same messages (roles, tool-call ids, tool results,
 				// reasoning echoed), tools, limits and stream options.
-				if diff := cmp.Diff(normalizeBody(t, ex[i].reqBody), normalizeBody(t, srv.request(t, i))); diff != "" {
+				if diff := cmp.Diff(normalizeBody(t, ex[i].Request.Body), normalizeBody(t, srv.Request(t, i).Body)); diff != "" {
 					t.Errorf("turn %d request differs from the recording (-recorded +ours):\n%s", i+1, diff)
 				}
 				history = append(history, resp.Message)
