@@ -48,7 +48,6 @@ type instance struct {
 	describing bool
 	clockUsed  bool
 	randUsed   bool
-	pooled     bool
 }
 
 // fail records err as the reason the call ends and unwinds the guest.

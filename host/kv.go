@@ -13,6 +13,7 @@ import (
 	"time"
 
 	bolt "go.etcd.io/bbolt"
+	bolterrors "go.etcd.io/bbolt/errors"
 )
 
 // kvStores are the persistent stores of kv: grants, one bbolt file per
@@ -128,7 +129,7 @@ func (s *kvStores) open(ctx context.Context, ns string) (*bolt.DB, error) {
 	path := filepath.Join(dir, ns+".db")
 	db, err := bolt.Open(path, 0o600, &bolt.Options{Timeout: timeout})
 	if err != nil {
-		if errors.Is(err, bolt.ErrTimeout) {
+		if errors.Is(err, bolterrors.ErrTimeout) {
 			return nil, fmt.Errorf("kv: store %s is busy in another process", path)
 		}
 		return nil, fmt.Errorf("kv: opening store %s: %w", path, err)

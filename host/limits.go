@@ -73,11 +73,6 @@ func (l Limits) validate() error {
 	return nil
 }
 
-// memoryPages is the memory limit in 64 KiB pages, rounded up.
-func (l Limits) memoryPages() uint32 {
-	return uint32((l.Memory + 65535) >> 16)
-}
-
 // The limits a LimitError names.
 const (
 	LimitMemory       = "memory"
