@@ -153,7 +153,7 @@ func syntaxError(data []byte, err error) error {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		line, col := 1, 1
-		for _, b := range data[:min(int(se.Offset), len(data))] {
+		for _, b := range data[:max(0, min(int(se.Offset)-1, len(data)))] {
 			if b == '\n' {
 				line, col = line+1, 1
 			} else {
