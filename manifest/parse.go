@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"time"
@@ -119,21 +118,17 @@ func parse(path string, data []byte) (*Manifest, error) {
 		return fail(int64(off), "", errors.New("invalid UTF-8"))
 	}
 
-	// The scanner behind Unmarshal explains syntax errors better than the
-	// token reader the walk uses ("looking for beginning of object key
-	// string"), so it speaks first.
-	if err := json.Unmarshal(data, new(json.RawMessage)); err != nil {
+	if !json.Valid(data) {
 		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			off := se.Offset - 1
-			if off < 0 {
-				off = 0
-			}
-			if se.Offset >= int64(len(data)) && strings.HasPrefix(se.Error(), "unexpected end") {
-				off = int64(len(data))
-			}
-			return fail(off, "", syntaxMessage(err))
+		err := json.Unmarshal(data, new(json.RawMessage))
+		if !errors.As(err, &se) {
+			return fail(0, "", fmt.Errorf("invalid JSON: %v", err))
 		}
+		off := max(se.Offset-1, 0)
+		if strings.HasPrefix(se.Error(), "unexpected end") {
+			off = int64(len(data))
+		}
+		return fail(off, "", syntaxMessage(err))
 	}
 	w := walk(data)
 	if w.err != nil {
@@ -143,15 +138,9 @@ func parse(path string, data []byte) (*Manifest, error) {
 	// The version decides how to read the rest, so it is checked before
 	// unknown fields: a newer file gets "unsupported version", not a
 	// complaint about the fields that version added.
-	var head struct {
-		Version json.RawMessage `json:"version"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return fail(0, "", errors.New("the top level must be a JSON object"))
-	}
 	vOff := w.offsets["version"]
-	switch v := string(head.Version); {
-	case head.Version == nil:
+	switch v := w.version; {
+	case v == "":
 		return fail(0, "", errors.New(`missing "version" (this format starts with {"version": 1, ...})`))
 	case v == strconv.Itoa(Version):
 	default:
@@ -272,9 +261,10 @@ var (
 	}}
 )
 
-// walkResult is what one pass over the tokens finds: the first syntax error
-// or duplicate key (fatal at once), the first unknown field (reported after
-// the version check), and where each value starts.
+// walkResult is what one pass over a syntactically valid document finds:
+// the first duplicate key or non-object top level (fatal at once), the
+// first unknown field or malformed hash key (reported after the version
+// check), the raw version, and where each value starts.
 type walkResult struct {
 	err      error
 	errOff   int64
@@ -285,113 +275,138 @@ type walkResult struct {
 	unknownField string
 
 	offsets map[string]int64 // value start by field path
+	version string           // the raw top-level "version" value, "" when absent
 }
 
-type frame struct {
-	path    string
-	isObj   bool
-	wantKey bool
-	key     string
-	index   int
-	keys    map[string]bool
-	shape   *shape
+// walker scans a document json.Valid accepted. encoding/json keeps the last
+// of two equal keys silently; in a trust file a second entry for the same
+// hash could hide the first, so duplicates are refused here. (It scans the
+// bytes itself: json.Decoder.Token allocates an error value per scalar.)
+type walker struct {
+	data []byte
+	i    int
+	w    walkResult
 }
 
-// walk checks the syntax of data token by token. encoding/json keeps the
-// last of two equal keys silently; in a trust file a second entry for the
-// same hash could hide the first, so duplicates are refused here.
 func walk(data []byte) walkResult {
-	w := walkResult{offsets: map[string]int64{}}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var stack []*frame
-	done := false
-	for {
-		start := skipSpace(data, dec.InputOffset())
-		tok, err := dec.Token()
-		if err == io.EOF {
-			if !done {
-				w.err, w.errOff = errors.New("unexpected end of file"), int64(len(data))
-			}
-			return w
+	k := &walker{data: data, w: walkResult{offsets: map[string]int64{}}}
+	k.space()
+	if k.i >= len(data) || data[k.i] != '{' {
+		k.w.err, k.w.errOff = errors.New("the top level must be a JSON object"), int64(k.i)
+		return k.w
+	}
+	k.value("", rootShape, 0)
+	return k.w
+}
+
+func (k *walker) space() {
+	for k.i < len(k.data) {
+		switch k.data[k.i] {
+		case ' ', '\t', '\r', '\n':
+			k.i++
+		default:
+			return
 		}
-		if err != nil {
-			w.err, w.errOff = syntaxMessage(err), start
-			var se *json.SyntaxError
-			if errors.As(err, &se) {
-				w.errOff = se.Offset
-			}
-			return w
+	}
+}
+
+// str skips a string starting at k.i and returns its decoded text.
+func (k *walker) str() string {
+	start := k.i
+	k.i++ // opening quote
+	escaped := false
+	for k.data[k.i] != '"' {
+		if k.data[k.i] == '\\' {
+			escaped = true
+			k.i++
 		}
-		if done {
-			w.err, w.errOff = errors.New("unexpected data after the manifest object"), start
-			return w
-		}
-		var top *frame
-		if len(stack) > 0 {
-			top = stack[len(stack)-1]
-		}
-		if top != nil && top.isObj && top.wantKey {
-			if d, ok := tok.(json.Delim); ok && d == '}' {
-				stack = stack[:len(stack)-1]
-				w.endValue(&stack, &done)
-				continue
+		k.i++
+	}
+	k.i++ // closing quote
+	raw := k.data[start:k.i]
+	if !escaped {
+		return string(raw[1 : len(raw)-1])
+	}
+	var out string
+	_ = json.Unmarshal(raw, &out) // valid JSON: cannot fail
+	return out
+}
+
+// value scans one value at k.i; it returns false once a fatal problem is
+// recorded.
+func (k *walker) value(path string, sh *shape, depth int) bool {
+	k.space()
+	start := int64(k.i)
+	if depth < 5 {
+		k.w.offsets[path] = start
+	}
+	switch k.data[k.i] {
+	case '{':
+		k.i++
+		keys := map[string]bool{}
+		for {
+			k.space()
+			if k.data[k.i] == '}' {
+				k.i++
+				break
 			}
-			key := tok.(string)
-			p := childPath(top.path, key, -1)
-			if top.keys[key] {
-				w.err, w.errOff, w.errField = fmt.Errorf("duplicate key %q", key), start, p
-				return w
+			if k.data[k.i] == ',' {
+				k.i++
+				k.space()
 			}
-			top.keys[key] = true
-			top.key = key
-			top.wantKey = false
-			if w.unknownErr == nil && top.shape != nil {
+			keyOff := int64(k.i)
+			key := k.str()
+			p := childPath(path, key, -1)
+			if keys[key] {
+				k.w.err, k.w.errOff, k.w.errField = fmt.Errorf("duplicate key %q", key), keyOff, p
+				return false
+			}
+			keys[key] = true
+			if k.w.unknownErr == nil && sh != nil {
 				switch {
-				case top.shape.fields != nil && top.shape.fields[key] == nil:
-					w.unknownErr, w.unknownOff, w.unknownField = fmt.Errorf("unknown field %q", key), start, p
-				case top.shape.anyKey == entryShape && !ValidSum(key):
-					w.unknownErr, w.unknownOff, w.unknownField = errors.New("the key must be the module's sha256: 64 lower-case hex digits"), start, p
+				case sh.fields != nil && sh.fields[key] == nil:
+					k.w.unknownErr, k.w.unknownOff, k.w.unknownField = fmt.Errorf("unknown field %q", key), keyOff, p
+				case sh.anyKey == entryShape && !ValidSum(key):
+					k.w.unknownErr, k.w.unknownOff, k.w.unknownField = errors.New("the key must be the module's sha256: 64 lower-case hex digits"), keyOff, p
 				}
 			}
-			continue
-		}
-		if d, ok := tok.(json.Delim); ok && d == ']' {
-			stack = stack[:len(stack)-1]
-			w.endValue(&stack, &done)
-			continue
-		}
-		if d, ok := tok.(json.Delim); top == nil && (!ok || d != '{') {
-			w.err, w.errOff = errors.New("the top level must be a JSON object"), start
-			return w
-		}
-		// A value: its path and shape come from the enclosing container.
-		path, sh := "", rootShape
-		if top != nil {
-			if top.isObj {
-				path = childPath(top.path, top.key, -1)
-				sh = childShape(top.shape, top.key, false)
-			} else {
-				path = childPath(top.path, "", top.index)
-				sh = childShape(top.shape, "", true)
-				top.index++
+			k.space()
+			k.i++ // ':'
+			if !k.value(p, childShape(sh, key, false), depth+1) {
+				return false
 			}
 		}
-		if len(stack) < 5 {
-			w.offsets[path] = start
-		}
-		if d, ok := tok.(json.Delim); ok {
-			switch d {
-			case '{':
-				stack = append(stack, &frame{path: path, isObj: true, wantKey: true, keys: map[string]bool{}, shape: sh})
-				continue
-			case '[':
-				stack = append(stack, &frame{path: path, shape: sh})
-				continue
+	case '[':
+		k.i++
+		for idx := 0; ; idx++ {
+			k.space()
+			if k.data[k.i] == ']' {
+				k.i++
+				break
+			}
+			if k.data[k.i] == ',' {
+				k.i++
+			}
+			if !k.value(childPath(path, "", idx), childShape(sh, "", true), depth+1) {
+				return false
 			}
 		}
-		w.endValue(&stack, &done)
+	case '"':
+		k.str()
+	default:
+		for k.i < len(k.data) && !strings.ContainsRune(",}] \t\r\n", rune(k.data[k.i])) {
+			k.i++
+		}
 	}
+	if path == "version" && depth == 1 {
+		switch k.data[start] {
+		case '{', '[':
+			k.w.version = "an object or array"
+		default:
+			k.w.version = string(k.data[start:k.i])
+		}
+	}
+	return true
 }
 
 // valueBefore returns the innermost value starting before off: where a
@@ -409,20 +424,9 @@ func (w *walkResult) valueBefore(off int64) (string, int64) {
 	return best, bestOff
 }
 
-// endValue marks the end of a value in the enclosing container.
-func (w *walkResult) endValue(stack *[]*frame, done *bool) {
-	if len(*stack) == 0 {
-		*done = true
-		return
-	}
-	if top := (*stack)[len(*stack)-1]; top.isObj {
-		top.wantKey = true
-	}
-}
-
 func childPath(parent, key string, index int) string {
 	if index >= 0 {
-		return fmt.Sprintf("%s[%d]", parent, index)
+		return parent + "[" + strconv.Itoa(index) + "]"
 	}
 	if parent == "tools" {
 		return parent + "[" + strconv.Quote(key) + "]"
@@ -443,18 +447,6 @@ func childShape(s *shape, key string, elem bool) *shape {
 		return s.fields[key]
 	}
 	return s.anyKey
-}
-
-func skipSpace(data []byte, off int64) int64 {
-	for off < int64(len(data)) {
-		switch data[off] {
-		case ' ', '\t', '\r', '\n', ':', ',':
-			off++
-		default:
-			return off
-		}
-	}
-	return off
 }
 
 // syntaxMessage strips the "json: " prefix some decoder errors carry; the
