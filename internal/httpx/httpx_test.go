@@ -246,8 +246,10 @@ func TestMergeJSON(t *testing.T) {
 	if same, _ := MergeJSON(body, nil); string(same) != string(body) {
 		t.Errorf("empty extra changed the body")
 	}
-	if _, err := MergeJSON([]byte(`[1]`), extra); err == nil {
-		t.Errorf("merging into a non-object succeeded")
+	for _, bad := range []string{`[1]`, `null`, `{"a":`, ``} {
+		if _, err := MergeJSON([]byte(bad), extra); err == nil {
+			t.Errorf("merging into %q succeeded", bad)
+		}
 	}
 	// The merged nested map must not be the caller's: a second merge into
 	// the result must leave extra as it was.
@@ -291,5 +293,37 @@ func TestWatchIdle(t *testing.T) {
 	b, err := io.ReadAll(body)
 	if string(b) != "data: first\n\n" || !errors.Is(err, ErrStreamIdle) {
 		t.Fatalf("read %q, %v; want the first event then ErrStreamIdle", b, err)
+	}
+}
+
+// TestMergeJSONKeepsNumbers: merging must not route numbers through
+// float64, which rounds integers above 2^53 (ids in tool arguments),
+// rewrites the literal of others and cannot hold some at all.
+func TestMergeJSONKeepsNumbers(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		body string
+		want []string
+	}{
+		{"integers above 2^53",
+			`{"messages":[{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"f","input":{"order_id":9007199254740993,"big":12345678901234567890}}]}],"max_tokens":1024}`,
+			[]string{`"order_id":9007199254740993`, `"big":12345678901234567890`, `"max_tokens":1024`}},
+		{"literals kept", `{"args":{"ratio":0.1,"price":1.50,"neg":-0}}`, []string{`"ratio":0.1`, `"price":1.50`, `"neg":-0`}},
+		{"beyond float64", `{"args":{"exp":1e400}}`, []string{`"exp":1e400`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, err := MergeJSON([]byte(tt.body), map[string]any{"top_k": 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, lit := range append(tt.want, `"top_k":5`) {
+				if !strings.Contains(string(out), lit) {
+					t.Errorf("merged body lost %s:\n%s", lit, out)
+				}
+			}
+		})
+	}
+	if _, err := MergeJSON([]byte(`{"a":1} {"b":2}`), map[string]any{"c": 3}); err == nil {
+		t.Errorf("merging into a body with trailing data succeeded")
 	}
 }

@@ -1,8 +1,11 @@
 package httpx
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 )
 
 // MergeJSON deep-merges extra into the JSON object body and returns the new
@@ -11,12 +14,16 @@ import (
 // added. With an empty extra, body is returned unchanged. It is the last
 // step of building a payload, so users can set fields the adapter does not
 // know (reasoning_effort, provider routing) or override ones it does.
+//
+// Numbers in body keep their literal: they are decoded as json.Number, not
+// float64, which would round integers above 2^53 (ids in tool arguments)
+// and fail on values beyond its range.
 func MergeJSON(body []byte, extra map[string]any) ([]byte, error) {
 	if len(extra) == 0 {
 		return body, nil
 	}
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil {
+	m, err := decodeObject(body)
+	if err != nil {
 		return nil, fmt.Errorf("httpx: merging extra body fields: payload is not a JSON object: %w", err)
 	}
 	DeepMerge(m, extra)
@@ -25,6 +32,24 @@ func MergeJSON(body []byte, extra map[string]any) ([]byte, error) {
 		return nil, fmt.Errorf("httpx: merging extra body fields: %w", err)
 	}
 	return out, nil
+}
+
+// decodeObject decodes a JSON object with its numbers as json.Number,
+// refusing trailing data as json.Unmarshal does.
+func decodeObject(body []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var m map[string]any
+	if err := dec.Decode(&m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, errors.New("null")
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("data after the object")
+	}
+	return m, nil
 }
 
 // DeepMerge merges src into dst as MergeJSON does. Nested maps from src are

@@ -259,3 +259,25 @@ func TestOptionErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestExtraBodyKeepsLargeIntegers: with ExtraBody set the body is decoded
+// and re-encoded; a tool call's integer argument above 2^53 must still go
+// out digit for digit.
+func TestExtraBodyKeepsLargeIntegers(t *testing.T) {
+	p, err := New(Options{APIKey: "k", Model: "m", ExtraBody: map[string]any{"top_k": 5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := llm.ToolCall{ID: "toolu_1", Name: "lookup", Arguments: json.RawMessage(`{"order_id":9007199254740993}`)}
+	body, err := p.encode(&llm.Request{Messages: []llm.Message{
+		llm.UserText("find it"),
+		{Role: llm.RoleAssistant, Parts: []llm.Part{llm.ToolCallPart(call)}},
+		llm.ToolResultMessage(llm.ToolResult{CallID: "toolu_1", Name: "lookup", Content: "found"}),
+	}}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(body), `"order_id":9007199254740993`) || !strings.Contains(string(body), `"top_k":5`) {
+		t.Errorf("body = %s", body)
+	}
+}

@@ -191,3 +191,25 @@ func TestRequestErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestExtraBodyKeepsLargeIntegers: with ExtraBody set the body is decoded
+// and re-encoded; a function call's integer argument above 2^53 must still
+// go out digit for digit.
+func TestExtraBodyKeepsLargeIntegers(t *testing.T) {
+	p, err := New(Options{APIKey: "k", Model: "m", ExtraBody: map[string]any{"safetySettings": []any{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := llm.ToolCall{ID: "c1", Name: "lookup", Arguments: json.RawMessage(`{"order_id":9007199254740993}`)}
+	body, _, err := p.encode(&llm.Request{Messages: []llm.Message{
+		llm.UserText("find it"),
+		{Role: llm.RoleAssistant, Parts: []llm.Part{llm.ToolCallPart(call)}},
+		llm.ToolResultMessage(llm.ToolResult{CallID: "c1", Name: "lookup", Content: "found"}),
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(body), `"order_id":9007199254740993`) || !strings.Contains(string(body), `"safetySettings":[]`) {
+		t.Errorf("body = %s", body)
+	}
+}
