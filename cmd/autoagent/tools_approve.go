@@ -53,7 +53,6 @@ new bytes (revoke the old one with "tools revoke SHA256"). Every approval
 is appended to the audit log beside the manifest (manifest.log.jsonl).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			defer resetFlags(c)
 			return toolsApprove(c, args[0], f)
 		},
 	}

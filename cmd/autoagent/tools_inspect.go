@@ -116,7 +116,6 @@ A describe sidecar NAME.tool.json beside the module is used instead of
 the describe export, and is pinned with the module when you approve it.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			defer resetFlags(c)
 			return toolsInspect(c, args[0], paths, asJSON)
 		},
 	}

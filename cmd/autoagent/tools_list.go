@@ -62,7 +62,6 @@ load shows as invalid. Tool names offered by two approved modules are
 reported as conflicts.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			defer resetFlags(c)
 			return toolsList(c, paths, asJSON)
 		},
 	}

@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/autoagent-go/autoagent/manifest"
@@ -41,20 +40,6 @@ func (p *pluginPaths) manifestPath() string {
 }
 
 func (p *pluginPaths) store() *manifest.Store { return &manifest.Store{Path: p.manifestPath()} }
-
-// resetFlags puts c's flags back to their defaults once it has run. The
-// commands are package-level values that tests execute many times through
-// run; without this a flag given once would stick to later invocations.
-func resetFlags(c *cobra.Command) {
-	c.Flags().VisitAll(func(f *pflag.Flag) {
-		if sv, ok := f.Value.(pflag.SliceValue); ok {
-			_ = sv.Replace(nil)
-		} else {
-			_ = f.Value.Set(f.DefValue)
-		}
-		f.Changed = false
-	})
-}
 
 // defaultApprover is who approves or revokes when --by is not given: $USER,
 // else the account name, else "unknown".

@@ -28,7 +28,6 @@ revoked approval is recorded in the audit log beside the manifest
 at once.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			defer resetFlags(c)
 			store := paths.store()
 			if by == "" {
 				by = defaultApprover()

@@ -26,7 +26,6 @@ it prints a summary and exits 0. Pending modules (no approval yet) are
 counted, not failed. Run it in CI next to the committed manifest.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			defer resetFlags(c)
 			return toolsVerify(c, paths)
 		},
 	}
