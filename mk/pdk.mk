@@ -37,3 +37,19 @@ $(PDK_OUT)/word_count.zig.wasm: pdk/zig/autoagent.zig $(PDK_CONF)/zig/word_count
 
 test: pdk-conformance
 bench: pdk-conformance
+
+# First-party plugins: plugins/src/NAME (Go PDK) -> plugins/NAME.wasm. The
+# modules are committed, so `make demo` needs no toolchain; `make plugins`
+# rebuilds those whose sources (or the Go PDK) changed.
+PLUGIN_NAMES := http_get read_file write_file kv text_tools
+PLUGIN_WASM  := $(addprefix plugins/,$(addsuffix .wasm,$(PLUGIN_NAMES)))
+PDK_GO_SRC   := $(filter-out %_test.go,$(wildcard pdk/go/*.go)) pdk/go/go.mod
+
+plugins: $(PLUGIN_WASM)
+test: $(PLUGIN_WASM)
+
+define plugin_rule
+plugins/$(1).wasm: $(filter-out %_test.go,$(wildcard plugins/src/$(1)/*.go)) plugins/src/go.mod $(PDK_GO_SRC) $(TOOLBUILD_SRC)
+	$$(PDKBUILD) -o $$@ plugins/src/$(1)
+endef
+$(foreach p,$(PLUGIN_NAMES),$(eval $(call plugin_rule,$(p))))
