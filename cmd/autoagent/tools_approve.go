@@ -94,7 +94,7 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	exceeding := manifest.Exceeding(r.requested, grants)
 	if len(exceeding) > 0 && !f.force {
 		return fmt.Errorf("refusing to grant %s to %s: the module requests %s; pass --force to grant it anyway",
-			grantList(exceeding), file, grantList(r.requested))
+			grantList(exceeding), file, requestsText(r.requested))
 	}
 	by := f.by
 	if by == "" {
@@ -114,7 +114,7 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 		tools = append(tools, safeText(t.Name))
 	}
 	fmt.Fprintf(w, "  tools:     %s\n", strings.Join(tools, ", "))
-	fmt.Fprintf(w, "  requests:  %s\n", grantList(r.requested))
+	fmt.Fprintf(w, "  requests:  %s\n", requestsText(r.requested))
 	fmt.Fprintf(w, "  grants:    %s\n", grantList(grants))
 	if len(exceeding) > 0 {
 		fmt.Fprintf(w, "  FORCED:    %s (not requested by the module)\n", grantList(exceeding))
@@ -172,6 +172,14 @@ func confirm(in io.Reader, w io.Writer, question string) (bool, error) {
 		return true, nil
 	}
 	return false, nil
+}
+
+// requestsText shows what a module requests, "nothing" for none.
+func requestsText(gs []manifest.Grant) string {
+	if len(gs) == 0 {
+		return "nothing"
+	}
+	return grantList(gs)
 }
 
 func sameDir(a, b string) (bool, error) {

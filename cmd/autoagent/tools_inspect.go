@@ -183,7 +183,7 @@ func printInspection(w io.Writer, r *review, out inspectOutput) {
 	default:
 		fmt.Fprintf(w, "status:    pending: no approval for these bytes in %s\n", safeText(out.Manifest))
 	}
-	fmt.Fprintf(w, "requests:  %s\n", grantList(r.requested))
+	fmt.Fprintf(w, "requests:  %s\n", requestsText(r.requested))
 	if len(out.Needs) > 0 {
 		fmt.Fprintf(w, "imports:   need %s grants to load\n", strings.Join(out.Needs, ", "))
 	}
