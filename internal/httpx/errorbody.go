@@ -2,11 +2,13 @@ package httpx
 
 import (
 	"encoding/json"
+	"net/http"
 	"strconv"
+	"strings"
 	"time"
 )
 
-// ErrorDetail is what a provider's error body says.
+// ErrorDetail is what a provider's error response says.
 type ErrorDetail struct {
 	// Code is the provider's error code or type.
 	Code string
@@ -15,16 +17,23 @@ type ErrorDetail struct {
 	// RetryAfter is a retry hint found in the body (Gemini's RetryInfo);
 	// a Retry-After header takes precedence.
 	RetryAfter time.Duration
-	// NotRetryable says the body shows that the same request cannot succeed
-	// later although its status is usually transient (OpenAI's 429
-	// "insufficient_quota": the account is out of credit).
+	// NotRetryable says the response shows that the same request cannot
+	// succeed later although its status is usually transient (OpenAI's 429
+	// "insufficient_quota": the account is out of credit; x-should-retry:
+	// false). It wins over ShouldRetry.
 	NotRetryable bool
+	// ShouldRetry says the response shows that the same request can
+	// succeed later although its status is usually final (x-should-retry:
+	// true).
+	ShouldRetry bool
 }
 
-// ParseErrorFunc reads a provider's error body (at most MaxErrorBody bytes,
-// possibly cut short) for the given status. It must not fail: a body it
-// does not understand gives what it can, at least a Message.
-type ParseErrorFunc func(status int, body []byte) ErrorDetail
+// ParseErrorFunc reads a provider's error response: its status, headers
+// and body (at most MaxErrorBody bytes, possibly cut short). It must not
+// fail: a body it does not understand gives what it can, at least a
+// Message. Retry-After and the request id are read from the headers by
+// the caller; the headers are here for verdicts only the provider knows.
+type ParseErrorFunc func(status int, header http.Header, body []byte) ErrorDetail
 
 // ParseJSONError understands the error bodies of the providers we speak to:
 //
@@ -36,7 +45,23 @@ type ParseErrorFunc func(status int, body []byte) ErrorDetail
 //
 // The code is the string "code", else "status", else "type". Anything else
 // (an HTML page from a proxy) becomes the Message, trimmed and shortened.
-func ParseJSONError(status int, body []byte) ErrorDetail {
+//
+// An x-should-retry header of "true" or "false" decides whether the request
+// is retried, whatever the status: Anthropic and OpenAI send it where they
+// know better than the status (their own SDKs obey it the same way).
+func ParseJSONError(status int, header http.Header, body []byte) ErrorDetail {
+	d := parseJSONBody(body)
+	switch strings.ToLower(strings.TrimSpace(header.Get("X-Should-Retry"))) {
+	case "true":
+		d.ShouldRetry = true
+	case "false":
+		d.NotRetryable = true
+	}
+	return d
+}
+
+// parseJSONBody is ParseJSONError without the headers.
+func parseJSONBody(body []byte) ErrorDetail {
 	var env struct {
 		Error   json.RawMessage `json:"error"`
 		Message string          `json:"message"`

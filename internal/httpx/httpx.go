@@ -16,12 +16,13 @@
 // # Errors
 //
 // A non-2xx response becomes a *llm.ProviderError: Status is the HTTP
-// status; Retryable follows [retry.RetryableStatus] unless the body says
-// retrying cannot help; RetryAfter comes from the Retry-After /
+// status; Retryable follows [retry.RetryableStatus] unless the response
+// says otherwise (an x-should-retry header, or a body showing that retrying
+// cannot help); RetryAfter comes from the Retry-After /
 // retry-after-ms headers or a hint in the body; RequestID from the
 // x-request-id or request-id header; Code and Message from the body, read up
 // to MaxErrorBody bytes by the provider's [ParseErrorFunc] (or
-// [ParseJSONError]). A failure to get any response is a *llm.ProviderError
+// [ParseJSONError]), which also sees the headers. A failure to get any response is a *llm.ProviderError
 // with Status 0, retryable for dropped connections and timeouts, not for an
 // unknown host. When ctx ends, the error wraps ctx.Err() and is not a
 // ProviderError, so nobody retries a cancelled call.
@@ -119,13 +120,13 @@ func ErrorFromResponse(provider string, resp *http.Response, parse ParseErrorFun
 	if parse == nil {
 		parse = ParseJSONError
 	}
-	d := parse(resp.StatusCode, body)
+	d := parse(resp.StatusCode, resp.Header, body)
 	pe := &llm.ProviderError{
 		Provider:   provider,
 		Status:     resp.StatusCode,
 		Code:       d.Code,
 		Message:    d.Message,
-		Retryable:  retry.RetryableStatus(resp.StatusCode) && !d.NotRetryable,
+		Retryable:  (retry.RetryableStatus(resp.StatusCode) || d.ShouldRetry) && !d.NotRetryable,
 		RetryAfter: retry.ParseRetryAfter(resp.Header, time.Now()),
 		RequestID:  RequestID(resp.Header),
 	}

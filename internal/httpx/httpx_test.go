@@ -94,13 +94,50 @@ func TestPostErrors(t *testing.T) {
 			name:   "provider parser can veto a retry",
 			status: 429,
 			body:   `{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}`,
-			parse: func(status int, body []byte) ErrorDetail {
-				d := ParseJSONError(status, body)
+			parse: func(status int, h http.Header, body []byte) ErrorDetail {
+				d := ParseJSONError(status, h, body)
 				d.NotRetryable = d.Code == "insufficient_quota"
 				return d
 			},
 			want: llm.ProviderError{Provider: "test", Status: 429, Code: "insufficient_quota",
 				Message: "You exceeded your current quota"},
+		},
+		{
+			// Hand-written: the recordings hold no x-should-retry header.
+			// Anthropic's and OpenAI's servers send it; their own SDKs
+			// obey it over the status.
+			name:    "x-should-retry false vetoes a 500",
+			status:  500,
+			headers: map[string]string{"X-Should-Retry": "false", "Request-Id": "req_x"},
+			body:    `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`,
+			want: llm.ProviderError{Provider: "test", Status: 500, Code: "api_error", Message: "Internal server error",
+				RequestID: "req_x"},
+		},
+		{
+			name:    "x-should-retry true makes a 400 retryable",
+			status:  400,
+			headers: map[string]string{"x-should-retry": "true"},
+			body:    `{"type":"error","error":{"type":"invalid_request_error","message":"try again"}}`,
+			want: llm.ProviderError{Provider: "test", Status: 400, Code: "invalid_request_error", Message: "try again",
+				Retryable: true},
+		},
+		{
+			name:    "x-should-retry false wins over a parser's forced retry",
+			status:  503,
+			headers: map[string]string{"X-Should-Retry": "false"},
+			body:    `{"error":{"message":"m","type":"t"}}`,
+			parse: func(status int, h http.Header, body []byte) ErrorDetail {
+				d := ParseJSONError(status, h, body)
+				d.ShouldRetry = true
+				return d
+			},
+			want: llm.ProviderError{Provider: "test", Status: 503, Code: "t", Message: "m"},
+		},
+		{
+			name:    "x-should-retry with another value is ignored",
+			status:  503,
+			headers: map[string]string{"X-Should-Retry": "maybe"},
+			want:    llm.ProviderError{Provider: "test", Status: 503, Message: "Service Unavailable", Retryable: true},
 		},
 		{
 			name:    "retry hint in the body when no header",
@@ -221,7 +258,7 @@ func TestParseJSONError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if diff := cmp.Diff(tt.want, ParseJSONError(500, []byte(tt.body))); diff != "" {
+			if diff := cmp.Diff(tt.want, ParseJSONError(500, nil, []byte(tt.body))); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
 		})

@@ -52,7 +52,8 @@
 // type as Code (overloaded_error, rate_limit_error, ...), the request-id
 // header and Retryable. 429, 5xx, 529 overloaded and dropped connections
 // are retried (Options.MaxRetries) with exponential backoff and jitter,
-// honouring Retry-After. A stream is retried only before it opens; an error
+// honouring Retry-After; an x-should-retry header of true or false
+// overrides the status. A stream is retried only before it opens; an error
 // event inside a stream, a stream that ends before message_stop, one that
 // stays silent for Options.StreamIdleTimeout and a broken connection each
 // end the stream with one error (the latter three wrap

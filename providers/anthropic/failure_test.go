@@ -116,6 +116,38 @@ func TestBadRequestIsNotRetried(t *testing.T) {
 	}
 }
 
+// TestShouldRetryHeaderObeyed: Anthropic's x-should-retry header overrides
+// the status both ways. Hand-written: no recording carries the header.
+func TestShouldRetryHeaderObeyed(t *testing.T) {
+	apiError := `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`
+	t.Run("false stops the retry of a 500", func(t *testing.T) {
+		srv := fixturetest.NewServer(t, fixturetest.Answer{Status: 500, Body: apiError, Header: http.Header{"X-Should-Retry": {"false"}}})
+		p := newTestProvider(t, srv.URL, Options{})
+		delays := fakeClock(p)
+		_, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}})
+		var pe *llm.ProviderError
+		if !errors.As(err, &pe) || pe.Status != 500 || pe.Code != "api_error" || pe.Retryable {
+			t.Fatalf("err = %#v, want a final 500", err)
+		}
+		if len(*delays) != 0 || len(srv.Requests()) != 1 {
+			t.Errorf("retried against x-should-retry: false: %d requests, delays %v", len(srv.Requests()), *delays)
+		}
+	})
+	t.Run("true retries a 400", func(t *testing.T) {
+		busy := fixturetest.Answer{Status: 400, Body: `{"type":"error","error":{"type":"invalid_request_error","message":"busy"}}`,
+			Header: http.Header{"X-Should-Retry": {"true"}}}
+		srv := fixturetest.NewServer(t, busy, simpleAnswer(t))
+		p := newTestProvider(t, srv.URL, Options{})
+		delays := fakeClock(p)
+		if _, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}); err != nil {
+			t.Fatalf("Complete: %v", err)
+		}
+		if len(*delays) != 1 || len(srv.Requests()) != 2 {
+			t.Errorf("x-should-retry: true not obeyed: %d requests, delays %v", len(srv.Requests()), *delays)
+		}
+	})
+}
+
 func TestMissingAPIKeyNamesTheVariable(t *testing.T) {
 	t.Setenv("MY_CLAUDE_KEY", "")
 	p, err := New(Options{APIKeyEnv: "MY_CLAUDE_KEY", Model: "m", BaseURL: "http://127.0.0.1:1"})

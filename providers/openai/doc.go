@@ -47,7 +47,8 @@
 // Errors are *llm.ProviderError. 408, 409, 429 and 5xx (but not 501/505),
 // and dropped connections, are retried Options.MaxRetries times with
 // exponential backoff and jitter, honouring Retry-After and retry-after-ms;
-// a 429 for an exhausted quota (insufficient_quota) and other 4xx are not.
+// a 429 for an exhausted quota (insufficient_quota) and other 4xx are not,
+// and an x-should-retry header of true or false overrides the status.
 // The API key is resolved at each request, and its absence is an error
 // wrapping [ErrNoAPIKey] that names the environment variable. A stream that
 // breaks, or ends without [DONE] or a finish reason, yields an error

@@ -231,6 +231,17 @@ func TestReplayErrors(t *testing.T) {
 			},
 			want: llm.ProviderError{Provider: "openai", Status: 503, Code: "server_error", Message: "The server is overloaded", Retryable: true},
 		},
+		{
+			// Hand-written: no recording carries x-should-retry; OpenAI's
+			// own SDKs obey it over the status.
+			name:   "503 with x-should-retry false is final",
+			status: 503,
+			header: http.Header{"X-Should-Retry": {"false"}},
+			body: func(*testing.T) string {
+				return `{"error":{"message":"The server is overloaded","type":"server_error","param":null,"code":null}}`
+			},
+			want: llm.ProviderError{Provider: "openai", Status: 503, Code: "server_error", Message: "The server is overloaded"},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

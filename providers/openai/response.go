@@ -3,6 +3,7 @@ package openai
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
 
 	"github.com/autoagent-go/autoagent/internal/httpx"
 	"github.com/autoagent-go/autoagent/llm"
@@ -125,12 +126,12 @@ func finishReason(r string, hasCalls bool) llm.FinishReason {
 	}
 }
 
-// parseError reads an error body. OpenAI answers 429 both for a rate
+// parseError reads an error response. OpenAI answers 429 both for a rate
 // limit (retry later) and for an exhausted quota (insufficient_quota:
 // retrying cannot help until someone pays), so the latter is not retried.
-func parseError(status int, body []byte) httpx.ErrorDetail {
-	d := httpx.ParseJSONError(status, body)
-	d.NotRetryable = d.Code == "insufficient_quota"
+func parseError(status int, header http.Header, body []byte) httpx.ErrorDetail {
+	d := httpx.ParseJSONError(status, header, body)
+	d.NotRetryable = d.NotRetryable || d.Code == "insufficient_quota"
 	return d
 }
 
