@@ -15,6 +15,7 @@ import (
 	plugin "github.com/hashicorp/go-plugin"
 
 	"github.com/autoagent-go/autoagent/internal/backend"
+	"github.com/autoagent-go/autoagent/internal/backend/httpprovider"
 	"github.com/autoagent-go/autoagent/llm"
 )
 
@@ -32,6 +33,18 @@ func TestMain(m *testing.M) {
 		os.Exit(m.Run())
 	case "fake":
 		Serve(&fake{dir: os.Getenv(testDirEnv)})
+	case "http":
+		// What cmd/autoagent-provider-http does, with this binary's args.
+		cfg, err := httpprovider.Parse(os.Args[1:])
+		if err == nil {
+			var p llm.Provider
+			if p, err = httpprovider.New(cfg); err == nil {
+				Serve(p)
+				break
+			}
+		}
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
 	case "scenario":
 		Serve(newScenarioProvider())
 	case "v2only":
