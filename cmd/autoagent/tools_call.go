@@ -57,7 +57,6 @@ error.`,
 			return nil
 		},
 		RunE: func(c *cobra.Command, args []string) error {
-			defer resetFlags(c)
 			return runToolsCall(c, args[0], f)
 		},
 	}
