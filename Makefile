@@ -35,6 +35,12 @@ check lint:
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2 $(PKGS)
 	$(GO) mod tidy -diff
 
+# An offline, scripted run through the CLI with sandboxed tools (see
+# examples/demo/demo.sh). The plugin modules are committed, so it needs no
+# toolchain beyond Go.
+demo: build
+	./examples/demo/demo.sh
+
 clean:
 	rm -rf $(BIN)
 

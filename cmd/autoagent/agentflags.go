@@ -150,13 +150,22 @@ func reportPlugins(w io.Writer, snap *host.Snapshot) {
 func streamRun(out, errw io.Writer, events func(yield func(loop.Event, error) bool)) (*loop.Result, error) {
 	var res *loop.Result
 	var runErr error
+	midLine := false // the answer's last delta did not end a line
+	endLine := func() {
+		if midLine {
+			fmt.Fprintln(out)
+			midLine = false
+		}
+	}
 	for ev, err := range events {
 		switch ev.Type {
 		case loop.EventText:
 			fmt.Fprint(out, ev.Text)
+			midLine = ev.Text != "" && !strings.HasSuffix(ev.Text, "\n") || midLine && ev.Text == ""
 		case loop.EventToolStart:
+			endLine()
 			if ev.Call != nil {
-				fmt.Fprintf(errw, "\n→ %s %s\n", ev.Call.Name, trace.Preview(string(ev.Call.Arguments), 120))
+				fmt.Fprintf(errw, "→ %s %s\n", ev.Call.Name, trace.Preview(string(ev.Call.Arguments), 120))
 			}
 		case loop.EventToolEnd:
 			if ev.ToolResult != nil {
@@ -179,6 +188,6 @@ func streamRun(out, errw io.Writer, events func(yield func(loop.Event, error) bo
 			runErr = err
 		}
 	}
-	fmt.Fprintln(out)
+	endLine()
 	return res, runErr
 }

@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# make demo: an offline, SCRIPTED run through the autoagent CLI.
+#
+# A scripted model (no network, no API key) asks for sandboxed WebAssembly
+# tools from plugins/: it lists and reads a data directory the operator
+# granted, tries to read /etc/passwd (refused by the sandbox: outside the
+# grant), computes with calc, and streams its answer. Before that, the demo
+# walks the approval path: a dropped-in module is pending until approved.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bin=${AUTOAGENT:-bin/autoagent}
+work=$(mktemp -d "${TMPDIR:-/tmp}/autoagent-demo.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/plugins" "$work/data"
+cp plugins/read_file.wasm plugins/text_tools.wasm plugins/http_get.wasm "$work/plugins/"
+printf 'Q3 sales: 1200 units at 35 EUR.\nQ4 sales: 1450 units at 35 EUR.\n' > "$work/data/sales.txt"
+# Keep the compiled-module cache and kv stores inside the demo.
+export XDG_CACHE_HOME="$work/cache" XDG_DATA_HOME="$work/share"
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+step "THIS IS A SCRIPTED DEMO: the model's turns come from examples/demo/script.jsonl"
+step "Three modules dropped into plugins/: none runs until a person approves it"
+"$bin" tools list --plugins "$work/plugins"
+
+step "Approve read_file with read access to the demo's data directory only"
+"$bin" tools approve "$work/plugins/read_file.wasm" --grant "fs.read:$work/data" --plugins "$work/plugins" --by demo --note "demo data only" --yes --force
+step "Approve text_tools (json_query, regex, calc, csv_stats) with no capabilities at all"
+"$bin" tools approve "$work/plugins/text_tools.wasm" --plugins "$work/plugins" --by demo --yes
+"$bin" tools list --plugins "$work/plugins"
+
+step "Run the agent (streamed; tool calls on stderr)"
+sed "s|@DATA@|$work/data|g" examples/demo/script.jsonl > "$work/script.jsonl"
+"$bin" run --provider scripted --script "$work/script.jsonl" --plugins "$work/plugins" \
+	--stream --trace "$work/trace.jsonl" "How did Q4 sales compare with Q3?"
+
+step "Trace summary"
+"$bin" trace summarize "$work/trace.jsonl"
+
+step "One changed byte voids the approval"
+printf '\0' >> "$work/plugins/text_tools.wasm"
+"$bin" tools verify --plugins "$work/plugins" || echo "(verify exited $?: the tampered module is no longer approved)"
