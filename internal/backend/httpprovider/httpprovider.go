@@ -53,12 +53,7 @@ func Parse(args []string) (Config, error) {
 	var c Config
 	fs := flag.NewFlagSet("autoagent-provider-http", flag.ContinueOnError)
 	fs.SetOutput(new(strings.Builder))
-	fs.StringVar(&c.Provider, "provider", "", "provider: "+strings.Join(Providers, ", "))
-	fs.StringVar(&c.Model, "model", "", "default model")
-	fs.StringVar(&c.BaseURL, "base-url", "", "endpoint (required for openai-compatible)")
-	fs.StringVar(&c.APIKeyEnv, "api-key-env", "", "variable of this process's environment holding the key")
-	fs.StringVar(&c.APIKeyFile, "api-key-file", "", "file holding the key")
-	fs.IntVar(&c.MaxRetries, "max-retries", 0, "retries of retryable failures (negative: none)")
+	c.AddFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return Config{}, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
@@ -66,6 +61,17 @@ func Parse(args []string) (Config, error) {
 		return Config{}, fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
 	}
 	return c, nil
+}
+
+// AddFlags defines --provider, --model, --base-url, --api-key-env,
+// --api-key-file and --max-retries on fs, storing into c.
+func (c *Config) AddFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.Provider, "provider", "", "provider: "+strings.Join(Providers, ", "))
+	fs.StringVar(&c.Model, "model", "", "default model")
+	fs.StringVar(&c.BaseURL, "base-url", "", "endpoint (required for openai-compatible)")
+	fs.StringVar(&c.APIKeyEnv, "api-key-env", "", "variable of this process's environment holding the key")
+	fs.StringVar(&c.APIKeyFile, "api-key-file", "", "file holding the key")
+	fs.IntVar(&c.MaxRetries, "max-retries", 0, "retries of retryable failures (negative: none)")
 }
 
 // New returns the provider c describes. A key file that cannot be read,
