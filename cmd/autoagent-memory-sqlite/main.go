@@ -170,4 +170,3 @@ func (s *sharedFact) Recall(ctx context.Context, query string, k int) ([]llm.Mes
 func (s *sharedFact) Close() error {
 	return errors.Join(s.Fact.Close(), s.store.Close())
 }
-
