@@ -2,6 +2,8 @@
 
 package pdk
 
+//lint:file-ignore U1000 describe and call are exported to the host by //go:wasmexport, which staticcheck does not follow, so it thinks they and everything only they use are unused.
+
 // The Extism kernel: the functions every Extism host provides in the
 // "extism:host/env" module. Offsets and lengths address the kernel's own
 // memory, not the module's linear memory, so data is copied across with

@@ -2,6 +2,8 @@
 
 package pdk
 
+//lint:file-ignore U1000 describe and call are exported to the host by //go:wasmexport, which staticcheck does not follow, so it thinks they and everything only they use are unused.
+
 import "encoding/binary"
 
 // readBlock copies the kernel block at offset into a new slice. Eight
