@@ -62,6 +62,20 @@ func (s *usageSink) take() (llm.Usage, bool) {
 
 type callKey struct{}
 
+// toolCtx is the context a tool runs with: the run's context plus the
+// call's callCtx, in one allocation.
+type toolCtx struct {
+	context.Context
+	call callCtx
+}
+
+func (c *toolCtx) Value(key any) any {
+	if key == (callKey{}) {
+		return &c.call
+	}
+	return c.Context.Value(key)
+}
+
 // CallInfoFrom returns the call a tool is running for, when ctx comes from
 // the loop.
 func CallInfoFrom(ctx context.Context) (CallInfo, bool) {

@@ -222,7 +222,6 @@ type compiledRule struct {
 	tool   string
 	action Verdict
 	reason string
-	index  int
 	conds  []cond
 }
 

@@ -83,6 +83,12 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	if !resumed {
 		r.compact()
 	}
+	// The run appends to its own copy: never into spare capacity of the
+	// caller's slice (or the memory's), which the caller may still use.
+	room := min(2*r.b.MaxSteps+4, 64)
+	msgs := make([]llm.Message, len(st.Messages), len(st.Messages)+room)
+	copy(msgs, st.Messages)
+	st.Messages = msgs
 	st.Tainted = st.Tainted || IsTainted(st.Messages)
 	r.ids.seed(st.Messages)
 	r.guard = newLoopGuard(r.b.MaxRepeatedToolCalls, st.Messages)

@@ -13,12 +13,14 @@ import (
 	"github.com/autoagent-go/autoagent/trace"
 )
 
-// plan is the fate of one call of a turn, decided before any call runs.
+// plan is the fate of one call of a turn, decided before any call runs,
+// and what it produced.
 type plan struct {
 	call    llm.ToolCall
 	tool    tool.Tool // nil when the model named an unknown tool
 	flags   tool.Flags
 	refusal string // the error the model sees when the call is refused
+	out     outcome
 }
 
 // outcome is what one call produced.
@@ -59,35 +61,36 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 		res, err := r.fail(step, err)
 		return res, err, true
 	}
-	outs := r.runCalls(step, llmSpan, plans)
+	r.runCalls(step, llmSpan, plans)
 	if r.aborted {
 		return nil, errAborted, true
 	}
 	if u, ok := r.sink.take(); ok {
 		r.addUsage(u)
 	}
-	for _, o := range outs {
-		if o.err != nil {
-			r.st.Completed = completedResults(outs)
-			res, err := r.fail(step, o.err)
+	for i := range plans {
+		if err := plans[i].out.err; err != nil {
+			r.st.Completed = completedResults(plans)
+			res, err := r.fail(step, err)
 			return res, err, true
 		}
 	}
 	if ctxErr := r.ctx.Err(); ctxErr != nil {
-		r.st.Completed = completedResults(outs)
+		r.st.Completed = completedResults(plans)
 		res, err := r.stop(StopCancelled, ctxErr)
 		return res, err, true
 	}
 	tainted := false
-	for _, o := range outs {
-		r.st.Messages = append(r.st.Messages, llm.ToolResultMessage(o.res))
+	for i := range plans {
+		o := &plans[i].out
+		r.st.Messages = append(r.st.Messages, llm.Message{Role: llm.RoleTool, Parts: []llm.Part{{Type: llm.PartToolResult, ToolResult: &o.res}}})
 		tainted = tainted || o.untrusted
 	}
 	r.st.Decisions, r.st.Completed = nil, nil
 	if tainted && !r.st.Tainted {
 		r.st.Tainted = true
-		for _, o := range outs {
-			if o.untrusted {
+		for i := range plans {
+			if o := &plans[i].out; o.untrusted {
 				r.traceEvent(trace.Tainted, r.runSpan, trace.Payload{Step: step, Name: o.res.Name, CallID: o.res.CallID})
 				break
 			}
@@ -96,10 +99,10 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 	return nil, nil, false
 }
 
-func completedResults(outs []outcome) []llm.ToolResult {
+func completedResults(plans []plan) []llm.ToolResult {
 	var done []llm.ToolResult
-	for _, o := range outs {
-		if o.done && !o.refused {
+	for i := range plans {
+		if o := &plans[i].out; o.done && !o.refused {
 			done = append(done, o.res)
 		}
 	}
@@ -190,11 +193,11 @@ func (r *runner) plan(step int, llmSpan string, calls []llm.ToolCall) ([]plan, [
 	return plans, pending
 }
 
-// runCalls runs the calls of a turn that were not refused: one after the
-// other, or several at once (bounded) when the agent allows it. Events and
-// outcomes are in the model's call order either way.
-func (r *runner) runCalls(step int, llmSpan string, plans []plan) []outcome {
-	outs := make([]outcome, len(plans))
+// runCalls runs the calls of a turn that were not refused, storing each
+// outcome in its plan: one after the other, or several at once (bounded)
+// when the agent allows it. Events are in the model's call order either
+// way.
+func (r *runner) runCalls(step int, llmSpan string, plans []plan) {
 	completed := r.completedByID()
 	runnable := 0
 	for i := range plans {
@@ -202,23 +205,18 @@ func (r *runner) runCalls(step int, llmSpan string, plans []plan) []outcome {
 			runnable++
 		}
 	}
-	startEv := func(i int) Event {
-		return Event{Type: EventToolStart, Step: step, Call: &plans[i].call, Refused: plans[i].refusal != ""}
-	}
-	endEv := func(i int) Event {
-		return Event{Type: EventToolEnd, Step: step, Call: &plans[i].call, ToolResult: &outs[i].res, Refused: outs[i].refused}
-	}
 	if runnable > 1 && r.parallel > 1 {
 		for i := range plans {
-			if !r.send(startEv(i)) {
-				return outs
+			if !r.sendToolStart(step, &plans[i]) {
+				return
 			}
 		}
 		sem := make(chan struct{}, r.parallel)
 		var wg sync.WaitGroup
 		for i := range plans {
-			if plans[i].refusal != "" {
-				outs[i] = refused(&plans[i])
+			p := &plans[i]
+			if p.refusal != "" {
+				p.out = refused(p)
 				continue
 			}
 			sem <- struct{}{}
@@ -226,31 +224,45 @@ func (r *runner) runCalls(step int, llmSpan string, plans []plan) []outcome {
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				outs[i] = r.runCall(step, llmSpan, &plans[i], completed)
+				p.out = r.runCall(step, llmSpan, p, completed)
 			}()
 		}
 		wg.Wait()
 		for i := range plans {
-			if !r.send(endEv(i)) {
-				return outs
+			if !r.sendToolEnd(step, &plans[i]) {
+				return
 			}
 		}
-		return outs
+		return
 	}
 	for i := range plans {
-		if !r.send(startEv(i)) {
-			return outs
+		p := &plans[i]
+		if !r.sendToolStart(step, p) {
+			return
 		}
-		if plans[i].refusal != "" {
-			outs[i] = refused(&plans[i])
+		if p.refusal != "" {
+			p.out = refused(p)
 		} else {
-			outs[i] = r.runCall(step, llmSpan, &plans[i], completed)
+			p.out = r.runCall(step, llmSpan, p, completed)
 		}
-		if !r.send(endEv(i)) {
-			return outs
+		if !r.sendToolEnd(step, p) {
+			return
 		}
 	}
-	return outs
+}
+
+func (r *runner) sendToolStart(step int, p *plan) bool {
+	if r.emit == nil {
+		return true
+	}
+	return r.send(Event{Type: EventToolStart, Step: step, Call: &p.call, Refused: p.refusal != ""})
+}
+
+func (r *runner) sendToolEnd(step int, p *plan) bool {
+	if r.emit == nil {
+		return true
+	}
+	return r.send(Event{Type: EventToolEnd, Step: step, Call: &p.call, ToolResult: &p.out.res, Refused: p.out.refused})
 }
 
 func (r *runner) completedByID() map[string]llm.ToolResult {
@@ -365,8 +377,9 @@ func (r *runner) invoke(step int, llmSpan string, p *plan) (rawResult, error) {
 		span = r.traceEvent(trace.ToolCallStart, llmSpan, trace.Payload{Step: step, Name: c.Name, CallID: c.ID, Arguments: r.preview(string(c.Arguments))})
 		t0 = time.Now()
 	}
-	cc := &callCtx{info: CallInfo{RunID: r.st.RunID, Step: step, CallID: c.ID, Name: c.Name}, sink: &r.sink}
-	ctx := context.WithValue(r.ctx, callKey{}, cc)
+	tc := &toolCtx{Context: r.ctx, call: callCtx{info: CallInfo{RunID: r.st.RunID, Step: step, CallID: c.ID, Name: c.Name}, sink: &r.sink}}
+	cc := &tc.call
+	var ctx context.Context = tc
 	if span != "" {
 		ctx = trace.WithSpan(ctx, span)
 	}
@@ -392,7 +405,7 @@ func (r *runner) invoke(step int, llmSpan string, p *plan) (rawResult, error) {
 	if errors.As(err, &mismatch) {
 		return rawResult{}, err
 	}
-	raw := rawResult{text: res.Text(), isError: res.IsError, untrusted: p.flags.Untrusted || cc.tainted.Load()}
+	raw := rawResult{text: resultText(&res), isError: res.IsError, untrusted: p.flags.Untrusted || cc.tainted.Load()}
 	if err != nil {
 		raw = rawResult{text: fmt.Sprintf("tool %s failed: %v", c.Name, err), isError: true, infra: true, untrusted: raw.untrusted}
 	}
@@ -412,4 +425,13 @@ func (r *runner) traceToolEnd(span string, t0 time.Time, step int, c llm.ToolCal
 		ev.Error = err.Error()
 	}
 	r.traceEvent(trace.ToolCallEnd, span, ev)
+}
+
+// resultText is res.Text() without its allocations in the common case of
+// one text item.
+func resultText(res *tool.Result) string {
+	if len(res.Content) == 1 && res.Content[0].Type == "text" {
+		return res.Content[0].Text
+	}
+	return res.Text()
 }

@@ -1,9 +1,6 @@
 package trace
 
-import (
-	"encoding/json"
-	"io"
-)
+import "io"
 
 // JSONL returns a sink writing each event to w as one JSON object per line,
 // with one Write call per line, so a crash loses at most the line being
@@ -16,11 +13,7 @@ type jsonlSink struct {
 }
 
 func (s *jsonlSink) WriteEvent(ev Event) error {
-	b, err := json.Marshal(ev)
-	if err != nil {
-		return err
-	}
-	s.buf = append(append(s.buf[:0], b...), '\n')
-	_, err = s.w.Write(s.buf)
+	s.buf = append(appendEvent(s.buf[:0], &ev), '\n')
+	_, err := s.w.Write(s.buf)
 	return err
 }

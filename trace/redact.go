@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
-	"strings"
 )
 
 // Redacted replaces every secret [Redact] finds.
@@ -84,51 +83,48 @@ func Redact(s string) string {
 // in sight) skip the regular expressions. It must return true whenever any
 // pattern could match: every pattern needs one of these needles.
 func mayHoldSecret(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
+	for i := 0; i+1 < len(s); i++ {
+		// Most positions are ruled out by their first two characters.
+		if secondChars[s[i]]&charBit(s[i+1]) == 0 {
+			continue
 		}
 		var needles []string
-		switch c {
-		case '-':
-			needles = []string{"-----begin"}
-		case '"', '\\':
-			// JSON keys are checked through their first letter below.
-			continue
-		case ':':
-			needles = []string{"://"}
+		switch s[i] | 0x20 { // ASCII lower case (also maps some punctuation, harmlessly)
+		case '-' | 0x20: // '-' is 0x2d, unchanged
+			needles = needlesDash
+		case ':' | 0x20:
+			needles = needlesColon
 		case 'a':
-			needles = []string{"authorization", "api", "access", "aiza", "akia", "asia", "auth"}
+			needles = needlesA
 		case 'b':
-			needles = []string{"bearer"}
+			needles = needlesB
 		case 'c':
-			needles = []string{"client", "credential", "cookie"}
+			needles = needlesC
 		case 'e':
-			needles = []string{"eyj"}
+			needles = needlesE
 		case 'g':
-			needles = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gsk_"}
+			needles = needlesG
 		case 'h':
-			needles = []string{"hf_"}
+			needles = needlesH
 		case 'i':
-			needles = []string{"id_token", "id-token", "idtoken"}
+			needles = needlesI
 		case 'k':
-			needles = []string{"key"}
+			needles = needlesK
 		case 'p':
-			needles = []string{"passw", "passp", "private"}
+			needles = needlesP
 		case 'r':
-			needles = []string{"refresh", "rk_"}
+			needles = needlesR
 		case 's':
-			needles = []string{"secret", "session", "sk-", "sk_", "sig"}
+			needles = needlesS
 		case 't':
-			needles = []string{"token"}
+			needles = needlesT
 		case 'x':
-			needles = []string{"x-api", "x-goog", "xox"}
+			needles = needlesX
 		default:
 			continue
 		}
 		for _, n := range needles {
-			if hasPrefixFold(s[i:], n) {
+			if hasPrefixLower(s, i, n) {
 				return true
 			}
 		}
@@ -136,8 +132,70 @@ func mayHoldSecret(s string) bool {
 	return false
 }
 
-func hasPrefixFold(s, prefix string) bool {
-	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+var (
+	needlesDash  = []string{"-----begin"}
+	needlesColon = []string{"://"}
+	needlesA     = []string{"authorization", "api", "access", "aiza", "akia", "asia", "auth"}
+	needlesB     = []string{"bearer"}
+	needlesC     = []string{"client", "credential", "cookie"}
+	needlesE     = []string{"eyj"}
+	needlesG     = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gsk_"}
+	needlesH     = []string{"hf_"}
+	needlesI     = []string{"id_token", "id-token", "idtoken"}
+	needlesK     = []string{"key"}
+	needlesP     = []string{"passw", "passp", "private"}
+	needlesR     = []string{"refresh", "rk_"}
+	needlesS     = []string{"secret", "session", "sk-", "sk_", "sig"}
+	needlesT     = []string{"token"}
+	needlesX     = []string{"x-api", "x-goog", "xox"}
+)
+
+// secondChars[c] is the set (see charBit) of characters that follow c at
+// the start of some needle, in either case.
+var secondChars = func() (t [256]uint64) {
+	for _, list := range [][]string{needlesDash, needlesColon, needlesA, needlesB, needlesC, needlesE, needlesG, needlesH,
+		needlesI, needlesK, needlesP, needlesR, needlesS, needlesT, needlesX} {
+		for _, n := range list {
+			for _, first := range []byte{n[0], upper(n[0])} {
+				t[first] |= charBit(n[1])
+			}
+		}
+	}
+	return t
+}()
+
+func upper(c byte) byte {
+	if c >= 'a' && c <= 'z' {
+		return c - ('a' - 'A')
+	}
+	return c
+}
+
+// charBit maps a character, case-folded for ASCII letters, to one of 64
+// bits (collisions only make the filter less selective, never wrong).
+func charBit(c byte) uint64 {
+	if c >= 'A' && c <= 'Z' {
+		c += 'a' - 'A'
+	}
+	return 1 << (c & 63)
+}
+
+// hasPrefixLower reports whether s[i:] starts with needle (lower case
+// ASCII), ignoring ASCII case.
+func hasPrefixLower(s string, i int, needle string) bool {
+	if len(s)-i < len(needle) {
+		return false
+	}
+	for j := 0; j < len(needle); j++ {
+		c := s[i+j]
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != needle[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // Preview returns s redacted and cut to at most limit runes, with "..."

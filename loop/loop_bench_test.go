@@ -1,0 +1,177 @@
+package loop_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/providers/scripted"
+	"github.com/autoagent-go/autoagent/tool"
+	"github.com/autoagent-go/autoagent/trace"
+)
+
+// nopTool is the trivial tool of the loop-overhead benchmark: it does no
+// work, so what is measured is the loop.
+type nopTool struct{}
+
+var nopResult = tool.Text("ok")
+
+func (nopTool) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: "nop", Description: "does nothing", InputSchema: json.RawMessage(`{"type":"object"}`)}
+}
+func (nopTool) Call(context.Context, tool.Call) (tool.Result, error) { return nopResult, nil }
+
+// stepScript returns a script of steps-1 turns calling nop once each, then
+// a final answer.
+func stepScript(steps int) []scripted.Turn {
+	turns := make([]scripted.Turn, 0, steps)
+	for i := 1; i < steps; i++ {
+		turns = append(turns, scripted.Turn{
+			ToolCalls: []llm.ToolCall{{ID: fmt.Sprintf("call_%d", i), Name: "nop", Arguments: json.RawMessage(`{"i":1}`)}},
+			Usage:     &llm.Usage{InputTokens: 100, OutputTokens: 10},
+		})
+	}
+	return append(turns, scripted.Turn{Text: "done", Usage: &llm.Usage{InputTokens: 100, OutputTokens: 10}})
+}
+
+// benchSteps runs b.N runs of `steps` steps each and reports ns/step.
+func benchSteps(b *testing.B, tl tool.Tool, tr *trace.Tracer) {
+	const steps = 16
+	p := scripted.New(stepScript(steps)...)
+	reg, _ := tool.NewRegistry(tl)
+	a := &loop.Agent{Provider: p, Tools: reg, Bounds: loop.Bounds{MaxSteps: steps}, Tracer: tr}
+	ctx := context.Background()
+	b.ReportAllocs()
+	cpu0 := cpuTime()
+	b.ResetTimer()
+	for range b.N {
+		p.Reset()
+		res, err := a.Run(ctx, "go")
+		if err != nil || res.Steps != steps {
+			b.Fatalf("run: %v (%+v)", err, res)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*steps), "ns/step")
+	// CPU time is what the process spent, GC included: unlike wall time it
+	// does not grow when other processes share the machine.
+	if cpu := cpuTime() - cpu0; cpu > 0 {
+		b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N*steps), "cpu-ns/step")
+	}
+}
+
+// BenchmarkLoopStep measures the loop's overhead per step: scripted model,
+// one trivial tool call per step, no network, tracing off.
+func BenchmarkLoopStep(b *testing.B) { benchSteps(b, nopTool{}, nil) }
+
+// BenchmarkLoopStepTraced is the same with tracing on (JSONL, discarded).
+func BenchmarkLoopStepTraced(b *testing.B) {
+	benchSteps(b, nopTool{}, trace.New(trace.JSONL(io.Discard)))
+}
+
+// BenchmarkLoopStepSchemaTool uses a tool.New tool, whose arguments are
+// validated against its JSON schema on every call.
+func BenchmarkLoopStepSchemaTool(b *testing.B) {
+	type in struct {
+		I int `json:"i"`
+	}
+	tl, err := tool.New("nop", "does nothing", func(context.Context, in) (string, error) { return "ok", nil })
+	if err != nil {
+		b.Fatal(err)
+	}
+	benchSteps(b, tl, nil)
+}
+
+// barrierTool blocks each call until `want` calls are in progress at once,
+// which proves that many runs are really concurrent.
+type barrierTool struct {
+	want    int64
+	arrived atomic.Int64
+	once    sync.Once
+	all     chan struct{}
+}
+
+func newBarrier(n int) *barrierTool { return &barrierTool{want: int64(n), all: make(chan struct{})} }
+
+func (t *barrierTool) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: "wait", Description: "waits for the others", InputSchema: json.RawMessage(`{"type":"object"}`)}
+}
+
+func (t *barrierTool) Call(ctx context.Context, _ tool.Call) (tool.Result, error) {
+	if t.arrived.Add(1) == t.want {
+		t.once.Do(func() { close(t.all) })
+	}
+	select {
+	case <-t.all:
+		return tool.Text("together"), nil
+	case <-ctx.Done():
+		return tool.Errorf("%v", ctx.Err()), nil
+	}
+}
+
+// concurrentRuns runs n runs of one agent at once, all inside a tool call
+// at the same moment, and returns how many finished correctly.
+func concurrentRuns(n int) (int64, error) {
+	p := scripted.NewWithOptions(scripted.Options{PerConversation: true},
+		scripted.Turn{ToolCalls: []llm.ToolCall{{Name: "wait", Arguments: json.RawMessage(`{}`)}}, Usage: &llm.Usage{InputTokens: 5, OutputTokens: 1}},
+		scripted.Turn{Text: "done", Usage: &llm.Usage{InputTokens: 7, OutputTokens: 1}},
+	)
+	reg, err := tool.NewRegistry(newBarrier(n))
+	if err != nil {
+		return 0, err
+	}
+	a := &loop.Agent{Provider: p, Tools: reg}
+	var ok atomic.Int64
+	var wg sync.WaitGroup
+	errs := make(chan error, 1)
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := a.Run(context.Background(), "go")
+			if err == nil && res.Output == "done" && res.Usage.TotalTokens == 14 {
+				ok.Add(1)
+				return
+			}
+			select {
+			case errs <- fmt.Errorf("run failed: %v (%+v)", err, res):
+			default:
+			}
+		}()
+	}
+	wg.Wait()
+	select {
+	case err := <-errs:
+		return ok.Load(), err
+	default:
+		return ok.Load(), nil
+	}
+}
+
+// BenchmarkConcurrentRuns runs 10 000 runs at once per iteration; every
+// run is inside its tool call at the same moment.
+func BenchmarkConcurrentRuns(b *testing.B) {
+	const n = 10000
+	b.ReportAllocs()
+	for range b.N {
+		done, err := concurrentRuns(n)
+		if err != nil || done != n {
+			b.Fatalf("%d of %d runs finished: %v", done, n, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/run")
+}
+
+func TestTenThousandConcurrentRuns(t *testing.T) {
+	checkNoLeak(t)
+	done, err := concurrentRuns(10000)
+	if err != nil || done != 10000 {
+		t.Fatalf("%d of 10000 runs finished: %v", done, err)
+	}
+}

@@ -1,0 +1,243 @@
+package trace
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"time"
+	"unicode/utf8"
+)
+
+// Events are encoded by hand: reflection-based encoding/json made tracing
+// cost several microseconds per event. The output is byte-for-byte what
+// encoding/json produces from the struct tags (a test holds it to that), so
+// trace files decode with encoding/json as before.
+
+// MarshalJSON encodes ev as one JSON object.
+func (ev Event) MarshalJSON() ([]byte, error) { return appendEvent(nil, &ev), nil }
+
+func appendEvent(b []byte, ev *Event) []byte {
+	b = append(b, `{"type":`...)
+	b = appendString(b, string(ev.Type))
+	b = append(b, `,"span_id":`...)
+	b = appendString(b, ev.SpanID)
+	if ev.ParentID != "" {
+		b = append(b, `,"parent_id":`...)
+		b = appendString(b, ev.ParentID)
+	}
+	if ev.RunID != "" {
+		b = append(b, `,"run_id":`...)
+		b = appendString(b, ev.RunID)
+	}
+	b = append(b, `,"ts":`...)
+	if y := ev.Time.Year(); y < 0 || y > 9999 {
+		// encoding/json refuses such times; write the zero time instead of
+		// losing the event.
+		b = append(b, `"0001-01-01T00:00:00Z"`...)
+	} else {
+		b = append(b, '"')
+		b = ev.Time.AppendFormat(b, time.RFC3339Nano)
+		b = append(b, '"')
+	}
+	b = append(b, `,"payload":`...)
+	b = appendPayload(b, &ev.Payload)
+	return append(b, '}')
+}
+
+// payloadWriter writes the fields of one JSON object, with commas.
+type payloadWriter struct {
+	b     []byte
+	first bool
+}
+
+func (w *payloadWriter) key(k string) {
+	if !w.first {
+		w.b = append(w.b, ',')
+	}
+	w.first = false
+	w.b = append(w.b, '"')
+	w.b = append(w.b, k...)
+	w.b = append(w.b, `":`...)
+}
+
+func (w *payloadWriter) str(k, v string) {
+	if v != "" {
+		w.key(k)
+		w.b = appendString(w.b, v)
+	}
+}
+
+func (w *payloadWriter) int(k string, v int64) {
+	if v != 0 {
+		w.key(k)
+		w.b = strconv.AppendInt(w.b, v, 10)
+	}
+}
+
+func (w *payloadWriter) bool(k string, v bool) {
+	if v {
+		w.key(k)
+		w.b = append(w.b, "true"...)
+	}
+}
+
+func (w *payloadWriter) float(k string, v float64) {
+	if v != 0 {
+		w.key(k)
+		w.b = appendFloat(w.b, v)
+	}
+}
+
+// appendPayload writes p's set fields in declaration order (omitempty).
+func appendPayload(b []byte, p *Payload) []byte {
+	w := payloadWriter{b: append(b, '{'), first: true}
+	w.int("step", int64(p.Step))
+	w.int("steps", int64(p.Steps))
+	w.str("status", p.Status)
+	w.str("model", p.Model)
+	w.int("max_steps", int64(p.MaxSteps))
+	w.int("message_count", int64(p.MessageCount))
+	w.int("tool_count", int64(p.ToolCount))
+	w.bool("streaming", p.Streaming)
+	w.int("resumed_from_step", int64(p.ResumedFromStep))
+	w.str("name", p.Name)
+	w.str("call_id", p.CallID)
+	w.str("arguments_preview", p.Arguments)
+	w.str("content_preview", p.Content)
+	w.str("output_preview", p.Output)
+	w.str("error", p.Error)
+	w.bool("infrastructure", p.Infrastructure)
+	w.str("reason", p.Reason)
+	w.str("verdict", p.Verdict)
+	if len(p.Names) > 0 {
+		w.key("names")
+		w.b = append(w.b, '[')
+		for i, n := range p.Names {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.b = appendString(w.b, n)
+		}
+		w.b = append(w.b, ']')
+	}
+	w.float("duration_ms", p.DurationMS)
+	w.int("tool_call_count", int64(p.ToolCallCount))
+	w.bool("has_reasoning", p.HasReasoning)
+	w.str("finish_reason", p.FinishReason)
+	w.int("input_tokens", p.InputTokens)
+	w.int("output_tokens", p.OutputTokens)
+	w.int("cached_tokens", p.CachedTokens)
+	w.int("token_budget", p.TokenBudget)
+	w.int("spent", p.Spent)
+	w.int("repeats", int64(p.Repeats))
+	w.int("corrections", int64(p.Corrections))
+	w.int("pruned", int64(p.Pruned))
+	w.int("chars_saved", int64(p.CharsSaved))
+	w.int("kept", int64(p.Kept))
+	w.int("batch", int64(p.Batch))
+	w.int("chars", int64(p.Chars))
+	w.int("limit", int64(p.Limit))
+	w.bool("shadow_guards", p.ShadowGuards)
+	w.int("would_block", int64(p.WouldBlock))
+	w.bool("tainted", p.Tainted)
+	if len(p.Attrs) > 0 {
+		w.key("attrs")
+		keys := make([]string, 0, len(p.Attrs))
+		for k := range p.Attrs {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		w.b = append(w.b, '{')
+		for i, k := range keys {
+			if i > 0 {
+				w.b = append(w.b, ',')
+			}
+			w.b = appendString(w.b, k)
+			w.b = append(w.b, ':')
+			w.b = appendString(w.b, p.Attrs[k])
+		}
+		w.b = append(w.b, '}')
+	}
+	return append(w.b, '}')
+}
+
+// appendFloat formats like encoding/json: shortest representation, 'e'
+// notation outside [1e-6, 1e21), exponent without a leading zero. NaN and
+// infinities (which encoding/json refuses) are written as 0.
+func appendFloat(b []byte, f float64) []byte {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return append(b, '0')
+	}
+	abs := math.Abs(f)
+	fmt := byte('f')
+	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		fmt = 'e'
+	}
+	b = strconv.AppendFloat(b, f, fmt, -1, 64)
+	if fmt == 'e' {
+		// clean up e-09 to e-9
+		n := len(b)
+		if n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendString writes s as a JSON string the way encoding/json does with
+// HTML escaping on: <, >, & as \u003c etc., invalid UTF-8 as \ufffd, and
+// U+2028/U+2029 escaped.
+func appendString(b []byte, s string) []byte {
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		if r == '\u2028' || r == '\u2029' {
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
+}
