@@ -1,0 +1,167 @@
+package mcp_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/autoagent-go/autoagent/mcp"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// nodePackages is where .ci/install.d/mcp.sh installs the npm packages the
+// tests run (see testdata/node/package.json).
+const nodePackages = "testdata/node/node_modules/@modelcontextprotocol"
+
+// nodeScript returns the node binary and the absolute path of a file of
+// an installed npm package, skipping the test when either is missing.
+func nodeScript(t *testing.T, rel string) (node, script string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: run .ci/install.d/mcp.sh (or `make deps`) to run the MCP interoperability tests")
+	}
+	script, err = filepath.Abs(filepath.Join(nodePackages, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(script); err != nil {
+		t.Skipf("%s is not installed: run .ci/install.d/mcp.sh (or `make deps`) to run the MCP interoperability tests", rel)
+	}
+	return node, script
+}
+
+// everything starts the official reference server,
+// @modelcontextprotocol/server-everything, on stdio.
+func everything(t *testing.T, opts mcp.ClientOptions) *mcp.Client {
+	t.Helper()
+	node, script := nodeScript(t, "server-everything/dist/index.js")
+	opts.Command = []string{node, script, "stdio"}
+	c, err := mcp.Connect(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("Connect to server-everything: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return c
+}
+
+func TestReferenceServerEverything(t *testing.T) {
+	t.Setenv("AUTOAGENT_TEST_SECRET", "s3cret")
+	c := everything(t, mcp.ClientOptions{Env: []string{"GREETING=hi"}})
+	if info := c.ServerInfo(); info.Name != "mcp-servers/everything" || info.ProtocolVersion != "2025-11-25" {
+		t.Errorf("ServerInfo = %+v", info)
+	}
+	names := toolNames(c.Tools())
+	for _, want := range []string{"echo", "get-sum", "get-env", "get-tiny-image", "get-structured-content", "get-resource-reference", "get-resource-links"} {
+		if !slices.Contains(names, want) {
+			t.Fatalf("tool %s is not mounted; tools: %v", want, names)
+		}
+	}
+	get := func(name string) tool.Tool {
+		tl, _ := c.Tool(name)
+		return tl
+	}
+
+	t.Run("text", func(t *testing.T) {
+		if res := mustCall(t, get("echo"), `{"message":"héllo"}`); res.IsError || res.Text() != "Echo: héllo" {
+			t.Errorf("echo = %+v", res)
+		}
+		if res := mustCall(t, get("get-sum"), `{"a":2,"b":40}`); res.Text() != "The sum of 2 and 40 is 42." {
+			t.Errorf("get-sum = %+v", res)
+		}
+	})
+	t.Run("the server's schema validates arguments locally", func(t *testing.T) {
+		res := mustCall(t, get("get-sum"), `{"a":"two","b":40}`)
+		if !res.IsError || !strings.Contains(res.Text(), "a") {
+			t.Errorf("get-sum with a string: %+v, want a local validation error", res)
+		}
+		res = mustCall(t, get("get-resource-links"), `{"count":11}`)
+		if !res.IsError || !strings.Contains(res.Text(), "count") {
+			t.Errorf("get-resource-links above its maximum: %+v, want a local validation error", res)
+		}
+	})
+	t.Run("image", func(t *testing.T) {
+		res := mustCall(t, get("get-tiny-image"), `{}`)
+		var img *tool.Content
+		for i := range res.Content {
+			if res.Content[i].Type == "image" {
+				img = &res.Content[i]
+			}
+		}
+		if img == nil || img.MIMEType != "image/png" {
+			t.Fatalf("get-tiny-image = %+v", res)
+		}
+		data, err := base64.StdEncoding.DecodeString(img.Data)
+		if err != nil || !bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")) {
+			t.Errorf("the image is not a PNG after the round trip: %v", err)
+		}
+	})
+	t.Run("structured content and output schema", func(t *testing.T) {
+		tl := get("get-structured-content")
+		if len(tl.Spec().OutputSchema) == 0 {
+			t.Errorf("the tool's output schema was not mounted")
+		}
+		res := mustCall(t, tl, `{"location":"Chicago"}`)
+		var got struct {
+			Temperature float64 `json:"temperature"`
+			Conditions  string  `json:"conditions"`
+		}
+		if err := json.Unmarshal(res.StructuredContent, &got); err != nil || got.Temperature != 36 || got.Conditions == "" {
+			t.Errorf("structured content %s: %+v, %v", res.StructuredContent, got, err)
+		}
+		if res := mustCall(t, tl, `{"location":"Paris"}`); !res.IsError {
+			t.Errorf("a value outside the enum was accepted: %+v", res)
+		}
+	})
+	t.Run("embedded resource and resource links become text", func(t *testing.T) {
+		res := mustCall(t, get("get-resource-reference"), `{"resourceType":"Text","resourceId":2}`)
+		if !strings.Contains(res.Text(), "Resource 2: This is a plaintext resource") {
+			t.Errorf("get-resource-reference = %q", res.Text())
+		}
+		res = mustCall(t, get("get-resource-reference"), `{"resourceType":"Blob","resourceId":1}`)
+		if !strings.Contains(res.Text(), "bytes of binary data") {
+			t.Errorf("a binary resource = %q, want a note naming it", res.Text())
+		}
+		res = mustCall(t, get("get-resource-links"), `{"count":2}`)
+		if strings.Count(res.Text(), "[resource link ") != 2 {
+			t.Errorf("get-resource-links = %q, want two links", res.Text())
+		}
+	})
+	t.Run("environment", func(t *testing.T) {
+		env := mustCall(t, get("get-env"), `{}`).Text()
+		if strings.Contains(env, "s3cret") || !strings.Contains(env, `"GREETING": "hi"`) {
+			t.Errorf("the server's environment holds a variable it was not given, or lacks one it was:\n%s", env)
+		}
+	})
+	t.Run("untrusted by default", func(t *testing.T) {
+		if f := tool.FlagsOf(get("echo")); !f.Untrusted || f.Idempotent {
+			t.Errorf("flags = %+v: a server's annotations must not relax the defaults", f)
+		}
+	})
+}
+
+func TestReferenceServerTrustedAnnotations(t *testing.T) {
+	c := everything(t, mcp.ClientOptions{Trusted: true, Prefix: "ev_"})
+	echo, ok := c.Tool("ev_echo")
+	if !ok {
+		t.Fatalf("tools = %v", toolNames(c.Tools()))
+	}
+	// echo says readOnlyHint, idempotentHint and openWorldHint false.
+	if f := tool.FlagsOf(echo); f.Untrusted || !f.Idempotent {
+		t.Errorf("flags = %+v, want trusted and idempotent from the annotations", f)
+	}
+	if res := mustCall(t, echo, `{"message":"x"}`); res.Text() != "Echo: x" {
+		t.Errorf("ev_echo = %+v", res)
+	}
+}
