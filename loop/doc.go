@@ -1,2 +1,121 @@
-// Package loop is the agent loop.
+// Package loop is the agent loop: it sends the conversation to a model,
+// runs the tools the model asks for under guards and the host's policy, and
+// repeats until the model answers, within bounds the host sets.
+//
+//	tools, _ := tool.NewRegistry(weather)
+//	agent := &loop.Agent{
+//		Provider: provider,                        // any llm.Provider
+//		Tools:    tools,
+//		System:   "You are a weather assistant.",
+//		Bounds:   loop.Bounds{MaxSteps: 6, TokenBudget: 20_000},
+//	}
+//	res, err := agent.Run(ctx, "Do I need an umbrella in Oslo?")
+//	var stop *loop.StopError
+//	switch {
+//	case errors.As(err, &stop):
+//		// A bound, an approval pause or cancellation: res is valid and
+//		// stop.State resumes the run (raise the bound, approve, retry).
+//	case err != nil:
+//		return err // the provider failed; see *loop.RunError for the state
+//	}
+//	fmt.Println(res.Output)
+//
+// # Runs
+//
+// [Agent.Run] starts from [system prompt, user prompt]; [Agent.RunMessages]
+// from a caller's history. [Agent.Stream] yields the same run as events:
+// text and reasoning deltas from the provider's native stream, tool starts
+// and ends, corrections, approval requests, and a final EventDone carrying
+// the [Result]. [Agent.Resume] continues a [RunState]. An Agent is
+// configuration: runs never modify it, so one Agent serves any number of
+// concurrent runs (10 000 at once is tested).
+//
+// A run ends in one of four ways, and the caller always gets the state:
+//
+//   - the model answered: a *Result with StopReason "done" and a nil error;
+//   - a bound stopped it (max steps, token budget, approval, cancellation):
+//     a *Result with its StopReason and a *[StopError] (errors.Is matches
+//     ErrMaxSteps, ErrTokenBudget, ErrApprovalRequired, ErrCancelled) whose
+//     State resumes the run;
+//   - it failed (provider error, checkpoint or journal failure, replay
+//     divergence): a nil Result and a *[RunError] holding the state after
+//     the last completed step;
+//   - a Stream consumer stopped iterating: everything stops (the model call
+//     and running tools see their context cancelled) and no goroutine
+//     outlives the iteration.
+//
+// # Tools
+//
+// The calls of one turn are decided first (guards, policy, approvals),
+// then run, at most [Agent].MaxParallelTools at once (8 by default), and
+// their results enter the transcript in the model's call order. Each call
+// gets a run-unique id: an empty or repeated id from the provider is
+// replaced by "call_<step>_<n>" before anything else sees the call. The model
+// sees [tool.Result.Text]; failures are error results it can react to: a
+// tool's own failure, an unknown tool, invalid arguments, a panic, and a
+// tool's Go error, which is also traced as an infrastructure failure.
+// [Bounds] cap what results cost: MaxToolResultChars keeps head and tail
+// around a marker ("[TRUNCATED — N of M characters omitted…]") and never
+// exceeds the bound, marker included; PruneToolResultsAfter replaces old
+// results by a note ("[PRUNED — …]") in what is sent to the model only.
+//
+// # Guards, policy and approval: the security model
+//
+// Every call passes, before any call of its turn runs: the loop guard
+// (MaxRepeatedToolCalls: "RepeatedCall: …"), the lethal-trifecta guard
+// (an egress tool after untrusted content: "EgressBlocked: …", or an
+// approval pause), then the host's [Policy], then human decisions. The
+// rules are fail-closed:
+//
+//   - a policy that returns an error, panics, or returns an unknown verdict
+//     denies the call ("ToolPolicyDenied: policy error: …");
+//   - built-in guards run first and the policy can only add refusals; a
+//     human approval never overrides a refusal; a human can reject any call;
+//   - an approval pause executes nothing of its turn; Resume runs approved
+//     calls exactly once and tells the model about rejected ones;
+//   - taint is monotonic: results of tools flagged untrusted (or whose tool
+//     called [ReportTaint], as sub-agents do) are framed as data between
+//     [UntrustedOpen] and [UntrustedClose] (forged markers defused) and taint
+//     the run; pruning, delegation, memory compaction ([TaintSentinel]) and
+//     resume keep it;
+//   - shadow mode (Bounds.ShadowGuards) only traces what the two built-in
+//     guards would refuse; it never weakens the policy or the approve mode;
+//   - a checkpoint or journal failure stops the run, and a call whose start
+//     could not be journaled does not run.
+//
+// Policies can be data: [ParsePolicy] compiles a JSON [PolicySpec] with
+// strict validation (errors name the position) and deny > approve > allow
+// precedence. [Agent.AuditTrifecta] lists risky tool combinations at boot.
+//
+// # Durable runs
+//
+// [Agent].Checkpoint receives the state before each turn's tools run,
+// after each completed step and correction, and when the run stops.
+// [Agent].Journal records each call before and after it runs. Together they
+// make side effects exactly-once across a crash between "executed" and
+// "checkpointed": on resume a journaled result is reused, a call started
+// but not finished is reported to the model as "OutcomeUnknown: …" instead
+// of being repeated (unless its tool is flagged Idempotent), and
+// [CallInfo.IdempotencyKey] lets a tool make a service deduplicate. A
+// [FileStore] keeps both on disk.
+//
+// # Record and replay
+//
+// [Agent].Recorder writes model responses and tool results to JSONL
+// (secrets redacted by default); [Replay] plays it back fully offline or
+// with the real tools, and a divergence is a *[ReplayMismatch] naming the
+// step. A recorded run is a free regression test.
+//
+// # Delegation
+//
+// [Agent.AsTool] turns an agent into a tool (a stateless sub-run per call)
+// and [Delegate] sends requests to several specialists at once. Sub-runs
+// report their token spend to the caller's budget ([ReportUsage]) and their
+// taint; a sub-agent failure is an error result for the caller.
+//
+// # Tracing
+//
+// With [Agent].Tracer set, a run emits a span tree (run, model calls, tool
+// calls, guard and policy events) through package trace, secrets redacted.
+// Without one, tracing costs a nil check: no preview is even built.
 package loop
