@@ -28,5 +28,15 @@
 // A [Server] answers the n-th request with the n-th [Answer] and keeps what
 // it received. Event streams are written in small flushed pieces, so the
 // client meets lines and events split across reads as on a real
-// connection. A request beyond the last answer fails the test.
+// connection. A request beyond the last answer fails the test. An answer
+// can also stall (stay silent until the client leaves; [Server.WaitClosed]
+// shows that it did) or cut the connection mid-body, for the failure
+// modes no recording shows.
+//
+// # Reading the adapter's answer
+//
+// [Drain] reads a provider's stream to its end, checking the event
+// contract of llm.Provider (one done event, last; deltas and tool-call
+// events adding up to its message), and returns what was streamed and the
+// error that ended it. [Send] runs a request through Complete or Stream.
 package fixturetest

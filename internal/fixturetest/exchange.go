@@ -21,6 +21,12 @@ type Answer struct {
 	// Content-Type defaults to application/json.
 	Header http.Header
 	Body   string
+	// Stall keeps the connection open after Body, as a server gone silent
+	// mid-answer does, until the client goes away or the test ends.
+	Stall bool
+	// Cut closes the connection right after Body, in the middle of the
+	// response, so the client meets an unexpected EOF.
+	Cut bool
 }
 
 // Exchange is one recorded request and the answer it got.

@@ -2,8 +2,11 @@ package fixturetest
 
 import (
 	"bufio"
+	"context"
+	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"net"
 	"net/http"
 	"os"
@@ -11,7 +14,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/autoagent-go/autoagent/llm"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -264,5 +269,139 @@ func TestServerReportsAnExtraRequest(t *testing.T) {
 	defer mu.Unlock()
 	if len(reports) != 1 || !strings.Contains(reports[0], "request 2") {
 		t.Errorf("reports = %q, want one naming request 2", reports)
+	}
+}
+
+// events yields the given events, then err when not nil.
+func events(err error, evs ...llm.StreamEvent) iter.Seq2[llm.StreamEvent, error] {
+	return func(yield func(llm.StreamEvent, error) bool) {
+		for _, ev := range evs {
+			if !yield(ev, nil) {
+				return
+			}
+		}
+		if err != nil {
+			yield(llm.StreamEvent{}, err)
+		}
+	}
+}
+
+func TestDrain(t *testing.T) {
+	call := llm.ToolCall{ID: "c1", Name: "f", Arguments: []byte(`{"a":1}`)}
+	final := &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{
+		{Type: llm.PartReasoning, Text: "think"}, llm.TextPart("Hello"), llm.ToolCallPart(call)}}}
+	text := func(s string) llm.StreamEvent { return llm.StreamEvent{Type: llm.StreamText, Text: s} }
+	good := []llm.StreamEvent{
+		{Type: llm.StreamReasoning, Text: "thi"}, {Type: llm.StreamReasoning, Text: "nk"},
+		text("Hel"), text("lo"), {Type: llm.StreamToolCall, ToolCall: &call}, {Type: llm.StreamDone, Response: final},
+	}
+	s, err := drain(events(nil, good...))
+	if err != nil || s.Text != "Hello" || s.Reasoning != "think" || s.Response != final || s.Err != nil ||
+		len(s.Calls) != 1 || s.Calls[0].ID != "c1" {
+		t.Errorf("good stream: %+v, %v", s, err)
+	}
+
+	broke := errors.New("connection reset")
+	s, err = drain(events(broke, text("Hel")))
+	if err != nil || s.Text != "Hel" || s.Response != nil || s.Err != broke {
+		t.Errorf("failed stream: %+v, %v; want the text so far and the stream's error", s, err)
+	}
+
+	for name, seq := range map[string]iter.Seq2[llm.StreamEvent, error]{
+		"event after done": events(nil, append(good, text("!"))...),
+		"event after error": func(yield func(llm.StreamEvent, error) bool) {
+			_ = yield(llm.StreamEvent{}, broke) && yield(text("x"), nil)
+		},
+		"done without response":   events(nil, llm.StreamEvent{Type: llm.StreamDone}),
+		"call without call":       events(nil, llm.StreamEvent{Type: llm.StreamToolCall}),
+		"unknown type":            events(nil, llm.StreamEvent{Type: "audio"}),
+		"no done, no error":       events(nil, text("Hel")),
+		"text does not add up":    events(nil, text("Hel"), llm.StreamEvent{Type: llm.StreamDone, Response: final}),
+		"missing reasoning delta": events(nil, text("Hello"), llm.StreamEvent{Type: llm.StreamToolCall, ToolCall: &call}, llm.StreamEvent{Type: llm.StreamDone, Response: final}),
+		"missing call event":      events(nil, good[0], good[1], good[2], good[3], good[5]),
+	} {
+		if _, err := drain(seq); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
+
+func TestServerStallAndCut(t *testing.T) {
+	sse := http.Header{"Content-Type": {"text/event-stream"}}
+	srv := NewServer(t, Answer{Header: sse, Body: "data: 1\n\n", Stall: true}, Answer{Header: sse, Body: "data: 2\n\n", Cut: true})
+
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 9)
+	if _, err := io.ReadFull(resp.Body, buf); err != nil || string(buf) != "data: 1\n\n" {
+		t.Fatalf("stalled answer: %q, %v", buf, err)
+	}
+	select {
+	case <-srv.finishedChan(0):
+		t.Fatal("a stalled answer finished while its client was still reading")
+	default:
+	}
+	resp.Body.Close()
+	srv.WaitClosed(t, 0)
+
+	resp, err = http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != "data: 2\n\n" || !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("cut answer: %q, %v; want the body then an unexpected EOF", body, err)
+	}
+	srv.WaitClosed(t, 1)
+}
+
+// TestServerCloseEndsStalls: closing the server must not wait for a
+// client that never leaves.
+func TestServerCloseEndsStalls(t *testing.T) {
+	srv := newServer(t.Errorf, []Answer{{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: "data: 1\n\n", Stall: true}})
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	buf := make([]byte, 9)
+	if _, err := io.ReadFull(resp.Body, buf); err != nil {
+		t.Fatal(err)
+	}
+	closed := make(chan struct{})
+	go func() { srv.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(closeWait):
+		t.Fatal("Close waited for a stalled answer's client")
+	}
+}
+
+// fixedProvider answers with resp, streamed by llm.StreamFromComplete.
+type fixedProvider struct{ resp *llm.Response }
+
+var _ llm.Provider = fixedProvider{}
+
+func (f fixedProvider) Complete(context.Context, *llm.Request) (*llm.Response, error) {
+	return f.resp, nil
+}
+
+func (f fixedProvider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
+	return llm.StreamFromComplete(ctx, req, f.Complete)
+}
+
+func TestSend(t *testing.T) {
+	call := llm.ToolCall{ID: "c1", Name: "f", Arguments: []byte(`{}`)}
+	want := &llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{llm.TextPart("hi"), llm.ToolCallPart(call)}}}
+	p := fixedProvider{resp: want}
+	req := &llm.Request{Messages: []llm.Message{llm.UserText("q")}}
+	if resp, s := Send(t, p, req, false); resp != want || s.Response != nil || s.Text != "" {
+		t.Errorf("Complete: %v, %+v", resp, s)
+	}
+	if resp, s := Send(t, p, req, true); resp != want || s.Response != want || s.Text != "hi" || len(s.Calls) != 1 {
+		t.Errorf("Stream: %v, %+v", resp, s)
 	}
 }
