@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"slices"
 	"strings"
@@ -200,32 +199,17 @@ func sseAnswer(body string) fixturetest.Answer {
 	return fixturetest.Answer{Status: 200, Body: body, Header: http.Header{"Content-Type": {"text/event-stream"}, "Request-Id": {"req_s"}}}
 }
 
-// collect drains a stream: the text deltas, and the first error.
-func collect(seq func(func(llm.StreamEvent, error) bool)) (text string, done bool, err error) {
-	var b strings.Builder
-	for ev, e := range seq {
-		if e != nil {
-			return b.String(), done, e
-		}
-		if ev.Type == llm.StreamText {
-			b.WriteString(ev.Text)
-		}
-		done = done || ev.Type == llm.StreamDone
-	}
-	return b.String(), done, nil
-}
-
 func TestMidStreamErrorEvent(t *testing.T) {
 	body := streamBody("event: error\n" + `data: {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}` + "\n\n")
 	srv := fixturetest.NewServer(t, sseAnswer(body))
 	p := newTestProvider(t, srv.URL, Options{})
-	text, done, err := collect(p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
-	if text != "Hel" || done {
-		t.Errorf("before the error: text %q, done %v", text, done)
+	s := fixturetest.Drain(t, p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
+	if s.Text != "Hel" || s.Response != nil {
+		t.Errorf("before the error: text %q, done %v", s.Text, s.Response != nil)
 	}
 	var pe *llm.ProviderError
-	if !errors.As(err, &pe) || pe.Code != "overloaded_error" || pe.Message != "Overloaded" || !pe.Retryable || pe.Status != 0 || pe.RequestID != "req_s" {
-		t.Fatalf("err = %#v", err)
+	if !errors.As(s.Err, &pe) || pe.Code != "overloaded_error" || pe.Message != "Overloaded" || !pe.Retryable || pe.Status != 0 || pe.RequestID != "req_s" {
+		t.Fatalf("err = %#v", s.Err)
 	}
 	if len(srv.Requests()) != 1 {
 		t.Errorf("a stream that already produced events was retried (%d requests)", len(srv.Requests()))
@@ -235,70 +219,46 @@ func TestMidStreamErrorEvent(t *testing.T) {
 func TestStreamEndsWithoutMessageStop(t *testing.T) {
 	srv := fixturetest.NewServer(t, sseAnswer(streamBody("")))
 	p := newTestProvider(t, srv.URL, Options{})
-	text, done, err := collect(p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
-	if text != "Hel" || done {
-		t.Errorf("text %q, done %v", text, done)
+	s := fixturetest.Drain(t, p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
+	if s.Text != "Hel" || s.Response != nil {
+		t.Errorf("text %q, done %v", s.Text, s.Response != nil)
 	}
-	if !errors.Is(err, llm.ErrIncompleteStream) || !llm.IsRetryable(err) {
-		t.Errorf("err = %v, want a retryable ErrIncompleteStream", err)
+	if !errors.Is(s.Err, llm.ErrIncompleteStream) || !llm.IsRetryable(s.Err) {
+		t.Errorf("err = %v, want a retryable ErrIncompleteStream", s.Err)
 	}
 }
 
 func TestStreamConnectionDrops(t *testing.T) {
-	// The server promises more bytes than it sends, then closes the
-	// connection: the client sees an unexpected EOF mid-event.
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body := streamBody("event: content_block_delta\ndata: {\"type\":\"content_bl")
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Header().Set("Content-Length", "100000")
-		_, _ = w.Write([]byte(body))
-	}))
-	defer srv.Close()
+	// The server closes the connection mid-event: the client sees an
+	// unexpected EOF.
+	cut := sseAnswer(streamBody("event: content_block_delta\ndata: {\"type\":\"content_bl"))
+	cut.Cut = true
+	srv := fixturetest.NewServer(t, cut)
 	p := newTestProvider(t, srv.URL, Options{})
-	text, _, err := collect(p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
-	if text != "Hel" || !errors.Is(err, llm.ErrIncompleteStream) || !llm.IsRetryable(err) {
-		t.Errorf("text %q, err %v; want Hel and a retryable ErrIncompleteStream", text, err)
+	s := fixturetest.Drain(t, p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
+	if s.Text != "Hel" || !errors.Is(s.Err, llm.ErrIncompleteStream) || !llm.IsRetryable(s.Err) {
+		t.Errorf("text %q, err %v; want Hel and a retryable ErrIncompleteStream", s.Text, s.Err)
 	}
 }
 
 func TestStreamMalformedEvent(t *testing.T) {
 	srv := fixturetest.NewServer(t, sseAnswer(streamBody("event: content_block_delta\ndata: {not json\n\n")))
 	p := newTestProvider(t, srv.URL, Options{})
-	_, _, err := collect(p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
+	s := fixturetest.Drain(t, p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
 	var pe *llm.ProviderError
-	if !errors.As(err, &pe) || pe.Retryable || !strings.Contains(pe.Message, "malformed stream event") {
-		t.Errorf("err = %v, want a non-retryable malformed-event error", err)
+	if !errors.As(s.Err, &pe) || pe.Retryable || !strings.Contains(pe.Message, "malformed stream event") {
+		t.Errorf("err = %v, want a non-retryable malformed-event error", s.Err)
 	}
 }
 
-// stallingServer sends the start of an answer, then waits until the client
-// goes away, reporting that on gone.
-func stallingServer(t *testing.T) (*httptest.Server, chan struct{}) {
-	gone := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write([]byte(streamBody("")))
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-		close(gone)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, gone
-}
-
-// waitGone fails the test if the server never saw the client leave (the
-// deadline only guards against a hang; nothing is timed).
-func waitGone(t *testing.T, gone chan struct{}) {
-	t.Helper()
-	select {
-	case <-gone:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the connection was never released")
-	}
+// stallingServer sends the start of an answer, then stays silent until
+// the client goes away.
+func stallingServer(t *testing.T) *fixturetest.Server {
+	return fixturetest.NewServer(t, fixturetest.Answer{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: streamBody(""), Stall: true})
 }
 
 func TestStreamCancelledMidway(t *testing.T) {
-	srv, gone := stallingServer(t)
+	srv := stallingServer(t)
 	p := newTestProvider(t, srv.URL, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -321,11 +281,11 @@ func TestStreamCancelledMidway(t *testing.T) {
 	if errors.As(err, &pe) {
 		t.Errorf("a cancellation must not look like a provider failure: %v", err)
 	}
-	waitGone(t, gone)
+	srv.WaitClosed(t, 0)
 }
 
 func TestStreamStoppedEarlyReleasesConnection(t *testing.T) {
-	srv, gone := stallingServer(t)
+	srv := stallingServer(t)
 	p := newTestProvider(t, srv.URL, Options{})
 	before := runtime.NumGoroutine()
 	for ev, err := range p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}) {
@@ -336,19 +296,19 @@ func TestStreamStoppedEarlyReleasesConnection(t *testing.T) {
 			break
 		}
 	}
-	waitGone(t, gone)
+	srv.WaitClosed(t, 0)
 	p.cfg.client.CloseIdleConnections()
 	checkNoLeak(t, before)
 }
 
 func TestStreamIdleTimeout(t *testing.T) {
-	srv, gone := stallingServer(t)
+	srv := stallingServer(t)
 	p := newTestProvider(t, srv.URL, Options{StreamIdleTimeout: 50 * time.Millisecond})
-	text, done, err := collect(p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
-	if text != "Hel" || done || !errors.Is(err, llm.ErrIncompleteStream) || !errors.Is(err, httpx.ErrStreamIdle) || !llm.IsRetryable(err) {
-		t.Errorf("text %q, done %v, err %v; want a retryable idle ErrIncompleteStream", text, done, err)
+	s := fixturetest.Drain(t, p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
+	if s.Text != "Hel" || s.Response != nil || !errors.Is(s.Err, llm.ErrIncompleteStream) || !errors.Is(s.Err, httpx.ErrStreamIdle) || !llm.IsRetryable(s.Err) {
+		t.Errorf("text %q, done %v, err %v; want a retryable idle ErrIncompleteStream", s.Text, s.Response != nil, s.Err)
 	}
-	waitGone(t, gone)
+	srv.WaitClosed(t, 0)
 }
 
 // checkNoLeak waits for the goroutine count to come back to before: the

@@ -234,46 +234,15 @@ func TestReplayFantasy(t *testing.T) {
 // returns it.
 func runTurn(t *testing.T, p *Provider, req *llm.Request, stream bool, want wantTurn) *llm.Response {
 	t.Helper()
-	var resp *llm.Response
-	if !stream {
-		var err error
-		resp, err = p.Complete(context.Background(), req)
-		if err != nil {
-			t.Fatalf("Complete: %v", err)
+	resp, s := fixturetest.Send(t, p, req, stream)
+	if stream {
+		if s.Text != want.text {
+			t.Errorf("streamed text = %q, want %q", s.Text, want.text)
 		}
-	} else {
-		var text, reasoning strings.Builder
-		var calls []llm.ToolCall
-		var dones int
-		for ev, err := range p.Stream(context.Background(), req) {
-			if err != nil {
-				t.Fatalf("Stream: %v", err)
-			}
-			if dones > 0 {
-				t.Fatalf("event %q after done", ev.Type)
-			}
-			switch ev.Type {
-			case llm.StreamText:
-				text.WriteString(ev.Text)
-			case llm.StreamReasoning:
-				reasoning.WriteString(ev.Text)
-			case llm.StreamToolCall:
-				calls = append(calls, *ev.ToolCall)
-			case llm.StreamDone:
-				dones++
-				resp = ev.Response
-			}
+		if s.Reasoning != want.reasoning {
+			t.Errorf("streamed reasoning = %q, want %q", s.Reasoning, want.reasoning)
 		}
-		if dones != 1 || resp == nil {
-			t.Fatalf("stream yielded %d done events", dones)
-		}
-		if text.String() != want.text {
-			t.Errorf("streamed text = %q, want %q", text.String(), want.text)
-		}
-		if reasoning.String() != want.reasoning {
-			t.Errorf("streamed reasoning = %q, want %q", reasoning.String(), want.reasoning)
-		}
-		checkCalls(t, "streamed", calls, want.calls)
+		checkCalls(t, "streamed", s.Calls, want.calls)
 	}
 	if got := resp.Message.Text(); got != want.text {
 		t.Errorf("text = %q, want %q", got, want.text)
@@ -507,25 +476,14 @@ func TestReplayLangchaingoStream(t *testing.T) {
 		MaxTokens:   100,
 		Temperature: &zero,
 	}
-	var text strings.Builder
-	var resp *llm.Response
-	for ev, err := range p.Stream(context.Background(), req) {
-		if err != nil {
-			t.Fatalf("Stream: %v", err)
-		}
-		switch ev.Type {
-		case llm.StreamText:
-			text.WriteString(ev.Text)
-		case llm.StreamDone:
-			resp = ev.Response
-		}
+	s := fixturetest.Drain(t, p.Stream(context.Background(), req))
+	if s.Err != nil {
+		t.Fatalf("Stream: %v", s.Err)
 	}
-	if resp == nil {
-		t.Fatal("no done event")
-	}
+	resp := s.Response
 	const want = "1\n2\n3\n4\n5"
-	if text.String() != want || resp.Message.Text() != want {
-		t.Errorf("text: streamed %q, response %q; want %q", text.String(), resp.Message.Text(), want)
+	if s.Text != want || resp.Message.Text() != want {
+		t.Errorf("text: streamed %q, response %q; want %q", s.Text, resp.Message.Text(), want)
 	}
 	if u := resp.Usage; u == nil || *u != (llm.Usage{InputTokens: 15, OutputTokens: 13, TotalTokens: 28}) {
 		t.Errorf("usage = %+v, want 15 in, 13 out", u)

@@ -59,15 +59,11 @@ func TestStreamedCacheUsage(t *testing.T) {
 		"event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n"
 	srv := fixturetest.NewServer(t, sseAnswer(body))
 	p := newTestProvider(t, srv.URL, Options{})
-	var resp *llm.Response
-	for ev, err := range p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ev.Type == llm.StreamDone {
-			resp = ev.Response
-		}
+	s := fixturetest.Drain(t, p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
+	if s.Err != nil {
+		t.Fatal(s.Err)
 	}
+	resp := s.Response
 	want := llm.Usage{InputTokens: 2005, CachedTokens: 2000, OutputTokens: 42, TotalTokens: 2047}
 	if resp == nil || *resp.Usage != want || resp.FinishReason != llm.FinishLength {
 		t.Fatalf("response %+v, want usage %+v and finish length", resp, want)

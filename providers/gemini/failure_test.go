@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"runtime"
 	"slices"
 	"strings"
@@ -74,9 +73,9 @@ func TestStreamOpeningRetried(t *testing.T) {
 	srv := fixturetest.NewServer(t, fixturetest.Answer{Status: 503, Body: unavailableBody}, stream)
 	p := newTestProvider(t, srv.URL, Options{})
 	delays := fakeClock(p)
-	text, done, err := collect(p.Stream(context.Background(), hello))
-	if err != nil || !done || text != "Olá!" || len(*delays) != 1 {
-		t.Errorf("text %q, done %v, err %v, delays %v", text, done, err, *delays)
+	s := fixturetest.Drain(t, p.Stream(context.Background(), hello))
+	if s.Err != nil || s.Response == nil || s.Text != "Olá!" || len(*delays) != 1 {
+		t.Errorf("text %q, done %v, err %v, delays %v", s.Text, s.Response != nil, s.Err, *delays)
 	}
 }
 
@@ -138,28 +137,14 @@ func sseAnswer(body string) fixturetest.Answer {
 	return fixturetest.Answer{Status: 200, Body: body, Header: http.Header{"Content-Type": {"text/event-stream"}}}
 }
 
-func collect(seq func(func(llm.StreamEvent, error) bool)) (text string, done bool, err error) {
-	var b strings.Builder
-	for ev, e := range seq {
-		if e != nil {
-			return b.String(), done, e
-		}
-		if ev.Type == llm.StreamText {
-			b.WriteString(ev.Text)
-		}
-		done = done || ev.Type == llm.StreamDone
-	}
-	return b.String(), done, nil
-}
-
 func TestStreamErrorChunk(t *testing.T) {
 	body := firstChunk + `data: {"error":{"code":503,"message":"The model is overloaded.","status":"UNAVAILABLE"}}` + "\r\n\r\n"
 	srv := fixturetest.NewServer(t, sseAnswer(body))
 	p := newTestProvider(t, srv.URL, Options{})
-	text, done, err := collect(p.Stream(context.Background(), hello))
+	s := fixturetest.Drain(t, p.Stream(context.Background(), hello))
 	var pe *llm.ProviderError
-	if text != "Ol" || done || !errors.As(err, &pe) || pe.Code != "UNAVAILABLE" || pe.Status != 503 || !pe.Retryable {
-		t.Fatalf("text %q, done %v, err %#v", text, done, err)
+	if s.Text != "Ol" || s.Response != nil || !errors.As(s.Err, &pe) || pe.Code != "UNAVAILABLE" || pe.Status != 503 || !pe.Retryable {
+		t.Fatalf("text %q, done %v, err %#v", s.Text, s.Response != nil, s.Err)
 	}
 	if len(srv.Requests()) != 1 {
 		t.Error("a stream that produced events was retried")
@@ -169,62 +154,43 @@ func TestStreamErrorChunk(t *testing.T) {
 func TestStreamEndsWithoutFinishReason(t *testing.T) {
 	srv := fixturetest.NewServer(t, sseAnswer(firstChunk))
 	p := newTestProvider(t, srv.URL, Options{})
-	text, done, err := collect(p.Stream(context.Background(), hello))
-	if text != "Ol" || done || !errors.Is(err, llm.ErrIncompleteStream) || !llm.IsRetryable(err) {
-		t.Errorf("text %q, done %v, err %v; want a retryable ErrIncompleteStream", text, done, err)
+	s := fixturetest.Drain(t, p.Stream(context.Background(), hello))
+	if s.Text != "Ol" || s.Response != nil || !errors.Is(s.Err, llm.ErrIncompleteStream) || !llm.IsRetryable(s.Err) {
+		t.Errorf("text %q, done %v, err %v; want a retryable ErrIncompleteStream", s.Text, s.Response != nil, s.Err)
 	}
 }
 
 func TestStreamConnectionDrops(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		w.Header().Set("Content-Length", "100000")
-		_, _ = w.Write([]byte(firstChunk + `data: {"candidates":[{"content":{"par`))
-	}))
-	defer srv.Close()
+	// The server closes the connection mid-chunk: the client sees an
+	// unexpected EOF.
+	cut := sseAnswer(firstChunk + `data: {"candidates":[{"content":{"par`)
+	cut.Cut = true
+	srv := fixturetest.NewServer(t, cut)
 	p := newTestProvider(t, srv.URL, Options{})
-	text, _, err := collect(p.Stream(context.Background(), hello))
-	if text != "Ol" || !errors.Is(err, llm.ErrIncompleteStream) || !llm.IsRetryable(err) {
-		t.Errorf("text %q, err %v", text, err)
+	s := fixturetest.Drain(t, p.Stream(context.Background(), hello))
+	if s.Text != "Ol" || !errors.Is(s.Err, llm.ErrIncompleteStream) || !llm.IsRetryable(s.Err) {
+		t.Errorf("text %q, err %v", s.Text, s.Err)
 	}
 }
 
 func TestStreamMalformedChunk(t *testing.T) {
 	srv := fixturetest.NewServer(t, sseAnswer(firstChunk+"data: {oops\r\n\r\n"))
 	p := newTestProvider(t, srv.URL, Options{})
-	_, _, err := collect(p.Stream(context.Background(), hello))
+	s := fixturetest.Drain(t, p.Stream(context.Background(), hello))
 	var pe *llm.ProviderError
-	if !errors.As(err, &pe) || pe.Retryable || !strings.Contains(pe.Message, "malformed stream chunk") {
-		t.Errorf("err = %v", err)
+	if !errors.As(s.Err, &pe) || pe.Retryable || !strings.Contains(pe.Message, "malformed stream chunk") {
+		t.Errorf("err = %v", s.Err)
 	}
 }
 
-func stallingServer(t *testing.T) (*httptest.Server, chan struct{}) {
-	gone := make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		_, _ = w.Write([]byte(firstChunk))
-		w.(http.Flusher).Flush()
-		<-r.Context().Done()
-		close(gone)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, gone
-}
-
-// waitGone fails the test if the server never saw the client leave (the
-// deadline only guards against a hang; nothing is timed).
-func waitGone(t *testing.T, gone chan struct{}) {
-	t.Helper()
-	select {
-	case <-gone:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the connection was never released")
-	}
+// stallingServer sends the start of an answer, then stays silent until
+// the client goes away.
+func stallingServer(t *testing.T) *fixturetest.Server {
+	return fixturetest.NewServer(t, fixturetest.Answer{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: firstChunk, Stall: true})
 }
 
 func TestStreamCancelledMidway(t *testing.T) {
-	srv, gone := stallingServer(t)
+	srv := stallingServer(t)
 	p := newTestProvider(t, srv.URL, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -244,11 +210,11 @@ func TestStreamCancelledMidway(t *testing.T) {
 	if text != "Ol" || !errors.Is(err, context.Canceled) || errors.As(err, &pe) {
 		t.Errorf("text %q, err %v; want Ol then a plain context.Canceled", text, err)
 	}
-	waitGone(t, gone)
+	srv.WaitClosed(t, 0)
 }
 
 func TestStreamStoppedEarlyReleasesConnection(t *testing.T) {
-	srv, gone := stallingServer(t)
+	srv := stallingServer(t)
 	p := newTestProvider(t, srv.URL, Options{})
 	before := runtime.NumGoroutine()
 	for ev, err := range p.Stream(context.Background(), hello) {
@@ -259,7 +225,7 @@ func TestStreamStoppedEarlyReleasesConnection(t *testing.T) {
 			break
 		}
 	}
-	waitGone(t, gone)
+	srv.WaitClosed(t, 0)
 	p.cfg.client.CloseIdleConnections()
 	deadline := time.Now().Add(5 * time.Second)
 	for runtime.NumGoroutine() > before {
@@ -271,11 +237,11 @@ func TestStreamStoppedEarlyReleasesConnection(t *testing.T) {
 }
 
 func TestStreamIdleTimeout(t *testing.T) {
-	srv, gone := stallingServer(t)
+	srv := stallingServer(t)
 	p := newTestProvider(t, srv.URL, Options{StreamIdleTimeout: 50 * time.Millisecond})
-	text, done, err := collect(p.Stream(context.Background(), hello))
-	if text != "Ol" || done || !errors.Is(err, llm.ErrIncompleteStream) || !errors.Is(err, httpx.ErrStreamIdle) {
-		t.Errorf("text %q, done %v, err %v", text, done, err)
+	s := fixturetest.Drain(t, p.Stream(context.Background(), hello))
+	if s.Text != "Ol" || s.Response != nil || !errors.Is(s.Err, llm.ErrIncompleteStream) || !errors.Is(s.Err, httpx.ErrStreamIdle) {
+		t.Errorf("text %q, done %v, err %v", s.Text, s.Response != nil, s.Err)
 	}
-	waitGone(t, gone)
+	srv.WaitClosed(t, 0)
 }

@@ -286,49 +286,15 @@ func checkSignatures(t *testing.T, resp *llm.Response, want wantTurn, nextReques
 // returns it.
 func runTurn(t *testing.T, p *Provider, req *llm.Request, stream bool, want wantTurn) *llm.Response {
 	t.Helper()
-	var resp *llm.Response
-	if !stream {
-		var err error
-		resp, err = p.Complete(context.Background(), req)
-		if err != nil {
-			t.Fatalf("Complete: %v", err)
+	resp, s := fixturetest.Send(t, p, req, stream)
+	if stream {
+		if s.Text != want.text {
+			t.Errorf("streamed text = %q, want %q", s.Text, want.text)
 		}
-	} else {
-		var text, reasoning strings.Builder
-		var calls []llm.ToolCall
-		var dones int
-		for ev, err := range p.Stream(context.Background(), req) {
-			if err != nil {
-				t.Fatalf("Stream: %v", err)
-			}
-			if dones > 0 {
-				t.Fatalf("event %q after done", ev.Type)
-			}
-			switch ev.Type {
-			case llm.StreamText:
-				text.WriteString(ev.Text)
-			case llm.StreamReasoning:
-				reasoning.WriteString(ev.Text)
-			case llm.StreamToolCall:
-				calls = append(calls, *ev.ToolCall)
-			case llm.StreamDone:
-				dones++
-				resp = ev.Response
-			}
+		if s.Reasoning != want.reasoning {
+			t.Errorf("streamed reasoning = %q, want %q", s.Reasoning, want.reasoning)
 		}
-		if dones != 1 || resp == nil {
-			t.Fatalf("stream yielded %d done events", dones)
-		}
-		if text.String() != want.text {
-			t.Errorf("streamed text = %q, want %q", text.String(), want.text)
-		}
-		if reasoning.String() != want.reasoning {
-			t.Errorf("streamed reasoning = %q, want %q", reasoning.String(), want.reasoning)
-		}
-		checkCalls(t, "streamed", calls, want.calls)
-		if diff := cmp.Diff(resp.Message.ToolCalls(), calls); diff != "" {
-			t.Errorf("streamed calls differ from the done response's:\n%s", diff)
-		}
+		checkCalls(t, "streamed", s.Calls, want.calls)
 	}
 	if got := resp.Message.Text(); got != want.text {
 		t.Errorf("text = %q, want %q", got, want.text)
@@ -513,24 +479,14 @@ func TestReplayVercelPartialArgs(t *testing.T) {
 		Tools: []llm.ToolSpec{{Name: "getWeather", Description: "Get the weather",
 			InputSchema: json.RawMessage(`{"type":"object","properties":{"location":{"type":"string"}},"required":["location"]}`)}}}
 
-	var streamed []llm.ToolCall
-	var resp *llm.Response
-	for ev, err := range p.Stream(context.Background(), req) {
-		if err != nil {
-			t.Fatalf("Stream: %v", err)
-		}
-		switch ev.Type {
-		case llm.StreamToolCall:
-			streamed = append(streamed, *ev.ToolCall)
-		case llm.StreamText, llm.StreamReasoning:
-			t.Errorf("unexpected %s delta %q", ev.Type, ev.Text)
-		case llm.StreamDone:
-			resp = ev.Response
-		}
+	s := fixturetest.Drain(t, p.Stream(context.Background(), req))
+	if s.Err != nil {
+		t.Fatalf("Stream: %v", s.Err)
 	}
-	if resp == nil {
-		t.Fatal("no done event")
+	if s.Text != "" || s.Reasoning != "" {
+		t.Errorf("unexpected deltas: text %q, reasoning %q", s.Text, s.Reasoning)
 	}
+	streamed, resp := s.Calls, s.Response
 	want := []wantCall{
 		{name: "getWeather", args: `{"location":"Boston"}`, sigPrefix: "CiMBjz1rX25KieIB4d4AwFn8"},
 		{name: "getWeather", args: `{"location":"San Francisco"}`},

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autoagent-go/autoagent/internal/fixturetest"
 	"github.com/autoagent-go/autoagent/internal/httpx"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/google/go-cmp/cmp"
@@ -114,40 +115,16 @@ func TestStreamOpeningIsRetried(t *testing.T) {
 	}))
 	defer srv.Close()
 	p, fs := newTestProvider(t, srv.URL, Options{})
-	resp, err := collectStream(p.Stream(context.Background(), hi))
-	if err != nil || resp.Message.Text() != "ok" || len(fs.waits) != 1 {
-		t.Fatalf("resp = %+v, err = %v, waits = %v", resp, err, fs.waits)
+	s := fixturetest.Drain(t, p.Stream(context.Background(), hi))
+	if s.Err != nil || s.Response.Message.Text() != "ok" || len(fs.waits) != 1 {
+		t.Fatalf("resp = %+v, err = %v, waits = %v", s.Response, s.Err, fs.waits)
 	}
 }
 
-func collectStream(seq func(func(llm.StreamEvent, error) bool)) (*llm.Response, error) {
-	var done *llm.Response
-	for ev, err := range seq {
-		if err != nil {
-			return done, err
-		}
-		if ev.Type == llm.StreamDone {
-			done = ev.Response
-		}
-	}
-	return done, nil
-}
-
-// streamServer serves body as an event stream; hold keeps the connection
+// streamServer serves body as an event stream; stall keeps the connection
 // open after it (a stalled server) until the client goes away.
-func streamServer(t *testing.T, body string, hold bool) (*httptest.Server, chan struct{}) {
-	gone := make(chan struct{}, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, body)
-		w.(http.Flusher).Flush()
-		if hold {
-			<-r.Context().Done()
-			gone <- struct{}{}
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv, gone
+func streamServer(t *testing.T, body string, stall bool) *fixturetest.Server {
+	return fixturetest.NewServer(t, fixturetest.Answer{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: body, Stall: stall})
 }
 
 const textChunk = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"par\"}}]}\n\n"
@@ -162,57 +139,42 @@ func TestStreamIncomplete(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, _ := streamServer(t, tt.body, false)
+			srv := streamServer(t, tt.body, false)
 			p, _ := newTestProvider(t, srv.URL, Options{})
-			_, err := collectStream(p.Stream(context.Background(), hi))
+			s := fixturetest.Drain(t, p.Stream(context.Background(), hi))
 			var pe *llm.ProviderError
-			if !errors.As(err, &pe) {
-				t.Fatalf("err = %v, want a ProviderError", err)
+			if !errors.As(s.Err, &pe) {
+				t.Fatalf("err = %v, want a ProviderError", s.Err)
 			}
-			if tt.name == "ends without finish or DONE" && (!errors.Is(err, llm.ErrIncompleteStream) || !pe.Retryable) {
-				t.Errorf("err = %v, want retryable ErrIncompleteStream", err)
+			if tt.name == "ends without finish or DONE" && (!errors.Is(s.Err, llm.ErrIncompleteStream) || !pe.Retryable) {
+				t.Errorf("err = %v, want retryable ErrIncompleteStream", s.Err)
 			}
 		})
 	}
 }
 
 func TestStreamConnectionDropped(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "text/event-stream")
-		io.WriteString(w, textChunk)
-		w.(http.Flusher).Flush()
-		conn, _, err := http.NewResponseController(w).Hijack()
-		if err == nil {
-			conn.Close() // mid chunked body: the client sees an unexpected EOF
-		}
-	}))
-	defer srv.Close()
+	// The server closes the connection mid chunked body: the client sees an
+	// unexpected EOF.
+	srv := fixturetest.NewServer(t, fixturetest.Answer{Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: textChunk, Cut: true})
 	p, _ := newTestProvider(t, srv.URL, Options{})
-	var text string
-	var err error
-	for ev, e := range p.Stream(context.Background(), hi) {
-		if e != nil {
-			err = e
-			break
-		}
-		text += ev.Text
-	}
-	if text != "par" || !errors.Is(err, llm.ErrIncompleteStream) || !llm.IsRetryable(err) {
-		t.Fatalf("text %q, err %v; want the delta then a retryable ErrIncompleteStream", text, err)
+	s := fixturetest.Drain(t, p.Stream(context.Background(), hi))
+	if s.Text != "par" || !errors.Is(s.Err, llm.ErrIncompleteStream) || !llm.IsRetryable(s.Err) {
+		t.Fatalf("text %q, err %v; want the delta then a retryable ErrIncompleteStream", s.Text, s.Err)
 	}
 }
 
 func TestStreamWithoutDONEButFinished(t *testing.T) {
-	srv, _ := streamServer(t, textChunk+"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}]}\n\n", false)
+	srv := streamServer(t, textChunk+"data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"length\"}]}\n\n", false)
 	p, _ := newTestProvider(t, srv.URL, Options{})
-	resp, err := collectStream(p.Stream(context.Background(), hi))
-	if err != nil || resp.FinishReason != llm.FinishLength || resp.Message.Text() != "par" || resp.Usage != nil {
-		t.Fatalf("resp = %+v, err = %v", resp, err)
+	s := fixturetest.Drain(t, p.Stream(context.Background(), hi))
+	if s.Err != nil || s.Response.FinishReason != llm.FinishLength || s.Response.Message.Text() != "par" || s.Response.Usage != nil {
+		t.Fatalf("resp = %+v, err = %v", s.Response, s.Err)
 	}
 }
 
 func TestStreamCancelMidStream(t *testing.T) {
-	srv, gone := streamServer(t, textChunk, true)
+	srv := streamServer(t, textChunk, true)
 	p, _ := newTestProvider(t, srv.URL, Options{})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -229,36 +191,36 @@ func TestStreamCancelMidStream(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || llm.IsRetryable(err) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	<-gone // the server saw the connection close
+	srv.WaitClosed(t, 0) // the server saw the connection close
 }
 
 func TestStreamBreakReleasesConnection(t *testing.T) {
-	srv, gone := streamServer(t, textChunk, true)
+	srv := streamServer(t, textChunk, true)
 	p, _ := newTestProvider(t, srv.URL, Options{})
 	for range p.Stream(context.Background(), hi) {
 		break
 	}
-	<-gone // would block forever if the body were left open
+	srv.WaitClosed(t, 0) // fails if the body were left open
 }
 
 func TestStreamIdleTimeout(t *testing.T) {
-	srv, _ := streamServer(t, textChunk, true)
+	srv := streamServer(t, textChunk, true)
 	p, _ := newTestProvider(t, srv.URL, Options{StreamIdleTimeout: 50 * time.Millisecond})
-	_, err := collectStream(p.Stream(context.Background(), hi))
-	if !errors.Is(err, httpx.ErrStreamIdle) || !errors.Is(err, llm.ErrIncompleteStream) {
-		t.Fatalf("err = %v, want ErrStreamIdle", err)
+	s := fixturetest.Drain(t, p.Stream(context.Background(), hi))
+	if !errors.Is(s.Err, httpx.ErrStreamIdle) || !errors.Is(s.Err, llm.ErrIncompleteStream) {
+		t.Fatalf("err = %v, want ErrStreamIdle", s.Err)
 	}
 }
 
 func TestStreamErrorChunk(t *testing.T) {
 	// Hand-written: OpenAI sends an error object mid-stream when the server
 	// fails while generating; no recording has one.
-	srv, _ := streamServer(t, textChunk+"data: {\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\",\"code\":null}}\n\n", false)
+	srv := streamServer(t, textChunk+"data: {\"error\":{\"message\":\"The server had an error\",\"type\":\"server_error\",\"code\":null}}\n\n", false)
 	p, _ := newTestProvider(t, srv.URL, Options{})
-	_, err := collectStream(p.Stream(context.Background(), hi))
+	s := fixturetest.Drain(t, p.Stream(context.Background(), hi))
 	var pe *llm.ProviderError
-	if !errors.As(err, &pe) || pe.Code != "server_error" || !pe.Retryable || pe.Status != 0 {
-		t.Fatalf("err = %#v", err)
+	if !errors.As(s.Err, &pe) || pe.Code != "server_error" || !pe.Retryable || pe.Status != 0 {
+		t.Fatalf("err = %#v", s.Err)
 	}
 }
 
@@ -269,7 +231,7 @@ func TestToolCallYieldedWhenComplete(t *testing.T) {
 	body := `data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"id":"c1","type":"function","function":{"name":"add","arguments":"{\"a\":"}}]}}]}` + "\n\n" +
 		`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":"1}"}}]}}]}` + "\n\n" +
 		`data: {"choices":[{"index":0,"delta":{"tool_calls":[{"index":1,"id":"c2","type":"function","function":{"name":"mul","arguments":""}}]}}]}` + "\n\n"
-	srv, _ := streamServer(t, body, true)
+	srv := streamServer(t, body, true)
 	p, _ := newTestProvider(t, srv.URL, Options{})
 	for ev, err := range p.Stream(context.Background(), hi) {
 		if err != nil {

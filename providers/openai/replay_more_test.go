@@ -86,7 +86,7 @@ func TestReplayVercelAI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			resp := complete(t, p, weatherRequest(tt.want.model), tt.stream)
+			resp, _ := fixturetest.Send(t, p, weatherRequest(tt.want.model), tt.stream)
 			checkResponse(t, resp, tt.want)
 		})
 	}
@@ -144,7 +144,7 @@ func TestReplayLangchaingo(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resp := complete(t, p, req, true)
+		resp, _ := fixturetest.Send(t, p, req, true)
 		checkResponse(t, resp, turn{text: "1, 2, 3, 4, 5", usage: usage(14, 13, 0, 27), finish: llm.FinishStop,
 			model: "gpt-3.5-turbo-0125", id: "chatcmpl-C6bjxzOr3Oz1rTiafksd6himIit3q"})
 		if diff := cmp.Diff(normalizeBody(t, ex[0].Request.Body), normalizeBody(t, srv.Request(t, 0).Body)); diff != "" {

@@ -1,7 +1,6 @@
 package openai_test
 
 import (
-	"context"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -150,7 +149,7 @@ func TestReplayCassettes(t *testing.T) {
 			history := req.Messages
 			for i, want := range tc.turns {
 				req.Messages = history
-				resp := complete(t, p, req, tc.stream)
+				resp, _ := fixturetest.Send(t, p, req, tc.stream)
 				checkResponse(t, resp, want)
 				// The request we built must be the one the recorded client
 				// sent: same messages (roles, tool-call ids, tool results,
@@ -210,56 +209,6 @@ func requestFromRecorded(t *testing.T, body string) (*llm.Request, openai.Option
 		req.Tools = append(req.Tools, llm.ToolSpec{Name: tl.Function.Name, Description: tl.Function.Description, InputSchema: tl.Function.Parameters})
 	}
 	return req, opts
-}
-
-// complete runs req through Complete or Stream. For streams it also checks
-// the event contract: deltas add up to the final text and reasoning, each
-// tool call is yielded once before the done event, done comes last.
-func complete(t *testing.T, p llm.Provider, req *llm.Request, stream bool) *llm.Response {
-	t.Helper()
-	if !stream {
-		resp, err := p.Complete(context.Background(), req)
-		if err != nil {
-			t.Fatalf("Complete: %v", err)
-		}
-		return resp
-	}
-	var (
-		text, reasoning strings.Builder
-		calls           []llm.ToolCall
-		done            *llm.Response
-	)
-	for ev, err := range p.Stream(context.Background(), req) {
-		if err != nil {
-			t.Fatalf("Stream: %v", err)
-		}
-		if done != nil {
-			t.Fatalf("event %q after the done event", ev.Type)
-		}
-		switch ev.Type {
-		case llm.StreamText:
-			text.WriteString(ev.Text)
-		case llm.StreamReasoning:
-			reasoning.WriteString(ev.Text)
-		case llm.StreamToolCall:
-			calls = append(calls, *ev.ToolCall)
-		case llm.StreamDone:
-			done = ev.Response
-		}
-	}
-	if done == nil {
-		t.Fatal("stream ended without a done event")
-	}
-	if text.String() != done.Message.Text() {
-		t.Errorf("text deltas %q do not add up to the final text %q", text.String(), done.Message.Text())
-	}
-	if reasoning.String() != done.Message.Reasoning() {
-		t.Errorf("reasoning deltas %q do not add up to the final reasoning %q", reasoning.String(), done.Message.Reasoning())
-	}
-	if diff := cmp.Diff(done.Message.ToolCalls(), calls); diff != "" {
-		t.Errorf("tool-call events differ from the final calls (-final +events):\n%s", diff)
-	}
-	return done
 }
 
 func checkResponse(t *testing.T, resp *llm.Response, want turn) {
