@@ -24,6 +24,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -40,6 +41,9 @@ func main() {
 	p, err := httpprovider.New(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
+		if errors.Is(err, httpprovider.ErrUsage) {
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 	remote.Serve(p)

@@ -66,6 +66,11 @@ type Memory interface {
 	memory.Memory
 	// Backend returns the backend's name.
 	Backend() string
+	// Served describes the memory the backend serves, as it reports it.
+	Served() string
+	// ProtocolVersion returns the protocol version negotiated with the
+	// running backend process at its handshake, or 0 while none runs.
+	ProtocolVersion() int
 	// Close stops the backend process (gracefully, then by force after a
 	// few seconds) and waits until it is reaped. Calls in flight fail with
 	// [ErrClosed]. A backend that works in the background should be
@@ -96,6 +101,7 @@ func New(ctx context.Context, opts Options) (Memory, error) {
 		sup.Close()
 		return nil, err
 	}
+	c.served = info.Name
 	r := slices.Contains(info.Interfaces, ifaceRememberer)
 	f := slices.Contains(info.Interfaces, ifaceForgetter)
 	l := slices.Contains(info.Interfaces, ifaceFlusher)
@@ -121,8 +127,9 @@ func New(ctx context.Context, opts Options) (Memory, error) {
 
 // client implements the methods every served memory has.
 type client struct {
-	name string
-	sup  *supervisor.Supervisor[*stub]
+	name   string
+	served string
+	sup    *supervisor.Supervisor[*stub]
 }
 
 // do makes one call, turning transport failures into [BackendError]s.
@@ -139,6 +146,10 @@ func (c *client) do(ctx context.Context, method string, in, out any) error {
 }
 
 func (c *client) Backend() string { return c.name }
+
+func (c *client) Served() string { return c.served }
+
+func (c *client) ProtocolVersion() int { return c.sup.Version() }
 
 func (c *client) Close() error { return c.sup.Close() }
 

@@ -168,6 +168,10 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.S
 	}
 }
 
+// ProtocolVersion returns the protocol version negotiated with the running
+// backend process at its handshake, or 0 while none runs.
+func (p *Provider) ProtocolVersion() int { return p.sup.Version() }
+
 // Close stops the backend process (gracefully, then by force after a few
 // seconds) and waits until it is reaped. Calls in flight fail with
 // [ErrClosed]. Close is idempotent; the Provider is unusable afterwards.

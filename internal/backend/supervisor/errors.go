@@ -3,6 +3,7 @@ package supervisor
 import (
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/autoagent-go/autoagent/internal/backend"
 )
@@ -48,7 +49,10 @@ type Error struct {
 }
 
 func (e *Error) Error() string {
-	return "remote: " + string(e.Kind) + " backend " + strconv.Quote(e.Backend) + ": " + e.Err.Error()
+	// The sentinels say "remote: backend ..."; after the backend's name
+	// the prefix would only repeat itself.
+	cause := strings.TrimPrefix(e.Err.Error(), "remote: ")
+	return "remote: " + string(e.Kind) + " backend " + strconv.Quote(e.Backend) + ": " + cause
 }
 
 func (e *Error) Unwrap() error { return e.Err }

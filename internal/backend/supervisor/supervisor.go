@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -239,8 +240,14 @@ func (s *Supervisor[T]) start() (*Instance[T], error) {
 	})
 	inst := &Instance[T]{client: client, cmd: cmd, stderr: t, gone: make(chan struct{})}
 	fail := func(err error) (*Instance[T], error) {
-		client.Kill()
-		return nil, fmt.Errorf("%w: %s: %v%s", ErrStart, s.cfg.Path, err, stderrNote(t))
+		client.Kill() // reaps the process and drains its stderr
+		if ps := cmd.ProcessState; ps != nil && ps.Exited() && t.String() != "" {
+			// It ended by itself: its own words say why, better than
+			// go-plugin's guesses about architectures and permissions.
+			return nil, fmt.Errorf("%w: %s ended (%s) before the handshake%s", ErrStart, s.cfg.Path, ps, stderrNote(t))
+		}
+		msg, _, _ := strings.Cut(err.Error(), "\n")
+		return nil, fmt.Errorf("%w: %s: %s%s", ErrStart, s.cfg.Path, msg, stderrNote(t))
 	}
 	rpc, err := client.Client()
 	if err != nil {
@@ -352,6 +359,17 @@ func (s *Supervisor[T]) PID() int {
 		return 0
 	}
 	return s.cur.cmd.Process.Pid
+}
+
+// Version returns the protocol version negotiated with the live instance,
+// or 0 when none runs.
+func (s *Supervisor[T]) Version() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.cur == nil {
+		return 0
+	}
+	return s.cur.Version
 }
 
 // Close stops the live process gracefully (killing it when it does not
