@@ -24,7 +24,57 @@
 
 const std = @import("std");
 
-const alloc_ = std.heap.wasm_allocator;
+// The allocator: the first 32 KiB come from a static buffer (a bump
+// allocator that takes back its last allocation), the rest from
+// std.heap.wasm_allocator. wasm_allocator gives each size class a whole
+// 64 KiB page, so a call that allocated a dozen small things would grow a
+// fresh instance from 2 to 8 pages, and a fresh instance is what the
+// autoagent host uses for every call by default.
+var arena_buf: [32 * 1024]u8 align(16) = undefined;
+var arena_end: usize = 0;
+var allocator_state: u8 = 0;
+const allocator_vtable = std.mem.Allocator.VTable{ .alloc = arenaAlloc, .resize = arenaResize, .free = arenaFree };
+const alloc_ = std.mem.Allocator{ .ptr = &allocator_state, .vtable = &allocator_vtable };
+const fallback = std.heap.wasm_allocator;
+
+fn inArena(buf: []u8) bool {
+    const p = @intFromPtr(buf.ptr);
+    const base = @intFromPtr(&arena_buf);
+    return p >= base and p < base + arena_buf.len;
+}
+
+fn isLast(buf: []u8) bool {
+    return @intFromPtr(buf.ptr) + buf.len == @intFromPtr(&arena_buf) + arena_end;
+}
+
+fn arenaAlloc(_: *anyopaque, len: usize, log2_align: u8, ret_addr: usize) ?[*]u8 {
+    const base = @intFromPtr(&arena_buf);
+    const start = std.mem.alignForward(usize, base + arena_end, @as(usize, 1) << @intCast(log2_align)) - base;
+    if (start + len <= arena_buf.len) {
+        arena_end = start + len;
+        return arena_buf[start..].ptr;
+    }
+    return fallback.rawAlloc(len, log2_align, ret_addr);
+}
+
+fn arenaResize(_: *anyopaque, buf: []u8, log2_align: u8, new_len: usize, ret_addr: usize) bool {
+    if (!inArena(buf)) return fallback.rawResize(buf, log2_align, new_len, ret_addr);
+    if (new_len <= buf.len) {
+        if (isLast(buf)) arena_end -= buf.len - new_len;
+        return true;
+    }
+    const start = @intFromPtr(buf.ptr) - @intFromPtr(&arena_buf);
+    if (isLast(buf) and start + new_len <= arena_buf.len) {
+        arena_end = start + new_len;
+        return true;
+    }
+    return false;
+}
+
+fn arenaFree(_: *anyopaque, buf: []u8, log2_align: u8, ret_addr: usize) void {
+    if (!inArena(buf)) return fallback.rawFree(buf, log2_align, ret_addr);
+    if (isLast(buf)) arena_end -= buf.len;
+}
 
 // ---- Extism kernel: blocks of host memory named by u64 offsets ----
 
