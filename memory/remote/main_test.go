@@ -14,6 +14,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/memory"
+	"github.com/autoagent-go/autoagent/memory/sqlitestore"
 )
 
 // The test binary doubles as the backend: started with testBackendEnv set,
@@ -44,6 +45,12 @@ func testMemory(mode, dir string) (memory.Memory, error) {
 		return memory.NewBuffer(memory.BufferOptions{MaxMessages: 8})
 	case "summarizing":
 		return memory.NewSummarizing(memory.SummarizingOptions{Provider: testModel{}, MaxMessages: 10, KeepRecent: 4})
+	case "fact-sqlite":
+		st, err := sqlitestore.Open(filepath.Join(dir, "facts.db"), sqlitestore.Options{})
+		if err != nil {
+			return nil, err
+		}
+		return memory.NewFact(context.Background(), memory.FactOptions{Store: st, MaxFacts: -1})
 	case "fact", "fact-background":
 		f, err := memory.NewFact(context.Background(), memory.FactOptions{
 			Provider: testModel{}, Path: filepath.Join(dir, "facts.json"),
