@@ -26,25 +26,31 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/autoagent-go/autoagent/internal/backend/httpprovider"
+	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/providers/remote"
 )
 
-func main() {
-	cfg, err := httpprovider.Parse(os.Args[1:])
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(2)
-	}
-	p, err := httpprovider.New(cfg)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		if errors.Is(err, httpprovider.ErrUsage) {
-			os.Exit(2)
+func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
+
+// run serves the configured provider until the host is gone and returns
+// the exit status: 2 for a usage error, 1 when the provider cannot be
+// built.
+func run(args []string, stderr io.Writer) int {
+	cfg, err := httpprovider.Parse(args)
+	if err == nil {
+		var p llm.Provider
+		if p, err = httpprovider.New(cfg); err == nil {
+			remote.Serve(p)
+			return 0
 		}
-		os.Exit(1)
 	}
-	remote.Serve(p)
+	fmt.Fprintln(stderr, err)
+	if errors.Is(err, httpprovider.ErrUsage) {
+		return 2
+	}
+	return 1
 }
