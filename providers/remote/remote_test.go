@@ -402,3 +402,22 @@ func TestConcurrentCalls(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestHangBeforeHandshakeIsBoundedByContext(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "autoagent-provider-mute")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\nexec sleep 30\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	p, err := New(ctx, Options{Path: script, StartTimeout: time.Second})
+	if err == nil {
+		p.Close()
+		t.Fatal("New succeeded")
+	}
+	var be *BackendError
+	if !errors.As(err, &be) || !errors.Is(err, context.DeadlineExceeded) || be.Backend != "mute" {
+		t.Fatalf("got %v, want a *BackendError for backend \"mute\" wrapping context.DeadlineExceeded", err)
+	}
+}
