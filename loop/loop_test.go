@@ -1,16 +1,19 @@
 package loop_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"iter"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/providers/scripted"
+	"github.com/autoagent-go/autoagent/trace"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -400,5 +403,67 @@ func (noDoneProvider) Complete(context.Context, *llm.Request) (*llm.Response, er
 func (noDoneProvider) Stream(context.Context, *llm.Request) iter.Seq2[llm.StreamEvent, error] {
 	return func(yield func(llm.StreamEvent, error) bool) {
 		yield(llm.StreamEvent{Type: llm.StreamText, Text: "partial"}, nil)
+	}
+}
+
+func TestParseBounds(t *testing.T) {
+	b, err := loop.ParseBounds([]byte(`{"max_steps":5,"token_budget":1000,"max_tool_result_chars":4000,"prune_tool_results_after":6,"prune_batch":2,"max_repeated_tool_calls":3,"trifecta_guard":"approve","shadow_guards":true}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := loop.Bounds{MaxSteps: 5, TokenBudget: 1000, MaxToolResultChars: 4000, PruneToolResultsAfter: 6, PruneBatch: 2, MaxRepeatedToolCalls: 3, Trifecta: loop.TrifectaApprove, ShadowGuards: true}
+	if b != want {
+		t.Fatalf("bounds = %+v", b)
+	}
+	out, _ := json.Marshal(b)
+	if again, err := loop.ParseBounds(out); err != nil || again != b {
+		t.Fatalf("round trip: %+v %v", again, err)
+	}
+	if out, _ := json.Marshal(loop.Bounds{}); string(out) != "{}" {
+		t.Errorf("zero bounds = %s", out)
+	}
+	for src, want := range map[string]string{
+		`{"max_step":5}`:            "unknown field",
+		`{"max_steps":-1}`:          "max_steps is -1",
+		`{"trifecta_guard":"warn"}`: "trifecta_guard",
+		`[]`:                        "cannot unmarshal",
+	} {
+		if _, err := loop.ParseBounds([]byte(src)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseBounds(%s) = %v, want %q", src, err, want)
+		}
+	}
+}
+
+func TestConcurrentRunsShareTracerRecorderAndJournal(t *testing.T) {
+	checkNoLeak(t)
+	col := &collector{}
+	var rec bytes.Buffer
+	recorder := loop.NewRecorder(&rec, loop.RecordOptions{})
+	journal := loop.NewMemoryJournal()
+	p := scripted.NewWithOptions(scripted.Options{PerConversation: true},
+		calls(call("", "echo", `{"text":"a"}`), call("", "echo", `{"text":"b"}`)),
+		text("done"),
+	)
+	a := &loop.Agent{Provider: p, Tools: registry(t, echo(t)), Tracer: trace.New(col), Recorder: recorder, Journal: journal}
+	const n = 50
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if res, err := a.Run(context.Background(), "go"); err != nil || res.Output != "done" {
+				t.Errorf("run: %+v %v", res, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if got := len(col.byType(trace.RunEnd)); got != n {
+		t.Errorf("%d run_end events", got)
+	}
+	if got := len(journal.Entries()); got != 4*n {
+		t.Errorf("%d journal entries, want %d", got, 4*n)
+	}
+	if err := recorder.Err(); err != nil || bytes.Count(rec.Bytes(), []byte(`"kind":"end"`)) != n {
+		t.Errorf("recording: %v, %d ends", err, bytes.Count(rec.Bytes(), []byte(`"kind":"end"`)))
 	}
 }
