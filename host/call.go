@@ -53,7 +53,7 @@ func (t *moduleTool) Flags() tool.Flags {
 func (t *moduleTool) Call(ctx context.Context, c tool.Call) (tool.Result, error) {
 	l := t.l
 	rec := CallRecord{
-		Start: time.Now(), Module: l.name, SHA256: l.sha, ABI: l.entry.abi,
+		Start: time.Now(), Module: l.name, SHA256: l.sha, ABI: l.abi,
 		Tool: t.name, CallID: c.ID, Grants: grantStrings(l.grants),
 	}
 	res, err := t.call(ctx, c, &rec)
@@ -73,7 +73,7 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 		rec.Outcome = OutcomeFailed
 		return tool.Errorf("%v", err), err
 	}
-	defer l.inflight.Done()
+	defer l.leave()
 	if err := t.in.Validate(c.Arguments); err != nil {
 		rec.Outcome = OutcomeInvalidArgs
 		return tool.Errorf("%v", err), nil
@@ -171,7 +171,7 @@ func (inst *instance) run(parent context.Context, toolName string, input []byte)
 	if inst.fn == nil {
 		return nil, "", &TrapError{Reason: "the module does not export the function to call"}
 	}
-	if inst.l.entry.abi == ABIWASICommand && toolName != "describe" {
+	if inst.l.abi == ABIWASICommand && toolName != "describe" {
 		return inst.runCommand(ctx, cctx, input)
 	}
 	inst.k.reset()

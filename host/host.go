@@ -78,6 +78,8 @@ type Host struct {
 	// cacheDir is the on-disk cache, "" when the cache is in memory.
 	cacheDir string
 	kv       *kvStores
+	// refill holds a slot per background instantiation (see pool).
+	refill chan struct{}
 
 	mu       sync.Mutex
 	compiled map[string]*compiledEntry // by sha256
@@ -114,6 +116,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		cache:    cache,
 		cacheDir: cacheDir,
 		kv:       newKVStores(opts.KVDir),
+		refill:   make(chan struct{}, refillSlots()),
 		compiled: map[string]*compiledEntry{},
 	}
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {

@@ -46,7 +46,8 @@ type Loaded struct {
 	h      *Host
 	name   string
 	sha    string
-	entry  *compiledEntry
+	abi    ABI
+	entry  *compiledEntry // nil once the module is closed and idle
 	grants []manifest.Grant
 	has    map[string]bool // granted kinds, and "clock"/"random"
 	limits Limits
@@ -63,9 +64,11 @@ type Loaded struct {
 
 	pool *pool
 
-	mu       sync.Mutex
-	closed   bool
-	inflight sync.WaitGroup
+	mu      sync.Mutex
+	closed  bool
+	calls   int           // calls in flight
+	drained bool          // closed, and the pool has stopped
+	idle    chan struct{} // closed once drained and no call is in flight
 }
 
 // describeTimeout caps a describe call, whatever the module's limit.
@@ -92,7 +95,7 @@ func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
 		return nil, fmt.Errorf("host: module %q: %w", m.Name, err)
 	}
 	l := &Loaded{
-		h: h, name: m.Name, sha: sha, entry: entry,
+		h: h, name: m.Name, sha: sha, abi: entry.abi, entry: entry, idle: make(chan struct{}),
 		grants: slices.Clone(m.Grants), limits: limits, reuse: m.Reuse && entry.abi == ABIExtism,
 		has: map[string]bool{},
 	}
@@ -192,7 +195,7 @@ func (h *Host) describe(ctx context.Context, e *compiledEntry, name string, side
 		if e.mod.ExportedFunctions()["describe"] == nil {
 			return described{}, fmt.Errorf("host: module %q: %w: it exports no describe function and has no sidecar %s.tool.json", name, ErrDescribe, name)
 		}
-		dl := &Loaded{h: h, name: name, entry: e, has: map[string]bool{}, limits: limits}
+		dl := &Loaded{h: h, name: name, abi: e.abi, entry: e, has: map[string]bool{}, limits: limits}
 		dl.limits.Timeout = min(limits.Timeout, describeTimeout)
 		dl.limits.Output = maxDescribe
 		out, err := dl.runDescribe(ctx)
@@ -245,7 +248,7 @@ func (l *Loaded) Name() string { return l.name }
 func (l *Loaded) SHA256() string { return l.sha }
 
 // ABI returns how the host talks to the module.
-func (l *Loaded) ABI() ABI { return l.entry.abi }
+func (l *Loaded) ABI() ABI { return l.abi }
 
 // Describe returns the module's describe document: its tools and the
 // capabilities it asks for.
@@ -257,28 +260,39 @@ func (l *Loaded) Grants() []manifest.Grant { return slices.Clone(l.grants) }
 // Limits returns the module's limits, defaults applied.
 func (l *Loaded) Limits() Limits { return l.limits }
 
-// Close unloads the module: pooled instances are freed, later calls fail
-// with ErrClosed, and calls in flight finish first.
+// Close unloads the module: pooled instances are freed and later calls
+// fail with ErrClosed at once. Calls in flight finish first: Close waits for
+// them, and when ctx ends before they do it returns ctx's error while the
+// module is freed after the last one (call Close again to wait).
 func (l *Loaded) Close(ctx context.Context) error {
 	l.mu.Lock()
-	if l.closed {
-		l.mu.Unlock()
-		return nil
-	}
+	first := !l.closed
 	l.closed = true
 	l.mu.Unlock()
-	if l.pool != nil {
-		l.pool.close()
+	if first {
+		if l.pool != nil {
+			l.pool.close()
+		}
+		l.mu.Lock()
+		l.drained = true
+		if l.calls == 0 {
+			l.finish()
+		}
+		l.mu.Unlock()
 	}
-	done := make(chan struct{})
-	go func() { l.inflight.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-l.idle:
+		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// finish frees the module's resources once it is closed and idle; l.mu is
+// held.
+func (l *Loaded) finish() {
 	l.closeResources()
-	return nil
+	close(l.idle)
 }
 
 func (l *Loaded) closeResources() {
@@ -302,8 +316,19 @@ func (l *Loaded) enter() error {
 	if l.closed {
 		return ErrClosed
 	}
-	l.inflight.Add(1)
+	l.calls++
 	return nil
+}
+
+// leave ends a call registered by enter; the last call after Close frees
+// the module.
+func (l *Loaded) leave() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.calls--
+	if l.drained && l.calls == 0 {
+		l.finish()
+	}
 }
 
 // config returns a config value for config_get, recording env use.

@@ -196,10 +196,7 @@ type Dir struct {
 	// modules are the loaded modules of the current snapshot by load key,
 	// shared by plugins with the same bytes, grants and limits.
 	modules map[string]*Loaded
-	// gone flags, per loaded module, that it was unloaded: the tools
-	// handed out check it before calling in.
-	gone   map[*Loaded]*atomic.Bool
-	closed bool
+	closed  bool
 
 	pubMu sync.Mutex
 	pubs  []*publication
@@ -210,7 +207,7 @@ type Dir struct {
 // directory that cannot be listed. Problems with single modules are in
 // the snapshot's plugins.
 func OpenDir(ctx context.Context, h *Host, opts DirOptions) (*Dir, error) {
-	d := &Dir{h: h, opts: opts.withDefaults(), modules: map[string]*Loaded{}, gone: map[*Loaded]*atomic.Bool{}}
+	d := &Dir{h: h, opts: opts.withDefaults(), modules: map[string]*Loaded{}}
 	d.snap.Store(&Snapshot{Dir: d.opts.Dir, Manifest: d.opts.Manifest, byName: map[string]tool.Tool{}})
 	if _, err := d.Reload(ctx); err != nil {
 		return nil, err
@@ -323,15 +320,11 @@ func (d *Dir) Close(ctx context.Context) error {
 	return d.unload(ctx, all)
 }
 
-// unload marks modules gone, so their tools answer that they are no longer
-// available, then closes them.
+// unload closes modules; their tools then answer that they are no longer
+// available (see dirTool).
 func (d *Dir) unload(ctx context.Context, ls []*Loaded) error {
 	var errs []error
 	for _, l := range ls {
-		if g := d.gone[l]; g != nil {
-			g.Store(true)
-			delete(d.gone, l)
-		}
 		errs = append(errs, l.Close(ctx))
 	}
 	return errors.Join(errs...)
@@ -551,12 +544,7 @@ func (d *Dir) expose(old, s *Snapshot) {
 			p := &s.Plugins[offs[0].plugin]
 			t, ok := old.byName[name]
 			if !ok || underlying(t) != offs[0].t {
-				g := d.gone[p.Loaded]
-				if g == nil {
-					g = new(atomic.Bool)
-					d.gone[p.Loaded] = g
-				}
-				t = wrapTool(offs[0].t, name, p.File, g)
+				t = wrapTool(offs[0].t, name, p.File)
 			}
 			s.tools = append(s.tools, t)
 			s.byName[name] = t

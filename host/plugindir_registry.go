@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync/atomic"
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/tool"
@@ -12,12 +11,12 @@ import (
 
 // dirTool is a plugin tool as a Dir exposes it: under its exposed name, and
 // answering with an error result the model can read once its module has
-// been unloaded (the file changed, was removed or revoked).
+// been unloaded (the file changed, was removed or revoked), which the
+// module's tool reports as ErrClosed.
 type dirTool struct {
 	t    tool.Tool
 	spec llm.ToolSpec
 	file string
-	gone *atomic.Bool // set once the module is unloaded
 }
 
 var (
@@ -25,10 +24,10 @@ var (
 	_ tool.Flagger = (*dirTool)(nil)
 )
 
-func wrapTool(t tool.Tool, name, file string, gone *atomic.Bool) *dirTool {
+func wrapTool(t tool.Tool, name, file string) *dirTool {
 	spec := t.Spec()
 	spec.Name = name
-	return &dirTool{t: t, spec: spec, file: file, gone: gone}
+	return &dirTool{t: t, spec: spec, file: file}
 }
 
 func (t *dirTool) Spec() llm.ToolSpec { return t.spec }
@@ -43,9 +42,6 @@ func (t *dirTool) Unwrap() tool.Tool { return t.t }
 // error result saying so, not an infrastructure error: the model can go on
 // without the tool.
 func (t *dirTool) Call(ctx context.Context, c tool.Call) (tool.Result, error) {
-	if t.gone.Load() {
-		return t.unavailable(), nil
-	}
 	c.Name = t.t.Spec().Name
 	res, err := t.t.Call(ctx, c)
 	if errors.Is(err, ErrClosed) {

@@ -2,87 +2,166 @@ package host
 
 import (
 	"context"
+	"runtime"
 	"sync"
 )
 
 // pool keeps pre-initialised instances of one module so a call rarely
 // waits for instantiation (and, for Go guests, runtime start-up). Each
 // instance serves one call and is discarded, unless the module has Reuse.
-// One goroutine per module refills it; it ends with the module.
+//
+// Refilling happens in the background, one instantiation at a time per
+// module, and at most refillSlots at a time across the host, so refills
+// never take every core from the callers they exist to serve. A refill
+// starts when the module is loaded and whenever a call takes an instance;
+// it ends when the pool is full, so an idle module costs no goroutine.
 type pool struct {
-	l     *Loaded
-	ready chan *instance
-	kick  chan struct{}
-	stop  chan struct{}
-	wg    sync.WaitGroup
+	l    *Loaded
+	size int
+
+	mu      sync.Mutex
+	ready   []*instance
+	filling bool // a refill goroutine is running
+	failed  bool // the last refill could not instantiate: wait for a call to succeed
+	stopped bool
+	stop    chan struct{} // closed by close
+	wg      sync.WaitGroup
 }
+
+// refillSlots bounds the background instantiations running at once across
+// a host: one core is always left to the callers.
+func refillSlots() int { return max(1, runtime.GOMAXPROCS(0)-1) }
 
 func newPool(l *Loaded, size int) *pool {
 	if size <= 0 {
 		return nil
 	}
-	p := &pool{
-		l:     l,
-		ready: make(chan *instance, size),
-		kick:  make(chan struct{}, 1),
-		stop:  make(chan struct{}),
-	}
-	p.wg.Add(1)
-	go p.fill()
+	p := &pool{l: l, size: size, ready: make([]*instance, 0, size), stop: make(chan struct{})}
+	p.mu.Lock()
+	p.startRefill()
+	p.mu.Unlock()
 	return p
 }
 
-// fill instantiates until the pool is full, then waits for room. After a
-// failed instantiation it waits for the next call before trying again, so
-// a module that cannot start does not spin.
-func (p *pool) fill() {
+// startRefill starts the refill goroutine unless one runs; p.mu is held.
+func (p *pool) startRefill() {
+	if p.filling || p.stopped || p.failed || len(p.ready) >= p.size {
+		return
+	}
+	p.filling = true
+	p.wg.Add(1)
+	go p.refill()
+}
+
+func (p *pool) refill() {
 	defer p.wg.Done()
+	slots := p.l.h.refill
+	select {
+	case slots <- struct{}{}:
+		defer func() { <-slots }()
+	case <-p.stop:
+		p.mu.Lock()
+		p.filling = false
+		p.mu.Unlock()
+		return
+	}
 	for {
+		p.mu.Lock()
+		if p.stopped || len(p.ready) >= p.size {
+			p.filling = false
+			p.mu.Unlock()
+			return
+		}
+		p.mu.Unlock()
 		inst, err := p.l.newInstance(context.Background(), false)
-		if err != nil {
-			select {
-			case <-p.kick:
-				continue
-			case <-p.stop:
-				return
-			}
-		}
-		select {
-		case p.ready <- inst:
-		case <-p.stop:
+		p.mu.Lock()
+		switch {
+		case err != nil:
+			// A module that cannot start is not retried in a loop: the
+			// next call instantiates for itself and, if that works,
+			// re-enables refills.
+			p.failed, p.filling = true, false
+			p.mu.Unlock()
+			return
+		case p.stopped:
+			p.filling = false
+			p.mu.Unlock()
 			inst.close()
 			return
 		}
+		p.ready = append(p.ready, inst)
+		p.mu.Unlock()
 	}
 }
 
+// get returns a ready instance, or nil, and starts a refill.
+func (p *pool) get() *instance {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var inst *instance
+	if n := len(p.ready); n > 0 {
+		inst = p.ready[n-1]
+		p.ready[n-1] = nil
+		p.ready = p.ready[:n-1]
+	}
+	p.startRefill()
+	return inst
+}
+
+// instantiated notes that a caller could instantiate the module, so
+// refills may run again after a failure.
+func (p *pool) instantiated() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.failed {
+		p.failed = false
+		p.startRefill()
+	}
+}
+
+// put keeps inst for another call (Module.Reuse), or closes it when the
+// pool is full or stopped.
+func (p *pool) put(inst *instance) {
+	p.mu.Lock()
+	if p.stopped || len(p.ready) >= p.size {
+		p.mu.Unlock()
+		inst.close()
+		return
+	}
+	p.ready = append(p.ready, inst)
+	p.mu.Unlock()
+}
+
+// close stops refilling, waits for an instantiation in progress and frees
+// the ready instances.
 func (p *pool) close() {
-	close(p.stop)
+	p.mu.Lock()
+	if !p.stopped {
+		p.stopped = true
+		close(p.stop)
+	}
+	ready := p.ready
+	p.ready = nil
+	p.mu.Unlock()
 	p.wg.Wait()
-	for {
-		select {
-		case inst := <-p.ready:
-			inst.close()
-		default:
-			return
-		}
+	for _, inst := range ready {
+		inst.close()
 	}
 }
 
-// acquire returns a ready instance, or instantiates one.
+// acquire returns a ready instance, or instantiates one on the caller's
+// goroutine when none is ready.
 func (l *Loaded) acquire(ctx context.Context) (inst *instance, pooled bool, err error) {
-	if p := l.pool; p != nil {
-		select {
-		case inst := <-p.ready:
+	p := l.pool
+	if p != nil {
+		if inst := p.get(); inst != nil {
 			return inst, true, nil
-		default:
-			select {
-			case p.kick <- struct{}{}:
-			default:
-			}
 		}
 	}
 	inst, err = l.newInstance(ctx, false)
+	if err == nil && p != nil {
+		p.instantiated()
+	}
 	return inst, false, err
 }
 
@@ -90,16 +169,8 @@ func (l *Loaded) acquire(ctx context.Context) (inst *instance, pooled bool, err 
 // module reuses instances and the call ended well.
 func (l *Loaded) releaseInstance(inst *instance, ok bool) {
 	if ok && l.reuse && l.pool != nil && !inst.mod.IsClosed() {
-		l.mu.Lock()
-		closed := l.closed
-		l.mu.Unlock()
-		if !closed {
-			select {
-			case l.pool.ready <- inst:
-				return
-			default:
-			}
-		}
+		l.pool.put(inst)
+		return
 	}
 	inst.close()
 }

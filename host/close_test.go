@@ -1,0 +1,153 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestCallAfterClose: a tool kept after its module was closed (a registry
+// entry after a hot reload, a run in flight) answers ErrClosed, for every
+// ABI and with or without a pool, and the record of the call says so.
+func TestCallAfterClose(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		file, tool string
+		m          Module
+		opts       Options
+	}{
+		{"echo.wasm", "echo", Module{}, Options{}},
+		{"echo.wasm", "echo", Module{Reuse: true}, Options{}},
+		{"echo.wasm", "echo", Module{}, Options{PoolSize: -1}},
+		{"wasicmd.wasm", "entropy", Module{}, Options{}},
+	} {
+		t.Run(fmt.Sprintf("%s/reuse=%v/pool=%d", c.file, c.m.Reuse, c.opts.PoolSize), func(t *testing.T) {
+			h, rec := newTestHost(t, c.opts)
+			l := load(t, h, c.file, c.m)
+			tl, _ := l.Tool(c.tool)
+			if res := call(t, l, c.tool, `{}`); res.IsError {
+				t.Fatalf("before Close: %+v", res)
+			}
+			if err := l.Close(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			res, err := tl.Call(context.Background(), toolCall(c.tool, `{}`))
+			if !errors.Is(err, ErrClosed) {
+				t.Fatalf("call after Close: err = %v, want ErrClosed", err)
+			}
+			if !res.IsError || res.Text() == "" {
+				t.Errorf("call after Close: result %+v, want an error result", res)
+			}
+			r := rec.last(t)
+			if r.Outcome != OutcomeFailed || r.ABI != l.ABI() || r.Module != l.Name() {
+				t.Errorf("record after Close: %+v", r)
+			}
+			if l.ABI() == "" {
+				t.Error("ABI() is empty after Close")
+			}
+		})
+	}
+}
+
+// TestCloseRacingCalls closes modules while goroutines call their tools:
+// every call either runs to a correct result or fails with ErrClosed;
+// nothing panics, hangs or races (run with -race).
+func TestCloseRacingCalls(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{PoolSize: 2})
+	for round := range 6 {
+		l := load(t, h, "echo.wasm", Module{Reuse: round%2 == 0})
+		tl, _ := l.Tool("echo")
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for w := range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				<-start
+				for i := range 20 {
+					args := fmt.Sprintf(`{"w":%d,"i":%d}`, w, i)
+					res, err := tl.Call(context.Background(), toolCall("echo", args))
+					switch {
+					case errors.Is(err, ErrClosed):
+						return
+					case err != nil:
+						t.Errorf("call: %v", err)
+						return
+					case res.IsError || res.Text() != args:
+						t.Errorf("call = %+v, want %s", res, args)
+						return
+					}
+				}
+			}()
+		}
+		close(start)
+		time.Sleep(time.Duration(round) * time.Millisecond)
+		if err := l.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		if _, err := tl.Call(context.Background(), toolCall("echo", `{}`)); !errors.Is(err, ErrClosed) {
+			t.Fatalf("after Close: %v", err)
+		}
+	}
+	mustEcho(t, h)
+}
+
+// TestCloseWithEndedContext: Close returns the context's error when calls
+// in flight outlast it, refuses new calls at once, and still frees the
+// module once the last call ends.
+func TestCloseWithEndedContext(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{})
+	l := load(t, h, "loop.wasm", Module{Limits: Limits{Timeout: 300 * time.Millisecond}})
+	tl, _ := l.Tool("loop")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		res, err := tl.Call(context.Background(), toolCall("loop", `{}`))
+		if err != nil || !res.IsError {
+			t.Errorf("in-flight call: %+v %v", res, err)
+		}
+	}()
+	for l.busy() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := l.Close(ctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Close with an ended context while a call runs: %v", err)
+	}
+	if _, err := tl.Call(context.Background(), toolCall("loop", `{}`)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("call after Close: %v", err)
+	}
+	<-done
+	if err := l.Close(context.Background()); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if !l.released() {
+		t.Error("the module's resources were not freed after its last call")
+	}
+}
+
+// busy returns the number of calls in flight.
+func (l *Loaded) busy() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.calls
+}
+
+// released reports whether the module's resources were freed.
+func (l *Loaded) released() bool {
+	select {
+	case <-l.idle:
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.entry == nil
+	default:
+		return false
+	}
+}
