@@ -101,7 +101,23 @@ func (a *Agent) Run(ctx context.Context, prompt string) (*Result, error) {
 // RunMessages runs the agent on a caller-supplied history, used as it is
 // (no system prompt is added). Results are as for Run.
 func (a *Agent) RunMessages(ctx context.Context, msgs []llm.Message) (*Result, error) {
+	if err := checkHistory(msgs); err != nil {
+		return nil, err
+	}
 	return a.execute(ctx, newState(msgs), false, nil)
+}
+
+// checkHistory refuses a caller-supplied history the model could not use.
+func checkHistory(msgs []llm.Message) error {
+	if len(msgs) == 0 {
+		return errors.New("loop: RunMessages needs at least one message")
+	}
+	for i, m := range msgs {
+		if err := m.Validate(); err != nil {
+			return fmt.Errorf("loop: messages[%d]: %w", i, err)
+		}
+	}
+	return nil
 }
 
 // Resume continues a run from st: after an approval pause (with the
@@ -134,7 +150,7 @@ func (a *Agent) Stream(ctx context.Context, prompt string) iter.Seq2[Event, erro
 
 // StreamMessages is Stream on a caller-supplied history.
 func (a *Agent) StreamMessages(ctx context.Context, msgs []llm.Message) iter.Seq2[Event, error] {
-	return a.stream(ctx, func() (*RunState, bool, error) { return newState(msgs), false, nil })
+	return a.stream(ctx, func() (*RunState, bool, error) { return newState(msgs), false, checkHistory(msgs) })
 }
 
 // StreamResume is Resume, streamed.

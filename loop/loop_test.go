@@ -127,6 +127,12 @@ func TestDefaultsAndSystemPrompt(t *testing.T) {
 	if got := p.Requests()[2].Messages; len(got) != 1 || got[0].Role != llm.RoleUser {
 		t.Errorf("RunMessages sent %+v", got)
 	}
+	if _, err := a.RunMessages(context.Background(), nil); err == nil {
+		t.Error("empty history accepted")
+	}
+	if _, err := a.RunMessages(context.Background(), []llm.Message{{Role: "robot"}}); err == nil || !strings.Contains(err.Error(), "messages[0]") {
+		t.Errorf("invalid history: %v", err)
+	}
 	if _, err := (&loop.Agent{}).Run(context.Background(), "x"); !errors.Is(err, loop.ErrNoProvider) {
 		t.Errorf("no provider: %v", err)
 	}
