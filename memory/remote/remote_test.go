@@ -24,6 +24,8 @@ func TestConformance(t *testing.T) {
 		{"buffer", 8}, {"summarizing", 0}, {"fact", 0}, {"fact-background", 0},
 	} {
 		t.Run(tt.mode, func(t *testing.T) {
+			// Each check starts a backend process; overlap their starts.
+			t.Parallel()
 			memorytest.Run(t, memorytest.Options{
 				HardCap: tt.hardCap,
 				New: func(t *testing.T) memory.Memory {
