@@ -171,7 +171,6 @@ type Client struct {
 	bg      sync.WaitGroup
 	closed  atomic.Bool
 	closeMu sync.Mutex
-	callSeq atomic.Uint64
 }
 
 // Connect starts or reaches the server, performs the MCP handshake and

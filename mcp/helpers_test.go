@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net"
 	"testing"
 	"time"
@@ -108,4 +107,3 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 var errBackend = errors.New("backend unreachable")
 
-func sprint(v any) string { return fmt.Sprint(v) }
