@@ -236,7 +236,7 @@ func (s *Supervisor[T]) start() (*Instance[T], error) {
 		StartTimeout:     s.cfg.StartTimeout,
 		Stderr:           stderr,
 		Logger:           hclog.NewNullLogger(),
-		GRPCDialOptions:  s.cfg.DialOptions,
+		GRPCDialOptions:  append(backend.DialOptions(), s.cfg.DialOptions...),
 	})
 	inst := &Instance[T]{client: client, cmd: cmd, stderr: t, gone: make(chan struct{})}
 	fail := func(err error) (*Instance[T], error) {
