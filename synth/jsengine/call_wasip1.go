@@ -2,6 +2,17 @@
 
 package main
 
+import "runtime/debug"
+
+// softHeapLimit makes the collector work harder as the heap nears the
+// host's default memory limit (64 MiB), so a script that fits after a
+// collection is not stopped by the hard limit first (as the Go PDK does).
+const softHeapLimit = 48 << 20
+
+func init() {
+	debug.SetMemoryLimit(softHeapLimit)
+}
+
 // call serves one tool call: the script from the configuration, the
 // arguments from the input, the MCP result as output.
 //
