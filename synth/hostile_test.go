@@ -2,8 +2,8 @@ package synth
 
 import (
 	"context"
-	"errors"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -21,12 +21,12 @@ func TestHostileScripts(t *testing.T) {
 		name, source string
 		want         []string // substrings of the error result
 	}{
-		{"infinite loop", `function run() { for (;;) {} }`, []string{"tool exceeded its time limit of "+hostileTimeout.String()+""}},
+		{"infinite loop", `function run() { for (;;) {} }`, []string{"tool exceeded its time limit of " + hostileTimeout.String() + ""}},
 		{"memory bomb", `function run() { const a = []; for (;;) a.push(new ArrayBuffer(8 << 20)) }`, []string{"tool exceeded its memory limit of 64 MiB"}},
 		{"huge output", `function run() { return "x".repeat(1 << 20) }`, []string{"tool exceeded its output limit of 64 KiB"}},
 		{"deep recursion", `function f(n) { return f(n + 1) + 1 } function run() { return f(0) }`, []string{"RangeError: maximum call stack size (10000) exceeded"}},
 		{"require fs", `function run() { return require("fs").readFileSync("/etc/passwd", "utf8") }`, []string{"ReferenceError: require is not defined"}},
-				{"environment", `function run() { return process.env.HOME }`, []string{"ReferenceError: process is not defined"}},
+		{"environment", `function run() { return process.env.HOME }`, []string{"ReferenceError: process is not defined"}},
 		{"network fetch", `async function run() { return (await fetch("http://127.0.0.1:1/")).status }`, []string{"ReferenceError: fetch is not defined"}},
 		{"network xhr", `function run() { return new XMLHttpRequest() }`, []string{"ReferenceError: XMLHttpRequest is not defined"}},
 		{"eval a host escape", `function run() { return eval("Deno.readTextFileSync('/etc/passwd')") }`, []string{"ReferenceError: Deno is not defined"}},
