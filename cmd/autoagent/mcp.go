@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/mcp"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+func init() { addCommand(newMCPCmd) }
+
+func newMCPCmd() *cobra.Command {
+	c := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve sandboxed tools to other agents over the Model Context Protocol",
+	}
+	c.AddCommand(newMCPServeCmd())
+	return c
+}
+
+func newMCPServeCmd() *cobra.Command {
+	var (
+		paths      pluginPaths
+		addr       string
+		quarantine bool
+	)
+	c := &cobra.Command{
+		Use:   "serve [--plugins DIR] [--manifest FILE] [--http ADDR] [--quarantine]",
+		Short: "Serve the approved tools of a plugins directory over MCP (stdio, or streamable HTTP)",
+		Long: `Serve the approved sandboxed tools of a plugins directory to MCP clients
+(Claude Desktop, IDEs, other agents), each tool running in the WebAssembly
+sandbox with exactly the grants and limits the manifest approved.
+
+By default the server speaks MCP on standard input and output: configure
+the client to run "autoagent mcp serve --plugins /path/to/plugins". With
+--http ADDR it serves streamable HTTP at http://ADDR/mcp instead; there is
+no authentication, so keep ADDR on a loopback address (127.0.0.1:8080) or
+put an authenticating proxy in front.
+
+The directory and the manifest are watched: approving, revoking, adding or
+removing a module changes the served tools while serving, and clients are
+notified (notifications/tools/list_changed). Diagnostics go to standard
+error. The server stops on SIGINT or SIGTERM, and on stdio when the client
+closes its input.`,
+		Args: cobra.NoArgs,
+		RunE: func(c *cobra.Command, _ []string) error {
+			return serveMCP(c, paths, addr, quarantine)
+		},
+	}
+	paths.register(c.Flags())
+	c.Flags().StringVar(&addr, "http", "", "serve streamable HTTP at ADDR (host:port, e.g. 127.0.0.1:8080) instead of stdio")
+	c.Flags().BoolVar(&quarantine, "quarantine", false, "also serve modules nobody approved, with no grants at all")
+	return c
+}
+
+func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine bool) error {
+	stderr := c.ErrOrStderr()
+	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if fi, err := os.Stat(paths.plugins); err != nil || !fi.IsDir() {
+		return fmt.Errorf("plugins directory %s does not exist: create it, put .wasm tools in it and approve them with `autoagent tools approve FILE`", paths.plugins)
+	}
+	var ln net.Listener
+	if addr != "" {
+		var err error
+		if ln, err = net.Listen("tcp", addr); err != nil {
+			return fmt.Errorf("--http %s: %w", addr, err)
+		}
+		defer ln.Close()
+	}
+
+	h, dir, err := autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: paths.plugins, Manifest: paths.manifest, Quarantine: quarantine})
+	if err != nil {
+		return fmt.Errorf("loading plugins from %s: %w", paths.plugins, err)
+	}
+	defer h.Close(context.WithoutCancel(ctx))
+	defer dir.Close(context.WithoutCancel(ctx))
+
+	srv := mcp.NewServer(mcp.ServerOptions{Name: "autoagent", Version: version})
+	defer srv.Close()
+	serveTools := func() []tool.Tool {
+		tools := dir.Tools()
+		if err := srv.SetTools(tools); err != nil {
+			fmt.Fprintf(stderr, "autoagent: %v\n", err)
+		}
+		return tools
+	}
+	tools := serveTools()
+	reportPlugins(stderr, dir.Snapshot())
+
+	watchCtx, stopWatch := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for ch, err := range dir.Watch(watchCtx) {
+			if err != nil {
+				fmt.Fprintf(stderr, "autoagent: plugins: %v\n", err)
+				continue
+			}
+			serveTools()
+			fmt.Fprintf(stderr, "autoagent: tools changed: %s\n", describeChange(ch))
+		}
+	})
+	defer wg.Wait()
+	defer stopWatch()
+
+	if ln == nil {
+		fmt.Fprintf(stderr, "autoagent: serving %s over MCP on stdio\n", toolList(tools))
+		err = srv.ServeIO(ctx, c.InOrStdin(), c.OutOrStdout())
+	} else {
+		err = serveMCPHTTP(ctx, stderr, srv, ln, tools)
+	}
+	if errors.Is(err, context.Canceled) {
+		return nil // SIGINT or SIGTERM: a normal end
+	}
+	return err
+}
+
+// serveMCPHTTP serves srv at /mcp on ln until ctx ends, then closes the
+// MCP sessions (their event streams would keep the server busy) and shuts
+// the HTTP server down.
+func serveMCPHTTP(ctx context.Context, stderr io.Writer, srv *mcp.Server, ln net.Listener, tools []tool.Tool) error {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", srv)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	url := "http://" + ln.Addr().String() + "/mcp"
+	fmt.Fprintf(stderr, "autoagent: serving %s over MCP at %s\n", toolList(tools), url)
+	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
+		fmt.Fprintf(stderr, "autoagent: warning: %s is not a loopback address and MCP has no authentication here: anyone who can reach it can call these tools\n", ln.Addr())
+	}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	srv.Close()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		hs.Close()
+	}
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return ctx.Err()
+}
+
+func toolList(tools []tool.Tool) string {
+	if len(tools) == 0 {
+		return "no tools yet (approve modules with `autoagent tools approve FILE`; they appear while serving)"
+	}
+	names := make([]string, len(tools))
+	for i, t := range tools {
+		names[i] = t.Spec().Name
+	}
+	return fmt.Sprintf("%d tool(s) (%s)", len(tools), strings.Join(names, ", "))
+}
+
+func describeChange(ch host.Change) string {
+	var parts []string
+	for _, p := range []struct {
+		sign  string
+		names []string
+	}{{"+", ch.Added}, {"-", ch.Removed}, {"~", ch.Replaced}} {
+		if len(p.names) > 0 {
+			parts = append(parts, p.sign+strings.Join(p.names, " "+p.sign))
+		}
+	}
+	if len(parts) == 0 {
+		return "no tool added or removed"
+	}
+	return strings.Join(parts, " ")
+}

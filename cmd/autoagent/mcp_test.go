@@ -1,0 +1,223 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/autoagent-go/autoagent/mcp"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// serving is `autoagent mcp serve` running in the test process through
+// run(), with its standard streams as pipes.
+type serving struct {
+	t      *testing.T
+	stdin  *io.PipeWriter
+	stdout *io.PipeReader
+	lines  chan string   // stderr, line by line
+	read   chan struct{} // closed once stderr is read to its end
+	code   chan int
+}
+
+func startServe(t *testing.T, args ...string) *serving {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	errR, errW := io.Pipe()
+	s := &serving{t: t, stdin: inW, stdout: outR, lines: make(chan string, 100), read: make(chan struct{}), code: make(chan int, 1)}
+	// A stdio server ends when its input closes, even when the test failed
+	// before closing it.
+	t.Cleanup(func() { inW.Close() })
+	go func() {
+		code := run(append([]string{"mcp", "serve"}, args...), inR, outW, errW)
+		outW.Close()
+		errW.Close()
+		s.code <- code
+	}()
+	go func() {
+		defer close(s.read)
+		sc := bufio.NewScanner(errR)
+		for sc.Scan() {
+			t.Logf("stderr: %s", sc.Text())
+			select {
+			case s.lines <- sc.Text():
+			default:
+			}
+		}
+	}()
+	return s
+}
+
+// waitLine returns the first stderr line matching re.
+func (s *serving) waitLine(re string) []string {
+	s.t.Helper()
+	rx := regexp.MustCompile(re)
+	timeout := time.After(30 * time.Second)
+	for {
+		select {
+		case line := <-s.lines:
+			if m := rx.FindStringSubmatch(line); m != nil {
+				return m
+			}
+		case <-timeout:
+			s.t.Fatalf("no stderr line matching %q", re)
+		}
+	}
+}
+
+func (s *serving) exitCode() int {
+	s.t.Helper()
+	select {
+	case code := <-s.code:
+		<-s.read
+		return code
+	case <-time.After(30 * time.Second):
+		s.t.Fatal("autoagent mcp serve did not exit")
+		return -1
+	}
+}
+
+// stdioConn is the client's end of the server's standard streams.
+type stdioConn struct {
+	io.Reader
+	io.WriteCloser
+}
+
+func (c stdioConn) Close() error { return c.WriteCloser.Close() }
+
+func TestMCPServeStdioHotReload(t *testing.T) {
+	e := newCLIEnv(t)
+	echoPath := e.add("echo.wasm")
+	s := startServe(t) // ./plugins, nothing approved yet
+	s.waitLine(`serving no tools yet`)
+
+	changes := make(chan mcp.Change, 10)
+	c, err := mcp.Connect(context.Background(), mcp.ClientOptions{
+		Stream:   stdioConn{s.stdout, s.stdin},
+		OnChange: func(ch mcp.Change) { changes <- ch },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info := c.ServerInfo(); info.Name != "autoagent" {
+		t.Errorf("ServerInfo = %+v", info)
+	}
+	if n := len(c.Tools()); n != 0 {
+		t.Fatalf("%d tools served before any approval", n)
+	}
+
+	// Approving the module while serving makes its tools appear.
+	e.mustRun(0, "tools", "approve", echoPath, "--yes")
+	var ch mcp.Change
+	select {
+	case ch = <-changes:
+	case <-time.After(30 * time.Second):
+		t.Fatal("no tool appeared after the approval")
+	}
+	if !slices.Contains(ch.Added, "echo") {
+		t.Fatalf("change = %+v, want echo added", ch)
+	}
+	echo, _ := c.Tool("echo")
+	res, err := echo.Call(context.Background(), tool.Call{Arguments: json.RawMessage(`{"msg":"héllo"}`)})
+	if err != nil || res.IsError || !strings.Contains(res.Text(), "héllo") {
+		t.Errorf("echo over MCP = %+v, %v", res, err)
+	}
+	fail, _ := c.Tool("fail")
+	if res := mustCallTool(t, fail, `{}`); !res.IsError {
+		t.Errorf("a sandboxed tool's failure is not an error result over MCP: %+v", res)
+	}
+	if f := tool.FlagsOf(echo); !f.Untrusted {
+		t.Errorf("flags = %+v: a client mounts served tools as untrusted by default", f)
+	}
+
+	// Revoking withdraws them.
+	e.mustRun(0, "tools", "revoke", "echo")
+	select {
+	case ch = <-changes:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the tools stayed after the revocation")
+	}
+	if !slices.Contains(ch.Removed, "echo") || len(c.Tools()) != 0 {
+		t.Errorf("change = %+v, tools = %v; want every tool removed", ch, c.Tools())
+	}
+
+	// The client closing its end (stdin EOF) ends the server normally.
+	if err := c.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if code := s.exitCode(); code != 0 {
+		t.Errorf("exit %d after stdin closed, want 0", code)
+	}
+}
+
+func mustCallTool(t *testing.T, tl tool.Tool, args string) tool.Result {
+	t.Helper()
+	if tl == nil {
+		t.Fatal("tool not served")
+	}
+	res, err := tl.Call(context.Background(), tool.Call{Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestMCPServeHTTP(t *testing.T) {
+	e := newCLIEnv(t)
+	e.add("echo.wasm")
+	e.mustRun(0, "tools", "approve", filepath.Join(e.plugins, "echo.wasm"), "--yes")
+	s := startServe(t, "--http", "127.0.0.1:0")
+	url := s.waitLine(`over MCP at (http://\S+/mcp)`)[1]
+
+	c, err := mcp.Connect(context.Background(), mcp.ClientOptions{URL: url})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	spin, ok := c.Tool("spin")
+	if !ok {
+		t.Fatalf("tools = %v", c.Tools())
+	}
+	if len(spin.Spec().OutputSchema) == 0 {
+		t.Errorf("spin's output schema was not served")
+	}
+	res := mustCallTool(t, spin, `{"n":3}`)
+	if res.IsError || len(res.StructuredContent) == 0 {
+		t.Errorf("spin over HTTP = %+v", res)
+	}
+	if res := mustCallTool(t, spin, `{"n":-1}`); !res.IsError {
+		t.Errorf("spin with n=-1 (schema minimum 0) = %+v, want an error result", res)
+	}
+
+	// SIGTERM ends the server cleanly, sessions with open streams included.
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	if code := s.exitCode(); code != 0 {
+		t.Errorf("exit %d after SIGTERM, want 0", code)
+	}
+}
+
+func TestMCPServeUsage(t *testing.T) {
+	e := newCLIEnv(t)
+	r := e.mustRun(1, "mcp", "serve", "--plugins", filepath.Join(e.root, "nowhere"))
+	if !strings.Contains(r.stderr, "does not exist") || !strings.Contains(r.stderr, "tools approve") {
+		t.Errorf("stderr = %q, want what to do about the missing directory", r.stderr)
+	}
+	e.mustRun(2, "mcp", "serve", "extra-arg")
+	e.mustRun(2, "mcp", "serve", "--no-such-flag")
+	r = e.mustRun(1, "mcp", "serve", "--http", "256.0.0.1:bad")
+	if !strings.Contains(r.stderr, "--http") {
+		t.Errorf("stderr = %q, want the bad address named", r.stderr)
+	}
+}
