@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -125,9 +126,13 @@ func (e *engine) warm(ctx context.Context, h *host.Host, progress io.Writer) (*h
 	stop := reportProgress(progress, fmt.Sprintf("synth: loading the JavaScript engine (%.1f MB): the first time it is compiled to machine code, which takes a while; later runs read it from the disk cache",
 		float64(len(e.bytes))/1e6))
 	start := time.Now()
+	// The probe is granted tools: for a tool that does not exist, so the
+	// code-mode engine (which imports tool_call) loads too; its script
+	// calls nothing.
 	l, err := h.Load(ctx, host.Module{
 		Name: "jsengine", Bytes: e.bytes, Sidecar: probeSidecar,
 		Config: map[string]string{"script": "function run() { return 1 }"},
+		Grants: []manifest.Grant{{Kind: manifest.KindTools, Name: checkTool}},
 	})
 	stop()
 	if err != nil {

@@ -2,7 +2,7 @@
 // disk cache and runs its self-check, so the first tool a model writes
 // loads at once. `make synth-engine` runs it after building the engine.
 //
-//	go run ./synth/internal/warmengine [ENGINE.wasm]
+//	go run ./synth/internal/warmengine [ENGINE.wasm]...
 package main
 
 import (
@@ -24,27 +24,29 @@ func main() {
 
 func run() error {
 	ctx := context.Background()
-	path := ""
-	if len(os.Args) > 1 {
-		path = os.Args[1]
-	} else {
+	paths := os.Args[1:]
+	if len(paths) == 0 {
 		p, err := synth.FindEngine(synth.EngineFile)
 		if err != nil {
 			return err
 		}
-		path = p
+		paths = []string{p}
 	}
 	h, err := host.New(ctx, host.Options{})
 	if err != nil {
 		return err
 	}
 	defer h.Close(ctx)
-	start := time.Now()
-	l, err := synth.WarmEngine(ctx, h, path, os.Stderr)
-	if err != nil {
-		return err
+	for _, path := range paths {
+		start := time.Now()
+		l, err := synth.WarmEngine(ctx, h, path, os.Stderr)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "synth: JavaScript engine %s ready (sha256 %s, %.1fs)\n", path, l.SHA256()[:12], time.Since(start).Seconds())
+		if err := l.Close(ctx); err != nil {
+			return err
+		}
 	}
-	defer l.Close(ctx)
-	fmt.Fprintf(os.Stderr, "synth: JavaScript engine %s ready (sha256 %s, %.1fs)\n", path, l.SHA256()[:12], time.Since(start).Seconds())
 	return nil
 }

@@ -1,0 +1,106 @@
+package synth
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/autoagent-go/autoagent/providers/scripted"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+const wordCountGo = `package main
+
+import "strings"
+
+func run(args map[string]any) (any, error) {
+	text, _ := args["text"].(string)
+	return map[string]any{"words": len(strings.Fields(text))}, nil
+}
+`
+
+func TestGoBackendBuildsAndRuns(t *testing.T) {
+	tmp := t.TempDir()
+	w := scripted.New(turn(draft{Name: "word_count", Description: "Counts words.", InputSchema: wordCountSchema, Source: wordCountGo,
+		SelfTests: []map[string]any{{"args": map[string]any{"text": "a b c"}, "expect": map[string]any{"words": 3}}}}))
+	b := newBuilder(t, w, func(o *Options) {
+		o.Backends = []Backend{&JavaScript{}, &Go{TempDir: tmp}}
+	})
+	ctx := context.Background()
+	tl, err := b.Build(ctx, Request{Capability: "count words", Language: "go"})
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	if tl.Language() != "go" || tl.Package().Sidecar != nil {
+		t.Fatalf("language %s, sidecar %s", tl.Language(), tl.Package().Sidecar)
+	}
+	res, err := tl.Call(ctx, tool.Call{Name: "word_count", Arguments: json.RawMessage(`{"text":"one two"}`)})
+	if err != nil || res.IsError || res.Text() != `{"words":2}` {
+		t.Fatalf("call: %+v %v", res, err)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 0 {
+		t.Fatalf("the build directory was left behind: %v", entries)
+	}
+	if !strings.Contains(requestText(w.Requests()[0]), "func run(args map[string]any) (any, error)") {
+		t.Fatalf("the writer was not given the Go guide")
+	}
+}
+
+func TestGoBackendRefusals(t *testing.T) {
+	cases := []struct {
+		name, source string
+		stage        Stage
+		want         string
+	}{
+		{"compile error", "package main\n\nfunc run(args map[string]any) (any, error) {\n\treturn undefinedThing, nil\n}\n", StageBuild, "tool.go:4:9: undefined: undefinedThing"},
+		{"wrong package", "package tool\n\nfunc run(args map[string]any) (any, error) { return 1, nil }\n", StageScreen, "must be package main"},
+		{"defines main", "package main\n\nfunc main() {}\nfunc run(args map[string]any) (any, error) { return 1, nil }\n", StageScreen, "do not define main"},
+		{"os/exec", "package main\n\nimport \"os/exec\"\n\nfunc run(args map[string]any) (any, error) { return exec.Command(\"sh\").Run(), nil }\n", StageScreen, `import "os/exec"`},
+		{"third party", "package main\n\nimport \"github.com/x/y\"\n\nfunc run(args map[string]any) (any, error) { return y.Z, nil }\n", StageScreen, "only the standard library"},
+		{"wasmimport", "package main\n\n//go:wasmimport extism:host/env http_request\nfunc req(a, b uint64) uint64\n\nfunc run(args map[string]any) (any, error) { return req(0, 0), nil }\n", StageScreen, "compiler directive"},
+		{"no run", "package main\n\nfunc Run() {}\n", StageScreen, "must define func run"},
+		{"bad signature", "package main\n\nfunc run() int { return 1 }\n", StageScreen, "signature"},
+		{"parse error", "package main\n\nfunc run(args map[string]any) (any, error) {\n", StageScreen, "does not parse"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := newBuilder(t, scripted.New(turn(draft{Name: "t", Source: c.source})), func(o *Options) { o.Language = "go" })
+			_, err := b.Build(context.Background(), Request{Capability: "x"})
+			var rej *RejectError
+			if !errors.As(err, &rej) || rej.Stage != c.stage || !strings.Contains(rej.Reason, c.want) {
+				t.Fatalf("err %v; want %s refusal containing %q", err, c.stage, c.want)
+			}
+		})
+	}
+}
+
+func TestGoBackendWithoutToolchain(t *testing.T) {
+	b := newBuilder(t, scripted.New(turn(draft{Name: "t", Source: wordCountGo})), func(o *Options) {
+		o.Backends = []Backend{&Go{Command: ""}}
+	})
+	t.Setenv("PATH", t.TempDir())
+	t.Setenv("GOROOT", t.TempDir())
+	_, err := b.Build(context.Background(), Request{Capability: "x"})
+	if !errors.Is(err, ErrNoToolchain) || !strings.Contains(err.Error(), "--lang js") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestSynthesizeInGo(t *testing.T) {
+	src := "package main\n\nimport \"fmt\"\n\nfunc run(args map[string]any) (any, error) {\n\ta, _ := args[\"a\"].(float64)\n\tb, _ := args[\"b\"].(float64)\n\tif b == 0 {\n\t\treturn nil, fmt.Errorf(\"division by zero\")\n\t}\n\treturn a / b, nil\n}\n"
+	var ex []Example
+	for _, c := range [][3]string{{"6", "3", "2"}, {"1", "4", "0.25"}, {"9", "-3", "-3"}, {"0", "5", "0"}, {"7", "2", "3.5"}} {
+		ex = append(ex, Example{Args: json.RawMessage(`{"a":` + c[0] + `,"b":` + c[1] + `}`), Expected: json.RawMessage(c[2])})
+	}
+	b := newBuilder(t, scripted.New(turn(draft{Name: "divide", Source: src})), nil)
+	res, err := b.Synthesize(context.Background(), Task{Goal: "Divide a by b.", Examples: ex, Language: "go"})
+	if err != nil || !res.Accepted() {
+		t.Fatalf("Synthesize: %v %+v", err, res)
+	}
+	if res.Staged == nil || !strings.HasSuffix(res.Staged.Source, "divide.go") || res.Staged.Sidecar != "" {
+		t.Fatalf("staged %+v", res.Staged)
+	}
+}

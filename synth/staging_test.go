@@ -1,0 +1,93 @@
+package synth
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autoagent-go/autoagent/providers/scripted"
+)
+
+func TestStagingKeepsDifferentToolsOfOneName(t *testing.T) {
+	w := scripted.New(
+		turn(draft{Name: "calc", Source: `function run() { return 1 }`}),
+		turn(draft{Name: "calc", Source: `function run() { return 2 }`}),
+		turn(draft{Name: "calc", Source: `function run() { return 1 }`}),
+	)
+	b := newBuilder(t, w, nil)
+	ctx := context.Background()
+	var stems []string
+	for i := 0; i < 3; i++ {
+		tl, err := b.Build(ctx, Request{Capability: "x"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st, err := b.Stage(ctx, tl, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stems = append(stems, st.Stem)
+		src, _ := os.ReadFile(st.Source)
+		if string(src) != tl.Source() {
+			t.Fatalf("staged source %q, want %q", src, tl.Source())
+		}
+	}
+	// The same tool again reuses its stem; a different script of the same
+	// name (same engine module!) gets its own.
+	if strings.Join(stems, " ") != "calc calc-2 calc" {
+		t.Fatalf("stems %v", stems)
+	}
+	entries, _ := os.ReadDir(b.opts.StagingDir)
+	if len(entries) != 8 {
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		t.Fatalf("staging holds %v", names)
+	}
+}
+
+func TestStagingFailureIsReported(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "file")
+	if err := os.WriteFile(blocker, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := newBuilder(t, scripted.New(turn(draft{Name: "t", Source: `function run() { return 1 }`})), func(o *Options) {
+		o.StagingDir = filepath.Join(blocker, "staging")
+	})
+	tl, err := b.Build(context.Background(), Request{Capability: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Stage(context.Background(), tl, nil); err == nil || !strings.Contains(err.Error(), "staging directory") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestFindEngineSaysHowToBuild(t *testing.T) {
+	t.Setenv(EngineEnv, filepath.Join(t.TempDir(), "missing.wasm"))
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	wd, _ := os.Getwd()
+	t.Chdir(t.TempDir())
+	defer os.Chdir(wd)
+	_, err := FindEngine(EngineFile)
+	if !errors.Is(err, ErrNoEngine) || !strings.Contains(err.Error(), "make synth-engine") || !strings.Contains(err.Error(), EngineEnv) {
+		t.Fatalf("err %v", err)
+	}
+	_, err = FindEngine(BridgeEngineFile)
+	if !errors.Is(err, ErrNoEngine) || !strings.Contains(err.Error(), "-tags toolbridge") {
+		t.Fatalf("err %v", err)
+	}
+	bad := filepath.Join(t.TempDir(), EngineFile)
+	if err := os.WriteFile(bad, []byte("not wasm"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readEngine(bad); !errors.Is(err, ErrNoEngine) || !strings.Contains(err.Error(), "not a WebAssembly module") {
+		t.Fatalf("err %v", err)
+	}
+}
