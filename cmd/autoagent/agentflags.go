@@ -10,7 +10,9 @@ import (
 
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/providers/remote"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 	"github.com/spf13/pflag"
@@ -25,10 +27,19 @@ type agentFlags struct {
 	maxSteps                                    int
 	tokenBudget                                 int64
 	traceFile                                   string
+	backends                                    string
+
+	// Governance and durability (issue 8).
+	policy, record   string
+	trifecta         string
+	shadowGuards     bool
+	maxResultChars   int
+	pruneAfter       int
+	maxRepeatedCalls int
 }
 
 func (f *agentFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.provider, "provider", "openai", "model provider: "+strings.Join(autoagent.ProviderNames(), "|"))
+	fs.StringVar(&f.provider, "provider", "openai", "model provider: "+strings.Join(autoagent.ProviderNames(), "|")+", or backend:NAME for a go-plugin backend binary autoagent-provider-NAME")
 	fs.StringVar(&f.model, "model", "", "model name (default: the provider's default model)")
 	fs.StringVar(&f.baseURL, "base-url", "", "provider endpoint (required for openai-compatible, e.g. http://localhost:11434/v1)")
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "environment variable holding the API key (default per provider: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY)")
@@ -42,6 +53,14 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxSteps, "max-steps", 0, "maximum model calls in the run (default 8)")
 	fs.Int64Var(&f.tokenBudget, "token-budget", 0, "stop the run once input+output tokens reach N (default: no budget)")
 	fs.StringVar(&f.traceFile, "trace", "", "append the run's trace events to FILE.jsonl")
+	fs.StringVar(&f.backends, "backends", "", "backends directory for --provider backend:NAME (default $AUTOAGENT_BACKENDS, else ./backends)")
+	fs.StringVar(&f.policy, "policy", "", "JSON tool policy (allow/deny/approve rules) consulted before every tool call")
+	fs.StringVar(&f.record, "record", "", "record model responses and tool results to FILE.jsonl (secrets redacted) for `autoagent replay`")
+	fs.StringVar(&f.trifecta, "trifecta", "deny", "once untrusted content entered the run, calls to egress tools are: deny|approve|off")
+	fs.BoolVar(&f.shadowGuards, "shadow-guards", false, "trace what the loop and trifecta guards would refuse without enforcing it")
+	fs.IntVar(&f.maxResultChars, "max-tool-result-chars", 0, "cut each tool result the model sees to N characters, keeping head and tail (default: no cut)")
+	fs.IntVar(&f.pruneAfter, "prune-after", 0, "keep only the N most recent tool results in full in what the model is sent (default: keep all)")
+	fs.IntVar(&f.maxRepeatedCalls, "max-repeated-calls", 0, "refuse a call repeated with the same arguments more than N times (default: no loop guard)")
 }
 
 func (f *agentFlags) validate() error {
@@ -54,18 +73,42 @@ func (f *agentFlags) validate() error {
 	if f.json && f.stream {
 		return usageError(errors.New("--json and --stream cannot be combined"))
 	}
+	if err := f.bounds().Validate(); err != nil {
+		return usageError(err)
+	}
 	return nil
+}
+
+// bounds are the run's limits from the flags.
+func (f *agentFlags) bounds() loop.Bounds {
+	return loop.Bounds{
+		MaxSteps:              f.maxSteps,
+		TokenBudget:           f.tokenBudget,
+		MaxToolResultChars:    f.maxResultChars,
+		PruneToolResultsAfter: f.pruneAfter,
+		MaxRepeatedToolCalls:  f.maxRepeatedCalls,
+		Trifecta:              loop.TrifectaMode(f.trifecta),
+		ShadowGuards:          f.shadowGuards,
+	}
 }
 
 // session is an agent built from the flags, with what must be closed after.
 type session struct {
-	agent   *loop.Agent
-	tracer  *trace.Tracer
-	host    *host.Host
-	plugins *host.Dir
+	agent    *loop.Agent
+	tracer   *trace.Tracer
+	host     *host.Host
+	plugins  *host.Dir
+	backend  *remote.Provider
+	recorder *loop.Recorder
 }
 
 func (s *session) Close(ctx context.Context) {
+	if s.recorder != nil {
+		s.recorder.Close()
+	}
+	if s.backend != nil {
+		s.backend.Close()
+	}
 	if s.plugins != nil {
 		s.plugins.Close(ctx)
 	}
@@ -82,14 +125,26 @@ func (s *session) Close(ctx context.Context) {
 // go to stderr.
 func (f *agentFlags) newSession(ctx context.Context, stderr io.Writer) (*session, error) {
 	s := &session{}
-	p, err := autoagent.NewProvider(autoagent.ProviderConfig{
-		Name: f.provider, Model: f.model, BaseURL: f.baseURL, APIKeyEnv: f.apiKeyEnv, ScriptFile: f.script,
-	})
-	if err != nil {
-		if errors.Is(err, autoagent.ErrUnknownProvider) {
-			return nil, usageError(err)
+	var p llm.Provider
+	var err error
+	if name, ok := strings.CutPrefix(f.provider, "backend:"); ok {
+		// A provider in its own process: it reads its key itself, this
+		// process never holds it.
+		s.backend, err = remote.New(ctx, remote.Options{Name: name, Dir: f.backends, Stderr: stderr})
+		if err != nil {
+			return nil, err
 		}
-		return nil, err
+		p = s.backend
+	} else {
+		p, err = autoagent.NewProvider(autoagent.ProviderConfig{
+			Name: f.provider, Model: f.model, BaseURL: f.baseURL, APIKeyEnv: f.apiKeyEnv, ScriptFile: f.script,
+		})
+		if err != nil {
+			if errors.Is(err, autoagent.ErrUnknownProvider) {
+				return nil, usageError(err)
+			}
+			return nil, err
+		}
 	}
 	if f.traceFile != "" {
 		if s.tracer, err = trace.OpenFile(f.traceFile); err != nil {
@@ -117,8 +172,26 @@ func (f *agentFlags) newSession(ctx context.Context, stderr io.Writer) (*session
 		Tools:    reg,
 		System:   f.system,
 		Model:    f.model,
-		Bounds:   loop.Bounds{MaxSteps: f.maxSteps, TokenBudget: f.tokenBudget},
+		Bounds:   f.bounds(),
 		Tracer:   s.tracer,
+	}
+	if f.policy != "" {
+		pol, err := loop.LoadPolicy(f.policy)
+		if err != nil {
+			s.Close(ctx)
+			return nil, err
+		}
+		s.agent.Policy = pol
+	}
+	if f.record != "" {
+		if s.recorder, err = loop.CreateRecording(f.record, loop.RecordOptions{}); err != nil {
+			s.Close(ctx)
+			return nil, err
+		}
+		s.agent.Recorder = s.recorder
+	}
+	for _, finding := range s.agent.AuditTrifecta() {
+		fmt.Fprintf(stderr, "autoagent: warning: %s\n", finding)
 	}
 	return s, nil
 }

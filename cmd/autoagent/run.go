@@ -11,6 +11,7 @@ import (
 	"syscall"
 
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -18,6 +19,7 @@ func init() { addCommand(newRunCmd) }
 
 func newRunCmd() *cobra.Command {
 	var f agentFlags
+	var checkpoint string
 	c := &cobra.Command{
 		Use:   "run [flags] PROMPT",
 		Short: "Run the agent once on PROMPT",
@@ -28,6 +30,11 @@ stderr). With --json, stdout is one JSON object:
   {"output", "steps", "usage": {"input_tokens", "output_tokens", "cached_tokens",
    "total_tokens"}, "messages", "stop_reason"}
 where stop_reason is done, max_steps, token_budget, approval_required or cancelled.
+
+With --checkpoint FILE the run's state is saved after every step and every
+tool call is journaled (FILE.journal), so a run stopped by a bound, an
+approval pause, a crash or Ctrl-C continues with ` + "`autoagent resume FILE`" + `, and a
+side effect that already happened is never repeated.
 
 Exit status: 0 when the model answered, 1 when the run failed or stopped on a
 bound (the --json object is still printed), 2 on a usage error.`,
@@ -47,6 +54,14 @@ bound (the --json object is still printed), 2 on a usage error.`,
 				return err
 			}
 			defer s.Close(context.WithoutCancel(ctx))
+			if checkpoint != "" {
+				store, err := loop.OpenFileStore(checkpoint)
+				if err != nil {
+					return err
+				}
+				defer store.Close()
+				store.Attach(s.agent)
+			}
 
 			var res *loop.Result
 			var runErr error
@@ -55,11 +70,30 @@ bound (the --json object is still printed), 2 on a usage error.`,
 			} else {
 				res, runErr = s.agent.Run(ctx, prompt)
 			}
+			reportPending(c, res, checkpoint)
 			return reportResult(c, f.json, !f.stream, res, runErr)
 		},
 	}
 	f.register(c.Flags())
+	c.Flags().StringVar(&checkpoint, "checkpoint", "", "save the run's state to FILE after every step (and journal tool calls to FILE.journal) for `autoagent resume FILE`")
 	return c
+}
+
+// reportPending tells the user, on stderr, which calls await a decision
+// and how to give it.
+func reportPending(c *cobra.Command, res *loop.Result, stateFile string) {
+	if res == nil || res.StopReason != loop.StopApprovalRequired {
+		return
+	}
+	w := c.ErrOrStderr()
+	for _, p := range res.Pending {
+		fmt.Fprintf(w, "approval required: %s (call %s) %s: %s\n", p.Call.Name, p.Call.ID, trace.Preview(string(p.Call.Arguments), 200), p.Reason)
+	}
+	if stateFile == "" {
+		fmt.Fprintln(w, "run with --checkpoint FILE to be able to resume after a decision")
+		return
+	}
+	fmt.Fprintf(w, "decide with: autoagent resume %s --approve ID | --reject ID[=reason] (same provider and tool flags)\n", stateFile)
 }
 
 // reportResult prints a run's result as the flags ask (the answer itself

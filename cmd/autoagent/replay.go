@@ -1,0 +1,67 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/tool"
+	"github.com/spf13/cobra"
+)
+
+func init() { addCommand(newReplayCmd) }
+
+func newReplayCmd() *cobra.Command {
+	var (
+		asJSON            bool
+		liveTools         bool
+		plugins, manifest string
+	)
+	c := &cobra.Command{
+		Use:   "replay [flags] RECORDING.jsonl",
+		Short: "Replay a run recorded with run --record: offline, or with the real tools",
+		Long: `Replay a run recorded with run --record.
+
+By default the replay is fully offline: no provider is called and no tool runs;
+the recorded responses and results are played back, and the run's result is
+printed (as run --json with --json). With --live-tools the approved tools of the
+plugins directory run for real and each result is compared with the recorded
+one. Any divergence (a different tool set, a different result, the recording
+running out) is reported with the step where it happened, and exits 1.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			ctx := c.Context()
+			var opts loop.ReplayOptions
+			if liveTools {
+				if _, err := os.Stat(plugins); err != nil {
+					return fmt.Errorf("plugins directory %s: %w", plugins, err)
+				}
+				h, dir, err := autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: plugins, Manifest: manifest})
+				if err != nil {
+					return err
+				}
+				defer h.Close(context.WithoutCancel(ctx))
+				defer dir.Close(context.WithoutCancel(ctx))
+				reg := &tool.Registry{}
+				if err := dir.Publish(reg); err != nil {
+					return err
+				}
+				opts.Tools = reg
+			}
+			res, err := loop.Replay(ctx, args[0], opts)
+			var mismatch *loop.ReplayMismatch
+			if errors.As(err, &mismatch) {
+				return fmt.Errorf("replay diverged: %w", err)
+			}
+			return reportResult(c, asJSON, true, res, err)
+		},
+	}
+	c.Flags().BoolVar(&asJSON, "json", false, "print the replayed run's result as one JSON object (as run --json)")
+	c.Flags().BoolVar(&liveTools, "live-tools", false, "run the plugins directory's approved tools for real instead of replaying their recorded results")
+	c.Flags().StringVar(&plugins, "plugins", "plugins", "plugins directory for --live-tools")
+	c.Flags().StringVar(&manifest, "manifest", "", "approvals manifest for --live-tools (default: PLUGINS/manifest.json)")
+	return c
+}
