@@ -54,7 +54,7 @@ running out) is reported with the step where it happened, and exits 1.`,
 			res, err := loop.Replay(ctx, args[0], opts)
 			var mismatch *loop.ReplayMismatch
 			if errors.As(err, &mismatch) {
-				return fmt.Errorf("replay diverged: %w", err)
+				return mismatch // it names the step; the run's wrapping adds nothing
 			}
 			return reportResult(c, asJSON, true, res, err)
 		},
