@@ -39,7 +39,9 @@ func (e *env) load(name string, config map[string]string, grants ...string) (*ho
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	l, err := e.h.Load(context.Background(), host.Module{Name: name, Bytes: b, Grants: gs, Config: config})
+	// Reuse: the tools keep no state between calls, and a fresh Go instance
+	// per call would make this suite ten times slower under -race.
+	l, err := e.h.Load(context.Background(), host.Module{Name: name, Bytes: b, Grants: gs, Config: config, Reuse: true})
 	if err == nil {
 		e.t.Cleanup(func() { l.Close(context.Background()) })
 	}
