@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -31,6 +32,9 @@ type Request struct {
 
 	// attempt numbers Synthesize's attempts in events.
 	attempt int
+	// history is the conversation of earlier attempts (the writer's
+	// answers and the feedback on each), appended after the request.
+	history []llm.Message
 	// reserved are names the tool may not take.
 	reserved func(name string) bool
 }
@@ -230,6 +234,9 @@ func (b *Builder) write(ctx context.Context, req Request, be Backend) (*Draft, e
 		if acc := usageFrom(ctx); acc != nil {
 			acc.add(u)
 		}
+	}
+	if acc := usageFrom(ctx); acc != nil {
+		acc.answered(resp.Message)
 	}
 	d, err := parseDraft(resp.Message.Text())
 	if err != nil {

@@ -51,10 +51,10 @@ func (b *Builder) writerRequest(req Request, be Backend) *llm.Request {
 	temp := 0.0
 	return &llm.Request{
 		Model: b.opts.Model,
-		Messages: []llm.Message{
+		Messages: append([]llm.Message{
 			llm.SystemText(sys.String()),
 			llm.UserText(user.String()),
-		},
+		}, req.history...),
 		Temperature: &temp,
 		MaxTokens:   b.opts.MaxTokens,
 		ResponseFormat: &llm.ResponseFormat{

@@ -91,3 +91,44 @@ func TestFindEngineSaysHowToBuild(t *testing.T) {
 		t.Fatalf("err %v", err)
 	}
 }
+
+func TestPromoteMovesTheStagedTool(t *testing.T) {
+	b := newBuilder(t, scripted.New(turn(draft{Name: "calc", Source: `function run() { return 1 }`})), nil)
+	ctx := context.Background()
+	tl, err := b.Build(ctx, Request{Capability: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := b.Stage(ctx, tl, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plugins := filepath.Join(t.TempDir(), "plugins")
+	paths, err := Promote(st.Dir, st.Stem, plugins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(paths) != 4 || paths[0] != filepath.Join(plugins, "calc.wasm") {
+		t.Fatalf("paths %v", paths)
+	}
+	if entries, _ := os.ReadDir(st.Dir); len(entries) != 0 {
+		t.Fatalf("staging still holds %v", entries)
+	}
+	if sum := sidecarSum(filepath.Join(plugins, "calc.tool.json")); sum != st.SidecarSHA256 {
+		t.Fatalf("sidecar changed in the move")
+	}
+	// A second promotion of the same name is refused, nothing is lost.
+	st2, err := b.Stage(ctx, tl, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Promote(st2.Dir, st2.Stem, plugins); err == nil || !strings.Contains(err.Error(), "already exists") {
+		t.Fatalf("err %v", err)
+	}
+	if _, err := os.Stat(st2.Module); err != nil {
+		t.Fatalf("the refused promotion lost the staged module: %v", err)
+	}
+	if _, err := Promote(st.Dir, "../x", plugins); err == nil {
+		t.Fatalf("a path was accepted as a name")
+	}
+}

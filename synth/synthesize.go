@@ -41,6 +41,8 @@ type Task struct {
 	// FeedbackCases is how many failing shown examples a rejected attempt
 	// quotes back to the writer; 0 means 3.
 	FeedbackCases int
+	// OnAttempt, when set, is called after each attempt, for progress.
+	OnAttempt func(Attempt)
 }
 
 // Synthesis is the outcome of [Builder.Synthesize].
@@ -83,7 +85,9 @@ type Attempt struct {
 }
 
 // Synthesize asks the writer for a tool reproducing the examples, at most
-// MaxAttempts times. The examples are split deterministically; the writer
+// MaxAttempts times, in one conversation: each attempt after the first
+// shows the writer its previous answer and why it was rejected. The
+// examples are split deterministically; the writer
 // sees only the shown ones, and after a rejection only how many held-out
 // examples failed, never which. A tool is accepted when it builds, passes
 // its self-tests and returns every shown and held-out expected value. A
@@ -127,14 +131,15 @@ func (b *Builder) Synthesize(ctx context.Context, task Task) (*Synthesis, error)
 	acc := &usageAcc{}
 	ctx = withUsage(ctx, acc)
 	out := &Synthesis{Shown: len(shown), HeldOut: len(held)}
-	feedback := ""
+	capability := capabilityText(task.Goal, shown)
+	var history []llm.Message
 	for i := 1; i <= attempts; i++ {
 		start := time.Now()
 		a := Attempt{Index: i, ShownTotal: len(shown), HeldOutTotal: len(held)}
 		t, err := b.Build(ctx, Request{
-			Capability: capabilityText(task.Goal, shown, feedback),
+			Capability: capability,
 			Name:       task.Name, InputSchema: task.InputSchema, Language: task.Language,
-			attempt: i,
+			attempt: i, history: history,
 		})
 		var rej *RejectError
 		switch {
@@ -160,6 +165,9 @@ func (b *Builder) Synthesize(ctx context.Context, task Task) (*Synthesis, error)
 		if a.Feedback == "" {
 			a.Accepted = true
 			out.Attempts = append(out.Attempts, a)
+			if task.OnAttempt != nil {
+				task.OnAttempt(a)
+			}
 			out.Tool = t
 			b.emit(Event{Stage: StageAccept, Tool: t.Name(), Language: t.Language(), Attempt: i, Status: StatusOK, SHA256: t.SHA256(),
 				Detail: fmt.Sprintf("%d shown and %d held-out examples pass", len(shown), len(held))})
@@ -169,7 +177,14 @@ func (b *Builder) Synthesize(ctx context.Context, task Task) (*Synthesis, error)
 			_ = t.Close(context.WithoutCancel(ctx))
 		}
 		out.Attempts = append(out.Attempts, a)
-		feedback = a.Feedback
+		if task.OnAttempt != nil {
+			task.OnAttempt(a)
+		}
+		// The next attempt continues the conversation: the writer sees its
+		// answer and what was wrong with it.
+		if ans := acc.takeAnswer(); ans != nil {
+			history = append(history, *ans, llm.UserText("Your previous attempt was rejected: "+a.Feedback+"\nWrite the corrected tool, answering with the same JSON object."))
+		}
 	}
 	out.Usage = acc.total()
 	if out.Tool != nil && !b.opts.NoStaging {
@@ -230,10 +245,9 @@ func (b *Builder) check(ctx context.Context, t *Tool, a *Attempt, shown, held []
 	return "", nil
 }
 
-// capabilityText is what the writer is asked for: the goal, the shown
-// examples, and the feedback on the previous attempt. Held-out examples
-// never appear here.
-func capabilityText(goal string, shown []Example, feedback string) string {
+// capabilityText is what the writer is asked for: the goal and the shown
+// examples. Held-out examples never appear here, nor in the feedback.
+func capabilityText(goal string, shown []Example) string {
 	var s strings.Builder
 	s.WriteString(strings.TrimSpace(goal))
 	s.WriteString("\n\nThe tool must return exactly the expected value for each example below (compared as JSON). ")
@@ -241,11 +255,6 @@ func capabilityText(goal string, shown []Example, feedback string) string {
 	s.WriteString("Examples (args -> expected):\n")
 	for _, ex := range shown {
 		fmt.Fprintf(&s, "%s -> %s\n", compactJSON(ex.Args), compactJSON(ex.Expected))
-	}
-	if feedback != "" {
-		s.WriteString("\nYour previous attempt was rejected: ")
-		s.WriteString(feedback)
-		s.WriteString("\n")
 	}
 	return s.String()
 }

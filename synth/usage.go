@@ -7,11 +7,28 @@ import (
 	"github.com/autoagent-go/autoagent/llm"
 )
 
-// usageAcc sums the writer's usage over a Synthesize call.
+// usageAcc sums the writer's usage over a Synthesize call and keeps the
+// writer's last answer, which the next attempt's conversation repeats.
 type usageAcc struct {
 	mu   sync.Mutex
 	u    llm.Usage
 	have bool
+	last *llm.Message
+}
+
+func (a *usageAcc) answered(m llm.Message) {
+	a.mu.Lock()
+	a.last = &m
+	a.mu.Unlock()
+}
+
+// takeAnswer returns and clears the last answer.
+func (a *usageAcc) takeAnswer() *llm.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	m := a.last
+	a.last = nil
+	return m
 }
 
 func (a *usageAcc) add(u llm.Usage) {
