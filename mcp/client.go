@@ -145,10 +145,11 @@ type ServerInfo struct {
 }
 
 // clientProtocolVersion is the protocol version the client asks for. The
-// SDK's default, 2026-07-28, probes servers with a server/discover request
-// first; servers of the 2025 generation answer it in ways that break the
-// handshake (a generic empty result, a closed stream), while every server
-// negotiates down from 2025-11-25 through the initialize handshake.
+// SDK's default, 2026-07-28, first probes the server with server/discover,
+// which costs every server of the 2025 generation (the reference servers,
+// the conformance suite's, most in use) a failed round trip before the
+// initialize handshake; 2025-11-25 is the latest version they know, and a
+// server may still negotiate down from it.
 const clientProtocolVersion = "2025-11-25"
 
 // A Client is a session with one MCP server whose tools are mounted as

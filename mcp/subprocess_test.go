@@ -31,6 +31,8 @@ func TestMain(m *testing.M) {
 		helperServer()
 	case "sleeper":
 		time.Sleep(time.Hour)
+	case "conformance-client":
+		os.Exit(conformanceClient())
 	case "junk":
 		fmt.Println("this is not JSON-RPC")
 		fmt.Fprintln(os.Stderr, "fatal: config file /etc/srv.toml not found")
