@@ -106,4 +106,3 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 }
 
 var errBackend = errors.New("backend unreachable")
-
