@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	extism "github.com/extism/go-sdk"
+	"github.com/tetratelabs/wazero"
 
 	"github.com/autoagent-go/autoagent/host"
 )
@@ -71,13 +73,25 @@ func loadRaw(t testing.TB, lang string) *rawModule {
 	t.Helper()
 	ctx := context.Background()
 	p, err := extism.NewPlugin(ctx, extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: readModule(t, lang)}}},
-		extism.PluginConfig{EnableWasi: true}, nil)
+		extism.PluginConfig{EnableWasi: true, RuntimeConfig: wazero.NewRuntimeConfig().WithCompilationCache(rawCache())}, nil)
 	if err != nil {
 		t.Fatalf("loading the %s module: %v", lang, err)
 	}
 	t.Cleanup(func() { p.Close(ctx) })
 	return &rawModule{p: p}
 }
+
+// rawCache keeps the raw host's compiled code across test runs (compiling
+// the 3.5 MB Go module takes seconds, far more under -race), in the user
+// cache directory when there is one.
+var rawCache = sync.OnceValue(func() wazero.CompilationCache {
+	if dir, err := os.UserCacheDir(); err == nil {
+		if c, err := wazero.NewCompilationCacheWithDir(filepath.Join(dir, "autoagent", "conformance-extism")); err == nil {
+			return c
+		}
+	}
+	return wazero.NewCompilationCache()
+})
 
 func (m *rawModule) call(t testing.TB, fn string, input []byte) []byte {
 	t.Helper()
