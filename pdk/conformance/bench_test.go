@@ -38,3 +38,19 @@ func BenchmarkWordCount(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkWordCountExtism makes the same call in the reference Extism host
+// for Go (github.com/extism/go-sdk, one reused instance), as a yardstick
+// for the autoagent host's overhead.
+func BenchmarkWordCountExtism(b *testing.B) {
+	input := []byte(`{"params":{"name":"word_count","arguments":{"text":"The quick brown fox jumps over the lazy dog.\nΓαζέες καὶ μυρτιὲς δὲν θὰ βρῶ πιὰ στὸ χρυσαφὶ ξέφωτο."}}}`)
+	for _, lang := range languages {
+		b.Run(lang, func(b *testing.B) {
+			m := loadRaw(b, lang)
+			b.ReportAllocs()
+			for b.Loop() {
+				m.call(b, "call", input)
+			}
+		})
+	}
+}
