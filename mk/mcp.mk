@@ -1,0 +1,27 @@
+# mcp: the MCP client and server and `autoagent mcp serve`. No build steps
+# of their own. The interoperability tests run against npm packages
+# (the reference server-everything and the conformance suite) that
+# .ci/install.d/mcp.sh installs into mcp/testdata/node; `make deps` runs it.
+
+MCP_PKGS := ./mcp/
+FUZZTIME ?= 30s
+
+.PHONY: test-mcp mcp-conformance fuzz-mcp bench-mcp
+
+test-mcp:
+	@bash .ci/install.d/mcp.sh
+	$(GO) test -race -count=1 $(MCP_PKGS)
+	$(GO) test -race -count=1 -run 'MCP' ./cmd/autoagent/
+
+# The official conformance suite and reference server, verbosely: every
+# check the suite scored is printed.
+mcp-conformance:
+	@bash .ci/install.d/mcp.sh
+	$(GO) test -count=1 -v -run 'Conformance|ReferenceServer' $(MCP_PKGS) ./cmd/autoagent/
+
+fuzz-mcp:
+	$(GO) test -run '^$$' -fuzz '^FuzzExposedName$$' -fuzztime $(FUZZTIME) $(MCP_PKGS)
+	$(GO) test -run '^$$' -fuzz '^FuzzObjectSchema$$' -fuzztime $(FUZZTIME) $(MCP_PKGS)
+
+bench-mcp:
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(MCP_PKGS)
