@@ -53,3 +53,16 @@ plugins/$(1).wasm: $(filter-out %_test.go,$(wildcard plugins/src/$(1)/*.go)) plu
 	$$(PDKBUILD) -o $$@ plugins/src/$(1)
 endef
 $(foreach p,$(PLUGIN_NAMES),$(eval $(call plugin_rule,$(p))))
+
+# pdk/go is its own module (it builds for GOOS=wasip1, and tool authors
+# import it alone), so the main module's `go test ./...` does not reach it:
+# test it natively here, and vet it and the guest modules built with it for
+# the target they run on.
+.PHONY: pdk-go-test
+pdk-go-test:
+	cd pdk/go && $(GO) test -race -count=1 ./...
+	cd pdk/go && GOOS=wasip1 GOARCH=wasm $(GO) vet ./...
+	cd plugins/src && GOOS=wasip1 GOARCH=wasm $(GO) vet ./...
+	cd pdk/conformance/go && GOOS=wasip1 GOARCH=wasm $(GO) vet ./...
+
+test: pdk-go-test
