@@ -46,9 +46,10 @@ type ClientOptions struct {
 	// Header is added to every HTTP request (an Authorization header, for
 	// example).
 	Header http.Header
-	// HTTPClient sends the HTTP requests; nil means a client without an
-	// overall timeout (the server's event stream is long-lived; Timeout
-	// bounds each request instead).
+	// HTTPClient sends the HTTP requests; nil means a client of the
+	// client's own without an overall timeout (the server's event stream
+	// is long-lived; Timeout bounds each request instead), whose
+	// connections Close closes.
 	HTTPClient *http.Client
 
 	// Stream is an established connection to a server speaking
@@ -160,6 +161,7 @@ type Client struct {
 	label   string // the server's name in errors
 	session *sdk.ClientSession
 	proc    *process // nil unless the server is a subprocess
+	idle    func()   // closes the idle connections of a transport the client made
 
 	set       atomic.Pointer[toolSet]
 	refreshMu sync.Mutex // serialises refreshes
@@ -201,7 +203,14 @@ func Connect(ctx context.Context, opts ClientOptions) (*Client, error) {
 		transport = &sdk.IOTransport{Reader: io.NopCloser(p.stdout), Writer: stdinCloser{p}}
 	case opts.URL != "":
 		c.label = redactURL(opts.URL)
-		transport = &sdk.StreamableClientTransport{Endpoint: opts.URL, HTTPClient: httpClient(opts.HTTPClient, opts.Header)}
+		hc := opts.HTTPClient
+		if hc == nil {
+			// A transport of its own, whose connections Close can end.
+			tr := http.DefaultTransport.(*http.Transport).Clone()
+			hc = &http.Client{Transport: tr}
+			c.idle = tr.CloseIdleConnections
+		}
+		transport = &sdk.StreamableClientTransport{Endpoint: opts.URL, HTTPClient: withHeader(hc, opts.Header)}
 	default:
 		c.label = "stream"
 		transport = &sdk.IOTransport{Reader: opts.Stream, Writer: opts.Stream}
@@ -227,6 +236,9 @@ func Connect(ctx context.Context, opts ClientOptions) (*Client, error) {
 		err = c.serverError(ctx, hctx, "initialize", "", err)
 		if c.proc != nil {
 			c.proc.shutdown()
+		}
+		if c.idle != nil {
+			c.idle()
 		}
 		c.stopBg()
 		return nil, err
@@ -297,6 +309,9 @@ func (c *Client) Close() error {
 	}
 	if c.proc != nil {
 		c.proc.shutdown()
+	}
+	if c.idle != nil {
+		c.idle()
 	}
 	c.bg.Wait()
 	if errors.Is(err, sdk.ErrConnectionClosed) || c.proc != nil {
@@ -376,12 +391,8 @@ func redactURL(raw string) string {
 	return u.String()
 }
 
-// httpClient returns the client the streamable transport uses, adding
-// header to each request.
-func httpClient(base *http.Client, header http.Header) *http.Client {
-	if base == nil {
-		base = &http.Client{}
-	}
+// withHeader returns a client that adds header to each request of base.
+func withHeader(base *http.Client, header http.Header) *http.Client {
 	if len(header) == 0 {
 		return base
 	}
