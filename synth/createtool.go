@@ -148,14 +148,13 @@ func (c *CreateTool) Call(ctx context.Context, call tool.Call) (tool.Result, err
 	c.mu.Unlock()
 	c.b.emit(Event{Stage: StageRegister, Tool: t.Name(), Language: t.Language(), Status: StatusOK, SHA256: t.SHA256(), Duration: time.Since(start)})
 	d := t.Draft()
-	out := map[string]any{
-		"registered": true,
-		"tool": map[string]any{
-			"name": d.Name, "description": d.Description, "input_schema": d.InputSchema,
-			"language": t.Language(), "capabilities": d.Capabilities,
-		},
-		"note": "call it by name from your next step",
+	desc := map[string]any{
+		"name": d.Name, "description": d.Description, "input_schema": d.InputSchema, "language": t.Language(),
 	}
+	if len(d.Capabilities) > 0 {
+		desc["capabilities"] = d.Capabilities
+	}
+	out := map[string]any{"registered": true, "tool": desc, "note": "call it by name from your next step"}
 	if !c.b.opts.NoStaging {
 		// The tool works for this run either way: failing to stage it for
 		// review must not take it away.
