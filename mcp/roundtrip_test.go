@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -287,4 +288,50 @@ func TestServerRefusesWhatMCPCannotCarry(t *testing.T) {
 	if schema["type"] != "object" || schema["properties"] == nil {
 		t.Errorf("a schema without a type is served as an object schema, keeping its properties: %v", schema)
 	}
+}
+
+func TestClientStaleToolAndTimeouts(t *testing.T) {
+	block := fnTool("block", `{"type":"object"}`, func(ctx context.Context, _ tool.Call) (tool.Result, error) {
+		<-ctx.Done() // the client's cancellation reaches the server
+		return tool.Result{}, ctx.Err()
+	})
+	srv := mcp.NewServer(mcp.ServerOptions{})
+	if err := srv.SetTools([]tool.Tool{echoTool(), block}); err != nil {
+		t.Fatal(err)
+	}
+	changes := make(chan mcp.Change, 10)
+	c := pipe(t, srv, mcp.ClientOptions{Timeout: 300 * time.Millisecond, OnChange: func(ch mcp.Change) { changes <- ch }})
+	<-changes
+
+	t.Run("the client's timeout is an infrastructure error", func(t *testing.T) {
+		b, _ := c.Tool("block")
+		_, err := b.Call(context.Background(), tool.Call{Arguments: json.RawMessage(`{}`)})
+		var se *mcp.ServerError
+		if !errors.As(err, &se) || !strings.Contains(err.Error(), "no answer within 300ms") {
+			t.Errorf("a call the server does not answer: %v, want a ServerError saying so", err)
+		}
+	})
+	t.Run("the caller's cancellation is the context's error", func(t *testing.T) {
+		b, _ := c.Tool("block")
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+		_, err := b.Call(ctx, tool.Call{Arguments: json.RawMessage(`{}`)})
+		var se *mcp.ServerError
+		if !errors.Is(err, context.Canceled) || errors.As(err, &se) {
+			t.Errorf("a cancelled call: %v, want context.Canceled", err)
+		}
+	})
+	t.Run("a tool the server no longer has is an error result", func(t *testing.T) {
+		stale, _ := c.Tool("echo")
+		if err := srv.SetTools([]tool.Tool{block}); err != nil {
+			t.Fatal(err)
+		}
+		if ch := <-changes; !slices.Equal(ch.Removed, []string{"echo"}) {
+			t.Fatalf("change = %+v", ch)
+		}
+		res, err := stale.Call(context.Background(), tool.Call{Arguments: json.RawMessage(`{"msg":"x"}`)})
+		if err != nil || !res.IsError || !strings.Contains(res.Text(), "unknown tool") {
+			t.Errorf("calling a withdrawn tool: %+v, %v; want an error result the model reads", res, err)
+		}
+	})
 }
