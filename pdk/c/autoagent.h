@@ -263,12 +263,12 @@ static inline bool aa_json_valid(aa_str s) {
         if (i >= s.n) goto out;
         uint8_t c = s.p[i];
         if (c == '{' || c == '[') {
+            if (depth == AA_JSON_MAX_DEPTH) goto out; /* an empty one counts too, as in Go */
             i = aa_json_ws(s, i + 1);
             if (i < s.n && s.p[i] == (c == '{' ? '}' : ']')) {
                 i++;
                 goto after;
             }
-            if (depth == AA_JSON_MAX_DEPTH) goto out;
             stack[depth++] = c;
             if (c == '[') continue;
             goto key;

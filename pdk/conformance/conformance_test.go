@@ -33,7 +33,7 @@ func describeDoc(t testing.TB) []byte {
 // and wants exactly the case's output bytes: the modules agree byte for
 // byte, malformed documents included.
 func TestConformanceABI(t *testing.T) {
-	cases := loadCases(t)
+	cases := append(loadCases(t), generatedCases()...)
 	want := describeDoc(t)
 	for _, lang := range languages {
 		t.Run(lang, func(t *testing.T) {
@@ -43,7 +43,7 @@ func TestConformanceABI(t *testing.T) {
 			}
 			for _, c := range cases {
 				if got := m.call(t, "call", c.input); !bytes.Equal(got, c.output) {
-					t.Errorf("case %s:\n got %s\nwant %s", c.name, got, c.output)
+					t.Errorf("case %s:\n got %.300s\nwant %.300s", c.name, got, c.output)
 				}
 			}
 		})

@@ -24,7 +24,7 @@ func TestExtismJS(t *testing.T) {
 		t.Skip("@extism/extism is not installed: run `make deps` (.ci/install.d/pdk.sh installs it into pdk/conformance/node)")
 	}
 	wasm := modulePath(t, "go")
-	cases := loadCases(t)
+	cases := append(loadCases(t), generatedCases()...)
 	var script bytes.Buffer
 	line := func(fn string, input []byte) {
 		b, _ := json.Marshal(map[string]string{"fn": fn, "input": base64.StdEncoding.EncodeToString(input)})
@@ -65,7 +65,7 @@ func TestExtismJS(t *testing.T) {
 	}
 	for i, c := range cases {
 		if got := decode(i + 1); !bytes.Equal(got, c.output) {
-			t.Errorf("case %s:\n got %s\nwant %s", c.name, got, c.output)
+			t.Errorf("case %s:\n got %.300s\nwant %.300s", c.name, got, c.output)
 		}
 	}
 }

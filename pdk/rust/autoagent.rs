@@ -214,13 +214,13 @@ pub fn json_valid(s: &[u8]) -> bool {
         let mut want_key = false;
         match c {
             b'{' | b'[' => {
+                if stack.len() == MAX_DEPTH {
+                    return false; // an empty one counts too, as in Go
+                }
                 i = ws(s, i + 1);
                 if s.get(i) == Some(if c == b'{' { &b'}' } else { &b']' }) {
                     i += 1;
                 } else {
-                    if stack.len() == MAX_DEPTH {
-                        return false;
-                    }
                     stack.push(c);
                     if c == b'[' {
                         continue 'value;

@@ -285,12 +285,12 @@ pub fn jsonValid(s: []const u8) bool {
                 const c = s[i];
                 switch (c) {
                     '{', '[' => {
+                        if (stack.items.len == max_depth) return false; // an empty one counts too, as in Go
                         i = ws(s, i + 1);
                         if (i < s.len and s[i] == @as(u8, if (c == '{') '}' else ']')) {
                             i += 1;
                             state = .after;
                         } else {
-                            if (stack.items.len == max_depth) return false;
                             stack.append(c) catch @panic("out of memory");
                             state = if (c == '{') .key else .value;
                         }

@@ -255,12 +255,12 @@ export function jsonValid(s: Uint8Array): bool {
       if (i >= s.length) return false;
       const c = <i32>s[i];
       if (c == 0x7b || c == 0x5b) {
+        if (stack.length == MAX_DEPTH) return false; // an empty one counts too, as in Go
         i = ws(s, i + 1);
         if (i < s.length && s[i] == (c == 0x7b ? 0x7d : 0x5d)) {
           i++;
           state = 1;
         } else {
-          if (stack.length == MAX_DEPTH) return false;
           stack.push(<u8>c);
           state = c == 0x7b ? 2 : 0;
         }
