@@ -6,7 +6,7 @@
 MCP_PKGS := ./mcp/
 FUZZTIME ?= 30s
 
-.PHONY: test-mcp mcp-conformance fuzz-mcp bench-mcp
+.PHONY: test-mcp mcp-conformance fuzz-mcp bench-mcp demo-mcp
 
 test-mcp:
 	@bash .ci/install.d/mcp.sh
@@ -25,3 +25,10 @@ fuzz-mcp:
 
 bench-mcp:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(MCP_PKGS)
+
+# An agent mounting an MCP server's tools (the example starts itself as the
+# server): offline, scripted model, exits 1 if the injected ticket wins.
+demo-mcp:
+	$(GO) run ./examples/mcp
+
+demo: demo-mcp
