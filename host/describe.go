@@ -39,9 +39,11 @@ type Annotations struct {
 	OpenWorldHint   *bool  `json:"openWorldHint,omitempty"`
 }
 
-// RequestedGrants parses Capabilities.
+// RequestedGrants parses Capabilities: grant strings, or bare kinds ("net",
+// "fs.read", …) for a capability whose value the operator chooses (see
+// manifest.ParseRequest).
 func (d Description) RequestedGrants() ([]manifest.Grant, error) {
-	return manifest.ParseGrants(d.Capabilities)
+	return manifest.ParseRequests(d.Capabilities)
 }
 
 // maxDescribe bounds a describe document.

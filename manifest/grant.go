@@ -196,6 +196,9 @@ func parseNetValue(v string) (host string, port int, err error) {
 
 // String returns the canonical grant string, which ParseGrant accepts.
 func (g Grant) String() string {
+	if g.IsAny() {
+		return string(g.Kind)
+	}
 	switch g.Kind {
 	case KindClock, KindRandom:
 		return string(g.Kind)
@@ -256,6 +259,8 @@ func (g Grant) Covers(other Grant) bool {
 	switch {
 	case g == other:
 		return true
+	case g.IsAny():
+		return other.Kind == g.Kind || g.Kind == KindFSWrite && other.Kind == KindFSRead
 	case g.Kind == KindNet && other.Kind == KindNet:
 		if g.Port != other.Port {
 			return false

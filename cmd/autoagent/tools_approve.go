@@ -119,7 +119,7 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	if len(exceeding) > 0 {
 		fmt.Fprintf(w, "  FORCED:    %s (not requested by the module)\n", grantList(exceeding))
 	}
-	if missing := manifest.Exceeding(grants, r.requested); len(missing) > 0 {
+	if missing := manifest.Missing(r.requested, grants); len(missing) > 0 {
 		fmt.Fprintf(w, "  not granted: %s (the module asks for it; calls that need it will be refused)\n", grantList(missing))
 	}
 	fmt.Fprintf(w, "  limits:    %s\n", limitsText(limits))
