@@ -2,11 +2,14 @@ package mcp_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,5 +105,22 @@ func TestClientConformance(t *testing.T) {
 				t.Errorf("the suite exited with %v:\n%s", err, out)
 			}
 		})
+	}
+}
+
+// TestConformanceModuleUpToDate fails when the conformance module's C
+// source changed without a rebuild (testdata/conformance/build.sh).
+func TestConformanceModuleUpToDate(t *testing.T) {
+	src, err := os.ReadFile("testdata/conformance/conformance.c")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded, err := os.ReadFile("testdata/conformance/conformance.wasm.src")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(src)
+	if got := hex.EncodeToString(sum[:]); strings.TrimSpace(string(recorded)) != got {
+		t.Errorf("conformance.c changed since conformance.wasm was built: run bash mcp/testdata/conformance/build.sh")
 	}
 }

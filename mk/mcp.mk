@@ -6,7 +6,7 @@
 MCP_PKGS := ./mcp/
 FUZZTIME ?= 30s
 
-.PHONY: test-mcp mcp-conformance fuzz-mcp bench-mcp demo-mcp
+.PHONY: test-mcp mcp-conformance mcp-testdata fuzz-mcp bench-mcp demo-mcp
 
 test-mcp:
 	@bash .ci/install.d/mcp.sh
@@ -18,6 +18,12 @@ test-mcp:
 mcp-conformance:
 	@bash .ci/install.d/mcp.sh
 	$(GO) test -count=1 -v -run 'Conformance|ReferenceServer' $(MCP_PKGS) ./cmd/autoagent/
+
+# Rebuilds the conformance suite's tool module from its C source (clang,
+# lld and wasi-libc, which .ci/install.d/host.sh installs); the .wasm is
+# committed, so tests need no toolchain.
+mcp-testdata:
+	bash mcp/testdata/conformance/build.sh
 
 fuzz-mcp:
 	$(GO) test -run '^$$' -fuzz '^FuzzExposedName$$' -fuzztime $(FUZZTIME) $(MCP_PKGS)
