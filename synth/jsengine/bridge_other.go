@@ -1,4 +1,4 @@
-//go:build !wasip1 || !toolbridge
+//go:build wasip1 && !toolbridge
 
 package main
 

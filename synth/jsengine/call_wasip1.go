@@ -17,6 +17,7 @@ func init() {
 // arguments from the input, the MCP result as output.
 //
 //go:wasmexport call
+//lint:ignore U1000 exported to the host by go:wasmexport, which staticcheck does not see
 func call() int32 {
 	script, ok := config("script")
 	out, failure := handle(readInput(), script, ok, hostBridge)
@@ -32,6 +33,7 @@ func call() int32 {
 // names, and has no description of its own.
 //
 //go:wasmexport describe
+//lint:ignore U1000 exported to the host by go:wasmexport, which staticcheck does not see
 func describe() int32 {
 	errorSet(writeBlock([]byte("this module is the autoagent JavaScript engine: the tool it serves is described by its sidecar NAME.tool.json")))
 	return 1
