@@ -199,7 +199,7 @@ type Dir struct {
 	closed  bool
 
 	pubMu sync.Mutex
-	pubs  []*publication
+	pubs  []*tool.Publication
 }
 
 // OpenDir loads the plugins directory. The error is for what prevents any

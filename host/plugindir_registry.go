@@ -75,26 +75,20 @@ func AddTools(reg *tool.Registry, tools []tool.Tool) error {
 	return errors.Join(errs...)
 }
 
-// publication is a registry a Dir keeps in step with its tool set.
-type publication struct {
-	reg   *tool.Registry
-	owned map[string]tool.Tool // names this Dir put in reg
-}
-
 // Publish adds the Dir's tools to reg now, and keeps reg in step after
 // every reload: new tools are added, changed ones replaced, gone ones
-// removed. Only names the Dir itself added are ever replaced or removed,
-// so the tools already in reg (host tools) are never touched, and a plugin
-// tool whose name is taken is refused. The error names the tools refused
-// now; later refusals are in [Change.Err].
+// removed (see [tool.Publication]). Only names the Dir itself added are ever
+// replaced or removed, so the tools already in reg (host tools) are never
+// touched, and a plugin tool whose name is taken is refused. The error names
+// the tools refused now; later refusals are in [Change.Err].
 func (d *Dir) Publish(reg *tool.Registry) error {
 	d.reloadMu.Lock()
 	defer d.reloadMu.Unlock()
 	d.pubMu.Lock()
-	pub := &publication{reg: reg, owned: map[string]tool.Tool{}}
+	pub := tool.NewPublication(reg)
 	d.pubs = append(d.pubs, pub)
 	d.pubMu.Unlock()
-	return pub.sync(d.snap.Load())
+	return publishErr(pub.Sync(d.snap.Load().tools))
 }
 
 func (d *Dir) syncPublications(s *Snapshot) error {
@@ -102,44 +96,14 @@ func (d *Dir) syncPublications(s *Snapshot) error {
 	defer d.pubMu.Unlock()
 	var errs []error
 	for _, p := range d.pubs {
-		errs = append(errs, p.sync(s))
+		errs = append(errs, p.Sync(s.tools))
 	}
-	return errors.Join(errs...)
+	return publishErr(errors.Join(errs...))
 }
 
-func (p *publication) sync(s *Snapshot) error {
-	for name, t := range p.owned {
-		if _, still := s.byName[name]; still {
-			continue
-		}
-		if cur, ok := p.reg.Get(name); ok && cur == t {
-			p.reg.Remove(name)
-		}
-		delete(p.owned, name)
+func publishErr(err error) error {
+	if err == nil {
+		return nil
 	}
-	var errs []error
-	for _, t := range s.tools {
-		name := t.Spec().Name
-		old, owned := p.owned[name]
-		if old == t {
-			continue
-		}
-		if owned {
-			// Replace in place, so the name never disappears between two
-			// versions; unless someone else took the name meanwhile.
-			if cur, ok := p.reg.Get(name); ok && cur == old {
-				if err := p.reg.Replace(t); err == nil {
-					p.owned[name] = t
-					continue
-				}
-			}
-			delete(p.owned, name)
-		}
-		if err := p.reg.Add(t); err != nil {
-			errs = append(errs, fmt.Errorf("host: plugin tool %q not added: %w", name, err))
-			continue
-		}
-		p.owned[name] = t
-	}
-	return errors.Join(errs...)
+	return fmt.Errorf("host: plugin tools refused: %w", err)
 }

@@ -166,7 +166,7 @@ type Client struct {
 	set       atomic.Pointer[toolSet]
 	refreshMu sync.Mutex // serialises refreshes
 	pubMu     sync.Mutex
-	pubs      []*publication
+	pubs      []*tool.Publication
 
 	wake    chan struct{}   // a list_changed notification arrived
 	bgCtx   context.Context // ends with Close

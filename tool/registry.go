@@ -79,9 +79,13 @@ func (r *Registry) Remove(name string) bool {
 	if _, ok := r.tools[name]; !ok {
 		return false
 	}
+	r.removeLocked(name)
+	return true
+}
+
+func (r *Registry) removeLocked(name string) {
 	delete(r.tools, name)
 	r.order = slices.DeleteFunc(r.order, func(n string) bool { return n == name })
-	return true
 }
 
 // Get returns the tool named name.
