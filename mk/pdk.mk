@@ -11,13 +11,19 @@ PDK_CONF   := pdk/conformance
 PDK_OUT    := $(PDK_CONF)/build
 TOOLBUILD_SRC := $(filter-out %_test.go,$(wildcard internal/toolbuild/*.go internal/toolbuild/pdkbuild/*.go))
 
+PDK_GO_SRC  := $(filter-out %_test.go,$(wildcard pdk/go/*.go)) pdk/go/go.mod
 PDK_MODULES := $(addprefix $(PDK_OUT)/word_count.,$(addsuffix .wasm,go c rust assemblyscript zig))
 
-pdk-conformance: $(PDK_MODULES)
+pdk-conformance: $(PDK_MODULES) $(PDK_OUT)/capabilities.go.wasm
 
-$(PDK_OUT)/word_count.go.wasm: $(wildcard pdk/go/*.go pdk/go/go.mod $(PDK_CONF)/go/*.go $(PDK_CONF)/go/go.mod) $(TOOLBUILD_SRC)
+$(PDK_OUT)/word_count.go.wasm: $(PDK_GO_SRC) $(wildcard $(PDK_CONF)/go/*.go) $(PDK_CONF)/go/go.mod $(TOOLBUILD_SRC)
 	@mkdir -p $(@D)
 	$(PDKBUILD) -o $@ $(PDK_CONF)/go
+
+# A Go-PDK module with one tool per capability function (capabilities_test.go).
+$(PDK_OUT)/capabilities.go.wasm: $(PDK_GO_SRC) $(wildcard $(PDK_CONF)/go/capabilities/*.go) $(PDK_CONF)/go/go.mod $(TOOLBUILD_SRC)
+	@mkdir -p $(@D)
+	$(PDKBUILD) -o $@ $(PDK_CONF)/go/capabilities
 
 $(PDK_OUT)/word_count.c.wasm: pdk/c/autoagent.h $(PDK_CONF)/c/word_count.c $(TOOLBUILD_SRC)
 	@mkdir -p $(@D)
@@ -43,7 +49,6 @@ bench: pdk-conformance
 # rebuilds those whose sources (or the Go PDK) changed.
 PLUGIN_NAMES := http_get read_file write_file kv text_tools
 PLUGIN_WASM  := $(addprefix plugins/,$(addsuffix .wasm,$(PLUGIN_NAMES)))
-PDK_GO_SRC   := $(filter-out %_test.go,$(wildcard pdk/go/*.go)) pdk/go/go.mod
 
 plugins: $(PLUGIN_WASM)
 test: $(PLUGIN_WASM)
