@@ -24,7 +24,7 @@ step "Three modules dropped into plugins/: none runs until a person approves it"
 "$bin" tools list --plugins "$work/plugins"
 
 step "Approve read_file with read access to the demo's data directory only"
-"$bin" tools approve "$work/plugins/read_file.wasm" --grant "fs.read:$work/data" --plugins "$work/plugins" --by demo --note "demo data only" --yes --force
+"$bin" tools approve "$work/plugins/read_file.wasm" --grant "fs.read:$work/data" --plugins "$work/plugins" --by demo --note "demo data only" --yes
 step "Approve text_tools (json_query, regex, calc, csv_stats) with no capabilities at all"
 "$bin" tools approve "$work/plugins/text_tools.wasm" --plugins "$work/plugins" --by demo --yes
 "$bin" tools list --plugins "$work/plugins"

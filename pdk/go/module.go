@@ -25,9 +25,11 @@ func Register(ts ...*Tool) {
 }
 
 // RequestCapabilities declares the grants the module's tools need, such as
-// "net:api.example.com", "fs.read:/data" or "kv:notes". The host shows them
-// to the operator who approves the module, and refuses to grant more than
-// was asked for. Asking does not grant anything.
+// "net:api.example.com", "fs.read:/data" or "kv:notes", or a bare kind
+// ("net", "fs.read", "fs.write", "env", "kv", "tools") when the value is the
+// operator's choice, as for a generic fetch or file tool. The host shows
+// them to the operator who approves the module, and refuses to grant more
+// than was asked for. Asking does not grant anything.
 func RequestCapabilities(grants ...string) {
 	capabilities = append(capabilities, grants...)
 }

@@ -82,6 +82,8 @@ func httpGet(ctx context.Context, in Input) (pdk.Result, error) {
 }
 
 func init() {
+	// The host is the operator's choice (net:HOST at approval): request the kind.
+	pdk.RequestCapabilities("net")
 	pdk.Register(pdk.NewTool("http_get",
 		"Fetch a web page or API response with HTTP GET and return its status and body as text. Only hosts granted to this tool are reachable; redirects are followed when they stay on granted hosts.",
 		httpGet).WithAnnotations(pdk.Annotations{Title: "HTTP GET", ReadOnly: true, OpenWorld: true}))

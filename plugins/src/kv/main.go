@@ -114,6 +114,8 @@ func list(_ context.Context, in ListInput) (pdk.Result, error) {
 }
 
 func init() {
+	// The namespace is the operator's choice (kv:NAMESPACE at approval): request the kind.
+	pdk.RequestCapabilities("kv")
 	pdk.Register(
 		pdk.NewTool("kv_get", "Read the text stored under a key in the persistent memory store (remembered across runs).", get).
 			WithAnnotations(pdk.Annotations{Title: "Recall", ReadOnly: true}),

@@ -207,6 +207,8 @@ func listDir(_ context.Context, in ListInput) (pdk.Result, error) {
 }
 
 func init() {
+	// The directory is the operator's choice (fs.read:DIR at approval): request the kind.
+	pdk.RequestCapabilities("fs.read")
 	pdk.Register(
 		pdk.NewTool("read_file",
 			"Read a text file and return its content (up to max_bytes from offset). Only files inside the directories granted to this tool can be read.",

@@ -96,6 +96,8 @@ func describeErr(path string, err error) error {
 }
 
 func init() {
+	// The directory is the operator's choice (fs.write:DIR at approval): request the kind.
+	pdk.RequestCapabilities("fs.write")
 	pdk.Register(pdk.NewTool("write_file",
 		"Write text to a file, replacing it or appending to it (at most 1 MiB per call). Only directories granted to this tool for writing can be written.",
 		writeFile).WithAnnotations(pdk.Annotations{Title: "Write file", Destructive: true}))

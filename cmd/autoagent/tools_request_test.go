@@ -1,0 +1,49 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The first-party read_file module requests the bare kind fs.read: any
+// fs.read: directory satisfies it without --force, a grant of another kind
+// does not.
+func TestApproveBareKindRequest(t *testing.T) {
+	src, err := filepath.Abs(filepath.Join("..", "..", "plugins", "read_file.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newCLIEnv(t) // changes directory
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatalf("first-party plugin: %v", err)
+	}
+	mod := filepath.Join(e.plugins, "read_file.wasm")
+	if err := os.WriteFile(mod, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.mustRun(0, "tools", "inspect", mod); !strings.Contains(r.stdout, "fs.read") {
+		t.Errorf("inspect does not show the fs.read request:\n%s", r.stdout)
+	}
+	r := e.run("", "tools", "approve", mod, "--grant", "net:example.com", "--yes")
+	if r.code != 1 || !strings.Contains(r.stderr, "--force") {
+		t.Errorf("a net: grant to a module requesting fs.read: exit %d, stderr %q", r.code, r.stderr)
+	}
+	data := filepath.Join(e.root, "data")
+	if err := os.Mkdir(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(data, "note.txt"), []byte("granted"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = e.mustRun(0, "tools", "approve", mod, "--grant", "fs.read:"+data, "--yes")
+	if strings.Contains(r.stdout, "FORCED") {
+		t.Errorf("the requested kind was reported as forced:\n%s", r.stdout)
+	}
+	r = e.mustRun(0, "tools", "call", "read_file", "--tool", "read_file", "--args", `{"path":"`+filepath.Join(data, "note.txt")+`"}`)
+	if !strings.Contains(r.stdout, "granted") {
+		t.Errorf("read_file with its approved grant: %s", r.stdout)
+	}
+}
