@@ -55,14 +55,20 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Tool, error) {
 		return nil, err
 	}
 	lang := be.Language()
-	if js, ok := be.(*JavaScript); ok {
-		if err := b.warmEngine(ctx, js); err != nil {
+	js, isJS := be.(*JavaScript)
+	if isJS {
+		if err := b.warmEngine(ctx, js, false); err != nil {
 			return nil, err
 		}
 	}
 	draft, err := b.write(ctx, req, be)
 	if err != nil {
 		return nil, err
+	}
+	if caps := draft.Capabilities; isJS && (usesBridge(caps) || usesBridge(req.Capabilities)) {
+		if err := b.warmEngine(ctx, js, true); err != nil {
+			return nil, err
+		}
 	}
 	ev := Event{Tool: draft.Name, Language: lang, Attempt: req.attempt}
 	step := func(stage Stage, start time.Time, err error, detail string) error {

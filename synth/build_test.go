@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -148,5 +149,15 @@ func TestGrantsAboveTheCeilingAreRefused(t *testing.T) {
 				t.Fatalf("message %q", err)
 			}
 		})
+	}
+}
+
+func TestMissingEngineIsAClearError(t *testing.T) {
+	b := newBuilder(t, scripted.New(turn(draft{Name: "t", Source: "function run() { return 1 }"})), func(o *Options) {
+		o.Backends = []Backend{&JavaScript{Engine: filepath.Join(t.TempDir(), "jsengine.wasm")}}
+	})
+	_, err := b.Build(context.Background(), Request{Capability: "x"})
+	if !errors.Is(err, ErrNoEngine) || !strings.Contains(err.Error(), "make synth-engine") {
+		t.Fatalf("err %v", err)
 	}
 }

@@ -72,9 +72,8 @@ type Builder struct {
 	backends map[string]Backend
 	order    []string
 
-	warmOnce sync.Once
-	warmErr  error
-	probe    *host.Loaded // keeps the compiled engine in memory
+	warmMu sync.Mutex
+	probes [2]*host.Loaded // keep the compiled engines in memory
 
 	mu     sync.Mutex
 	tools  []*Tool
@@ -136,18 +135,29 @@ func (b *Builder) backend(lang string) (Backend, error) {
 	return be, nil
 }
 
-// warmEngine compiles the JavaScript engine once, showing progress, so
-// the first tool does not look hung.
-func (b *Builder) warmEngine(ctx context.Context, js *JavaScript) error {
-	b.warmOnce.Do(func() {
-		e, err := js.engine(false)
-		if err != nil {
-			b.warmErr = err
-			return
-		}
-		b.probe, b.warmErr = e.warm(ctx, b.opts.Host, b.opts.Progress)
-	})
-	return b.warmErr
+// warmEngine compiles a JavaScript engine variant once, showing progress,
+// so the first tool does not look hung. A failure is not remembered: the
+// next Build tries again (ctx may have ended, the engine may since exist).
+func (b *Builder) warmEngine(ctx context.Context, js *JavaScript, bridge bool) error {
+	b.warmMu.Lock()
+	defer b.warmMu.Unlock()
+	i := 0
+	if bridge {
+		i = 1
+	}
+	if b.probes[i] != nil {
+		return nil
+	}
+	e, err := js.engine(bridge)
+	if err != nil {
+		return err
+	}
+	l, err := e.warm(ctx, b.opts.Host, b.opts.Progress)
+	if err != nil {
+		return err
+	}
+	b.probes[i] = l
+	return nil
 }
 
 func (b *Builder) emit(ev Event) {
@@ -188,8 +198,13 @@ func (b *Builder) Close(ctx context.Context) error {
 	for _, t := range tools {
 		errs = append(errs, t.unload(ctx))
 	}
-	if b.probe != nil {
-		errs = append(errs, b.probe.Close(ctx))
+	b.warmMu.Lock()
+	for i, p := range b.probes {
+		if p != nil {
+			errs = append(errs, p.Close(ctx))
+			b.probes[i] = nil
+		}
 	}
+	b.warmMu.Unlock()
 	return errors.Join(errs...)
 }

@@ -20,6 +20,29 @@ type gate struct {
 	calls []string
 }
 
+var (
+	codeModeOnce sync.Once
+	codeModeHost *host.Host
+	codeModeGate = &gate{}
+	codeModeErr  error
+)
+
+// gatedHost is one host for the code-mode tests, whose tool_call goes
+// through codeModeGate.
+func gatedHost(t *testing.T) (*host.Host, *gate) {
+	t.Helper()
+	codeModeOnce.Do(func() {
+		codeModeHost, codeModeErr = host.New(context.Background(), host.Options{CallTool: codeModeGate.call})
+	})
+	if codeModeErr != nil {
+		t.Fatal(codeModeErr)
+	}
+	codeModeGate.mu.Lock()
+	codeModeGate.calls = nil
+	codeModeGate.mu.Unlock()
+	return codeModeHost, codeModeGate
+}
+
 func (g *gate) call(_ context.Context, c tool.Call) (tool.Result, error) {
 	g.mu.Lock()
 	g.calls = append(g.calls, c.Name+" "+string(c.Arguments))
@@ -31,13 +54,8 @@ func (g *gate) call(_ context.Context, c tool.Call) (tool.Result, error) {
 }
 
 func TestCodeModeCallsHostToolsThroughTheGate(t *testing.T) {
-	g := &gate{}
 	ctx := context.Background()
-	h, err := host.New(ctx, host.Options{CallTool: g.call})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = h.Close(ctx) })
+	h, g := gatedHost(t)
 	ceiling, _ := manifestGrants([]string{"tools:weather"})
 	sources := map[string]string{
 		"js": `function run(a) { return tools.call("weather", {city: a.city}).temp }`,
@@ -84,13 +102,8 @@ func TestCodeModeNeedsTheGrant(t *testing.T) {
 		t.Fatalf("result %s", res.Text())
 	}
 	// Granted one tool, it cannot call another.
-	g := &gate{}
 	ctx := context.Background()
-	h, err := host.New(ctx, host.Options{CallTool: g.call})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
+	h, g := gatedHost(t)
 	ceiling, _ := manifestGrants([]string{"tools:weather"})
 	w := scripted.New(turn(draft{Name: "t", Source: `function run() { return tools.call("delete_files", {}) }`, Capabilities: []string{"tools:weather"}}))
 	b2, err := New(Options{Host: h, Writer: w, Ceiling: ceiling, NoStaging: true})
@@ -103,6 +116,8 @@ func TestCodeModeNeedsTheGrant(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, _ = tl.Call(ctx, tool.Call{Name: "t", Arguments: json.RawMessage(`{}`)})
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if !res.IsError || !strings.Contains(res.Text(), "no tools:delete_files grant") || len(g.calls) != 0 {
 		t.Fatalf("result %s, gate saw %v", res.Text(), g.calls)
 	}

@@ -14,8 +14,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/autoagent-go/autoagent/manifest"
 )
 
 // Go is the back-end for tools written in Go: the model writes a file of
@@ -146,12 +144,7 @@ func (g *Go) Build(ctx context.Context, spec Spec, source string) (*Package, err
 		return nil, fmt.Errorf("synth: build directory: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	bridge := false
-	for _, c := range spec.Capabilities {
-		if gr, err := manifest.ParseGrant(c); err == nil && gr.Kind == manifest.KindTools {
-			bridge = true
-		}
-	}
+	bridge := usesBridge(spec.Capabilities)
 	files := map[string]string{
 		"go.mod":       "module autoagent.local/synthtool\n\ngo 1.24\n",
 		"tool.go":      source,

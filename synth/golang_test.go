@@ -7,7 +7,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -102,5 +104,45 @@ func TestSynthesizeInGo(t *testing.T) {
 	}
 	if res.Staged == nil || !strings.HasSuffix(res.Staged.Source, "divide.go") || res.Staged.Sidecar != "" {
 		t.Fatalf("staged %+v", res.Staged)
+	}
+}
+
+// TestGoToolsReachNothing: a Go tool trying files, the environment or the
+// network gets errors, and a runaway one is stopped; the host keeps
+// serving.
+func TestGoToolsReachNothing(t *testing.T) {
+	src := "package main\n\nimport (\n\t\"net\"\n\t\"os\"\n)\n\nfunc run(args map[string]any) (any, error) {\n" +
+		"\tswitch args[\"try\"] {\n" +
+		"\tcase \"file\":\n\t\treturn os.ReadFile(\"/etc/passwd\")\n" +
+		"\tcase \"env\":\n\t\treturn os.Environ(), nil\n" +
+		"\tcase \"net\":\n\t\t_, err := net.Dial(\"tcp\", \"127.0.0.1:80\")\n\t\treturn nil, err\n" +
+		"\tcase \"loop\":\n\t\tfor {\n\t\t}\n" +
+		"\t}\n\treturn \"ok\", nil\n}\n"
+	b := newBuilder(t, scripted.New(turn(draft{Name: "snoop", Source: src})), func(o *Options) {
+		o.Language, o.NoStaging = "go", true
+		o.Limits = host.Limits{Timeout: 3 * time.Second}
+	})
+	ctx := context.Background()
+	tl, err := b.Build(ctx, Request{Capability: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for try, want := range map[string]string{
+		"file": "open /etc/passwd",
+		"net":  "dial tcp 127.0.0.1:80",
+		"loop": "tool exceeded its time limit of 3s",
+	} {
+		res, err := tl.Call(ctx, tool.Call{Name: "snoop", Arguments: json.RawMessage(`{"try":"` + try + `"}`)})
+		if err != nil || !res.IsError || !strings.Contains(res.Text(), want) {
+			t.Errorf("%s: %s %v; want an error containing %q", try, res.Text(), err, want)
+		}
+	}
+	res, _ := tl.Call(ctx, tool.Call{Name: "snoop", Arguments: json.RawMessage(`{"try":"env"}`)})
+	if res.IsError || res.Text() != "[]" {
+		t.Errorf("env: %s", res.Text())
+	}
+	res, _ = tl.Call(ctx, tool.Call{Name: "snoop", Arguments: json.RawMessage(`{}`)})
+	if res.IsError || res.Text() != `"ok"` {
+		t.Errorf("after the hostile calls: %s", res.Text())
 	}
 }

@@ -29,9 +29,8 @@ type JavaScript struct {
 	// MaxSource bounds the script in bytes; 0 means DefaultMaxSource.
 	MaxSource int
 
-	once    [2]sync.Once
+	mu      sync.Mutex
 	engines [2]*engine
-	errs    [2]error
 }
 
 var _ Backend = (*JavaScript)(nil)
@@ -91,13 +90,7 @@ func screenText(source string, max int) error {
 // the spec asks for a tools: grant), a describe sidecar carrying the
 // script under "config", and the script as configuration.
 func (j *JavaScript) Build(ctx context.Context, spec Spec, source string) (*Package, error) {
-	bridge := false
-	for _, c := range spec.Capabilities {
-		if g, err := manifest.ParseGrant(c); err == nil && g.Kind == manifest.KindTools {
-			bridge = true
-		}
-	}
-	e, err := j.engine(bridge)
+	e, err := j.engine(usesBridge(spec.Capabilities))
 	if err != nil {
 		return nil, err
 	}
@@ -111,21 +104,42 @@ func (j *JavaScript) Build(ctx context.Context, spec Spec, source string) (*Pack
 	}, nil
 }
 
-// engine reads the engine module once per variant.
+// engine reads an engine variant, once it exists: a missing engine is
+// looked for again next time, so building it does not need a restart.
 func (j *JavaScript) engine(bridge bool) (*engine, error) {
 	i, file, path := 0, EngineFile, j.Engine
 	if bridge {
 		i, file, path = 1, BridgeEngineFile, j.BridgeEngine
 	}
-	j.once[i].Do(func() {
-		if path == "" {
-			if path, j.errs[i] = FindEngine(file); j.errs[i] != nil {
-				return
-			}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if e := j.engines[i]; e != nil {
+		return e, nil
+	}
+	if path == "" {
+		p, err := FindEngine(file)
+		if err != nil {
+			return nil, err
 		}
-		j.engines[i], j.errs[i] = readEngine(path)
-	})
-	return j.engines[i], j.errs[i]
+		path = p
+	}
+	e, err := readEngine(path)
+	if err != nil {
+		return nil, err
+	}
+	j.engines[i] = e
+	return e, nil
+}
+
+// usesBridge reports whether a tool asking for capabilities needs the
+// code-mode engine.
+func usesBridge(capabilities []string) bool {
+	for _, c := range capabilities {
+		if g, err := manifest.ParseGrant(c); err == nil && g.Kind == manifest.KindTools {
+			return true
+		}
+	}
+	return false
 }
 
 // describeDoc is the describe document of a tool: the tool, the
