@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/providers/scripted"
@@ -76,6 +77,32 @@ func BenchmarkToolCall(b *testing.B) {
 		{"go/text100KB", "go", benchTextGo, text},
 	} {
 		b.Run(c.name, func(b *testing.B) { benchCalls(b, benchTool(b, c.lang, c.src), c.args) })
+	}
+}
+
+// BenchmarkToolCallSpaced is a call made after the host's pool has had
+// time to prepare an instance, as in an agent run, where model turns
+// separate tool calls: it measures the call itself, not instantiation.
+func BenchmarkToolCallSpaced(b *testing.B) {
+	for _, c := range []struct{ name, lang, src string }{
+		{"js/trivial", "js", benchTrivialJS},
+		{"go/trivial", "go", benchTrivialGo},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			t := benchTool(b, c.lang, c.src)
+			ctx := context.Background()
+			args := json.RawMessage(`{"n":1}`)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				time.Sleep(300 * time.Millisecond)
+				b.StartTimer()
+				res, err := t.Call(ctx, tool.Call{Name: "bench", Arguments: args})
+				if err != nil || res.IsError {
+					b.Fatalf("%s %v", res.Text(), err)
+				}
+			}
+		})
 	}
 }
 
