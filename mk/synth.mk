@@ -2,8 +2,8 @@
 # (synth/jsengine, goja built for GOOS=wasip1, ~19 MB, not committed).
 # `make synth-engine` builds both variants into .cache/synth when their
 # sources changed, then compiles the engine to machine code into the host's
-# disk cache (~10-15 s the first time, shown with progress; a cache hit
-# takes well under a second), so tests and demos start at once. Offline
+# disk cache (6-30 s the first time depending on load, shown with progress;
+# a cache hit takes about a second), so tests and demos start at once. Offline
 # afterwards: the goja module comes from the module cache.
 
 SYNTH_ENGINE_DIR := synth/jsengine
