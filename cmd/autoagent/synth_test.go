@@ -119,3 +119,47 @@ func TestSynthCommandFailures(t *testing.T) {
 		}
 	}
 }
+
+// TestSynthesizedGoToolEntersTheApprovalPath: a tool synthesized in Go is
+// staged, promoted, approved with the manifest CLI and then served by name
+// from the plugins directory, like any approved module.
+func TestSynthesizedGoToolEntersTheApprovalPath(t *testing.T) {
+	dir := t.TempDir()
+	examples := filepath.Join(dir, "examples.jsonl")
+	var lines []string
+	for _, c := range [][2]int{{1, 2}, {2, 3}, {10, 11}, {-1, 0}, {41, 42}} {
+		lines = append(lines, `{"args":{"n":`+itoa(c[0])+`},"expected":`+itoa(c[1])+`}`)
+	}
+	if err := os.WriteFile(examples, []byte(strings.Join(lines, "\n")), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	src := "package main\n\nfunc run(args map[string]any) (any, error) {\n\tn, _ := args[\"n\"].(float64)\n\treturn n + 1, nil\n}\n"
+	d, _ := json.Marshal(map[string]any{"name": "increment", "description": "Adds one to n.",
+		"input_schema": map[string]any{"type": "object", "properties": map[string]any{"n": map[string]any{"type": "number"}}, "required": []string{"n"}},
+		"source":       src})
+	turn, _ := json.Marshal(map[string]any{"text": string(d)})
+	script := filepath.Join(dir, "writer.jsonl")
+	if err := os.WriteFile(script, append(turn, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	staging, plugins := filepath.Join(dir, "staging"), filepath.Join(dir, "plugins")
+	steps := [][]string{
+		{"synth", "--examples", examples, "--goal", "Add one.", "--lang", "go", "--provider", "scripted", "--script", script, "--staging", staging},
+		{"synth", "promote", "increment", "--staging", staging, "--plugins", plugins},
+		{"tools", "approve", filepath.Join(plugins, "increment.wasm"), "--by", "test", "--yes", "--manifest", filepath.Join(plugins, "manifest.json")},
+		{"tools", "call", "increment", "--args", `{"n":99}`, "--plugins", plugins},
+	}
+	var out, errb bytes.Buffer
+	for _, args := range steps {
+		out.Reset()
+		errb.Reset()
+		if code := run(args, strings.NewReader(""), &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out.String(), errb.String())
+		}
+	}
+	if !strings.Contains(out.String(), `"text":"100"`) {
+		t.Fatalf("tools call: %s", out.String())
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
