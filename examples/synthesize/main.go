@@ -11,9 +11,12 @@
 //	make synth-engine                 # once: builds the JavaScript engine
 //	go run ./examples/synthesize
 //
-// With a real model (the writer and the agent use the same provider):
+// With a real model (the writer and the agent use the same provider): it
+// is used as soon as its key is set (OPENAI_API_KEY, ANTHROPIC_API_KEY or
+// GEMINI_API_KEY, in that order), or named with -provider; -offline forces
+// the scripted models.
 //
-//	OPENAI_API_KEY=... go run ./examples/synthesize -provider openai -model gpt-4.1-mini
+//	OPENAI_API_KEY=... go run ./examples/synthesize -model gpt-4.1-mini
 package main
 
 import (
@@ -36,13 +39,23 @@ import (
 )
 
 func main() {
-	provider := flag.String("provider", "", "a real provider for both models (openai, anthropic, gemini, …); empty: offline scripted models")
+	provider := flag.String("provider", "", "a real provider for both models (openai, anthropic, gemini, …); default: the first whose key is set")
 	model := flag.String("model", "", "model name (default: the provider's default)")
+	offline := flag.Bool("offline", false, "use the scripted models even when a key is set")
 	staging := flag.String("staging", "", "staging directory for accepted tools (default: a temporary directory)")
 	flag.Parse()
 	ctx := context.Background()
 	cfg := config{staging: *staging}
-	if *provider != "" {
+	if *provider == "" && !*offline {
+		for _, name := range []string{"openai", "anthropic", "gemini"} {
+			if os.Getenv(autoagent.DefaultAPIKeyEnv(name)) != "" {
+				*provider = name
+				break
+			}
+		}
+	}
+	if *provider != "" && !*offline {
+		fmt.Fprintf(os.Stderr, "using %s for the writer and the agent (-offline for the scripted models)\n", *provider)
 		p, err := autoagent.NewProvider(autoagent.ProviderConfig{Name: *provider, Model: *model})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
