@@ -146,7 +146,7 @@ func BenchmarkDeadline(b *testing.B) {
 		off  bool
 	}{{"Enforced", false}, {"Off", true}} {
 		b.Run(c.name, func(b *testing.B) {
-			h := benchHost(b, Options{PoolSize: 1, noDeadlines: c.off, CacheDir: b.TempDir()})
+			h := benchHost(b, Options{PoolSize: 1, deadlines: map[bool]deadlineMode{true: deadlineOff, false: deadlineInterrupt}[c.off], CacheDir: b.TempDir()})
 			l := benchLoad(b, h, "echo.wasm", Module{Reuse: true})
 			benchCall(b, l, "spin", `{"n":1000000}`)
 		})

@@ -6,10 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"time"
 
-	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/autoagent-go/autoagent/llm"
@@ -24,6 +24,9 @@ type moduleTool struct {
 	spec    llm.ToolSpec
 	in, out *tool.Schema
 	flags   tool.Flags
+	prefix  []byte // the call document up to the arguments
+	// anyObject: the input schema accepts every JSON object.
+	anyObject bool
 }
 
 var (
@@ -74,20 +77,16 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 		return tool.Errorf("%v", err), err
 	}
 	defer l.leave()
-	if err := t.in.Validate(c.Arguments); err != nil {
-		rec.Outcome = OutcomeInvalidArgs
-		return tool.Errorf("%v", err), nil
-	}
 	args := c.Arguments
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	input, err := json.Marshal(callInput{Params: callParams{Name: t.name, Arguments: args}})
-	if err != nil {
-		rec.Outcome = OutcomeFailed
-		return tool.Errorf("encoding the call: %v", err), nil
+	if err := t.validate(args); err != nil {
+		rec.Outcome = OutcomeInvalidArgs
+		return tool.Errorf("%v", err), nil
 	}
-	rec.InputBytes = len(input)
+	input := callInput{t.prefix, args, inputSuffix}
+	rec.InputBytes = input.len()
 
 	inst, pooled, err := l.acquire(ctx)
 	rec.Pooled = pooled
@@ -103,12 +102,15 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 		inst.close()
 		return t.failure(ctx, err, rec)
 	}
-	l.releaseInstance(inst, failure == "")
 	if failure != "" {
+		l.releaseInstance(inst, false)
 		rec.Outcome = OutcomeToolError
 		return tool.Errorf("%s", failure), nil
 	}
+	// out is the instance's memory: parse it before the instance serves
+	// another call.
 	res, err := parseResult(out, t.out)
+	l.releaseInstance(inst, err == nil)
 	if err != nil {
 		rec.Outcome = OutcomeBadOutput
 		return tool.Errorf("tool %s returned an invalid result: %v", t.name, err), nil
@@ -118,6 +120,17 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 		rec.Outcome = OutcomeToolError
 	}
 	return res, nil
+}
+
+// validate checks the arguments against the tool's input schema. A schema
+// that asks for nothing but an object is checked by the host's scanner;
+// the schema validator, which decodes the whole document, then only runs
+// to explain a failure.
+func (t *moduleTool) validate(args json.RawMessage) error {
+	if t.anyObject && isJSONObject(args) {
+		return nil
+	}
+	return t.in.Validate(args)
 }
 
 // failure turns an error that stopped the call into the result the model
@@ -147,20 +160,41 @@ func (t *moduleTool) failure(ctx context.Context, err error, rec *CallRecord) (t
 	return tool.Errorf("%v", err), nil
 }
 
-type callInput struct {
-	Params callParams `json:"params"`
+// callInput is the call document {"params":{"name":N,"arguments":A}},
+// in three parts so the arguments are never copied but into the guest.
+type callInput [3][]byte
+
+// inputSuffix closes the call document.
+var inputSuffix = []byte("}}")
+
+// callPrefix opens the call document of tool name, up to its arguments.
+func callPrefix(name string) []byte {
+	n, _ := json.Marshal(name)
+	return append(append([]byte(`{"params":{"name":`), n...), `,"arguments":`...)
 }
 
-type callParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
+func (in callInput) len() int { return len(in[0]) + len(in[1]) + len(in[2]) }
+
+// Read makes the input the stdin of a WASI command.
+func (in *callInput) Read(p []byte) (int, error) {
+	n := 0
+	for i := range in {
+		c := copy(p[n:], in[i])
+		in[i] = in[i][c:]
+		n += c
+	}
+	if n == 0 && len(p) > 0 {
+		return 0, io.EOF
+	}
+	return n, nil
 }
 
 // run executes one call on inst: `call` for an Extism plugin (or describe
 // when inst.fn is describe), `_start` for a WASI command. It returns the
 // output, or failure when the tool reported one (a non-zero return or
-// exit status), or err when the host stopped the call.
-func (inst *instance) run(parent context.Context, toolName string, input []byte) (out []byte, failure string, err error) {
+// exit status), or err when the host stopped the call. The output is
+// valid until inst runs again or is closed.
+func (inst *instance) run(parent context.Context, toolName string, input callInput) (out []byte, failure string, err error) {
 	ctx, cancel := context.WithTimeout(parent, inst.limits.Timeout)
 	defer cancel()
 	inst.begin(ctx, toolName)
@@ -171,47 +205,66 @@ func (inst *instance) run(parent context.Context, toolName string, input []byte)
 	if inst.fn == nil {
 		return nil, "", &TrapError{Reason: "the module does not export the function to call"}
 	}
+	if inst.k.mod != nil {
+		inst.k.reset()
+	}
 	if inst.l.abi == ABIWASICommand && toolName != "describe" {
 		return inst.runCommand(ctx, cctx, input)
 	}
-	inst.k.reset()
-	if input != nil {
-		inst.k.input = inst.write(input)
-		inst.k.inputLen = uint64(len(input))
+	if n := input.len(); n > 0 {
+		err := inst.guard(func() {
+			dst := inst.setInput(n)
+			for _, part := range input {
+				dst = dst[copy(dst, part):]
+			}
+		})
+		if err != nil {
+			return nil, "", err
+		}
 	}
 	res, callErr := inst.callGuarded(cctx)
 	if err := inst.classify(ctx, callErr); err != nil {
 		return nil, "", err
 	}
-	var rc uint32
-	if len(res) > 0 {
-		rc = api.DecodeU32(res[0])
-	}
-	if rc != 0 {
+	out, errMsg, err := inst.output()
+	if rc := uint32(res); rc != 0 {
 		msg := fmt.Sprintf("tool %s returned code %d", toolName, rc)
-		if b, ok := inst.k.bytes(inst.k.errOff); ok && inst.k.errOff != 0 && len(b) > 0 {
-			msg = string(b)
+		if len(errMsg) > 0 {
+			msg = string(errMsg)
 		}
 		return nil, msg, nil
 	}
-	o := inst.k.mem[inst.k.output : inst.k.output+inst.k.outputLen]
-	return bytes.Clone(o), "", nil
+	if err != nil {
+		return nil, "", err
+	}
+	return out, "", nil
 }
 
-// callGuarded calls inst.fn, converting a panic that escaped the runtime
-// (which recovers guest and host-function panics itself) into an error.
-func (inst *instance) callGuarded(ctx context.Context) (res []uint64, err error) {
+// guard runs a host-side step that may fail the call the way a host
+// function does (inst.fail panics), returning that failure as an error.
+func (inst *instance) guard(step func()) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			err = fmt.Errorf("runtime panic: %v", p)
+			if inst.abort == nil {
+				panic(p)
+			}
+			err = inst.abort
 		}
 	}()
-	return inst.fn.Call(ctx)
+	step()
+	return nil
+}
+
+// callGuarded calls inst.fn and returns its result (0 when it has none).
+func (inst *instance) callGuarded(ctx context.Context) (uint64, error) {
+	inst.stack[0] = 0
+	err := inst.invoke(ctx, inst.fn, inst.stack[:])
+	return inst.stack[0], err
 }
 
 // runCommand runs a WASI command's _start with the input on stdin.
-func (inst *instance) runCommand(ctx, cctx context.Context, input []byte) ([]byte, string, error) {
-	inst.stdin.r = bytes.NewReader(input)
+func (inst *instance) runCommand(ctx, cctx context.Context, input callInput) ([]byte, string, error) {
+	inst.stdin.r = &input
 	_, callErr := inst.callGuarded(cctx)
 	code := uint32(0)
 	var exit *sys.ExitError

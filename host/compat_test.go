@@ -34,7 +34,14 @@ func TestExtismCompatibility(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer plugin.Close(ctx)
-			input, _ := json.Marshal(callInput{Params: callParams{Name: c.tool, Arguments: json.RawMessage(c.args)}})
+			var doc struct {
+				Params struct {
+					Name      string          `json:"name"`
+					Arguments json.RawMessage `json:"arguments"`
+				} `json:"params"`
+			}
+			doc.Params.Name, doc.Params.Arguments = c.tool, json.RawMessage(c.args)
+			input, _ := json.Marshal(doc)
 			rc, theirs, err := plugin.Call("call", input)
 			if err != nil || rc != 0 {
 				t.Fatalf("extism: rc %d, %v", rc, err)
@@ -50,7 +57,7 @@ func TestExtismCompatibility(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer inst.close()
-			ours, failure, err := inst.run(ctx, c.tool, input)
+			ours, failure, err := inst.run(ctx, c.tool, callInput{input})
 			if err != nil || failure != "" {
 				t.Fatalf("host: %v %s", err, failure)
 			}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
 // ABI is how the host talks to a module.
@@ -28,6 +29,7 @@ type compiledEntry struct {
 	abi     ABI
 	minMem  int64    // bytes the module's memory needs at start
 	imports []string // "module.name" of every imported function
+	kernel  bool     // the module uses Extism memory: it needs a kernel
 	err     error
 	refs    int
 }
@@ -61,11 +63,7 @@ func (h *Host) compile(ctx context.Context, sha string, b []byte) (*compiledEntr
 	h.compiled[sha] = e
 	h.mu.Unlock()
 
-	e.err = e.build(ctx, h.runtime, b)
-	if e.err != nil && strings.Contains(e.err.Error(), "compilationcache:") {
-		h.purgeCache()
-		e.err = e.build(ctx, h.runtime, b)
-	}
+	e.err = e.build(ctx, h, b)
 	close(e.ready)
 	if e.err != nil {
 		h.release(e)
@@ -74,13 +72,40 @@ func (h *Host) compile(ctx context.Context, sha string, b []byte) (*compiledEntr
 	return e, nil
 }
 
-func (e *compiledEntry) build(ctx context.Context, rt wazero.Runtime, b []byte) error {
+// rewriteOptions are the rewrites every module gets (see rewrite).
+func (h *Host) rewriteOptions() rewriteOptions {
+	return rewriteOptions{interrupt: h.opts.deadlines == deadlineInterrupt, mergeData: true}
+}
+
+// compileCached compiles b, through the compilation cache. An unreadable
+// cache entry (a torn write, a disk error) is not fatal: it is only a
+// cache, so it is dropped and the module compiled again.
+func (h *Host) compileCached(ctx context.Context, b []byte) (wazero.CompiledModule, error) {
+	mod, err := h.runtime.CompileModule(ctx, b)
+	if err != nil && strings.Contains(err.Error(), "compilationcache:") {
+		h.purgeCache()
+		mod, err = h.runtime.CompileModule(ctx, b)
+	}
+	return mod, err
+}
+
+func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte) error {
 	minPages, err := scanMemory(b)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	e.minMem = int64(minPages) << 16
-	mod, err := rt.CompileModule(ctx, b)
+	prepared, rerr := rewrite(b, h.rewriteOptions())
+	if rerr != nil {
+		// Let the runtime say what is wrong with a module it refuses as
+		// well; one it accepts is refused rather than run unstoppable.
+		if _, err := h.runtime.CompileModule(ctx, b); err != nil {
+			prepared = b
+		} else {
+			return rerr
+		}
+	}
+	mod, err := h.compileCached(ctx, prepared)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -98,9 +123,16 @@ func (e *compiledEntry) build(ctx context.Context, rt wazero.Runtime, b []byte) 
 		_ = mod.Close(ctx)
 		return ErrNoABI
 	}
+	e.kernel = e.abi == ABIExtism
 	for _, f := range mod.ImportedFunctions() {
 		m, n, _ := f.Import()
+		if m == goModule && n == yieldImport {
+			continue // added by the rewrite
+		}
 		e.imports = append(e.imports, m+"."+n)
+		if m == envModule || m == userModule {
+			e.kernel = true
+		}
 	}
 	return nil
 }
@@ -129,11 +161,23 @@ func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bo
 	for _, f := range e.mod.ImportedFunctions() {
 		m, n, _ := f.Import()
 		imp := &ImportError{Module: name, Import: m + "." + n}
-		hm := h.runtime.Module(m)
-		if hm == nil || !isHostModule(m) {
-			return imp
+		var (
+			def api.FunctionDefinition
+			ok  bool
+		)
+		switch m {
+		case goModule:
+			// The rewrite's yield; the kernel's other imports are the
+			// kernel's alone.
+			ok = n == yieldImport && len(f.ParamTypes()) == 0 && len(f.ResultTypes()) == 0
+			if ok {
+				continue
+			}
+		case envModule:
+			def, ok = h.kernel.funcs[n]
+		case userModule, wasi_snapshot_preview1.ModuleName:
+			def, ok = h.runtime.Module(m).ExportedFunctionDefinitions()[n]
 		}
-		def, ok := hm.ExportedFunctionDefinitions()[n]
 		if !ok {
 			return imp
 		}
@@ -147,10 +191,6 @@ func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bo
 		}
 	}
 	return nil
-}
-
-func isHostModule(m string) bool {
-	return m == "wasi_snapshot_preview1" || m == envModule || m == userModule
 }
 
 func sameSignature(a, b api.FunctionDefinition) bool {

@@ -97,3 +97,35 @@ func parseDescription(raw []byte) (Description, []*tool.Schema, []*tool.Schema, 
 	}
 	return d, in, out, nil
 }
+
+// acceptsAnyObject reports whether an input schema accepts every JSON
+// object and nothing else: {"type":"object"}, optionally with no
+// properties, nothing required, additionalProperties true, and
+// annotations.
+func acceptsAnyObject(schema json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(schema, &m) != nil {
+		return false
+	}
+	for k, v := range m {
+		ok := false
+		switch k {
+		case "type":
+			ok = string(v) == `"object"`
+		case "properties":
+			var p map[string]json.RawMessage
+			ok = json.Unmarshal(v, &p) == nil && p != nil && len(p) == 0
+		case "required":
+			var r []string
+			ok = json.Unmarshal(v, &r) == nil && len(r) == 0
+		case "additionalProperties":
+			ok = string(v) == "true"
+		case "$schema", "title", "description", "$comment":
+			ok = true
+		}
+		if !ok {
+			return false
+		}
+	}
+	return m["type"] != nil
+}

@@ -62,9 +62,30 @@ type Options struct {
 	// context of the sandboxed call. Nil refuses every tool_call.
 	CallTool func(ctx context.Context, c tool.Call) (tool.Result, error)
 
-	// noDeadlines turns off the runtime's close-on-context-done checks;
-	// only the overhead benchmark uses it.
-	noDeadlines bool
+	// deadlines chooses how a running guest is stopped; only the overhead
+	// benchmark sets it.
+	deadlines deadlineMode
+}
+
+// deadlineMode is how the host stops a guest at its time limit.
+type deadlineMode int
+
+const (
+	// deadlineInterrupt: the host sets the global that the checks rewrite
+	// adds at every function entry and loop header (see rewrite).
+	deadlineInterrupt deadlineMode = iota
+	// deadlineRuntime: wazero's close-on-context-done, which exits to Go at
+	// every loop iteration. Only for comparison.
+	deadlineRuntime
+	// deadlineOff: nothing stops a guest. Only for comparison.
+	deadlineOff
+)
+
+// cacheSubdir keeps the code compiled in each mode apart: wazero's cache
+// key does not include the close-on-context-done setting, so code compiled
+// without its checks must never be found by a runtime that relies on them.
+func (m deadlineMode) cacheSubdir() string {
+	return [...]string{"", "runtime-checks", "no-checks"}[m]
 }
 
 // Host runs sandboxed tool modules. Create one per process with [New] and
@@ -75,6 +96,9 @@ type Host struct {
 	limits  Limits
 	runtime wazero.Runtime
 	cache   wazero.CompilationCache
+	// kernel is the compiled Extism kernel; kernelConfig instantiates it.
+	kernel       *kernelRuntime
+	kernelConfig wazero.ModuleConfig
 	// cacheDir is the on-disk cache, "" when the cache is in memory.
 	cacheDir string
 	kv       *kvStores
@@ -107,7 +131,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	}
 	cfg := wazero.NewRuntimeConfig().
 		WithCompilationCache(cache).
-		WithCloseOnContextDone(!opts.noDeadlines)
+		WithCloseOnContextDone(opts.deadlines == deadlineRuntime)
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 	h := &Host{
 		opts:     opts,
@@ -127,6 +151,11 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		_ = rt.Close(ctx)
 		return nil, err
 	}
+	if h.kernel, err = h.newKernelRuntime(ctx); err != nil {
+		_ = rt.Close(ctx)
+		return nil, err
+	}
+	h.kernelConfig = wazero.NewModuleConfig().WithName("").WithStartFunctions()
 	return h, nil
 }
 
@@ -146,6 +175,9 @@ func newCompilationCache(opts Options) (wazero.CompilationCache, string, error) 
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return wazero.NewCompilationCache(), "", nil
 		}
+	}
+	if sub := opts.deadlines.cacheSubdir(); sub != "" {
+		dir = filepath.Join(dir, sub)
 	}
 	c, err := wazero.NewCompilationCacheWithDir(dir)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	mrand "math/rand/v2"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -26,9 +27,16 @@ type instance struct {
 	l      *Loaded
 	limits Limits
 	mod    api.Module
-	linear *linearMemory
+	linear *linearMemory // the guest's memory
+	kmem   *linearMemory // the kernel's memory, nil without a kernel
 	k      kernel
 	fn     api.Function // `call` (Extism) or `_start` (WASI command)
+	stack  [1]uint64    // fn's parameters and results
+	// stopRequested asks the guest to stop at its next yield (see
+	// rewrite); interrupted records that it was asked, after which the
+	// instance must not run again.
+	stopRequested atomic.Bool
+	interrupted   bool
 
 	stdin  swapReader
 	stdout cappedBuffer
@@ -72,17 +80,16 @@ func (inst *instance) use(grant string) {
 }
 
 func (inst *instance) notePeak() {
-	if n := inst.linear.size() + int64(len(inst.k.mem)); n > inst.peak {
+	if n := inst.linear.size() + inst.kmem.size(); n > inst.peak {
 		inst.peak = n
 	}
 }
 
-// newInstance instantiates and initialises the module. describing
-// instances get no capabilities at all.
+// newInstance instantiates and initialises the module, with its own kernel
+// when it uses Extism memory. describing instances get no capabilities at
+// all.
 func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, error) {
 	inst := &instance{l: l, limits: l.limits, describing: describing}
-	inst.k.mem = make([]byte, blockAlign, 4096)
-	inst.k.blocks = map[uint64]uint64{}
 	inst.stdout.limit = l.limits.Output
 	inst.stdout.strict = true
 	inst.stderr.limit = maxStderr
@@ -91,28 +98,55 @@ func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, e
 	ctx, cancel := context.WithTimeout(ctx, l.limits.Timeout)
 	defer cancel()
 	inst.begin(ctx, "")
-	ictx := experimental.WithMemoryAllocator(ctx, inst)
-	ictx = context.WithValue(ictx, instanceKey{}, inst)
-	mod, err := l.h.runtime.InstantiateModule(ictx, l.entry.mod, cfg)
+	ictx := context.WithValue(ctx, instanceKey{}, inst)
+	h := l.h
+	if l.entry.kernel {
+		kctx := experimental.WithMemoryAllocator(ictx, memoryAllocator{inst, true})
+		kmod, err := h.runtime.InstantiateModule(kctx, h.kernel.mod, h.kernelConfig)
+		if err != nil {
+			return nil, inst.classify(ctx, fmt.Errorf("instantiating the Extism kernel: %w", err))
+		}
+		inst.k.init(h.kernel, kmod, l.limits.Output)
+		ictx = experimental.WithImportResolver(ictx, func(name string) api.Module {
+			if name == envModule {
+				return kmod
+			}
+			return nil
+		})
+	}
+	ictx = experimental.WithMemoryAllocator(ictx, memoryAllocator{inst, false})
+	mod, err := h.runtime.InstantiateModule(ictx, l.entry.mod, cfg)
 	if err != nil {
+		inst.close()
 		return nil, inst.classify(ctx, fmt.Errorf("instantiating: %w", err))
 	}
 	inst.mod = mod
+	if err := inst.initialise(ictx); err != nil {
+		inst.close()
+		return nil, inst.classify(ctx, fmt.Errorf("initialising: %w", err))
+	}
 	if l.entry.abi == ABIExtism {
 		inst.fn = mod.ExportedFunction("call")
-		if err := inst.initialise(ictx); err != nil {
-			_ = mod.Close(context.Background())
-			return nil, inst.classify(ctx, fmt.Errorf("initialising: %w", err))
-		}
 	} else {
 		inst.fn = mod.ExportedFunction("_start")
 	}
 	return inst, nil
 }
 
-// initialise runs the guest runtime's initialiser, as Extism hosts do.
+// initialise runs the module's start function (which the rewrite made an
+// export) and, for an Extism plugin, its runtime's initialiser, as Extism
+// hosts do.
 func (inst *instance) initialise(ctx context.Context) error {
 	m := inst.mod
+	var stack [2]uint64
+	if f := m.ExportedFunction(startExport); f != nil {
+		if err := inst.invoke(ctx, f, stack[:]); err != nil {
+			return err
+		}
+	}
+	if inst.l.entry.abi != ABIExtism {
+		return nil
+	}
 	noParams := func(name string) api.Function {
 		f := m.ExportedFunction(name)
 		if f == nil || len(f.Definition().ParamTypes()) != 0 {
@@ -121,20 +155,59 @@ func (inst *instance) initialise(ctx context.Context) error {
 		return f
 	}
 	if f := noParams("_initialize"); f != nil {
-		if _, err := f.Call(ctx); err != nil {
+		if err := inst.invoke(ctx, f, stack[:]); err != nil {
 			return err
 		}
 	} else if f := noParams("__wasm_call_ctors"); f != nil {
-		if _, err := f.Call(ctx); err != nil {
+		if err := inst.invoke(ctx, f, stack[:]); err != nil {
 			return err
 		}
 	}
 	if f := m.ExportedFunction("hs_init"); f != nil && len(f.Definition().ParamTypes()) == 2 {
-		if _, err := f.Call(ctx, 0, 0); err != nil {
+		stack = [2]uint64{}
+		if err := inst.invoke(ctx, f, stack[:]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// invoke calls f with its parameters and results in stack. When ctx ends
+// first (the time limit, the caller), the guest is interrupted at its next
+// function entry or loop header. A panic that escaped the runtime (which
+// recovers guest and host-function panics itself) becomes an error.
+func (inst *instance) invoke(ctx context.Context, f api.Function, stack []uint64) (err error) {
+	if inst.l.h.opts.deadlines == deadlineInterrupt {
+		stop := context.AfterFunc(ctx, inst.interrupt)
+		defer func() {
+			if !stop() {
+				inst.interrupted = true
+			}
+		}()
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("runtime panic: %v", p)
+		}
+	}()
+	return f.CallWithStack(ctx, stack)
+}
+
+// interrupt makes the running guest stop at its next yield. It runs on
+// another goroutine than the guest.
+func (inst *instance) interrupt() { inst.stopRequested.Store(true) }
+
+// errInterrupted unwinds a guest the host interrupted; classify reports
+// why from the call's context (time limit or cancellation).
+var errInterrupted = errors.New("interrupted")
+
+// yield is where an interruptible guest exits to Go every yieldEvery
+// checks: the Go scheduler may preempt it here, and the host stops it when
+// asked.
+func yield(ctx context.Context, _ api.Module, _ []uint64) {
+	if inst, ok := ctx.Value(instanceKey{}).(*instance); ok && inst.stopRequested.Load() {
+		panic(errInterrupted)
+	}
 }
 
 // begin resets the per-call state.
@@ -150,9 +223,17 @@ func (inst *instance) begin(ctx context.Context, toolName string) {
 	inst.notePeak()
 }
 
+// close frees the instance, remembering how large its memory grew so the
+// next instance of the module starts that large.
 func (inst *instance) close() {
+	if n := inst.linear.size(); n > inst.l.memHint.Load() {
+		inst.l.memHint.Store(n)
+	}
 	if inst.mod != nil {
 		_ = inst.mod.Close(context.Background())
+	}
+	if inst.k.mod != nil {
+		_ = inst.k.mod.Close(context.Background())
 	}
 }
 

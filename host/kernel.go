@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	_ "embed"
 	"encoding/binary"
 	"fmt"
 
@@ -13,124 +14,289 @@ import (
 const (
 	envModule  = "extism:host/env"
 	userModule = "extism:host/user"
+	// goModule holds the Go functions the kernel imports; guests may not
+	// import it.
+	goModule = "autoagent:kernel"
 )
 
-// kernel is the Extism kernel of one instance: memory blocks that live in
-// host memory and are named by offsets, plus the call's input, output and
-// error. The host implements it in Go, rather than running Extism's kernel
-// module, so that every capability function goes through the host's checks
-// (see RATIONALE.md "Why our own Extism kernel?").
-type kernel struct {
-	mem    []byte            // offset 0 is never a block
-	blocks map[uint64]uint64 // live block offset -> length
-	free   []block           // freed blocks, reused first-fit
+// kernelWasm is the Extism kernel (host/kernel/kernel.c, rebuilt by
+// `make wasm-testdata`). Every instance that uses Extism memory gets its
+// own kernel instance, which a guest's extism:host/env imports resolve to:
+// loads and stores of Extism memory then stay in WebAssembly instead of
+// exiting to Go for every 8 bytes (see RATIONALE.md "Why is the Extism
+// kernel WebAssembly?").
+//
+//go:embed kernel.wasm
+var kernelWasm []byte
 
-	input, inputLen   uint64
-	output, outputLen uint64
-	errOff            uint64
+// The kernel's state struct: the offsets of its fields (kernel.c, struct
+// state).
+const (
+	stInputOff    = 0
+	stInputLen    = 8
+	stOutputOff   = 16
+	stOutputLen   = 24
+	stErrorOff    = 32
+	stHeapBase    = 40
+	stHeapTop     = 48
+	stOutputLimit = 56
+	stFreeCount   = 64
+)
+
+const (
+	blockHeader = 8          // {u32 cap; u32 len} before a block's data
+	blockFree   = 0xffffffff // len of a freed block
+	maxBlock    = 0xfffffff0 // the largest len a header holds
+	pageSize    = 65536
+)
+
+// The kernel's failure codes (kernel.c, enum F_*).
+const (
+	failLoad = 1 + iota
+	failStore
+	failInput
+	failOutput
+	failNoMem
+	failInputSet
+	failOutputSet
+)
+
+// kernelRuntime is the compiled kernel and what every instance of it
+// shares.
+type kernelRuntime struct {
+	mod   wazero.CompiledModule
+	state uint32 // address of the state struct, the same in every instance
+	heap  uint64 // address of the first block
+	// initial is an instance's memory at start, which the module's memory
+	// limit does not count: it is the host's fixed cost.
+	initial int64
+	// funcs are the kernel's exports a guest may import, by name.
+	funcs map[string]api.FunctionDefinition
+}
+
+// newKernelRuntime compiles the kernel and reads the address of its state
+// from a first instance.
+func (h *Host) newKernelRuntime(ctx context.Context) (*kernelRuntime, error) {
+	rt := h.runtime
+	prepared, err := rewrite(kernelWasm, h.rewriteOptions())
+	if err != nil {
+		return nil, fmt.Errorf("host: preparing the Extism kernel: %w", err)
+	}
+	mod, err := h.compileCached(ctx, prepared)
+	if err != nil {
+		return nil, fmt.Errorf("host: compiling the Extism kernel: %w", err)
+	}
+	kr := &kernelRuntime{mod: mod, funcs: map[string]api.FunctionDefinition{}}
+	for name, def := range mod.ExportedFunctions() {
+		if kernelABI[name] {
+			kr.funcs[name] = def
+		}
+	}
+	inst, err := rt.InstantiateModule(ctx, mod, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+	if err != nil {
+		return nil, fmt.Errorf("host: instantiating the Extism kernel: %w", err)
+	}
+	defer inst.Close(ctx)
+	state, err := inst.ExportedFunction("kernel_state").Call(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("host: the Extism kernel: %w", err)
+	}
+	heap, err := inst.ExportedFunction("kernel_heap").Call(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("host: the Extism kernel: %w", err)
+	}
+	kr.state, kr.heap = uint32(state[0]), heap[0]
+	kr.initial = int64(inst.Memory().Size())
+	return kr, nil
+}
+
+// kernelABI are the functions of extism:host/env (host/ABI.md 1.1, 1.2).
+var kernelABI = map[string]bool{
+	"alloc": true, "free": true, "length": true, "length_unsafe": true,
+	"load_u8": true, "load_u64": true, "store_u8": true, "store_u64": true,
+	"input_length": true, "input_offset": true, "input_load_u8": true, "input_load_u64": true,
+	"input_set": true, "output_set": true, "output_length": true, "output_offset": true,
+	"error_set": true, "error_get": true, "reset": true, "memory_bytes": true,
+	"config_get": true, "var_get": true, "var_set": true, "get_log_level": true,
+	"log_trace": true, "log_debug": true, "log_info": true, "log_warn": true, "log_error": true,
+	"http_request": true, "http_status_code": true, "http_headers": true,
+}
+
+// kernel is an instance's view of its kernel instance: the Extism memory
+// blocks, the call's input, output and error, and the Extism variables.
+// The Go side allocates and reads blocks itself, in the kernel's layout,
+// and treats everything in that memory as written by the guest: every
+// offset and length read back is checked.
+type kernel struct {
+	mod   api.Module
+	mem   api.Memory
+	state uint32
+	base  uint64 // first block header (heap_base)
 
 	vars     map[string][]byte
 	varBytes int
 }
 
-type block struct{ off, n uint64 }
-
-const blockAlign = 8
-
-// reset frees every block.
-func (k *kernel) reset() {
-	k.mem = k.mem[:blockAlign]
-	clear(k.blocks)
-	k.free = k.free[:0]
-	k.input, k.inputLen, k.output, k.outputLen, k.errOff = 0, 0, 0, 0, 0
+func (k *kernel) get(field uint32) uint64 {
+	v, _ := k.mem.ReadUint64Le(k.state + field)
+	return v
 }
 
-// length returns the length of block off, 0 when off is not a live block.
-func (k *kernel) length(off uint64) uint64 { return k.blocks[off] }
+func (k *kernel) set(field uint32, v uint64) { k.mem.WriteUint64Le(k.state+field, v) }
 
-// bytes returns the contents of block off, nil when it is not a block.
-func (k *kernel) bytes(off uint64) ([]byte, bool) {
-	n, ok := k.blocks[off]
-	if !ok {
+// init sets up a new kernel instance's state.
+func (k *kernel) init(kr *kernelRuntime, mod api.Module, outputLimit int64) {
+	k.mod, k.mem, k.state, k.base = mod, mod.Memory(), kr.state, kr.heap
+	k.set(stHeapBase, k.base)
+	k.set(stOutputLimit, uint64(outputLimit))
+	k.reset()
+}
+
+// reset frees every block and clears the input, output and error.
+func (k *kernel) reset() {
+	for _, f := range [...]uint32{stInputOff, stInputLen, stOutputOff, stOutputLen, stErrorOff, stFreeCount} {
+		k.set(f, 0)
+	}
+	k.set(stHeapTop, k.base)
+}
+
+// view returns the kernel's whole memory.
+func (k *kernel) view() []byte {
+	b, _ := k.mem.Read(0, k.mem.Size())
+	return b
+}
+
+// find returns the data of the live block at off, walking the blocks as
+// the kernel does.
+func (k *kernel) find(off uint64) ([]byte, bool) {
+	mem := k.view()
+	top := min(k.get(stHeapTop), uint64(len(mem)))
+	if off < k.base+blockHeader || off > top || off&7 != 0 {
 		return nil, false
 	}
-	return k.mem[off : off+n], true
+	for h := k.base; h+blockHeader <= off; {
+		c := uint64(binary.LittleEndian.Uint32(mem[h:]))
+		n := binary.LittleEndian.Uint32(mem[h+4:])
+		if h+blockHeader == off {
+			if n == blockFree || off+uint64(n) > top {
+				return nil, false
+			}
+			return mem[off : off+uint64(n)], true
+		}
+		h += blockHeader + c
+	}
+	return nil, false
 }
 
-// alloc returns a new block of n bytes, or an error naming the memory
-// limit when the instance's budget (limit minus linear memory) is spent.
-func (inst *instance) alloc(n uint64) uint64 {
+// free releases the block at off, as the kernel's free does.
+func (k *kernel) free(off uint64) {
+	if _, ok := k.find(off); !ok {
+		return
+	}
+	mem := k.view()
+	h := off - blockHeader
+	c := uint64(binary.LittleEndian.Uint32(mem[h:]))
+	if off+c == k.get(stHeapTop) {
+		k.set(stHeapTop, h)
+		return
+	}
+	binary.LittleEndian.PutUint32(mem[h+4:], blockFree)
+	k.set(stFreeCount, k.get(stFreeCount)+1)
+}
+
+// alloc returns a new block of n bytes at the end of the blocks, growing
+// the kernel's memory (within the module's memory limit) as needed.
+func (inst *instance) alloc(n uint64) (uint64, []byte) {
 	k := &inst.k
 	if n == 0 {
-		n = 1 // a zero-length block still needs a distinct offset
+		return 0, nil
 	}
-	for i, b := range k.free {
-		if b.n >= n {
-			k.free = append(k.free[:i], k.free[i+1:]...)
-			k.blocks[b.off] = n
-			clear(k.mem[b.off : b.off+n])
-			return b.off
-		}
-	}
-	off := (uint64(len(k.mem)) + blockAlign - 1) &^ (blockAlign - 1)
-	end := off + n
-	if int64(end)+inst.linear.size() > inst.limits.Memory {
+	if n > maxBlock {
 		inst.fail(limitErr(LimitMemory, inst.limits.Memory))
 	}
-	if end > uint64(cap(k.mem)) {
-		c := uint64(cap(k.mem)) * 2
-		if c < end {
-			c = end
+	c := (n + 7) &^ 7
+	h := k.get(stHeapTop)
+	end := h + blockHeader + c
+	if size := uint64(k.mem.Size()); end > size {
+		pages := (end - size + pageSize - 1) / pageSize
+		if _, ok := k.mem.Grow(uint32(min(pages, 1<<16))); !ok || pages > 1<<16 {
+			inst.fail(limitErr(LimitMemory, inst.limits.Memory))
 		}
-		nm := make([]byte, end, c)
-		copy(nm, k.mem)
-		k.mem = nm
-	} else {
-		k.mem = k.mem[:end]
 	}
-	k.blocks[off] = n
-	inst.notePeak()
-	return off
-}
-
-// freeBlock releases block off; the last block gives its bytes back.
-func (k *kernel) freeBlock(off uint64) {
-	n, ok := k.blocks[off]
-	if !ok {
-		return
-	}
-	delete(k.blocks, off)
-	if off+n == uint64(len(k.mem)) {
-		k.mem = k.mem[:off]
-		return
-	}
-	if len(k.free) < 256 {
-		k.free = append(k.free, block{off, n})
-	}
+	mem := k.view()
+	binary.LittleEndian.PutUint32(mem[h:], uint32(c))
+	binary.LittleEndian.PutUint32(mem[h+4:], uint32(n))
+	k.set(stHeapTop, end)
+	off := h + blockHeader
+	return off, mem[off : off+n]
 }
 
 // write copies b into a new block.
 func (inst *instance) write(b []byte) uint64 {
-	off := inst.alloc(uint64(len(b)))
-	copy(inst.k.mem[off:], b)
+	off, data := inst.alloc(uint64(len(b)))
+	copy(data, b)
 	return off
 }
 
 // read returns a copy of block off, trapping when it is not a block.
 func (inst *instance) read(off uint64, what string) []byte {
-	b, ok := inst.k.bytes(off)
+	b, ok := inst.k.find(off)
 	if !ok {
 		inst.fail(&TrapError{Reason: fmt.Sprintf("%s: %d is not an Extism memory block", what, off)})
 	}
 	return append([]byte(nil), b...)
 }
 
-// span returns k.mem[off:off+n], trapping out of bounds.
-func (inst *instance) span(off, n uint64, what string) []byte {
-	if off+n < off || off+n > uint64(len(inst.k.mem)) {
-		inst.fail(&TrapError{Reason: fmt.Sprintf("%s: offset %d out of bounds of Extism memory", what, off)})
+// setInput places the call input as the first block (the kernel was just
+// reset) and returns it to be filled.
+func (inst *instance) setInput(n int) []byte {
+	k := &inst.k
+	off, data := inst.alloc(uint64(n))
+	k.set(stInputOff, off)
+	k.set(stInputLen, uint64(n))
+	return data
+}
+
+// output returns the call's output (a view of the kernel's memory, valid
+// until the instance runs again) and its error message when it set one.
+func (inst *instance) output() (out []byte, errMsg []byte, err error) {
+	k := &inst.k
+	if e := k.get(stErrorOff); e != 0 {
+		errMsg, _ = k.find(e)
 	}
-	return inst.k.mem[off : off+n]
+	off, n := k.get(stOutputOff), k.get(stOutputLen)
+	if n == 0 {
+		return nil, errMsg, nil
+	}
+	if int64(n) > inst.limits.Output || n > maxBlock {
+		return nil, errMsg, limitErr(LimitOutput, inst.limits.Output)
+	}
+	mem := k.view()
+	if off > uint64(len(mem)) || n > uint64(len(mem))-off {
+		return nil, errMsg, &TrapError{Reason: fmt.Sprintf("output_set: offset %d out of bounds of Extism memory", off)}
+	}
+	return mem[off : off+n], errMsg, nil
+}
+
+// kernelFail turns a failure the kernel reports into the call's error.
+func (inst *instance) kernelFail(code uint32, arg uint64) {
+	switch code {
+	case failLoad:
+		inst.fail(&TrapError{Reason: fmt.Sprintf("load: offset %d out of bounds of Extism memory", arg)})
+	case failStore:
+		inst.fail(&TrapError{Reason: fmt.Sprintf("store: offset %d out of bounds of Extism memory", arg)})
+	case failInput:
+		inst.fail(&TrapError{Reason: fmt.Sprintf("input_load: index %d past the input's %d bytes", arg, inst.k.get(stInputLen))})
+	case failOutput:
+		inst.fail(limitErr(LimitOutput, inst.limits.Output))
+	case failNoMem:
+		inst.fail(limitErr(LimitMemory, inst.limits.Memory))
+	case failInputSet:
+		inst.fail(&TrapError{Reason: fmt.Sprintf("input_set: offset %d out of bounds of Extism memory", arg)})
+	case failOutputSet:
+		inst.fail(&TrapError{Reason: fmt.Sprintf("output_set: offset %d out of bounds of Extism memory", arg)})
+	}
+	inst.fail(&TrapError{Reason: fmt.Sprintf("the Extism kernel failed (code %d)", code)})
 }
 
 type hostFunc struct {
@@ -147,50 +313,10 @@ var (
 
 func sig(p ...api.ValueType) []api.ValueType { return p }
 
-// kernelFuncs are the always-available functions of extism:host/env.
-var kernelFuncs = []hostFunc{
-	{"alloc", sig(i64), sig(i64), func(inst *instance, s []uint64) { s[0] = inst.alloc(s[0]) }},
-	{"free", sig(i64), nil, func(inst *instance, s []uint64) { inst.k.freeBlock(s[0]) }},
-	{"length", sig(i64), sig(i64), func(inst *instance, s []uint64) { s[0] = inst.k.length(s[0]) }},
-	{"length_unsafe", sig(i64), sig(i64), func(inst *instance, s []uint64) { s[0] = inst.k.length(s[0]) }},
-	{"load_u8", sig(i64), sig(i32), func(inst *instance, s []uint64) { s[0] = uint64(inst.span(s[0], 1, "load_u8")[0]) }},
-	{"load_u64", sig(i64), sig(i64), func(inst *instance, s []uint64) {
-		s[0] = binary.LittleEndian.Uint64(inst.span(s[0], 8, "load_u64"))
-	}},
-	{"store_u8", sig(i64, i32), nil, func(inst *instance, s []uint64) { inst.span(s[0], 1, "store_u8")[0] = byte(s[1]) }},
-	{"store_u64", sig(i64, i64), nil, func(inst *instance, s []uint64) {
-		binary.LittleEndian.PutUint64(inst.span(s[0], 8, "store_u64"), s[1])
-	}},
-	{"input_length", nil, sig(i64), func(inst *instance, s []uint64) { s[0] = inst.k.inputLen }},
-	{"input_offset", nil, sig(i64), func(inst *instance, s []uint64) { s[0] = inst.k.input }},
-	{"input_load_u8", sig(i64), sig(i32), func(inst *instance, s []uint64) {
-		s[0] = uint64(inst.inputSpan(s[0], 1)[0])
-	}},
-	{"input_load_u64", sig(i64), sig(i64), func(inst *instance, s []uint64) {
-		s[0] = binary.LittleEndian.Uint64(inst.inputSpan(s[0], 8))
-	}},
-	{"input_set", sig(i64, i64), nil, func(inst *instance, s []uint64) {
-		inst.span(s[0], s[1], "input_set")
-		inst.k.input, inst.k.inputLen = s[0], s[1]
-	}},
-	{"output_set", sig(i64, i64), nil, func(inst *instance, s []uint64) {
-		if int64(s[1]) > inst.limits.Output || int64(s[1]) < 0 {
-			inst.fail(limitErr(LimitOutput, inst.limits.Output))
-		}
-		inst.span(s[0], s[1], "output_set")
-		inst.k.output, inst.k.outputLen = s[0], s[1]
-	}},
-	{"output_length", nil, sig(i64), func(inst *instance, s []uint64) { s[0] = inst.k.outputLen }},
-	{"output_offset", nil, sig(i64), func(inst *instance, s []uint64) { s[0] = inst.k.output }},
-	{"error_set", sig(i64), nil, func(inst *instance, s []uint64) {
-		if s[0] != 0 {
-			inst.span(s[0], inst.k.length(s[0]), "error_set")
-		}
-		inst.k.errOff = s[0]
-	}},
-	{"error_get", nil, sig(i64), func(inst *instance, s []uint64) { s[0] = inst.k.errOff }},
-	{"reset", nil, nil, func(inst *instance, s []uint64) { inst.k.reset() }},
-	{"memory_bytes", nil, sig(i64), func(inst *instance, s []uint64) { s[0] = uint64(len(inst.k.mem)) }},
+// goFuncs are the kernel's imports: its failure report and the functions of
+// extism:host/env that need the host (config, vars, logs, HTTP).
+var goFuncs = []hostFunc{
+	{"fail", sig(i32, i64), nil, func(inst *instance, s []uint64) { inst.kernelFail(uint32(s[0]), s[1]) }},
 	{"config_get", sig(i64), sig(i64), func(inst *instance, s []uint64) {
 		key := string(inst.read(s[0], "config_get"))
 		v, ok := inst.config(key)
@@ -244,14 +370,6 @@ func capabilityOf(module, name string) string {
 	return ""
 }
 
-// inputSpan returns input bytes [i, i+n), trapping past the input.
-func (inst *instance) inputSpan(i, n uint64) []byte {
-	if i+n < i || i+n > inst.k.inputLen {
-		inst.fail(&TrapError{Reason: fmt.Sprintf("input_load: index %d past the input's %d bytes", i, inst.k.inputLen)})
-	}
-	return inst.k.mem[inst.k.input+i : inst.k.input+i+n]
-}
-
 const maxVarBytes = 1 << 20
 
 func (inst *instance) varSet(nameOff, valueOff uint64) {
@@ -275,14 +393,18 @@ func (inst *instance) varSet(nameOff, valueOff uint64) {
 	k.varBytes += len(name) + len(v)
 }
 
-// instantiateHostModules registers extism:host/env and extism:host/user on
-// the runtime. The functions find their instance in the call's context.
+// instantiateHostModules registers the kernel's Go imports and
+// extism:host/user on the runtime. The functions find their instance in
+// the call's context.
 func instantiateHostModules(ctx context.Context, rt wazero.Runtime) error {
 	for _, m := range []struct {
 		name  string
 		funcs []hostFunc
-	}{{envModule, kernelFuncs}, {userModule, userFuncs}} {
+	}{{goModule, goFuncs}, {userModule, userFuncs}} {
 		b := rt.NewHostModuleBuilder(m.name)
+		if m.name == goModule {
+			b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(yield), nil, nil).Export(yieldImport)
+		}
 		for _, f := range m.funcs {
 			fn := f.fn
 			b.NewFunctionBuilder().

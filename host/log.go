@@ -26,7 +26,7 @@ var slogLevels = [...]slog.Level{slog.LevelDebug - 4, slog.LevelDebug, slog.Leve
 // guest cannot flood it.
 func (inst *instance) log(level int, off uint64) {
 	msg := inst.read(off, "log")
-	inst.k.freeBlock(off)
+	inst.k.free(off)
 	lg := inst.l.h.opts.Logger
 	if lg == nil || inst.logs >= maxLogsPerCall {
 		return

@@ -2,30 +2,56 @@ package host
 
 import "github.com/tetratelabs/wazero/experimental"
 
-// linearMemory backs one instance's wasm memory and refuses to grow past
-// the instance's memory budget, which it shares with the Extism blocks. A
-// refused growth makes memory.grow return -1; the host then reports the
-// memory limit whatever the guest does next (usually a trap).
+// linearMemory backs one memory of an instance (the guest's, or its
+// kernel's, which holds the Extism blocks) and refuses to grow past the
+// instance's memory budget, which the two share. A refused growth makes
+// memory.grow return -1; the host then reports the memory limit whatever
+// the guest does next (usually a trap).
 type linearMemory struct {
-	inst *instance
-	buf  []byte
+	inst   *instance
+	buf    []byte
+	kernel bool
 }
 
-var _ experimental.MemoryAllocator = (*instance)(nil)
+// memoryAllocator gives the instance being instantiated its memory.
+type memoryAllocator struct {
+	inst   *instance
+	kernel bool
+}
 
-// Allocate implements experimental.MemoryAllocator for the instance.
-func (inst *instance) Allocate(_, _ uint64) experimental.LinearMemory {
-	inst.linear = &linearMemory{inst: inst}
-	return inst.linear
+var _ experimental.MemoryAllocator = memoryAllocator{}
+
+// Allocate implements experimental.MemoryAllocator.
+func (a memoryAllocator) Allocate(_, _ uint64) experimental.LinearMemory {
+	m := &linearMemory{inst: a.inst, kernel: a.kernel}
+	if a.kernel {
+		a.inst.kmem = m
+	} else {
+		a.inst.linear = m
+	}
+	return m
+}
+
+// charged is the part of the memory the module's limit counts: all of the
+// guest's, and the kernel's beyond its initial page (the host's fixed cost).
+func (m *linearMemory) charged(size int64) int64 {
+	if m.kernel {
+		return max(0, size-m.inst.l.h.kernel.initial)
+	}
+	return size
 }
 
 // Reallocate grows the memory to size bytes, or returns nil when that
 // would pass the limit.
 func (m *linearMemory) Reallocate(size uint64) []byte {
 	inst := m.inst
-	if int64(size)+int64(len(inst.k.mem)) > inst.limits.Memory {
+	other := inst.kmem
+	if m.kernel {
+		other = inst.linear
+	}
+	if m.charged(int64(size))+other.chargedSize() > inst.limits.Memory {
 		// The initial size was checked against the limit at load time, so
-		// only memory.grow can get here.
+		// only memory.grow (or a kernel allocation) can get here.
 		inst.exceeded = limitErr(LimitMemory, inst.limits.Memory)
 		return nil
 	}
@@ -34,13 +60,15 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 	} else {
 		// Grow geometrically, as append would, but never past the limit:
 		// a module growing one page at a time must not copy its memory
-		// on every page.
-		c := uint64(cap(m.buf)) * 2
-		if c < size {
-			c = size
+		// on every page. A new guest memory starts at the size earlier
+		// instances of the module reached, so a Go guest's runtime
+		// start-up does not copy its heap several times.
+		c := max(uint64(cap(m.buf))*2, size)
+		if !m.kernel && m.buf == nil {
+			c = max(c, uint64(inst.l.memHint.Load()))
 		}
 		if lim := uint64(inst.limits.Memory); c > lim {
-			c = lim
+			c = max(lim, size)
 		}
 		nb := make([]byte, size, c)
 		copy(nb, m.buf)
@@ -53,10 +81,17 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 // Free drops the memory.
 func (m *linearMemory) Free() { m.buf = nil }
 
-// size is the current length of the linear memory.
+// size is the current length of the memory.
 func (m *linearMemory) size() int64 {
 	if m == nil {
 		return 0
 	}
 	return int64(len(m.buf))
+}
+
+func (m *linearMemory) chargedSize() int64 {
+	if m == nil {
+		return 0
+	}
+	return m.charged(int64(len(m.buf)))
 }

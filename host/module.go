@@ -1,12 +1,14 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -63,6 +65,9 @@ type Loaded struct {
 	kvNames  []string
 
 	pool *pool
+	// memHint is the largest guest memory an instance reached, the size a
+	// new instance's memory starts at.
+	memHint atomic.Int64
 
 	mu      sync.Mutex
 	closed  bool
@@ -132,8 +137,10 @@ func (l *Loaded) setup(ctx context.Context, m Module) error {
 	for i, td := range desc.desc.Tools {
 		l.tools = append(l.tools, &moduleTool{
 			l: l, name: td.Name, in: desc.in[i], out: desc.out[i],
-			spec:  toolSpec(td),
-			flags: flagsFor(l.grants, td.Annotations),
+			spec:      toolSpec(td),
+			flags:     flagsFor(l.grants, td.Annotations),
+			prefix:    callPrefix(td.Name),
+			anyObject: acceptsAnyObject(desc.in[i].JSON()),
 		})
 	}
 	return nil
@@ -218,14 +225,14 @@ func (l *Loaded) runDescribe(ctx context.Context) ([]byte, error) {
 	}
 	defer inst.close()
 	inst.fn = inst.mod.ExportedFunction("describe")
-	out, failure, err := inst.run(ctx, "describe", nil)
+	out, failure, err := inst.run(ctx, "describe", callInput{})
 	if err != nil {
 		return nil, err
 	}
 	if failure != "" {
 		return nil, errors.New(failure)
 	}
-	return out, nil
+	return bytes.Clone(out), nil
 }
 
 // Tools returns the module's tools, in describe order.

@@ -26,7 +26,7 @@ var noCapabilities = "describe runs with no capabilities"
 // the call, as in Extism, with an error the model can act on.
 func (inst *instance) httpRequest(reqOff, bodyOff uint64) uint64 {
 	raw := inst.read(reqOff, "http_request")
-	inst.k.freeBlock(reqOff)
+	inst.k.free(reqOff)
 	var doc httpRequestDoc
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		inst.fail(&TrapError{Reason: fmt.Sprintf("http_request: the request is not JSON {\"url\",\"method\",\"headers\"}: %v", err)})
@@ -55,7 +55,7 @@ func (inst *instance) httpRequest(reqOff, bodyOff uint64) uint64 {
 	var body io.Reader
 	if bodyOff != 0 {
 		body = bytes.NewReader(inst.read(bodyOff, "http_request body"))
-		inst.k.freeBlock(bodyOff)
+		inst.k.free(bodyOff)
 	}
 	ctx := context.WithValue(inst.ctx, instanceKey{}, inst)
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)

@@ -18,6 +18,9 @@ import (
 type pool struct {
 	l    *Loaded
 	size int
+	// reuse: instances come back after a call (Module.Reuse), so taking
+	// one does not call for a refill; discarding one does.
+	reuse bool
 
 	mu      sync.Mutex
 	ready   []*instance
@@ -36,7 +39,7 @@ func newPool(l *Loaded, size int) *pool {
 	if size <= 0 {
 		return nil
 	}
-	p := &pool{l: l, size: size, ready: make([]*instance, 0, size), stop: make(chan struct{})}
+	p := &pool{l: l, size: size, reuse: l.reuse, ready: make([]*instance, 0, size), stop: make(chan struct{})}
 	p.mu.Lock()
 	p.startRefill()
 	p.mu.Unlock()
@@ -104,8 +107,18 @@ func (p *pool) get() *instance {
 		p.ready[n-1] = nil
 		p.ready = p.ready[:n-1]
 	}
-	p.startRefill()
+	if !p.reuse {
+		p.startRefill()
+	}
 	return inst
+}
+
+// discarded notes that an instance of a Reuse module was dropped (its
+// call failed), so the pool refills.
+func (p *pool) discarded() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.startRefill()
 }
 
 // instantiated notes that a caller could instantiate the module, so
@@ -168,9 +181,14 @@ func (l *Loaded) acquire(ctx context.Context) (inst *instance, pooled bool, err 
 // releaseInstance discards inst, or keeps it for the next call when the
 // module reuses instances and the call ended well.
 func (l *Loaded) releaseInstance(inst *instance, ok bool) {
-	if ok && l.reuse && l.pool != nil && !inst.mod.IsClosed() {
+	if !l.reuse || l.pool == nil {
+		inst.close()
+		return
+	}
+	if ok && !inst.interrupted && !inst.mod.IsClosed() {
 		l.pool.put(inst)
 		return
 	}
 	inst.close()
+	l.pool.discarded()
 }

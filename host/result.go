@@ -29,27 +29,210 @@ type wireContent struct {
 	} `json:"resource"`
 }
 
+// decodedResult is a module's output, decoded but not yet checked.
+type decodedResult struct {
+	content    []wireContent
+	hasContent bool // "content" was an array, possibly empty
+	structured []byte
+	isError    bool
+}
+
 // parseResult decodes a module's output into a tool.Result, checking the
 // structured content against the tool's output schema when it has one.
 func parseResult(out []byte, outSchema *tool.Schema) (tool.Result, error) {
+	d, ok := decodeResultFast(out)
+	if !ok {
+		var err error
+		if d, err = decodeResultSlow(out); err != nil {
+			return tool.Result{}, err
+		}
+	}
+	return d.result(outSchema)
+}
+
+// decodeResultSlow decodes with encoding/json, whose errors the model
+// reads.
+func decodeResultSlow(out []byte) (decodedResult, error) {
 	var w wireResult
 	dec := json.NewDecoder(bytes.NewReader(out))
 	if err := dec.Decode(&w); err != nil {
 		if len(bytes.TrimSpace(out)) == 0 {
-			return tool.Result{}, errors.New("empty output, want a JSON object {\"content\":[...]}")
+			return decodedResult{}, errors.New("empty output, want a JSON object {\"content\":[...]}")
 		}
-		return tool.Result{}, fmt.Errorf("not a JSON object {\"content\":[...]}: %v", err)
+		return decodedResult{}, fmt.Errorf("not a JSON object {\"content\":[...]}: %v", err)
 	}
 	if dec.More() {
-		return tool.Result{}, errors.New("trailing data after the result object")
+		return decodedResult{}, errors.New("trailing data after the result object")
 	}
-	var r tool.Result
-	r.IsError = w.IsError
+	d := decodedResult{hasContent: w.Content != nil, structured: w.StructuredContent, isError: w.IsError}
 	for i, raw := range w.Content {
 		var c wireContent
 		if err := json.Unmarshal(raw, &c); err != nil {
-			return tool.Result{}, fmt.Errorf("content[%d]: %v", i, err)
+			return decodedResult{}, fmt.Errorf("content[%d]: %v", i, err)
 		}
+		d.content = append(d.content, c)
+	}
+	return d, nil
+}
+
+// decodeResultFast decodes a well-formed result in one pass. It declines
+// (ok false) anything encoding/json might read differently or reject:
+// syntax errors, values of the wrong type, duplicate keys, keys that match
+// a field only case-insensitively, trailing data.
+func decodeResultFast(out []byte) (d decodedResult, ok bool) {
+	s := jsonScanner{b: out}
+	if s.peek() != '{' {
+		return d, false
+	}
+	var seen [3]bool
+	ok = s.object(func(key []byte, escaped bool) bool {
+		i := fieldIndex(key, escaped, "content", "structuredContent", "isError")
+		switch {
+		case i < 0:
+			return false
+		case i == len(resultFields):
+			return s.value()
+		case seen[i]:
+			return false
+		}
+		seen[i] = true
+		switch i {
+		case 0:
+			switch s.peek() {
+			case 'n':
+				return s.lit("null")
+			case '[':
+				d.hasContent = true
+				return s.array(func(int) bool {
+					c, ok := s.content()
+					d.content = append(d.content, c)
+					return ok
+				})
+			}
+			return false
+		case 1:
+			start := s.p
+			if !s.value() {
+				return false
+			}
+			d.structured = out[start:s.p]
+			return true
+		default:
+			switch s.peek() {
+			case 't':
+				d.isError = true
+				return s.lit("true")
+			case 'f':
+				return s.lit("false")
+			case 'n':
+				return s.lit("null")
+			}
+			return false
+		}
+	})
+	if !ok {
+		return decodedResult{}, false
+	}
+	s.ws()
+	return d, s.p == len(out)
+}
+
+var resultFields = [...]string{"content", "structuredContent", "isError"}
+
+// fieldIndex returns the index of key among names, len(names) for a key
+// encoding/json ignores, or -1 for one the fast path leaves to
+// encoding/json: escaped, not ASCII, or equal to a name only when case is
+// ignored (encoding/json matches fields case-insensitively).
+func fieldIndex(key []byte, escaped bool, names ...string) int {
+	if escaped {
+		return -1
+	}
+	for _, c := range key {
+		if c >= 0x80 {
+			return -1
+		}
+	}
+	for i, n := range names {
+		if string(key) == n {
+			return i
+		}
+		if strings.EqualFold(string(key), n) {
+			return -1
+		}
+	}
+	return len(names)
+}
+
+// content decodes one content item: an object with string fields.
+func (s *jsonScanner) content() (wireContent, bool) {
+	var c wireContent
+	if s.peek() != '{' {
+		return c, false
+	}
+	var seen [6]bool
+	ok := s.object(func(key []byte, escaped bool) bool {
+		i := fieldIndex(key, escaped, "type", "text", "data", "mimeType", "uri", "resource")
+		switch {
+		case i < 0:
+			return false
+		case i == 6:
+			return s.value()
+		case seen[i]:
+			return false
+		}
+		seen[i] = true
+		if i == 5 {
+			if s.peek() == 'n' {
+				return s.lit("null")
+			}
+			if s.peek() != '{' {
+				return false
+			}
+			c.Resource = &struct {
+				URI  string `json:"uri"`
+				Text string `json:"text"`
+			}{}
+			var rseen [2]bool
+			return s.object(func(key []byte, escaped bool) bool {
+				j := fieldIndex(key, escaped, "uri", "text")
+				switch {
+				case j < 0:
+					return false
+				case j == 2:
+					return s.value()
+				case rseen[j]:
+					return false
+				}
+				rseen[j] = true
+				return s.stringField([]*string{&c.Resource.URI, &c.Resource.Text}[j])
+			})
+		}
+		return s.stringField([]*string{&c.Type, &c.Text, &c.Data, &c.MIMEType, &c.URI}[i])
+	})
+	return c, ok
+}
+
+// stringField reads a string (or null, which leaves *dst alone, as
+// encoding/json does).
+func (s *jsonScanner) stringField(dst *string) bool {
+	switch s.peek() {
+	case '"':
+		raw, escaped, ok := s.str()
+		if ok {
+			*dst = unquote(raw, escaped)
+		}
+		return ok
+	case 'n':
+		return s.lit("null")
+	}
+	return false
+}
+
+// result checks a decoded result and turns it into a tool.Result.
+func (d decodedResult) result(outSchema *tool.Schema) (tool.Result, error) {
+	var r tool.Result
+	r.IsError = d.isError
+	for i, c := range d.content {
 		switch c.Type {
 		case "text":
 			r.Content = append(r.Content, tool.Content{Type: "text", Text: c.Text})
@@ -66,7 +249,7 @@ func parseResult(out []byte, outSchema *tool.Schema) (tool.Result, error) {
 			return tool.Result{}, fmt.Errorf("content[%d]: unsupported type %q", i, c.Type)
 		}
 	}
-	if s := bytes.TrimSpace(w.StructuredContent); len(s) > 0 && !bytes.Equal(s, []byte("null")) {
+	if s := bytes.TrimSpace(d.structured); len(s) > 0 && !bytes.Equal(s, []byte("null")) {
 		if s[0] != '{' {
 			return tool.Result{}, errors.New("structuredContent is not a JSON object")
 		}
@@ -81,7 +264,7 @@ func parseResult(out []byte, outSchema *tool.Schema) (tool.Result, error) {
 		}
 		r.StructuredContent = json.RawMessage(bytes.Clone(s))
 	}
-	if w.Content == nil && r.StructuredContent == nil {
+	if !d.hasContent && r.StructuredContent == nil {
 		return tool.Result{}, errors.New("no content and no structuredContent")
 	}
 	if r.Content == nil {

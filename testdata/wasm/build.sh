@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Rebuilds the test modules of testdata/wasm whose sources changed.
+# Rebuilds the test modules of testdata/wasm whose sources changed, and the
+# host's Extism kernel (host/kernel.wasm, embedded in the host package).
 #
 # Each module's sources are hashed (path and content) into SOURCES; a module
 # is rebuilt only when that hash differs from the one recorded, so a fresh
@@ -65,9 +66,13 @@ c_freestanding() { # c_freestanding SRC [extra flags...]
 	$CC $FREESTANDING "$@" -o "$OUT" "$src"
 }
 
+# The kernel: no stack to speak of, one page of memory to start.
+module ../../host/kernel.wasm ../../host/kernel/kernel.c -- c_freestanding ../../host/kernel/kernel.c -Wall -Wextra -Werror -Wl,--stack-first -Wl,-z,stack-size=4096 -Wl,--initial-memory=65536
+
 H="src/guest.h"
 HH="src/guest.h src/hostile.h"
 module echo.wasm $H src/echo.c -- c_freestanding src/echo.c
+module compute.wasm $H src/compute.c -- c_freestanding src/compute.c
 module fetch.wasm $H src/fetch.c -- c_freestanding src/fetch.c
 module kv.wasm $H src/kv.c -- c_freestanding src/kv.c
 module hostcall.wasm $H src/hostcall.c -- c_freestanding src/hostcall.c

@@ -30,6 +30,11 @@ ENV("log_info") void extism_log_info(u64);
 void *memcpy(void *dst, const void *src, usize n) {
 	unsigned char *d = dst;
 	const unsigned char *s = src;
+	for (; n >= 8; n -= 8, d += 8, s += 8) {
+		u64 w;
+		__builtin_memcpy(&w, s, 8);
+		__builtin_memcpy(d, &w, 8);
+	}
 	while (n--) *d++ = *s++;
 	return dst;
 }
@@ -75,8 +80,10 @@ static usize slen(const char *s) {
 	return n;
 }
 
-/* input reads the whole call input into linear memory. */
+/* input reads the whole call input into linear memory. It starts the
+ * call, so it also frees what earlier calls of a reused instance bumped. */
 static char *input(usize *len) {
+	heap_top = 0;
 	u64 n = extism_input_length();
 	char *buf = bump(n + 1);
 	u64 i = 0;
@@ -187,22 +194,46 @@ static void put(buf *b, const char *s, usize n) {
 
 static void puts_(buf *b, const char *s) { put(b, s, slen(s)); }
 
-/* putq appends s as a JSON string. */
+/* plain8 reports whether none of the 8 bytes of x needs escaping in a
+ * JSON string (no quote, backslash or control character). */
+static int plain8(u64 x) {
+	const u64 ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+	u64 q = x ^ (ones * '"'), bs = x ^ (ones * '\\');
+	u64 t = ((q - ones) & ~q) | ((bs - ones) & ~bs) | ((x - ones * 0x20) & ~x);
+	return (t & highs) == 0;
+}
+
+/* putq appends s as a JSON string, 8 bytes at a time where nothing needs
+ * escaping. */
 static void putq(buf *b, const char *s, usize n) {
 	static const char hex[] = "0123456789abcdef";
 	put(b, "\"", 1);
-	for (usize i = 0; i < n; i++) {
+	usize run = 0; /* start of the bytes that need no escape */
+	for (usize i = 0; i < n;) {
+		if (n - i >= 8) {
+			u64 w;
+			__builtin_memcpy(&w, s + i, 8);
+			if (plain8(w)) {
+				i += 8;
+				continue;
+			}
+		}
 		unsigned char c = (unsigned char)s[i];
+		if (c != '"' && c != '\\' && c >= 0x20) {
+			i++;
+			continue;
+		}
+		put(b, s + run, i - run);
+		run = ++i;
 		if (c == '"' || c == '\\') {
 			char e[2] = {'\\', (char)c};
 			put(b, e, 2);
-		} else if (c < 0x20) {
+		} else {
 			char e[6] = {'\\', 'u', '0', '0', hex[c >> 4], hex[c & 15]};
 			put(b, e, 6);
-		} else {
-			put(b, (const char *)&s[i], 1);
 		}
 	}
+	put(b, s + run, n - run);
 	put(b, "\"", 1);
 }
 

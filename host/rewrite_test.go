@@ -1,0 +1,258 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// TestRewriteCorpus: every module the runtime accepts is rewritten into
+// one it accepts too, with the same exports (plus the start function's),
+// and the kernel as well.
+func TestRewriteCorpus(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(wazero.NewCompilationCache()))
+	defer rt.Close(ctx)
+	files, _ := filepath.Glob(filepath.Join("..", "testdata", "wasm", "*.wasm"))
+	mods := map[string][]byte{"kernel.wasm": kernelWasm}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mods[filepath.Base(f)] = b
+	}
+	if len(mods) < 15 {
+		t.Fatalf("only %d modules", len(mods))
+	}
+	for name, b := range mods {
+		orig, err := rt.CompileModule(ctx, b)
+		if err != nil {
+			if _, rerr := rewrite(b, rewriteOptions{interrupt: true, mergeData: true}); rerr == nil {
+				t.Logf("%s: refused by the runtime (%v), rewritten anyway", name, err)
+			}
+			continue
+		}
+		out, err := rewrite(b, rewriteOptions{interrupt: true, mergeData: true})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		got, err := rt.CompileModule(ctx, out)
+		if err != nil {
+			t.Errorf("%s: the rewritten module does not compile: %v", name, err)
+			continue
+		}
+		for export := range orig.ExportedFunctions() {
+			if got.ExportedFunctions()[export] == nil {
+				t.Errorf("%s: export %s lost", name, export)
+			}
+		}
+		imports := got.ImportedFunctions()
+		if m, n, _ := imports[len(imports)-1].Import(); m != goModule || n != yieldImport {
+			t.Errorf("%s: the last import is %s.%s, want the yield", name, m, n)
+		}
+		if !bytes.Contains(out, []byte{0x45, 0x04, 0x40, 0x10}) && strings.Contains(name, "loop") {
+			t.Errorf("%s: no fuel check was inserted", name)
+		}
+	}
+}
+
+// TestMergeDataKeepsMemory: the Go guest's tens of thousands of data
+// segments become a few, and the memory an instance starts with is the
+// same byte for byte.
+func TestMergeDataKeepsMemory(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := wasmFile(t, "goecho.wasm")
+	merged, err := rewrite(b, rewriteOptions{mergeData: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before, after := countDataSegments(t, b), countDataSegments(t, merged); before < 1000 || after > 16 {
+		t.Fatalf("data segments: %d before, %d after merging", before, after)
+	}
+	rt := wazero.NewRuntime(ctx)
+	defer rt.Close(ctx)
+	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
+	var memories [][]byte
+	for i, bin := range [][]byte{b, merged} {
+		cm, err := rt.CompileModule(ctx, bin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			stubImports(t, rt, cm, envModule)
+		}
+		m, err := rt.InstantiateModule(ctx, cm, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		mem, _ := m.Memory().Read(0, m.Memory().Size())
+		memories = append(memories, bytes.Clone(mem))
+	}
+	if !bytes.Equal(memories[0], memories[1]) {
+		t.Fatal("the merged module starts with different memory")
+	}
+}
+
+func countDataSegments(t *testing.T, b []byte) uint32 {
+	t.Helper()
+	r := reader{b: b, p: 8}
+	for !r.done() {
+		id := r.byte()
+		body := r.take(int(r.u32()))
+		if id == secData {
+			br := reader{b: body}
+			return br.u32()
+		}
+	}
+	t.Fatal("no data section")
+	return 0
+}
+
+// stubImports registers module with a function for each of cm's imports
+// from it, doing nothing.
+func stubImports(t *testing.T, rt wazero.Runtime, cm wazero.CompiledModule, module string) {
+	t.Helper()
+	hb := rt.NewHostModuleBuilder(module)
+	for _, f := range cm.ImportedFunctions() {
+		if m, n, _ := f.Import(); m == module {
+			hb.NewFunctionBuilder().WithGoFunction(api.GoFunc(func(context.Context, []uint64) {}), f.ParamTypes(), f.ResultTypes()).Export(n)
+		}
+	}
+	if _, err := hb.Instantiate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestInterruptComputeBound: a loop-heavy and a call-heavy guest (naive
+// recursion has calls and no loop on its hot path) both stop at the time
+// limit, and the host goes on serving.
+func TestInterruptComputeBound(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{})
+	l := load(t, h, "compute.wasm", Module{Limits: Limits{Timeout: 100 * time.Millisecond}})
+	for _, c := range []struct{ tool, args string }{{"spin", `{"n":100000000000}`}, {"fib", `{"n":90}`}} {
+		res := call(t, l, c.tool, c.args)
+		if !res.IsError || res.Text() != "tool exceeded its time limit of 100ms" {
+			t.Errorf("%s: %+v", c.tool, res)
+		}
+	}
+	if res := call(t, l, "fib", `{"n":20}`); res.IsError || res.Text() != "6765" {
+		t.Errorf("fib(20) = %+v", res)
+	}
+	mustEcho(t, h)
+}
+
+// TestGuestDoesNotHoldUpGC: native code cannot be preempted, so a guest
+// that never left it would stall every garbage collection of the process
+// until it returned. The fuel checks exit to Go regularly: a collection
+// completes while a guest spins.
+func TestGuestDoesNotHoldUpGC(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{})
+	l := load(t, h, "loop.wasm", Module{Limits: Limits{Timeout: 2 * time.Second}})
+	tl, _ := l.Tool("loop")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = tl.Call(context.Background(), toolCall("loop", `{}`))
+	}()
+	for l.busy() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond) // let the guest reach its loop
+	runtime.GC()
+	if l.busy() == 0 {
+		t.Error("the collection waited for the spinning guest to end")
+	}
+	<-done
+}
+
+// TestStartSectionInterrupted: a module's start function runs under the
+// call's time limit (the rewrite makes it an export the host calls), so
+// one that never returns cannot hang instantiation.
+func TestStartSectionInterrupted(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{})
+	l, err := h.Load(context.Background(), Module{
+		Name:    "startloop",
+		Bytes:   startLoopModule(),
+		Sidecar: []byte(`{"tools":[{"name":"t","description":"d","inputSchema":{"type":"object"}}]}`),
+		Limits:  Limits{Timeout: 100 * time.Millisecond},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(context.Background())
+	res := call(t, l, "t", `{}`)
+	if !res.IsError || res.Text() != "tool exceeded its time limit of 100ms" {
+		t.Fatalf("%+v", res)
+	}
+}
+
+// TestKernelImportRefused: a guest may not import the kernel's own host
+// functions.
+func TestKernelImportRefused(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{})
+	_, err := h.Load(context.Background(), Module{Name: "sneaky", Bytes: importModule(goModule, "config_get")})
+	var ie *ImportError
+	if !errors.As(err, &ie) || ie.Import != goModule+".config_get" {
+		t.Fatalf("Load: %v", err)
+	}
+}
+
+// sec encodes one section of a module.
+func sec(id byte, body ...byte) []byte {
+	return append(append([]byte{id}, appendU32(nil, uint32(len(body)))...), body...)
+}
+
+func wasmModule(sections ...[]byte) []byte {
+	b := []byte("\x00asm\x01\x00\x00\x00")
+	for _, s := range sections {
+		b = append(b, s...)
+	}
+	return b
+}
+
+// startLoopModule: (func $s (loop (br 0))) (start $s) and an exported
+// `call` returning 0.
+func startLoopModule() []byte {
+	return wasmModule(
+		sec(1, 2, 0x60, 0, 0, 0x60, 0, 1, 0x7f), // types: () -> (), () -> i32
+		sec(3, 2, 0, 1),                         // functions
+		sec(7, 1, 4, 'c', 'a', 'l', 'l', 0, 1),  // export "call" = func 1
+		sec(8, 0),                               // start = func 0
+		sec(10, 2,
+			7, 0, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x0b, // loop br 0 end end
+			4, 0, 0x41, 0x00, 0x0b), // i32.const 0
+	)
+}
+
+// importModule imports module.name () -> () and exports a `call`.
+func importModule(module, name string) []byte {
+	imp := []byte{1}
+	imp = append(appendU32(imp, uint32(len(module))), module...)
+	imp = append(appendU32(imp, uint32(len(name))), name...)
+	imp = append(imp, 0, 0)
+	return wasmModule(
+		sec(1, 2, 0x60, 0, 0, 0x60, 0, 1, 0x7f),
+		sec(2, imp...),
+		sec(3, 1, 1),
+		sec(7, 1, 4, 'c', 'a', 'l', 'l', 0, 1),
+		sec(10, 1, 4, 0, 0x41, 0x00, 0x0b),
+	)
+}
