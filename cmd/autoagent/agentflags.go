@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/providers/remote"
+	"github.com/autoagent-go/autoagent/synth"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 	"github.com/spf13/pflag"
@@ -36,6 +38,12 @@ type agentFlags struct {
 	maxResultChars   int
 	pruneAfter       int
 	maxRepeatedCalls int
+
+	// Tools the model writes (issue 7).
+	createTool                  int
+	toolLang                    string
+	writerProvider, writerModel string
+	writerScript                string
 }
 
 func (f *agentFlags) register(fs *pflag.FlagSet) {
@@ -61,6 +69,11 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxResultChars, "max-tool-result-chars", 0, "cut each tool result the model sees to N characters, keeping head and tail (default: no cut)")
 	fs.IntVar(&f.pruneAfter, "prune-after", 0, "keep only the N most recent tool results in full in what the model is sent (default: keep all)")
 	fs.IntVar(&f.maxRepeatedCalls, "max-repeated-calls", 0, "refuse a call repeated with the same arguments more than N times (default: no loop guard)")
+	fs.IntVar(&f.createTool, "create-tool", 0, "offer the model create_tool: it may write up to N sandboxed tools (no capabilities) for this run; accepted ones are staged in plugins/staging")
+	fs.StringVar(&f.toolLang, "tool-lang", "js", "language of the tools create_tool writes: js|go")
+	fs.StringVar(&f.writerProvider, "writer-provider", "", "provider of the model that writes create_tool's tools, e.g. a cheaper one (default: --provider)")
+	fs.StringVar(&f.writerModel, "writer-model", "", "model that writes create_tool's tools (default: --model with the same provider, else that provider's default)")
+	fs.StringVar(&f.writerScript, "writer-script", "", "script played by a scripted writer (--writer-provider scripted)")
 }
 
 func (f *agentFlags) validate() error {
@@ -75,6 +88,12 @@ func (f *agentFlags) validate() error {
 	}
 	if err := f.bounds().Validate(); err != nil {
 		return usageError(err)
+	}
+	if f.createTool < 0 {
+		return usageError(fmt.Errorf("--create-tool must be 0 or more, got %d", f.createTool))
+	}
+	if f.toolLang != "js" && f.toolLang != "go" {
+		return usageError(fmt.Errorf("--tool-lang %q: want js or go", f.toolLang))
 	}
 	return nil
 }
@@ -100,9 +119,17 @@ type session struct {
 	plugins  *host.Dir
 	backend  *remote.Provider
 	recorder *loop.Recorder
+	builder  *synth.Builder
+	creator  *synth.CreateTool
 }
 
 func (s *session) Close(ctx context.Context) {
+	if s.creator != nil {
+		s.creator.Close(ctx)
+	}
+	if s.builder != nil {
+		s.builder.Close(ctx)
+	}
 	if s.recorder != nil {
 		s.recorder.Close()
 	}
@@ -190,6 +217,12 @@ func (f *agentFlags) newSession(ctx context.Context, stderr io.Writer) (*session
 		}
 		s.agent.Recorder = s.recorder
 	}
+	if f.createTool > 0 {
+		if err := s.offerCreateTool(ctx, f, p, reg, stderr); err != nil {
+			s.Close(ctx)
+			return nil, err
+		}
+	}
 	for _, finding := range s.agent.AuditTrifecta() {
 		fmt.Fprintf(stderr, "autoagent: warning: %s\n", finding)
 	}
@@ -263,4 +296,44 @@ func streamRun(out, errw io.Writer, events func(yield func(loop.Event, error) bo
 	}
 	endLine()
 	return res, runErr
+}
+
+// offerCreateTool adds create_tool to reg: the session's model writes the
+// tools, which run quarantined in the sandbox, and the run's budget counts
+// what writing them cost.
+func (s *session) offerCreateTool(ctx context.Context, f *agentFlags, agentModel llm.Provider, reg *tool.Registry, stderr io.Writer) error {
+	writer, model := agentModel, f.model
+	if f.writerProvider != "" || f.writerScript != "" || f.writerModel != "" {
+		name := cmp.Or(f.writerProvider, f.provider)
+		cfg := autoagent.ProviderConfig{Name: name, Model: f.writerModel, ScriptFile: f.writerScript}
+		if name == f.provider {
+			cfg.BaseURL, cfg.APIKeyEnv = f.baseURL, f.apiKeyEnv
+			cfg.Model = cmp.Or(f.writerModel, f.model)
+		}
+		w, err := autoagent.NewProvider(cfg)
+		if err != nil {
+			if errors.Is(err, autoagent.ErrUnknownProvider) {
+				return usageError(fmt.Errorf("--writer-provider: %w", err))
+			}
+			return err
+		}
+		writer, model = w, cfg.Model
+	}
+	if s.host == nil {
+		h, err := host.New(ctx, host.Options{OnCall: autoagent.TraceSandboxCalls(s.tracer)})
+		if err != nil {
+			return err
+		}
+		s.host = h
+	}
+	b, err := synth.New(synth.Options{
+		Host: s.host, Writer: writer, Model: model, Language: f.toolLang,
+		Observer: autoagent.TraceSynth(s.tracer), OnUsage: autoagent.CountSynthUsage, Progress: stderr,
+	})
+	if err != nil {
+		return err
+	}
+	s.builder = b
+	s.creator = b.CreateTool(reg, synth.CreateToolOptions{Budget: f.createTool})
+	return reg.Add(s.creator)
 }

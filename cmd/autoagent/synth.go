@@ -20,6 +20,7 @@ import (
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/synth"
+	"github.com/autoagent-go/autoagent/trace"
 )
 
 func init() { addCommand(newSynthCmd) }
@@ -35,6 +36,7 @@ type synthFlags struct {
 	staging                    string
 	noStage, json              bool
 	grants                     []string
+	trace                      string
 	timeout                    time.Duration
 	memory                     int64
 }
@@ -77,6 +79,7 @@ or the model or sandbox failed, 2 on a usage error.`,
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "environment variable holding the API key (default per provider)")
 	fs.StringVar(&f.script, "script", "", "script file played by --provider scripted (offline)")
 	fs.StringVar(&f.staging, "staging", synth.DefaultStagingDir, "staging directory for the accepted tool")
+	fs.StringVar(&f.trace, "trace", "", "append a trace event per build step (write, screen, build, load, self-test, check, stage) to FILE.jsonl")
 	fs.BoolVar(&f.noStage, "no-stage", false, "do not write the accepted tool anywhere")
 	fs.BoolVar(&f.json, "json", false, "print the outcome as one JSON object")
 	fs.StringArrayVar(&f.grants, "grant", nil, "a capability the tool may be granted if it asks (repeatable; default: none)")
@@ -126,10 +129,18 @@ func runSynth(c *cobra.Command, f synthFlags) error {
 	}
 	defer h.Close(context.WithoutCancel(ctx))
 	errw := c.ErrOrStderr()
+	var tr *trace.Tracer
+	if f.trace != "" {
+		if tr, err = trace.OpenFile(f.trace); err != nil {
+			return err
+		}
+		defer tr.Close()
+	}
 	b, err := synth.New(synth.Options{
 		Host: h, Writer: writer, Model: f.model, Language: f.lang, Ceiling: ceiling,
 		Limits:     host.Limits{Timeout: f.timeout, Memory: f.memory << 20},
 		StagingDir: f.staging, NoStaging: f.noStage, Progress: errw,
+		Observer: autoagent.TraceSynth(tr),
 	})
 	if err != nil {
 		return err

@@ -1,0 +1,46 @@
+package autoagent
+
+import (
+	"context"
+
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/synth"
+	"github.com/autoagent-go/autoagent/trace"
+)
+
+// TraceSynth returns a synth.Options.Observer that writes every step of
+// building a model-written tool to tr as a "synth_<stage>" event (tool,
+// status, error, detail, duration, writer usage, module hash). synth itself
+// imports no tracing package; this is the bridge. Events never carry
+// held-out examples, only counts.
+func TraceSynth(tr *trace.Tracer) func(synth.Event) {
+	if tr == nil {
+		return nil
+	}
+	return func(ev synth.Event) {
+		p := trace.Payload{
+			Name:       ev.Tool,
+			Status:     ev.Status,
+			Error:      ev.Error,
+			Content:    ev.Detail,
+			DurationMS: float64(ev.Duration.Microseconds()) / 1000,
+			Attrs:      map[string]string{"language": ev.Language},
+		}
+		if ev.Attempt > 0 {
+			p.Step = ev.Attempt
+		}
+		if ev.SHA256 != "" {
+			p.Attrs["sha256"] = ev.SHA256
+		}
+		if u := ev.Usage; u != nil {
+			p.InputTokens, p.OutputTokens, p.CachedTokens = u.InputTokens, u.OutputTokens, u.CachedTokens
+		}
+		tr.Emit(trace.Event{Type: trace.Type("synth_" + string(ev.Stage)), Payload: p})
+	}
+}
+
+// CountSynthUsage is a synth.Options.OnUsage that adds the tool writer's
+// spend to the run whose create_tool call caused it, so writing tools counts
+// against the run's token budget.
+func CountSynthUsage(ctx context.Context, u llm.Usage) { loop.ReportUsage(ctx, u) }
