@@ -2,11 +2,13 @@ package host
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The child process of the cache tests and benchmarks: it loads a module
@@ -15,6 +17,7 @@ import (
 // The other tests share one compilation cache, so each module (the 3 MB
 // Go guest above all) is compiled once per test run.
 func TestMain(m *testing.M) {
+	mainStart = time.Now()
 	if dir := os.Getenv("AUTOAGENT_HOST_CHILD_CACHE"); dir != "" {
 		os.Exit(childLoad(dir))
 	}
@@ -28,7 +31,10 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-var testCacheDir string
+var (
+	testCacheDir string
+	mainStart    time.Time
+)
 
 func childLoad(dir string) int {
 	ctx := context.Background()
@@ -50,11 +56,15 @@ func childLoad(dir string) int {
 		os.Stderr.WriteString(err.Error())
 		return 5
 	}
+	ready := time.Since(mainStart)
 	tl, _ := l.Tool("echo")
+	start := time.Now()
 	res, err := tl.Call(ctx, toolCall("echo", `{"s":"cached"}`))
 	if err != nil || res.Text() != `{"s":"cached"}` {
 		return 6
 	}
+	// Read by BenchmarkNewProcess.
+	fmt.Printf("ready_ns=%d call_ns=%d\n", ready.Nanoseconds(), time.Since(start).Nanoseconds())
 	return 0
 }
 

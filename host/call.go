@@ -99,7 +99,7 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 	rec.Denied = inst.denied
 	rec.OutputBytes = len(out)
 	if err != nil {
-		inst.close()
+		l.releaseInstance(inst, false)
 		return t.failure(ctx, err, rec)
 	}
 	if failure != "" {

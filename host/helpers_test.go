@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
@@ -122,4 +123,17 @@ func mustEcho(t testing.TB, h *Host) {
 
 func toolCall(name, args string) tool.Call {
 	return tool.Call{ID: "c", Name: name, Arguments: json.RawMessage(args)}
+}
+
+// waitFull waits until the pool holds its full number of instances.
+func (p *pool) waitFull() {
+	for {
+		p.mu.Lock()
+		full := len(p.ready) >= p.size
+		p.mu.Unlock()
+		if full {
+			return
+		}
+		time.Sleep(50 * time.Microsecond)
+	}
 }

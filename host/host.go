@@ -155,7 +155,9 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		_ = rt.Close(ctx)
 		return nil, err
 	}
-	h.kernelConfig = wazero.NewModuleConfig().WithName("").WithStartFunctions()
+	// The kernel never reads randomness: a fixed source spares wazero
+	// seeding a generator for every instance.
+	h.kernelConfig = wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(zeroReader{})
 	return h, nil
 }
 
@@ -229,4 +231,12 @@ func (h *Host) Limits() Limits { return h.limits }
 func Hash(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// zeroReader reads zeros.
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }

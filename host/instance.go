@@ -37,6 +37,9 @@ type instance struct {
 	// instance must not run again.
 	stopRequested atomic.Bool
 	interrupted   bool
+	// recycle is set by close: the host closes the instance itself, so its
+	// memory may serve another instance.
+	recycle bool
 
 	stdin  swapReader
 	stdout cappedBuffer
@@ -229,6 +232,7 @@ func (inst *instance) close() {
 	if n := inst.linear.size(); n > inst.l.memHint.Load() {
 		inst.l.memHint.Store(n)
 	}
+	inst.recycle = true
 	if inst.mod != nil {
 		_ = inst.mod.Close(context.Background())
 	}

@@ -1,6 +1,10 @@
 package host
 
-import "github.com/tetratelabs/wazero/experimental"
+import (
+	"sync"
+
+	"github.com/tetratelabs/wazero/experimental"
+)
 
 // linearMemory backs one memory of an instance (the guest's, or its
 // kernel's, which holds the Extism blocks) and refuses to grow past the
@@ -32,6 +36,56 @@ func (a memoryAllocator) Allocate(_, _ uint64) experimental.LinearMemory {
 	return m
 }
 
+// spares are the memory buffers of a module's closed instances, kept for
+// its next instances: instantiating a Go guest would otherwise allocate
+// (and the garbage collector then scan and free) megabytes per instance.
+// Only instances the host closed itself give their buffers back (see
+// instance.close); a buffer is zeroed when it is taken.
+type spares struct {
+	mu   sync.Mutex
+	bufs [2][]spare // guest, kernel
+	max  int
+}
+
+type spare struct {
+	buf  []byte // full capacity
+	used int    // bytes the last instance could have written
+}
+
+func kind(kernel bool) int {
+	if kernel {
+		return 1
+	}
+	return 0
+}
+
+// take returns a zeroed buffer of length size, or nil.
+func (s *spares) take(kernel bool, size uint64) []byte {
+	s.mu.Lock()
+	list := s.bufs[kind(kernel)]
+	for i, sp := range list {
+		if uint64(cap(sp.buf)) < size {
+			continue
+		}
+		list[i] = list[len(list)-1]
+		s.bufs[kind(kernel)] = list[:len(list)-1]
+		s.mu.Unlock()
+		clear(sp.buf[:sp.used])
+		return sp.buf[:size]
+	}
+	s.mu.Unlock()
+	return nil
+}
+
+// put keeps buf for a later instance, unless enough are kept already.
+func (s *spares) put(kernel bool, buf []byte) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if list := s.bufs[kind(kernel)]; len(list) < s.max {
+		s.bufs[kind(kernel)] = append(list, spare{buf[:cap(buf)], len(buf)})
+	}
+}
+
 // charged is the part of the memory the module's limit counts: all of the
 // guest's, and the kernel's beyond its initial page (the host's fixed cost).
 func (m *linearMemory) charged(size int64) int64 {
@@ -55,9 +109,16 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 		inst.exceeded = limitErr(LimitMemory, inst.limits.Memory)
 		return nil
 	}
-	if uint64(cap(m.buf)) >= size {
+	var spare []byte
+	if m.buf == nil {
+		spare = inst.l.spares.take(m.kernel, size)
+	}
+	switch {
+	case spare != nil:
+		m.buf = spare
+	case uint64(cap(m.buf)) >= size:
 		m.buf = m.buf[:size]
-	} else {
+	default:
 		// Grow geometrically, as append would, but never past the limit:
 		// a module growing one page at a time must not copy its memory
 		// on every page. A new guest memory starts at the size earlier
@@ -78,8 +139,16 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 	return m.buf
 }
 
-// Free drops the memory.
-func (m *linearMemory) Free() { m.buf = nil }
+// Free drops the memory, giving the buffer back to the module's spares
+// when the host itself closed the instance: then nothing can run in it
+// any more. (A module closed by the runtime, on Host.Close, may still be
+// running a guest: its buffer is left to the garbage collector.)
+func (m *linearMemory) Free() {
+	if m.inst.recycle && m.buf != nil {
+		m.inst.l.spares.put(m.kernel, m.buf)
+	}
+	m.buf = nil
+}
 
 // size is the current length of the memory.
 func (m *linearMemory) size() int64 {

@@ -66,8 +66,10 @@ type Loaded struct {
 
 	pool *pool
 	// memHint is the largest guest memory an instance reached, the size a
-	// new instance's memory starts at.
+	// new instance's memory starts at; spares are the memory buffers of
+	// closed instances.
 	memHint atomic.Int64
+	spares  spares
 
 	mu      sync.Mutex
 	closed  bool
@@ -108,6 +110,7 @@ func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
 		l.closeResources()
 		return nil, err
 	}
+	l.spares.max = max(h.opts.PoolSize, 0) + 2
 	l.pool = newPool(l, h.opts.PoolSize)
 	return l, nil
 }

@@ -13,8 +13,11 @@ import (
 // Refilling happens in the background, one instantiation at a time per
 // module, and at most refillSlots at a time across the host, so refills
 // never take every core from the callers they exist to serve. A refill
-// starts when the module is loaded and whenever a call takes an instance;
-// it ends when the pool is full, so an idle module costs no goroutine.
+// starts when the module is loaded and when a call that took an instance
+// has ended (not when it starts: an instantiation running beside the call
+// would slow it down, Go guests' above all, whose start-up allocates
+// megabytes); it ends when the pool is full, so an idle module costs no
+// goroutine.
 type pool struct {
 	l    *Loaded
 	size int
@@ -97,24 +100,21 @@ func (p *pool) refill() {
 	}
 }
 
-// get returns a ready instance, or nil, and starts a refill.
+// get returns a ready instance, or nil.
 func (p *pool) get() *instance {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var inst *instance
 	if n := len(p.ready); n > 0 {
-		inst = p.ready[n-1]
+		inst := p.ready[n-1]
 		p.ready[n-1] = nil
 		p.ready = p.ready[:n-1]
+		return inst
 	}
-	if !p.reuse {
-		p.startRefill()
-	}
-	return inst
+	return nil
 }
 
-// discarded notes that an instance of a Reuse module was dropped (its
-// call failed), so the pool refills.
+// discarded notes that a call's instance was dropped (each one is, unless
+// the module has Reuse and the call went well), so the pool refills.
 func (p *pool) discarded() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -181,14 +181,13 @@ func (l *Loaded) acquire(ctx context.Context) (inst *instance, pooled bool, err 
 // releaseInstance discards inst, or keeps it for the next call when the
 // module reuses instances and the call ended well.
 func (l *Loaded) releaseInstance(inst *instance, ok bool) {
-	if !l.reuse || l.pool == nil {
-		inst.close()
-		return
-	}
-	if ok && !inst.interrupted && !inst.mod.IsClosed() {
-		l.pool.put(inst)
+	p := l.pool
+	if p != nil && l.reuse && ok && !inst.interrupted && !inst.mod.IsClosed() {
+		p.put(inst)
 		return
 	}
 	inst.close()
-	l.pool.discarded()
+	if p != nil {
+		p.discarded()
+	}
 }
