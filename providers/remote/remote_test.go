@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -252,6 +253,7 @@ func TestHungBackendIsBoundedByContextAndReplaced(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
+	waitStopped(t, pid)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	_, err := p.Complete(ctx, ask("hello"))
@@ -420,4 +422,30 @@ func TestHangBeforeHandshakeIsBoundedByContext(t *testing.T) {
 	if !errors.As(err, &be) || !errors.Is(err, context.DeadlineExceeded) || be.Backend != "mute" {
 		t.Fatalf("got %v, want a *BackendError for backend \"mute\" wrapping context.DeadlineExceeded", err)
 	}
+}
+
+// waitStopped waits until every thread of pid is stopped: kill(SIGSTOP)
+// returns before the group stop completes, and a thread still running could
+// answer a request meanwhile.
+func waitStopped(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		stats, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+		stopped := len(stats) > 0
+		for _, f := range stats {
+			b, err := os.ReadFile(f)
+			// The state follows the command name's closing parenthesis.
+			i := strings.LastIndexByte(string(b), ')')
+			if err != nil || i < 0 || i+2 >= len(b) || (b[i+2] != 'T' && b[i+2] != 't') {
+				stopped = false
+				break
+			}
+		}
+		if stopped {
+			return
+		}
+		time.Sleep(time.Millisecond)
+	}
+	t.Fatalf("process %d did not stop", pid)
 }
