@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -14,21 +16,48 @@ import (
 // The child process of the cache tests and benchmarks: it loads a module
 // (echo.wasm, or AUTOAGENT_HOST_CHILD_MODULE) with the cache directory
 // from the environment and calls its echo tool once.
+//
 // The other tests share one compilation cache, so each module (the 3 MB
-// Go guest above all) is compiled once per test run.
+// Go guest above all, which takes seconds to compile under -race) is
+// compiled once per test run, and, when the user cache directory is
+// writable, once per version of wazero (see testCache).
 func TestMain(m *testing.M) {
 	mainStart = time.Now()
 	if dir := os.Getenv("AUTOAGENT_HOST_CHILD_CACHE"); dir != "" {
 		os.Exit(childLoad(dir))
 	}
+	dir, temporary := testCache()
+	testCacheDir = dir
+	code := m.Run()
+	if temporary {
+		_ = os.RemoveAll(dir)
+	}
+	os.Exit(code)
+}
+
+// testCache returns the compilation cache of the tests: a directory of the
+// user cache named after the wazero version the module requires (wazero's
+// own version check sees "dev" in a test binary, so it cannot tell two
+// versions' code apart), else a temporary directory.
+func testCache() (dir string, temporary bool) {
+	if sum, err := os.ReadFile(filepath.Join("..", "go.sum")); err == nil {
+		for line := range strings.Lines(string(sum)) {
+			if strings.HasPrefix(line, "github.com/tetratelabs/wazero ") && !strings.Contains(line, "/go.mod ") {
+				key := Hash([]byte(line + runtime.GOARCH))[:16]
+				if base, err := os.UserCacheDir(); err == nil {
+					dir := filepath.Join(base, "autoagent", "host-tests-"+key)
+					if os.MkdirAll(dir, 0o700) == nil {
+						return dir, false
+					}
+				}
+			}
+		}
+	}
 	dir, err := os.MkdirTemp("", "autoagent-host-test-cache")
 	if err != nil {
 		panic(err)
 	}
-	testCacheDir = dir
-	code := m.Run()
-	_ = os.RemoveAll(dir)
-	os.Exit(code)
+	return dir, true
 }
 
 var (
@@ -41,6 +70,16 @@ func childLoad(dir string) int {
 	file := os.Getenv("AUTOAGENT_HOST_CHILD_MODULE")
 	if file == "" {
 		file = "echo.wasm"
+	}
+	if prof := os.Getenv("AUTOAGENT_HOST_CHILD_PROFILE"); prof != "" {
+		// For looking into a new process's start-up with go tool pprof.
+		f, err := os.Create(prof)
+		if err != nil {
+			return 7
+		}
+		defer f.Close()
+		_ = pprof.StartCPUProfile(f)
+		defer pprof.StopCPUProfile()
 	}
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "wasm", file))
 	if err != nil {

@@ -27,6 +27,7 @@ type compiledEntry struct {
 	ready   chan struct{} // closed when mod/err are set
 	mod     wazero.CompiledModule
 	abi     ABI
+	size    int      // bytes of the module
 	minMem  int64    // bytes the module's memory needs at start
 	imports []string // "module.name" of every imported function
 	kernel  bool     // the module uses Extism memory: it needs a kernel
@@ -95,17 +96,31 @@ func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte) error {
 		return fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	e.minMem = int64(minPages) << 16
-	prepared, rerr := rewrite(b, h.rewriteOptions())
-	if rerr != nil {
-		// Let the runtime say what is wrong with a module it refuses as
-		// well; one it accepts is refused rather than run unstoppable.
-		if _, err := h.runtime.CompileModule(ctx, b); err != nil {
-			prepared = b
-		} else {
-			return rerr
+	e.size = len(b)
+	opts := h.rewriteOptions()
+	key := fmt.Sprintf("%s-%s-%v-%v", e.sha, rewriteVersion, opts.interrupt, opts.mergeData)
+	var mod wazero.CompiledModule
+	if len(b) >= artifactMinSize {
+		if prepared := h.artifacts.get("prepared", key); prepared != nil {
+			mod, err = h.compileCached(ctx, prepared)
 		}
 	}
-	mod, err := h.compileCached(ctx, prepared)
+	if mod == nil {
+		prepared, rerr := rewrite(b, opts)
+		if rerr != nil {
+			// Let the runtime say what is wrong with a module it refuses
+			// as well; one it accepts is refused rather than run
+			// unstoppable.
+			if _, err := h.runtime.CompileModule(ctx, b); err == nil {
+				return rerr
+			}
+			prepared = b
+		}
+		mod, err = h.compileCached(ctx, prepared)
+		if err == nil && rerr == nil && len(b) >= artifactMinSize {
+			h.artifacts.put("prepared", key, prepared)
+		}
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()

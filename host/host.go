@@ -100,8 +100,9 @@ type Host struct {
 	kernel       *kernelRuntime
 	kernelConfig wazero.ModuleConfig
 	// cacheDir is the on-disk cache, "" when the cache is in memory.
-	cacheDir string
-	kv       *kvStores
+	cacheDir  string
+	artifacts artifacts
+	kv        *kvStores
 	// refill holds a slot per background instantiation (see pool).
 	refill chan struct{}
 
@@ -134,14 +135,15 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		WithCloseOnContextDone(opts.deadlines == deadlineRuntime)
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 	h := &Host{
-		opts:     opts,
-		limits:   limits,
-		runtime:  rt,
-		cache:    cache,
-		cacheDir: cacheDir,
-		kv:       newKVStores(opts.KVDir),
-		refill:   make(chan struct{}, refillSlots()),
-		compiled: map[string]*compiledEntry{},
+		opts:      opts,
+		limits:    limits,
+		runtime:   rt,
+		cache:     cache,
+		cacheDir:  cacheDir,
+		artifacts: artifacts{dir: cacheDir},
+		kv:        newKVStores(opts.KVDir),
+		refill:    make(chan struct{}, refillSlots()),
+		compiled:  map[string]*compiledEntry{},
 	}
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = rt.Close(ctx)

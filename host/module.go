@@ -195,24 +195,15 @@ type described struct {
 }
 
 // describe reads the module's describe document: the sidecar when given,
-// else the output of its describe export run with no capabilities.
+// else the output of its describe export run with no capabilities (cached
+// on disk for large modules, see artifacts).
 func (h *Host) describe(ctx context.Context, e *compiledEntry, name string, sidecar []byte, limits Limits) (described, error) {
 	raw := sidecar
 	if raw == nil {
-		if e.abi == ABIWASICommand {
-			return described{}, fmt.Errorf("host: module %q: %w: a WASI command module needs a sidecar %s.tool.json", name, ErrDescribe, name)
+		var err error
+		if raw, err = h.runDescribe(ctx, e, name, limits); err != nil {
+			return described{}, err
 		}
-		if e.mod.ExportedFunctions()["describe"] == nil {
-			return described{}, fmt.Errorf("host: module %q: %w: it exports no describe function and has no sidecar %s.tool.json", name, ErrDescribe, name)
-		}
-		dl := &Loaded{h: h, name: name, abi: e.abi, entry: e, has: map[string]bool{}, limits: limits}
-		dl.limits.Timeout = min(limits.Timeout, describeTimeout)
-		dl.limits.Output = maxDescribe
-		out, err := dl.runDescribe(ctx)
-		if err != nil {
-			return described{}, fmt.Errorf("host: module %q: %w: describe failed: %w", name, ErrDescribe, err)
-		}
-		raw = out
 	}
 	d, in, out, err := parseDescription(raw)
 	if err != nil {
@@ -221,7 +212,37 @@ func (h *Host) describe(ctx context.Context, e *compiledEntry, name string, side
 	return described{d, in, out}, nil
 }
 
-func (l *Loaded) runDescribe(ctx context.Context) ([]byte, error) {
+// runDescribe returns the output of the module's describe export.
+func (h *Host) runDescribe(ctx context.Context, e *compiledEntry, name string, limits Limits) ([]byte, error) {
+	if e.abi == ABIWASICommand {
+		return nil, fmt.Errorf("host: module %q: %w: a WASI command module needs a sidecar %s.tool.json", name, ErrDescribe, name)
+	}
+	if e.mod.ExportedFunctions()["describe"] == nil {
+		return nil, fmt.Errorf("host: module %q: %w: it exports no describe function and has no sidecar %s.tool.json", name, ErrDescribe, name)
+	}
+	dl := &Loaded{h: h, name: name, abi: e.abi, entry: e, has: map[string]bool{}, limits: limits}
+	dl.limits.Timeout = min(limits.Timeout, describeTimeout)
+	dl.limits.Output = maxDescribe
+	key := fmt.Sprintf("%s-%s-%s-%d-%d", e.sha, describeVersion, rewriteVersion, dl.limits.Memory, dl.limits.Timeout)
+	cache := e.size >= artifactMinSize
+	if cache {
+		if cached := h.artifacts.get("describe", key); cached != nil {
+			if _, _, _, err := parseDescription(cached); err == nil {
+				return cached, nil
+			}
+		}
+	}
+	out, err := dl.describeOnce(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("host: module %q: %w: describe failed: %w", name, ErrDescribe, err)
+	}
+	if _, _, _, err := parseDescription(out); err == nil && cache {
+		h.artifacts.put("describe", key, out)
+	}
+	return out, nil
+}
+
+func (l *Loaded) describeOnce(ctx context.Context) ([]byte, error) {
 	inst, err := l.newInstance(ctx, true)
 	if err != nil {
 		return nil, err

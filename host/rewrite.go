@@ -697,28 +697,33 @@ func mergeData(body []byte) (_ []byte, count uint32, ok bool) {
 			return nil, 0, false
 		}
 	}
-	var merged []seg
-	for _, s := range segs {
-		if k := len(merged) - 1; k >= 0 {
-			last := &merged[k]
-			end := uint64(last.off) + uint64(len(last.data))
-			if gap := uint64(s.off) - end; gap <= mergeGap {
-				last.data = append(last.data, make([]byte, gap)...)
-				last.data = append(last.data, s.data...)
-				continue
-			}
+	// Each group of segments less than mergeGap apart becomes one segment
+	// spanning them, written straight into the new section.
+	out := appendU32(make([]byte, 0, len(body)+mergeGap), 0)
+	count = 0
+	for i := 0; i < len(segs); {
+		j, end := i+1, uint64(segs[i].off)+uint64(len(segs[i].data))
+		for j < len(segs) && uint64(segs[j].off)-end <= mergeGap {
+			end = uint64(segs[j].off) + uint64(len(segs[j].data))
+			j++
 		}
-		merged = append(merged, seg{s.off, slices.Clone(s.data)})
-	}
-	out := appendU32(nil, uint32(len(merged)))
-	for _, s := range merged {
+		start := segs[i].off
+		size := int(end - uint64(start))
 		out = append(out, 0x00, 0x41)
-		out = appendS32(out, int32(s.off))
+		out = appendS32(out, int32(start))
 		out = append(out, 0x0b)
-		out = appendU32(out, uint32(len(s.data)))
-		out = append(out, s.data...)
+		out = appendU32(out, uint32(size))
+		base := len(out)
+		out = slices.Grow(out, size)[:base+size]
+		clear(out[base:])
+		for _, s := range segs[i:j] {
+			copy(out[base+int(s.off-start):], s.data)
+		}
+		count++
+		i = j
 	}
-	return out, uint32(len(merged)), true
+	// The count was written as one byte: rewrite it in place.
+	return append(appendU32(nil, count), out[1:]...), count, true
 }
 
 // reader decodes the binary format; the first error sticks and every

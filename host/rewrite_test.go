@@ -22,7 +22,9 @@ import (
 func TestRewriteCorpus(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfig().WithCompilationCache(wazero.NewCompilationCache()))
+	// The interpreter validates a module as the compiler does, in a
+	// fraction of the time.
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
 	defer rt.Close(ctx)
 	files, _ := filepath.Glob(filepath.Join("..", "testdata", "wasm", "*.wasm"))
 	mods := map[string][]byte{"kernel.wasm": kernelWasm}
@@ -83,7 +85,7 @@ func TestMergeDataKeepsMemory(t *testing.T) {
 	if before, after := countDataSegments(t, b), countDataSegments(t, merged); before < 1000 || after > 16 {
 		t.Fatalf("data segments: %d before, %d after merging", before, after)
 	}
-	rt := wazero.NewRuntime(ctx)
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
 	defer rt.Close(ctx)
 	wasi_snapshot_preview1.MustInstantiate(ctx, rt)
 	var memories [][]byte
