@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"runtime/pprof"
 	"strings"
@@ -140,4 +141,56 @@ func TestDiskCacheAcrossProcesses(t *testing.T) {
 		}
 	}
 	runChild(t, dir)
+}
+
+// TestArtifactsCache: a large module's rewritten bytes and describe
+// document are kept on disk and used by the next host; unreadable ones are
+// recomputed, not fatal.
+func TestArtifactsCache(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	b := wasmFile(t, "goecho.wasm")
+	loadOnce := func() Description {
+		t.Helper()
+		h, err := New(ctx, Options{CacheDir: dir, KVDir: t.TempDir(), PoolSize: -1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer h.Close(ctx)
+		l, err := h.Load(ctx, Module{Name: "goecho", Bytes: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res := call(t, l, "upper", `{"s":"cached"}`); res.Text() != "CACHED" {
+			t.Fatalf("upper: %+v", res)
+		}
+		return l.Describe()
+	}
+	first := loadOnce()
+	kinds := map[string][]string{}
+	for _, kind := range []string{"prepared", "describe"} {
+		files, _ := filepath.Glob(filepath.Join(dir, kind, "*"))
+		if len(files) != 1 {
+			t.Fatalf("%s: %d files cached, want 1", kind, len(files))
+		}
+		kinds[kind] = files
+	}
+	if got, _ := os.ReadFile(kinds["describe"][0]); !strings.Contains(string(got), `"upper"`) {
+		t.Fatalf("cached describe document: %s", got)
+	}
+	if second := loadOnce(); !reflect.DeepEqual(first, second) {
+		t.Fatalf("describe from the cache differs:\n%+v\n%+v", first, second)
+	}
+	for _, files := range kinds {
+		if err := os.WriteFile(files[0], []byte("garbage"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if third := loadOnce(); !reflect.DeepEqual(first, third) {
+		t.Fatalf("describe after corrupting the cache differs:\n%+v\n%+v", first, third)
+	}
+	if got, _ := os.ReadFile(kinds["describe"][0]); string(got) == "garbage" {
+		t.Error("the corrupted describe document was not replaced")
+	}
 }

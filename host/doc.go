@@ -57,9 +57,18 @@
 //
 // Each distinct module is compiled once per process and its machine code is
 // cached on disk (Options.CacheDir), so a new process is ready without
-// compiling. Each call gets a fresh instance by default, taken from a small
-// pool of pre-initialised instances (Options.PoolSize); Module.Reuse keeps a
-// warm instance across calls for modules that tolerate shared state.
+// compiling; for large modules the host also caches its own preparation
+// (the rewritten bytes, the describe document) there. Each call gets a
+// fresh instance by default, taken from a small pool of pre-initialised
+// instances (Options.PoolSize) that refills in the background after calls;
+// Module.Reuse keeps a warm instance across calls for modules that tolerate
+// shared state. Extism memory lives in a small WebAssembly kernel beside
+// each instance, so a guest's loads and stores never leave WebAssembly.
+//
+// The time limit costs compute-bound guests almost nothing: the host adds a
+// counter check at loop headers and in functions that make calls, and the
+// guest returns to the host every 10 000 checks, where it is stopped when
+// its time is up (see host/ABI.md "What the host changes in a module").
 //
 // # Tool flags
 //

@@ -128,6 +128,11 @@ func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, e
 		inst.close()
 		return nil, inst.classify(ctx, fmt.Errorf("initialising: %w", err))
 	}
+	// The next instance's memory starts as large as this one's after its
+	// start-up, so a Go guest's runtime does not copy its heap as it grows.
+	if n := inst.linear.size(); n > l.memHint.Load() {
+		l.memHint.Store(n)
+	}
 	if l.entry.abi == ABIExtism {
 		inst.fn = mod.ExportedFunction("call")
 	} else {
@@ -226,12 +231,8 @@ func (inst *instance) begin(ctx context.Context, toolName string) {
 	inst.notePeak()
 }
 
-// close frees the instance, remembering how large its memory grew so the
-// next instance of the module starts that large.
+// close frees the instance; its memory may serve the module's next one.
 func (inst *instance) close() {
-	if n := inst.linear.size(); n > inst.l.memHint.Load() {
-		inst.l.memHint.Store(n)
-	}
 	inst.recycle = true
 	if inst.mod != nil {
 		_ = inst.mod.Close(context.Background())

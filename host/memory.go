@@ -77,8 +77,13 @@ func (s *spares) take(kernel bool, size uint64) []byte {
 	return nil
 }
 
-// put keeps buf for a later instance, unless enough are kept already.
-func (s *spares) put(kernel bool, buf []byte) {
+// put keeps buf for a later instance, unless enough are kept already or
+// it is far larger than an instance needs to start (a call that grew its
+// memory to the limit must not pin that much for every later instance).
+func (s *spares) put(kernel bool, buf []byte, typical int64) {
+	if int64(cap(buf)) > max(4*typical, 1<<20) {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if list := s.bufs[kind(kernel)]; len(list) < s.max {
@@ -145,7 +150,11 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 // running a guest: its buffer is left to the garbage collector.)
 func (m *linearMemory) Free() {
 	if m.inst.recycle && m.buf != nil {
-		m.inst.l.spares.put(m.kernel, m.buf)
+		typical := m.inst.l.memHint.Load()
+		if m.kernel {
+			typical = m.inst.l.h.kernel.initial
+		}
+		m.inst.l.spares.put(m.kernel, m.buf, typical)
 	}
 	m.buf = nil
 }
