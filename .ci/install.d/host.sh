@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# host: the toolchain that rebuilds testdata/wasm (clang, lld, wasi-libc,
-# the wasm32 compiler runtime). Only needed when a module's sources changed
-# without a rebuild; the committed .wasm files let `go test` run without it.
+# host: the toolchain that rebuilds testdata/wasm and host/kernel.wasm (clang,
+# lld, wasi-libc, the wasm32 compiler runtime). Only needed when a module's
+# sources changed without a rebuild; the committed .wasm files let `go test`
+# and `go build` run without it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 if bash testdata/wasm/build.sh --check 2>/dev/null; then
