@@ -61,7 +61,7 @@ func TestEnvGrant(t *testing.T) {
 	}
 
 	e := load(t, h, "echo.wasm", Module{Grants: grants(t, "env:API_TOKEN"), Config: map[string]string{"region": "eu"}})
-	for key, want := range map[string]string{"API_TOKEN": "s3cret", "OTHER_SECRET": "(unset)", "region": "eu", "PATH": "(unset)"} {
+	for key, want := range map[string]string{"API_TOKEN": "s3cret", "OTHER_SECRET": "(unset)", "region": "eu", "PATH": "(unset)", "": "(unset)"} {
 		if got := call(t, e, "config", `{"key":"`+key+`"}`).Text(); got != want {
 			t.Errorf("config_get(%s) = %q, want %q", key, got, want)
 		}

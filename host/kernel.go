@@ -239,7 +239,11 @@ func (inst *instance) write(b []byte) uint64 {
 }
 
 // read returns a copy of block off, trapping when it is not a block.
+// Offset 0 reads as empty: it is what alloc returns for no bytes.
 func (inst *instance) read(off uint64, what string) []byte {
+	if off == 0 {
+		return []byte{}
+	}
 	b, ok := inst.k.find(off)
 	if !ok {
 		inst.fail(&TrapError{Reason: fmt.Sprintf("%s: %d is not an Extism memory block", what, off)})
