@@ -1,0 +1,162 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// kernelCall calls one of the kernel's exports the way a guest would.
+func kernelCall(t *testing.T, inst *instance, name string, args ...uint64) (uint64, error) {
+	t.Helper()
+	f := inst.k.mod.ExportedFunction(name)
+	if f == nil {
+		t.Fatalf("the kernel exports no %s", name)
+	}
+	ctx := context.WithValue(context.Background(), instanceKey{}, inst)
+	stack := append(args, 0)
+	inst.abort = nil
+	err := f.CallWithStack(ctx, stack)
+	if err != nil && inst.abort != nil {
+		err = inst.abort
+	}
+	return stack[0], err
+}
+
+// TestKernelBlocks: the kernel's allocator and the Go side's view of it
+// agree: blocks are distinct, lengths are right, freed blocks are reused,
+// forged offsets are not blocks, and accesses outside the blocks trap with
+// a message saying so.
+func TestKernelBlocks(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{})
+	l := load(t, h, "echo.wasm", Module{})
+	inst, err := l.newInstance(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.close()
+	must := func(name string, args ...uint64) uint64 {
+		t.Helper()
+		v, err := kernelCall(t, inst, name, args...)
+		if err != nil {
+			t.Fatalf("%s%v: %v", name, args, err)
+		}
+		return v
+	}
+
+	if got := must("alloc", 0); got != 0 {
+		t.Errorf("alloc(0) = %d, want 0 (as in Extism)", got)
+	}
+	a := must("alloc", 10)
+	b := must("alloc", 100)
+	g := inst.write([]byte("from the host"))
+	c := must("alloc", 3)
+	offs := []uint64{a, b, g, c}
+	for i, off := range offs {
+		if off == 0 || off%8 != 0 {
+			t.Fatalf("block %d at %d", i, off)
+		}
+		for _, other := range offs[i+1:] {
+			if other == off {
+				t.Fatalf("two blocks at %d", off)
+			}
+		}
+	}
+	for off, n := range map[uint64]uint64{a: 10, b: 100, g: 13, c: 3} {
+		if got := must("length", off); got != n {
+			t.Errorf("length(%d) = %d, want %d", off, got, n)
+		}
+		if got := must("length_unsafe", off); got != n {
+			t.Errorf("length_unsafe(%d) = %d, want %d", off, got, n)
+		}
+		if data, ok := inst.k.find(off); !ok || uint64(len(data)) != n {
+			t.Errorf("Go side: block %d has %d bytes (%v), want %d", off, len(data), ok, n)
+		}
+	}
+	if got := string(inst.read(g, "test")); got != "from the host" {
+		t.Errorf("read back %q", got)
+	}
+	for _, forged := range []uint64{a + 8, b - 8, 1, 1 << 40} {
+		if got := must("length", forged); got != 0 {
+			t.Errorf("length(%d) = %d, want 0: not a block", forged, got)
+		}
+		if _, ok := inst.k.find(forged); ok {
+			t.Errorf("Go side: %d is taken for a block", forged)
+		}
+	}
+
+	// store, load, and the bounds of both.
+	must("store_u64", b+8, 0x0102030405060708)
+	if got := must("load_u64", b+8); got != 0x0102030405060708 {
+		t.Errorf("load_u64 = %#x", got)
+	}
+	if got := must("load_u8", b+8); got != 8 {
+		t.Errorf("load_u8 = %d", got)
+	}
+	top := c + 8 // c's data is rounded up to 8 bytes: the blocks end here
+	for _, f := range []struct {
+		name string
+		args []uint64
+		want string
+	}{
+		{"load_u64", []uint64{top - 7}, "out of bounds of Extism memory"},
+		{"load_u8", []uint64{8}, "out of bounds of Extism memory"},
+		{"store_u64", []uint64{1 << 33, 1}, "out of bounds of Extism memory"},
+		{"store_u8", []uint64{top, 1}, "out of bounds of Extism memory"},
+		{"input_load_u64", []uint64{0}, "past the input"},
+		{"output_set", []uint64{a, 1 << 40}, "output limit"},
+		{"output_set", []uint64{top, 16}, "out of bounds of Extism memory"},
+	} {
+		_, err := kernelCall(t, inst, f.name, f.args...)
+		if err == nil || !strings.Contains(err.Error(), f.want) {
+			t.Errorf("%s%v: %v, want an error containing %q", f.name, f.args, err, f.want)
+		}
+	}
+
+	// A freed block is reused for an allocation that fits; freeing the
+	// last block gives its bytes back.
+	must("free", a)
+	if got := must("length", a); got != 0 {
+		t.Errorf("length of a freed block = %d", got)
+	}
+	if d := must("alloc", 7); d != a {
+		t.Errorf("alloc(7) after free = %d, want the freed block %d", d, a)
+	}
+	before := must("memory_bytes")
+	inst.k.free(c)
+	if after := must("memory_bytes"); after >= before {
+		t.Errorf("memory_bytes %d after freeing the last block, was %d", after, before)
+	}
+	must("reset")
+	if got := must("memory_bytes"); got != 0 {
+		t.Errorf("memory_bytes after reset = %d", got)
+	}
+	if got := must("length", b); got != 0 {
+		t.Errorf("a block survived reset")
+	}
+}
+
+// TestKernelMemoryLimit: Extism memory counts against the module's memory
+// limit, whoever allocates it.
+func TestKernelMemoryLimit(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{})
+	l := load(t, h, "echo.wasm", Module{Limits: Limits{Memory: 4 << 20}})
+	inst, err := l.newInstance(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.close()
+	_, err = kernelCall(t, inst, "alloc", 8<<20)
+	var le *LimitError
+	if !errors.As(err, &le) || le.Limit != LimitMemory {
+		t.Fatalf("alloc past the limit: %v", err)
+	}
+	inst.exceeded = nil
+	err = inst.guard(func() { inst.write(make([]byte, 8<<20)) })
+	if !errors.As(err, &le) || le.Limit != LimitMemory {
+		t.Fatalf("a host write past the limit: %v", err)
+	}
+}
