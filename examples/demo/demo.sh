@@ -14,8 +14,9 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/plugins" "$work/data"
 cp plugins/read_file.wasm plugins/text_tools.wasm plugins/http_get.wasm "$work/plugins/"
 printf 'Q3 sales: 1200 units at 35 EUR.\nQ4 sales: 1450 units at 35 EUR.\n' > "$work/data/sales.txt"
-# Keep the compiled-module cache and kv stores inside the demo.
-export XDG_CACHE_HOME="$work/cache" XDG_DATA_HOME="$work/share"
+# Keep kv stores inside the demo (compiled modules use the user cache, which
+# `make synth-engine` warmed).
+export XDG_DATA_HOME="$work/share"
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
@@ -40,3 +41,8 @@ step "Trace summary"
 step "One changed byte voids the approval"
 printf '\0' >> "$work/plugins/text_tools.wasm"
 "$bin" tools verify --plugins "$work/plugins" || echo "(verify exited $?: the tampered module is no longer approved)"
+
+step "A model writes a tool from examples (scripted writer; JavaScript in the sandbox)"
+echo "Its first attempt fits the 3 examples it was shown but not the 2 it never saw:"
+"$bin" synth --examples examples/demo/slugs.jsonl --goal "Turn a title into a URL slug" \
+	--provider scripted --script examples/demo/writer.jsonl --seed 3 --staging "$work/staging"
