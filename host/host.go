@@ -132,7 +132,12 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	}
 	cfg := wazero.NewRuntimeConfig().
 		WithCompilationCache(cache).
-		WithCloseOnContextDone(opts.deadlines == deadlineRuntime)
+		WithCloseOnContextDone(opts.deadlines == deadlineRuntime).
+		// The wasm stack traces debug information feeds are not shown (a
+		// trap's first line is) and function names are gone after the
+		// rewrite; without it, compiled code carries no source map, which
+		// a new process would read back entry by entry.
+		WithDebugInfoEnabled(false)
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 	h := &Host{
 		opts:      opts,
