@@ -26,6 +26,10 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage(`{"type":"object"}`)
 	}
+	raw, err := normalizeTypes(raw)
+	if err != nil {
+		return nil, fmt.Errorf("tool: invalid input schema: %w", err)
+	}
 	var s jsonschema.Schema
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return nil, fmt.Errorf("tool: invalid input schema: %w", err)
@@ -262,4 +266,82 @@ func enumValues(tag string, t reflect.Type) ([]any, error) {
 		}
 	}
 	return out, nil
+}
+
+// jsonTypes are the seven type names of JSON Schema.
+var jsonTypes = []string{"array", "boolean", "integer", "null", "number", "object", "string"}
+
+// normalizeTypes lower-cases type names written in another case ("OBJECT",
+// as some generators and Gemini-style schemas do) and refuses unknown ones
+// ("objekt"), which the validator would otherwise accept and then match
+// nothing. The document is re-encoded only when a name changed.
+func normalizeTypes(raw json.RawMessage) (json.RawMessage, error) {
+	var doc any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		return nil, err
+	}
+	changed := false
+	var walk func(v any, path string) error
+	fix := func(name, path string) (string, error) {
+		for _, t := range jsonTypes {
+			if strings.EqualFold(name, t) {
+				if name != t {
+					changed = true
+				}
+				return t, nil
+			}
+		}
+		return "", fmt.Errorf("%s: unknown type %q (want one of %s)", path, name, strings.Join(jsonTypes, ", "))
+	}
+	walk = func(v any, path string) error {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				switch k {
+				case "const", "default", "examples", "enum":
+					continue // values, not schemas
+				case "type":
+					switch tv := e.(type) {
+					case string:
+						n, err := fix(tv, path+"/type")
+						if err != nil {
+							return err
+						}
+						x[k] = n
+						continue
+					case []any:
+						for i, te := range tv {
+							if ts, ok := te.(string); ok {
+								n, err := fix(ts, fmt.Sprintf("%s/type/%d", path, i))
+								if err != nil {
+									return err
+								}
+								tv[i] = n
+							}
+						}
+						continue
+					}
+				}
+				if err := walk(e, path+"/"+k); err != nil {
+					return err
+				}
+			}
+		case []any:
+			for i, e := range x {
+				if err := walk(e, fmt.Sprintf("%s/%d", path, i)); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := walk(doc, ""); err != nil {
+		return nil, err
+	}
+	if !changed {
+		return raw, nil
+	}
+	return json.Marshal(doc)
 }
