@@ -114,7 +114,8 @@ func describeValidation(err error) *ValidationError {
 	for _, m := range validatingRE.FindAllStringSubmatch(msg, -1) {
 		path = m[1]
 	}
-	reason := validatingRE.ReplaceAllString(msg, "")
+	// The validator prints a JSON null as "<invalid reflect.Value>".
+	reason := strings.ReplaceAll(validatingRE.ReplaceAllString(msg, ""), "<invalid reflect.Value>", "null")
 	field := fieldFromSchemaPath(path)
 	// Missing required properties are reported at the parent: name them.
 	if i := strings.Index(reason, "required: missing properties: "); i >= 0 {

@@ -28,3 +28,14 @@ func TestCompileSchemaTypeNames(t *testing.T) {
 		t.Errorf("unknown type name: %v", err)
 	}
 }
+
+func TestValidationOfNullNamesNull(t *testing.T) {
+	s, err := CompileSchema(json.RawMessage(`{"type":"object","properties":{"text":{"type":"string"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Validate(json.RawMessage(`{"text":null}`))
+	if err == nil || strings.Contains(err.Error(), "reflect") || !strings.Contains(err.Error(), "text: type: null") {
+		t.Errorf("null argument: %v", err)
+	}
+}
