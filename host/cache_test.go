@@ -153,11 +153,14 @@ func TestArtifactsCache(t *testing.T) {
 	b := wasmFile(t, "goecho.wasm")
 	loadOnce := func() Description {
 		t.Helper()
-		h, err := New(ctx, Options{CacheDir: dir, KVDir: t.TempDir(), PoolSize: -1})
+		// The compiled code comes from the tests' shared cache (compiling
+		// the Go guest takes seconds under -race); the artifacts go to dir.
+		h, err := New(ctx, Options{CacheDir: testCacheDir, KVDir: t.TempDir(), PoolSize: -1})
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer h.Close(ctx)
+		h.artifacts = artifacts{dir: dir}
 		l, err := h.Load(ctx, Module{Name: "goecho", Bytes: b})
 		if err != nil {
 			t.Fatal(err)
