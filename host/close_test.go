@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/autoagent-go/autoagent/tool"
 )
 
 // TestCallAfterClose: a tool kept after its module was closed (a registry
@@ -149,5 +151,39 @@ func (l *Loaded) released() bool {
 		return l.entry == nil
 	default:
 		return false
+	}
+}
+
+// TestHostCloseStopsCalls: closing the host ends a call in flight with
+// ErrClosed at the guest's next yield, and refuses later calls.
+func TestHostCloseStopsCalls(t *testing.T) {
+	t.Parallel()
+	h, rec := newTestHost(t, Options{})
+	l := load(t, h, "loop.wasm", Module{Limits: Limits{Timeout: time.Minute}})
+	tl, _ := l.Tool("loop")
+	type result struct {
+		res tool.Result
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		res, err := tl.Call(context.Background(), toolCall("loop", `{}`))
+		done <- result{res, err}
+	}()
+	for l.busy() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	if err := h.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if !errors.Is(r.err, ErrClosed) || !r.res.IsError {
+		t.Fatalf("call in flight: %+v, %v; want ErrClosed", r.res, r.err)
+	}
+	if got := rec.last(t).Outcome; got != OutcomeFailed {
+		t.Errorf("outcome %s", got)
+	}
+	if _, err := tl.Call(context.Background(), toolCall("loop", `{}`)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("call after Host.Close: %v", err)
 	}
 }

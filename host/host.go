@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
@@ -108,7 +109,16 @@ type Host struct {
 
 	mu       sync.Mutex
 	compiled map[string]*compiledEntry // by sha256
+	loaded   map[*Loaded]bool          // modules loaded and not yet freed
 	closed   bool
+	// shut is set for the call path, which does not take mu: new calls
+	// fail and running guests stop at their next yield.
+	shut atomic.Bool
+	// busy counts the Loads and Inspects in progress; Close waits for them.
+	busy sync.WaitGroup
+	// done is closed, and closeErr set, once Close has freed everything.
+	done     chan struct{}
+	closeErr error
 }
 
 // New returns a Host configured by opts.
@@ -149,6 +159,8 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		kv:        newKVStores(opts.KVDir),
 		refill:    make(chan struct{}, refillSlots()),
 		compiled:  map[string]*compiledEntry{},
+		loaded:    map[*Loaded]bool{},
+		done:      make(chan struct{}),
 	}
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = rt.Close(ctx)
@@ -216,18 +228,56 @@ func (h *Host) purgeCache() {
 	}
 }
 
-// Close stops the runtime: every loaded module is closed and calls in
-// flight end with an error.
+// Close stops the host: later calls and loads fail with ErrClosed, calls
+// in flight end with ErrClosed at their guest's next yield (a guest blocked
+// in a host function, such as an HTTP request, at the end of that
+// function's own time limit), and once they have, every loaded module and
+// the runtime are freed. When ctx ends first, Close returns its error and
+// the freeing happens when the last call ends (call Close again to wait).
 func (h *Host) Close(ctx context.Context) error {
 	h.mu.Lock()
-	if h.closed {
-		h.mu.Unlock()
-		return nil
-	}
+	first := !h.closed
 	h.closed = true
 	h.mu.Unlock()
-	err := h.runtime.Close(ctx)
-	return errors.Join(err, h.cache.Close(ctx))
+	if first {
+		h.shut.Store(true)
+		go h.free()
+	}
+	select {
+	case <-h.done:
+		return h.closeErr
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// free closes every module once the loads in progress are over, then the
+// runtime, which must not free memory a guest still runs in.
+func (h *Host) free() {
+	h.busy.Wait()
+	h.mu.Lock()
+	loaded := make([]*Loaded, 0, len(h.loaded))
+	for l := range h.loaded {
+		loaded = append(loaded, l)
+	}
+	h.mu.Unlock()
+	ctx := context.Background()
+	for _, l := range loaded {
+		_ = l.Close(ctx)
+	}
+	h.closeErr = errors.Join(h.runtime.Close(ctx), h.cache.Close(ctx))
+	close(h.done)
+}
+
+// begin registers a load or inspection, failing once the host is closed.
+func (h *Host) begin() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed {
+		return ErrClosed
+	}
+	h.busy.Add(1)
+	return nil
 }
 
 // Limits returns the host's default limits.

@@ -28,6 +28,10 @@ func (h *Host) Inspect(ctx context.Context, name string, b, sidecar []byte) (*In
 	if name == "" {
 		name = "module"
 	}
+	if err := h.begin(); err != nil {
+		return nil, err
+	}
+	defer h.busy.Done()
 	sha := Hash(b)
 	e, err := h.compile(ctx, sha, b)
 	if err != nil {

@@ -213,7 +213,14 @@ var errInterrupted = errors.New("interrupted")
 // checks: the Go scheduler may preempt it here, and the host stops it when
 // asked.
 func yield(ctx context.Context, _ api.Module, _ []uint64) {
-	if inst, ok := ctx.Value(instanceKey{}).(*instance); ok && inst.stopRequested.Load() {
+	inst, ok := ctx.Value(instanceKey{}).(*instance)
+	if !ok {
+		return
+	}
+	if inst.l.h.shut.Load() {
+		inst.fail(fmt.Errorf("call stopped: %w", ErrClosed))
+	}
+	if inst.stopRequested.Load() {
 		panic(errInterrupted)
 	}
 }

@@ -96,6 +96,10 @@ func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
 	if err := limits.validate(); err != nil {
 		return nil, err
 	}
+	if err := h.begin(); err != nil {
+		return nil, err
+	}
+	defer h.busy.Done()
 	sha := Hash(m.Bytes)
 	entry, err := h.compile(ctx, sha, m.Bytes)
 	if err != nil {
@@ -112,6 +116,9 @@ func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
 	}
 	l.spares.max = max(h.opts.PoolSize, 0) + 2
 	l.pool = newPool(l, h.opts.PoolSize)
+	h.mu.Lock()
+	h.loaded[l] = true
+	h.mu.Unlock()
 	return l, nil
 }
 
@@ -327,6 +334,9 @@ func (l *Loaded) finish() {
 }
 
 func (l *Loaded) closeResources() {
+	l.h.mu.Lock()
+	delete(l.h.loaded, l)
+	l.h.mu.Unlock()
 	for _, r := range l.roots {
 		_ = r.Close()
 	}
@@ -344,7 +354,7 @@ func (l *Loaded) closeResources() {
 func (l *Loaded) enter() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.closed {
+	if l.closed || l.h.shut.Load() {
 		return ErrClosed
 	}
 	l.calls++
