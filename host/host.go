@@ -41,7 +41,9 @@ type Options struct {
 	Limits Limits
 	// PoolSize is how many pre-initialised instances each module keeps
 	// ready so a call rarely waits for instantiation. 0 means 2; a negative
-	// value disables the pool (every call instantiates).
+	// value disables the pool (every call instantiates). The pool is filled
+	// when the module loads and refilled in the background after each call
+	// that used an instance, one instantiation at a time per module.
 	PoolSize int
 	// OnCall, when set, receives a record of every sandboxed call, after
 	// the call. It is called from the calling goroutine and must be safe
