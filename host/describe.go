@@ -17,6 +17,12 @@ type Description struct {
 	// Capabilities are the grant strings the module asks for; a person
 	// approves some or all of them. None when absent.
 	Capabilities []string `json:"capabilities,omitempty"`
+	// Config holds Extism config keys a sidecar gives the module
+	// (config_get), such as the script of a JavaScript tool whose module is
+	// the shared engine. Only a sidecar's config is used: it is pinned with
+	// the module by the manifest (sidecar_sha256). Keys set by the
+	// application (Module.Config) or by env: grants win over it.
+	Config map[string]string `json:"config,omitempty"`
 }
 
 // ToolDescription is one tool of a module, in MCP's Tool shape.

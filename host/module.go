@@ -143,6 +143,13 @@ func (l *Loaded) setup(ctx context.Context, m Module) error {
 	if err != nil {
 		return err
 	}
+	if m.Sidecar != nil {
+		for k, v := range desc.desc.Config {
+			if _, set := l.config[k]; !set {
+				l.config[k] = v
+			}
+		}
+	}
 	l.desc = desc.desc
 	for i, td := range desc.desc.Tools {
 		l.tools = append(l.tools, &moduleTool{

@@ -163,3 +163,43 @@ func TestSynthesizedGoToolEntersTheApprovalPath(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// A synthesized JavaScript tool is the shared engine module plus a sidecar
+// carrying its script: after promotion and approval, the plugins directory
+// runs it, and editing the script in the sidecar voids the approval.
+func TestSynthesizedJSToolEntersTheApprovalPath(t *testing.T) {
+	dir := t.TempDir()
+	examples := slugExamples(t, dir)
+	script := writerScript(t, dir, slugJS)
+	staging, plugins := filepath.Join(dir, "staging"), filepath.Join(dir, "plugins")
+	steps := [][]string{
+		{"synth", "--examples", examples, "--goal", "Turn a title into a URL slug", "--provider", "scripted", "--script", script, "--staging", staging, "--seed", "3"},
+		{"synth", "promote", "slugify", "--staging", staging, "--plugins", plugins},
+		{"tools", "approve", filepath.Join(plugins, "slugify.wasm"), "--by", "test", "--yes", "--plugins", plugins},
+		{"tools", "call", "slugify", "--args", `{"title":"Hello, Sandboxed World"}`, "--plugins", plugins},
+	}
+	var out, errb bytes.Buffer
+	for _, args := range steps {
+		out.Reset()
+		errb.Reset()
+		if code := run(args, strings.NewReader(""), &out, &errb); code != 0 {
+			t.Fatalf("%v: exit %d\n%s%s", args, code, out.String(), errb.String())
+		}
+	}
+	if !strings.Contains(out.String(), `hello-sandboxed-world`) {
+		t.Fatalf("tools call: %s", out.String())
+	}
+	sidecar := filepath.Join(plugins, "slugify.tool.json")
+	b, err := os.ReadFile(sidecar)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(sidecar, bytes.Replace(b, []byte(`toLowerCase()`), []byte(`toUpperCase()`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"tools", "call", "slugify", "--args", `{"title":"x"}`, "--plugins", plugins}, strings.NewReader(""), &out, &errb); code != 1 {
+		t.Errorf("a tampered script ran: exit %d\n%s%s", code, out.String(), errb.String())
+	}
+}
