@@ -2,12 +2,11 @@ package anthropic
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 
+	"github.com/autoagent-go/autoagent/internal/httpx"
 	"github.com/autoagent-go/autoagent/llm"
 )
 
@@ -190,7 +189,7 @@ func buildBlocks(i int, m llm.Message) ([]wireBlock, error) {
 				Type:  "tool_use",
 				ID:    p.ToolCall.ID,
 				Name:  p.ToolCall.Name,
-				Input: toolInput(p.ToolCall.Arguments),
+				Input: httpx.JSONObject(p.ToolCall.Arguments),
 			})
 		case llm.PartToolResult:
 			r := p.ToolResult
@@ -223,63 +222,20 @@ func buildBlocks(i int, m llm.Message) ([]wireBlock, error) {
 	return blocks, nil
 }
 
-// toolInput returns the tool_use input object. Arguments that are not a JSON
-// object (a model that produced invalid JSON) are sent as {} because the
-// API accepts nothing else there; the tool already rejected them.
-func toolInput(args json.RawMessage) json.RawMessage {
-	t := bytes.TrimSpace(args)
-	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
-		return json.RawMessage(`{}`)
-	}
-	return t
-}
-
 // imageSource returns the source of an image block: inline bytes and data:
 // URLs as base64, other URLs as a URL source the API fetches itself.
 func imageSource(img *llm.Image) (*wireImageSource, error) {
-	if img == nil {
-		return nil, fmt.Errorf("image part without image")
+	mime, data, inline, err := httpx.InlineImage(img)
+	if err != nil {
+		return nil, err
 	}
-	if len(img.Data) > 0 {
-		mime := img.MIMEType
-		if mime == "" {
-			mime = http.DetectContentType(img.Data)
-		}
-		if !strings.HasPrefix(mime, "image/") {
-			return nil, fmt.Errorf("image has no image MIME type (detected %q); set Image.MIMEType", mime)
-		}
-		return &wireImageSource{Type: "base64", MediaType: mime, Data: base64.StdEncoding.EncodeToString(img.Data)}, nil
-	}
-	if strings.HasPrefix(img.URL, "data:") {
-		mime, data, err := parseDataURL(img.URL)
-		if err != nil {
-			return nil, err
-		}
+	if inline {
 		return &wireImageSource{Type: "base64", MediaType: mime, Data: data}, nil
 	}
 	if strings.HasPrefix(img.URL, "https://") || strings.HasPrefix(img.URL, "http://") {
 		return &wireImageSource{Type: "url", URL: img.URL}, nil
 	}
-	if img.URL == "" {
-		return nil, fmt.Errorf("image has neither data nor URL")
-	}
 	return nil, fmt.Errorf("image URL %q has an unsupported scheme (want https, http or data)", truncate(img.URL, 40))
-}
-
-// parseDataURL splits a base64 data: URL into its media type and payload.
-func parseDataURL(u string) (mime, data string, err error) {
-	meta, payload, ok := strings.Cut(strings.TrimPrefix(u, "data:"), ",")
-	if !ok || !strings.HasSuffix(meta, ";base64") {
-		return "", "", fmt.Errorf("image data: URL is not base64-encoded")
-	}
-	mime = strings.TrimSuffix(meta, ";base64")
-	if !strings.HasPrefix(mime, "image/") {
-		return "", "", fmt.Errorf("image data: URL has media type %q, want image/*", mime)
-	}
-	if _, err := base64.StdEncoding.DecodeString(payload); err != nil {
-		return "", "", fmt.Errorf("image data: URL payload is not valid base64: %v", err)
-	}
-	return mime, payload, nil
 }
 
 // markCache places the prompt-cache breakpoints: after the tools, after the

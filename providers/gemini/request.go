@@ -1,13 +1,10 @@
 package gemini
 
 import (
-	"bytes"
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 
+	"github.com/autoagent-go/autoagent/internal/httpx"
 	"github.com/autoagent-go/autoagent/llm"
 )
 
@@ -183,7 +180,7 @@ func buildParts(i int, m llm.Message, callNames map[string]string) ([]wirePart, 
 				FunctionCall: &wireFunctionCall{
 					ID:   p.ToolCall.ID,
 					Name: p.ToolCall.Name,
-					Args: callArgs(p.ToolCall.Arguments),
+					Args: httpx.JSONObject(p.ToolCall.Arguments),
 				},
 				ThoughtSignature: p.Signature,
 			})
@@ -215,52 +212,18 @@ func buildParts(i int, m llm.Message, callNames map[string]string) ([]wirePart, 
 	return parts, nil
 }
 
-// callArgs returns a functionCall's args object; arguments that are not a
-// JSON object (a model's invalid JSON, already refused by the tool) are
-// sent as {} because Gemini accepts nothing else there.
-func callArgs(args json.RawMessage) json.RawMessage {
-	t := bytes.TrimSpace(args)
-	if len(t) == 0 || t[0] != '{' || !json.Valid(t) {
-		return json.RawMessage(`{}`)
-	}
-	return t
-}
-
 // inlineImage returns the inline data of an image part: its bytes, or the
 // payload of a data: URL. Gemini's fileData only takes URIs of its own
 // Files API, so a remote URL is refused with a clear error instead of a 400.
 func inlineImage(img *llm.Image) (*wireBlob, error) {
-	if img == nil {
-		return nil, fmt.Errorf("image part without image")
+	mime, data, inline, err := httpx.InlineImage(img)
+	if err != nil {
+		return nil, err
 	}
-	if len(img.Data) > 0 {
-		mime := img.MIMEType
-		if mime == "" {
-			mime = http.DetectContentType(img.Data)
-		}
-		if !strings.HasPrefix(mime, "image/") {
-			return nil, fmt.Errorf("image has no image MIME type (detected %q); set Image.MIMEType", mime)
-		}
-		return &wireBlob{MIMEType: mime, Data: base64.StdEncoding.EncodeToString(img.Data)}, nil
+	if !inline {
+		return nil, fmt.Errorf("remote image URLs are not supported by Gemini's inline data; download the image and pass its bytes (Image.Data)")
 	}
-	if rest, ok := strings.CutPrefix(img.URL, "data:"); ok {
-		meta, payload, ok := strings.Cut(rest, ",")
-		if !ok || !strings.HasSuffix(meta, ";base64") {
-			return nil, fmt.Errorf("image data: URL is not base64-encoded")
-		}
-		mime := strings.TrimSuffix(meta, ";base64")
-		if !strings.HasPrefix(mime, "image/") {
-			return nil, fmt.Errorf("image data: URL has media type %q, want image/*", mime)
-		}
-		if _, err := base64.StdEncoding.DecodeString(payload); err != nil {
-			return nil, fmt.Errorf("image data: URL payload is not valid base64: %v", err)
-		}
-		return &wireBlob{MIMEType: mime, Data: payload}, nil
-	}
-	if img.URL == "" {
-		return nil, fmt.Errorf("image has neither data nor URL")
-	}
-	return nil, fmt.Errorf("remote image URLs are not supported by Gemini's inline data; download the image and pass its bytes (Image.Data)")
+	return &wireBlob{MIMEType: mime, Data: data}, nil
 }
 
 func ptr[T any](v T) *T { return &v }
