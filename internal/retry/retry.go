@@ -78,6 +78,20 @@ type Policy struct {
 	OnRetry func(attempt int, err error, delay time.Duration)
 }
 
+// ForRetries returns the policy for a provider option that counts retries
+// rather than attempts, as every adapter's Options.MaxRetries does:
+// defaultRetries retries when maxRetries is zero, none when it is negative.
+func ForRetries(maxRetries, defaultRetries int) Policy {
+	switch {
+	case maxRetries < 0:
+		return Policy{MaxAttempts: 1}
+	case maxRetries == 0:
+		return Policy{MaxAttempts: defaultRetries + 1}
+	default:
+		return Policy{MaxAttempts: maxRetries + 1}
+	}
+}
+
 // Do calls fn until it succeeds, returns an error that is not retryable,
 // the attempts are spent, or ctx ends. It returns nil or fn's last error
 // unchanged; when ctx ends during a wait it returns an error that wraps both

@@ -279,3 +279,16 @@ func TestParseRetryAfter(t *testing.T) {
 		})
 	}
 }
+
+func TestForRetries(t *testing.T) {
+	for _, tt := range []struct{ maxRetries, def, wantAttempts int }{
+		{0, 2, 3},  // zero means the provider's default
+		{5, 2, 6},  // a count of retries, the first call comes on top
+		{-1, 2, 1}, // negative disables retries
+		{0, 0, 1},  // a default of no retries is honoured, not mistaken for "unset"
+	} {
+		if got := ForRetries(tt.maxRetries, tt.def).MaxAttempts; got != tt.wantAttempts {
+			t.Errorf("ForRetries(%d, %d).MaxAttempts = %d, want %d", tt.maxRetries, tt.def, got, tt.wantAttempts)
+		}
+	}
+}

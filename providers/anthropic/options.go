@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/autoagent-go/autoagent/internal/httpx"
@@ -109,7 +107,6 @@ type config struct {
 	maxTokensSet   bool
 	promptCaching  bool
 	thinkingBudget int
-	maxAttempts    int
 	idleTimeout    time.Duration
 }
 
@@ -130,12 +127,9 @@ func (o Options) config() (config, error) {
 	if c.apiKeyEnv == "" {
 		c.apiKeyEnv = DefaultAPIKeyEnv
 	}
-	base := strings.TrimRight(o.BaseURL, "/")
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	if u, err := url.Parse(base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return config{}, fmt.Errorf("anthropic: BaseURL %q is not an http(s) URL", o.BaseURL)
+	base, err := httpx.BaseURL(providerName, o.BaseURL, DefaultBaseURL)
+	if err != nil {
+		return config{}, err
 	}
 	c.endpoint = base + "/v1/messages"
 	if c.client == nil {
@@ -152,14 +146,6 @@ func (o Options) config() (config, error) {
 	}
 	if c.thinkingBudget > 0 && c.maxTokensSet && c.maxTokens <= c.thinkingBudget {
 		return config{}, fmt.Errorf("%w: Options.MaxTokens (%d) must exceed Options.ThinkingBudget (%d)", ErrInvalidRequest, c.maxTokens, c.thinkingBudget)
-	}
-	switch {
-	case o.MaxRetries < 0:
-		c.maxAttempts = 1
-	case o.MaxRetries == 0:
-		c.maxAttempts = DefaultMaxRetries + 1
-	default:
-		c.maxAttempts = o.MaxRetries + 1
 	}
 	if c.idleTimeout == 0 {
 		c.idleTimeout = DefaultStreamIdleTimeout

@@ -33,7 +33,7 @@ func New(opts Options) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Provider{cfg: cfg, retry: retry.Policy{MaxAttempts: cfg.maxAttempts}}, nil
+	return &Provider{cfg: cfg, retry: retry.ForRetries(opts.MaxRetries, DefaultMaxRetries)}, nil
 }
 
 // Name returns "anthropic".

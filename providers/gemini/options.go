@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
-	"strings"
 	"time"
 
 	"github.com/autoagent-go/autoagent/internal/httpx"
@@ -102,7 +100,6 @@ type config struct {
 	extraBody   map[string]any
 	maxTokens   int
 	thinking    *wireThinkingConfig
-	maxAttempts int
 }
 
 func (o Options) config() (config, error) {
@@ -118,13 +115,11 @@ func (o Options) config() (config, error) {
 	if c.apiKeyEnv == "" {
 		c.apiKeyEnv = DefaultAPIKeyEnv
 	}
-	c.base = strings.TrimRight(o.BaseURL, "/")
-	if c.base == "" {
-		c.base = DefaultBaseURL
+	base, err := httpx.BaseURL(providerName, o.BaseURL, DefaultBaseURL)
+	if err != nil {
+		return config{}, err
 	}
-	if u, err := url.Parse(c.base); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return config{}, fmt.Errorf("gemini: BaseURL %q is not an http(s) URL", o.BaseURL)
-	}
+	c.base = base
 	if c.client == nil {
 		c.client = httpx.NewClient()
 	}
@@ -137,14 +132,6 @@ func (o Options) config() (config, error) {
 			b := *o.ThinkingBudget
 			c.thinking.ThinkingBudget = &b
 		}
-	}
-	switch {
-	case o.MaxRetries < 0:
-		c.maxAttempts = 1
-	case o.MaxRetries == 0:
-		c.maxAttempts = DefaultMaxRetries + 1
-	default:
-		c.maxAttempts = o.MaxRetries + 1
 	}
 	c.idleTimeout = o.StreamIdleTimeout
 	if c.idleTimeout == 0 {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 
@@ -119,8 +118,7 @@ type Options struct {
 // config is Options after defaults and validation.
 type config struct {
 	Options
-	endpoint    string
-	maxAttempts int
+	endpoint string
 }
 
 func (o Options) config() (config, error) {
@@ -131,13 +129,9 @@ func (o Options) config() (config, error) {
 	if c.APIKeyEnv == "" && !c.AllowNoAPIKey {
 		c.APIKeyEnv = DefaultAPIKeyEnv
 	}
-	base := strings.TrimRight(o.BaseURL, "/")
-	if base == "" {
-		base = DefaultBaseURL
-	}
-	u, err := url.Parse(base)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return config{}, fmt.Errorf("%s: BaseURL %q is not an http(s) URL", c.Name, o.BaseURL)
+	base, err := httpx.BaseURL(c.Name, o.BaseURL, DefaultBaseURL)
+	if err != nil {
+		return config{}, err
 	}
 	c.endpoint = base + "/chat/completions"
 	if c.HTTPClient == nil {
@@ -150,14 +144,6 @@ func (o Options) config() (config, error) {
 	}
 	if o.MaxTokens < 0 {
 		return config{}, fmt.Errorf("%s: MaxTokens is negative (%d)", c.Name, o.MaxTokens)
-	}
-	switch {
-	case o.MaxRetries < 0:
-		c.maxAttempts = 1
-	case o.MaxRetries == 0:
-		c.maxAttempts = DefaultMaxRetries + 1
-	default:
-		c.maxAttempts = o.MaxRetries + 1
 	}
 	if c.StreamIdleTimeout == 0 {
 		c.StreamIdleTimeout = DefaultStreamIdleTimeout

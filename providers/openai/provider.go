@@ -28,7 +28,7 @@ func New(opts Options) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Provider{cfg: cfg, retry: retry.Policy{MaxAttempts: cfg.maxAttempts}}, nil
+	return &Provider{cfg: cfg, retry: retry.ForRetries(opts.MaxRetries, DefaultMaxRetries)}, nil
 }
 
 // DeepSeek returns a Provider for DeepSeek's API: opts with Name
