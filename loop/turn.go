@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/tool"
@@ -347,7 +348,7 @@ func (r *runner) runCall(step int, llmSpan string, p *plan, completed map[string
 	text := raw.text
 	if cut, ok := truncateMiddle(text, r.b.MaxToolResultChars); ok {
 		if r.tr != nil {
-			r.traceEvent(trace.ResultTruncated, llmSpan, trace.Payload{Step: step, Name: c.Name, CallID: c.ID, Chars: len([]rune(text)), Limit: r.b.MaxToolResultChars})
+			r.traceEvent(trace.ResultTruncated, llmSpan, trace.Payload{Step: step, Name: c.Name, CallID: c.ID, Chars: utf8.RuneCountInString(text), Limit: r.b.MaxToolResultChars})
 		}
 		text = cut
 	}
@@ -401,12 +402,14 @@ func (r *runner) invoke(step int, llmSpan string, p *plan) (rawResult, error) {
 	default:
 		res = tool.Errorf("unknown tool: %q (this agent has no tools)", c.Name)
 	}
-	var mismatch *ReplayMismatch
-	if errors.As(err, &mismatch) {
-		return rawResult{}, err
-	}
 	raw := rawResult{text: resultText(&res), isError: res.IsError, untrusted: p.flags.Untrusted || cc.tainted.Load()}
 	if err != nil {
+		// Declared here, not above: errors.As makes it escape, and a heap
+		// allocation per successful call is a cost of the hot path.
+		var mismatch *ReplayMismatch
+		if errors.As(err, &mismatch) {
+			return rawResult{}, err
+		}
 		raw = rawResult{text: fmt.Sprintf("tool %s failed: %v", c.Name, err), isError: true, infra: true, untrusted: raw.untrusted}
 	}
 	r.traceToolEnd(span, t0, step, c, raw, err)
