@@ -241,8 +241,7 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 			p.Status, p.Error = "error", err.Error()
 		} else {
 			p.Content = r.preview(resp.Message.Text())
-			p.ToolCallCount = len(resp.Message.ToolCalls())
-			p.HasReasoning = resp.Message.Reasoning() != ""
+			p.ToolCallCount, p.HasReasoning = responseShape(resp.Message)
 			p.FinishReason = string(resp.FinishReason)
 			if resp.Usage != nil {
 				p.InputTokens, p.OutputTokens, p.CachedTokens = resp.Usage.InputTokens, resp.Usage.OutputTokens, resp.Usage.CachedTokens

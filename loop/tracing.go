@@ -3,6 +3,7 @@ package loop
 import (
 	"time"
 
+	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/trace"
 )
 
@@ -46,4 +47,19 @@ func msSince(t0 time.Time) float64 {
 		return 0
 	}
 	return float64(time.Since(t0).Nanoseconds()) / 1e6
+}
+
+// responseShape counts m's tool calls and reports whether it carries
+// reasoning, for llm_response, without copying parts as m.ToolCalls and
+// m.Reasoning do.
+func responseShape(m llm.Message) (calls int, reasoning bool) {
+	for _, p := range m.Parts {
+		switch {
+		case p.Type == llm.PartToolCall && p.ToolCall != nil:
+			calls++
+		case p.Type == llm.PartReasoning && p.Text != "":
+			reasoning = true
+		}
+	}
+	return calls, reasoning
 }

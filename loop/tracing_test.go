@@ -41,7 +41,7 @@ func TestTraceSpanTree(t *testing.T) {
 	broken := &counter{name: "broken", reply: func(string) (tool.Result, error) { return tool.Result{}, errors.New("backend died") }}
 	p := scripted.New(
 		scripted.Turn{ToolCalls: []llm.ToolCall{call("c1", "echo", `{"text":"Authorization: Bearer abcdefgh12345678"}`), call("c2", "broken", `{}`)}, Usage: usage(10, 3)},
-		scripted.Turn{Text: "done, key sk-proj-ABCDEFGHIJKLMNOPQRSTUV", Usage: usage(20, 4)},
+		scripted.Turn{Text: "done, key sk-proj-ABCDEFGHIJKLMNOPQRSTUV", Reasoning: "the tools answered", Usage: usage(20, 4)},
 	)
 	a := &loop.Agent{Provider: p, Tools: registry(t, echo(t), broken), Tracer: trace.New(col), Model: "m"}
 	if _, err := a.Run(context.Background(), "go"); err != nil {
@@ -57,8 +57,11 @@ func TestTraceSpanTree(t *testing.T) {
 	if len(reqs) != 2 || len(resps) != 2 || reqs[0].ParentID != run || resps[0].ParentID != reqs[0].SpanID {
 		t.Fatalf("llm spans wrong: %+v / %+v", reqs, resps)
 	}
-	if resps[0].Payload.InputTokens != 10 || resps[0].Payload.ToolCallCount != 2 {
+	if resps[0].Payload.InputTokens != 10 || resps[0].Payload.ToolCallCount != 2 || resps[0].Payload.HasReasoning {
 		t.Errorf("llm_response payload = %+v", resps[0].Payload)
+	}
+	if resps[1].Payload.ToolCallCount != 0 || !resps[1].Payload.HasReasoning {
+		t.Errorf("final llm_response payload = %+v", resps[1].Payload)
 	}
 	starts := col.byType(trace.ToolCallStart)
 	ends := col.byType(trace.ToolCallEnd)
