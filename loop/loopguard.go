@@ -1,8 +1,6 @@
 package loop
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 
 	"github.com/autoagent-go/autoagent/llm"
@@ -54,17 +52,7 @@ func (g *loopGuard) check(c llm.ToolCall) (int, bool) {
 // callSignature is name(canonical JSON arguments): key order and spacing
 // do not make two calls different.
 func callSignature(c llm.ToolCall) string {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(c.Arguments))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return c.Name + "(" + string(c.Arguments) + ")"
-	}
-	b, err := json.Marshal(v) // maps marshal with sorted keys
-	if err != nil {
-		return c.Name + "(" + string(c.Arguments) + ")"
-	}
-	return c.Name + "(" + string(b) + ")"
+	return c.Name + "(" + canonicalJSON(c.Arguments) + ")"
 }
 
 func repeatedCallMessage(name string, max int) string {

@@ -705,48 +705,6 @@ func stringList(v any) ([]string, bool) {
 	return nil, false
 }
 
-// jsonEqual is JSON equality: numbers by value (1 == 1.0), booleans never
-// equal to numbers, objects and arrays element by element.
-func jsonEqual(a, b any) bool {
-	switch x := a.(type) {
-	case json.Number:
-		y, ok := b.(json.Number)
-		if !ok {
-			return false
-		}
-		fx, ex := x.Float64()
-		fy, ey := y.Float64()
-		if ex != nil || ey != nil {
-			return x == y
-		}
-		return fx == fy
-	case map[string]any:
-		y, ok := b.(map[string]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for k, v := range x {
-			w, ok := y[k]
-			if !ok || !jsonEqual(v, w) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		y, ok := b.([]any)
-		if !ok || len(x) != len(y) {
-			return false
-		}
-		for i := range x {
-			if !jsonEqual(x[i], y[i]) {
-				return false
-			}
-		}
-		return true
-	}
-	return a == b
-}
-
 func compileRegexp(s string) (*regexp.Regexp, error) { return regexp.Compile(s) }
 
 // urlHost returns the lower-cased host of an absolute URL, or "".

@@ -335,18 +335,3 @@ func (p *replayer) finish(r *runner, res *Result) error {
 	}
 	return nil
 }
-
-// canonicalJSON makes key order and spacing irrelevant to comparisons.
-func canonicalJSON(b []byte) string {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
-		return string(b)
-	}
-	out, err := json.Marshal(v)
-	if err != nil {
-		return string(b)
-	}
-	return string(out)
-}
