@@ -6,13 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"path"
 	"regexp"
 	"slices"
-	"sort"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // PolicySpec is a tool policy written as data (JSON), compiled when it is
@@ -255,14 +257,14 @@ func compileRule(r PolicyRule, at string) (compiledRule, error) {
 	default:
 		return c, &PolicyError{Path: at + ".action", Reason: fmt.Sprintf(`%q is not "allow", "deny" or "approve"`, r.Action)}
 	}
-	if len(bytes.TrimSpace(r.When)) == 0 || string(bytes.TrimSpace(r.When)) == "null" {
+	if w := bytes.TrimSpace(r.When); len(w) == 0 || string(w) == "null" {
 		return c, nil
 	}
 	when, err := decodeObject(r.When, at+".when")
 	if err != nil {
 		return c, err
 	}
-	for _, k := range sortedKeys(when) {
+	for _, k := range slices.Sorted(maps.Keys(when)) {
 		v := when[k]
 		p := at + ".when." + k
 		switch k {
@@ -271,7 +273,7 @@ func compileRule(r PolicyRule, at string) (compiledRule, error) {
 			if !ok {
 				return c, &PolicyError{Path: p, Reason: "want an object of argument predicates"}
 			}
-			for _, name := range sortedKeys(args) {
+			for _, name := range slices.Sorted(maps.Keys(args)) {
 				t, err := compilePred(args[name], p+"."+name)
 				if err != nil {
 					return c, err
@@ -292,7 +294,7 @@ func compileRule(r PolicyRule, at string) (compiledRule, error) {
 			if err != nil {
 				return c, err
 			}
-			c.conds = append(c.conds, cond{get: func(pv *policyView) (any, bool) { return json.Number(fmt.Sprint(pv.in.Step)), true }, test: t})
+			c.conds = append(c.conds, cond{get: func(pv *policyView) (any, bool) { return json.Number(strconv.Itoa(pv.in.Step)), true }, test: t})
 		case "permissions":
 			if s, ok := v.(string); ok {
 				v = map[string]any{"contains": s}
@@ -362,7 +364,7 @@ func compilePred(v any, at string) (pred, error) {
 		return nil, &PolicyError{Path: at, Reason: "empty predicate object (use {\"eq\": {}} to compare with an empty object)"}
 	}
 	var preds []pred
-	for _, op := range sortedKeys(ops) {
+	for _, op := range slices.Sorted(maps.Keys(ops)) {
 		p, err := compileOp(op, ops[op], at+"."+op)
 		if err != nil {
 			return nil, err
@@ -429,7 +431,7 @@ func compileOp(op string, e any, at string) (pred, error) {
 		if !ok {
 			return nil, bad("want a regular expression string")
 		}
-		re, err := compileRegexp(s)
+		re, err := regexp.Compile(s)
 		if err != nil {
 			return nil, bad(fmt.Sprintf("bad regular expression: %v", err))
 		}
@@ -445,7 +447,7 @@ func compileOp(op string, e any, at string) (pred, error) {
 		return func(x any, _ bool) bool {
 			if op == "max_length" {
 				v, ok := x.(string)
-				return ok && len([]rune(v)) <= n
+				return ok && utf8.RuneCountInString(v) <= n
 			}
 			v, ok := x.([]any)
 			return ok && len(v) <= n
@@ -657,15 +659,6 @@ func decodeArgs(raw json.RawMessage) map[string]any {
 	return m
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
-
 func number(v any) (float64, bool) {
 	n, ok := v.(json.Number)
 	if !ok {
@@ -704,8 +697,6 @@ func stringList(v any) ([]string, bool) {
 	}
 	return nil, false
 }
-
-func compileRegexp(s string) (*regexp.Regexp, error) { return regexp.Compile(s) }
 
 // urlHost returns the lower-cased host of an absolute URL, or "".
 func urlHost(s string) string {

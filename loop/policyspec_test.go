@@ -29,6 +29,7 @@ const examplePolicy = `{
     {"tool": "search", "action": "deny", "when": {"step": {"gt": 3}}, "reason": "search budget spent"},
     {"tool": "tag", "action": "deny", "when": {"args": {"labels": {"max_items": 2, "contains": "x"}, "name": {"in": ["a", "b"], "max_length": 1}}}},
     {"tool": "opt", "action": "deny", "when": {"args": {"flag": {"exists": false}}}},
+    {"tool": "note", "action": "deny", "when": {"args": {"title": {"not": {"max_length": 3}}}}},
     {"tool": "eq", "action": "deny", "when": {"args": {"n": 1, "b": true, "o": {"eq": {"k": [1, 2.0]}}}}}
   ]
 }`
@@ -79,6 +80,8 @@ func TestPolicySpecDecisions(t *testing.T) {
 		{"missing flag", "opt", `{}`, 1, false, tool.Flags{}, loop.VerdictDeny, ""},
 		{"null flag", "opt", `{"flag":null}`, 1, false, tool.Flags{}, loop.VerdictDeny, ""},
 		{"present flag", "opt", `{"flag":false}`, 1, false, tool.Flags{}, loop.VerdictAllow, ""},
+		{"three characters, six bytes", "note", `{"title":"été"}`, 1, false, tool.Flags{}, loop.VerdictAllow, ""},
+		{"four characters", "note", `{"title":"abcd"}`, 1, false, tool.Flags{}, loop.VerdictDeny, ""},
 		{"json equality", "eq", `{"n":1.0,"b":true,"o":{"k":[1,2]}}`, 1, false, tool.Flags{}, loop.VerdictDeny, ""},
 		{"bool is not a number", "eq", `{"n":true,"b":true,"o":{"k":[1,2]}}`, 1, false, tool.Flags{}, loop.VerdictAllow, ""},
 		{"invalid arguments", "write_file", `{not json`, 1, false, tool.Flags{}, loop.VerdictDeny, ""},
