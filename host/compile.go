@@ -243,45 +243,26 @@ func scanMemory(b []byte) (uint32, error) {
 	if len(b) < 8 || string(b[:4]) != "\x00asm" {
 		return 0, errors.New("missing the \\0asm header")
 	}
-	p := 8
-	for p < len(b) {
-		id := b[p]
-		p++
-		size, n := uleb(b[p:])
-		if n == 0 || uint64(len(b)-p-n) < size {
+	r := reader{b: b, p: 8}
+	for !r.done() {
+		id := r.byte()
+		body := r.take(int(r.u32()))
+		if r.err != nil {
 			return 0, errBadBinary
 		}
-		p += n
-		body := b[p : p+int(size)]
-		p += int(size)
-		if id != 5 { // memory section
+		if id != secMemory {
 			continue
 		}
-		count, n := uleb(body)
-		if n == 0 || count == 0 {
+		mem := reader{b: body}
+		if mem.u32() == 0 {
 			return 0, nil
 		}
-		body = body[n:]
-		if len(body) < 1 {
+		mem.byte() // limits flags
+		pages := mem.u32()
+		if mem.err != nil || pages > 65536 {
 			return 0, errBadBinary
 		}
-		min, n := uleb(body[1:])
-		if n == 0 || min > 65536 {
-			return 0, errBadBinary
-		}
-		return uint32(min), nil
+		return pages, nil
 	}
 	return 0, nil
-}
-
-// uleb decodes an unsigned LEB128, returning 0 bytes read when malformed.
-func uleb(b []byte) (uint64, int) {
-	var v uint64
-	for i := 0; i < len(b) && i < 10; i++ {
-		v |= uint64(b[i]&0x7f) << (7 * i)
-		if b[i]&0x80 == 0 {
-			return v, i + 1
-		}
-	}
-	return 0, 0
 }

@@ -68,6 +68,7 @@ const (
 	secCustom    = 0
 	secType      = 1
 	secImport    = 2
+	secMemory    = 5
 	secGlobal    = 6
 	secExport    = 7
 	secStart     = 8
