@@ -26,6 +26,16 @@
 // with Status 0, retryable for dropped connections and timeouts, not for an
 // unknown host. When ctx ends, the error wraps ctx.Err() and is not a
 // ProviderError, so nobody retries a cancelled call.
+//
+// # Calls
+//
+// [Complete] and [Stream] are the retry and stream glue every adapter
+// shares: an adapter supplies the function that posts one attempt and the
+// one that turns the answer into llm types. A stream is retried only
+// until it opens, watched for silence by [WatchIdle], and its read errors
+// are described by [StreamError]. The small request helpers beside them
+// ([BaseURL], [APIKey], [MergeJSON], [JSONObject], [InlineImage]) are the
+// option and encoding rules the adapters would otherwise each write.
 package httpx
 
 import (

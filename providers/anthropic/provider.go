@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 
@@ -49,23 +50,10 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 	if err != nil {
 		return nil, err
 	}
-	var out *llm.Response
-	err = p.retry.Do(ctx, func(ctx context.Context) error {
-		resp, err := p.post(ctx, body, false)
-		if err != nil {
-			return err
-		}
-		var w wireResponse
-		if err := httpx.DecodeJSON(providerName, resp, &w); err != nil {
-			if ctx.Err() != nil {
-				return httpx.TransportError(ctx, providerName, err)
-			}
-			return err
-		}
-		out, err = toResponse(&w, httpx.RequestID(resp.Header))
-		return err
+	send := func(ctx context.Context) (*http.Response, error) { return p.post(ctx, body, false) }
+	return httpx.Complete(ctx, p.retry, providerName, send, func(w *wireResponse, h http.Header) (*llm.Response, error) {
+		return toResponse(w, httpx.RequestID(h))
 	})
-	return out, err
 }
 
 // Stream sends req with "stream": true and yields text and thinking
@@ -82,23 +70,13 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.S
 			yield(llm.StreamEvent{}, err)
 			return
 		}
-		// The idle watchdog cancels this context; cancel also runs when
-		// the iteration ends, closing the connection of a stream the
-		// caller left early.
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		var resp *http.Response
-		err = p.retry.Do(ctx, func(ctx context.Context) error {
-			resp, err = p.post(ctx, body, true)
-			return err
+		send := func(ctx context.Context) (*http.Response, error) { return p.post(ctx, body, true) }
+		err = httpx.Stream(ctx, p.retry, p.cfg.idleTimeout, send, func(ctx context.Context, body io.Reader, h http.Header) {
+			readStream(ctx, body, httpx.RequestID(h), yield)
 		})
 		if err != nil {
 			yield(llm.StreamEvent{}, err)
-			return
 		}
-		rc := httpx.WatchIdle(resp.Body, p.cfg.idleTimeout, cancel)
-		defer rc.Close()
-		readStream(ctx, rc, httpx.RequestID(resp.Header), yield)
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -49,7 +48,7 @@ func readStream(ctx context.Context, body io.Reader, requestID string, yield fun
 	st := newStreamState()
 	for ev, err := range sse.Read(body) {
 		if err != nil {
-			yield(llm.StreamEvent{}, streamBroken(ctx, err, requestID))
+			yield(llm.StreamEvent{}, httpx.StreamError(ctx, providerName, requestID, err))
 			return
 		}
 		if ev.Data == "" {
@@ -91,25 +90,6 @@ func readStream(ctx context.Context, body io.Reader, requestID string, yield fun
 		RequestID: requestID,
 		Err:       llm.ErrIncompleteStream,
 	})
-}
-
-// streamBroken describes a read failure in the middle of a stream: the
-// caller's cancellation, an event over the size limit, or a broken or
-// silent connection (retryable, wrapping llm.ErrIncompleteStream).
-func streamBroken(ctx context.Context, err error, requestID string) error {
-	if ctx.Err() != nil && !errors.Is(err, httpx.ErrStreamIdle) {
-		return fmt.Errorf("%s: %w", providerName, ctx.Err())
-	}
-	if errors.Is(err, sse.ErrEventTooLarge) {
-		return &llm.ProviderError{Provider: providerName, RequestID: requestID, Message: err.Error(), Err: err}
-	}
-	return &llm.ProviderError{
-		Provider:  providerName,
-		Message:   "stream broken: " + err.Error(),
-		Retryable: true,
-		RequestID: requestID,
-		Err:       errors.Join(llm.ErrIncompleteStream, err),
-	}
 }
 
 // handle applies one event and returns the stream events it produces.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"iter"
 	"net/http"
 	"net/url"
@@ -49,27 +50,15 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 	if err != nil {
 		return nil, err
 	}
-	var out *llm.Response
-	err = p.retry.Do(ctx, func(ctx context.Context) error {
-		resp, err := p.post(ctx, model, body, false)
-		if err != nil {
-			return err
-		}
-		var w wireResponse
-		if err := httpx.DecodeJSON(providerName, resp, &w); err != nil {
-			if ctx.Err() != nil {
-				return httpx.TransportError(ctx, providerName, err)
-			}
-			return err
-		}
+	send := func(ctx context.Context) (*http.Response, error) { return p.post(ctx, model, body, false) }
+	return httpx.Complete(ctx, p.retry, providerName, send, func(w *wireResponse, h http.Header) (*llm.Response, error) {
 		a := newAssembler(model)
-		if _, err := a.add(&w, httpx.RequestID(resp.Header)); err != nil {
-			return err
+		if _, err := a.add(w, httpx.RequestID(h)); err != nil {
+			return nil, err
 		}
-		_, out = a.result()
-		return nil
+		_, out := a.result()
+		return out, nil
 	})
-	return out, err
 }
 
 // Stream sends req to streamGenerateContent?alt=sse and yields text and
@@ -86,23 +75,13 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.S
 			yield(llm.StreamEvent{}, err)
 			return
 		}
-		// The idle watchdog cancels this context; cancel also runs when
-		// the iteration ends, closing the connection of a stream the
-		// caller left early.
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		var resp *http.Response
-		err = p.retry.Do(ctx, func(ctx context.Context) error {
-			resp, err = p.post(ctx, model, body, true)
-			return err
+		send := func(ctx context.Context) (*http.Response, error) { return p.post(ctx, model, body, true) }
+		err = httpx.Stream(ctx, p.retry, p.cfg.idleTimeout, send, func(ctx context.Context, body io.Reader, h http.Header) {
+			readStream(ctx, body, model, httpx.RequestID(h), yield)
 		})
 		if err != nil {
 			yield(llm.StreamEvent{}, err)
-			return
 		}
-		rc := httpx.WatchIdle(resp.Body, p.cfg.idleTimeout, cancel)
-		defer rc.Close()
-		readStream(ctx, rc, model, httpx.RequestID(resp.Header), yield)
 	}
 }
 

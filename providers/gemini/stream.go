@@ -3,7 +3,6 @@ package gemini
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 
@@ -22,7 +21,7 @@ func readStream(ctx context.Context, body io.Reader, model, requestID string, yi
 	a := newAssembler(model)
 	for ev, err := range sse.Read(body) {
 		if err != nil {
-			yield(llm.StreamEvent{}, streamBroken(ctx, err, requestID))
+			yield(llm.StreamEvent{}, httpx.StreamError(ctx, providerName, requestID, err))
 			return
 		}
 		if ev.Data == "" {
@@ -66,23 +65,4 @@ func readStream(ctx context.Context, body io.Reader, model, requestID string, yi
 		}
 	}
 	yield(llm.StreamEvent{Type: llm.StreamDone, Response: resp}, nil)
-}
-
-// streamBroken describes a read failure in the middle of a stream: the
-// caller's cancellation, an event over the size limit, or a broken or
-// silent connection (retryable, wrapping llm.ErrIncompleteStream).
-func streamBroken(ctx context.Context, err error, requestID string) error {
-	if ctx.Err() != nil && !errors.Is(err, httpx.ErrStreamIdle) {
-		return fmt.Errorf("%s: %w", providerName, ctx.Err())
-	}
-	if errors.Is(err, sse.ErrEventTooLarge) {
-		return &llm.ProviderError{Provider: providerName, RequestID: requestID, Message: err.Error(), Err: err}
-	}
-	return &llm.ProviderError{
-		Provider:  providerName,
-		Message:   "stream broken: " + err.Error(),
-		Retryable: true,
-		RequestID: requestID,
-		Err:       errors.Join(llm.ErrIncompleteStream, err),
-	}
 }

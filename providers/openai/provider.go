@@ -2,6 +2,7 @@ package openai
 
 import (
 	"context"
+	"io"
 	"iter"
 	"net/http"
 
@@ -87,23 +88,10 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 	if err != nil {
 		return nil, err
 	}
-	var out *llm.Response
-	err = p.retry.Do(ctx, func(ctx context.Context) error {
-		resp, err := p.post(ctx, body, false)
-		if err != nil {
-			return err
-		}
-		var w chatResponse
-		if err := httpx.DecodeJSON(p.cfg.Name, resp, &w); err != nil {
-			if ctx.Err() != nil {
-				return httpx.TransportError(ctx, p.cfg.Name, err)
-			}
-			return err
-		}
-		out, err = p.toResponse(&w)
-		return err
+	send := func(ctx context.Context) (*http.Response, error) { return p.post(ctx, body, false) }
+	return httpx.Complete(ctx, p.retry, p.cfg.Name, send, func(w *chatResponse, _ http.Header) (*llm.Response, error) {
+		return p.toResponse(w)
 	})
-	return out, err
 }
 
 // Stream sends req with "stream": true and yields the answer as it
@@ -117,23 +105,13 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.S
 			yield(llm.StreamEvent{}, err)
 			return
 		}
-		// The idle watchdog cancels this context; cancel also runs when
-		// the iteration ends, closing the connection of a stream the
-		// caller left early.
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		var resp *http.Response
-		err = p.retry.Do(ctx, func(ctx context.Context) error {
-			resp, err = p.post(ctx, body, true)
-			return err
+		send := func(ctx context.Context) (*http.Response, error) { return p.post(ctx, body, true) }
+		err = httpx.Stream(ctx, p.retry, p.cfg.StreamIdleTimeout, send, func(ctx context.Context, body io.Reader, h http.Header) {
+			p.readStream(ctx, body, h, yield)
 		})
 		if err != nil {
 			yield(llm.StreamEvent{}, err)
-			return
 		}
-		rc := httpx.WatchIdle(resp.Body, p.cfg.StreamIdleTimeout, cancel)
-		defer rc.Close()
-		p.readStream(ctx, rc, resp.Header, yield)
 	}
 }
 

@@ -3,7 +3,6 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -45,7 +44,7 @@ func (p *Provider) readStream(ctx context.Context, body io.Reader, h http.Header
 	done := false
 	for ev, err := range sse.Read(body) {
 		if err != nil {
-			yield(llm.StreamEvent{}, p.streamBroken(ctx, err, reqID))
+			yield(llm.StreamEvent{}, httpx.StreamError(ctx, p.cfg.Name, reqID, err))
 			return
 		}
 		data := strings.TrimSpace(ev.Data)
@@ -88,18 +87,6 @@ func (p *Provider) readStream(ctx context.Context, body io.Reader, h http.Header
 		return
 	}
 	yield(llm.StreamEvent{Type: llm.StreamDone, Response: st.response()}, nil)
-}
-
-// streamBroken describes a read failure in the middle of a stream.
-func (p *Provider) streamBroken(ctx context.Context, err error, reqID string) error {
-	if ctx.Err() != nil && !errors.Is(err, httpx.ErrStreamIdle) {
-		return fmt.Errorf("%s: %w", p.cfg.Name, ctx.Err())
-	}
-	if errors.Is(err, sse.ErrEventTooLarge) {
-		return &llm.ProviderError{Provider: p.cfg.Name, RequestID: reqID, Message: err.Error(), Err: err}
-	}
-	return &llm.ProviderError{Provider: p.cfg.Name, RequestID: reqID, Retryable: true,
-		Message: "stream broken: " + err.Error(), Err: errors.Join(llm.ErrIncompleteStream, err)}
 }
 
 // apply folds one chunk into the state, yielding its deltas. It returns
