@@ -84,9 +84,9 @@ func decodeResultFast(out []byte) (d decodedResult, ok bool) {
 	if s.peek() != '{' {
 		return d, false
 	}
-	var seen [3]bool
+	var seen [len(resultFields)]bool
 	ok = s.object(func(key []byte, escaped bool) bool {
-		i := fieldIndex(key, escaped, "content", "structuredContent", "isError")
+		i := fieldIndex(key, escaped, resultFields[:])
 		switch {
 		case i < 0:
 			return false
@@ -137,13 +137,19 @@ func decodeResultFast(out []byte) (d decodedResult, ok bool) {
 	return d, s.p == len(out)
 }
 
-var resultFields = [...]string{"content", "structuredContent", "isError"}
+// The JSON names of the fields of wireResult, wireContent and its
+// resource, in the order the fast decoder numbers them.
+var (
+	resultFields   = [...]string{"content", "structuredContent", "isError"}
+	contentFields  = [...]string{"type", "text", "data", "mimeType", "uri", "resource"}
+	resourceFields = [...]string{"uri", "text"}
+)
 
 // fieldIndex returns the index of key among names, len(names) for a key
 // encoding/json ignores, or -1 for one the fast path leaves to
 // encoding/json: escaped, not ASCII, or equal to a name only when case is
 // ignored (encoding/json matches fields case-insensitively).
-func fieldIndex(key []byte, escaped bool, names ...string) int {
+func fieldIndex(key []byte, escaped bool, names []string) int {
 	if escaped {
 		return -1
 	}
@@ -169,19 +175,19 @@ func (s *jsonScanner) content() (wireContent, bool) {
 	if s.peek() != '{' {
 		return c, false
 	}
-	var seen [6]bool
+	var seen [len(contentFields)]bool
 	ok := s.object(func(key []byte, escaped bool) bool {
-		i := fieldIndex(key, escaped, "type", "text", "data", "mimeType", "uri", "resource")
+		i := fieldIndex(key, escaped, contentFields[:])
 		switch {
 		case i < 0:
 			return false
-		case i == 6:
+		case i == len(contentFields):
 			return s.value()
 		case seen[i]:
 			return false
 		}
 		seen[i] = true
-		if i == 5 {
+		if contentFields[i] == "resource" {
 			if s.peek() == 'n' {
 				return s.lit("null")
 			}
@@ -192,13 +198,13 @@ func (s *jsonScanner) content() (wireContent, bool) {
 				URI  string `json:"uri"`
 				Text string `json:"text"`
 			}{}
-			var rseen [2]bool
+			var rseen [len(resourceFields)]bool
 			return s.object(func(key []byte, escaped bool) bool {
-				j := fieldIndex(key, escaped, "uri", "text")
+				j := fieldIndex(key, escaped, resourceFields[:])
 				switch {
 				case j < 0:
 					return false
-				case j == 2:
+				case j == len(resourceFields):
 					return s.value()
 				case rseen[j]:
 					return false
