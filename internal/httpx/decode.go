@@ -30,7 +30,7 @@ func DecodeJSON(provider string, resp *http.Response, v any) error {
 	}
 	if err := json.Unmarshal(body, v); err != nil {
 		return &llm.ProviderError{Provider: provider, Status: resp.StatusCode, RequestID: RequestID(resp.Header),
-			Message: fmt.Sprintf("invalid JSON in response (%v): %s", err, truncate(string(body), 300)), Err: err}
+			Message: fmt.Sprintf("invalid JSON in response (%v): %s", err, Truncate(string(body), 300)), Err: err}
 	}
 	return nil
 }

@@ -74,7 +74,7 @@ func parseJSONBody(body []byte) ErrorDetail {
 		raw = list[0]
 	}
 	if err := json.Unmarshal(raw, &env); err != nil {
-		return ErrorDetail{Message: truncate(string(body), 500)}
+		return ErrorDetail{Message: Truncate(string(body), 500)}
 	}
 	var d ErrorDetail
 	if len(env.Error) > 0 {
@@ -104,14 +104,14 @@ func parseJSONBody(body []byte) ErrorDetail {
 		if json.Unmarshal(env.Detail, &s) == nil {
 			d.Message = s
 		} else {
-			d.Message = truncate(string(env.Detail), 500)
+			d.Message = Truncate(string(env.Detail), 500)
 		}
 	}
 	if d.Code == "" && env.Type != "" && env.Type != "error" {
 		d.Code = env.Type
 	}
 	if d.Message == "" && d.Code == "" {
-		d.Message = truncate(string(body), 500)
+		d.Message = Truncate(string(body), 500)
 	}
 	return d
 }

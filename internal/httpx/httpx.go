@@ -46,7 +46,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/autoagent-go/autoagent/internal/retry"
@@ -171,13 +170,4 @@ func TransportError(ctx context.Context, provider string, err error) error {
 	var dns *net.DNSError
 	retryable := !(errors.As(err, &dns) && dns.IsNotFound)
 	return &llm.ProviderError{Provider: provider, Message: err.Error(), Retryable: retryable, Err: err}
-}
-
-// truncate shortens s for an error message.
-func truncate(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -235,7 +235,7 @@ func imageSource(img *llm.Image) (*wireImageSource, error) {
 	if strings.HasPrefix(img.URL, "https://") || strings.HasPrefix(img.URL, "http://") {
 		return &wireImageSource{Type: "url", URL: img.URL}, nil
 	}
-	return nil, fmt.Errorf("image URL %q has an unsupported scheme (want https, http or data)", truncate(img.URL, 40))
+	return nil, fmt.Errorf("image URL %q has an unsupported scheme (want https, http or data)", httpx.Truncate(img.URL, 40))
 }
 
 // markCache places the prompt-cache breakpoints: after the tools, after the

@@ -3,7 +3,6 @@ package anthropic
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 
 	"github.com/autoagent-go/autoagent/llm"
 )
@@ -123,12 +122,4 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-func truncate(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

@@ -58,7 +58,7 @@ func readStream(ctx context.Context, body io.Reader, requestID string, yield fun
 		if err := json.Unmarshal([]byte(ev.Data), &w); err != nil {
 			yield(llm.StreamEvent{}, &llm.ProviderError{
 				Provider:  providerName,
-				Message:   fmt.Sprintf("malformed stream event %q (%v): %s", ev.Event, err, truncate(ev.Data, 200)),
+				Message:   fmt.Sprintf("malformed stream event %q (%v): %s", ev.Event, err, httpx.Truncate(ev.Data, 200)),
 				RequestID: requestID,
 				Err:       err,
 			})

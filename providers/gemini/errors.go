@@ -44,11 +44,3 @@ func retryableStatus(s string) bool {
 	}
 	return false
 }
-
-func truncate(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}

@@ -31,7 +31,7 @@ func readStream(ctx context.Context, body io.Reader, model, requestID string, yi
 		if err := json.Unmarshal([]byte(ev.Data), &w); err != nil {
 			yield(llm.StreamEvent{}, &llm.ProviderError{
 				Provider:  providerName,
-				Message:   fmt.Sprintf("malformed stream chunk (%v): %s", err, truncate(ev.Data, 200)),
+				Message:   fmt.Sprintf("malformed stream chunk (%v): %s", err, httpx.Truncate(ev.Data, 200)),
 				RequestID: requestID,
 				Err:       err,
 			})
