@@ -191,25 +191,18 @@ func (a *Agent) stream(ctx context.Context, setup func() (*RunState, bool, error
 func (a *Agent) initialMessages(ctx context.Context, prompt string) ([]llm.Message, error) {
 	sys := a.System
 	if a.SystemFunc != nil {
-		s, err := callSystemFunc(ctx, a.SystemFunc)
+		err := protect("SystemFunc", func() (err error) {
+			sys, err = a.SystemFunc(ctx)
+			return err
+		})
 		if err != nil {
 			return nil, fmt.Errorf("loop: system prompt: %w", err)
 		}
-		sys = s
 	}
 	if sys == "" {
 		sys = DefaultSystemPrompt
 	}
 	return []llm.Message{llm.SystemText(sys), llm.UserText(prompt)}, nil
-}
-
-func callSystemFunc(ctx context.Context, f func(context.Context) (string, error)) (s string, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
-	return f(ctx)
 }
 
 func newState(msgs []llm.Message) *RunState {

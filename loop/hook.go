@@ -57,7 +57,11 @@ func (r *runner) postTurn(step int, llmSpan string, answer string) *llm.Message 
 			turn.ToolCalls = append(turn.ToolCalls, m.ToolCalls()...)
 		}
 	}
-	msg, err := callHook(r.ctx, a.PostTurn, turn)
+	var msg *llm.Message
+	err := protect("post-turn hook", func() (err error) {
+		msg, err = a.PostTurn(r.ctx, turn)
+		return err
+	})
 	if err == nil && msg != nil {
 		if msg.Role == "" {
 			msg.Role = llm.RoleUser
@@ -74,13 +78,4 @@ func (r *runner) postTurn(step int, llmSpan string, answer string) *llm.Message 
 		r.traceEvent(trace.HookCorrection, span, trace.Payload{Step: step, Content: r.preview(msg.Text())})
 	}
 	return msg
-}
-
-func callHook(ctx context.Context, h PostTurnHook, t *Turn) (msg *llm.Message, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			msg, err = nil, fmt.Errorf("post-turn hook panicked: %v", p)
-		}
-	}()
-	return h(ctx, t)
 }

@@ -473,3 +473,42 @@ func TestConcurrentRunsShareTracerRecorderAndJournal(t *testing.T) {
 		t.Errorf("recording: %v, %d ends", err, bytes.Count(rec.Bytes(), []byte(`"kind":"end"`)))
 	}
 }
+
+// panicky is a provider whose Complete panics.
+type panicky struct{ llm.Provider }
+
+func (panicky) Complete(context.Context, *llm.Request) (*llm.Response, error) { panic("nil pointer") }
+
+// panicMemory is a memory whose Compact panics.
+type panicMemory struct{ fakeMemory }
+
+func (*panicMemory) Compact(context.Context, []llm.Message) ([]llm.Message, *llm.Usage, error) {
+	panic("index out of range")
+}
+
+func TestHostCodePanicsFailTheStepNotTheProcess(t *testing.T) {
+	// Provider: the run fails with a RunError that keeps the state.
+	_, err := (&loop.Agent{Provider: panicky{}}).Run(context.Background(), "go")
+	var re *loop.RunError
+	if !errors.As(err, &re) || re.State == nil || !strings.Contains(err.Error(), "provider panicked: nil pointer") {
+		t.Errorf("provider panic: %v", err)
+	}
+	// System prompt function: the run fails before any model call.
+	p := scripted.New(text("never"))
+	a := &loop.Agent{Provider: p, SystemFunc: func(context.Context) (string, error) { panic("no config") }}
+	if _, err := a.Run(context.Background(), "go"); err == nil || !strings.Contains(err.Error(), "panicked: no config") || p.Calls() != 0 {
+		t.Errorf("SystemFunc panic: %v (model calls %d)", err, p.Calls())
+	}
+	// Memory: fail-open, the run goes on with the original messages.
+	var buf bytes.Buffer
+	a = &loop.Agent{Provider: scripted.New(text("fine")), Memory: &panicMemory{}, Tracer: trace.New(trace.JSONL(&buf))}
+	res, err := a.Run(context.Background(), "go")
+	if err != nil || res.Output != "fine" || len(res.Messages) != 3 || !strings.Contains(buf.String(), `"memory panicked: index out of range"`) {
+		t.Errorf("memory panic: %+v, %v\n%s", res, err, buf.String())
+	}
+	// Checkpoint: the run stops with ErrCheckpoint.
+	a = &loop.Agent{Provider: scripted.New(text("fine")), Checkpoint: func(context.Context, *loop.RunState) error { panic("disk gone") }}
+	if _, err := a.Run(context.Background(), "go"); !errors.Is(err, loop.ErrCheckpoint) || !strings.Contains(err.Error(), "checkpoint panicked: disk gone") {
+		t.Errorf("checkpoint panic: %v", err)
+	}
+}

@@ -72,13 +72,12 @@ func (f PolicyFunc) Decide(ctx context.Context, in *PolicyInput) (Decision, erro
 
 // decide runs p fail-closed: an error, a panic or an unknown verdict
 // becomes a denial whose reason says so.
-func decide(ctx context.Context, p Policy, in *PolicyInput) (d Decision) {
-	defer func() {
-		if r := recover(); r != nil {
-			d = Decision{Verdict: VerdictDeny, Reason: fmt.Sprintf("policy error: panic: %v", r)}
-		}
-	}()
-	d, err := p.Decide(ctx, in)
+func decide(ctx context.Context, p Policy, in *PolicyInput) Decision {
+	var d Decision
+	err := protect("policy", func() (err error) {
+		d, err = p.Decide(ctx, in)
+		return err
+	})
 	if err != nil {
 		return Decision{Verdict: VerdictDeny, Reason: "policy error: " + err.Error()}
 	}

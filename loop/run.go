@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/autoagent-go/autoagent/llm"
-	"github.com/autoagent-go/autoagent/memory"
 	"github.com/autoagent-go/autoagent/trace"
 )
 
@@ -103,7 +102,15 @@ func (r *runner) compact() {
 		return
 	}
 	before := len(r.st.Messages)
-	out, u, err := safeCompact(r.ctx, m, r.st.Messages)
+	var out []llm.Message
+	var u *llm.Usage
+	err := protect("memory", func() (err error) {
+		out, u, err = m.Compact(r.ctx, r.st.Messages)
+		return err
+	})
+	if err == nil && out == nil {
+		err = errors.New("memory returned no messages")
+	}
 	if u != nil {
 		r.addUsage(*u)
 	}
@@ -118,19 +125,6 @@ func (r *runner) compact() {
 		p.InputTokens, p.OutputTokens, p.CachedTokens = u.InputTokens, u.OutputTokens, u.CachedTokens
 	}
 	r.traceEvent(trace.MemoryCompacted, r.runSpan, p)
-}
-
-func safeCompact(ctx context.Context, m memory.Memory, msgs []llm.Message) (out []llm.Message, u *llm.Usage, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			out, u, err = nil, nil, fmt.Errorf("memory panicked: %v", p)
-		}
-	}()
-	out, u, err = m.Compact(ctx, msgs)
-	if err == nil && out == nil {
-		err = errors.New("memory returned no messages")
-	}
-	return out, u, err
 }
 
 func (r *runner) addUsage(u llm.Usage) {
@@ -230,7 +224,10 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 	if r.emit != nil {
 		resp, err = r.streamModel(req, step)
 	} else {
-		resp, err = safeComplete(r.ctx, a.Provider, req)
+		err = protect("provider", func() (err error) {
+			resp, err = a.Provider.Complete(r.ctx, req)
+			return err
+		})
 	}
 	if err == nil && resp == nil {
 		err = errors.New("provider returned neither a response nor an error")
@@ -253,15 +250,6 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 		a.Recorder.llm(r, step, req, resp)
 	}
 	return resp, llmSpan, err
-}
-
-func safeComplete(ctx context.Context, p llm.Provider, req *llm.Request) (resp *llm.Response, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			resp, err = nil, fmt.Errorf("provider panicked: %v", v)
-		}
-	}()
-	return p.Complete(ctx, req)
 }
 
 // streamModel consumes the provider's native stream, forwarding deltas.
@@ -311,7 +299,8 @@ func (r *runner) checkpoint() error {
 	if cp == nil {
 		return nil
 	}
-	err := safeCheckpoint(context.WithoutCancel(r.ctx), cp, r.st.snapshot())
+	st := r.st.snapshot()
+	err := protect("checkpoint", func() error { return cp(context.WithoutCancel(r.ctx), st) })
 	if r.tr != nil {
 		p := trace.Payload{Step: r.st.Step, Status: "ok"}
 		if err != nil {
@@ -323,15 +312,6 @@ func (r *runner) checkpoint() error {
 		return fmt.Errorf("%w: %v", ErrCheckpoint, err)
 	}
 	return nil
-}
-
-func safeCheckpoint(ctx context.Context, cp func(context.Context, *RunState) error, st *RunState) (err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("checkpoint panicked: %v", p)
-		}
-	}()
-	return cp(ctx, st)
 }
 
 // done ends the run with the model's answer.
