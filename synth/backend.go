@@ -19,6 +19,10 @@ type Package struct {
 	// package whose probe fails is refused before any test runs.
 	Probe     []byte
 	ProbeTool string
+
+	// sha is Module's digest when the back-end already knows it (the
+	// JavaScript engine's, computed once); "" means compute it.
+	sha string
 }
 
 // Backend turns source code in one language into a [Package]. The

@@ -97,7 +97,10 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Tool, error) {
 	if err != nil {
 		return nil, step(StageBuild, start, err, "")
 	}
-	ev.SHA256 = host.Hash(pkg.Module)
+	if pkg.sha == "" {
+		pkg.sha = host.Hash(pkg.Module)
+	}
+	ev.SHA256 = pkg.sha
 	step(StageBuild, start, nil, fmt.Sprintf("%d bytes", len(pkg.Module)))
 
 	start = time.Now()

@@ -83,10 +83,12 @@ func FindEngine(file string) (string, error) {
 		"and set %s to the path of %s", ErrNoEngine, file, tried, target, tags, file, EngineEnv, EngineFile)
 }
 
-// engine is a loaded engine module: its bytes, read once.
+// engine is a loaded engine module: its bytes and their digest, read and
+// computed once (the engine is ~19 MB, and every JavaScript tool is it).
 type engine struct {
 	path  string
 	bytes []byte
+	sha   string
 }
 
 func readEngine(path string) (*engine, error) {
@@ -100,7 +102,7 @@ func readEngine(path string) (*engine, error) {
 	if len(b) < 8 || string(b[:4]) != "\x00asm" {
 		return nil, fmt.Errorf("%w: %s is not a WebAssembly module; rebuild it with `make synth-engine`", ErrNoEngine, path)
 	}
-	return &engine{path: path, bytes: b}, nil
+	return &engine{path: path, bytes: b, sha: host.Hash(b)}, nil
 }
 
 // WarmEngine compiles the engine module at path in h, so that later tools

@@ -101,6 +101,7 @@ func (j *JavaScript) Build(ctx context.Context, spec Spec, source string) (*Pack
 		Config:    cfg,
 		Probe:     describeDoc(spec, cfg, true),
 		ProbeTool: checkTool,
+		sha:       e.sha,
 	}, nil
 }
 

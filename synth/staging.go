@@ -134,14 +134,16 @@ func (b *Builder) stage(t *Tool, rec *Record) (*Staged, error) {
 // freeStem returns name when nothing is staged under it or the same tool
 // (module and sidecar) is, else the first name-N that is free or holds the
 // same tool. Every JavaScript tool has the same module, so the sidecar,
-// which holds the script, tells them apart.
+// which holds the script, tells them apart; it is compared first, so the
+// staged engine (~19 MB) is read and hashed only for the same script.
 func freeStem(dir, name, sha, sideSHA string) (string, error) {
 	for i := 1; i < 1000; i++ {
 		stem := name
 		if i > 1 {
 			stem = name + "-" + strconv.Itoa(i)
 		}
-		b, err := os.ReadFile(filepath.Join(dir, stem+".wasm"))
+		module := filepath.Join(dir, stem+".wasm")
+		_, err := os.Stat(module)
 		if errors.Is(err, fs.ErrNotExist) {
 			if _, err := os.Stat(filepath.Join(dir, stem+".synth.json")); errors.Is(err, fs.ErrNotExist) {
 				return stem, nil
@@ -151,7 +153,14 @@ func freeStem(dir, name, sha, sideSHA string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("synth: staging: %w", err)
 		}
-		if host.Hash(b) == sha && sidecarSum(filepath.Join(dir, stem+".tool.json")) == sideSHA {
+		if sidecarSum(filepath.Join(dir, stem+".tool.json")) != sideSHA {
+			continue
+		}
+		b, err := os.ReadFile(module)
+		if err != nil {
+			return "", fmt.Errorf("synth: staging: %w", err)
+		}
+		if host.Hash(b) == sha {
 			return stem, nil
 		}
 	}

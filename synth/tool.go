@@ -66,7 +66,7 @@ func (t *Tool) Draft() Draft {
 func (t *Tool) Package() *Package { return t.pkg }
 
 // SHA256 returns the hex sha256 of the module.
-func (t *Tool) SHA256() string { return host.Hash(t.pkg.Module) }
+func (t *Tool) SHA256() string { return t.loaded.SHA256() }
 
 // Grants returns the grants the tool runs with (none unless the ceiling
 // allowed what it asked for).
