@@ -162,23 +162,19 @@ func (b *Builder) Synthesize(ctx context.Context, task Task) (*Synthesis, error)
 			}
 		}
 		a.Duration = time.Since(start)
-		if a.Feedback == "" {
-			a.Accepted = true
-			out.Attempts = append(out.Attempts, a)
-			if task.OnAttempt != nil {
-				task.OnAttempt(a)
-			}
-			out.Tool = t
-			b.emit(Event{Stage: StageAccept, Tool: t.Name(), Language: t.Language(), Attempt: i, Status: StatusOK, SHA256: t.SHA256(),
-				Detail: fmt.Sprintf("%d shown and %d held-out examples pass", len(shown), len(held))})
-			break
-		}
-		if t != nil {
+		a.Accepted = a.Feedback == ""
+		if !a.Accepted && t != nil {
 			_ = t.Close(context.WithoutCancel(ctx))
 		}
 		out.Attempts = append(out.Attempts, a)
 		if task.OnAttempt != nil {
 			task.OnAttempt(a)
+		}
+		if a.Accepted {
+			out.Tool = t
+			b.emit(Event{Stage: StageAccept, Tool: t.Name(), Language: t.Language(), Attempt: i, Status: StatusOK, SHA256: t.SHA256(),
+				Detail: fmt.Sprintf("%d shown and %d held-out examples pass", len(shown), len(held))})
+			break
 		}
 		// The next attempt continues the conversation: the writer sees its
 		// answer and what was wrong with it.
@@ -213,14 +209,15 @@ func (b *Builder) check(ctx context.Context, t *Tool, a *Attempt, shown, held []
 		}
 		failures = append(failures, fmt.Sprintf("args=%s expected=%s got=%s", clip(string(ex.Args), 500), clip(string(ex.Expected), 500), clip(o.String(), 800)))
 	}
-	detail := fmt.Sprintf("%d of %d passed", a.ShownPassed, len(shown))
+	fb := ""
 	if len(failures) > 0 {
 		a.Stage = StageShown
-		fb := fmt.Sprintf("%d of the %d shown examples failed. First failures:\n%s", len(failures), len(shown), strings.Join(failures[:min(len(failures), feedbackCases)], "\n"))
-		b.emit(Event{Stage: StageShown, Tool: t.Name(), Language: t.Language(), Attempt: a.Index, Status: StatusRejected, Detail: detail, Error: fb, Duration: time.Since(start)})
+		fb = fmt.Sprintf("%d of the %d shown examples failed. First failures:\n%s", len(failures), len(shown), strings.Join(failures[:min(len(failures), feedbackCases)], "\n"))
+	}
+	b.emitCheck(StageShown, t, a.Index, a.ShownPassed, len(shown), fb, start)
+	if fb != "" {
 		return fb, nil
 	}
-	b.emit(Event{Stage: StageShown, Tool: t.Name(), Language: t.Language(), Attempt: a.Index, Status: StatusOK, Detail: detail, Duration: time.Since(start)})
 
 	start = time.Now()
 	a.HeldOutRan = true
@@ -233,16 +230,23 @@ func (b *Builder) check(ctx context.Context, t *Tool, a *Attempt, shown, held []
 			a.HeldOutPassed++
 		}
 	}
-	failed := len(held) - a.HeldOutPassed
-	detail = fmt.Sprintf("%d of %d passed", a.HeldOutPassed, len(held))
-	if failed > 0 {
+	if failed := len(held) - a.HeldOutPassed; failed > 0 {
 		a.Stage = StageHeldOut
-		fb := fmt.Sprintf("All shown examples pass, but %d of %d unseen cases fail. Your rule is too specific to the examples: generalise it.", failed, len(held))
-		b.emit(Event{Stage: StageHeldOut, Tool: t.Name(), Language: t.Language(), Attempt: a.Index, Status: StatusRejected, Detail: detail, Error: fb, Duration: time.Since(start)})
-		return fb, nil
+		fb = fmt.Sprintf("All shown examples pass, but %d of %d unseen cases fail. Your rule is too specific to the examples: generalise it.", failed, len(held))
 	}
-	b.emit(Event{Stage: StageHeldOut, Tool: t.Name(), Language: t.Language(), Attempt: a.Index, Status: StatusOK, Detail: detail, Duration: time.Since(start)})
-	return "", nil
+	b.emitCheck(StageHeldOut, t, a.Index, a.HeldOutPassed, len(held), fb, start)
+	return fb, nil
+}
+
+// emitCheck reports one side of the examples: passed of total, rejected
+// with the writer's feedback fb unless fb is "".
+func (b *Builder) emitCheck(stage Stage, t *Tool, attempt, passed, total int, fb string, start time.Time) {
+	ev := Event{Stage: stage, Tool: t.Name(), Language: t.Language(), Attempt: attempt, Status: StatusOK,
+		Detail: fmt.Sprintf("%d of %d passed", passed, total), Duration: time.Since(start)}
+	if fb != "" {
+		ev.Status, ev.Error = StatusRejected, fb
+	}
+	b.emit(ev)
 }
 
 // capabilityText is what the writer is asked for: the goal and the shown
