@@ -1,7 +1,8 @@
 //! word_count: the conformance tool of the Rust PDK (pdk/conformance/SPEC.md).
 //!
-//! Build: /usr/bin/rustc --target wasm32-wasi --crate-type cdylib -C opt-level=s \
-//!            -C strip=symbols -o word_count.wasm word_count.rs
+//! Build (as `autoagent tools build` does): /usr/bin/rustc --edition 2021 --target wasm32-wasi \
+//!            --crate-type cdylib -C opt-level=s -C strip=symbols -C link-arg=-zstack-size=65536 \
+//!            -o word_count.wasm word_count.rs
 
 #[path = "../../rust/autoagent.rs"]
 mod autoagent;

@@ -1,7 +1,8 @@
 //! word_count: the conformance tool of the Zig PDK (pdk/conformance/SPEC.md).
 //!
 //! Build: zig build-lib --mod autoagent::../../zig/autoagent.zig --deps autoagent \
-//!            word_count.zig -target wasm32-wasi -dynamic -rdynamic -O ReleaseSmall -femit-bin=word_count.wasm
+//!            word_count.zig -target wasm32-wasi -dynamic -rdynamic -O ReleaseSmall --stack 65536 \
+//!            -femit-bin=word_count.wasm
 
 const std = @import("std");
 const aa = @import("autoagent");
