@@ -34,7 +34,8 @@ var markerDefuser = strings.NewReplacer(
 )
 
 func defuseMarkers(s string) string {
-	if !strings.Contains(s, "[EXTERNAL UNTRUSTED CONTENT") && !strings.Contains(s, "[/EXTERNAL UNTRUSTED CONTENT]") && !strings.Contains(s, TaintSentinel) {
+	// Replace copies s even when there is nothing to replace.
+	if !strings.Contains(s, UntrustedOpen) && !strings.Contains(s, UntrustedClose) && !strings.Contains(s, TaintSentinel) {
 		return s
 	}
 	return markerDefuser.Replace(s)
