@@ -159,20 +159,26 @@ func TestMissingAPIKeyNamesTheVariable(t *testing.T) {
 	}
 	t.Setenv("ANTHROPIC_API_KEY", "")
 	p, _ = New(Options{Model: "m"})
-	for _, err := range p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}) {
-		if !errors.Is(err, ErrNoAPIKey) || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
-			t.Errorf("stream err = %v, want ErrNoAPIKey naming ANTHROPIC_API_KEY", err)
-		}
+	s := fixturetest.Drain(t, p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
+	if !errors.Is(s.Err, ErrNoAPIKey) || !strings.Contains(s.Err.Error(), "ANTHROPIC_API_KEY") {
+		t.Errorf("stream err = %v, want ErrNoAPIKey naming ANTHROPIC_API_KEY", s.Err)
 	}
 }
 
+// TestHeadersAndKeyFromEnvironment also checks that the key is read at each
+// request: the Provider made while the variable was unset works once it is
+// set.
 func TestHeadersAndKeyFromEnvironment(t *testing.T) {
-	t.Setenv("ANTHROPIC_API_KEY", "env-key")
+	t.Setenv("ANTHROPIC_API_KEY", "")
 	srv := fixturetest.NewServer(t, simpleAnswer(t))
 	p, err := New(Options{BaseURL: srv.URL + "/", Model: sonnet, Headers: map[string]string{"Anthropic-Beta": "prompt-caching-2024-07-31", "Anthropic-Version": "2099-01-01"}})
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}); !errors.Is(err, ErrNoAPIKey) || len(srv.Requests()) != 0 {
+		t.Fatalf("err = %v after %d requests, want ErrNoAPIKey before any", err, len(srv.Requests()))
+	}
+	t.Setenv("ANTHROPIC_API_KEY", "env-key")
 	if _, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}); err != nil {
 		t.Fatal(err)
 	}

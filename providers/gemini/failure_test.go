@@ -109,9 +109,12 @@ func TestInvalidArgumentNotRetried(t *testing.T) {
 	}
 }
 
+// TestMissingAPIKeyNamesTheVariable also checks that the key is read at
+// each request: the same Provider works once the variable is set.
 func TestMissingAPIKeyNamesTheVariable(t *testing.T) {
 	t.Setenv("GEMINI_API_KEY", "")
-	p, err := New(Options{Model: "m"})
+	srv := fixturetest.NewServer(t, simpleAnswer(t))
+	p, err := New(Options{Model: flash, BaseURL: srv.URL, Headers: map[string]string{"X-Goog-User-Project": "proj"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,9 +122,10 @@ func TestMissingAPIKeyNamesTheVariable(t *testing.T) {
 	if !errors.Is(err, ErrNoAPIKey) || !strings.Contains(err.Error(), "GEMINI_API_KEY") {
 		t.Errorf("err = %v, want ErrNoAPIKey naming GEMINI_API_KEY", err)
 	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent without a key", n)
+	}
 	t.Setenv("GEMINI_API_KEY", "from-env")
-	srv := fixturetest.NewServer(t, simpleAnswer(t))
-	p, _ = New(Options{Model: flash, BaseURL: srv.URL, Headers: map[string]string{"X-Goog-User-Project": "proj"}})
 	if _, err := p.Complete(context.Background(), hello); err != nil {
 		t.Fatal(err)
 	}

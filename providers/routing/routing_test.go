@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/internal/fixturetest"
 	"github.com/autoagent-go/autoagent/llm"
 )
 
@@ -163,10 +164,8 @@ func TestRouter(t *testing.T) {
 	if _, err := p.Complete(context.Background(), &llm.Request{}); !errors.Is(err, ErrNoProvider) {
 		t.Fatalf("nil router choice: err = %v", err)
 	}
-	for _, err := range p.Stream(context.Background(), &llm.Request{}) {
-		if !errors.Is(err, ErrNoProvider) {
-			t.Fatalf("nil router choice in Stream: err = %v", err)
-		}
+	if s := fixturetest.Drain(t, p.Stream(context.Background(), &llm.Request{})); !errors.Is(s.Err, ErrNoProvider) {
+		t.Fatalf("nil router choice in Stream: err = %v", s.Err)
 	}
 }
 
