@@ -219,7 +219,10 @@ func (inst *instance) alloc(n uint64) (uint64, []byte) {
 	end := h + blockHeader + c
 	if size := uint64(k.mem.Size()); end > size {
 		pages := (end - size + pageSize - 1) / pageSize
-		if _, ok := k.mem.Grow(uint32(min(pages, 1<<16))); !ok || pages > 1<<16 {
+		if pages > 1<<16 {
+			inst.fail(limitErr(LimitMemory, inst.limits.Memory))
+		}
+		if _, ok := k.mem.Grow(uint32(pages)); !ok {
 			inst.fail(limitErr(LimitMemory, inst.limits.Memory))
 		}
 	}
