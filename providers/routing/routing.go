@@ -149,7 +149,8 @@ func withoutImages(req *llm.Request) *llm.Request {
 				parts = append(parts, part)
 			}
 		}
-		out.Messages[i] = llm.Message{Role: m.Role, Parts: parts}
+		m.Parts = parts
+		out.Messages[i] = m
 	}
 	return &out
 }
