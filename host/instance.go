@@ -347,18 +347,15 @@ func (l *Loaded) moduleConfig(inst *instance, describing bool) wazero.ModuleConf
 var processStart = time.Now()
 
 // sleep is the real-clock nanosleep; it ends early when the call does, so
-// a sleeping guest cannot outlive its time limit.
+// a sleeping guest cannot outlive its time limit. inst.ctx is set (by
+// begin) before the instance first runs guest code.
 func (inst *instance) sleep(ns int64) {
 	inst.clockUsed = true
-	ctx := inst.ctx
-	if ctx == nil {
-		ctx = context.Background()
-	}
 	t := time.NewTimer(time.Duration(ns))
 	defer t.Stop()
 	select {
 	case <-t.C:
-	case <-ctx.Done():
+	case <-inst.ctx.Done():
 	}
 }
 
