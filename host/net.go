@@ -19,7 +19,8 @@ type httpRequestDoc struct {
 	Headers map[string]string `json:"headers"`
 }
 
-var noCapabilities = "describe runs with no capabilities"
+// noCapabilities is why every capability is refused while describe runs.
+const noCapabilities = "describe runs with no capabilities"
 
 // httpRequest implements Extism's http_request through the module's
 // network policy. Refusals, network errors and oversized responses trap

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -24,7 +25,7 @@ func (inst *instance) toolCall(reqOff uint64) uint64 {
 	}
 	granted := false
 	for _, g := range inst.l.grants {
-		if g.Kind == "tools" && g.Name == c.Name {
+		if g.Kind == manifest.KindTools && g.Name == c.Name {
 			granted = true
 		}
 	}
