@@ -29,8 +29,10 @@
 // reported exactly (and nil when the server reported none), the request is
 // never modified, concurrent calls are safe, a cancelled stream ends
 // promptly with an error wrapping context.Canceled, leaving a stream early
-// releases it, and HTTP errors map to *llm.ProviderError with the right
-// Retryable and RetryAfter.
+// returns at once, and HTTP errors map to *llm.ProviderError with the right
+// Retryable and RetryAfter. That leaving early also closes the connection
+// is for the provider's own tests to check: the suite does not see the
+// server.
 //
 // A provider that is not reached over HTTP (a scripted model, a go-plugin
 // subprocess) implements the harness by building the answer directly;
