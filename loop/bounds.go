@@ -32,9 +32,10 @@ type Bounds struct {
 	// call, so the call that crosses it is never cut.
 	TokenBudget int64 `json:"token_budget,omitempty"`
 	// MaxToolResultChars bounds, in characters (Unicode code points), the
-	// text of each tool result the model sees; 0 means none. Longer results
-	// keep their head and tail around a marker, and the marker counts
-	// against the bound.
+	// text of each tool result; 0 means none. Longer results keep their
+	// head and tail around a marker, and the marker counts against the
+	// bound. The result of an untrusted tool is bounded first, then framed
+	// (see [UntrustedOpen]): the frame is never cut, and comes on top.
 	MaxToolResultChars int `json:"max_tool_result_chars,omitempty"`
 	// PruneToolResultsAfter keeps only the N most recent tool results in
 	// full in what is sent to the model; older ones become a short note.

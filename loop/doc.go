@@ -56,7 +56,8 @@
 // tool's Go error, which is also traced as an infrastructure failure.
 // [Bounds] cap what results cost: MaxToolResultChars keeps head and tail
 // around a marker ("[TRUNCATED — N of M characters omitted…]") and never
-// exceeds the bound, marker included; PruneToolResultsAfter replaces old
+// exceeds the bound, marker included (an untrusted result's frame is added
+// around the bounded text); PruneToolResultsAfter replaces old
 // results by a note ("[PRUNED — …]") in what is sent to the model only.
 //
 // # Guards, policy and approval: the security model

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -94,6 +95,42 @@ func TestParallelCallsKeepTranscriptOrder(t *testing.T) {
 	}
 }
 
+func TestDefaultParallelismIsEight(t *testing.T) {
+	checkNoLeak(t)
+	g := &gated{gates: map[string]chan struct{}{}, started: make(chan string, 10)}
+	var cs []llm.ToolCall
+	for i := range 10 {
+		id := fmt.Sprint("c", i)
+		g.gates[id] = make(chan struct{})
+		cs = append(cs, call(id, "slow", `{}`))
+	}
+	a := &loop.Agent{Provider: scripted.New(calls(cs...), text("done")), Tools: registry(t, g)}
+	done := make(chan error)
+	go func() {
+		_, err := a.Run(context.Background(), "go")
+		done <- err
+	}()
+	// Eight calls start and block; only then is any released, so the peak
+	// is the bound exactly. With a larger bound the other two calls are
+	// already on their way in: yielding lets them arrive (it only makes a
+	// wrong bound likelier to show; a correct one passes whatever runs).
+	for range 8 {
+		<-g.started
+	}
+	for range 100 {
+		runtime.Gosched()
+	}
+	for _, gate := range g.gates {
+		close(gate)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if peak := g.peak.Load(); peak != 8 {
+		t.Fatalf("peak concurrency %d, want the default bound 8", peak)
+	}
+}
+
 func TestSequentialWhenMaxParallelIsOne(t *testing.T) {
 	c := &counter{name: "t"}
 	var running, peak atomic.Int32
@@ -155,6 +192,23 @@ func TestTruncationNeverExceedsTheBound(t *testing.T) {
 				t.Fatalf("bound %d, body %d: no marker", bound, size)
 			}
 		}
+	}
+}
+
+func TestUntrustedResultIsBoundedThenFramed(t *testing.T) {
+	const bound = 300
+	body := strings.Repeat("page ", 1000)
+	web := &counter{name: "fetch", flags: tool.Flags{Untrusted: true}, reply: func(string) (tool.Result, error) { return tool.Text(body), nil }}
+	p := scripted.New(calls(call("", "fetch", `{}`)), text("ok"))
+	a := &loop.Agent{Provider: p, Tools: registry(t, web), Bounds: loop.Bounds{MaxToolResultChars: bound}}
+	if _, err := a.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	got := resultsSent(p.Requests()[1])[0].Content
+	inner, ok := strings.CutPrefix(got, loop.UntrustedOpen+"\n")
+	inner, ok2 := strings.CutSuffix(inner, "\n"+loop.UntrustedClose)
+	if !ok || !ok2 || utf8.RuneCountInString(inner) != bound || !strings.Contains(inner, "[TRUNCATED — ") {
+		t.Fatalf("want the whole frame around %d bounded characters, got %q", bound, got)
 	}
 }
 
