@@ -13,17 +13,14 @@ import (
 // Refilling happens in the background, one instantiation at a time per
 // module, and at most refillSlots at a time across the host, so refills
 // never take every core from the callers they exist to serve. A refill
-// starts when the module is loaded and when a call that took an instance
-// has ended (not when it starts: an instantiation running beside the call
+// starts when the module is loaded and when a call's instance is discarded
+// after the call (not when the call starts: an instantiation running beside the call
 // would slow it down, Go guests' above all, whose start-up allocates
 // megabytes); it ends when the pool is full, so an idle module costs no
 // goroutine.
 type pool struct {
 	l    *Loaded
 	size int
-	// reuse: instances come back after a call (Module.Reuse), so taking
-	// one does not call for a refill; discarding one does.
-	reuse bool
 
 	mu      sync.Mutex
 	ready   []*instance
@@ -42,7 +39,7 @@ func newPool(l *Loaded, size int) *pool {
 	if size <= 0 {
 		return nil
 	}
-	p := &pool{l: l, size: size, reuse: l.reuse, ready: make([]*instance, 0, size), stop: make(chan struct{})}
+	p := &pool{l: l, size: size, ready: make([]*instance, 0, size), stop: make(chan struct{})}
 	p.mu.Lock()
 	p.startRefill()
 	p.mu.Unlock()
