@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"reflect"
 	"slices"
 	"testing"
 
@@ -54,8 +55,11 @@ func TestRunJSONReplaysRecordedToolConversations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.provider, func(t *testing.T) {
+			// The recordings are found from the package directory: read
+			// them before newCLIEnv moves into the test's own directory.
+			answers := fixturetest.Answers(fixturetest.Cassette(t, tt.cassette))
 			e := newCLIEnv(t)
-			srv := fixturetest.NewServer(t, fixturetest.Answers(fixturetest.Cassette(t, tt.cassette))...)
+			srv := fixturetest.NewServer(t, answers...)
 			defer srv.Close()
 			t.Setenv(tt.keyEnv, "test-key-not-secret")
 
@@ -89,7 +93,7 @@ func TestRunJSONReplaysRecordedToolConversations(t *testing.T) {
 			if json.Unmarshal(callArgs, &gotArgs) != nil || json.Unmarshal([]byte(tt.args), &wantArgs) != nil {
 				t.Fatalf("arguments %s are not JSON", callArgs)
 			}
-			if b1, _ := json.Marshal(gotArgs); string(b1) != mustCompact(t, tt.args) {
+			if !reflect.DeepEqual(gotArgs, wantArgs) {
 				t.Errorf("arguments %s, want %s", callArgs, tt.args)
 			}
 			res := got.Messages[3].Parts[0].ToolResult
@@ -101,14 +105,4 @@ func TestRunJSONReplaysRecordedToolConversations(t *testing.T) {
 			}
 		})
 	}
-}
-
-func mustCompact(t *testing.T, s string) string {
-	t.Helper()
-	var v any
-	if err := json.Unmarshal([]byte(s), &v); err != nil {
-		t.Fatal(err)
-	}
-	b, _ := json.Marshal(v)
-	return string(b)
 }
