@@ -4,40 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/internal/fixturetest"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/tool"
-	"gopkg.in/yaml.v3"
 )
-
-// fixturesDir finds shared/fixtures by walking up from the test's directory.
-func fixturesDir(t *testing.T) string {
-	t.Helper()
-	dir, _ := os.Getwd()
-	for {
-		cand := filepath.Join(dir, "shared", "fixtures")
-		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return cand
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("shared/fixtures not found above the test directory: recorded traffic unavailable")
-		}
-		dir = parent
-	}
-}
-
-type cassette struct {
-	Interactions []struct {
-		Request  struct{ Body string }
-		Response struct{ Body string }
-	}
-}
 
 // recordedTurn is one model answer decoded from a recorded response, and
 // the tool results (name → content, in order) the real client sent next.
@@ -162,7 +136,6 @@ type twoInts struct {
 // that it sends back the results exactly as the recording's client did: in
 // the model's call order, answering the model's call ids.
 func TestRecordedParallelCalls(t *testing.T) {
-	base := filepath.Join(fixturesDir(t), "providers", "fantasy")
 	cases := []struct {
 		file   string
 		decode func(*testing.T, string, string) recordedTurn
@@ -173,19 +146,12 @@ func TestRecordedParallelCalls(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
-			raw, err := os.ReadFile(filepath.Join(base, c.file))
-			if err != nil {
-				t.Skipf("recording missing: %v", err)
+			ex := fixturetest.Cassette(t, "fantasy/"+c.file)
+			if len(ex) != 2 {
+				t.Fatalf("%d interactions", len(ex))
 			}
-			var cs cassette
-			if err := yaml.Unmarshal(raw, &cs); err != nil {
-				t.Fatal(err)
-			}
-			if len(cs.Interactions) != 2 {
-				t.Fatalf("%d interactions", len(cs.Interactions))
-			}
-			first := c.decode(t, cs.Interactions[0].Response.Body, cs.Interactions[1].Request.Body)
-			final := c.decode(t, cs.Interactions[1].Response.Body, "")
+			first := c.decode(t, ex[0].Answer.Body, ex[1].Request.Body)
+			final := c.decode(t, ex[1].Answer.Body, "")
 			if len(first.turn.ToolCalls) < 2 {
 				t.Fatalf("recording has %d tool calls, want parallel calls", len(first.turn.ToolCalls))
 			}

@@ -1,19 +1,17 @@
 package trace
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"os"
 	"path/filepath"
 	"reflect"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/autoagent-go/autoagent/internal/fixturetest"
 )
 
 // realisticSecrets are secrets in the shapes they take in real traffic,
@@ -141,34 +139,14 @@ func TestEmitRedactsEveryFieldBeforeAnySink(t *testing.T) {
 	}
 }
 
-// fixturesDir finds shared/fixtures by walking up from the test's directory.
-func fixturesDir(t *testing.T) string {
-	t.Helper()
-	dir, _ := os.Getwd()
-	for {
-		cand := filepath.Join(dir, "shared", "fixtures")
-		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return cand
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("shared/fixtures not found above the test directory: recorded traffic unavailable")
-		}
-		dir = parent
-	}
-}
-
 // TestRedactRecordedRequestHeaders feeds the credential headers of real
 // recorded HTTP requests (langchaingo httprr recordings) through a tracer.
 func TestRedactRecordedRequestHeaders(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join(fixturesDir(t), "providers", "langchaingo", "*.httprr"))
+	files, _ := filepath.Glob(filepath.Join(fixturetest.Dir(t), "langchaingo", "*.httprr"))
 	checked := 0
 	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, r := range readHTTPRRRequests(t, data) {
+		for _, ex := range fixturetest.HTTPRR(t, "langchaingo/"+filepath.Base(f)) {
+			r := ex.Request
 			for _, h := range []string{"Authorization", "X-Api-Key", "X-Goog-Api-Key"} {
 				v := r.Header.Get(h)
 				if v == "" {
@@ -176,7 +154,7 @@ func TestRedactRecordedRequestHeaders(t *testing.T) {
 				}
 				secret := v[strings.LastIndexByte(v, ' ')+1:]
 				var buf bytes.Buffer
-				New(JSONL(&buf)).Emit(Event{Type: LLMRequest, Payload: Payload{Content: h + ": " + v, Attrs: map[string]string{"url": r.URL.String()}}})
+				New(JSONL(&buf)).Emit(Event{Type: LLMRequest, Payload: Payload{Content: h + ": " + v, Attrs: map[string]string{"path": r.Path}}})
 				if strings.Contains(buf.String(), secret) {
 					t.Errorf("%s: %s value kept: %s", filepath.Base(f), h, buf.String())
 				}
@@ -185,41 +163,8 @@ func TestRedactRecordedRequestHeaders(t *testing.T) {
 		}
 	}
 	if checked == 0 {
-		t.Skip("no recorded request carried a credential header")
+		t.Fatal("no recorded request carried a credential header: nothing was checked")
 	}
-}
-
-// readHTTPRRRequests parses the requests of an httprr recording: a header
-// line, then "<reqlen> <resplen>\n" followed by the raw bytes, repeated.
-func readHTTPRRRequests(t *testing.T, data []byte) []*http.Request {
-	t.Helper()
-	_, rest, ok := bytes.Cut(data, []byte("\n"))
-	if !ok {
-		t.Fatal("httprr: no header line")
-	}
-	var out []*http.Request
-	for len(rest) > 0 {
-		line, after, ok := bytes.Cut(rest, []byte("\n"))
-		if !ok {
-			break
-		}
-		fields := strings.Fields(string(line))
-		if len(fields) != 2 {
-			t.Fatalf("httprr: bad length line %q", line)
-		}
-		rl, err1 := strconv.Atoi(fields[0])
-		sl, err2 := strconv.Atoi(fields[1])
-		if err1 != nil || err2 != nil || rl+sl > len(after) {
-			t.Fatalf("httprr: bad lengths %q", line)
-		}
-		req, err := http.ReadRequest(bufio.NewReader(bytes.NewReader(after[:rl])))
-		if err != nil {
-			t.Fatalf("httprr: %v", err)
-		}
-		out = append(out, req)
-		rest = after[rl+sl:]
-	}
-	return out
 }
 
 func TestPreviewRedactsBeforeCutting(t *testing.T) {
