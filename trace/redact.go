@@ -9,15 +9,13 @@ import (
 // Redacted replaces every secret [Redact] finds.
 const Redacted = "***REDACTED***"
 
-// secretPatterns are applied in order. No pattern consumes a double quote
-// or a backslash it did not also match the opening of, so redacting JSON
-// text keeps it valid JSON.
-//
 // secretPatterns are applied in order. Each keeps its first group (the
 // context that says "this is a secret": a header name, a JSON key, a URL
 // scheme) and replaces what follows, so a reader still sees which secret
-// was removed. The rules deliberately over-redact: a trace is shared far
-// more widely than the process that wrote it.
+// was removed. No pattern consumes a double quote or a backslash it did
+// not also match the opening of, so redacting JSON text keeps it valid
+// JSON. The rules deliberately over-redact: a trace is shared far more
+// widely than the process that wrote it.
 var secretPatterns = []struct {
 	re   *regexp.Regexp
 	repl string
