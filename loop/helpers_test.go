@@ -137,5 +137,5 @@ func toolResults(msgs []llm.Message) []llm.ToolResult {
 	return out
 }
 
-// lastToolResults returns the results sent to the model in a request.
+// resultsSent returns the tool results sent to the model in a request.
 func resultsSent(req *llm.Request) []llm.ToolResult { return toolResults(req.Messages) }
