@@ -99,9 +99,7 @@ type Host struct {
 	limits  Limits
 	runtime wazero.Runtime
 	cache   wazero.CompilationCache
-	// kernel is the compiled Extism kernel; kernelConfig instantiates it.
-	kernel       *kernelRuntime
-	kernelConfig wazero.ModuleConfig
+	kernel  *kernelRuntime // the compiled Extism kernel
 	// cacheDir is the on-disk cache, "" when the cache is in memory.
 	cacheDir  string
 	artifacts artifacts
@@ -176,9 +174,6 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		_ = rt.Close(ctx)
 		return nil, err
 	}
-	// The kernel never reads randomness: a fixed source spares wazero
-	// seeding a generator for every instance.
-	h.kernelConfig = wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(zeroReader{})
 	return h, nil
 }
 
@@ -290,12 +285,4 @@ func (h *Host) Limits() Limits { return h.limits }
 func Hash(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
-}
-
-// zeroReader reads zeros.
-type zeroReader struct{}
-
-func (zeroReader) Read(p []byte) (int, error) {
-	clear(p)
-	return len(p), nil
 }

@@ -105,7 +105,7 @@ func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, e
 	h := l.h
 	if l.entry.kernel {
 		kctx := experimental.WithMemoryAllocator(ictx, memoryAllocator{inst, true})
-		kmod, err := h.runtime.InstantiateModule(kctx, h.kernel.mod, h.kernelConfig)
+		kmod, err := h.runtime.InstantiateModule(kctx, h.kernel.mod, h.kernel.config)
 		if err != nil {
 			return nil, inst.classify(ctx, fmt.Errorf("instantiating the Extism kernel: %w", err))
 		}

@@ -64,9 +64,10 @@ const (
 // kernelRuntime is the compiled kernel and what every instance of it
 // shares.
 type kernelRuntime struct {
-	mod   wazero.CompiledModule
-	state uint32 // address of the state struct, the same in every instance
-	heap  uint64 // address of the first block
+	mod    wazero.CompiledModule
+	config wazero.ModuleConfig // instantiates mod
+	state  uint32              // address of the state struct, the same in every instance
+	heap   uint64              // address of the first block
 	// initial is an instance's memory at start, which the module's memory
 	// limit does not count: it is the host's fixed cost.
 	initial int64
@@ -86,13 +87,19 @@ func (h *Host) newKernelRuntime(ctx context.Context) (*kernelRuntime, error) {
 	if err != nil {
 		return nil, fmt.Errorf("host: compiling the Extism kernel: %w", err)
 	}
-	kr := &kernelRuntime{mod: mod, funcs: map[string]api.FunctionDefinition{}}
+	kr := &kernelRuntime{
+		mod: mod,
+		// The kernel never reads randomness: a fixed source spares wazero
+		// seeding a generator for every instance.
+		config: wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(zeroReader{}),
+		funcs:  map[string]api.FunctionDefinition{},
+	}
 	for name, def := range mod.ExportedFunctions() {
 		if kernelABI[name] {
 			kr.funcs[name] = def
 		}
 	}
-	inst, err := rt.InstantiateModule(ctx, mod, wazero.NewModuleConfig().WithName("").WithStartFunctions())
+	inst, err := rt.InstantiateModule(ctx, mod, kr.config)
 	if err != nil {
 		return nil, fmt.Errorf("host: instantiating the Extism kernel: %w", err)
 	}
@@ -429,4 +436,12 @@ func instantiateHostModules(ctx context.Context, rt wazero.Runtime) error {
 		}
 	}
 	return nil
+}
+
+// zeroReader reads zeros.
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
 }
