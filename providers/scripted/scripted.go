@@ -103,6 +103,7 @@ func (p *Provider) take(req *llm.Request) (*Turn, int, error) {
 	cp.Tools = slices.Clip(req.Tools)
 	p.mu.Lock()
 	p.requests = append(p.requests, &cp)
+	call := len(p.requests)
 	var i int
 	if p.opts.PerConversation {
 		for _, m := range req.Messages {
@@ -119,7 +120,7 @@ func (p *Provider) take(req *llm.Request) (*Turn, int, error) {
 	p.mu.Unlock()
 	if i >= len(p.turns) {
 		return nil, i + 1, fmt.Errorf("%w: call %d asked for turn %d but the script has %d turn(s)%s",
-			ErrExhausted, len(p.requests), i+1, len(p.turns), lastUserHint(req))
+			ErrExhausted, call, i+1, len(p.turns), lastUserHint(req))
 	}
 	return &p.turns[i], i + 1, nil
 }

@@ -232,3 +232,31 @@ func TestTurnErrorAndCheck(t *testing.T) {
 		t.Fatalf("check err = %v", err)
 	}
 }
+
+// TestExhaustedConcurrently: calls past the end of the script from several
+// goroutines each get ErrExhausted, and (under -race) building the message
+// reads no shared state outside the lock.
+func TestExhaustedConcurrently(t *testing.T) {
+	p := New(Turn{Text: "only"})
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() {
+			_, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}})
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	exhausted := 0
+	for err := range errs {
+		if errors.Is(err, ErrExhausted) {
+			exhausted++
+		} else if err != nil {
+			t.Errorf("err = %v", err)
+		}
+	}
+	if exhausted != 7 {
+		t.Errorf("%d calls exhausted the one-turn script, want 7", exhausted)
+	}
+}
