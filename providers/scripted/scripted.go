@@ -95,9 +95,12 @@ func (p *Provider) Reset() {
 	p.requests = nil
 }
 
-// take records req and returns the turn that answers it and its 1-based
-// number.
-func (p *Provider) take(req *llm.Request) (*Turn, int, error) {
+// take records req and returns the turn that answers it, once its Check
+// (if any) accepts the request.
+func (p *Provider) take(ctx context.Context, req *llm.Request) (*Turn, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	cp := *req
 	cp.Messages = slices.Clip(req.Messages)
 	cp.Tools = slices.Clip(req.Tools)
@@ -119,10 +122,16 @@ func (p *Provider) take(req *llm.Request) (*Turn, int, error) {
 	}
 	p.mu.Unlock()
 	if i >= len(p.turns) {
-		return nil, i + 1, fmt.Errorf("%w: call %d asked for turn %d but the script has %d turn(s)%s",
+		return nil, fmt.Errorf("%w: call %d asked for turn %d but the script has %d turn(s)%s",
 			ErrExhausted, call, i+1, len(p.turns), lastUserHint(req))
 	}
-	return &p.turns[i], i + 1, nil
+	t := &p.turns[i]
+	if t.Check != nil {
+		if err := t.Check(ctx, req); err != nil {
+			return nil, fmt.Errorf("scripted: turn %d: check failed: %w", i+1, err)
+		}
+	}
+	return t, nil
 }
 
 // lastUserHint quotes the start of the last user message, which is what a
@@ -149,17 +158,9 @@ func lastUserHint(req *llm.Request) string {
 
 // Complete plays the next turn.
 func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	t, n, err := p.take(req)
+	t, err := p.take(ctx, req)
 	if err != nil {
 		return nil, err
-	}
-	if t.Check != nil {
-		if err := t.Check(ctx, req); err != nil {
-			return nil, fmt.Errorf("scripted: turn %d: check failed: %w", n, err)
-		}
 	}
 	if t.Err != nil {
 		return nil, t.Err
@@ -171,20 +172,10 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 // each tool call, done.
 func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
 	return func(yield func(llm.StreamEvent, error) bool) {
-		if err := ctx.Err(); err != nil {
-			yield(llm.StreamEvent{}, err)
-			return
-		}
-		t, n, err := p.take(req)
+		t, err := p.take(ctx, req)
 		if err != nil {
 			yield(llm.StreamEvent{}, err)
 			return
-		}
-		if t.Check != nil {
-			if err := t.Check(ctx, req); err != nil {
-				yield(llm.StreamEvent{}, fmt.Errorf("scripted: turn %d: check failed: %w", n, err))
-				return
-			}
 		}
 		if t.Err != nil && !t.MidStream {
 			yield(llm.StreamEvent{}, t.Err)
