@@ -134,15 +134,7 @@ type client struct {
 
 // do makes one call, turning transport failures into [BackendError]s.
 func (c *client) do(ctx context.Context, method string, in, out any) error {
-	inst, err := c.sup.Acquire(ctx)
-	if err != nil {
-		return err
-	}
-	if err := inst.Stub.call(ctx, method, in, out); err != nil {
-		return c.sup.Fail(ctx, inst, err)
-	}
-	c.sup.Succeeded()
-	return nil
+	return c.sup.Call(ctx, func(st *stub) error { return st.call(ctx, method, in, out) })
 }
 
 func (c *client) Backend() string { return c.name }

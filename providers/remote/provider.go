@@ -85,14 +85,8 @@ func New(ctx context.Context, opts Options) (*Provider, error) {
 		PingTimeout: opts.HealthTimeout, Stderr: opts.Stderr, DialOptions: opts.dialOptions,
 	})
 	p := &Provider{name: name, sup: sup}
-	inst, err := sup.Acquire(ctx)
-	if err != nil {
-		sup.Close()
-		return nil, err
-	}
-	info, err := inst.Stub.info(ctx)
-	if err != nil {
-		err = sup.Fail(ctx, inst, err)
+	var info *infoResponse
+	if err := sup.Call(ctx, func(st *stub) (err error) { info, err = st.info(ctx); return err }); err != nil {
 		sup.Close()
 		return nil, err
 	}
@@ -111,15 +105,10 @@ func (p *Provider) Name() string { return p.name }
 // or timed-out backend is a [*BackendError]. Cancelling ctx cancels the
 // backend's work.
 func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	inst, err := p.sup.Acquire(ctx)
-	if err != nil {
+	var out *completeResponse
+	if err := p.sup.Call(ctx, func(st *stub) (err error) { out, err = st.complete(ctx, req); return err }); err != nil {
 		return nil, err
 	}
-	out, err := inst.Stub.complete(ctx, req)
-	if err != nil {
-		return nil, p.sup.Fail(ctx, inst, err)
-	}
-	p.sup.Succeeded()
 	if out.Error != nil {
 		return nil, errorCodec.Decode(out.Error)
 	}

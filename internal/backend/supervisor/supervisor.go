@@ -280,6 +280,21 @@ func (s *Supervisor[T]) ping(inst *Instance[T]) error {
 	return err
 }
 
+// Call runs one call with the live instance's stub (acquired as by
+// [Supervisor.Acquire]). fn's error is a transport error and becomes the
+// call's error as by [Supervisor.Fail]; a nil error resets the backoff.
+func (s *Supervisor[T]) Call(ctx context.Context, fn func(stub T) error) error {
+	inst, err := s.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	if err := fn(inst.Stub); err != nil {
+		return s.Fail(ctx, inst, err)
+	}
+	s.Succeeded()
+	return nil
+}
+
 // Succeeded records that a call on inst worked, which resets the backoff.
 func (s *Supervisor[T]) Succeeded() {
 	s.mu.Lock()
