@@ -182,8 +182,22 @@ func TestArtifactsCache(t *testing.T) {
 	if got, _ := os.ReadFile(kinds["describe"][0]); !strings.Contains(string(got), `"upper"`) {
 		t.Fatalf("cached describe document: %s", got)
 	}
-	if second := loadOnce(); !reflect.DeepEqual(first, second) {
-		t.Fatalf("describe from the cache differs:\n%+v\n%+v", first, second)
+	// The next host takes the describe document from the cache rather
+	// than running describe: an edit to the cached file shows.
+	cached, _ := os.ReadFile(kinds["describe"][0])
+	marked := strings.Replace(string(cached), "Upper-cases a string.", "From the cache.", 1)
+	if marked == string(cached) {
+		t.Fatalf("cached describe document without the upper tool's description: %s", cached)
+	}
+	if err := os.WriteFile(kinds["describe"][0], []byte(marked), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	second := loadOnce()
+	if len(second.Tools) != len(first.Tools) || second.Tools[1].Description != "From the cache." {
+		t.Fatalf("the second host did not use the cached describe document: %+v", second)
+	}
+	if err := os.WriteFile(kinds["describe"][0], cached, 0o600); err != nil {
+		t.Fatal(err)
 	}
 	for _, files := range kinds {
 		if err := os.WriteFile(files[0], []byte("garbage"), 0o600); err != nil {
