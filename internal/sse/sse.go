@@ -36,6 +36,7 @@
 package sse
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -125,16 +126,8 @@ func (rd Reader) Events(r io.Reader) iter.Seq2[Event, error] {
 			if line[0] == ':' {
 				continue
 			}
-			name, value := line, []byte(nil)
-			for i, c := range line {
-				if c == ':' {
-					name, value = line[:i], line[i+1:]
-					if len(value) > 0 && value[0] == ' ' {
-						value = value[1:]
-					}
-					break
-				}
-			}
+			name, value, _ := bytes.Cut(line, []byte{':'})
+			value = bytes.TrimPrefix(value, []byte{' '})
 			switch string(name) {
 			case "data":
 				if hasData {
@@ -149,19 +142,10 @@ func (rd Reader) Events(r io.Reader) iter.Seq2[Event, error] {
 			case "event":
 				typ = string(value)
 			case "id":
-				if !containsNUL(value) {
+				if bytes.IndexByte(value, 0) < 0 {
 					lastID = string(value)
 				}
 			}
 		}
 	}
-}
-
-func containsNUL(b []byte) bool {
-	for _, c := range b {
-		if c == 0 {
-			return true
-		}
-	}
-	return false
 }
