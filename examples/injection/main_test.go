@@ -38,6 +38,14 @@ func TestInjectionIsBlocked(t *testing.T) {
 		if !strings.HasPrefix(refusal, want) {
 			t.Errorf("approve=%v: send_email result %q, want prefix %q", approve, refusal, want)
 		}
+		// The trace says which guard stopped it.
+		if approve {
+			if o.summary.Approvals != 1 || o.summary.Refusals["approval_decision"] != 1 || o.summary.Refusals["trifecta_block"] != 0 {
+				t.Errorf("approve mode trace: approvals %d, refusals %v", o.summary.Approvals, o.summary.Refusals)
+			}
+		} else if o.summary.Refusals["trifecta_block"] != 1 || o.summary.Approvals != 0 {
+			t.Errorf("deny mode trace: approvals %d, refusals %v", o.summary.Approvals, o.summary.Refusals)
+		}
 		// The model was told, and saw the page framed as untrusted data.
 		if fetched := o.result.Messages[3].ToolResults()[0].Content; !strings.HasPrefix(fetched, loop.UntrustedOpen) {
 			t.Errorf("page not framed: %q", fetched)
