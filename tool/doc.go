@@ -15,8 +15,10 @@
 //	if err != nil {
 //		log.Fatal(err) // the schema could not be derived
 //	}
-//	reg := tool.NewRegistry()
-//	_ = reg.Add(weather)
+//	reg, err := tool.NewRegistry(weather)
+//	if err != nil {
+//		log.Fatal(err) // a duplicate or invalid name
+//	}
 //	res, _ := reg.Call(ctx, tool.Call{Name: "weather", Arguments: json.RawMessage(`{"city":"Oslo"}`)})
 //	fmt.Println(res.Text()) // sunny in Oslo
 //
