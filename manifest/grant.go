@@ -281,6 +281,16 @@ func (g Grant) Covers(other Grant) bool {
 	return false
 }
 
+// GrantStrings returns each grant's string form, which ParseGrants reads
+// back.
+func GrantStrings(gs []Grant) []string {
+	out := make([]string, len(gs))
+	for i, g := range gs {
+		out[i] = g.String()
+	}
+	return out
+}
+
 // ParseGrants parses every string, returning the first error.
 func ParseGrants(ss []string) ([]Grant, error) {
 	out := make([]Grant, 0, len(ss))

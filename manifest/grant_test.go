@@ -150,11 +150,7 @@ func TestExceeding(t *testing.T) {
 		{[]string{"env:A"}, []string{"env:B"}, []string{"env:B"}},
 	}
 	for _, tt := range tests {
-		got := Exceeding(must(tt.requested...), must(tt.granted...))
-		var gotS []string
-		for _, g := range got {
-			gotS = append(gotS, g.String())
-		}
+		gotS := GrantStrings(Exceeding(must(tt.requested...), must(tt.granted...)))
 		if strings.Join(gotS, " ") != strings.Join(tt.want, " ") {
 			t.Errorf("Exceeding(%v, %v) = %v, want %v", tt.requested, tt.granted, gotS, tt.want)
 		}

@@ -262,12 +262,8 @@ const timeFormat = time.RFC3339
 func (m *Manifest) MarshalJSON() ([]byte, error) {
 	f := fileJSON{Version: Version, Tools: make(map[string]entryJSON, len(m.tools))}
 	for sum, e := range m.tools {
-		grants := make([]string, len(e.Grants))
-		for i, g := range e.Grants {
-			grants[i] = g.String()
-		}
 		f.Tools[sum] = entryJSON{
-			File: e.File, Name: e.Name, Grants: grants, Limits: e.Limits,
+			File: e.File, Name: e.Name, Grants: GrantStrings(e.Grants), Limits: e.Limits,
 			ApprovedBy: e.ApprovedBy, ApprovedAt: e.ApprovedAt.UTC().Format(timeFormat), Note: e.Note,
 			Sidecar: e.SidecarSHA256,
 		}

@@ -41,13 +41,7 @@ func (e *ExceedError) Error() string {
 // Is matches ErrExceedsRequest.
 func (e *ExceedError) Is(target error) bool { return target == ErrExceedsRequest }
 
-func joinGrants(gs []Grant) string {
-	s := make([]string, len(gs))
-	for i, g := range gs {
-		s[i] = g.String()
-	}
-	return strings.Join(s, ", ")
-}
+func joinGrants(gs []Grant) string { return strings.Join(GrantStrings(gs), ", ") }
 
 // Store reads and changes one manifest file and its audit log.
 //
