@@ -57,7 +57,7 @@ func (t *moduleTool) Call(ctx context.Context, c tool.Call) (tool.Result, error)
 	l := t.l
 	rec := CallRecord{
 		Start: time.Now(), Module: l.name, SHA256: l.sha, ABI: l.abi,
-		Tool: t.name, CallID: c.ID, Grants: grantStrings(l.grants),
+		Tool: t.name, CallID: c.ID, Grants: manifest.GrantStrings(l.grants),
 	}
 	res, err := t.call(ctx, c, &rec)
 	rec.Duration = time.Since(rec.Start)
@@ -303,13 +303,5 @@ func (inst *instance) usedGrants() []string {
 		out = append(out, g)
 	}
 	slices.Sort(out)
-	return out
-}
-
-func grantStrings(gs []manifest.Grant) []string {
-	out := make([]string, len(gs))
-	for i, g := range gs {
-		out[i] = g.String()
-	}
 	return out
 }

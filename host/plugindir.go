@@ -452,11 +452,7 @@ func isModuleDefect(err error) bool {
 // loadKey identifies a loaded module: same bytes, sidecar, grants and
 // limits give the same running module.
 func loadKey(sum, sidecarSum string, m Module) string {
-	gs := make([]string, len(m.Grants))
-	for i, g := range m.Grants {
-		gs[i] = g.String()
-	}
-	return fmt.Sprintf("%s|%s|%s|%s|%+v", sum, sidecarSum, m.Name, strings.Join(gs, ","), m.Limits)
+	return fmt.Sprintf("%s|%s|%s|%s|%+v", sum, sidecarSum, m.Name, strings.Join(manifest.GrantStrings(m.Grants), ","), m.Limits)
 }
 
 // limitsOf converts an approval's limits; zero fields stay zero, which the

@@ -135,7 +135,7 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 	out := inspectOutput{
 		File: file, SHA256: r.sha256, Sidecar: r.sidecarFile, SidecarSHA256: r.sidecarSHA256,
 		ABI: r.inspection.ABI, Manifest: paths.manifestPath(), Status: string(host.StatusPending),
-		Requested: grantStrings(r.requested), Needs: r.inspection.Needs, Imports: r.inspection.Imports,
+		Requested: manifest.GrantStrings(r.requested), Needs: r.inspection.Needs, Imports: r.inspection.Imports,
 		Describe: r.inspection.Description,
 	}
 	if out.Needs == nil {
@@ -152,7 +152,7 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 		out.Status = "unknown"
 	} else if e, ok := r.approval(m); ok {
 		out.Status = string(host.StatusApproved)
-		out.Approval = &inspectApproval{Name: e.Name, File: e.File, Grants: grantStrings(e.Grants), Limits: e.Limits,
+		out.Approval = &inspectApproval{Name: e.Name, File: e.File, Grants: manifest.GrantStrings(e.Grants), Limits: e.Limits,
 			ApprovedBy: e.ApprovedBy, ApprovedAt: e.ApprovedAt, Note: e.Note}
 	}
 	if asJSON {

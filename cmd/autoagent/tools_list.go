@@ -101,7 +101,7 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 		present[p.File] = true
 		row := listedPlugin{Name: p.Name, File: p.File, SHA256: p.SHA256, Status: string(p.Status), Grants: []string{}, Tools: p.Tools}
 		if e := p.Entry; e != nil {
-			row.Grants = grantStrings(e.Grants)
+			row.Grants = manifest.GrantStrings(e.Grants)
 			row.ApprovedBy, row.ApprovedAt, row.Note = e.ApprovedBy, &e.ApprovedAt, e.Note
 			if !e.Limits.IsZero() {
 				row.Limits = &e.Limits
@@ -121,7 +121,7 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 		}
 		at := e.ApprovedAt
 		out.Plugins = append(out.Plugins, listedPlugin{
-			Name: e.Name, File: e.File, SHA256: e.SHA256, Status: statusMissing, Grants: grantStrings(e.Grants), Tools: []string{},
+			Name: e.Name, File: e.File, SHA256: e.SHA256, Status: statusMissing, Grants: manifest.GrantStrings(e.Grants), Tools: []string{},
 			ApprovedBy: e.ApprovedBy, ApprovedAt: &at, Note: e.Note,
 			Reason: "approved, but the file is not in the plugins directory",
 		})

@@ -83,19 +83,7 @@ func grantList(gs []manifest.Grant) string {
 	if len(gs) == 0 {
 		return "-"
 	}
-	s := make([]string, len(gs))
-	for i, g := range gs {
-		s[i] = g.String()
-	}
-	return strings.Join(s, ", ")
-}
-
-func grantStrings(gs []manifest.Grant) []string {
-	s := make([]string, len(gs))
-	for i, g := range gs {
-		s[i] = g.String()
-	}
-	return s
+	return strings.Join(manifest.GrantStrings(gs), ", ")
 }
 
 // safeText makes text from a module (its tool descriptions, its error

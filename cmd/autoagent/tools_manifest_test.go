@@ -214,7 +214,7 @@ func TestToolsApproveRefusals(t *testing.T) {
 	e.mustRun(0, "tools", "approve", kv, "--grant", "kv:notes", "--grant", "env:HOME", "--yes", "--force")
 	var forced []string
 	for rec := range manifest.ReadLog(filepath.Join(e.plugins, "manifest.log.jsonl")) {
-		forced = grantStrings(rec.Forced)
+		forced = manifest.GrantStrings(rec.Forced)
 	}
 	if !slices.Equal(forced, []string{"env:HOME"}) {
 		t.Errorf("audit log forced = %v", forced)
