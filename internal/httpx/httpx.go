@@ -118,12 +118,12 @@ func Post(ctx context.Context, r Request) (*http.Response, error) {
 	if resp.StatusCode/100 == 2 {
 		return resp, nil
 	}
-	return nil, ErrorFromResponse(r.Provider, resp, r.ParseError)
+	return nil, errorFromResponse(r.Provider, resp, r.ParseError)
 }
 
-// ErrorFromResponse reads at most MaxErrorBody bytes of resp's body, closes
+// errorFromResponse reads at most MaxErrorBody bytes of resp's body, closes
 // it, and returns the error it describes. parse may be nil (ParseJSONError).
-func ErrorFromResponse(provider string, resp *http.Response, parse ParseErrorFunc) *llm.ProviderError {
+func errorFromResponse(provider string, resp *http.Response, parse ParseErrorFunc) *llm.ProviderError {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, MaxErrorBody))
 	_ = resp.Body.Close()
 	if parse == nil {

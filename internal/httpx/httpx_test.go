@@ -291,10 +291,10 @@ func TestMergeJSON(t *testing.T) {
 	// The merged nested map must not be the caller's: a second merge into
 	// the result must leave extra as it was.
 	dst := map[string]any{}
-	DeepMerge(dst, extra)
-	DeepMerge(dst, map[string]any{"opts": map[string]any{"b": map[string]any{"z": 1}}})
+	deepMerge(dst, extra)
+	deepMerge(dst, map[string]any{"opts": map[string]any{"b": map[string]any{"z": 1}}})
 	if _, leaked := extra["opts"].(map[string]any)["b"].(map[string]any)["z"]; leaked {
-		t.Errorf("DeepMerge shared a nested map with its source")
+		t.Errorf("deepMerge shared a nested map with its source")
 	}
 }
 

@@ -26,7 +26,7 @@ func MergeJSON(body []byte, extra map[string]any) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("httpx: merging extra body fields: payload is not a JSON object: %w", err)
 	}
-	DeepMerge(m, extra)
+	deepMerge(m, extra)
 	out, err := json.Marshal(m)
 	if err != nil {
 		return nil, fmt.Errorf("httpx: merging extra body fields: %w", err)
@@ -52,17 +52,17 @@ func decodeObject(body []byte) (map[string]any, error) {
 	return m, nil
 }
 
-// DeepMerge merges src into dst as MergeJSON does. Nested maps from src are
+// deepMerge merges src into dst as MergeJSON does. Nested maps from src are
 // copied, never shared, so a later merge cannot modify the caller's extra.
-func DeepMerge(dst, src map[string]any) {
+func deepMerge(dst, src map[string]any) {
 	for k, v := range src {
 		if sv, ok := v.(map[string]any); ok {
 			if dv, ok := dst[k].(map[string]any); ok {
-				DeepMerge(dv, sv)
+				deepMerge(dv, sv)
 				continue
 			}
 			fresh := map[string]any{}
-			DeepMerge(fresh, sv)
+			deepMerge(fresh, sv)
 			dst[k] = fresh
 			continue
 		}
