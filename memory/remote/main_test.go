@@ -3,7 +3,6 @@ package remote
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"iter"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autoagent-go/autoagent/internal/backend/backendtest"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/memory"
 	"github.com/autoagent-go/autoagent/memory/sqlitestore"
@@ -76,17 +76,15 @@ type probeFact struct {
 func (p *probeFact) Recall(ctx context.Context, query string, k int) ([]llm.Message, error) {
 	switch query {
 	case "block":
-		mark(p.dir, "started")
+		backendtest.Mark(p.dir, "started")
 		<-ctx.Done()
-		mark(p.dir, "cancelled")
+		backendtest.Mark(p.dir, "cancelled")
 		return nil, ctx.Err()
 	case "panic":
 		panic("memory backend: boom")
 	}
 	return p.Fact.Recall(ctx, query, k)
 }
-
-func mark(dir, name string) { _ = os.WriteFile(filepath.Join(dir, name), []byte("1"), 0o644) }
 
 // testModel answers a memory's model calls: a summary naming how many
 // lines it read, or one "add" operation per user line of the exchanges.
@@ -150,36 +148,4 @@ func (o Options) dirOr(t testing.TB) string {
 func pidOf(m Memory) int {
 	type hasClient interface{ pid() int }
 	return m.(hasClient).pid()
-}
-
-func waitFor(t *testing.T, dir, name string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("backend never marked %q", name)
-}
-
-// assertReaped fails when pid is still a child of this process, running
-// or a zombie.
-func assertReaped(t *testing.T, pid int) {
-	t.Helper()
-	if pid == 0 {
-		t.Fatal("no pid to check")
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if errors.Is(err, os.ErrNotExist) {
-		return
-	}
-	if err != nil {
-		t.Fatalf("read /proc: %v", err)
-	}
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	if f[1] == fmt.Sprint(os.Getpid()) {
-		t.Fatalf("backend pid %d is still our child, in state %s (Z: a zombie)", pid, f[0])
-	}
 }

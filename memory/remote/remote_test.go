@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/autoagent-go/autoagent/internal/backend/backendtest"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/memory"
 	"github.com/autoagent-go/autoagent/memory/memorytest"
@@ -112,12 +113,12 @@ func TestCancelAndCrashOfAMemoryBackend(t *testing.T) {
 		_, err := m.Recall(ctx, "block", 1)
 		errc <- err
 	}()
-	waitFor(t, dir, "started")
+	backendtest.WaitForMarker(t, dir, "started")
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled Recall: %v", err)
 	}
-	waitFor(t, dir, "cancelled")
+	backendtest.WaitForMarker(t, dir, "cancelled")
 
 	if _, err := m.(memory.Rememberer).Remember(context.Background(), "Survives restarts.", "", ""); err != nil {
 		t.Fatal(err)
@@ -128,7 +129,7 @@ func TestCancelAndCrashOfAMemoryBackend(t *testing.T) {
 		_, err := m.Recall(context.Background(), "block", 1)
 		errc <- err
 	}()
-	waitFor(t, dir, "started")
+	backendtest.WaitForMarker(t, dir, "started")
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestCancelAndCrashOfAMemoryBackend(t *testing.T) {
 	if !errors.As(err, &be) || be.Backend != "fact" || !errors.Is(err, ErrBackendCrashed) {
 		t.Fatalf("got %v, want a *BackendError wrapping ErrBackendCrashed", err)
 	}
-	assertReaped(t, pid)
+	backendtest.AssertReaped(t, pid)
 	// The restarted backend reopens the same store.
 	got, err := m.Recall(context.Background(), "restarts", 1)
 	if err != nil || len(got) != 1 || !strings.Contains(got[0].Text(), "Survives restarts.") {

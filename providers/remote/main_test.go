@@ -3,11 +3,9 @@ package remote
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"iter"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +13,7 @@ import (
 	plugin "github.com/hashicorp/go-plugin"
 
 	"github.com/autoagent-go/autoagent/internal/backend"
+	"github.com/autoagent-go/autoagent/internal/backend/backendtest"
 	"github.com/autoagent-go/autoagent/internal/backend/httpprovider"
 	"github.com/autoagent-go/autoagent/llm"
 )
@@ -70,11 +69,7 @@ type fake struct{ dir string }
 
 func (f *fake) Name() string { return "fake" }
 
-func (f *fake) mark(name string) {
-	if f.dir != "" {
-		_ = os.WriteFile(filepath.Join(f.dir, name), []byte("1"), 0o644)
-	}
-}
+func (f *fake) mark(name string) { backendtest.Mark(f.dir, name) }
 
 var testUsage = &llm.Usage{InputTokens: 11, OutputTokens: 7, CachedTokens: 3, TotalTokens: 18}
 
@@ -172,41 +167,4 @@ func startFake(t testing.TB, opts Options) (*Provider, string) {
 	}
 	t.Cleanup(func() { p.Close() })
 	return p, dir
-}
-
-// waitFor waits until the marker file appears, failing the test after a
-// generous bound (a missing marker is a defect, not slowness).
-func waitFor(t *testing.T, dir, name string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("backend never marked %q", name)
-}
-
-// assertReaped fails when pid is still a child of this process, running
-// or a zombie. It checks once: whoever stopped the backend has already
-// reaped it by the time it returned.
-func assertReaped(t *testing.T, pid int) {
-	t.Helper()
-	if pid == 0 {
-		t.Fatal("no pid to check")
-	}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if errors.Is(err, os.ErrNotExist) {
-		return
-	}
-	if err != nil {
-		t.Fatalf("read /proc: %v", err)
-	}
-	// The fields after the command name (which may hold spaces) start with
-	// the state and the parent pid.
-	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
-	if f[1] == fmt.Sprint(os.Getpid()) {
-		t.Fatalf("backend pid %d is still our child, in state %s (Z: a zombie)", pid, f[0])
-	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/autoagent-go/autoagent/internal/backend/backendtest"
 	"github.com/autoagent-go/autoagent/llm"
 )
 
@@ -146,12 +146,12 @@ func TestStreamStopStopsTheBackend(t *testing.T) {
 		if ev.Text != "echo: " {
 			t.Fatalf("first event %+v", ev)
 		}
-		waitFor(t, dir, "started")
+		backendtest.WaitForMarker(t, dir, "started")
 		break
 	}
 	// Leaving the loop must end the backend's stream: its context is
 	// cancelled across the process boundary.
-	waitFor(t, dir, "cancelled")
+	backendtest.WaitForMarker(t, dir, "cancelled")
 }
 
 func TestCancelCrossesTheProcessBoundary(t *testing.T) {
@@ -162,13 +162,13 @@ func TestCancelCrossesTheProcessBoundary(t *testing.T) {
 		_, err := p.Complete(ctx, ask("block"))
 		errc <- err
 	}()
-	waitFor(t, dir, "started")
+	backendtest.WaitForMarker(t, dir, "started")
 	cancel()
 	err := <-errc
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("got %v, want context.Canceled", err)
 	}
-	waitFor(t, dir, "cancelled")
+	backendtest.WaitForMarker(t, dir, "cancelled")
 	// The backend survived the cancellation and serves the next call.
 	if _, err := p.Complete(context.Background(), ask("again")); err != nil {
 		t.Fatal(err)
@@ -199,7 +199,7 @@ func TestKill9MidCall(t *testing.T) {
 				_, err := p.Complete(context.Background(), ask("block"))
 				errc <- err
 			}()
-			waitFor(t, dir, "started")
+			backendtest.WaitForMarker(t, dir, "started")
 			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 				t.Fatal(err)
 			}
@@ -214,7 +214,7 @@ func TestKill9MidCall(t *testing.T) {
 			if !strings.Contains(err.Error(), "signal: killed") {
 				t.Errorf("error %q does not say how the backend died", err)
 			}
-			assertReaped(t, pid)
+			backendtest.AssertReaped(t, pid)
 			resp, err := p.Complete(context.Background(), ask("after"))
 			if err != nil {
 				t.Fatalf("call after the crash: %v", err)
@@ -239,7 +239,7 @@ func TestPanicIsACrashQuotingStderr(t *testing.T) {
 	if !strings.Contains(err.Error(), "panic: fake backend: boom") {
 		t.Errorf("error does not quote the backend's panic: %v", err)
 	}
-	assertReaped(t, pid)
+	backendtest.AssertReaped(t, pid)
 	if _, err := p.Complete(context.Background(), ask("after")); err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestHungBackendIsBoundedByContextAndReplaced(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
-	waitStopped(t, pid)
+	backendtest.WaitStopped(t, pid)
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
 	_, err := p.Complete(ctx, ask("hello"))
@@ -269,7 +269,7 @@ func TestHungBackendIsBoundedByContextAndReplaced(t *testing.T) {
 	if resp.Message.Text() != "echo: alive" {
 		t.Errorf("got %q", resp.Message.Text())
 	}
-	assertReaped(t, pid)
+	backendtest.AssertReaped(t, pid)
 }
 
 func TestCloseStopsCallsAndReapsTheChild(t *testing.T) {
@@ -280,14 +280,14 @@ func TestCloseStopsCallsAndReapsTheChild(t *testing.T) {
 		_, err := p.Complete(context.Background(), ask("block"))
 		errc <- err
 	}()
-	waitFor(t, dir, "started")
+	backendtest.WaitForMarker(t, dir, "started")
 	if err := p.Close(); err != nil {
 		t.Fatal(err)
 	}
 	if err := <-errc; !errors.Is(err, ErrClosed) && !errors.Is(err, ErrBackendCrashed) {
 		t.Errorf("call in flight at Close: %v", err)
 	}
-	assertReaped(t, pid)
+	backendtest.AssertReaped(t, pid)
 	if _, err := p.Complete(context.Background(), ask("x")); !errors.Is(err, ErrClosed) {
 		t.Errorf("call after Close: %v, want ErrClosed", err)
 	}
@@ -413,7 +413,24 @@ func TestHangBeforeHandshakeIsBoundedByContext(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	p, err := New(ctx, Options{Path: script, StartTimeout: time.Second})
+	// New gives up when ctx ends: the start it abandons is cut short, not
+	// waited for until StartTimeout.
+	type result struct {
+		p   *Provider
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		p, err := New(ctx, Options{Path: script, StartTimeout: time.Hour})
+		done <- result{p, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("New waited for the abandoned start (StartTimeout is an hour)")
+	}
+	p, err := r.p, r.err
 	if err == nil {
 		p.Close()
 		t.Fatal("New succeeded")
@@ -422,30 +439,4 @@ func TestHangBeforeHandshakeIsBoundedByContext(t *testing.T) {
 	if !errors.As(err, &be) || !errors.Is(err, context.DeadlineExceeded) || be.Backend != "mute" {
 		t.Fatalf("got %v, want a *BackendError for backend \"mute\" wrapping context.DeadlineExceeded", err)
 	}
-}
-
-// waitStopped waits until every thread of pid is stopped: kill(SIGSTOP)
-// returns before the group stop completes, and a thread still running could
-// answer a request meanwhile.
-func waitStopped(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		stats, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
-		stopped := len(stats) > 0
-		for _, f := range stats {
-			b, err := os.ReadFile(f)
-			// The state follows the command name's closing parenthesis.
-			i := strings.LastIndexByte(string(b), ')')
-			if err != nil || i < 0 || i+2 >= len(b) || (b[i+2] != 'T' && b[i+2] != 't') {
-				stopped = false
-				break
-			}
-		}
-		if stopped {
-			return
-		}
-		time.Sleep(time.Millisecond)
-	}
-	t.Fatalf("process %d did not stop", pid)
 }
