@@ -207,18 +207,33 @@ func (s *Supervisor[T]) bring() (*Instance[T], error) {
 	}
 	s.mu.Unlock()
 	switch {
+	case closed:
+		// Close may have cut the start short; either way it is why.
+		if inst != nil {
+			s.retire(inst, ErrClosed, false)
+		}
+		return nil, s.wrap(ErrClosed)
 	case err != nil:
 		return nil, s.wrap(err)
-	case closed:
-		s.retire(inst, ErrClosed, false)
-		return nil, s.wrap(ErrClosed)
 	}
 	return inst, nil
 }
 
-// start runs a new process and completes the handshake.
+// start runs a new process and completes the handshake. Close kills a
+// process still starting: go-plugin would wait for its handshake until
+// StartTimeout, and Close with it.
 func (s *Supervisor[T]) start() (*Instance[T], error) {
-	cmd := exec.Command(s.cfg.Path, s.cfg.Args...)
+	ctx, abort := context.WithCancel(context.Background())
+	started := make(chan struct{})
+	defer close(started)
+	go func() {
+		select {
+		case <-s.closing:
+			abort()
+		case <-started:
+		}
+	}()
+	cmd := exec.CommandContext(ctx, s.cfg.Path, s.cfg.Args...)
 	cmd.Env = childEnv(s.cfg.InheritEnv, s.cfg.Env)
 	dieWithParent(cmd)
 	t := &tail{}
