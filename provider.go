@@ -1,6 +1,7 @@
 package autoagent
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/http"
@@ -42,25 +43,31 @@ type ProviderConfig struct {
 // not know.
 var ErrUnknownProvider = errors.New("autoagent: unknown provider")
 
+// ErrMissingSetting is wrapped by NewProvider's error when the provider
+// needs a field the config leaves empty: BaseURL for openai-compatible,
+// ScriptFile for scripted.
+var ErrMissingSetting = errors.New("autoagent: provider setting missing")
+
 var providerNames = []string{"openai", "anthropic", "gemini", "deepseek", "groq", "openai-compatible", "scripted"}
 
 // ProviderNames lists the names NewProvider accepts.
 func ProviderNames() []string { return slices.Clone(providerNames) }
 
 // DefaultAPIKeyEnv returns the environment variable a provider reads its key
-// from by default ("" for providers that need none).
+// from by default ("" for providers that need none). The providers apply
+// these defaults themselves; this tells a caller which variable to set.
 func DefaultAPIKeyEnv(name string) string {
 	switch name {
 	case "openai":
-		return "OPENAI_API_KEY"
+		return openai.DefaultAPIKeyEnv
 	case "anthropic":
-		return "ANTHROPIC_API_KEY"
+		return anthropic.DefaultAPIKeyEnv
 	case "gemini":
-		return "GEMINI_API_KEY"
+		return gemini.DefaultAPIKeyEnv
 	case "deepseek":
-		return "DEEPSEEK_API_KEY"
+		return openai.DeepSeekAPIKeyEnv
 	case "groq":
-		return "GROQ_API_KEY"
+		return openai.GroqAPIKeyEnv
 	}
 	return ""
 }
@@ -82,18 +89,14 @@ func DefaultModel(name string) string {
 	return ""
 }
 
-// NewProvider builds the provider cfg names.
+// NewProvider builds the provider cfg names. Its error wraps
+// ErrUnknownProvider for a name it does not know and ErrMissingSetting when
+// the provider needs a field cfg leaves empty.
 func NewProvider(cfg ProviderConfig) (llm.Provider, error) {
 	name := strings.ToLower(strings.TrimSpace(cfg.Name))
-	model := cfg.Model
-	if model == "" {
-		model = DefaultModel(name)
-	}
-	keyEnv := cfg.APIKeyEnv
-	if keyEnv == "" {
-		keyEnv = DefaultAPIKeyEnv(name)
-	}
-	oa := openai.Options{Model: model, BaseURL: cfg.BaseURL, APIKeyEnv: keyEnv, HTTPClient: cfg.HTTPClient}
+	model := cmp.Or(cfg.Model, DefaultModel(name))
+	// An empty APIKeyEnv is each provider's own default (DefaultAPIKeyEnv).
+	oa := openai.Options{Model: model, BaseURL: cfg.BaseURL, APIKeyEnv: cfg.APIKeyEnv, HTTPClient: cfg.HTTPClient}
 	switch name {
 	case "openai":
 		return openai.New(oa)
@@ -103,19 +106,16 @@ func NewProvider(cfg ProviderConfig) (llm.Provider, error) {
 		return openai.Groq(oa)
 	case "openai-compatible":
 		if cfg.BaseURL == "" {
-			return nil, errors.New("autoagent: provider openai-compatible needs a base URL (--base-url), e.g. http://localhost:11434/v1 for Ollama")
-		}
-		if cfg.APIKeyEnv == "" {
-			oa.APIKeyEnv = ""
+			return nil, fmt.Errorf("%w: openai-compatible needs a base URL (BaseURL, --base-url), e.g. http://localhost:11434/v1 for Ollama", ErrMissingSetting)
 		}
 		return openai.Compatible(cfg.BaseURL, oa)
 	case "anthropic":
-		return anthropic.New(anthropic.Options{Model: model, BaseURL: cfg.BaseURL, APIKeyEnv: keyEnv, HTTPClient: cfg.HTTPClient})
+		return anthropic.New(anthropic.Options{Model: model, BaseURL: cfg.BaseURL, APIKeyEnv: cfg.APIKeyEnv, HTTPClient: cfg.HTTPClient})
 	case "gemini":
-		return gemini.New(gemini.Options{Model: model, BaseURL: cfg.BaseURL, APIKeyEnv: keyEnv, HTTPClient: cfg.HTTPClient})
+		return gemini.New(gemini.Options{Model: model, BaseURL: cfg.BaseURL, APIKeyEnv: cfg.APIKeyEnv, HTTPClient: cfg.HTTPClient})
 	case "scripted":
 		if cfg.ScriptFile == "" {
-			return nil, errors.New("autoagent: provider scripted needs a script file (--script FILE)")
+			return nil, fmt.Errorf("%w: scripted needs a script file (ScriptFile, --script FILE)", ErrMissingSetting)
 		}
 		return scripted.Load(cfg.ScriptFile, scripted.Options{PerConversation: true})
 	}

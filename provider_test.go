@@ -1,0 +1,208 @@
+package autoagent_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/providers/openai"
+)
+
+// The names NewProvider builds that speak HTTP to a vendor and need a key.
+var httpProviders = []string{"openai", "deepseek", "groq", "anthropic", "gemini"}
+
+func TestNewProviderRefusesWhatItCannotBuild(t *testing.T) {
+	tests := []struct {
+		cfg     autoagent.ProviderConfig
+		want    error
+		mention string
+	}{
+		{autoagent.ProviderConfig{Name: "nope"}, autoagent.ErrUnknownProvider, "openai-compatible"},
+		{autoagent.ProviderConfig{}, autoagent.ErrUnknownProvider, "scripted"},
+		{autoagent.ProviderConfig{Name: "openai-compatible"}, autoagent.ErrMissingSetting, "base URL"},
+		{autoagent.ProviderConfig{Name: "scripted"}, autoagent.ErrMissingSetting, "script file"},
+	}
+	for _, tt := range tests {
+		p, err := autoagent.NewProvider(tt.cfg)
+		if !errors.Is(err, tt.want) || p != nil {
+			t.Errorf("NewProvider(%+v) = %v, %v; want an error wrapping %v", tt.cfg, p, err, tt.want)
+			continue
+		}
+		if !strings.Contains(err.Error(), tt.mention) {
+			t.Errorf("NewProvider(%+v): error %q does not mention %q", tt.cfg, err, tt.mention)
+		}
+	}
+
+	// A missing script file is the scripted provider's own error, not a
+	// missing setting.
+	_, err := autoagent.NewProvider(autoagent.ProviderConfig{Name: "scripted", ScriptFile: filepath.Join(t.TempDir(), "none.jsonl")})
+	if err == nil || errors.Is(err, autoagent.ErrMissingSetting) {
+		t.Errorf("scripted with a missing file: %v", err)
+	}
+}
+
+// Without a key in its default variable, each HTTP provider fails the call
+// naming the variable DefaultAPIKeyEnv reports, and sends nothing.
+func TestDefaultAPIKeyEnvIsTheVariableProvidersRead(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("a request was sent without a key: %s %s", r.Method, r.URL)
+		w.WriteHeader(http.StatusBadRequest)
+	}))
+	defer srv.Close()
+	for _, name := range httpProviders {
+		env := autoagent.DefaultAPIKeyEnv(name)
+		if env == "" {
+			t.Errorf("DefaultAPIKeyEnv(%q) is empty", name)
+			continue
+		}
+		t.Setenv(env, "")
+		p, err := autoagent.NewProvider(autoagent.ProviderConfig{Name: name, BaseURL: srv.URL})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		_, err = p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("hi")}})
+		if !errors.Is(err, openai.ErrNoAPIKey) || !strings.Contains(err.Error(), env) {
+			t.Errorf("%s without a key: %v; want an error naming %s", name, err, env)
+		}
+	}
+	for _, name := range []string{"openai-compatible", "scripted", "nope"} {
+		if env := autoagent.DefaultAPIKeyEnv(name); env != "" {
+			t.Errorf("DefaultAPIKeyEnv(%q) = %q, want none", name, env)
+		}
+	}
+}
+
+// captured is what a test server saw of one request.
+type captured struct {
+	path, body string
+	header     http.Header
+}
+
+// captureServer answers every request with 400 (not retried) and keeps it.
+func captureServer(t *testing.T) (*httptest.Server, func() []captured) {
+	t.Helper()
+	var mu sync.Mutex
+	var seen []captured
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		seen = append(seen, captured{r.URL.Path, string(b), r.Header.Clone()})
+		mu.Unlock()
+		http.Error(w, `{"error":{"message":"test server"}}`, http.StatusBadRequest)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() []captured {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
+}
+
+// The model defaults to DefaultModel(name), a named model wins, the key
+// comes from APIKeyEnv, and the name is read case- and space-insensitively.
+func TestNewProviderSendsDefaultModelAndConfiguredKey(t *testing.T) {
+	const key = "test-key-not-secret"
+	t.Setenv("AUTOAGENT_TEST_KEY", key)
+	for _, name := range httpProviders {
+		srv, seen := captureServer(t)
+		for _, model := range []string{"", "some-other-model"} {
+			p, err := autoagent.NewProvider(autoagent.ProviderConfig{
+				Name: " " + strings.ToUpper(name) + " ", Model: model, BaseURL: srv.URL, APIKeyEnv: "AUTOAGENT_TEST_KEY",
+			})
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			if _, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("hi")}}); err == nil {
+				t.Fatalf("%s: the test server's 400 was not an error", name)
+			}
+		}
+		reqs := seen()
+		if len(reqs) != 2 {
+			t.Fatalf("%s: %d requests, want 2", name, len(reqs))
+		}
+		for i, want := range []string{autoagent.DefaultModel(name), "some-other-model"} {
+			if want == "" {
+				t.Fatalf("DefaultModel(%q) is empty", name)
+			}
+			if r := reqs[i]; !strings.Contains(r.path+r.body, want) {
+				t.Errorf("%s request %d does not name model %q: %s %s", name, i, want, r.path, r.body)
+			}
+			if !slices.ContainsFunc(headerValues(reqs[i].header), func(v string) bool { return strings.Contains(v, key) }) {
+				t.Errorf("%s request %d does not carry the key from AUTOAGENT_TEST_KEY: %v", name, i, reqs[i].header)
+			}
+		}
+	}
+}
+
+func headerValues(h http.Header) []string {
+	var vs []string
+	for _, v := range h {
+		vs = append(vs, v...)
+	}
+	return vs
+}
+
+// openai-compatible sends no key unless APIKeyEnv names one.
+func TestNewProviderCompatibleNeedsNoKey(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "must-not-be-sent")
+	srv, seen := captureServer(t)
+	p, err := autoagent.NewProvider(autoagent.ProviderConfig{Name: "openai-compatible", BaseURL: srv.URL, Model: "local"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("hi")}}); errors.Is(err, openai.ErrNoAPIKey) {
+		t.Fatalf("openai-compatible asked for a key: %v", err)
+	}
+	reqs := seen()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	if auth := reqs[0].header.Get("Authorization"); auth != "" {
+		t.Errorf("openai-compatible sent Authorization %q with no APIKeyEnv", auth)
+	}
+}
+
+func TestNewProviderScriptedPlaysTheFile(t *testing.T) {
+	script := filepath.Join(t.TempDir(), "script.jsonl")
+	if err := os.WriteFile(script, []byte(`{"text":"from the script"}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p, err := autoagent.NewProvider(autoagent.ProviderConfig{Name: "scripted", ScriptFile: script})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Per conversation: two fresh conversations both get the first turn.
+	for range 2 {
+		resp, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("hi")}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := resp.Message.Text(); got != "from the script" {
+			t.Errorf("scripted answer %q", got)
+		}
+	}
+}
+
+func TestProviderNamesIsACopy(t *testing.T) {
+	names := autoagent.ProviderNames()
+	names[0] = "changed"
+	if got := autoagent.ProviderNames(); got[0] == "changed" {
+		t.Errorf("ProviderNames shares its slice: %v", got)
+	}
+	for _, name := range autoagent.ProviderNames() {
+		_, err := autoagent.NewProvider(autoagent.ProviderConfig{Name: name})
+		if errors.Is(err, autoagent.ErrUnknownProvider) {
+			t.Errorf("NewProvider does not know %q, which ProviderNames lists", name)
+		}
+	}
+}
