@@ -10,7 +10,8 @@ type Package struct {
 	// Sidecar is the describe document (NAME.tool.json) to stage with the
 	// module; nil when the module describes itself.
 	Sidecar []byte
-	// Config is the Extism configuration the module needs at run time.
+	// Config is Extism configuration the module needs at run time beyond
+	// what its sidecar's "config" object gives it (host.Module.Config).
 	Config map[string]string
 	// Probe, when set, is the describe document the module is loaded with
 	// in quarantine instead of Sidecar: it also offers the tool ProbeTool,

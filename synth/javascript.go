@@ -87,8 +87,10 @@ func screenText(source string, max int) error {
 }
 
 // Build packages the script: the engine module (the code-mode engine when
-// the spec asks for a tools: grant), a describe sidecar carrying the
-// script under "config", and the script as configuration.
+// the spec asks for a tools: grant) and a describe sidecar carrying the
+// script under "config". The host hands a sidecar's config to the guest
+// (host/ABI.md §1.3), so the quarantined tool gets its script the way the
+// promoted one will, from the sidecar alone.
 func (j *JavaScript) Build(ctx context.Context, spec Spec, source string) (*Package, error) {
 	e, err := j.engine(usesBridge(spec.Capabilities))
 	if err != nil {
@@ -98,7 +100,6 @@ func (j *JavaScript) Build(ctx context.Context, spec Spec, source string) (*Pack
 	return &Package{
 		Module:    e.bytes,
 		Sidecar:   describeDoc(spec, cfg, false),
-		Config:    cfg,
 		Probe:     describeDoc(spec, cfg, true),
 		ProbeTool: checkTool,
 		sha:       e.sha,

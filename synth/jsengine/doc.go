@@ -15,10 +15,10 @@
 // # The script
 //
 // One module serves every JavaScript tool: the tool's script is not in the
-// module but in its configuration, under the key "script" (the synth
-// package passes it as host.Module.Config; a staged tool carries it in the
-// "config" object of its describe sidecar, which the manifest pins with the
-// module). Keeping the module identical for every tool means it is compiled
+// module but in its configuration, under the key "script": the tool's
+// describe sidecar carries it in its "config" object, which the host hands
+// to the guest (host/ABI.md §1.3) and the manifest pins with the
+// module. Keeping the module identical for every tool means it is compiled
 // to machine code once and served from the disk cache afterwards.
 //
 // The script defines a function run(args) that takes the call's arguments

@@ -1,0 +1,167 @@
+package autoagent_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/tool"
+	"github.com/autoagent-go/autoagent/trace"
+	"github.com/google/go-cmp/cmp"
+)
+
+// collect returns a tracer whose events land in the returned function's
+// result.
+func collect() (*trace.Tracer, func() []trace.Event) {
+	var mu sync.Mutex
+	var evs []trace.Event
+	tr := trace.New(trace.SinkFunc(func(ev trace.Event) {
+		mu.Lock()
+		evs = append(evs, ev)
+		mu.Unlock()
+	}))
+	return tr, func() []trace.Event {
+		mu.Lock()
+		defer mu.Unlock()
+		return append([]trace.Event(nil), evs...)
+	}
+}
+
+func TestTraceSandboxCallsWithoutTracer(t *testing.T) {
+	if autoagent.TraceSandboxCalls(nil) != nil {
+		t.Error("TraceSandboxCalls(nil) returned an observer; the host would call it for nothing")
+	}
+}
+
+func TestTraceSandboxCallsEvent(t *testing.T) {
+	tr, events := collect()
+	observe := autoagent.TraceSandboxCalls(tr)
+	observe(host.CallRecord{
+		Duration: 1500 * time.Microsecond, Module: "fetch", SHA256: "ab12", ABI: host.ABIExtism,
+		Tool: "fetch_url", CallID: "call_7",
+		Grants: []string{"net:api.example.com", "clock"}, Used: []string{"net:api.example.com"},
+		Denied:     []string{"net: evil.example is not granted", "env: HOME is not granted"},
+		MemoryPeak: 2 << 20, Pooled: true, Outcome: host.OutcomeDenied, Error: "refused",
+	})
+	observe(host.CallRecord{Module: "echo", ABI: host.ABIWASICommand, Tool: "echo", CallID: "c2", Outcome: host.OutcomeOK})
+
+	evs := events()
+	if len(evs) != 2 {
+		t.Fatalf("%d events, want 2", len(evs))
+	}
+	for _, ev := range evs {
+		if ev.Type != autoagent.SandboxCall {
+			t.Errorf("event type %q, want %q", ev.Type, autoagent.SandboxCall)
+		}
+	}
+	want := trace.Payload{
+		Name: "fetch_url", CallID: "call_7", DurationMS: 1.5, Error: "refused",
+		Attrs: map[string]string{
+			"module": "fetch", "sha256": "ab12", "abi": "extism", "outcome": "denied",
+			"grants": "net:api.example.com clock", "grants_used": "net:api.example.com",
+			"denied":      "net: evil.example is not granted; env: HOME is not granted",
+			"memory_peak": "2097152", "pooled": "true",
+		},
+	}
+	if diff := cmp.Diff(want, evs[0].Payload); diff != "" {
+		t.Errorf("payload (-want +got):\n%s", diff)
+	}
+	// Nothing refused: no denied attribute at all.
+	want = trace.Payload{
+		Name: "echo", CallID: "c2",
+		Attrs: map[string]string{
+			"module": "echo", "sha256": "", "abi": "wasi-command", "outcome": "ok",
+			"grants": "", "grants_used": "", "memory_peak": "0", "pooled": "false",
+		},
+	}
+	if diff := cmp.Diff(want, evs[1].Payload); diff != "" {
+		t.Errorf("payload of a call with nothing refused (-want +got):\n%s", diff)
+	}
+}
+
+// OpenPlugins wires the tracer to the host: a call of a sandboxed tool from
+// the published registry leaves one SandboxCall event.
+func TestOpenPluginsTracesSandboxedCalls(t *testing.T) {
+	echo, err := os.ReadFile(filepath.Join("testdata", "wasm", "echo.wasm"))
+	if err != nil {
+		t.Fatalf("test module: %v", err)
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "echo.wasm"), echo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	ctx := context.Background()
+	tr, events := collect()
+
+	// Unapproved and not quarantined: listed as pending, not loaded.
+	h, d, err := autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := d.Snapshot()
+	if len(snap.Plugins) != 1 || snap.Plugins[0].Status != host.StatusPending || len(snap.Tools()) != 0 {
+		t.Errorf("an unapproved module: %+v, tools %d; want pending and no tools", snap.Plugins, len(snap.Tools()))
+	}
+	d.Close(ctx)
+	h.Close(ctx)
+
+	h, d, err = autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: dir, Quarantine: true, Tracer: tr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	defer d.Close(ctx)
+	reg := &tool.Registry{}
+	if err := d.Publish(reg); err != nil {
+		t.Fatal(err)
+	}
+	echoTool, ok := reg.Get("echo")
+	if !ok {
+		t.Fatalf("the quarantined echo module's tool is not in the registry (%d tools)", reg.Len())
+	}
+	res, err := echoTool.Call(ctx, tool.Call{ID: "c1", Name: "echo", Arguments: json.RawMessage(`{"msg":"hi"}`)})
+	if err != nil || res.IsError {
+		t.Fatalf("echo: %+v, %v", res, err)
+	}
+	evs := events()
+	if len(evs) != 1 || evs[0].Type != autoagent.SandboxCall || evs[0].Payload.Name != "echo" || evs[0].Payload.CallID != "c1" || evs[0].Payload.Attrs["outcome"] != "ok" {
+		t.Errorf("events after one sandboxed call: %+v", evs)
+	}
+}
+
+// A missing directory holds no plugins; a corrupt manifest is an error
+// naming the file, and nothing is left open.
+func TestOpenPluginsMissingDirAndCorruptManifest(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	ctx := context.Background()
+	h, d, err := autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: filepath.Join(t.TempDir(), "none")})
+	if err != nil {
+		t.Fatalf("a missing directory: %v", err)
+	}
+	if n := len(d.Snapshot().Plugins); n != 0 {
+		t.Errorf("a missing directory holds %d plugins", n)
+	}
+	d.Close(ctx)
+	h.Close(ctx)
+
+	dir := t.TempDir()
+	manifest := filepath.Join(dir, "manifest.json")
+	if err := os.WriteFile(manifest, []byte(`{"version": 1, "tools": {`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	h, d, err = autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: dir})
+	if err == nil || h != nil || d != nil {
+		t.Fatalf("a corrupt manifest: %v, %v, %v; want only an error", h, d, err)
+	}
+	if !strings.Contains(err.Error(), manifest) {
+		t.Errorf("the error %q does not name the manifest %s", err, manifest)
+	}
+}
