@@ -208,7 +208,9 @@ func (inst *instance) run(parent context.Context, toolName string, input callInp
 	if inst.k.mod != nil {
 		inst.k.reset()
 	}
-	if inst.l.abi == ABIWASICommand && toolName != "describe" {
+	// A WASI command has no describe export (its sidecar describes it),
+	// so every run is a call, whatever the tool is named.
+	if inst.l.abi == ABIWASICommand {
 		return inst.runCommand(ctx, cctx, input)
 	}
 	if n := input.len(); n > 0 {

@@ -1,0 +1,85 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestCallOutcomes checks how calls that end without a sandbox failure are
+// reported: the tool's own failures (an error result, a failure code, a
+// non-zero exit status), arguments the schema refuses, output that is not
+// a valid result. Each is an error Result with a nil Go error, and the
+// module serves its next call the same way.
+func TestCallOutcomes(t *testing.T) {
+	t.Parallel()
+	// echo with an outputSchema its echo cannot meet for {"z":1}.
+	strictEcho := []byte(`{"tools":[{"name":"echo","inputSchema":{"type":"object"},
+		"outputSchema":{"type":"object","properties":{"y":{"type":"integer"}},"required":["y"]}}]}`)
+	// A WASI command whose only tool is named like the Extism export.
+	describeCmd := []byte(`{"tools":[{"name":"describe","inputSchema":{"type":"object"}}]}`)
+	cases := []struct {
+		name    string
+		file    string
+		sidecar []byte
+		tool    string
+		args    string
+		want    string // the text the model reads
+		outcome Outcome
+	}{
+		{"Extism error result", "echo.wasm", nil, "fail", `{}`,
+			"the city was not found", OutcomeToolError},
+		{"Extism failure code with error_set", "echo.wasm", nil, "failcode", `{}`,
+			"failcode: something went wrong", OutcomeToolError},
+		{"WASI exit status with stderr", "wasicmd.wasm", nil, "exitcode", `{}`,
+			"tool exitcode exited with status 3: something broke", OutcomeToolError},
+		// The call reaches the command on stdin, like any other tool; the
+		// guest answers that it knows no such tool.
+		{"WASI tool named describe", "wasicmd.wasm", describeCmd, "describe", `{}`,
+			"unknown tool", OutcomeToolError},
+		{"arguments against the schema", "echo.wasm", nil, "spin", `{"n":"many"}`,
+			"invalid arguments: n: ", OutcomeInvalidArgs},
+		{"arguments that are not JSON", "echo.wasm", nil, "echo", `{"a":`,
+			"invalid arguments: arguments are not valid JSON: ", OutcomeInvalidArgs},
+		{"result against the outputSchema", "echo.wasm", strictEcho, "echo", `{"z":1}`,
+			"tool echo returned an invalid result: structuredContent does not match the outputSchema: ", OutcomeBadOutput},
+	}
+	h, rec := newTestHost(t, Options{})
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l := load(t, h, c.file, Module{Sidecar: c.sidecar})
+			res := call(t, l, c.tool, c.args)
+			if !res.IsError || !strings.HasPrefix(res.Text(), c.want) {
+				t.Fatalf("result = %+v, want an error starting %q", res, c.want)
+			}
+			if r := rec.last(t); r.Outcome != c.outcome || r.Error != res.Text() {
+				t.Errorf("record = %+v, want outcome %s", r, c.outcome)
+			}
+			// The module serves its next call the same way.
+			if res := call(t, l, c.tool, c.args); !strings.HasPrefix(res.Text(), c.want) {
+				t.Errorf("the next call = %+v", res)
+			}
+		})
+	}
+}
+
+// TestCallCancelled: a call whose context has ended is not attempted as a
+// tool failure: Call returns the context's error and the record says
+// cancelled.
+func TestCallCancelled(t *testing.T) {
+	t.Parallel()
+	h, rec := newTestHost(t, Options{})
+	l := load(t, h, "loop.wasm", Module{})
+	tl, _ := l.Tool("loop")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := tl.Call(ctx, toolCall("loop", `{}`))
+	if !errors.Is(err, context.Canceled) || !res.IsError {
+		t.Fatalf("Call = %+v, %v; want an error result and context.Canceled", res, err)
+	}
+	if r := rec.last(t); r.Outcome != OutcomeCancelled {
+		t.Errorf("outcome = %s, want %s", r.Outcome, OutcomeCancelled)
+	}
+	mustEcho(t, h)
+}
