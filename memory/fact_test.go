@@ -129,6 +129,75 @@ func TestFactExtractionAndContradiction(t *testing.T) {
 	}
 }
 
+// TestFactHistoryOfAFactChangedTwice follows one fact through two
+// contradictions (landline, then mobile, then landline again) and reopens
+// the JSON store: every version keeps its text and its validity interval,
+// History gives the whole chain from any of its links, and FactsAt answers
+// with the version that was true at each moment.
+func TestFactHistoryOfAFactChangedTwice(t *testing.T) {
+	ctx := context.Background()
+	clk := newClock()
+	p := scripted.New(
+		scripted.Turn{Text: `{"operations":[{"op":"add","fact":"Prefers the landline, 01 45 67 89 10.","subject":"user"}]}`},
+		scripted.Turn{Text: `{"operations":[{"op":"update","id":1,"fact":"Prefers the mobile, 06 12 34 56 78."}]}`},
+		scripted.Turn{Text: `{"operations":[{"op":"update","id":1,"fact":"hijacked"},{"op":"update","id":2,"fact":"Prefers the landline again."}]}`},
+	)
+	path := filepath.Join(t.TempDir(), "ada.json")
+	f := newFact(t, p, memory.FactOptions{Path: path, Now: clk.now})
+	var at []time.Time
+	for _, first := range []string{"Call me on the landline.", "Rather on my mobile.", "Back to the landline, please."} {
+		at = append(at, clk.t)
+		if _, _, err := f.Compact(ctx, session(first, "Noted.")); err != nil {
+			t.Fatal(err)
+		}
+		clk.step()
+	}
+	if p.Calls() != 3 {
+		t.Fatalf("%d extractions, want one per session", p.Calls())
+	}
+
+	g := newFact(t, nil, memory.FactOptions{Path: path})
+	want := []struct {
+		text         string
+		from, until  time.Time
+		supersededBy int64
+	}{
+		{"Prefers the landline, 01 45 67 89 10.", at[0], at[1], 2},
+		{"Prefers the mobile, 06 12 34 56 78.", at[1], at[2], 3},
+		{"Prefers the landline again.", at[2], time.Time{}, 0},
+	}
+	all := g.Facts(true)
+	if len(all) != len(want) {
+		t.Fatalf("records after reopening = %+v, want the three versions (the update of a closed fact is ignored)", all)
+	}
+	for i, w := range want {
+		r := all[i]
+		if r.ID != int64(i+1) || r.Text != w.text || !r.ValidFrom.Equal(w.from) || !r.InvalidAt.Equal(w.until) || r.SupersededBy != w.supersededBy || r.Subject != "user" {
+			t.Errorf("version %d = %+v; want %q valid from %v until %v, superseded by %d", i+1, r, w.text, w.from, w.until, w.supersededBy)
+		}
+	}
+	for id := int64(1); id <= 3; id++ {
+		var ids []int64
+		for _, r := range g.History(id) {
+			ids = append(ids, r.ID)
+		}
+		if fmt.Sprint(ids) != "[1 2 3]" {
+			t.Errorf("History(%d) = %v, want [1 2 3] oldest first", id, ids)
+		}
+	}
+	if got := g.FactsAt(at[0].Add(-time.Minute)); len(got) != 0 {
+		t.Errorf("FactsAt(before the first session) = %+v, want none", got)
+	}
+	for i, w := range want {
+		if got := g.FactsAt(at[i].Add(30 * time.Minute)); len(got) != 1 || got[0].Text != w.text {
+			t.Errorf("FactsAt(session %d) = %+v, want %q", i+1, got, w.text)
+		}
+	}
+	if got := currentTexts(g); len(got) != 1 || got[0] != "Prefers the landline again." {
+		t.Errorf("current facts = %q", got)
+	}
+}
+
 func TestFactIgnoresOperationsOnFactsNotShown(t *testing.T) {
 	ctx := context.Background()
 	p := scripted.New(scripted.Turn{Text: `{"operations":[{"op":"update","id":1,"fact":"hijacked"},{"op":"delete","id":2},{"op":"add","fact":"Rent is 743 euros per month."}]}`})
