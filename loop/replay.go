@@ -191,24 +191,19 @@ func (rec *Recording) Replay(ctx context.Context, opts ReplayOptions) (*Result, 
 func (rec *Recording) stubTools() (*tool.Registry, error) {
 	reg := &tool.Registry{}
 	for _, t := range rec.header.Tools {
-		var st tool.Tool = stubTool{spec: t.Spec}
-		if !isZeroFlags(t.Flags) {
-			st = tool.WithFlags(st, t.Flags)
-		}
-		if err := reg.Add(st); err != nil {
+		if err := reg.Add(stubTool{t}); err != nil {
 			return nil, fmt.Errorf("loop: recording: %w", err)
 		}
 	}
 	return reg, nil
 }
 
-func isZeroFlags(f tool.Flags) bool {
-	return !f.Untrusted && !f.Egress && !f.Idempotent && len(f.Permissions) == 0
-}
+// stubTool is a recorded tool: its spec and flags, no behaviour.
+type stubTool struct{ rec recordedTool }
 
-type stubTool struct{ spec llm.ToolSpec }
+func (s stubTool) Spec() llm.ToolSpec { return s.rec.Spec }
 
-func (s stubTool) Spec() llm.ToolSpec { return s.spec }
+func (s stubTool) Flags() tool.Flags { return s.rec.Flags }
 
 func (s stubTool) Call(context.Context, tool.Call) (tool.Result, error) {
 	return tool.Result{}, errors.New("loop: replay stub tool called outside a replay")
@@ -299,7 +294,7 @@ func (p *replayer) offlineResult(step int, c llm.ToolCall) (rawResult, error) {
 
 // checkTool compares a result produced for real (model-only replay) with
 // the recorded one.
-func (p *replayer) checkTool(_ string, step int, c llm.ToolCall, raw rawResult) error {
+func (p *replayer) checkTool(step int, c llm.ToolCall, raw rawResult) error {
 	if p == nil || p.offline {
 		return nil
 	}

