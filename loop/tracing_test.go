@@ -144,3 +144,21 @@ func TestTracingOffBuildsNoPreviews(t *testing.T) {
 		t.Fatalf("untraced run allocates with output size: %v vs %v", a, b)
 	}
 }
+
+func TestTruncationIsTracedUnderTheModelCall(t *testing.T) {
+	col := &collector{}
+	big := &counter{name: "big", reply: func(string) (tool.Result, error) { return tool.Text(strings.Repeat("é", 500)), nil }}
+	p := scripted.New(calls(call("c1", "big", `{}`)), text("ok"))
+	a := &loop.Agent{Provider: p, Tools: registry(t, big), Tracer: trace.New(col), Bounds: loop.Bounds{MaxToolResultChars: 200}}
+	if _, err := a.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	cut := col.byType(trace.ResultTruncated)
+	reqs := col.byType(trace.LLMRequest)
+	if len(cut) != 1 || len(reqs) != 2 || cut[0].ParentID != reqs[0].SpanID {
+		t.Fatalf("result_truncated = %+v, want one child of the first llm_request", cut)
+	}
+	if p := cut[0].Payload; p.CallID != "c1" || p.Name != "big" || p.Chars != 500 || p.Limit != 200 {
+		t.Errorf("result_truncated payload = %+v", p)
+	}
+}

@@ -75,7 +75,8 @@ const (
 	// model (parent: llm_request; Step, Pruned, CharsSaved, Kept, Batch).
 	ContextPruned Type = "context_pruned"
 	// ResultTruncated: a tool result exceeded the width bound (parent:
-	// tool_call_start; Name, CallID, Chars, Limit).
+	// llm_request of the turn, as a result taken from the journal has no
+	// tool call span; Name, CallID, Chars, Limit).
 	ResultTruncated Type = "result_truncated"
 	// Tainted: the run ingested untrusted content (parent: run_start; Name,
 	// CallID, Step).
