@@ -166,6 +166,15 @@ func (s *sharedFact) Recall(ctx context.Context, query string, k int) ([]llm.Mes
 	return s.Fact.Recall(ctx, query, k)
 }
 
+// ForgetMatching implements memory.Forgetter on the latest facts, so a
+// request to forget reaches a fact another host stored since the last read.
+func (s *sharedFact) ForgetMatching(ctx context.Context, instruction string, dryRun bool) ([]memory.Record, error) {
+	if err := s.refresh(ctx); err != nil {
+		return nil, err
+	}
+	return s.Fact.ForgetMatching(ctx, instruction, dryRun)
+}
+
 // Close stops background work and closes the database.
 func (s *sharedFact) Close() error {
 	return errors.Join(s.Fact.Close(), s.store.Close())

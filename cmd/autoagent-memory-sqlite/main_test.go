@@ -8,9 +8,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/memory"
 	"github.com/autoagent-go/autoagent/memory/memorytest"
 	"github.com/autoagent-go/autoagent/memory/remote"
+	"github.com/autoagent-go/autoagent/memory/sqlitestore"
+	"github.com/autoagent-go/autoagent/providers/scripted"
 )
 
 // Started with runMainEnv set, the test binary is the backend: it runs
@@ -79,6 +82,51 @@ func TestHostsShareOneDatabase(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "another identity") {
 		t.Errorf("backend for another identity: %v", err)
 	}
+}
+
+// TestForgetMatchingSeesOtherHostsFacts: host B stores a fact after host A
+// last read the database; A's ForgetMatching must offer that fact to its
+// model and erase it, or a person's request to forget would silently miss.
+func TestForgetMatchingSeesOtherHostsFacts(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "shared.db")
+	model := scripted.New(scripted.Turn{Text: `{"forget":[1],"reason":"the address"}`})
+	a := openShared(t, db, model)
+	b := openShared(t, db, nil)
+	if got, err := a.Recall(ctx, "address", 5); err != nil || len(got) != 0 {
+		t.Fatalf("empty database recalls %v, %v", got, err)
+	}
+	if _, err := b.Remember(ctx, "Lives at 3 Mill Lane, Oxford.", "alice", memory.SourceUser); err != nil {
+		t.Fatal(err)
+	}
+	gone, err := a.ForgetMatching(ctx, "forget my address", false)
+	if err != nil || len(gone) != 1 || gone[0].Text != "Lives at 3 Mill Lane, Oxford." {
+		t.Fatalf("ForgetMatching = %+v, %v; want the address another host stored", gone, err)
+	}
+	if reqs := model.Requests(); len(reqs) != 1 || !strings.Contains(reqs[0].Messages[len(reqs[0].Messages)-1].Text(), "[id 1] Lives at 3 Mill Lane") {
+		t.Errorf("the model was not shown the other host's fact: %d requests", len(reqs))
+	}
+	if got, err := b.Recall(ctx, "Mill Lane Oxford", 5); err != nil || len(got) != 0 {
+		t.Errorf("after forgetting, the other host recalls %v, %v", got, err)
+	}
+}
+
+// openShared serves db as the backend does, in process, with model for
+// the memory's calls.
+func openShared(t *testing.T, db string, model llm.Provider) *sharedFact {
+	t.Helper()
+	st, err := sqlitestore.Open(db, sqlitestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := memory.NewFact(context.Background(), memory.FactOptions{Provider: model, Store: st})
+	if err != nil {
+		st.Close()
+		t.Fatal(err)
+	}
+	s := &sharedFact{Fact: f, store: st, db: db}
+	t.Cleanup(func() { s.Close() })
+	return s
 }
 
 func TestUsageErrors(t *testing.T) {
