@@ -109,7 +109,7 @@ func (p Policy) Do(ctx context.Context, fn func(ctx context.Context) error) erro
 		if attempt >= attempts || ctx.Err() != nil || !llm.IsRetryable(err) {
 			return err
 		}
-		delay, ok := p.Delay(attempt, err)
+		delay, ok := p.delay(attempt, err)
 		if !ok {
 			return err
 		}
@@ -122,11 +122,10 @@ func (p Policy) Do(ctx context.Context, fn func(ctx context.Context) error) erro
 	}
 }
 
-// Delay returns how long to wait after the given failed attempt (1 for the
+// delay returns how long to wait after the given failed attempt (1 for the
 // first call) before the next one, and false when the server asked for a
-// pause longer than MaxRetryAfter. It is exported for callers that drive
-// their own loop (a stream that may only be retried before its first event).
-func (p Policy) Delay(attempt int, err error) (time.Duration, bool) {
+// pause longer than MaxRetryAfter.
+func (p Policy) delay(attempt int, err error) (time.Duration, bool) {
 	if ra := retryAfter(err); ra > 0 {
 		limit := p.MaxRetryAfter
 		if limit <= 0 {

@@ -230,7 +230,7 @@ func TestDefaultJitterBounds(t *testing.T) {
 	p := Policy{}
 	for attempt := 1; attempt <= 6; attempt++ {
 		for range 200 {
-			d, ok := p.Delay(attempt, status(500))
+			d, ok := p.delay(attempt, status(500))
 			full := min(DefaultBaseDelay<<(attempt-1), DefaultMaxDelay)
 			if !ok || d < full/2 || d > full {
 				t.Fatalf("attempt %d: delay %v outside [%v, %v]", attempt, d, full/2, full)
