@@ -80,6 +80,11 @@ func TestFSRead(t *testing.T) {
 			t.Errorf("%s: outcome %s", name, r.Outcome)
 		}
 	}
+	// The refusals leave the module and the host serving.
+	if res := call(t, l, "readfile", `{"path":"`+filepath.Join(granted, "hello.txt")+`"}`); res.IsError || res.Text() != "hello inside" {
+		t.Errorf("readfile after the refusals = %+v", res)
+	}
+	mustEcho(t, h)
 	if res := call(t, l, "listdir", `{"path":"`+granted+`"}`); res.IsError || !strings.Contains(res.Text(), "hello.txt") {
 		t.Errorf("listdir = %+v", res)
 	}
@@ -126,6 +131,7 @@ func TestFSWrite(t *testing.T) {
 	if b, _ := os.ReadFile(secret); string(b) != "TOP SECRET" {
 		t.Fatalf("the secret was changed to %q", b)
 	}
+	mustEcho(t, h)
 }
 
 func TestFSNoGrant(t *testing.T) {

@@ -76,6 +76,7 @@ module compute.wasm $H src/compute.c -- c_freestanding src/compute.c
 module fetch.wasm $H src/fetch.c -- c_freestanding src/fetch.c
 module kv.wasm $H src/kv.c -- c_freestanding src/kv.c
 module hostcall.wasm $H src/hostcall.c -- c_freestanding src/hostcall.c
+module state.wasm $H src/state.c -- c_freestanding src/state.c
 module loop.wasm $HH src/loop.c -- c_freestanding src/loop.c
 module membomb.wasm $HH src/membomb.c -- c_freestanding src/membomb.c
 module hugeout.wasm $HH src/hugeout.c -- c_freestanding src/hugeout.c
