@@ -65,9 +65,9 @@ type Loaded struct {
 	kvNames  []string
 
 	pool *pool
-	// memHint is the largest guest memory an instance reached, the size a
-	// new instance's memory starts at; spares are the memory buffers of
-	// closed instances.
+	// memHint is the largest guest memory an instance had after its
+	// start-up, the size a new instance's memory starts at; spares are the
+	// memory buffers of closed instances.
 	memHint atomic.Int64
 	spares  spares
 
