@@ -291,7 +291,12 @@ func TestServerRefusesWhatMCPCannotCarry(t *testing.T) {
 }
 
 func TestClientStaleToolAndTimeouts(t *testing.T) {
+	started := make(chan struct{}, 1) // a call of block has reached the server
 	block := fnTool("block", `{"type":"object"}`, func(ctx context.Context, _ tool.Call) (tool.Result, error) {
+		select {
+		case started <- struct{}{}:
+		default:
+		}
 		<-ctx.Done() // the client's cancellation reaches the server
 		return tool.Result{}, ctx.Err()
 	})
@@ -313,8 +318,12 @@ func TestClientStaleToolAndTimeouts(t *testing.T) {
 	})
 	t.Run("the caller's cancellation is the context's error", func(t *testing.T) {
 		b, _ := c.Tool("block")
+		select {
+		case <-started: // the previous subtest's call
+		default:
+		}
 		ctx, cancel := context.WithCancel(context.Background())
-		go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+		go func() { <-started; cancel() }()
 		_, err := b.Call(ctx, tool.Call{Arguments: json.RawMessage(`{}`)})
 		var se *mcp.ServerError
 		if !errors.Is(err, context.Canceled) || errors.As(err, &se) {
