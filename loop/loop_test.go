@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"iter"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -69,11 +71,7 @@ func TestResultJSONIsTheCLIContract(t *testing.T) {
 	if err := json.Unmarshal(b, &got); err != nil {
 		t.Fatal(err)
 	}
-	keys := []string{}
-	for k := range got {
-		keys = append(keys, k)
-	}
-	if diff := cmp.Diff([]string{"messages", "output", "steps", "stop_reason", "usage"}, sortStrings(keys)); diff != "" {
+	if diff := cmp.Diff([]string{"messages", "output", "steps", "stop_reason", "usage"}, slices.Sorted(maps.Keys(got))); diff != "" {
 		t.Fatalf("top-level keys (-want +got):\n%s", diff)
 	}
 	if string(got["usage"]) != `{"input_tokens":3,"output_tokens":1,"cached_tokens":0,"total_tokens":4}` {
@@ -86,18 +84,6 @@ func TestResultJSONIsTheCLIContract(t *testing.T) {
 	if err := json.Unmarshal(got["messages"], &msgs); err != nil || len(msgs) != 3 {
 		t.Errorf("messages = %s (%v)", got["messages"], err)
 	}
-}
-
-func sortStrings(s []string) []string {
-	out := append([]string(nil), s...)
-	for i := range out {
-		for j := i + 1; j < len(out); j++ {
-			if out[j] < out[i] {
-				out[i], out[j] = out[j], out[i]
-			}
-		}
-	}
-	return out
 }
 
 func TestDefaultsAndSystemPrompt(t *testing.T) {

@@ -136,16 +136,34 @@ func TestSequentialWhenMaxParallelIsOne(t *testing.T) {
 	var running, peak atomic.Int32
 	c.reply = func(string) (tool.Result, error) {
 		n := running.Add(1)
-		if n > peak.Load() {
-			peak.Store(n)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		// Stay inside the call a while: were the calls started at once,
+		// the others would arrive meanwhile and raise the peak.
+		for range 100 {
+			runtime.Gosched()
 		}
 		running.Add(-1)
 		return tool.Text("ok"), nil
 	}
-	p := scripted.New(calls(call("", "t", `{"i":1}`), call("", "t", `{"i":2}`), call("", "t", `{"i":3}`)), text("ok"))
+	p := scripted.New(calls(call("1", "t", `{"i":1}`), call("2", "t", `{"i":2}`), call("3", "t", `{"i":3}`)), text("ok"))
 	a := &loop.Agent{Provider: p, Tools: registry(t, c), MaxParallelTools: 1}
-	if _, err := a.Run(context.Background(), "go"); err != nil {
-		t.Fatal(err)
+	// Each call ends before the next starts (calls run at once announce
+	// every start first, then the ends).
+	var events []string
+	for ev, err := range a.Stream(context.Background(), "go") {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev.Type {
+		case loop.EventToolStart:
+			events = append(events, "start:"+ev.Call.ID)
+		case loop.EventToolEnd:
+			events = append(events, "end:"+ev.Call.ID)
+		}
+	}
+	if got := strings.Join(events, " "); got != "start:1 end:1 start:2 end:2 start:3 end:3" {
+		t.Errorf("events %s", got)
 	}
 	if c.count() != 3 || peak.Load() != 1 || strings.Join(c.args, "") != `{"i":1}{"i":2}{"i":3}` {
 		t.Fatalf("count %d peak %d args %v", c.count(), peak.Load(), c.args)
@@ -190,6 +208,10 @@ func TestTruncationNeverExceedsTheBound(t *testing.T) {
 				}
 			} else if bound > 150 {
 				t.Fatalf("bound %d, body %d: no marker", bound, size)
+			} else if n != bound || !strings.HasPrefix(body, got) {
+				// Too small a bound for the marker: a hard cut keeps the
+				// first bound characters.
+				t.Fatalf("bound %d, body %d: hard cut kept %d characters, not the body's first %d: %q", bound, size, n, bound, got)
 			}
 		}
 	}
