@@ -111,7 +111,7 @@ func runToolsCall(c *cobra.Command, target string, f callFlags) error {
 	}
 
 	res, callErr := t.Call(ctx, tool.Call{ID: "cli", Name: t.Spec().Name, Arguments: args})
-	out, err := json.Marshal(res)
+	out, err := json.Marshal(newCallOutput(res))
 	if err != nil {
 		return err
 	}
@@ -125,6 +125,23 @@ func runToolsCall(c *cobra.Command, target string, f callFlags) error {
 		return fmt.Errorf("%s (%s)", safeText(res.Text()), rec.Outcome)
 	}
 	return nil
+}
+
+// callOutput is what tools call prints: the tool's Result with every key
+// DESIGN.md §8 names always present, so a script can read isError without
+// treating a missing key as false, and content is a list even when empty.
+type callOutput struct {
+	Content           []tool.Content  `json:"content"`
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
+	IsError           bool            `json:"isError"`
+}
+
+func newCallOutput(r tool.Result) callOutput {
+	out := callOutput{Content: r.Content, StructuredContent: r.StructuredContent, IsError: r.IsError}
+	if out.Content == nil {
+		out.Content = []tool.Content{}
+	}
+	return out
 }
 
 // isModuleFile tells a FILE.wasm from a plugin NAME: a path to an existing
@@ -159,7 +176,7 @@ func fileTool(ctx context.Context, h *host.Host, file string, f callFlags, limit
 	if err != nil {
 		return nil, err
 	}
-	return pickTool(l.Tools(), f.tool, file)
+	return pickTool(l.Tools(), f.tool, name, file)
 }
 
 func baseName(p string) string {
@@ -191,11 +208,14 @@ func namedTool(ctx context.Context, h *host.Host, name string, f callFlags) (too
 		}
 		return nil, fmt.Errorf("plugin %s is %s%s; approve it with `autoagent tools approve %s`", name, p.Status, reason, p.Path)
 	}
-	return pickTool(p.Loaded.Tools(), f.tool, name)
+	return pickTool(p.Loaded.Tools(), f.tool, name, name)
 }
 
-// pickTool returns the tool named want, or the only tool when want is "".
-func pickTool(tools []tool.Tool, want, module string) (tool.Tool, error) {
+// pickTool returns the tool named want. When want is "" it is the only
+// tool, else the tool named like the module (eponym: `tools call read_file`
+// on a module offering read_file and list_dir means read_file). module
+// names the module in errors.
+func pickTool(tools []tool.Tool, want, eponym, module string) (tool.Tool, error) {
 	names := make([]string, len(tools))
 	for i, t := range tools {
 		names[i] = t.Spec().Name
@@ -208,6 +228,9 @@ func pickTool(tools []tool.Tool, want, module string) (tool.Tool, error) {
 		return nil, usageError(fmt.Errorf("%s has no tool %q (it has: %s)", module, want, strings.Join(names, ", ")))
 	case len(tools) == 1:
 		return tools[0], nil
+	}
+	if i := slices.Index(names, eponym); i >= 0 {
+		return tools[i], nil
 	}
 	slices.Sort(names)
 	return nil, usageError(fmt.Errorf("%s has %d tools; choose one with --tool (%s)", module, len(tools), strings.Join(names, ", ")))

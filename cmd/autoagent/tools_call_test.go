@@ -101,7 +101,7 @@ func TestToolsCallUsage(t *testing.T) {
 		{[]string{"tools", "call", echo, "--tool", "echo"}, "--args JSON is required"},
 		{[]string{"tools", "call", echo, "--tool", "echo", "--args", `[1]`}, "--args must be a JSON object"},
 		{[]string{"tools", "call", echo, "--tool", "echo", "--args", `{`}, "--args must be a JSON object"},
-		{[]string{"tools", "call", echo, "--args", `{}`}, "has 5 tools; choose one with --tool (config, echo, fail, failcode, spin)"},
+		{[]string{"tools", "call", filepath.Join(e.testdata, "wasicmd.wasm"), "--args", `{}`}, "has 8 tools; choose one with --tool (entropy, env, exitcode, flood, listdir, readfile, symlink, writefile)"},
 		{[]string{"tools", "call", echo, "--tool", "nope", "--args", `{}`}, `has no tool "nope"`},
 		{[]string{"tools", "call", echo, "--tool", "echo", "--args", `{}`, "--grant", "bogus"}, `invalid grant "bogus"`},
 		{[]string{"tools", "call", "--args", `{}`}, "want one FILE.wasm or NAME"},
@@ -132,5 +132,40 @@ func TestToolsCallName(t *testing.T) {
 	r = e.mustRun(1, "tools", "call", "nothere", "--args", `{}`)
 	if !strings.Contains(r.stderr, `no plugin named "nothere"`) {
 		t.Errorf("unknown: %s", r.stderr)
+	}
+}
+
+// TestToolsCallOutputAndNames pins what DESIGN.md §8 says tools call
+// prints (content, structuredContent, isError: isError present even when
+// false) and which tool a NAME or a FILE without --tool means: a NAME may
+// be a tool of an approved module, and a module with several tools runs
+// the one named like it.
+func TestToolsCallOutputAndNames(t *testing.T) {
+	e := newCLIEnv(t)
+	echo := e.add("echo.wasm") // tools: config, echo, fail, failcode, spin
+	e.mustRun(0, "tools", "approve", echo, "--yes")
+
+	keys := func(stdout string) map[string]json.RawMessage {
+		t.Helper()
+		var m map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(stdout), &m); err != nil {
+			t.Fatalf("stdout is not one JSON object: %v\n%s", err, stdout)
+		}
+		return m
+	}
+	for _, args := range [][]string{
+		{"tools", "call", echo, "--args", `{"city":"Oslo"}`},   // a FILE: its eponymous tool
+		{"tools", "call", "echo", "--args", `{"city":"Oslo"}`}, // the NAME of the module and of its tool
+	} {
+		r := e.mustRun(0, args...)
+		m := keys(r.stdout)
+		if string(m["isError"]) != "false" || string(m["structuredContent"]) != `{"city":"Oslo"}` {
+			t.Errorf("%v: stdout %s", args, r.stdout)
+		}
+	}
+	// A tool's name that is not the module's.
+	r := e.mustRun(0, "tools", "call", "fail", "--args", `{}`)
+	if m := keys(r.stdout); string(m["isError"]) != "true" || !strings.Contains(string(m["content"]), "the city was not found") {
+		t.Errorf("fail by tool name: stdout %s", r.stdout)
 	}
 }
