@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -193,10 +192,6 @@ func Delegate(specialists map[string]*Agent, opts DelegateOptions) (tool.Tool, e
 			// The calling loop frames the whole result as untrusted.
 			ReportTaint(ctx)
 		}
-		b, err := json.Marshal(out)
-		if err != nil {
-			return tool.Result{}, err
-		}
-		return tool.Text(string(b)), nil
+		return tool.JSON(out)
 	})
 }
