@@ -284,6 +284,11 @@ func TestToolsVerify(t *testing.T) {
 	if !strings.Contains(r.stdout, echo+": changed since approval") || strings.Contains(r.stdout, kv+":") {
 		t.Errorf("verify after a flipped byte:\n%s", r.stdout)
 	}
+	// Exit 1 means the operation failed with its message on stderr
+	// (DESIGN.md §8): the message names the changed file.
+	if !strings.HasPrefix(r.stderr, "autoagent: verify: 1 of 2 approved files failed") || !strings.Contains(r.stderr, echo) {
+		t.Errorf("verify after a flipped byte: stderr %q", r.stderr)
+	}
 	r = e.mustRun(0, "tools", "list", "--plugins", e.plugins)
 	for _, line := range strings.Split(r.stdout, "\n") {
 		if strings.HasPrefix(line, "echo ") && !strings.Contains(line, "pending") {
@@ -294,7 +299,7 @@ func TestToolsVerify(t *testing.T) {
 	// A missing approved file.
 	os.Remove(kv)
 	r = e.mustRun(1, "tools", "verify", "--plugins", e.plugins)
-	if !strings.Contains(r.stdout, kv+": missing") || !strings.Contains(r.stdout, "2 of 2 approved files failed") {
+	if !strings.Contains(r.stdout, kv+": missing") || !strings.Contains(r.stderr, "2 of 2 approved files failed") {
 		t.Errorf("verify with a missing file:\n%s", r.stdout)
 	}
 	r = e.mustRun(0, "tools", "list", "--plugins", e.plugins)

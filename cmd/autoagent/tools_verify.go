@@ -43,7 +43,9 @@ func toolsVerify(c *cobra.Command, paths pluginPaths) error {
 		return err
 	}
 	w := c.OutOrStdout()
+	var failed []string
 	for _, p := range rep.Problems() {
+		failed = append(failed, safeText(p.Path))
 		approved := make([]string, len(p.Approvals))
 		for i, e := range p.Approvals {
 			approved[i] = manifest.Short(e.SHA256)
@@ -67,8 +69,10 @@ func toolsVerify(c *cobra.Command, paths pluginPaths) error {
 		pending = fmt.Sprintf("; %d pending (no approval): %s", len(rep.Unapproved), strings.Join(rep.Unapproved, ", "))
 	}
 	if !rep.OK() {
-		fmt.Fprintf(w, "verify: %d of %d approved files failed (manifest %s)%s\n", len(rep.Problems()), len(rep.Files), paths.manifestPath(), pending)
-		return silentFailure
+		// The failure itself goes to stderr, as for every failed verb; the
+		// lines above, one per file, are the report on stdout.
+		return fmt.Errorf("verify: %d of %d approved files failed (manifest %s): %s%s",
+			len(rep.Problems()), len(rep.Files), paths.manifestPath(), strings.Join(failed, ", "), pending)
 	}
 	_, err = fmt.Fprintf(w, "verify: ok: %d approved files match their approvals (manifest %s)%s\n", ok, paths.manifestPath(), pending)
 	return err
