@@ -89,6 +89,31 @@ func TestAsToolFailureIsAToolError(t *testing.T) {
 	if !r.IsError || !strings.Contains(r.Content, "sub-agent helper failed") || !strings.Contains(r.Content, "upstream down") {
 		t.Fatalf("result = %+v", r)
 	}
+
+	// A sub-run stopped by a bound is an error result too, and what it
+	// spent and read before stopping still counts for the caller: its
+	// tokens, and the taint of the untrusted page it fetched.
+	bounded := &loop.Agent{
+		Provider: scripted.New(scripted.Turn{ToolCalls: []llm.ToolCall{call("s", "fetch", `{}`)}, Usage: usage(100, 10)}),
+		Tools:    registry(t, webTool()),
+		Bounds:   loop.Bounds{MaxSteps: 1},
+	}
+	helper, _ = bounded.AsTool("helper", "Helps.")
+	p = scripted.New(calls(call("", "helper", `{"request":"do it"}`)), scripted.Turn{Text: "gave up", Usage: usage(5, 1)})
+	res, err = (&loop.Agent{Provider: p, Tools: registry(t, helper)}).Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = toolResults(res.Messages)[0]
+	if !r.IsError || !strings.Contains(r.Content, "sub-agent helper failed: loop: max_steps=1 exceeded") {
+		t.Fatalf("bounded sub-run result = %+v", r)
+	}
+	if res.Usage.InputTokens != 105 || res.Usage.OutputTokens != 11 {
+		t.Errorf("the stopped sub-run's spend was not counted: %+v", res.Usage)
+	}
+	if !res.Tainted {
+		t.Error("the stopped sub-run's taint was laundered")
+	}
 }
 
 func TestDelegateRunsSpecialistsInParallelInRequestOrder(t *testing.T) {
