@@ -90,3 +90,30 @@ func StreamError(ctx context.Context, provider, requestID string, err error) err
 		Err:       errors.Join(llm.ErrIncompleteStream, err),
 	}
 }
+
+// IncompleteStream is the error of a stream whose body ended cleanly before
+// the answer was complete: the server or a proxy cut it short. missing says
+// what never came ("message_stop"). It is a retryable *llm.ProviderError
+// wrapping [llm.ErrIncompleteStream].
+func IncompleteStream(provider, requestID, missing string) error {
+	return &llm.ProviderError{
+		Provider:  provider,
+		Message:   "stream ended before " + missing,
+		Retryable: true,
+		RequestID: requestID,
+		Err:       llm.ErrIncompleteStream,
+	}
+}
+
+// MalformedEvent is the error of a stream event whose data is not the JSON
+// expected: a non-retryable *llm.ProviderError (the server would send the
+// same again) wrapping err and quoting the start of data. what names the
+// event ("stream chunk").
+func MalformedEvent(provider, requestID, what, data string, err error) error {
+	return &llm.ProviderError{
+		Provider:  provider,
+		Message:   fmt.Sprintf("malformed %s (%v): %s", what, err, Truncate(data, 200)),
+		RequestID: requestID,
+		Err:       err,
+	}
+}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/autoagent-go/autoagent/internal/sse"
 	"github.com/autoagent-go/autoagent/llm"
@@ -49,5 +51,30 @@ func TestStreamError(t *testing.T) {
 				t.Errorf("err = %v: retryable %v, incomplete %v; want %v, %v", err, pe.Retryable, errors.Is(err, llm.ErrIncompleteStream), tt.wantRetryable, tt.wantInc)
 			}
 		})
+	}
+}
+
+func TestIncompleteStream(t *testing.T) {
+	err := IncompleteStream("p", "req_1", "message_stop")
+	var pe *llm.ProviderError
+	if !errors.As(err, &pe) || !errors.Is(err, llm.ErrIncompleteStream) || !pe.Retryable ||
+		pe.Provider != "p" || pe.RequestID != "req_1" || pe.Message != "stream ended before message_stop" {
+		t.Fatalf("err = %#v, want a retryable ErrIncompleteStream naming what never came", err)
+	}
+}
+
+func TestMalformedEvent(t *testing.T) {
+	cause := errors.New("invalid character 'n'")
+	data := "{not json" + strings.Repeat("é", 300)
+	err := MalformedEvent("p", "req_1", "stream chunk", data, cause)
+	var pe *llm.ProviderError
+	if !errors.As(err, &pe) || pe.Retryable || !errors.Is(err, cause) || pe.Provider != "p" || pe.RequestID != "req_1" {
+		t.Fatalf("err = %#v, want a final error keeping its cause", err)
+	}
+	if want := "malformed stream chunk (invalid character 'n'): " + Truncate(data, 200); pe.Message != want {
+		t.Errorf("message = %q, want %q", pe.Message, want)
+	}
+	if len(pe.Message) > 300 || !utf8.ValidString(pe.Message) {
+		t.Errorf("message is %d bytes (valid UTF-8: %v); want the data quoted short and whole", len(pe.Message), utf8.ValidString(pe.Message))
 	}
 }

@@ -56,12 +56,7 @@ func readStream(ctx context.Context, body io.Reader, requestID string, yield fun
 		}
 		var w wireStreamEvent
 		if err := json.Unmarshal([]byte(ev.Data), &w); err != nil {
-			yield(llm.StreamEvent{}, &llm.ProviderError{
-				Provider:  providerName,
-				Message:   fmt.Sprintf("malformed stream event %q (%v): %s", ev.Event, err, httpx.Truncate(ev.Data, 200)),
-				RequestID: requestID,
-				Err:       err,
-			})
+			yield(llm.StreamEvent{}, httpx.MalformedEvent(providerName, requestID, fmt.Sprintf("stream event %q", ev.Event), ev.Data, err))
 			return
 		}
 		out, err := st.handle(&w, requestID)
@@ -83,13 +78,7 @@ func readStream(ctx context.Context, body io.Reader, requestID string, yield fun
 	}
 	// Clean EOF without message_stop: the server or a proxy cut the
 	// answer short.
-	yield(llm.StreamEvent{}, &llm.ProviderError{
-		Provider:  providerName,
-		Message:   "stream ended before message_stop",
-		Retryable: true,
-		RequestID: requestID,
-		Err:       llm.ErrIncompleteStream,
-	})
+	yield(llm.StreamEvent{}, httpx.IncompleteStream(providerName, requestID, "message_stop"))
 }
 
 // handle applies one event and returns the stream events it produces.

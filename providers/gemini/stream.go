@@ -3,7 +3,6 @@ package gemini
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 
 	"github.com/autoagent-go/autoagent/internal/httpx"
@@ -29,12 +28,7 @@ func readStream(ctx context.Context, body io.Reader, model, requestID string, yi
 		}
 		var w wireResponse
 		if err := json.Unmarshal([]byte(ev.Data), &w); err != nil {
-			yield(llm.StreamEvent{}, &llm.ProviderError{
-				Provider:  providerName,
-				Message:   fmt.Sprintf("malformed stream chunk (%v): %s", err, httpx.Truncate(ev.Data, 200)),
-				RequestID: requestID,
-				Err:       err,
-			})
+			yield(llm.StreamEvent{}, httpx.MalformedEvent(providerName, requestID, "stream chunk", ev.Data, err))
 			return
 		}
 		out, err := a.add(&w, requestID)
@@ -49,13 +43,7 @@ func readStream(ctx context.Context, body io.Reader, model, requestID string, yi
 		}
 	}
 	if !a.complete() {
-		yield(llm.StreamEvent{}, &llm.ProviderError{
-			Provider:  providerName,
-			Message:   "stream ended before a finishReason",
-			Retryable: true,
-			RequestID: requestID,
-			Err:       llm.ErrIncompleteStream,
-		})
+		yield(llm.StreamEvent{}, httpx.IncompleteStream(providerName, requestID, "a finishReason"))
 		return
 	}
 	out, resp := a.result()

@@ -3,7 +3,6 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -57,8 +56,7 @@ func (p *Provider) readStream(ctx context.Context, body io.Reader, h http.Header
 		}
 		var c chunk
 		if err := json.Unmarshal([]byte(data), &c); err != nil {
-			yield(llm.StreamEvent{}, &llm.ProviderError{Provider: p.cfg.Name, RequestID: reqID, Err: err,
-				Message: fmt.Sprintf("malformed stream chunk (%v): %.200s", err, data)})
+			yield(llm.StreamEvent{}, httpx.MalformedEvent(p.cfg.Name, reqID, "stream chunk", data, err))
 			return
 		}
 		if c.Error != nil {
@@ -79,8 +77,7 @@ func (p *Provider) readStream(ctx context.Context, body io.Reader, h http.Header
 	if !done && st.finish == "" {
 		// Clean EOF, but neither [DONE] nor a finish_reason: the server
 		// or a proxy cut the answer short.
-		yield(llm.StreamEvent{}, &llm.ProviderError{Provider: p.cfg.Name, RequestID: reqID, Retryable: true,
-			Message: "stream ended before the response was complete", Err: llm.ErrIncompleteStream})
+		yield(llm.StreamEvent{}, httpx.IncompleteStream(p.cfg.Name, reqID, "[DONE] or a finish_reason"))
 		return
 	}
 	if !st.flushCalls(yield) {
