@@ -32,8 +32,10 @@
 // [Complete] and [Stream] are the retry and stream glue every adapter
 // shares: an adapter supplies the function that posts one attempt and the
 // one that turns the answer into llm types. A stream is retried only
-// until it opens, watched for silence by [WatchIdle], and its read errors
-// are described by [StreamError]. The small request helpers beside them
+// until it opens, watched for silence by [WatchIdle], and its failures
+// are described by [StreamError] (the body could not be read),
+// [IncompleteStream] (it ended before the answer did) and [MalformedEvent]
+// (an event is not the JSON expected). The small request helpers beside them
 // ([BaseURL], [APIKey], [MergeJSON], [JSONObject], [InlineImage]) are the
 // option and encoding rules the adapters would otherwise each write.
 package httpx
