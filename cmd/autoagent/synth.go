@@ -171,7 +171,7 @@ func runSynth(c *cobra.Command, f synthFlags) error {
 		printSynthesis(out, res, f)
 	}
 	if !res.Accepted() {
-		return silentFailure
+		return fmt.Errorf("synth: no tool accepted after %d attempt(s)", len(res.Attempts))
 	}
 	return nil
 }
