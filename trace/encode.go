@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -142,13 +143,8 @@ func appendPayload(b []byte, p *Payload) []byte {
 	w.bool("tainted", p.Tainted)
 	if len(p.Attrs) > 0 {
 		w.key("attrs")
-		keys := make([]string, 0, len(p.Attrs))
-		for k := range p.Attrs {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
 		w.b = append(w.b, '{')
-		for i, k := range keys {
+		for i, k := range slices.Sorted(maps.Keys(p.Attrs)) {
 			if i > 0 {
 				w.b = append(w.b, ',')
 			}

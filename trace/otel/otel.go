@@ -34,6 +34,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sync"
 
@@ -212,11 +213,7 @@ func (e *Exporter) attributes(ev *trace.Event) []attribute.KeyValue {
 	if json.Unmarshal(raw, &fields) != nil {
 		return nil
 	}
-	keys := make([]string, 0, len(fields))
-	for k := range fields {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
+	keys := slices.Sorted(maps.Keys(fields))
 	attrs := make([]attribute.KeyValue, 0, len(keys)+6)
 	if ev.RunID != "" {
 		attrs = append(attrs, attribute.String("autoagent.run_id", ev.RunID))
