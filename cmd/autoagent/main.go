@@ -95,6 +95,12 @@ func main() {
 // directly.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd()
+	// Once a verb's own code runs, its errors are failures (exit 1) unless
+	// it marks them as usage errors itself: only cobra's errors before that
+	// point are recognised by their text, so an operation failing with
+	// words like "invalid argument" is not mistaken for a usage error.
+	verbRan := false
+	root.PersistentPreRun = func(*cobra.Command, []string) { verbRan = true }
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -117,7 +123,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		return ee.code
 	}
-	if isCobraUsage(err) {
+	if !verbRan && isCobraUsage(err) {
 		printError(stderr, err)
 		if cmd != nil {
 			fmt.Fprintf(stderr, "\n%s", cmd.UsageString())
