@@ -167,10 +167,7 @@ func (f *agentFlags) newSession(ctx context.Context, stderr io.Writer) (*session
 			Name: f.provider, Model: f.model, BaseURL: f.baseURL, APIKeyEnv: f.apiKeyEnv, ScriptFile: f.script,
 		})
 		if err != nil {
-			if errors.Is(err, autoagent.ErrUnknownProvider) {
-				return nil, usageError(err)
-			}
-			return nil, err
+			return nil, providerSetupError(err)
 		}
 	}
 	if f.traceFile != "" {
@@ -312,10 +309,7 @@ func (s *session) offerCreateTool(ctx context.Context, f *agentFlags, agentModel
 		}
 		w, err := autoagent.NewProvider(cfg)
 		if err != nil {
-			if errors.Is(err, autoagent.ErrUnknownProvider) {
-				return usageError(fmt.Errorf("--writer-provider: %w", err))
-			}
-			return err
+			return providerSetupError(fmt.Errorf("--writer-provider: %w", err))
 		}
 		writer, model = w, cfg.Model
 	}
@@ -336,4 +330,15 @@ func (s *session) offerCreateTool(ctx context.Context, f *agentFlags, agentModel
 	s.builder = b
 	s.creator = b.CreateTool(reg, synth.CreateToolOptions{Budget: f.createTool})
 	return reg.Add(s.creator)
+}
+
+// providerSetupError classifies an error of autoagent.NewProvider: an
+// unknown provider name, or a setting the provider needs that no flag gave
+// (--base-url for openai-compatible, --script for scripted), is a usage
+// error (exit 2); anything else is a failure.
+func providerSetupError(err error) error {
+	if errors.Is(err, autoagent.ErrUnknownProvider) || errors.Is(err, autoagent.ErrMissingSetting) {
+		return usageError(err)
+	}
+	return err
 }

@@ -178,6 +178,9 @@ func TestRunUsage(t *testing.T) {
 		{"run", "--max-steps", "many", "x"},
 		{"run", "--provider", "nope", "x"},
 		{"run", "--json", "--stream", "x"},
+		{"run", "--provider", "openai-compatible", "x"}, // no --base-url
+		{"run", "--provider", "scripted", "x"},          // no --script
+		{"synth", "--examples", filepath.Join(e.testdata, "..", "..", "examples", "demo", "slugs.jsonl"), "--goal", "g", "--provider", "scripted"},
 		{"no-such-verb"},
 	} {
 		r := e.run("", args...)

@@ -116,10 +116,7 @@ func runSynth(c *cobra.Command, f synthFlags) error {
 		Name: f.provider, Model: f.model, BaseURL: f.baseURL, APIKeyEnv: f.apiKeyEnv, ScriptFile: f.script,
 	})
 	if err != nil {
-		if errors.Is(err, autoagent.ErrUnknownProvider) {
-			return usageError(err)
-		}
-		return err
+		return providerSetupError(err)
 	}
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt)
 	defer stop()
