@@ -53,11 +53,15 @@ new bytes (revoke the old one with "tools revoke SHA256"). Every approval
 is appended to the audit log beside the manifest (manifest.log.jsonl).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			f.paths.besideModule(c.Flags(), args[0])
 			return toolsApprove(c, args[0], f)
 		},
 	}
 	fl := c.Flags()
 	f.paths.register(fl)
+	fl.Lookup("plugins").Usage = "the plugins directory whose manifest records the approval (default: the module's directory)"
+	fl.Lookup("plugins").DefValue = "" // shown in the usage instead
+	fl.Lookup("manifest").Usage = "the manifest file (default PLUGINS/manifest.json, i.e. manifest.json beside the module)"
 	fl.StringArrayVar(&f.grants, "grant", nil, "a capability to grant (repeatable)")
 	fl.StringVar(&f.by, "by", "", "who approves, recorded in the manifest (default $USER)")
 	fl.StringVar(&f.note, "note", "", "a note kept with the approval")

@@ -91,12 +91,16 @@ type inspectOutput struct {
 	SidecarSHA256 string           `json:"sidecar_sha256,omitempty"`
 	ABI           host.ABI         `json:"abi"`
 	Status        string           `json:"status"`
+	Reason        string           `json:"reason,omitempty"` // why the module is invalid
 	Manifest      string           `json:"manifest"`
 	Approval      *inspectApproval `json:"approval"`
 	Requested     []string         `json:"requested"`
-	Needs         []string         `json:"needs"`
-	Imports       []string         `json:"imports"`
-	Describe      host.Description `json:"describe"`
+	// Capabilities is what the describe document's "capabilities" asks
+	// for, under DESIGN.md's name; Requested is the same list.
+	Capabilities []string         `json:"capabilities"`
+	Needs        []string         `json:"needs"`
+	Imports      []string         `json:"imports"`
+	Describe     host.Description `json:"describe"`
 }
 
 func newToolsInspectCmd() *cobra.Command {
@@ -116,10 +120,14 @@ A describe sidecar NAME.tool.json beside the module is used instead of
 the describe export, and is pinned with the module when you approve it.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
+			paths.besideModule(c.Flags(), args[0])
 			return toolsInspect(c, args[0], paths, asJSON)
 		},
 	}
 	paths.register(c.Flags())
+	c.Flags().Lookup("plugins").Usage = "the plugins directory whose manifest gives the status (default: the module's directory)"
+	c.Flags().Lookup("plugins").DefValue = "" // shown in the usage instead
+	c.Flags().Lookup("manifest").Usage = "the manifest file (default PLUGINS/manifest.json, i.e. manifest.json beside the module)"
 	c.Flags().BoolVar(&asJSON, "json", false, "print one JSON object")
 	return c
 }
@@ -128,14 +136,29 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 	r, err := reviewModule(c.Context(), file)
 	if err != nil {
 		if r != nil {
-			fmt.Fprintf(c.OutOrStdout(), "file:      %s\nsha256:    %s\n", safeText(file), r.sha256)
+			// Read but invalid (not a module, a bad ABI, a failing
+			// describe): reported with the reason, then exit 1.
+			if asJSON {
+				out := inspectOutput{
+					File: file, SHA256: r.sha256, Sidecar: r.sidecarFile, SidecarSHA256: r.sidecarSHA256,
+					Status: string(host.StatusInvalid), Reason: err.Error(), Manifest: paths.manifestPath(),
+					Requested: []string{}, Capabilities: []string{}, Needs: []string{}, Imports: []string{},
+					Describe: host.Description{Tools: []host.ToolDescription{}},
+				}
+				if encErr := printJSON(c.OutOrStdout(), out); encErr != nil {
+					return encErr
+				}
+			} else {
+				fmt.Fprintf(c.OutOrStdout(), "file:      %s\nsha256:    %s\nstatus:    invalid: %s\n", safeText(file), r.sha256, safeText(err.Error()))
+			}
 		}
 		return err
 	}
+	requested := manifest.GrantStrings(r.requested)
 	out := inspectOutput{
 		File: file, SHA256: r.sha256, Sidecar: r.sidecarFile, SidecarSHA256: r.sidecarSHA256,
 		ABI: r.inspection.ABI, Manifest: paths.manifestPath(), Status: string(host.StatusPending),
-		Requested: manifest.GrantStrings(r.requested), Needs: r.inspection.Needs, Imports: r.inspection.Imports,
+		Requested: requested, Capabilities: requested, Needs: r.inspection.Needs, Imports: r.inspection.Imports,
 		Describe: r.inspection.Description,
 	}
 	if out.Needs == nil {
@@ -156,12 +179,16 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 			ApprovedBy: e.ApprovedBy, ApprovedAt: e.ApprovedAt, Note: e.Note}
 	}
 	if asJSON {
-		enc := json.NewEncoder(c.OutOrStdout())
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
+		return printJSON(c.OutOrStdout(), out)
 	}
 	printInspection(c.OutOrStdout(), r, out)
 	return nil
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 func printInspection(w io.Writer, r *review, out inspectOutput) {

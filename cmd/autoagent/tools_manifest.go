@@ -30,6 +30,16 @@ func (p *pluginPaths) register(fs *pflag.FlagSet) {
 	fs.StringVar(&p.manifest, "manifest", "", "the manifest file (default PLUGINS/manifest.json)")
 }
 
+// besideModule makes the plugins directory the directory of the module
+// file when neither --plugins nor --manifest was given: approving or
+// inspecting DIR/x.wasm reads and writes DIR/manifest.json, the manifest
+// of the directory the module is loaded from, wherever the command runs.
+func (p *pluginPaths) besideModule(fs *pflag.FlagSet, file string) {
+	if !fs.Changed("plugins") && !fs.Changed("manifest") {
+		p.plugins = filepath.Dir(file)
+	}
+}
+
 // manifestPath returns --manifest, or manifest.json in the plugins
 // directory.
 func (p *pluginPaths) manifestPath() string {

@@ -5,6 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -359,11 +362,69 @@ func TestToolsInspect(t *testing.T) {
 		len(out.Describe.Tools) != 1 || out.Describe.Tools[0].Name != "fetch" {
 		t.Errorf("inspect --json = %+v", out)
 	}
+	// DESIGN.md §8: "describe + sha256 + requested capabilities + status",
+	// under those names.
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(r.stdout), &keys); err != nil {
+		t.Fatal(err)
+	}
+	if string(keys["capabilities"]) == "" || compactJSONText(t, keys["capabilities"]) != `["net:example.com"]` ||
+		keys["describe"] == nil || keys["sha256"] == nil || compactJSONText(t, keys["status"]) != `"approved"` {
+		t.Errorf("inspect --json keys: %s", r.stdout)
+	}
 
 	bad := e.add("baddescribe.wasm")
 	r = e.run("", "tools", "inspect", bad)
-	if r.code != 1 || !strings.Contains(r.stdout, "sha256:    "+sha256Hex(t, bad)) || !strings.Contains(r.stderr, "describe") {
+	if r.code != 1 || !strings.Contains(r.stdout, "sha256:    "+sha256Hex(t, bad)) || !strings.Contains(r.stdout, "status:    invalid: ") || !strings.Contains(r.stderr, "describe") {
 		t.Errorf("inspect of a bad module: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	// With --json, stdout stays one JSON object: status invalid, and why.
+	r = e.run("", "tools", "inspect", bad, "--json")
+	var invalid map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &invalid); err != nil {
+		t.Fatalf("inspect --json of a bad module: stdout is not JSON: %v\n%s", err, r.stdout)
+	}
+	if r.code != 1 || invalid["status"] != "invalid" || invalid["sha256"] != sha256Hex(t, bad) ||
+		!strings.Contains(fmt.Sprint(invalid["reason"]), "describe") || !strings.Contains(r.stderr, "describe") {
+		t.Errorf("inspect --json of a bad module: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+}
+
+func compactJSONText(t *testing.T, raw json.RawMessage) string {
+	t.Helper()
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		t.Fatalf("%s: %v", raw, err)
+	}
+	return b.String()
+}
+
+// TestManifestBesideModule: without --plugins or --manifest, approve and
+// inspect use the manifest of the module's own directory, wherever the
+// command runs (DESIGN.md §8 gives approve and inspect only FILE.wasm).
+func TestManifestBesideModule(t *testing.T) {
+	e := newCLIEnv(t)
+	echo := e.add("echo.wasm")
+	elsewhere := t.TempDir()
+	t.Chdir(elsewhere)
+
+	e.mustRun(0, "tools", "approve", echo, "--yes")
+	if _, err := os.Stat(filepath.Join(elsewhere, "plugins")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("approve wrote into the working directory's plugins/ (%v)", err)
+	}
+	r := e.mustRun(0, "tools", "list", "--plugins", e.plugins)
+	if !strings.Contains(r.stdout, "approved") {
+		t.Errorf("list after approving %s from elsewhere:\n%s", echo, r.stdout)
+	}
+	r = e.mustRun(0, "tools", "inspect", echo)
+	if !strings.Contains(r.stdout, "status:    approved by tester") || !strings.Contains(r.stdout, e.manifestPath()) {
+		t.Errorf("inspect from elsewhere:\n%s", r.stdout)
+	}
+	// An explicit --manifest still wins.
+	other := filepath.Join(elsewhere, "other.json")
+	e.mustRun(0, "tools", "approve", echo, "--yes", "--manifest", other)
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("--manifest ignored: %v", err)
 	}
 }
 
