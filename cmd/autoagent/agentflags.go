@@ -63,7 +63,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.traceFile, "trace", "", "append the run's trace events to FILE.jsonl")
 	fs.StringVar(&f.backends, "backends", "", "backends directory for --provider backend:NAME (default $AUTOAGENT_BACKENDS, else ./backends)")
 	fs.StringVar(&f.policy, "policy", "", "JSON tool policy (allow/deny/approve rules) consulted before every tool call")
-	fs.StringVar(&f.record, "record", "", "record model responses and tool results to FILE.jsonl (secrets redacted) for `autoagent replay`")
+	fs.StringVar(&f.record, "record", "", "record model responses and tool results to `FILE.jsonl` (secrets redacted) for autoagent replay")
 	fs.StringVar(&f.trifecta, "trifecta", "deny", "once untrusted content entered the run, calls to egress tools are: deny|approve|off")
 	fs.BoolVar(&f.shadowGuards, "shadow-guards", false, "trace what the loop and trifecta guards would refuse without enforcing it")
 	fs.IntVar(&f.maxResultChars, "max-tool-result-chars", 0, "cut each tool result the model sees to N characters, keeping head and tail (default: no cut)")

@@ -75,7 +75,7 @@ bound (the --json object is still printed), 2 on a usage error.`,
 		},
 	}
 	f.register(c.Flags())
-	c.Flags().StringVar(&checkpoint, "checkpoint", "", "save the run's state to FILE after every step (and journal tool calls to FILE.journal) for `autoagent resume FILE`")
+	c.Flags().StringVar(&checkpoint, "checkpoint", "", "save the run's state to `FILE` after every step (and journal tool calls to FILE.journal) for autoagent resume FILE")
 	return c
 }
 

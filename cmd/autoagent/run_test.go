@@ -172,6 +172,12 @@ func TestRunUsage(t *testing.T) {
 			t.Errorf("run --help does not document %s", flag)
 		}
 	}
+	// A flag's argument is named in the help, not replaced by a phrase.
+	for _, flag := range []string{"--checkpoint FILE ", "--record FILE.jsonl ", "--max-steps int "} {
+		if !strings.Contains(help, flag) {
+			t.Errorf("run --help lacks %q:\n%s", flag, help)
+		}
+	}
 	for _, args := range [][]string{
 		{"run", "--no-such-flag", "x"},
 		{"run"},
