@@ -4,11 +4,15 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
 	"sync"
+
+	"github.com/mattn/go-isatty"
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
@@ -27,14 +31,16 @@ func newChatCmd() *cobra.Command {
 The plugins directory is watched: adding, replacing or removing a .wasm file,
 or approving and revoking in the manifest, changes the tools without a
 restart. Type /reset to start a new conversation and /exit (or end of input)
-to leave. Ctrl-C during a turn cancels that turn; between turns it leaves.`,
+to leave. Ctrl-C during a turn cancels that turn; between turns it leaves.
+
+With --json each turn prints one line: the turn's result as run --json
+prints it (output, steps, usage, messages, stop_reason). The "> " prompt is
+shown only when standard input is a terminal, so piped output is only the
+answers.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			if err := f.validate(); err != nil {
 				return err
-			}
-			if f.json {
-				return usageError(fmt.Errorf("--json is not available in chat; use run --json"))
 			}
 			ctx, cancel := context.WithCancel(c.Context())
 			defer cancel()
@@ -69,10 +75,15 @@ to leave. Ctrl-C during a turn cancels that turn; between turns it leaves.`,
 			in := bufio.NewScanner(c.InOrStdin())
 			in.Buffer(make([]byte, 64*1024), 1<<20)
 			out := c.OutOrStdout()
+			prompt := isTerminal(c.InOrStdin()) && !f.json
 			for {
-				fmt.Fprint(out, "> ")
+				if prompt {
+					fmt.Fprint(out, "> ")
+				}
 				if !in.Scan() {
-					fmt.Fprintln(out)
+					if prompt {
+						fmt.Fprintln(out)
+					}
 					return in.Err()
 				}
 				line := strings.TrimSpace(in.Text())
@@ -83,11 +94,13 @@ to leave. Ctrl-C during a turn cancels that turn; between turns it leaves.`,
 					return nil
 				case "/reset":
 					history = fresh()
-					fmt.Fprintln(out, "(new conversation)")
+					if !f.json {
+						fmt.Fprintln(out, "(new conversation)")
+					}
 					continue
 				}
 				msgs := append(append([]llm.Message(nil), history...), llm.UserText(line))
-				res, runErr := chatTurn(ctx, c, s.agent, f.stream, msgs)
+				res, runErr := chatTurn(ctx, c, s.agent, f, msgs)
 				if res != nil && res.StopReason == loop.StopDone {
 					history = res.Messages
 				}
@@ -102,15 +115,29 @@ to leave. Ctrl-C during a turn cancels that turn; between turns it leaves.`,
 }
 
 // chatTurn runs one turn; Ctrl-C cancels the turn, not the session.
-func chatTurn(ctx context.Context, c *cobra.Command, a *loop.Agent, stream bool, msgs []llm.Message) (*loop.Result, error) {
+func chatTurn(ctx context.Context, c *cobra.Command, a *loop.Agent, f agentFlags, msgs []llm.Message) (*loop.Result, error) {
 	turnCtx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	if stream {
+	if f.stream {
 		return streamRun(c.OutOrStdout(), c.ErrOrStderr(), a.StreamMessages(turnCtx, msgs))
 	}
 	res, err := a.RunMessages(turnCtx, msgs)
-	if res != nil && res.StopReason == loop.StopDone {
+	switch {
+	case res == nil:
+	case f.json:
+		enc := json.NewEncoder(c.OutOrStdout())
+		enc.SetEscapeHTML(false)
+		if encErr := enc.Encode(res); encErr != nil && err == nil {
+			err = encErr
+		}
+	case res.StopReason == loop.StopDone:
 		fmt.Fprintln(c.OutOrStdout(), res.Output)
 	}
 	return res, err
+}
+
+// isTerminal reports whether r is a terminal (an interactive user).
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }

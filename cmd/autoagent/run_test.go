@@ -212,7 +212,31 @@ func TestChatKeepsTheConversation(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if !strings.Contains(r.stdout, "First.") || !strings.Contains(r.stdout, "Second.") {
+	// Piped input: no "> " prompts, only the answers.
+	if r.stdout != "First.\nSecond.\n" {
 		t.Errorf("chat output = %q", r.stdout)
+	}
+}
+
+// TestChatJSON: chat takes run's flags (DESIGN.md §8), --json included:
+// one run --json object per turn, per line, the conversation kept.
+func TestChatJSON(t *testing.T) {
+	e := newCLIEnv(t)
+	script := e.writeScript(`{"text":"First.","usage":{"input_tokens":3,"output_tokens":1}}`, `{"text":"Second."}`)
+	r := e.run("hello\nagain\n", "chat", "--provider", "scripted", "--script", script, "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want 2 lines, got %q", r.stdout)
+	}
+	first, second := decodeRunJSON(t, lines[0]), decodeRunJSON(t, lines[1])
+	if first.Output != "First." || first.StopReason != "done" || first.Usage.InputTokens != 3 {
+		t.Errorf("first turn: %+v", first)
+	}
+	// The second turn's transcript holds the first: one conversation.
+	if second.Output != "Second." || len(second.Messages) != 5 || second.Messages[1].Parts[0].Text != "hello" {
+		t.Errorf("second turn: %s", lines[1])
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 
 	"github.com/autoagent-go/autoagent/manifest"
@@ -162,8 +161,7 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 // confirm asks question on a terminal. Without one it refuses: approving
 // capabilities must be a decision, so a script says --yes explicitly.
 func confirm(in io.Reader, w io.Writer, question string) (bool, error) {
-	f, ok := in.(*os.File)
-	if !ok || !(isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+	if !isTerminal(in) {
 		return false, usageError(errors.New("refusing to approve without confirmation: stdin is not a terminal; pass --yes to approve non-interactively"))
 	}
 	fmt.Fprint(w, question)
