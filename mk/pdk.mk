@@ -14,7 +14,9 @@ TOOLBUILD_SRC := $(filter-out %_test.go,$(wildcard internal/toolbuild/*.go inter
 PDK_GO_SRC  := $(filter-out %_test.go,$(wildcard pdk/go/*.go)) pdk/go/go.mod
 PDK_MODULES := $(addprefix $(PDK_OUT)/word_count.,$(addsuffix .wasm,go c rust assemblyscript zig))
 
-pdk-conformance: $(PDK_MODULES) $(PDK_OUT)/capabilities.go.wasm
+PDK_KV_MODULES := $(addprefix $(PDK_OUT)/kv.,$(addsuffix .wasm,go c rust assemblyscript zig))
+
+pdk-conformance: $(PDK_MODULES) $(PDK_OUT)/capabilities.go.wasm $(PDK_KV_MODULES)
 
 $(PDK_OUT)/word_count.go.wasm: $(PDK_GO_SRC) $(wildcard $(PDK_CONF)/go/*.go) $(PDK_CONF)/go/go.mod $(TOOLBUILD_SRC)
 	@mkdir -p $(@D)
@@ -40,6 +42,28 @@ $(PDK_OUT)/word_count.assemblyscript.wasm: pdk/assemblyscript/assembly/autoagent
 $(PDK_OUT)/word_count.zig.wasm: pdk/zig/autoagent.zig $(PDK_CONF)/zig/word_count.zig $(TOOLBUILD_SRC)
 	@mkdir -p $(@D)
 	$(PDKBUILD) -o $@ $(PDK_CONF)/zig
+
+# The kv conformance modules: the same four kv tools in every language
+# (SPEC.md "The kv module", kv_test.go).
+$(PDK_OUT)/kv.go.wasm: $(PDK_GO_SRC) $(wildcard $(PDK_CONF)/go/kv/*.go) $(PDK_CONF)/go/go.mod $(TOOLBUILD_SRC)
+	@mkdir -p $(@D)
+	$(PDKBUILD) -o $@ $(PDK_CONF)/go/kv
+
+$(PDK_OUT)/kv.c.wasm: pdk/c/autoagent.h $(PDK_CONF)/c/kv/kv.c $(TOOLBUILD_SRC)
+	@mkdir -p $(@D)
+	$(PDKBUILD) -o $@ $(PDK_CONF)/c/kv
+
+$(PDK_OUT)/kv.rust.wasm: pdk/rust/autoagent.rs $(PDK_CONF)/rust/kv/kv.rs $(TOOLBUILD_SRC)
+	@mkdir -p $(@D)
+	$(PDKBUILD) -o $@ $(PDK_CONF)/rust/kv
+
+$(PDK_OUT)/kv.assemblyscript.wasm: pdk/assemblyscript/assembly/autoagent.ts pdk/assemblyscript/asconfig.json $(PDK_CONF)/assemblyscript/kv/assembly/index.ts $(PDK_CONF)/assemblyscript/kv/asconfig.json $(TOOLBUILD_SRC)
+	@mkdir -p $(@D)
+	$(PDKBUILD) -o $@ $(PDK_CONF)/assemblyscript/kv
+
+$(PDK_OUT)/kv.zig.wasm: pdk/zig/autoagent.zig $(PDK_CONF)/zig/kv/kv.zig $(TOOLBUILD_SRC)
+	@mkdir -p $(@D)
+	$(PDKBUILD) -o $@ $(PDK_CONF)/zig/kv
 
 test: pdk-conformance
 bench: pdk-conformance

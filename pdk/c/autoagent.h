@@ -5,7 +5,8 @@
  * plugin ABI, see pdk/README.md). This header declares the Extism kernel
  * imports and gives the helpers a tool needs: read the call, walk its
  * arguments, write a result, and use the capabilities the host granted
- * (config, logging, variables, HTTP, key-value storage).
+ * (config, logging, variables, HTTP, key-value storage: get, set, delete
+ * and list keys by prefix).
  *
  *   #include "autoagent.h"
  *
@@ -697,23 +698,88 @@ static inline int aa_http_request(const char *request, const void *body, size_t 
     return status;
 }
 
-/* aa_kv_get reads key from the kv: namespace ns (NULL: the module's only
- * namespace). Returns false when the key is absent. */
+/* Key-value storage (needs a kv: grant; host/ABI.md 1.4). ns names the
+ * namespace (kv:NAME grants NAME); NULL or "" names the module's only one.
+ * A namespace that was not granted ends the call with the host's error. */
+
+static inline aa_block aa_kv_ns(const char *ns) { return ns && *ns ? aa_block_write(ns, strlen(ns)) : 0; }
+
+/* aa_kv_get reads key from the namespace ns. Returns false when the key is
+ * absent; otherwise sets *value (owned, NUL-terminated: free its p). */
 static inline bool aa_kv_get(const char *ns, const char *key, aa_str *value) {
-    aa_block v = aa_k_kv_get(ns ? aa_block_write(ns, strlen(ns)) : 0, aa_block_write(key, strlen(key)));
+    aa_block n = aa_kv_ns(ns), k = aa_block_write(key, strlen(key));
+    aa_block v = aa_k_kv_get(n, k);
+    aa_k_free(n);
+    aa_k_free(k);
     if (!v) return false;
     *value = aa_block_take(v);
     return true;
 }
 
-/* aa_kv_set stores value under key in the kv: namespace ns. */
+/* aa_kv_set stores the n bytes of value under key, replacing any previous
+ * value. */
 static inline void aa_kv_set(const char *ns, const char *key, const void *value, size_t n) {
-    aa_k_kv_set(ns ? aa_block_write(ns, strlen(ns)) : 0, aa_block_write(key, strlen(key)), aa_block_write(value, n));
+    aa_block b = aa_kv_ns(ns), k = aa_block_write(key, strlen(key)), v = aa_block_write(value, n);
+    aa_k_kv_set(b, k, v);
+    aa_k_free(b);
+    aa_k_free(k);
+    aa_k_free(v);
 }
 
-/* aa_kv_delete removes key from the kv: namespace ns. */
+/* aa_kv_delete removes key; deleting a missing key is not an error. */
 static inline void aa_kv_delete(const char *ns, const char *key) {
-    aa_k_kv_delete(ns ? aa_block_write(ns, strlen(ns)) : 0, aa_block_write(key, strlen(key)));
+    aa_block n = aa_kv_ns(ns), k = aa_block_write(key, strlen(key));
+    aa_k_kv_delete(n, k);
+    aa_k_free(n);
+    aa_k_free(k);
+}
+
+/* aa_keys is a list of keys: n strings (each owned and NUL-terminated), in
+ * byte order. Release it with aa_keys_free. */
+typedef struct {
+    aa_str *v;
+    size_t n;
+} aa_keys;
+
+static inline void aa_keys_free(aa_keys *keys) {
+    for (size_t i = 0; i < keys->n; i++) free((void *)keys->v[i].p);
+    free(keys->v);
+    *keys = (aa_keys){0};
+}
+
+/* aa_kv_keys lists the keys of the namespace ns that start with prefix
+ * (NULL or "": every key), in byte order, at most 10000 of them. Returns
+ * false, with *keys empty, only when the host's list is not a JSON array
+ * of strings (never with the autoagent host). Keys that are not valid
+ * UTF-8 arrive with U+FFFD in place of the invalid bytes, as the host
+ * encodes the list in JSON. */
+static inline bool aa_kv_keys(const char *ns, const char *prefix, aa_keys *keys) {
+    aa_block n = aa_kv_ns(ns), p = prefix && *prefix ? aa_block_write(prefix, strlen(prefix)) : 0;
+    aa_block b = aa_k_kv_keys(n, p);
+    aa_k_free(n);
+    aa_k_free(p);
+    *keys = (aa_keys){0};
+    if (!b) return true; /* an empty block: no keys */
+    aa_str doc = aa_block_take(b);
+    size_t i = aa_json_ws(doc, 0), cap = 0;
+    bool ok = aa_json_valid(doc) && doc.p[i] == '[';
+    if (ok) i = aa_json_ws(doc, i + 1);
+    while (ok && doc.p[i] != ']') {
+        if (doc.p[i] != '"') {
+            ok = false;
+            break;
+        }
+        if (keys->n == cap) {
+            cap = cap ? cap * 2 : 16;
+            keys->v = (aa_str *)realloc(keys->v, cap * sizeof *keys->v);
+        }
+        keys->v[keys->n++] = aa_json_decode(doc, i);
+        i = aa_json_ws(doc, aa_json_scan_string(doc, i));
+        if (doc.p[i] == ',') i = aa_json_ws(doc, i + 1);
+    }
+    free((void *)doc.p);
+    if (!ok) aa_keys_free(keys);
+    return ok;
 }
 
 #endif /* AUTOAGENT_H */

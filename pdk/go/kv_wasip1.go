@@ -29,8 +29,19 @@ func nsBlock(ns string) uint64 {
 	return writeBlock([]byte(ns))
 }
 
+// freeBlocks releases the argument blocks once the host has read them, so
+// a call that touches many keys does not pile them up in Extism memory
+// (freeing 0 is a no-op).
+func freeBlocks(blocks ...uint64) {
+	for _, b := range blocks {
+		extismFree(b)
+	}
+}
+
 func kvGet(ns, key string) ([]byte, bool, error) {
-	off := hostKVGet(nsBlock(ns), writeBlock([]byte(key)))
+	n, k := nsBlock(ns), writeBlock([]byte(key))
+	off := hostKVGet(n, k)
+	freeBlocks(n, k)
 	if off == 0 {
 		return nil, false, nil
 	}
@@ -38,17 +49,23 @@ func kvGet(ns, key string) ([]byte, bool, error) {
 }
 
 func kvSet(ns, key string, value []byte) error {
-	hostKVSet(nsBlock(ns), writeBlock([]byte(key)), writeBlock(value))
+	n, k, v := nsBlock(ns), writeBlock([]byte(key)), writeBlock(value)
+	hostKVSet(n, k, v)
+	freeBlocks(n, k, v)
 	return nil
 }
 
 func kvDelete(ns, key string) error {
-	hostKVDelete(nsBlock(ns), writeBlock([]byte(key)))
+	n, k := nsBlock(ns), writeBlock([]byte(key))
+	hostKVDelete(n, k)
+	freeBlocks(n, k)
 	return nil
 }
 
 func kvList(ns, prefix string) ([]byte, error) {
-	off := hostKVKeys(nsBlock(ns), writeBlock([]byte(prefix)))
+	n, p := nsBlock(ns), writeBlock([]byte(prefix))
+	off := hostKVKeys(n, p)
+	freeBlocks(n, p)
 	if off == 0 {
 		return nil, nil
 	}

@@ -30,7 +30,9 @@ func takeBlock(offset uint64) []byte {
 }
 
 // writeBlock copies b into a new kernel block and returns its offset. The
-// caller hands it to the host, which owns it from then on.
+// caller hands it to the host: a block the host keeps (the output, an HTTP
+// request) is the host's from then on; one the host only reads (a kv key)
+// the caller frees after the call.
 func writeBlock(b []byte) uint64 {
 	n := uint64(len(b))
 	offset := extismAlloc(n)

@@ -64,6 +64,8 @@ extern "C" {
     fn kv_get(ns: u64, key: u64) -> u64;
     fn kv_set(ns: u64, key: u64, value: u64);
     fn kv_delete(ns: u64, key: u64);
+    #[link_name = "kv_keys"]
+    fn kv_list(ns: u64, prefix: u64) -> u64;
 }
 
 fn block_write(data: &[u8]) -> u64 {
@@ -644,26 +646,94 @@ pub fn http(method: &str, url: &str, body: Option<&[u8]>) -> (i32, Vec<u8>) {
     }
 }
 
-fn ns_block(ns: Option<&str>) -> u64 {
-    ns.map(|n| block_write(n.as_bytes())).unwrap_or(0)
-}
+// Key-value storage (needs a kv: grant; host/ABI.md 1.4). `ns` names the
+// namespace (kv:NAME grants NAME); None or Some("") names the module's only
+// one. A namespace that was not granted ends the call with the host's error.
 
-/// Reads key from the kv: namespace ns (None: the module's only namespace).
-pub fn kv_read(ns: Option<&str>, key: &str) -> Option<Vec<u8>> {
-    let v = unsafe { kv_get(ns_block(ns), block_write(key.as_bytes())) };
-    if v == 0 {
-        None
-    } else {
-        Some(block_take(v))
+fn ns_block(ns: Option<&str>) -> u64 {
+    match ns {
+        Some(n) if !n.is_empty() => block_write(n.as_bytes()),
+        _ => 0,
     }
 }
 
-/// Stores value under key in the kv: namespace ns.
-pub fn kv_write(ns: Option<&str>, key: &str, value: &[u8]) {
-    unsafe { kv_set(ns_block(ns), block_write(key.as_bytes()), block_write(value)) }
+/// Reads key from the kv: namespace ns (None: the module's only namespace);
+/// None when the key is absent.
+pub fn kv_read(ns: Option<&str>, key: &str) -> Option<Vec<u8>> {
+    unsafe {
+        let (n, k) = (ns_block(ns), block_write(key.as_bytes()));
+        let v = kv_get(n, k);
+        free(n);
+        free(k);
+        if v == 0 {
+            None
+        } else {
+            Some(block_take(v))
+        }
+    }
 }
 
-/// Removes key from the kv: namespace ns.
+/// Stores value under key in the kv: namespace ns, replacing any previous
+/// value.
+pub fn kv_write(ns: Option<&str>, key: &str, value: &[u8]) {
+    unsafe {
+        let (n, k, v) = (ns_block(ns), block_write(key.as_bytes()), block_write(value));
+        kv_set(n, k, v);
+        free(n);
+        free(k);
+        free(v);
+    }
+}
+
+/// Removes key from the kv: namespace ns; removing a missing key is not an
+/// error.
 pub fn kv_remove(ns: Option<&str>, key: &str) {
-    unsafe { kv_delete(ns_block(ns), block_write(key.as_bytes())) }
+    unsafe {
+        let (n, k) = (ns_block(ns), block_write(key.as_bytes()));
+        kv_delete(n, k);
+        free(n);
+        free(k);
+    }
+}
+
+/// Lists the keys of the kv: namespace ns that start with prefix ("": every
+/// key), in byte order, at most 10000 of them. Keys that are not valid UTF-8
+/// arrive with U+FFFD in place of the invalid bytes, as the host encodes the
+/// list in JSON. The error (a result the model reads, so `?` passes it on)
+/// is only for a list that is not a JSON array of strings, which the
+/// autoagent host never sends.
+pub fn kv_keys(ns: Option<&str>, prefix: &str) -> Result<Vec<String>, ToolError> {
+    let doc = unsafe {
+        let n = ns_block(ns);
+        let p = if prefix.is_empty() { 0 } else { block_write(prefix.as_bytes()) };
+        let b = kv_list(n, p);
+        free(n);
+        free(p);
+        if b == 0 {
+            return Ok(Vec::new()); // an empty block: no keys
+        }
+        block_take(b)
+    };
+    let malformed = || ToolError(String::from("the host sent a malformed key list"));
+    let s = &doc[..];
+    if !json_valid(s) {
+        return Err(malformed());
+    }
+    let mut i = ws(s, 0);
+    if s[i] != b'[' {
+        return Err(malformed());
+    }
+    let mut keys = Vec::new();
+    i = ws(s, i + 1);
+    while s[i] != b']' {
+        if s[i] != b'"' {
+            return Err(malformed());
+        }
+        keys.push(decode(s, i));
+        i = ws(s, scan_string(s, i).unwrap_or(s.len()));
+        if s[i] == b',' {
+            i = ws(s, i + 1);
+        }
+    }
+    Ok(keys)
 }

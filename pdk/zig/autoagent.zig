@@ -35,6 +35,9 @@ var arena_end: usize = 0;
 var allocator_state: u8 = 0;
 const allocator_vtable = std.mem.Allocator.VTable{ .alloc = arenaAlloc, .resize = arenaResize, .free = arenaFree };
 const alloc_ = std.mem.Allocator{ .ptr = &allocator_state, .vtable = &allocator_vtable };
+/// The binding's allocator: free with it what the binding returns as owned
+/// by the caller (a config value, a kv value, a key list with freeKeys).
+pub const allocator = alloc_;
 const fallback = std.heap.wasm_allocator;
 
 fn inArena(buf: []u8) bool {
@@ -96,6 +99,8 @@ const kernel = struct {
     extern "extism:host/env" fn http_status_code() i32;
     extern "extism:host/user" fn kv_get(ns: u64, key: u64) u64;
     extern "extism:host/user" fn kv_set(ns: u64, key: u64, value: u64) void;
+    extern "extism:host/user" fn kv_delete(ns: u64, key: u64) void;
+    extern "extism:host/user" fn kv_keys(ns: u64, prefix: u64) u64;
 };
 
 /// Copies data into a new host block.
@@ -683,13 +688,105 @@ pub fn httpGet(url: []const u8) Response {
     return .{ .status = status, .body = if (r == 0) &[_]u8{} else blockTake(r) };
 }
 
-/// Reads key from the module's only kv: namespace (owned by the caller), or null.
-pub fn kvGet(key: []const u8) ?[]u8 {
-    const v = kernel.kv_get(0, blockWrite(key));
-    return if (v == 0) null else blockTake(v);
+// ---- key-value storage ----
+
+/// A persistent key-value namespace the host keeps for the module, granted
+/// with kv:NAMESPACE (host/ABI.md 1.4). Values survive the instance and the
+/// process. A namespace that was not granted ends the call with the host's
+/// error. Get one with kv.
+pub const Store = struct {
+    /// The namespace; "" names the module's only one.
+    namespace: []const u8,
+
+    fn ns(self: Store) u64 {
+        return if (self.namespace.len == 0) 0 else blockWrite(self.namespace);
+    }
+
+    /// The value stored under key (owned by the caller), or null.
+    pub fn get(self: Store, key: []const u8) ?[]u8 {
+        const n = self.ns();
+        const k = blockWrite(key);
+        const v = kernel.kv_get(n, k);
+        kernel.free(n);
+        kernel.free(k);
+        return if (v == 0) null else blockTake(v);
+    }
+
+    /// Stores value under key, replacing any previous value.
+    pub fn set(self: Store, key: []const u8, value: []const u8) void {
+        const n = self.ns();
+        const k = blockWrite(key);
+        const v = blockWrite(value);
+        kernel.kv_set(n, k, v);
+        kernel.free(n);
+        kernel.free(k);
+        kernel.free(v);
+    }
+
+    /// Removes key; removing a missing key is not an error.
+    pub fn delete(self: Store, key: []const u8) void {
+        const n = self.ns();
+        const k = blockWrite(key);
+        kernel.kv_delete(n, k);
+        kernel.free(n);
+        kernel.free(k);
+    }
+
+    /// The keys that start with prefix ("": every key), in byte order, at
+    /// most 10000 of them; free the list with freeKeys. Keys that are not
+    /// valid UTF-8 arrive with U+FFFD in place of the invalid bytes, as the
+    /// host encodes the list in JSON. error.MalformedKeyList is for a list
+    /// that is not a JSON array of strings, which the autoagent host never
+    /// sends.
+    pub fn keys(self: Store, prefix: []const u8) error{MalformedKeyList}![][]u8 {
+        const n = self.ns();
+        const p: u64 = if (prefix.len == 0) 0 else blockWrite(prefix);
+        const b = kernel.kv_keys(n, p);
+        kernel.free(n);
+        kernel.free(p);
+        var out = std.ArrayList([]u8).init(alloc_);
+        if (b == 0) return out.toOwnedSlice() catch @panic("out of memory"); // an empty block: no keys
+        const s = blockTake(b);
+        defer alloc_.free(s);
+        errdefer {
+            for (out.items) |k| alloc_.free(k);
+            out.deinit();
+        }
+        var i = ws(s, 0);
+        if (!jsonValid(s) or s[i] != '[') return error.MalformedKeyList;
+        i = ws(s, i + 1);
+        while (s[i] != ']') {
+            if (s[i] != '"') return error.MalformedKeyList;
+            const k = decode(s, i);
+            out.append(k) catch @panic("out of memory");
+            i = ws(s, scanString(s, i) orelse s.len);
+            if (s[i] == ',') i = ws(s, i + 1);
+        }
+        return out.toOwnedSlice() catch @panic("out of memory");
+    }
+};
+
+/// Frees a key list returned by Store.keys.
+pub fn freeKeys(list: [][]u8) void {
+    for (list) |k| alloc_.free(k);
+    alloc_.free(list);
 }
 
-/// Stores value under key in the module's only kv: namespace.
+/// The store for namespace; "" names the module's only kv namespace,
+/// whatever it is called (the host refuses it when the module was granted
+/// none or several).
+pub fn kv(namespace: []const u8) Store {
+    return .{ .namespace = namespace };
+}
+
+/// kv("").get(key): reads key from the module's only kv: namespace (owned
+/// by the caller), or null.
+pub fn kvGet(key: []const u8) ?[]u8 {
+    return kv("").get(key);
+}
+
+/// kv("").set(key, value): stores value under key in the module's only kv:
+/// namespace.
 pub fn kvSet(key: []const u8, value: []const u8) void {
-    kernel.kv_set(0, blockWrite(key), blockWrite(value));
+    kv("").set(key, value);
 }

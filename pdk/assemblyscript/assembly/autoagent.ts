@@ -66,6 +66,10 @@ declare function http_status_code(): i32;
 declare function kv_get(ns: u64, key: u64): u64;
 @external("extism:host/user", "kv_set")
 declare function kv_set(ns: u64, key: u64, value: u64): void;
+@external("extism:host/user", "kv_delete")
+declare function kv_delete(ns: u64, key: u64): void;
+@external("extism:host/user", "kv_keys")
+declare function kv_keys(ns: u64, prefix: u64): u64;
 
 export function blockWrite(data: Uint8Array): u64 {
   const n = data.length;
@@ -579,13 +583,92 @@ export function httpGet(url: string): Response {
   return new Response(status, r == 0 ? new Uint8Array(0) : blockTake(r));
 }
 
-/** Reads key from the module's only kv: namespace, or null when absent. */
-export function kvGet(key: string): Uint8Array | null {
-  const v = kv_get(0, blockWrite(utf8(key)));
-  return v == 0 ? null : blockTake(v);
+// ---- key-value storage ----
+
+/** A persistent key-value namespace the host keeps for the module, granted
+ * with kv:NAMESPACE (host/ABI.md 1.4). Values survive the instance and the
+ * process. A namespace that was not granted ends the call with the host's
+ * error. Get one with kv(). */
+export class Store {
+  constructor(
+    /** The namespace; "" names the module's only one. */
+    public namespace: string,
+  ) {}
+
+  private ns(): u64 {
+    return this.namespace.length == 0 ? 0 : blockWrite(utf8(this.namespace));
+  }
+
+  /** The value stored under key, or null when there is none. */
+  get(key: string): Uint8Array | null {
+    const n = this.ns();
+    const k = blockWrite(utf8(key));
+    const v = kv_get(n, k);
+    free(n);
+    free(k);
+    return v == 0 ? null : blockTake(v);
+  }
+
+  /** Stores value under key, replacing any previous value. */
+  set(key: string, value: Uint8Array): void {
+    const n = this.ns();
+    const k = blockWrite(utf8(key));
+    const v = blockWrite(value);
+    kv_set(n, k, v);
+    free(n);
+    free(k);
+    free(v);
+  }
+
+  /** Removes key; removing a missing key is not an error. */
+  delete(key: string): void {
+    const n = this.ns();
+    const k = blockWrite(utf8(key));
+    kv_delete(n, k);
+    free(n);
+    free(k);
+  }
+
+  /** The keys that start with prefix ("": every key), in byte order, at
+   * most 10000 of them. Keys that are not valid UTF-8 arrive with U+FFFD in
+   * place of the invalid bytes, as the host encodes the list in JSON. A
+   * list that is not a JSON array of strings (which the autoagent host
+   * never sends) aborts the call. */
+  keys(prefix: string = ""): string[] {
+    const n = this.ns();
+    const p = prefix.length == 0 ? <u64>0 : blockWrite(utf8(prefix));
+    const b = kv_keys(n, p);
+    free(n);
+    free(p);
+    const out = new Array<string>();
+    if (b == 0) return out; // an empty block: no keys
+    const s = blockTake(b);
+    let i = ws(s, 0);
+    if (!jsonValid(s) || s[i] != 0x5b) abort("the host sent a malformed key list");
+    i = ws(s, i + 1);
+    while (s[i] != 0x5d) {
+      if (s[i] != 0x22) abort("the host sent a malformed key list");
+      out.push(String.UTF8.decode(decode(s, i).buffer));
+      i = ws(s, scanString(s, i));
+      if (s[i] == 0x2c) i = ws(s, i + 1);
+    }
+    return out;
+  }
 }
 
-/** Stores value under key in the module's only kv: namespace. */
+/** The store for namespace; "" (the default) names the module's only kv
+ * namespace, whatever it is called (the host refuses it when the module
+ * was granted none or several). */
+export function kv(namespace: string = ""): Store {
+  return new Store(namespace);
+}
+
+/** kv().get(key): reads key from the module's only kv: namespace. */
+export function kvGet(key: string): Uint8Array | null {
+  return kv().get(key);
+}
+
+/** kv().set(key, value): stores value under key in the module's only kv: namespace. */
 export function kvSet(key: string, value: Uint8Array): void {
-  kv_set(0, blockWrite(utf8(key)), blockWrite(value));
+  kv().set(key, value);
 }
