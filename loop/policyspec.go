@@ -15,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/autoagent-go/autoagent/internal/jsonvalue"
 )
 
 // PolicySpec is a tool policy written as data (JSON), compiled when it is
@@ -358,7 +360,7 @@ func compilePred(v any, at string) (pred, error) {
 	ops, ok := v.(map[string]any)
 	if !ok {
 		want := v
-		return func(x any, present bool) bool { return present && jsonEqual(x, want) }, nil
+		return func(x any, present bool) bool { return present && jsonvalue.Equal(x, want) }, nil
 	}
 	if len(ops) == 0 {
 		return nil, &PolicyError{Path: at, Reason: "empty predicate object (use {\"eq\": {}} to compare with an empty object)"}
@@ -385,16 +387,16 @@ func compileOp(op string, e any, at string) (pred, error) {
 	bad := func(reason string) error { return &PolicyError{Path: at, Reason: reason} }
 	switch op {
 	case "eq":
-		return func(x any, present bool) bool { return present && jsonEqual(x, e) }, nil
+		return func(x any, present bool) bool { return present && jsonvalue.Equal(x, e) }, nil
 	case "ne":
-		return func(x any, present bool) bool { return !present || !jsonEqual(x, e) }, nil
+		return func(x any, present bool) bool { return !present || !jsonvalue.Equal(x, e) }, nil
 	case "in", "not_in":
 		list, ok := e.([]any)
 		if !ok {
 			return nil, bad("want an array")
 		}
 		in := func(x any, present bool) bool {
-			return present && slices.ContainsFunc(list, func(y any) bool { return jsonEqual(x, y) })
+			return present && slices.ContainsFunc(list, func(y any) bool { return jsonvalue.Equal(x, y) })
 		}
 		if op == "in" {
 			return in, nil
@@ -422,7 +424,7 @@ func compileOp(op string, e any, at string) (pred, error) {
 				s, ok := e.(string)
 				return ok && strings.Contains(v, s)
 			case []any:
-				return slices.ContainsFunc(v, func(y any) bool { return jsonEqual(y, e) })
+				return slices.ContainsFunc(v, func(y any) bool { return jsonvalue.Equal(y, e) })
 			}
 			return false
 		}, nil

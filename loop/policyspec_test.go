@@ -30,7 +30,8 @@ const examplePolicy = `{
     {"tool": "tag", "action": "deny", "when": {"args": {"labels": {"max_items": 2, "contains": "x"}, "name": {"in": ["a", "b"], "max_length": 1}}}},
     {"tool": "opt", "action": "deny", "when": {"args": {"flag": {"exists": false}}}},
     {"tool": "note", "action": "deny", "when": {"args": {"title": {"not": {"max_length": 3}}}}},
-    {"tool": "eq", "action": "deny", "when": {"args": {"n": 1, "b": true, "o": {"eq": {"k": [1, 2.0]}}}}}
+    {"tool": "eq", "action": "deny", "when": {"args": {"n": 1, "b": true, "o": {"eq": {"k": [1, 2.0]}}}}},
+    {"tool": "pay", "action": "deny", "when": {"args": {"account": {"not_in": [9007199254740993]}}}, "reason": "unknown account"}
   ]
 }`
 
@@ -84,6 +85,8 @@ func TestPolicySpecDecisions(t *testing.T) {
 		{"four characters", "note", `{"title":"abcd"}`, 1, false, tool.Flags{}, loop.VerdictDeny, ""},
 		{"json equality", "eq", `{"n":1.0,"b":true,"o":{"k":[1,2]}}`, 1, false, tool.Flags{}, loop.VerdictDeny, ""},
 		{"bool is not a number", "eq", `{"n":true,"b":true,"o":{"k":[1,2]}}`, 1, false, tool.Flags{}, loop.VerdictAllow, ""},
+		{"listed account", "pay", `{"account":9007199254740993}`, 1, false, tool.Flags{}, loop.VerdictAllow, ""},
+		{"account equal to a listed one only as float64", "pay", `{"account":9007199254740992}`, 1, false, tool.Flags{}, loop.VerdictDeny, "unknown account"},
 		{"invalid arguments", "write_file", `{not json`, 1, false, tool.Flags{}, loop.VerdictDeny, ""},
 	}
 	for _, c := range cases {

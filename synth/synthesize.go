@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/autoagent-go/autoagent/internal/jsonvalue"
 	"github.com/autoagent-go/autoagent/llm"
 )
 
@@ -105,7 +106,7 @@ func (b *Builder) Synthesize(ctx context.Context, task Task) (*Synthesis, error)
 		if !rawIsObject(ex.Args) {
 			return nil, fmt.Errorf("synth: example %d: args must be a JSON object", i+1)
 		}
-		if _, ok := decodeJSON(ex.Expected); !ok {
+		if _, ok := jsonvalue.Decode(ex.Expected); !ok {
 			return nil, fmt.Errorf("synth: example %d: expected is not a JSON value", i+1)
 		}
 	}
