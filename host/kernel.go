@@ -248,6 +248,18 @@ func (inst *instance) write(b []byte) uint64 {
 	return off
 }
 
+// writePresent is write for a result where block 0 means "none": an empty
+// b still gets a block of its own, of length 0, so an empty value reads
+// back as present (kv_get).
+func (inst *instance) writePresent(b []byte) uint64 {
+	if len(b) > 0 {
+		return inst.write(b)
+	}
+	off, _ := inst.alloc(1)
+	binary.LittleEndian.PutUint32(inst.k.view()[off-blockHeader+4:], 0)
+	return off
+}
+
 // read returns a copy of block off, trapping when it is not a block.
 // Offset 0 reads as empty: it is what alloc returns for no bytes.
 func (inst *instance) read(off uint64, what string) []byte {

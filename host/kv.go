@@ -196,7 +196,7 @@ func (inst *instance) kvGet(nsOff, keyOff uint64) uint64 {
 	if v == nil {
 		return 0
 	}
-	return inst.write(v)
+	return inst.writePresent(v)
 }
 
 func (inst *instance) kvSet(nsOff, keyOff, valOff uint64) {

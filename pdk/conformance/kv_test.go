@@ -127,6 +127,11 @@ var kvScript = []kvStep{
 	{"kv_get", map[string]string{"key": "note/a"}, `{"found":false,"value":""}`},
 	{"kv_delete", map[string]string{"key": oddKey}, "deleted"},
 	{"kv_keys", map[string]string{"prefix": "note/"}, `{"keys":["note/\u0001tab\t","note/b"]}`},
+	// An empty value is a value: it reads back as found, not as absent.
+	{"kv_set", map[string]string{"key": "empty", "value": ""}, "stored"},
+	{"kv_get", map[string]string{"key": "empty"}, `{"found":true,"value":""}`},
+	{"kv_delete", map[string]string{"key": "empty"}, "deleted"},
+	{"kv_get", map[string]string{"key": "empty"}, `{"found":false,"value":""}`},
 	// A namespace the module was not granted.
 	{"kv_get", map[string]string{"namespace": "other", "key": "a"}, `error: kv: kv_get in namespace "other" refused: the module has no kv:other grant`},
 	{"kv_set", map[string]string{"namespace": "other", "key": "a", "value": "b"}, `error: kv: kv_set in namespace "other" refused: the module has no kv:other grant`},
