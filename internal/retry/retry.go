@@ -81,15 +81,15 @@ type Policy struct {
 // ForRetries returns the policy for a provider option that counts retries
 // rather than attempts, as every adapter's Options.MaxRetries does:
 // defaultRetries retries when maxRetries is zero, none when it is negative.
-func ForRetries(maxRetries, defaultRetries int) Policy {
+func ForRetries(maxRetries, defaultRetries int, onRetry func(attempt int, err error, delay time.Duration)) Policy {
+	p := Policy{MaxAttempts: maxRetries + 1, OnRetry: onRetry}
 	switch {
 	case maxRetries < 0:
-		return Policy{MaxAttempts: 1}
+		p.MaxAttempts = 1
 	case maxRetries == 0:
-		return Policy{MaxAttempts: defaultRetries + 1}
-	default:
-		return Policy{MaxAttempts: maxRetries + 1}
+		p.MaxAttempts = defaultRetries + 1
 	}
+	return p
 }
 
 // Do calls fn until it succeeds, returns an error that is not retryable,

@@ -287,7 +287,7 @@ func TestForRetries(t *testing.T) {
 		{-1, 2, 1}, // negative disables retries
 		{0, 0, 1},  // a default of no retries is honoured, not mistaken for "unset"
 	} {
-		if got := ForRetries(tt.maxRetries, tt.def).MaxAttempts; got != tt.wantAttempts {
+		if got := ForRetries(tt.maxRetries, tt.def, nil).MaxAttempts; got != tt.wantAttempts {
 			t.Errorf("ForRetries(%d, %d).MaxAttempts = %d, want %d", tt.maxRetries, tt.def, got, tt.wantAttempts)
 		}
 	}

@@ -49,9 +49,10 @@ func newTestProvider(t *testing.T, url string, opts Options) *Provider {
 }
 
 func TestOverloadedIsRetried(t *testing.T) {
+	retries := 0
 	overloaded := fixturetest.Answer{Status: 529, Body: overloadedBody, Header: http.Header{"Request-Id": {"req_1"}}}
 	srv := fixturetest.NewServer(t, overloaded, overloaded, simpleAnswer(t))
-	p := newTestProvider(t, srv.URL, Options{})
+	p := newTestProvider(t, srv.URL, Options{OnRetry: func(int, error, time.Duration) { retries++ }})
 	delays := fakeClock(p)
 
 	resp, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("Say hi in Portuguese")}})
@@ -65,6 +66,9 @@ func TestOverloadedIsRetried(t *testing.T) {
 	// jitter under the fake clock).
 	if want := []time.Duration{500 * time.Millisecond, time.Second}; !slices.Equal(*delays, want) {
 		t.Errorf("delays = %v, want %v", *delays, want)
+	}
+	if retries != 2 {
+		t.Errorf("OnRetry called %d times, want 2", retries)
 	}
 }
 

@@ -53,8 +53,9 @@ func simpleAnswer(t *testing.T) fixturetest.Answer {
 var hello = &llm.Request{Messages: []llm.Message{llm.UserText("Say hi in Portuguese")}}
 
 func TestUnavailableRetriedAfterRetryInfo(t *testing.T) {
+	retries := 0
 	srv := fixturetest.NewServer(t, fixturetest.Answer{Status: 503, Body: unavailableBody}, simpleAnswer(t))
-	p := newTestProvider(t, srv.URL, Options{})
+	p := newTestProvider(t, srv.URL, Options{OnRetry: func(int, error, time.Duration) { retries++ }})
 	delays := fakeClock(p)
 	resp, err := p.Complete(context.Background(), hello)
 	if err != nil {
@@ -65,6 +66,9 @@ func TestUnavailableRetriedAfterRetryInfo(t *testing.T) {
 	}
 	if want := []time.Duration{2500 * time.Millisecond}; !slices.Equal(*delays, want) {
 		t.Errorf("delays = %v, want the RetryInfo delay %v", *delays, want)
+	}
+	if retries != 1 {
+		t.Errorf("OnRetry called %d times, want 1", retries)
 	}
 }
 

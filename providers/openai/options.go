@@ -109,6 +109,11 @@ type Options struct {
 	// DefaultMaxRetries when zero, none when negative. Only the opening of
 	// a stream is retried, never a stream that already produced events.
 	MaxRetries int
+	// OnRetry, when set, is called before each wait for a retry with the
+	// number of the attempt about to be made (2 for the first retry), the
+	// *llm.ProviderError (or transport error) that caused it and the delay:
+	// retries are otherwise invisible, so use it for logs and metrics.
+	OnRetry func(attempt int, err error, delay time.Duration)
 	// StreamIdleTimeout ends a stream with an error when no byte arrives
 	// for this long; DefaultStreamIdleTimeout when zero, never when
 	// negative.

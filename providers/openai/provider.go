@@ -29,7 +29,7 @@ func New(opts Options) (*Provider, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Provider{cfg: cfg, retry: retry.ForRetries(opts.MaxRetries, DefaultMaxRetries)}, nil
+	return &Provider{cfg: cfg, retry: retry.ForRetries(opts.MaxRetries, DefaultMaxRetries, opts.OnRetry)}, nil
 }
 
 // DeepSeek returns a Provider for DeepSeek's API: opts with Name

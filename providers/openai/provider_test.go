@@ -84,13 +84,27 @@ func TestRetries(t *testing.T) {
 				io.WriteString(w, okBody)
 			}))
 			defer srv.Close()
-			p, fs := newTestProvider(t, srv.URL, tt.opts)
+			// OnRetry sees each retry before its wait: the attempt about to
+			// be made, the failure that caused it, the delay.
+			var seen []time.Duration
+			opts := tt.opts
+			opts.OnRetry = func(attempt int, err error, d time.Duration) {
+				var pe *llm.ProviderError
+				if attempt != len(seen)+2 || !errors.As(err, &pe) || pe.Status != tt.statuses[attempt-2] {
+					t.Errorf("OnRetry(%d, %v, %v) before retry %d", attempt, err, d, len(seen)+1)
+				}
+				seen = append(seen, d)
+			}
+			p, fs := newTestProvider(t, srv.URL, opts)
 			resp, err := p.Complete(context.Background(), hi)
 			if int(calls.Load()) != tt.wantCalls {
 				t.Errorf("calls = %d, want %d", calls.Load(), tt.wantCalls)
 			}
 			if diff := cmp.Diff(tt.wantWaits, fs.waits); diff != "" {
 				t.Errorf("waits (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.wantWaits, seen); diff != "" {
+				t.Errorf("delays OnRetry saw (-want +got):\n%s", diff)
 			}
 			var pe *llm.ProviderError
 			switch {
