@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -27,7 +29,16 @@ type ServerOptions struct {
 	// Instructions, when set, tell clients (and their models) how to use
 	// the server's tools.
 	Instructions string
+	// DrainTimeout bounds how long ServeIO, at the end of its input, waits
+	// for the requests it has read to be answered (a client may write its
+	// requests and close its end at once, as a shell pipe does);
+	// DefaultDrainTimeout when zero, no wait when negative.
+	DrainTimeout time.Duration
 }
+
+// DefaultDrainTimeout is ServerOptions.DrainTimeout's default: longer than
+// a sandboxed tool's default time limit, so a piped call is answered.
+const DefaultDrainTimeout = 30 * time.Second
 
 // A Server serves a set of tools over MCP: on standard input and output
 // ([Server.ServeStdio]), on any stream ([Server.ServeIO]) and over the
@@ -35,7 +46,8 @@ type ServerOptions struct {
 // serves any number of sessions at once, all seeing the same tool set.
 // It is safe for concurrent use.
 type Server struct {
-	srv *sdk.Server
+	srv   *sdk.Server
+	drain time.Duration // ServerOptions.DrainTimeout, defaulted
 
 	mu    sync.Mutex
 	tools map[string]*servedTool
@@ -61,7 +73,7 @@ func NewServer(opts ServerOptions) *Server {
 	if opts.Version == "" {
 		opts.Version = moduleVersion()
 	}
-	s := &Server{tools: map[string]*servedTool{}}
+	s := &Server{tools: map[string]*servedTool{}, drain: cmp.Or(opts.DrainTimeout, DefaultDrainTimeout)}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: opts.Instructions,
 		// Tools only, announced even while there are none, since they can
@@ -226,8 +238,9 @@ func (s *Server) ServeStdio(ctx context.Context) error {
 }
 
 // ServeIO serves one session of newline-delimited JSON-RPC read from r and
-// written to w, until the client closes its end (it returns nil) or ctx
-// ends (it returns ctx's error). r and w are closed on return when they
+// written to w, until the client closes its end (it returns nil, once
+// every request read has been answered) or ctx ends (it returns ctx's
+// error). r and w are closed on return when they
 // are io.Closers.
 func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
 	rc, ok := r.(io.ReadCloser)
@@ -238,7 +251,8 @@ func (s *Server) ServeIO(ctx context.Context, r io.Reader, w io.Writer) error {
 	if !ok {
 		wc = nopWriteCloser{w}
 	}
-	return ended(s.srv.Run(ctx, &sdk.IOTransport{Reader: rc, Writer: wc}))
+	d := newDrain(ctx, s.drain, rc, wc)
+	return ended(s.srv.Run(ctx, &sdk.IOTransport{Reader: d.reader(), Writer: d.writer()}))
 }
 
 type nopWriteCloser struct{ io.Writer }
