@@ -289,7 +289,21 @@ func (d *Dir) Reload(ctx context.Context) (Change, error) {
 	}
 	d.expose(old, next)
 
+	// Modules no plugin uses any more are closed after the swap: those of
+	// files gone or changed, and those expose found invalid.
+	used := map[*Loaded]bool{}
+	for _, p := range next.Plugins {
+		used[p.Loaded] = true
+	}
 	unused := make([]*Loaded, 0)
+	for key, l := range modules {
+		if !used[l] {
+			delete(modules, key)
+			if d.modules[key] != l {
+				unused = append(unused, l) // loaded by this reload only
+			}
+		}
+	}
 	for key, l := range d.modules {
 		if modules[key] != l {
 			unused = append(unused, l)

@@ -523,3 +523,31 @@ func TestReloadCancelledKeepsState(t *testing.T) {
 		t.Errorf("Reload after Close: %v", err)
 	}
 }
+
+// A namespaced tool name too long to be a tool name makes its plugin
+// invalid, with an error saying what to do, and its module is not kept
+// loaded.
+func TestNamespacedNameTooLong(t *testing.T) {
+	e := newPDEnv(t)
+	long := strings.Repeat("x", 60) + ".wasm"
+	e.put(long, waTextModule("from long", "l"), waSidecar(nil, "tool"))
+	e.approve(long, manifest.Limits{})
+	e.put("a.wasm", waTextModule("from a", "a"), waSidecar(nil, "only_a"))
+	e.approve("a.wasm", manifest.Limits{})
+
+	d := e.open(DirOptions{Namespace: true})
+	s := d.Snapshot()
+	p, _ := s.Plugin(strings.TrimSuffix(long, ".wasm"))
+	if p.Status != StatusInvalid || p.Err == nil || !strings.Contains(p.Err.Error(), "rename the file") || p.Loaded != nil {
+		t.Fatalf("plugin %s: status %s, err %v, loaded %v; want invalid, saying to rename the file", long, p.Status, p.Err, p.Loaded != nil)
+	}
+	if got := toolNames(d.Tools()); !slices.Equal(got, []string{"a__only_a"}) {
+		t.Errorf("tools = %v, want only a's", got)
+	}
+	d.reloadMu.Lock()
+	n := len(d.modules)
+	d.reloadMu.Unlock()
+	if n != 1 {
+		t.Errorf("%d modules kept loaded, want 1: the invalid plugin's module must be closed", n)
+	}
+}
