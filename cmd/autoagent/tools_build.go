@@ -21,7 +21,11 @@ func newToolsBuildCmd() *cobra.Command {
 The language is detected from the source: a go.mod or .go files (Go),
 assembly/*.ts (AssemblyScript), .c (C), .rs (Rust) or .zig (Zig) files.
 The module is written to OUT.wasm, by default NAME.wasm in the current
-directory. When a toolchain is missing, the error says how to install it.`,
+directory. When a toolchain is missing, the error says how to install it.
+
+A Go source with no go.mod (a main.go on its own) is built in a temporary
+module with the Go PDK: the checkout's pdk/go when one is found, else the
+copy built into autoagent. Its directory is left as it was.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			res, err := toolbuild.Build(c.Context(), args[0], toolbuild.Options{

@@ -86,6 +86,7 @@ func Build(ctx context.Context, source string, opts Options) (*Result, error) {
 		tmp:    tmp,
 		opts:   opts,
 	}
+	defer b.removeScratch()
 	var plan *command
 	switch lang {
 	case Go:
@@ -121,6 +122,11 @@ type command struct {
 	args []string
 	dir  string
 	env  []string
+	// note is shown under the progress line that starts the build.
+	note string
+	// paths, when set, rewrites the toolchain's output so that it names
+	// the user's files rather than temporary copies.
+	paths *strings.Replacer
 }
 
 type builder struct {
@@ -130,6 +136,25 @@ type builder struct {
 	tmp    string
 	tmpOut string
 	opts   Options
+	// scratch lists the temporary directories outside the output's
+	// directory, removed when the build ends.
+	scratch []string
+}
+
+// scratchDir makes a temporary directory that the build removes.
+func (b *builder) scratchDir(pattern string) (string, error) {
+	dir, err := os.MkdirTemp("", pattern)
+	if err != nil {
+		return "", fmt.Errorf("toolbuild: %w", err)
+	}
+	b.scratch = append(b.scratch, dir)
+	return dir, nil
+}
+
+func (b *builder) removeScratch() {
+	for _, dir := range b.scratch {
+		os.RemoveAll(dir)
+	}
 }
 
 func (b *builder) tool(def ...string) string {
@@ -152,11 +177,35 @@ func (b *builder) goCommand() (*command, error) {
 	if goBin == "" {
 		return nil, &MissingToolchainError{Language: Go, Tool: "the go command", Install: installGo}
 	}
-	return &command{
+	c := &command{
 		args: []string{goBin, "build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w", "-o", b.tmpOut, "."},
 		dir:  b.srcDir(),
 		env:  []string{"GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0"},
-	}, nil
+	}
+	if inGoModule(c.dir) {
+		return c, nil
+	}
+	// A source without a go.mod (the tutorial's main.go on its own) is
+	// built in a temporary module, so the user's directory gets no go.mod.
+	// The module is outside the output's directory, which is often the
+	// user's, so that an interrupted build leaves nothing there either.
+	root, err := b.scratchDir("autoagent-gotool-*")
+	if err != nil {
+		return nil, err
+	}
+	modDir, pdkFrom, err := b.tempGoModule(root)
+	if err != nil {
+		return nil, err
+	}
+	c.note = fmt.Sprintf("  %s has no go.mod: building it in a temporary module with the Go PDK %s", c.dir, pdkFrom)
+	c.paths = sourcePaths(c.dir, modDir)
+	c.dir = modDir
+	// -mod=mod lets the go command add a module the source imports besides
+	// the PDK (from the module proxy); GOWORK=off keeps a go.work above the
+	// temporary directory out of it.
+	c.args = append([]string{goBin, "build", "-mod=mod"}, c.args[2:]...)
+	c.env = append(c.env, "GOWORK=off")
+	return c, nil
 }
 
 // sources lists the files of one language: the file given, or every file
@@ -327,6 +376,9 @@ func (b *builder) run(ctx context.Context, c *command) error {
 	progress := b.opts.Progress
 	if progress != nil {
 		fmt.Fprintf(progress, "building %s (%s) with %s\n", b.source, b.lang, filepath.Base(c.args[0]))
+		if c.note != "" {
+			fmt.Fprintln(progress, c.note)
+		}
 	}
 	if err := cmd.Start(); err != nil {
 		return &BuildError{Language: b.lang, Command: c.args, Err: err}
@@ -340,7 +392,11 @@ func (b *builder) run(ctx context.Context, c *command) error {
 		select {
 		case err := <-done:
 			if err != nil {
-				return &BuildError{Language: b.lang, Command: c.args, Output: output.String(), Err: err}
+				out := output.String()
+				if c.paths != nil {
+					out = c.paths.Replace(out)
+				}
+				return &BuildError{Language: b.lang, Command: c.args, Output: out, Err: err}
 			}
 			return nil
 		case <-tick.C:

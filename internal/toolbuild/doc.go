@@ -20,7 +20,14 @@
 //
 // # Toolchains
 //
-// Go uses the `go` command (GOOS=wasip1, -buildmode=c-shared). C uses
+// Go uses the `go` command (GOOS=wasip1, -buildmode=c-shared). A Go
+// source with no go.mod above it (the tutorial's main.go on its own) is
+// copied into a temporary module that requires the Go PDK, replaced by
+// the checkout's pdk/go when one is found and otherwise by a copy of it
+// embedded in this package, so an installed autoagent needs no checkout:
+// the PDK is not published on a module proxy. Such a source's directory
+// gets no go.mod, and compiler messages name its files. A directory's
+// .go files are copied, a file alone when a file is named. C uses
 // clang with wasi-libc and wasm-ld (Debian: clang lld wasi-libc
 // libclang-rt-14-dev-wasm32). Rust uses a rustc that has the wasm32-wasi
 // (or wasm32-wasip1) standard library, preferring Debian's /usr/bin/rustc

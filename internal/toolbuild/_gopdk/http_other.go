@@ -1,0 +1,5 @@
+//go:build !wasip1
+
+package pdk
+
+func fetch(Request) (*Response, error) { return nil, ErrNoHost }

@@ -1,0 +1,31 @@
+//go:build wasip1
+
+package pdk
+
+import "fmt"
+
+func fetch(req Request) (*Response, error) {
+	doc, err := marshal(struct {
+		URL    string            `json:"url"`
+		Method string            `json:"method"`
+		Header map[string]string `json:"headers,omitempty"`
+	}{req.URL, req.Method, req.Header})
+	if err != nil {
+		return nil, fmt.Errorf("pdk: encoding the request: %w", err)
+	}
+	var body uint64
+	if req.Body != nil {
+		body = writeBlock(req.Body)
+	}
+	// The host frees the request and body blocks; the response block is ours.
+	off := extismHTTPRequest(writeBlock(doc), body)
+	status := extismHTTPStatusCode()
+	resp := &Response{Status: int(status)}
+	if off != 0 {
+		resp.Body = takeBlock(off)
+	}
+	if status == 0 {
+		return nil, fmt.Errorf("pdk: %s %s: the host returned no response", req.Method, req.URL)
+	}
+	return resp, nil
+}

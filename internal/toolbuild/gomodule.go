@@ -1,0 +1,195 @@
+package toolbuild
+
+import (
+	"bufio"
+	"bytes"
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// goPDKModule is the module path tool sources import the Go PDK by.
+const goPDKModule = "github.com/autoagent-go/autoagent/pdk/go"
+
+// tempModulePath is the module path of the temporary module a Go source
+// without a go.mod is built in. It must not be "tool", which the go
+// command reads as the meta-package of a module's tools.
+const tempModulePath = "autoagent-tool"
+
+// minGoVersion is the go line of the temporary module when the PDK's
+// go.mod has none: the first Go with //go:wasmexport.
+const minGoVersion = "1.24"
+
+// embeddedGoPDK is a copy of pdk/go, so that an installed autoagent
+// builds a single-file Go tool with no checkout around: the PDK is not
+// published, so a module proxy cannot provide it. Its go.mod is stored as
+// go.mod.txt because a directory holding a go.mod is another module,
+// which go:embed refuses. TestEmbeddedGoPDKIsCurrent fails when the copy
+// differs from pdk/go; `go generate ./internal/toolbuild` refreshes it.
+//
+//go:generate sh -c "rm -rf _gopdk && mkdir _gopdk && cp ../../pdk/go/*.go _gopdk/ && rm _gopdk/*_test.go && cp ../../pdk/go/go.mod _gopdk/go.mod.txt"
+//go:embed _gopdk
+var embeddedGoPDK embed.FS
+
+// embeddedGoPDKDir is the root of embeddedGoPDK.
+const embeddedGoPDKDir = "_gopdk"
+
+// inGoModule reports whether dir or one of its parents holds a go.mod,
+// as the go command looks for one.
+func inGoModule(dir string) bool {
+	for {
+		if exists(filepath.Join(dir, "go.mod")) {
+			return true
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return false
+		}
+		dir = parent
+	}
+}
+
+// goModFile is what a go.mod says about a module.
+type goModFile struct {
+	module, goVersion string
+}
+
+func parseGoMod(b []byte) goModFile {
+	var m goModFile
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 2 {
+			continue
+		}
+		switch f[0] {
+		case "module":
+			m.module = strings.Trim(f[1], `"`)
+		case "go":
+			m.goVersion = f[1]
+		}
+	}
+	return m
+}
+
+// localGoPDK returns the pdk/go directory of the checkout the builder
+// found and its go.mod, or "" when there is none: a PDK being worked on
+// is then built with the tool.
+func (b *builder) localGoPDK() (string, goModFile) {
+	if b.pdk == "" {
+		return "", goModFile{}
+	}
+	dir, err := filepath.Abs(filepath.Join(b.pdk, "go"))
+	if err != nil {
+		return "", goModFile{}
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+	if err != nil {
+		return "", goModFile{}
+	}
+	if m := parseGoMod(raw); m.module == goPDKModule {
+		return dir, m
+	}
+	return "", goModFile{}
+}
+
+// writeEmbeddedGoPDK writes the embedded Go PDK into dir as a module.
+func writeEmbeddedGoPDK(dir string) (goModFile, error) {
+	var mod goModFile
+	err := fs.WalkDir(embeddedGoPDK, embeddedGoPDKDir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := embeddedGoPDK.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		name := path.Base(p)
+		if name == "go.mod.txt" {
+			name = "go.mod"
+			mod = parseGoMod(b)
+		}
+		return os.WriteFile(filepath.Join(dir, name), b, 0o644)
+	})
+	if err != nil {
+		return mod, err
+	}
+	if mod.module != goPDKModule {
+		return mod, fmt.Errorf("the embedded Go PDK has no go.mod for %s", goPDKModule)
+	}
+	return mod, nil
+}
+
+// tempGoModule lays out, under root, a module in which a Go source that
+// has no go.mod of its own builds: root/tool holds a copy of the source's
+// .go files and a go.mod requiring the Go PDK, replaced by a local copy
+// (the checkout's pdk/go when one was found, else the copy embedded in
+// autoagent, written to root/pdk). The user's directory is only read.
+// It returns the module's directory and where the PDK came from.
+func (b *builder) tempGoModule(root string) (dir, pdkFrom string, err error) {
+	files, err := b.sources(".go", "")
+	if err != nil {
+		return "", "", err
+	}
+	dir = filepath.Join(root, "tool")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return "", "", fmt.Errorf("toolbuild: temporary module: %w", err)
+	}
+	copied := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			return "", "", fmt.Errorf("toolbuild: %w", err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), src, 0o644); err != nil {
+			return "", "", fmt.Errorf("toolbuild: temporary module: %w", err)
+		}
+		copied++
+	}
+	if copied == 0 {
+		return "", "", fmt.Errorf("%w of %s: only _test.go files", ErrUnknownLanguage, b.source)
+	}
+	pdkDir, mod := b.localGoPDK()
+	pdkFrom = "from " + pdkDir
+	if pdkDir == "" {
+		pdkDir = filepath.Join(root, "pdk")
+		pdkFrom = "embedded in autoagent"
+		if err := os.Mkdir(pdkDir, 0o755); err != nil {
+			return "", "", fmt.Errorf("toolbuild: temporary module: %w", err)
+		}
+		if mod, err = writeEmbeddedGoPDK(pdkDir); err != nil {
+			return "", "", fmt.Errorf("toolbuild: writing the Go PDK: %w (build the tool in an autoagent checkout, or give it a go.mod that requires and replaces %s)", err, goPDKModule)
+		}
+	}
+	if mod.goVersion == "" {
+		mod.goVersion = minGoVersion
+	}
+	goMod := fmt.Sprintf("module %s\n\ngo %s\n\nrequire %s v0.0.0\n\nreplace %s => %s\n",
+		tempModulePath, mod.goVersion, goPDKModule, goPDKModule, strconv.Quote(pdkDir))
+	if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(goMod), 0o644); err != nil {
+		return "", "", fmt.Errorf("toolbuild: temporary module: %w", err)
+	}
+	return dir, pdkFrom, nil
+}
+
+// sourcePaths makes the go command's messages about the copied files
+// name the user's files: it runs in the temporary module, so it prints
+// ./main.go where the user wrote /their/dir/main.go.
+func sourcePaths(srcDir, modDir string) *strings.Replacer {
+	entries, _ := os.ReadDir(modDir)
+	var pairs []string
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), ".go") {
+			pairs = append(pairs, "./"+e.Name()+":", filepath.Join(srcDir, e.Name())+":")
+		}
+	}
+	return strings.NewReplacer(pairs...)
+}
