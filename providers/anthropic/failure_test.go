@@ -261,6 +261,23 @@ func TestStreamMalformedEvent(t *testing.T) {
 	}
 }
 
+func TestStreamOutOfOrderEvents(t *testing.T) {
+	// Events that break the protocol (a delta or stop for a block never
+	// started) end the stream with an error naming the request.
+	for _, tail := range []string{
+		"event: content_block_delta\n" + `data: {"type":"content_block_delta","index":5,"delta":{"type":"text_delta","text":"x"}}` + "\n\n",
+		"event: content_block_stop\n" + `data: {"type":"content_block_stop","index":5}` + "\n\n",
+	} {
+		srv := fixturetest.NewServer(t, sseAnswer(streamBody(tail)))
+		p := newTestProvider(t, srv.URL, Options{})
+		s := fixturetest.Drain(t, p.Stream(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("q")}}))
+		var pe *llm.ProviderError
+		if !errors.As(s.Err, &pe) || pe.RequestID != "req_s" || !strings.Contains(pe.Message, "which was not started") {
+			t.Errorf("err = %#v, want a malformed-stream error with request id req_s", s.Err)
+		}
+	}
+}
+
 // stallingServer sends the start of an answer, then stays silent until
 // the client goes away.
 func stallingServer(t *testing.T) *fixturetest.Server {

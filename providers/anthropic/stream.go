@@ -20,10 +20,11 @@ import (
 // content_block_stop, then message_delta and message_stop. ping is ignored;
 // error ends the stream with a *llm.ProviderError.
 type streamState struct {
-	resp   llm.Response
-	usage  usageAcc
-	blocks map[int]*openBlock
-	done   bool
+	requestID string // the response's request-id, for errors
+	resp      llm.Response
+	usage     usageAcc
+	blocks    map[int]*openBlock
+	done      bool
 }
 
 // openBlock is a content block between its start and stop events.
@@ -35,17 +36,18 @@ type openBlock struct {
 	args bytes.Buffer
 }
 
-func newStreamState() *streamState {
+func newStreamState(requestID string) *streamState {
 	return &streamState{
-		resp:   llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{}}},
-		blocks: map[int]*openBlock{},
+		requestID: requestID,
+		resp:      llm.Response{Message: llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{}}},
+		blocks:    map[int]*openBlock{},
 	}
 }
 
 // readStream parses the SSE body and yields the answer's events, ending
 // with StreamDone or an error, or stops early when yield returns false.
 func readStream(ctx context.Context, body io.Reader, requestID string, yield func(llm.StreamEvent, error) bool) {
-	st := newStreamState()
+	st := newStreamState(requestID)
 	for ev, err := range sse.Read(body) {
 		if err != nil {
 			yield(llm.StreamEvent{}, httpx.StreamError(ctx, providerName, requestID, err))
@@ -59,7 +61,7 @@ func readStream(ctx context.Context, body io.Reader, requestID string, yield fun
 			yield(llm.StreamEvent{}, httpx.MalformedEvent(providerName, requestID, fmt.Sprintf("stream event %q", ev.Event), ev.Data, err))
 			return
 		}
-		out, err := st.handle(&w, requestID)
+		out, err := st.handle(&w)
 		if err != nil {
 			yield(llm.StreamEvent{}, err)
 			return
@@ -82,7 +84,7 @@ func readStream(ctx context.Context, body io.Reader, requestID string, yield fun
 }
 
 // handle applies one event and returns the stream events it produces.
-func (st *streamState) handle(w *wireStreamEvent, requestID string) ([]llm.StreamEvent, error) {
+func (st *streamState) handle(w *wireStreamEvent) ([]llm.StreamEvent, error) {
 	switch w.Type {
 	case "message_start":
 		if m := w.Message; m != nil {
@@ -117,7 +119,7 @@ func (st *streamState) handle(w *wireStreamEvent, requestID string) ([]llm.Strea
 		resp := st.resp
 		return append(out, llm.StreamEvent{Type: llm.StreamDone, Response: &resp}), nil
 	case "error":
-		return nil, bodyError(w.Error, requestID)
+		return nil, bodyError(w.Error, st.requestID)
 	}
 	// ping and event types added later by the API are ignored.
 	return nil, nil
@@ -224,5 +226,5 @@ func (st *streamState) addPart(p llm.Part) int {
 }
 
 func (st *streamState) malformed(msg string) error {
-	return &llm.ProviderError{Provider: providerName, Message: "malformed stream: " + msg}
+	return &llm.ProviderError{Provider: providerName, RequestID: st.requestID, Message: "malformed stream: " + msg}
 }
