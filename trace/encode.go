@@ -141,6 +141,7 @@ func appendPayload(b []byte, p *Payload) []byte {
 	w.bool("shadow_guards", p.ShadowGuards)
 	w.int("would_block", int64(p.WouldBlock))
 	w.bool("tainted", p.Tainted)
+	w.int("early_tool_calls", int64(p.EarlyToolCalls))
 	if len(p.Attrs) > 0 {
 		w.key("attrs")
 		w.b = append(w.b, '{')

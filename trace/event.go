@@ -14,7 +14,8 @@ const (
 	// ToolCount, Streaming, ResumedFromStep).
 	RunStart Type = "run_start"
 	// RunEnd closes the run (parent: run_start; payload: Status, Steps,
-	// Output, token counts, ShadowGuards, WouldBlock, Error).
+	// Output, token counts, ShadowGuards, WouldBlock, EarlyToolCalls,
+	// Error).
 	RunEnd Type = "run_end"
 	// LLMRequest opens a model call (parent: run_start; payload: Step,
 	// MessageCount, ToolCount, Streaming).
@@ -60,6 +61,16 @@ const (
 	// JournalReplay: on resume, a call's result was taken from the journal
 	// instead of running it again (Name, CallID, Step).
 	JournalReplay Type = "journal_replay"
+	// ToolCallEarlyStart: a call of an idempotent tool passed every check
+	// while the model was still streaming and started before the tool
+	// phase (Step, Name, CallID). Its tool_call_start follows when it
+	// actually runs, so a tool call span may open before llm_response.
+	ToolCallEarlyStart Type = "tool_call_early_start"
+	// ToolCallEarlyDiscarded: a call started early was cancelled and its
+	// result thrown away (Step, Name, CallID, Reason): the final answer did
+	// not contain it, the tool phase refused or paused it, or the turn
+	// ended first. The model never sees such a result.
+	ToolCallEarlyDiscarded Type = "tool_call_early_discarded"
 )
 
 // Other events.
@@ -181,6 +192,9 @@ type Payload struct {
 	WouldBlock   int  `json:"would_block,omitempty"`
 	// Tainted reports the run's taint on run_end.
 	Tainted bool `json:"tainted,omitempty"`
+	// EarlyToolCalls counts, on run_end, the results of calls started early
+	// that the run used; the key is absent when no call started early.
+	EarlyToolCalls int `json:"early_tool_calls,omitempty"`
 
 	// Attrs holds extra string attributes for events emitted by hosts.
 	Attrs map[string]string `json:"attrs,omitempty"`

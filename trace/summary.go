@@ -41,6 +41,11 @@ type Summary struct {
 	Refusals map[string]int `json:"refusals"`
 	// WouldBlock counts shadow-mode verdicts that were not enforced.
 	WouldBlock int `json:"would_block"`
+	// EarlyStarts counts calls started while the model was still streaming
+	// (tool_call_early_start); EarlyDiscarded those whose result was thrown
+	// away. Both also count in ToolCalls when they ran.
+	EarlyStarts    int `json:"early_starts,omitempty"`
+	EarlyDiscarded int `json:"early_discarded,omitempty"`
 	// Approvals counts approval pauses.
 	Approvals int `json:"approvals"`
 	// PrunedChars sums the characters pruned from model views.
@@ -167,6 +172,10 @@ func (s *Summary) add(ev *Event, tools map[string]*ToolStats, seen map[string]bo
 		}
 	case LoopGuardWouldBlock, TrifectaWouldBlock:
 		s.WouldBlock++
+	case ToolCallEarlyStart:
+		s.EarlyStarts++
+	case ToolCallEarlyDiscarded:
+		s.EarlyDiscarded++
 	case ContextPruned:
 		s.PrunedChars += p.CharsSaved
 	}
@@ -195,7 +204,11 @@ func (s *Summary) String() string {
 	} else {
 		b.WriteString("tokens: not reported\n")
 	}
-	fmt.Fprintf(&b, "tool calls: %d (%d errors, %d infrastructure, %d redundant)\n", s.ToolCalls, s.ToolErrors, s.InfraErrors, s.RedundantToolCalls)
+	fmt.Fprintf(&b, "tool calls: %d (%d errors, %d infrastructure, %d redundant)", s.ToolCalls, s.ToolErrors, s.InfraErrors, s.RedundantToolCalls)
+	if s.EarlyStarts > 0 {
+		fmt.Fprintf(&b, "   started early: %d (%d discarded)", s.EarlyStarts, s.EarlyDiscarded)
+	}
+	b.WriteString("\n")
 	for _, t := range s.Tools {
 		fmt.Fprintf(&b, "  %-24s %4d calls  %3d errors  mean %8.2f ms  max %8.2f ms\n", t.Name, t.Calls, t.Errors, t.MeanMillis(), t.MaxMillis)
 	}

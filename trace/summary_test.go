@@ -83,3 +83,30 @@ func TestSummarizeWithoutUsageSaysSo(t *testing.T) {
 		t.Errorf("unreported usage shown as zero: %s", s)
 	}
 }
+
+func TestSummarizeCountsEarlyStarts(t *testing.T) {
+	var buf bytes.Buffer
+	tr := New(JSONL(&buf))
+	run := tr.Emit(Event{Type: RunStart, RunID: "a"})
+	llm := tr.Emit(Event{Type: LLMRequest, ParentID: run, RunID: "a", Payload: Payload{Step: 1}})
+	for _, id := range []string{"c1", "c2"} {
+		tr.Emit(Event{Type: ToolCallEarlyStart, ParentID: llm, RunID: "a", Payload: Payload{Step: 1, Name: "lookup", CallID: id}})
+		s := tr.Emit(Event{Type: ToolCallStart, ParentID: llm, RunID: "a", Payload: Payload{Name: "lookup", CallID: id}})
+		tr.Emit(Event{Type: ToolCallEnd, ParentID: s, RunID: "a", Payload: Payload{Name: "lookup", Status: "ok"}})
+	}
+	tr.Emit(Event{Type: ToolCallEarlyDiscarded, ParentID: llm, RunID: "a", Payload: Payload{Step: 1, Name: "lookup", CallID: "c2", Reason: "not in the final answer"}})
+	tr.Emit(Event{Type: RunEnd, ParentID: run, RunID: "a", Payload: Payload{Status: "ok", Steps: 1, EarlyToolCalls: 1}})
+	if !strings.Contains(buf.String(), `"early_tool_calls":1`) {
+		t.Errorf("run_end lacks early_tool_calls:\n%s", buf.String())
+	}
+	s, err := Summarize(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.EarlyStarts != 2 || s.EarlyDiscarded != 1 || s.ToolCalls != 2 {
+		t.Fatalf("early starts %d, discarded %d, tool calls %d; want 2, 1, 2", s.EarlyStarts, s.EarlyDiscarded, s.ToolCalls)
+	}
+	if text := s.String(); !strings.Contains(text, "started early: 2 (1 discarded)") {
+		t.Errorf("text lacks the early starts:\n%s", text)
+	}
+}
