@@ -47,6 +47,18 @@ type Agent struct {
 	// means 8, 1 runs them one after the other. Results always reach the
 	// transcript in the model's call order.
 	MaxParallelTools int
+	// MaxEarlyTools bounds the calls that may start while a streamed answer
+	// is still arriving; 0 means DefaultMaxEarlyTools (4), a negative
+	// value switches early starts off, and MaxParallelTools bounds them
+	// too. Only calls of tools flagged Idempotent start early, once
+	// complete and once every check of the tool phase (guards, policy with
+	// [PolicyInput].Early set) lets them run; the tool phase then awaits
+	// the result instead of running the call, so it runs once, and the
+	// transcript and events are those of a run without early starts. A
+	// call the final answer lacks, or the tool phase refuses, is cancelled
+	// and its result discarded. Run and RunMessages do not stream and start
+	// nothing early.
+	MaxEarlyTools int
 
 	// PostTurn, when set, sees each final answer and may send a correction
 	// (see [PostTurnHook]).

@@ -39,13 +39,13 @@ func (g *loopGuard) observe(calls []llm.ToolCall) {
 	}
 }
 
-// check returns the number of times c's signature was asked for and
-// whether that is more than allowed.
-func (g *loopGuard) check(c llm.ToolCall) (int, bool) {
+// check returns the number of times c's signature was asked for, plus
+// extra asks not observed yet, and whether that is more than allowed.
+func (g *loopGuard) check(c llm.ToolCall, extra int) (int, bool) {
 	if g == nil {
 		return 0, false
 	}
-	n := g.counts[callSignature(c)]
+	n := g.counts[callSignature(c)] + extra
 	return n, n > g.max
 }
 

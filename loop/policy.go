@@ -47,6 +47,14 @@ type PolicyInput struct {
 	// Messages is the transcript, this turn's assistant message included.
 	// Read-only.
 	Messages []llm.Message
+	// Early reports a check made while the model is still streaming, to
+	// decide whether a call of an idempotent tool may start before the
+	// answer is complete (see [Agent].MaxEarlyTools). Messages then ends
+	// with the assistant message as streamed so far. Any verdict but allow
+	// only means "not early": the call is decided again, with Early false,
+	// in the tool phase. A policy that judges a call by the turn's other
+	// calls, or counts its decisions, should deny early checks.
+	Early bool
 }
 
 // Policy decides, for every tool call, before any call of the turn runs,
@@ -54,8 +62,9 @@ type PolicyInput struct {
 // effects.
 //
 // Decide is called once per call of a turn, in call order, from the run's
-// goroutine; a Policy shared by concurrent runs must be safe for concurrent
-// use. It runs after the built-in guards and can only add refusals: a call
+// goroutine (and, in a streamed run, possibly once more before, for an
+// early start of an idempotent tool: see PolicyInput.Early); a Policy
+// shared by concurrent runs must be safe for concurrent use. It runs after the built-in guards and can only add refusals: a call
 // a guard refused is refused whatever the policy says. Fail-closed: an
 // error, a panic, or an unknown verdict denies the call.
 type Policy interface {

@@ -34,6 +34,7 @@ type runner struct {
 	sink       usageSink
 	wouldBlock int
 	parallel   int
+	early      *earlyRun // nil until a streamed call could start early
 }
 
 // execute runs the loop on st (fresh, or prepared for resume).
@@ -62,6 +63,7 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	if r.parallel <= 0 {
 		r.parallel = 8
 	}
+	defer r.closeEarly()
 	if a.Tools != nil {
 		r.specs = a.Tools.Specs()
 	}
@@ -157,6 +159,7 @@ func (r *runner) loop() (*Result, error) {
 		step := r.st.Step + 1
 		resp, llmSpan, err := r.callModel(step)
 		if err != nil {
+			r.dropEarly(step, llmSpan, discardFailed)
 			if r.aborted {
 				return nil, errAborted
 			}
@@ -175,6 +178,7 @@ func (r *runner) loop() (*Result, error) {
 		}
 		calls := msg.ToolCalls()
 		if len(calls) == 0 {
+			r.dropEarly(step, llmSpan, discardAbsent)
 			answer := msg.Text()
 			corr := r.postTurn(step, llmSpan, answer)
 			if corr == nil {
@@ -222,7 +226,7 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 	var resp *llm.Response
 	var err error
 	if r.emit != nil {
-		resp, err = r.streamModel(req, step)
+		resp, err = r.streamModel(req, step, llmSpan)
 	} else {
 		err = protect("provider", func() (err error) {
 			resp, err = a.Provider.Complete(r.ctx, req)
@@ -252,9 +256,12 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 	return resp, llmSpan, err
 }
 
-// streamModel consumes the provider's native stream, forwarding deltas.
-func (r *runner) streamModel(req *llm.Request, step int) (*llm.Response, error) {
+// streamModel consumes the provider's native stream, forwarding deltas
+// and starting calls of idempotent tools early.
+func (r *runner) streamModel(req *llm.Request, step int, llmSpan string) (*llm.Response, error) {
 	var final *llm.Response
+	early := r.earlyEnabled()
+	r.beginEarlyTurn()
 	for ev, err := range r.a.Provider.Stream(r.ctx, req) {
 		if err != nil {
 			return nil, err
@@ -267,6 +274,13 @@ func (r *runner) streamModel(req *llm.Request, step int) (*llm.Response, error) 
 			}
 			if ev.Text != "" && !r.send(Event{Type: typ, Step: step, Text: ev.Text}) {
 				return nil, errAborted
+			}
+			if typ == EventText {
+				r.streamedText(ev.Text)
+			}
+		case llm.StreamToolCall:
+			if early && ev.ToolCall != nil {
+				r.announce(step, llmSpan, *ev.ToolCall)
 			}
 		case llm.StreamDone:
 			final = ev.Response

@@ -36,6 +36,9 @@ func (r *runner) endTrace(status, output string, err error) {
 	if r.b.ShadowGuards {
 		p.ShadowGuards, p.WouldBlock = true, r.wouldBlock
 	}
+	if e := r.early; e != nil && e.started > 0 {
+		p.EarlyToolCalls = int(e.used.Load())
+	}
 	if err != nil {
 		p.Error = err.Error()
 	}

@@ -20,7 +20,8 @@ type plan struct {
 	call    llm.ToolCall
 	tool    tool.Tool // nil when the model named an unknown tool
 	flags   tool.Flags
-	refusal string // the error the model sees when the call is refused
+	refusal string     // the error the model sees when the call is refused
+	early   *earlyCall // the call's early start, when it had one
 	out     outcome
 }
 
@@ -41,6 +42,7 @@ type outcome struct {
 // cancellation, failure).
 func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, error, bool) {
 	plans, pending := r.plan(step, llmSpan, calls)
+	r.adoptEarly(step, llmSpan, plans, len(pending) > 0)
 	if len(pending) > 0 {
 		r.st.Pending = pending
 		names := make([]string, len(pending))
@@ -111,14 +113,11 @@ func completedResults(plans []plan) []llm.ToolResult {
 }
 
 // plan runs the built-in guards, the policy and the human decisions over
-// every call of the turn, before any runs. Guards first (loop guard, then
-// trifecta); the policy can only add refusals; a human can reject any call
-// and approve those awaiting approval, never override a refusal.
+// every call of the turn, before any runs (see screen).
 func (r *runner) plan(step int, llmSpan string, calls []llm.ToolCall) ([]plan, []PendingCall) {
 	plans := make([]plan, len(calls))
 	var pending []PendingCall
 	tainted := r.st.Tainted // taint before this turn's tools run
-	shadow := r.b.ShadowGuards
 	for i, c := range calls {
 		p := &plans[i]
 		p.call = c
@@ -127,71 +126,113 @@ func (r *runner) plan(step int, llmSpan string, calls []llm.ToolCall) ([]plan, [
 				p.tool, p.flags = t, tool.FlagsOf(t)
 			}
 		}
-		ev := trace.Payload{Step: step, Name: c.Name, CallID: c.ID}
-
-		if n, over := r.guard.check(c); over {
-			ev.Repeats = n
-			if shadow {
-				r.wouldBlock++
-				r.traceEvent(trace.LoopGuardWouldBlock, llmSpan, ev)
-			} else {
-				r.traceEvent(trace.LoopGuardBlock, llmSpan, ev)
-				p.refusal = repeatedCallMessage(c.Name, r.b.MaxRepeatedToolCalls)
-				continue
-			}
-		}
-		var approveReason, approveSource string
-		if tainted && p.flags.Egress {
-			switch r.b.Trifecta {
-			case TrifectaDeny:
-				if shadow {
-					r.wouldBlock++
-					r.traceEvent(trace.TrifectaWouldBlock, llmSpan, ev)
-				} else {
-					r.traceEvent(trace.TrifectaBlock, llmSpan, ev)
-					p.refusal = egressBlockedMessage(c.Name)
-					continue
-				}
-			case TrifectaApprove:
-				approveReason, approveSource = egressApprovalReason(c.Name), "trifecta"
-				r.traceEvent(trace.TrifectaApprovalRequired, llmSpan, ev)
-			}
-		}
-		if r.a.Policy != nil {
-			in := &PolicyInput{Call: c, Flags: p.flags, Known: p.tool != nil, Step: step, Tainted: tainted, RunID: r.st.RunID, Messages: r.st.Messages}
-			if p.tool != nil {
-				in.Spec = p.tool.Spec()
-			}
-			d := decide(r.ctx, r.a.Policy, in)
-			switch d.Verdict {
-			case VerdictDeny:
-				ev.Reason = d.Reason
-				r.traceEvent(trace.PolicyDeny, llmSpan, ev)
-				p.refusal = policyDeniedMessage(d.Reason)
-				continue
-			case VerdictApprove:
-				if approveReason == "" {
-					approveReason, approveSource = d.Reason, "policy"
-				}
-			}
-		}
-		human, decided := r.st.Decisions[c.ID]
-		if decided && human.Verdict == VerdictDeny {
-			ev.Verdict, ev.Reason = "reject", human.Reason
-			r.traceEvent(trace.ApprovalDecision, llmSpan, ev)
-			p.refusal = humanRejectedMessage(human.Reason)
-			continue
-		}
-		if approveReason != "" {
-			if decided && human.Verdict == VerdictApprove {
-				ev.Verdict, ev.Reason = "approve", approveReason
-				r.traceEvent(trace.ApprovalDecision, llmSpan, ev)
-				continue
-			}
-			pending = append(pending, PendingCall{Call: c, Reason: approveReason, Source: approveSource})
+		if pend, _ := r.screen(step, llmSpan, p, tainted, nil); pend != nil {
+			pending = append(pending, *pend)
 		}
 	}
 	return plans, pending
+}
+
+// screen decides the fate of one call: guards first (loop guard, then
+// trifecta); the policy can only add refusals; a human can reject any call
+// and approve those awaiting approval, never override a refusal. It sets
+// p.refusal, returns the call when it awaits approval, and reports whether
+// the call is clean: to run, with nothing refused, pending or merely
+// shadowed.
+//
+// early is nil in the tool phase. For the check of a call announced while
+// the model still streams it holds the calls announced so far; the check is
+// then silent (nothing traced, no would-block counted, the policy told
+// Early), and only a clean verdict lets the call start early.
+func (r *runner) screen(step int, llmSpan string, p *plan, tainted bool, early *earlyTurn) (*PendingCall, bool) {
+	c := p.call
+	shadow := r.b.ShadowGuards
+	note := func(typ trace.Type, ev trace.Payload) {
+		if early == nil {
+			r.traceEvent(typ, llmSpan, ev)
+		}
+	}
+	ev := trace.Payload{Step: step, Name: c.Name, CallID: c.ID}
+	clean := true
+
+	var extra int // asks of this turn the guard has not observed yet
+	if early != nil && r.guard != nil {
+		extra = early.repeats(c)
+	}
+	if n, over := r.guard.check(c, extra); over {
+		if early != nil {
+			return nil, false
+		}
+		ev.Repeats = n
+		if !shadow {
+			note(trace.LoopGuardBlock, ev)
+			p.refusal = repeatedCallMessage(c.Name, r.b.MaxRepeatedToolCalls)
+			return nil, false
+		}
+		r.wouldBlock++
+		note(trace.LoopGuardWouldBlock, ev)
+		clean = false
+	}
+	var approveReason, approveSource string
+	if tainted && p.flags.Egress {
+		switch r.b.Trifecta {
+		case TrifectaDeny:
+			if early != nil {
+				return nil, false
+			}
+			if !shadow {
+				note(trace.TrifectaBlock, ev)
+				p.refusal = egressBlockedMessage(c.Name)
+				return nil, false
+			}
+			r.wouldBlock++
+			note(trace.TrifectaWouldBlock, ev)
+			clean = false
+		case TrifectaApprove:
+			if early != nil {
+				return nil, false
+			}
+			approveReason, approveSource = egressApprovalReason(c.Name), "trifecta"
+			note(trace.TrifectaApprovalRequired, ev)
+		}
+	}
+	if r.a.Policy != nil {
+		in := &PolicyInput{Call: c, Flags: p.flags, Known: p.tool != nil, Step: step, Tainted: tainted, RunID: r.st.RunID, Messages: r.st.Messages}
+		if p.tool != nil {
+			in.Spec = p.tool.Spec()
+		}
+		if early != nil {
+			in.Early, in.Messages = true, early.transcript(r.st.Messages)
+		}
+		d := decide(r.ctx, r.a.Policy, in)
+		switch d.Verdict {
+		case VerdictDeny:
+			ev.Reason = d.Reason
+			note(trace.PolicyDeny, ev)
+			p.refusal = policyDeniedMessage(d.Reason)
+			return nil, false
+		case VerdictApprove:
+			if approveReason == "" {
+				approveReason, approveSource = d.Reason, "policy"
+			}
+		}
+	}
+	human, decided := r.st.Decisions[c.ID]
+	if decided && human.Verdict == VerdictDeny {
+		ev.Verdict, ev.Reason = "reject", human.Reason
+		note(trace.ApprovalDecision, ev)
+		p.refusal = humanRejectedMessage(human.Reason)
+		return nil, false
+	}
+	if approveReason != "" {
+		if decided && human.Verdict == VerdictApprove {
+			ev.Verdict, ev.Reason = "approve", approveReason
+			note(trace.ApprovalDecision, ev)
+			return nil, clean && early == nil
+		}
+		return &PendingCall{Call: c, Reason: approveReason, Source: approveSource}, false
+	}
+	return nil, clean
 }
 
 // runCalls runs the calls of a turn that were not refused, storing each
@@ -212,7 +253,7 @@ func (r *runner) runCalls(step int, llmSpan string, plans []plan) {
 				return
 			}
 		}
-		sem := make(chan struct{}, r.parallel)
+		sem := r.toolSlots()
 		var wg sync.WaitGroup
 		for i := range plans {
 			p := &plans[i]
@@ -220,11 +261,16 @@ func (r *runner) runCalls(step int, llmSpan string, plans []plan) {
 				p.out = refused(p)
 				continue
 			}
-			sem <- struct{}{}
+			// A call started early holds a slot of its own.
+			if p.early == nil {
+				sem <- struct{}{}
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				defer func() { <-sem }()
+				if p.early == nil {
+					defer func() { <-sem }()
+				}
 				p.out = r.runCall(step, llmSpan, p, completed)
 			}()
 		}
@@ -241,15 +287,32 @@ func (r *runner) runCalls(step int, llmSpan string, plans []plan) {
 		if !r.sendToolStart(step, p) {
 			return
 		}
-		if p.refusal != "" {
+		switch {
+		case p.refusal != "":
 			p.out = refused(p)
-		} else {
+		case p.early == nil && r.early != nil:
+			// Calls started early may still be running: together they
+			// stay within MaxParallelTools.
+			slots := r.early.slots
+			slots <- struct{}{}
+			p.out = r.runCall(step, llmSpan, p, completed)
+			<-slots
+		default:
 			p.out = r.runCall(step, llmSpan, p, completed)
 		}
 		if !r.sendToolEnd(step, p) {
 			return
 		}
 	}
+}
+
+// toolSlots bounds the calls of a turn running at once: the run's slots,
+// shared with calls started early, when there are any.
+func (r *runner) toolSlots() chan struct{} {
+	if r.early != nil {
+		return r.early.slots
+	}
+	return make(chan struct{}, r.parallel)
 }
 
 func (r *runner) sendToolStart(step int, p *plan) bool {
@@ -290,56 +353,88 @@ type rawResult struct {
 }
 
 // runCall runs one call, exactly once across crashes when a journal is
-// configured. It may run concurrently with other calls of the turn: it
-// reads the run's state but never writes it.
+// configured, or takes the result of its early start. It may run
+// concurrently with other calls of the turn: it reads the run's state but
+// never writes it.
 func (r *runner) runCall(step int, llmSpan string, p *plan, completed map[string]llm.ToolResult) outcome {
 	c := p.call
-	o := outcome{res: llm.ToolResult{CallID: c.ID, Name: c.Name}}
 	if prev, ok := completed[c.ID]; ok {
 		return outcome{res: prev, done: true, untrusted: strings.Contains(prev.Content, UntrustedOpen)}
 	}
-	var raw rawResult
-	ran := false
+	if x, ok := r.awaitEarly(p); ok {
+		return r.settle(step, llmSpan, p, x)
+	}
+	return r.settle(step, llmSpan, p, r.execCall(r.ctx, step, llmSpan, p, false))
+}
+
+// execution is what running a call (or finding it in the journal)
+// produced, before the loop records, bounds and frames it.
+type execution struct {
+	raw rawResult
+	ran bool // the tool ran (its result was not taken from the journal)
+	// stop ends the call without a result (journal or replay failure
+	// before any result).
+	stop error
+	// err stops the run after the result is known (the journal could not
+	// record it).
+	err error
+}
+
+// execCall is the part of a call that touches the outside world: the
+// journal's "started", the tool, the journal's "finished". ctx is the
+// run's context, or an early start's own. An early start that was
+// cancelled and failed does not record "finished": its failure most
+// likely is the cancellation, and the idempotent tool may run again.
+func (r *runner) execCall(ctx context.Context, step int, llmSpan string, p *plan, early bool) execution {
+	c := p.call
 	j := r.a.Journal
 	if j != nil {
-		jctx := context.WithoutCancel(r.ctx)
+		jctx := context.WithoutCancel(ctx)
 		e, found, err := j.Lookup(jctx, r.st.RunID, c.ID)
 		if err != nil {
-			o.err = fmt.Errorf("%w: looking up call %s: %v (the call was not run)", ErrJournal, c.ID, err)
-			return o
+			return execution{stop: fmt.Errorf("%w: looking up call %s: %v (the call was not run)", ErrJournal, c.ID, err)}
 		}
 		ev := trace.Payload{Step: step, Name: c.Name, CallID: c.ID}
 		switch {
 		case found && e.Status == JournalFinished:
-			raw = rawResult{text: e.Content, isError: e.IsError, infra: e.Infrastructure, untrusted: e.Untrusted}
 			r.traceEvent(trace.JournalReplay, llmSpan, ev)
+			return execution{raw: rawResult{text: e.Content, isError: e.IsError, infra: e.Infrastructure, untrusted: e.Untrusted}}
 		case found && !p.flags.Idempotent:
-			raw = rawResult{text: outcomeUnknownMessage(c.Name), isError: true}
 			r.traceEvent(trace.OutcomeUnknown, llmSpan, ev)
-		default:
-			if err := j.Record(jctx, JournalEntry{RunID: r.st.RunID, CallID: c.ID, Name: c.Name, Step: step, Status: JournalStarted, Time: time.Now().UTC()}); err != nil {
-				o.err = fmt.Errorf("%w: recording the start of call %s: %v (the call was not run)", ErrJournal, c.ID, err)
-				return o
-			}
-			ran = true
+			return execution{raw: rawResult{text: outcomeUnknownMessage(c.Name), isError: true}}
 		}
-	} else {
-		ran = true
+		if err := j.Record(jctx, JournalEntry{RunID: r.st.RunID, CallID: c.ID, Name: c.Name, Step: step, Status: JournalStarted, Time: time.Now().UTC()}); err != nil {
+			return execution{stop: fmt.Errorf("%w: recording the start of call %s: %v (the call was not run)", ErrJournal, c.ID, err)}
+		}
 	}
-	if ran {
-		var stop error
-		raw, stop = r.invoke(step, llmSpan, p)
-		if stop != nil {
-			o.err = stop
-			return o
+	raw, stop := r.invoke(ctx, step, llmSpan, p)
+	if stop != nil {
+		return execution{stop: stop}
+	}
+	x := execution{raw: raw, ran: true}
+	if j != nil && !(early && raw.isError && ctx.Err() != nil) {
+		err := j.Record(context.WithoutCancel(ctx), JournalEntry{RunID: r.st.RunID, CallID: c.ID, Name: c.Name, Step: step, Status: JournalFinished,
+			Content: raw.text, IsError: raw.isError, Infrastructure: raw.infra, Untrusted: raw.untrusted, Time: time.Now().UTC()})
+		if err != nil {
+			x.err = fmt.Errorf("%w: recording the result of call %s: %v (the call ran; resume reports its outcome as unknown)", ErrJournal, c.ID, err)
 		}
-		if j != nil {
-			err := j.Record(context.WithoutCancel(r.ctx), JournalEntry{RunID: r.st.RunID, CallID: c.ID, Name: c.Name, Step: step, Status: JournalFinished,
-				Content: raw.text, IsError: raw.isError, Infrastructure: raw.infra, Untrusted: raw.untrusted, Time: time.Now().UTC()})
-			if err != nil {
-				o.err = fmt.Errorf("%w: recording the result of call %s: %v (the call ran; resume reports its outcome as unknown)", ErrJournal, c.ID, err)
-			}
-		}
+	}
+	return x
+}
+
+// settle turns an execution into the call's outcome, in the tool phase:
+// the recording, the replay check, the width bound and the untrusted
+// frame.
+func (r *runner) settle(step int, llmSpan string, p *plan, x execution) outcome {
+	c := p.call
+	o := outcome{res: llm.ToolResult{CallID: c.ID, Name: c.Name}}
+	if x.stop != nil {
+		o.err = x.stop
+		return o
+	}
+	raw := x.raw
+	o.err = x.err
+	if x.ran {
 		r.a.Recorder.tool(r, step, c, raw)
 		if err := r.a.replay.checkTool(step, c, raw); err != nil && o.err == nil {
 			o.err = err
@@ -358,7 +453,7 @@ func (r *runner) runCall(step int, llmSpan string, p *plan, completed map[string
 	o.res.Content, o.res.IsError, o.untrusted = text, raw.isError, raw.untrusted
 	// A call that failed while the run was being cancelled most likely
 	// failed because of it: it is not kept, so resume runs it again.
-	o.done = !(raw.isError && r.ctx.Err() != nil) || !ran
+	o.done = !(raw.isError && r.ctx.Err() != nil) || !x.ran
 	return o
 }
 
@@ -370,7 +465,7 @@ func outcomeUnknownMessage(name string) string {
 // failure: the model sees it as an error result and the trace marks it. A
 // replay divergence (the offline replay tools report one as a Go error)
 // stops the run instead.
-func (r *runner) invoke(step int, llmSpan string, p *plan) (rawResult, error) {
+func (r *runner) invoke(ctx context.Context, step int, llmSpan string, p *plan) (rawResult, error) {
 	c := p.call
 	var span string
 	var t0 time.Time
@@ -378,9 +473,9 @@ func (r *runner) invoke(step int, llmSpan string, p *plan) (rawResult, error) {
 		span = r.traceEvent(trace.ToolCallStart, llmSpan, trace.Payload{Step: step, Name: c.Name, CallID: c.ID, Arguments: r.preview(string(c.Arguments))})
 		t0 = time.Now()
 	}
-	tc := &toolCtx{Context: r.ctx, call: callCtx{info: CallInfo{RunID: r.st.RunID, Step: step, CallID: c.ID, Name: c.Name}, sink: &r.sink}}
+	tc := &toolCtx{Context: ctx, call: callCtx{info: CallInfo{RunID: r.st.RunID, Step: step, CallID: c.ID, Name: c.Name}, sink: &r.sink}}
 	cc := &tc.call
-	var ctx context.Context = tc
+	ctx = tc
 	if span != "" {
 		ctx = trace.WithSpan(ctx, span)
 	}
