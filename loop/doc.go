@@ -60,6 +60,28 @@
 // around the bounded text); PruneToolResultsAfter replaces old
 // results by a note ("[PRUNED — …]") in what is sent to the model only.
 //
+// # Early starts while the model streams
+//
+// In a streamed run, a call to a tool flagged Idempotent starts as soon as
+// the provider reports it complete (OpenAI-compatible servers when the next
+// call opens, Anthropic at the end of its block, Gemini at once), while the
+// rest of the answer is still arriving, provided that call alone passes
+// every check of the tool phase: the loop guard (counting the calls of the
+// turn announced so far), the trifecta guard, the policy (told
+// [PolicyInput].Early) and human decisions. Any refusal, approval or
+// shadowed verdict only means "not early". At most [Agent].MaxEarlyTools
+// (4) run at once, within MaxParallelTools together with the tool phase's
+// calls. The tool phase decides every call as usual, then awaits an early
+// call's result instead of running it: the call runs once, and the stream
+// events, transcript, journal entries and recording are those of a run
+// without early starts; only the trace shows the overlap
+// (tool_call_early_start, a tool span opening before llm_response, and
+// run_end's early_tool_calls). A call the final answer lacks, one the tool
+// phase refuses, and every early call of a turn that pauses or fails is
+// cancelled, its result discarded (tool_call_early_discarded); the run
+// waits for it before returning. Set MaxEarlyTools to -1 to switch early
+// starts off.
+//
 // # Guards, policy and approval: the security model
 //
 // Every call passes, before any call of its turn runs: the loop guard

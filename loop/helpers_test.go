@@ -109,7 +109,7 @@ func (c *counter) Call(_ context.Context, call tool.Call) (tool.Result, error) {
 
 func (c *counter) count() int { return int(c.n.Load()) }
 
-func registry(t *testing.T, tools ...tool.Tool) *tool.Registry {
+func registry(t testing.TB, tools ...tool.Tool) *tool.Registry {
 	t.Helper()
 	reg, err := tool.NewRegistry(tools...)
 	if err != nil {
