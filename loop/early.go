@@ -245,17 +245,15 @@ func (r *runner) awaitEarly(p *plan) (execution, bool) {
 	return ec.x, true
 }
 
-// closeEarly cancels what is left of the run's early starts and waits for
+// closeEarly cancels what is left of the run's early starts (including
+// calls adopted by a turn that failed before awaiting them) and waits for
 // their goroutines: none outlives the run.
 func (r *runner) closeEarly() {
 	e := r.early
 	if e == nil {
 		return
 	}
-	for _, ec := range e.turn.calls {
-		ec.cancel()
-	}
-	e.turn.calls = nil
+	r.cancel() // the run is over: every early call's context derives from it
 	e.wg.Wait()
 }
 

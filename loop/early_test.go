@@ -528,7 +528,7 @@ func TestEarlyStartOrphanIsCancelled(t *testing.T) {
 }
 
 func TestEarlyStartEndsWithTheRun(t *testing.T) {
-	for _, how := range []string{"consumer stops", "context cancelled", "stream fails"} {
+	for _, how := range []string{"consumer stops", "context cancelled", "stream fails", "checkpoint fails"} {
 		t.Run(how, func(t *testing.T) {
 			checkNoLeak(t)
 			running := make(chan struct{})
@@ -562,6 +562,11 @@ func TestEarlyStartEndsWithTheRun(t *testing.T) {
 				return nil
 			}
 			a := &loop.Agent{Provider: p, Tools: registry(t, slow)}
+			if how == "checkpoint fails" {
+				// The turn's calls are adopted, then the checkpoint before
+				// the tool phase fails: the run ends without awaiting them.
+				a.Checkpoint = func(context.Context, *loop.RunState) error { return errors.New("disk full") }
+			}
 			var last error
 			for ev, err := range a.Stream(ctx, "go") {
 				last = err
@@ -577,7 +582,7 @@ func TestEarlyStartEndsWithTheRun(t *testing.T) {
 				if !errors.Is(last, loop.ErrCancelled) {
 					t.Errorf("err = %v, want ErrCancelled", last)
 				}
-			case "stream fails":
+			case "stream fails", "checkpoint fails":
 				var re *loop.RunError
 				if !errors.As(last, &re) {
 					t.Errorf("err = %v, want a *RunError", last)
