@@ -645,13 +645,32 @@ func TestEarlyStartAndTheJournal(t *testing.T) {
 	// the resumed run asks the model again, gets the same call, and takes
 	// its result from the journal instead of running it again.
 	lookup := &probe{name: "lookup", flags: idempotent}
-	p := scripted.New(
+	j := &signalJournal{Journal: loop.NewMemoryJournal(), finished: make(chan string, 4)}
+	// The first time c2 streams, the stream goes on once c2's result is in
+	// the journal: the crash comes after the early call, before the turn
+	// is checkpointed.
+	var once sync.Once
+	p := &pausing{Provider: scripted.New(
 		calls(call("c1", "echo", `{"text":"a"}`)),
 		calls(call("c2", "lookup", `{"q":"x"}`)),
 		calls(call("c2", "lookup", `{"q":"x"}`)), // the same turn, asked again after the crash
 		text("done"),
-	)
-	j := loop.NewMemoryJournal()
+	), pause: func(_ context.Context, c llm.ToolCall) error {
+		var err error
+		if c.ID == "c2" {
+			once.Do(func() {
+				for id := ""; id != "c2"; {
+					select {
+					case id = <-j.finished:
+					case <-time.After(deadlock):
+						err = errors.New("c2 did not finish early")
+						return
+					}
+				}
+			})
+		}
+		return err
+	}}
 	var saved *loop.RunState
 	crash := errors.New("power cut")
 	var tr events
@@ -766,4 +785,18 @@ func TestEarlyStartsShareMaxParallelToolsWithTheToolPhase(t *testing.T) {
 	if lookup.n.Load() != 1 || write.n.Load() != 1 {
 		t.Fatalf("executions: lookup %d, write %d", lookup.n.Load(), write.n.Load())
 	}
+}
+
+// signalJournal reports each finished entry it records.
+type signalJournal struct {
+	loop.Journal
+	finished chan string
+}
+
+func (j *signalJournal) Record(ctx context.Context, e loop.JournalEntry) error {
+	err := j.Journal.Record(ctx, e)
+	if e.Status == loop.JournalFinished {
+		j.finished <- e.CallID
+	}
+	return err
 }
