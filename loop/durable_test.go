@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/tool"
@@ -289,5 +290,74 @@ func TestSaveAndLoadState(t *testing.T) {
 	}
 	if err := loop.SaveState(filepath.Join(dir, "missing", "s.json"), st); err == nil {
 		t.Error("save into a missing directory succeeded")
+	}
+}
+
+// cancelledTool runs until its context ends, then fails with the
+// context's error, as a tool cut short by a cancelled run does.
+type cancelledTool struct {
+	flags   tool.Flags
+	started chan struct{}
+	runs    int
+}
+
+func (c *cancelledTool) Spec() llm.ToolSpec {
+	return llm.ToolSpec{Name: "pay", Description: "pays", InputSchema: json.RawMessage(`{"type":"object"}`)}
+}
+func (c *cancelledTool) Flags() tool.Flags { return c.flags }
+func (c *cancelledTool) Call(ctx context.Context, _ tool.Call) (tool.Result, error) {
+	c.runs++
+	if c.runs > 1 {
+		return tool.Text("paid"), nil
+	}
+	close(c.started)
+	<-ctx.Done()
+	return tool.Result{}, ctx.Err()
+}
+
+// A call cut short by the run's cancellation has no outcome to keep: on
+// resume it is not answered with the cancellation error but handled as
+// any call started and not finished (run again when idempotent, reported
+// as of unknown outcome otherwise).
+func TestCancelledCallIsNotJournaledAsFinished(t *testing.T) {
+	checkNoLeak(t)
+	for _, idempotent := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "state.json")
+		pay := &cancelledTool{flags: tool.Flags{Idempotent: idempotent}, started: make(chan struct{})}
+		store, err := loop.OpenFileStore(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := &loop.Agent{Provider: scripted.New(calls(call("c", "pay", `{}`))), Tools: registry(t, pay)}
+		store.Attach(a)
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { <-pay.started; cancel() }()
+		if _, err := a.Run(ctx, "pay"); !errors.Is(err, context.Canceled) {
+			t.Fatalf("first run: %v, want context.Canceled", err)
+		}
+		st, err := store.Load()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := &loop.Agent{Provider: scripted.New(text("checked")), Tools: registry(t, pay)}
+		store.Attach(b)
+		res, err := b.Resume(context.Background(), st)
+		store.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := toolResults(res.Messages)[0]
+		if strings.Contains(r.Content, "canceled") {
+			t.Errorf("idempotent=%v: resume answered with the first run's cancellation: %+v", idempotent, r)
+		}
+		if idempotent {
+			if pay.runs != 2 || r.IsError || r.Content != "paid" {
+				t.Errorf("idempotent tool: ran %d times, result %+v; want it run again", pay.runs, r)
+			}
+			continue
+		}
+		if pay.runs != 1 || !r.IsError || !strings.HasPrefix(r.Content, "OutcomeUnknown:") {
+			t.Errorf("non-idempotent tool: ran %d times, result %+v; want OutcomeUnknown", pay.runs, r)
+		}
 	}
 }

@@ -161,7 +161,7 @@ func (r *runner) announce(step int, llmSpan string, c llm.ToolCall) {
 			return
 		}
 		defer release(e.slots)
-		ec.x = r.execCall(ctx, step, llmSpan, &ec.p, true)
+		ec.x = r.execCall(ctx, step, llmSpan, &ec.p)
 	}()
 }
 

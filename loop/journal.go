@@ -56,6 +56,9 @@ type JournalEntry struct {
 //     "OutcomeUnknown: …" and can check before retrying;
 //   - absent: the call never started and runs now.
 //
+// A call that failed once the run was cancelled is left "started": its
+// failure is most likely the cancellation, not an outcome to replay.
+//
 // For side effects that must happen exactly once even when the outcome is
 // unknown, pass [CallInfo.IdempotencyKey] to a service that deduplicates.
 //

@@ -364,7 +364,7 @@ func (r *runner) runCall(step int, llmSpan string, p *plan, completed map[string
 	if x, ok := r.awaitEarly(p); ok {
 		return r.settle(step, llmSpan, p, x)
 	}
-	return r.settle(step, llmSpan, p, r.execCall(r.ctx, step, llmSpan, p, false))
+	return r.settle(step, llmSpan, p, r.execCall(r.ctx, step, llmSpan, p))
 }
 
 // execution is what running a call (or finding it in the journal)
@@ -382,10 +382,12 @@ type execution struct {
 
 // execCall is the part of a call that touches the outside world: the
 // journal's "started", the tool, the journal's "finished". ctx is the
-// run's context, or an early start's own. An early start that was
-// cancelled and failed does not record "finished": its failure most
-// likely is the cancellation, and the idempotent tool may run again.
-func (r *runner) execCall(ctx context.Context, step int, llmSpan string, p *plan, early bool) execution {
+// run's context, or an early start's own. A call that failed once ctx was
+// cancelled does not record "finished": its failure most likely is the
+// cancellation, so on resume it counts as started and not finished (run
+// again when idempotent, of unknown outcome otherwise), as the run state
+// does not keep it either (settle).
+func (r *runner) execCall(ctx context.Context, step int, llmSpan string, p *plan) execution {
 	c := p.call
 	j := r.a.Journal
 	if j != nil {
@@ -412,7 +414,7 @@ func (r *runner) execCall(ctx context.Context, step int, llmSpan string, p *plan
 		return execution{stop: stop}
 	}
 	x := execution{raw: raw, ran: true}
-	if j != nil && !(early && raw.isError && ctx.Err() != nil) {
+	if j != nil && !(raw.isError && ctx.Err() != nil) {
 		err := j.Record(context.WithoutCancel(ctx), JournalEntry{RunID: r.st.RunID, CallID: c.ID, Name: c.Name, Step: step, Status: JournalFinished,
 			Content: raw.text, IsError: raw.isError, Infrastructure: raw.infra, Untrusted: raw.untrusted, Time: time.Now().UTC()})
 		if err != nil {
