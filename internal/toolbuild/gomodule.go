@@ -1,13 +1,13 @@
 package toolbuild
 
 import (
+	"archive/tar"
 	"bufio"
 	"bytes"
-	"embed"
+	_ "embed" // the Go PDK archive
 	"fmt"
-	"io/fs"
+	"io"
 	"os"
-	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,19 +25,18 @@ const tempModulePath = "autoagent-tool"
 // go.mod has none: the first Go with //go:wasmexport.
 const minGoVersion = "1.24"
 
-// embeddedGoPDK is a copy of pdk/go, so that an installed autoagent
-// builds a single-file Go tool with no checkout around: the PDK is not
-// published, so a module proxy cannot provide it. Its go.mod is stored as
-// go.mod.txt because a directory holding a go.mod is another module,
-// which go:embed refuses. TestEmbeddedGoPDKIsCurrent fails when the copy
-// differs from pdk/go; `go generate ./internal/toolbuild` refreshes it.
+// embeddedGoPDK is pdk/go (its go.mod and non-test .go files) as a tar
+// archive, so that an installed autoagent builds a single-file Go tool
+// with no checkout around: the PDK is not published, so a module proxy
+// cannot provide it. An archive rather than a directory of sources:
+// go:embed refuses a directory holding a go.mod (another module), and one
+// generated file is plainly a build artifact, like the committed .wasm
+// modules. TestEmbeddedGoPDKIsCurrent fails when it differs from pdk/go;
+// `go generate ./internal/toolbuild` rebuilds it.
 //
-//go:generate sh -c "rm -rf _gopdk && mkdir _gopdk && cp ../../pdk/go/*.go _gopdk/ && rm _gopdk/*_test.go && cp ../../pdk/go/go.mod _gopdk/go.mod.txt"
-//go:embed _gopdk
-var embeddedGoPDK embed.FS
-
-// embeddedGoPDKDir is the root of embeddedGoPDK.
-const embeddedGoPDKDir = "_gopdk"
+//go:generate go test . -run TestEmbeddedGoPDKIsCurrent -update
+//go:embed gopdk.tar
+var embeddedGoPDK []byte
 
 // inGoModule reports whether dir or one of its parents holds a go.mod,
 // as the go command looks for one.
@@ -101,23 +100,28 @@ func (b *builder) localGoPDK() (string, goModFile) {
 // writeEmbeddedGoPDK writes the embedded Go PDK into dir as a module.
 func writeEmbeddedGoPDK(dir string) (goModFile, error) {
 	var mod goModFile
-	err := fs.WalkDir(embeddedGoPDK, embeddedGoPDKDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+	tr := tar.NewReader(bytes.NewReader(embeddedGoPDK))
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
 		}
-		b, err := embeddedGoPDK.ReadFile(p)
 		if err != nil {
-			return err
+			return mod, fmt.Errorf("reading the embedded Go PDK: %w", err)
 		}
-		name := path.Base(p)
-		if name == "go.mod.txt" {
-			name = "go.mod"
+		if h.Typeflag != tar.TypeReg || h.Name != filepath.Base(h.Name) || h.Name == ".." {
+			return mod, fmt.Errorf("the embedded Go PDK holds %q, which is not a plain file name", h.Name)
+		}
+		b, err := io.ReadAll(tr)
+		if err != nil {
+			return mod, fmt.Errorf("reading the embedded Go PDK: %w", err)
+		}
+		if h.Name == "go.mod" {
 			mod = parseGoMod(b)
 		}
-		return os.WriteFile(filepath.Join(dir, name), b, 0o644)
-	})
-	if err != nil {
-		return mod, err
+		if err := os.WriteFile(filepath.Join(dir, h.Name), b, 0o644); err != nil {
+			return mod, err
+		}
 	}
 	if mod.module != goPDKModule {
 		return mod, fmt.Errorf("the embedded Go PDK has no go.mod for %s", goPDKModule)

@@ -1,65 +1,93 @@
 package toolbuild
 
 import (
+	"archive/tar"
 	"bytes"
-	"io/fs"
+	"flag"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
-// TestEmbeddedGoPDKIsCurrent compares the Go PDK embedded in the package
-// with pdk/go, file by file: a change to the PDK must reach the copy that
-// tools without a go.mod are built with.
-func TestEmbeddedGoPDKIsCurrent(t *testing.T) {
-	const checkout = "../../pdk/go"
-	want := map[string][]byte{}
-	entries, err := os.ReadDir(checkout)
+var update = flag.Bool("update", false, "rewrite gopdk.tar from pdk/go")
+
+// goPDKArchive archives the PDK at dir as embeddedGoPDK holds it: go.mod
+// and the non-test .go files, by name, with fixed metadata, so the same
+// sources always give the same bytes.
+func goPDKArchive(t *testing.T, dir string) []byte {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	var names []string
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || strings.HasSuffix(name, "_test.go") || (!strings.HasSuffix(name, ".go") && name != "go.mod") {
-			continue
+		if !e.IsDir() && (name == "go.mod" || strings.HasSuffix(name, ".go") && !strings.HasSuffix(name, "_test.go")) {
+			names = append(names, name)
 		}
-		b, err := os.ReadFile(filepath.Join(checkout, name))
+	}
+	slices.Sort(names)
+	if len(names) < 10 || !slices.Contains(names, "go.mod") {
+		t.Fatalf("read only %d files from %s: %v", len(names), dir, names)
+	}
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, name := range names {
+		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		want[name] = b
-	}
-	got := map[string][]byte{}
-	err = fs.WalkDir(embeddedGoPDK, embeddedGoPDKDir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
+		h := &tar.Header{Name: name, Mode: 0o644, Size: int64(len(b)), ModTime: time.Unix(0, 0), Typeflag: tar.TypeReg, Format: tar.FormatUSTAR}
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
 		}
-		b, err := embeddedGoPDK.ReadFile(p)
-		got[strings.TrimSuffix(path.Base(p), ".txt")] = b
-		return err
-	})
+		if _, err := tw.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestEmbeddedGoPDKIsCurrent compares the Go PDK embedded in the package
+// with pdk/go: a change to the PDK must reach the copy that tools without
+// a go.mod are built with. -update rewrites the archive.
+func TestEmbeddedGoPDKIsCurrent(t *testing.T) {
+	want := goPDKArchive(t, "../../pdk/go")
+	if *update {
+		if err := os.WriteFile("gopdk.tar", want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if !bytes.Equal(embeddedGoPDK, want) {
+		t.Errorf("the embedded Go PDK (gopdk.tar) differs from pdk/go: run `go generate ./internal/toolbuild`")
+	}
+}
+
+// The archive unpacks into a module with the PDK's go.mod and sources.
+func TestWriteEmbeddedGoPDK(t *testing.T) {
+	dir := t.TempDir()
+	mod, err := writeEmbeddedGoPDK(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stale []string
-	for name, b := range want {
-		if !bytes.Equal(got[name], b) {
-			stale = append(stale, name)
+	if mod.module != goPDKModule || mod.goVersion == "" {
+		t.Errorf("go.mod read as %+v", mod)
+	}
+	for _, name := range []string{"go.mod", "tool.go", "kernel_wasip1.go"} {
+		want, err := os.ReadFile(filepath.Join("../../pdk/go", name))
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	for name := range got {
-		if _, ok := want[name]; !ok {
-			stale = append(stale, name+" (no longer in pdk/go)")
+		if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s unpacked differs from pdk/go (%v)", name, err)
 		}
-	}
-	if len(stale) > 0 {
-		slices.Sort(stale)
-		t.Errorf("the embedded Go PDK differs from pdk/go in %s: run `go generate ./internal/toolbuild`", strings.Join(stale, ", "))
-	}
-	if len(want) < 10 || want["go.mod"] == nil {
-		t.Errorf("read only %d files from %s", len(want), checkout)
 	}
 }

@@ -1,5 +1,0 @@
-//go:build !wasip1
-
-package pdk
-
-func configGet(string) (string, bool) { return "", false }
