@@ -28,10 +28,10 @@ const minGoVersion = "1.24"
 // embeddedGoPDK is pdk/go (its go.mod and non-test .go files) as a tar
 // archive, so that an installed autoagent builds a single-file Go tool
 // with no checkout around: the PDK is not published, so a module proxy
-// cannot provide it. An archive rather than a directory of sources:
-// go:embed refuses a directory holding a go.mod (another module), and one
-// generated file is plainly a build artifact, like the committed .wasm
-// modules. TestEmbeddedGoPDKIsCurrent fails when it differs from pdk/go;
+// cannot provide it. An archive rather than a directory of sources: the
+// embed directive refuses a directory holding a go.mod (another module),
+// and one generated file is plainly a build artifact, like the committed
+// .wasm modules. TestEmbeddedGoPDKIsCurrent fails when it differs from pdk/go;
 // `go generate ./internal/toolbuild` rebuilds it.
 //
 //go:generate go test . -run TestEmbeddedGoPDKIsCurrent -update
