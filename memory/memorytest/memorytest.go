@@ -48,6 +48,7 @@ package memorytest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -438,8 +439,7 @@ func clip(s string) string {
 }
 
 func isContextErr(err error) bool {
-	return err == context.Canceled || err == context.DeadlineExceeded ||
-		strings.Contains(err.Error(), context.Canceled.Error())
+	return errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // equalMessages reports whether a and b hold the same messages; nil and
