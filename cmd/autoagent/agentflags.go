@@ -17,6 +17,7 @@ import (
 	"github.com/autoagent-go/autoagent/synth"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
@@ -55,7 +56,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.plugins, "plugins", "plugins", "plugins directory of sandboxed .wasm tools")
 	fs.StringVar(&f.manifest, "manifest", "", "approvals manifest (default: PLUGINS/manifest.json)")
 	fs.BoolVar(&f.quarantine, "quarantine", false, "also load modules nobody approved, with no grants at all")
-	fs.BoolVar(&f.stream, "stream", false, "print the answer as it arrives, with tool calls on stderr")
+	fs.BoolVar(&f.stream, "stream", false, "print the answer as it arrives (on stderr with --json), with tool calls on stderr")
 	fs.BoolVar(&f.json, "json", false, "print the run's result as one JSON object (output, steps, usage, messages, stop_reason)")
 	fs.StringVar(&f.system, "system", "", "system prompt (default: the agent's built-in prompt)")
 	fs.IntVar(&f.maxSteps, "max-steps", 0, "maximum model calls in the run (default 8)")
@@ -82,9 +83,6 @@ func (f *agentFlags) validate() error {
 	}
 	if f.tokenBudget < 0 {
 		return usageError(fmt.Errorf("--token-budget must be 0 or more, got %d", f.tokenBudget))
-	}
-	if f.json && f.stream {
-		return usageError(errors.New("--json and --stream cannot be combined"))
 	}
 	if err := f.bounds().Validate(); err != nil {
 		return usageError(err)
@@ -246,6 +244,15 @@ func reportPlugins(w io.Writer, snap *host.Snapshot) {
 	for _, i := range invalid {
 		fmt.Fprintf(w, "autoagent: invalid plugin: %s\n", i)
 	}
+}
+
+// streamOut is where a streamed answer goes: stdout, or stderr when --json
+// keeps stdout for the result object.
+func (f agentFlags) streamOut(c *cobra.Command) io.Writer {
+	if f.json {
+		return c.ErrOrStderr()
+	}
+	return c.OutOrStdout()
 }
 
 // streamRun prints a streamed run: text deltas on stdout, tool activity on

@@ -118,10 +118,13 @@ answers.`,
 func chatTurn(ctx context.Context, c *cobra.Command, a *loop.Agent, f agentFlags, msgs []llm.Message) (*loop.Result, error) {
 	turnCtx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
+	var res *loop.Result
+	var err error
 	if f.stream {
-		return streamRun(c.OutOrStdout(), c.ErrOrStderr(), a.StreamMessages(turnCtx, msgs))
+		res, err = streamRun(f.streamOut(c), c.ErrOrStderr(), a.StreamMessages(turnCtx, msgs))
+	} else {
+		res, err = a.RunMessages(turnCtx, msgs)
 	}
-	res, err := a.RunMessages(turnCtx, msgs)
 	switch {
 	case res == nil:
 	case f.json:
@@ -130,7 +133,7 @@ func chatTurn(ctx context.Context, c *cobra.Command, a *loop.Agent, f agentFlags
 		if encErr := enc.Encode(res); encErr != nil && err == nil {
 			err = encErr
 		}
-	case res.StopReason == loop.StopDone:
+	case res.StopReason == loop.StopDone && !f.stream: // a streamed answer is on screen
 		fmt.Fprintln(c.OutOrStdout(), res.Output)
 	}
 	return res, err

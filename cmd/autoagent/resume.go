@@ -61,7 +61,7 @@ state file does not hold the provider or the tools: pass the same --provider,
 			var res *loop.Result
 			var runErr error
 			if f.stream {
-				res, runErr = streamRun(c.OutOrStdout(), c.ErrOrStderr(), s.agent.StreamResume(ctx, st, opts...))
+				res, runErr = streamRun(f.streamOut(c), c.ErrOrStderr(), s.agent.StreamResume(ctx, st, opts...))
 			} else {
 				res, runErr = s.agent.Resume(ctx, st, opts...)
 			}

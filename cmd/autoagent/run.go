@@ -66,7 +66,7 @@ bound (the --json object is still printed), 2 on a usage error.`,
 			var res *loop.Result
 			var runErr error
 			if f.stream {
-				res, runErr = streamRun(c.OutOrStdout(), c.ErrOrStderr(), s.agent.Stream(ctx, prompt))
+				res, runErr = streamRun(f.streamOut(c), c.ErrOrStderr(), s.agent.Stream(ctx, prompt))
 			} else {
 				res, runErr = s.agent.Run(ctx, prompt)
 			}

@@ -183,7 +183,6 @@ func TestRunUsage(t *testing.T) {
 		{"run"},
 		{"run", "--max-steps", "many", "x"},
 		{"run", "--provider", "nope", "x"},
-		{"run", "--json", "--stream", "x"},
 		{"run", "--provider", "openai-compatible", "x"}, // no --base-url
 		{"run", "--provider", "scripted", "x"},          // no --script
 		{"synth", "--examples", filepath.Join(e.testdata, "..", "..", "examples", "demo", "slugs.jsonl"), "--goal", "g", "--provider", "scripted"},
@@ -238,5 +237,35 @@ func TestChatJSON(t *testing.T) {
 	// The second turn's transcript holds the first: one conversation.
 	if second.Output != "Second." || len(second.Messages) != 5 || second.Messages[1].Parts[0].Text != "hello" {
 		t.Errorf("second turn: %s", lines[1])
+	}
+}
+
+// --stream with --json: the answer streams on stderr, stdout stays one
+// JSON object per run (or chat turn).
+func TestStreamWithJSON(t *testing.T) {
+	e := newCLIEnv(t)
+	script := e.writeScript(`{"text":"Streamed answer."}`)
+	r := e.run("", "run", "--provider", "scripted", "--script", script, "--stream", "--json", "hi")
+	if r.code != 0 {
+		t.Fatalf("run: exit %d: %s", r.code, r.stderr)
+	}
+	if res := decodeRunJSON(t, strings.TrimSpace(r.stdout)); res.Output != "Streamed answer." || res.StopReason != "done" {
+		t.Errorf("run stdout: %q", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "Streamed answer.") {
+		t.Errorf("run stderr does not show the streamed answer: %q", r.stderr)
+	}
+
+	script = e.writeScript(`{"text":"One."}`, `{"text":"Two."}`)
+	r = e.run("a\nb\n", "chat", "--provider", "scripted", "--script", script, "--stream", "--json")
+	if r.code != 0 {
+		t.Fatalf("chat: exit %d: %s", r.code, r.stderr)
+	}
+	lines := strings.Split(strings.TrimSuffix(r.stdout, "\n"), "\n")
+	if len(lines) != 2 || decodeRunJSON(t, lines[0]).Output != "One." || decodeRunJSON(t, lines[1]).Output != "Two." {
+		t.Errorf("chat stdout: %q", r.stdout)
+	}
+	if !strings.Contains(r.stderr, "One.") || !strings.Contains(r.stderr, "Two.") {
+		t.Errorf("chat stderr does not show the streamed answers: %q", r.stderr)
 	}
 }
