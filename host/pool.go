@@ -129,17 +129,27 @@ func (p *pool) instantiated() {
 	}
 }
 
-// put keeps inst for another call (Module.Reuse), or closes it when the
-// pool is full or stopped.
+// put keeps inst for the next call (Module.Reuse: get takes the last one
+// in), or closes it when the pool is stopped. When a refill filled the
+// pool meanwhile, the oldest ready instance makes room: the one kept is
+// the warm one the module asked to reuse.
 func (p *pool) put(inst *instance) {
 	p.mu.Lock()
-	if p.stopped || len(p.ready) >= p.size {
+	if p.stopped {
 		p.mu.Unlock()
 		inst.close()
 		return
 	}
+	var evicted *instance
+	if len(p.ready) >= p.size && len(p.ready) > 0 {
+		evicted = p.ready[0]
+		p.ready = append(p.ready[:0], p.ready[1:]...)
+	}
 	p.ready = append(p.ready, inst)
 	p.mu.Unlock()
+	if evicted != nil {
+		evicted.close()
+	}
 }
 
 // close stops refilling, waits for an instantiation in progress and frees

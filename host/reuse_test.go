@@ -1,6 +1,9 @@
 package host
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 // TestInstanceReuse counts calls in a guest global (state.wasm): by default
 // every call starts from a fresh instance, so no state carries over; with
@@ -33,8 +36,8 @@ func TestInstanceReuse(t *testing.T) {
 			l := load(t, h, "state.wasm", c.m)
 			for i, s := range c.steps {
 				if l.pool != nil {
-					// A refill ending during the call would fill the pool
-					// before the reused instance goes back.
+					// Every call takes a pooled instance, the path Reuse
+					// returns instances to.
 					l.pool.waitFull()
 				}
 				res := call(t, l, s[0], `{}`)
@@ -43,5 +46,37 @@ func TestInstanceReuse(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A reused instance goes back even when a refill filled the pool during
+// its call: the oldest ready instance makes room, and the next call gets
+// the warm one.
+func TestReusedInstanceWinsAFullPool(t *testing.T) {
+	h, _ := newTestHost(t, Options{})
+	l := load(t, h, "state.wasm", Module{Reuse: true})
+	p := l.pool
+	p.waitFull()
+	warm := p.get()
+	fresh, err := l.newInstance(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	p.ready = append(p.ready, fresh) // what a refill would have done
+	full := len(p.ready) == p.size
+	p.mu.Unlock()
+	if !full {
+		t.Fatalf("pool not full before put")
+	}
+	p.put(warm)
+	if got := p.get(); got != warm {
+		t.Errorf("the next call would get another instance than the warm one put back")
+	}
+	p.mu.Lock()
+	n := len(p.ready)
+	p.mu.Unlock()
+	if n != p.size-1 {
+		t.Errorf("%d instances ready after taking the warm one, want %d (one evicted, none leaked)", n, p.size-1)
 	}
 }
