@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"math/big"
 	"strconv"
 	"strings"
@@ -25,7 +26,12 @@ func Decode(raw []byte) (any, bool) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
-	if err := dec.Decode(&v); err != nil || dec.More() {
+	if err := dec.Decode(&v); err != nil {
+		return nil, false
+	}
+	// Only the end of input may follow: dec.More alone would let a stray
+	// closing ] or } through, as it reports the end of an array or object.
+	if _, err := dec.Token(); err != io.EOF {
 		return nil, false
 	}
 	return v, true

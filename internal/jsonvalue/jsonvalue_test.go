@@ -39,6 +39,10 @@ func TestEqualRaw(t *testing.T) {
 		{`1e999999999`, `1`, false},
 		{`{`, `{`, false},
 		{`1 2`, `1`, false},
+		{`1]`, `1`, false}, // a closing delimiter is trailing data too
+		{`{"a":1}}`, `{"a":1}`, false},
+		{`[1]]`, `[1]`, false},
+		{`1 `, `1`, true}, // trailing space is not data
 	}
 	for _, c := range cases {
 		if got := EqualRaw([]byte(c.a), []byte(c.b)); got != c.want {
