@@ -247,7 +247,9 @@ func (r *runner) awaitEarly(p *plan) (execution, bool) {
 
 // closeEarly cancels what is left of the run's early starts (including
 // calls adopted by a turn that failed before awaiting them) and waits for
-// their goroutines: none outlives the run.
+// their goroutines: none outlives the run. The run calls it before
+// run_end (endTrace), and again on return for the paths that end without
+// one.
 func (r *runner) closeEarly() {
 	e := r.early
 	if e == nil {

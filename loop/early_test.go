@@ -800,3 +800,54 @@ func (j *signalJournal) Record(ctx context.Context, e loop.JournalEntry) error {
 	}
 	return err
 }
+
+// A discarded early call still running when the run ends finishes before
+// run_end: no tool span closes after its run's.
+func TestEarlyStartEndsBeforeRunEnd(t *testing.T) {
+	checkNoLeak(t)
+	running := make(chan struct{})
+	runEnded := make(chan struct{})
+	slow := &probe{name: "slow", flags: idempotent, call: func(ctx context.Context, _ string) (tool.Result, error) {
+		close(running)
+		<-ctx.Done()
+		// A tool slow to honour the cancellation: it returns at run_end,
+		// or after a moment when the run waits for it (as it must).
+		select {
+		case <-runEnded:
+		case <-time.After(100 * time.Millisecond):
+		}
+		return tool.Result{}, ctx.Err()
+	}}
+	p := &pausing{Provider: scripted.New(text("done")),
+		announce: []llm.ToolCall{call("ghost", "slow", `{}`)},
+		pause: func(ctx context.Context, c llm.ToolCall) error {
+			select {
+			case <-running:
+				return nil
+			case <-time.After(deadlock):
+				return errors.New("the orphan never started")
+			}
+		}}
+	var tr events
+	var once sync.Once
+	tracer := trace.New(trace.SinkFunc(func(ev trace.Event) {
+		tr.mu.Lock()
+		tr.evs = append(tr.evs, ev)
+		tr.mu.Unlock()
+		if ev.Type == trace.RunEnd {
+			once.Do(func() { close(runEnded) })
+		}
+	}))
+	a := &loop.Agent{Provider: p, Tools: registry(t, slow), Tracer: tracer}
+	if _, err := drain(a.Stream(context.Background(), "go")); err != nil {
+		t.Fatal(err)
+	}
+	evs := tr.all()
+	if len(evs) == 0 || evs[len(evs)-1].Type != trace.RunEnd {
+		var types []trace.Type
+		for _, ev := range evs {
+			types = append(types, ev.Type)
+		}
+		t.Fatalf("run_end is not the last event: %v", types)
+	}
+}

@@ -25,8 +25,10 @@ func (r *runner) preview(s string) string {
 	return trace.Preview(s, trace.PreviewLimit)
 }
 
-// endTrace emits run_end.
+// endTrace emits run_end, once the run's early calls have ended: a tool
+// span never closes after its run's.
 func (r *runner) endTrace(status, output string, err error) {
+	r.closeEarly()
 	if r.tr == nil {
 		return
 	}
