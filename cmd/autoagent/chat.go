@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -125,16 +124,8 @@ func chatTurn(ctx context.Context, c *cobra.Command, a *loop.Agent, f agentFlags
 	} else {
 		res, err = a.RunMessages(turnCtx, msgs)
 	}
-	switch {
-	case res == nil:
-	case f.json:
-		enc := json.NewEncoder(c.OutOrStdout())
-		enc.SetEscapeHTML(false)
-		if encErr := enc.Encode(res); encErr != nil && err == nil {
-			err = encErr
-		}
-	case res.StopReason == loop.StopDone && !f.stream: // a streamed answer is on screen
-		fmt.Fprintln(c.OutOrStdout(), res.Output)
+	if printErr := printResult(c.OutOrStdout(), f.json, !f.stream, res); printErr != nil && err == nil {
+		err = printErr
 	}
 	return res, err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"strings"
@@ -96,29 +97,36 @@ func reportPending(c *cobra.Command, res *loop.Result, stateFile string) {
 	fmt.Fprintf(w, "decide with: autoagent resume %s --approve ID | --reject ID[=reason] (same provider and tool flags)\n", stateFile)
 }
 
-// reportResult prints a run's result as the flags ask (the answer itself
-// only when printOutput: a streamed answer is already on screen) and maps
-// its outcome to the exit status.
+// reportResult prints a run's result (printResult) and maps its outcome
+// to the exit status.
 func reportResult(c *cobra.Command, asJSON, printOutput bool, res *loop.Result, runErr error) error {
-	if res != nil {
-		if asJSON {
-			enc := json.NewEncoder(c.OutOrStdout())
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(res); err != nil {
-				return err
-			}
-		} else if printOutput && res.StopReason == loop.StopDone {
-			if !strings.HasSuffix(res.Output, "\n") {
-				defer fmt.Fprintln(c.OutOrStdout())
-			}
-			fmt.Fprint(c.OutOrStdout(), res.Output)
-		}
+	if err := printResult(c.OutOrStdout(), asJSON, printOutput, res); err != nil {
+		return err
 	}
 	if runErr != nil {
 		return runErr
 	}
 	if res != nil && res.StopReason != loop.StopDone {
 		return fmt.Errorf("run stopped: %s", res.StopReason)
+	}
+	return nil
+}
+
+// printResult prints a run's (or chat turn's) result on w as the flags
+// ask: one JSON object, or the answer itself, ended by a newline, only
+// when printOutput (a streamed answer is already on screen).
+func printResult(w io.Writer, asJSON, printOutput bool, res *loop.Result) error {
+	switch {
+	case res == nil:
+	case asJSON:
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(res)
+	case printOutput && res.StopReason == loop.StopDone:
+		fmt.Fprint(w, res.Output)
+		if !strings.HasSuffix(res.Output, "\n") {
+			fmt.Fprintln(w)
+		}
 	}
 	return nil
 }

@@ -217,6 +217,20 @@ func TestChatKeepsTheConversation(t *testing.T) {
 	}
 }
 
+// An answer that ends with a newline is printed as run prints it: no
+// blank line after it.
+func TestChatAnswerEndingWithNewline(t *testing.T) {
+	e := newCLIEnv(t)
+	script := e.writeScript(`{"text":"First.\n"}`, `{"text":"Second."}`)
+	r := e.run("hello\nagain\n", "chat", "--provider", "scripted", "--script", script)
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if r.stdout != "First.\nSecond.\n" {
+		t.Errorf("chat output = %q", r.stdout)
+	}
+}
+
 // TestChatJSON: chat takes run's flags (DESIGN.md §8), --json included:
 // one run --json object per turn, per line, the conversation kept.
 func TestChatJSON(t *testing.T) {
