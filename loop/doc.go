@@ -79,7 +79,9 @@
 // run_end's early_tool_calls). A call the final answer lacks, one the tool
 // phase refuses, and every early call of a turn that pauses or fails is
 // cancelled, its result discarded (tool_call_early_discarded); the run
-// waits for it before returning. Set MaxEarlyTools to -1 to switch early
+// waits for it before run_end. Such a call may leave its journal entries
+// ("started", and "finished" when it completed): a later turn with the
+// same call id finds them as for any call of an idempotent tool. Set MaxEarlyTools to -1 to switch early
 // starts off.
 //
 // # Guards, policy and approval: the security model
