@@ -26,7 +26,12 @@ type drain struct {
 
 	mu      sync.Mutex
 	pending map[string]bool // ids of requests read and not yet answered
-	idle    chan struct{}   // closed, and replaced, whenever pending empties
+	// early counts the answers written before their request's line ended:
+	// the transport decodes a message as soon as its JSON value is
+	// complete, before the newline (or the end of input) that lets drain
+	// note it.
+	early map[string]int
+	idle  chan struct{} // closed, and replaced, whenever pending empties
 
 	in     io.ReadCloser
 	inLine []byte // the incomplete line read so far
@@ -42,7 +47,7 @@ type drain struct {
 }
 
 func newDrain(ctx context.Context, grace time.Duration, r io.ReadCloser, w io.WriteCloser) *drain {
-	return &drain{ctx: ctx, grace: grace, pending: map[string]bool{}, idle: make(chan struct{}),
+	return &drain{ctx: ctx, grace: grace, pending: map[string]bool{}, early: map[string]int{}, idle: make(chan struct{}),
 		in: r, out: w, closed: make(chan struct{}), gone: make(chan struct{})}
 }
 
@@ -150,7 +155,14 @@ func (d *drain) noteRequest(line []byte) {
 		case m.Method != "":
 			if k := idKey(m.ID); k != "" {
 				d.mu.Lock()
-				d.pending[k] = true
+				switch n := d.early[k]; n {
+				case 0:
+					d.pending[k] = true
+				case 1:
+					delete(d.early, k)
+				default:
+					d.early[k] = n - 1
+				}
 				d.mu.Unlock()
 			}
 		}
@@ -162,17 +174,37 @@ func (d *drain) noteRequest(line []byte) {
 func (d *drain) noteResponse(line []byte) {
 	for _, m := range messages(line) {
 		if m.Method == "" {
-			d.done(idKey(m.ID))
+			d.answered(idKey(m.ID))
 		}
 	}
 }
 
-func (d *drain) done(k string) {
+// answered crosses off the request k answers or, when the request's line
+// has not ended yet, notes the answer for it.
+func (d *drain) answered(k string) {
+	if k == "" {
+		return
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !d.pending[k] {
+		d.early[k]++
 		return
 	}
+	d.crossOff(k)
+}
+
+// done crosses off request k, if it is outstanding.
+func (d *drain) done(k string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.pending[k] {
+		d.crossOff(k)
+	}
+}
+
+// crossOff removes outstanding request k; d.mu is held.
+func (d *drain) crossOff(k string) {
 	delete(d.pending, k)
 	if len(d.pending) == 0 {
 		close(d.idle)
