@@ -1,19 +1,17 @@
 package loop
 
 import (
-	"bytes"
 	"encoding/json"
+
+	"github.com/autoagent-go/autoagent/internal/jsonvalue"
 )
 
-// JSON values compared by meaning rather than by bytes: the loop guard and
-// replay compare tool arguments, policies compare argument values.
-
-// canonicalJSON makes key order and spacing irrelevant to comparisons.
+// canonicalJSON makes key order and spacing irrelevant when the loop guard,
+// replay and early starts compare tool arguments. Text that is not one JSON
+// value (trailing data included) stays as it is, so it equals only itself.
 func canonicalJSON(b []byte) string {
-	var v any
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
+	v, ok := jsonvalue.Decode(b)
+	if !ok {
 		return string(b)
 	}
 	out, err := json.Marshal(v)
