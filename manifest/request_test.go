@@ -46,22 +46,25 @@ func TestExceedingWithBareKindRequests(t *testing.T) {
 		{"tools", "tools:http_get", ""},
 	}
 	for _, tt := range tests {
-		req, err := ParseRequests(strings.Fields(tt.requested))
-		if err != nil {
-			t.Fatal(err)
-		}
-		granted, err := ParseGrants(strings.Fields(tt.granted))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, g := range Exceeding(req, granted) {
-			got = append(got, g.String())
-		}
-		if strings.Join(got, " ") != tt.want {
-			t.Errorf("requested %q, granted %q: exceeding = %v, want %q", tt.requested, tt.granted, got, tt.want)
+		if got := compareGrants(t, Exceeding, tt.requested, tt.granted); got != tt.want {
+			t.Errorf("requested %q, granted %q: exceeding = %q, want %q", tt.requested, tt.granted, got, tt.want)
 		}
 	}
+}
+
+// compareGrants parses space-separated requests and grants, applies f
+// (Exceeding or Missing) and returns its result as space-separated grants.
+func compareGrants(t *testing.T, f func(req, granted []Grant) []Grant, requested, granted string) string {
+	t.Helper()
+	req, err := ParseRequests(strings.Fields(requested))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gs, err := ParseGrants(strings.Fields(granted))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.Join(GrantStrings(f(req, gs)), " ")
 }
 
 func TestMissing(t *testing.T) {
@@ -75,20 +78,8 @@ func TestMissing(t *testing.T) {
 		{"clock random", "clock", "random"},
 	}
 	for _, tt := range tests {
-		req, err := ParseRequests(strings.Fields(tt.requested))
-		if err != nil {
-			t.Fatal(err)
-		}
-		granted, err := ParseGrants(strings.Fields(tt.granted))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var got []string
-		for _, g := range Missing(req, granted) {
-			got = append(got, g.String())
-		}
-		if strings.Join(got, " ") != tt.want {
-			t.Errorf("requested %q, granted %q: missing = %v, want %q", tt.requested, tt.granted, got, tt.want)
+		if got := compareGrants(t, Missing, tt.requested, tt.granted); got != tt.want {
+			t.Errorf("requested %q, granted %q: missing = %q, want %q", tt.requested, tt.granted, got, tt.want)
 		}
 	}
 }
