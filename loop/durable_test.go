@@ -154,18 +154,7 @@ func TestUnknownOutcomeIsNotRetriedUnlessIdempotent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st, err := store.Load()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := &loop.Agent{Provider: scripted.New(text("checked")), Tools: registry(t, pay)}
-		store.Attach(b)
-		res, err := b.Resume(context.Background(), st)
-		store.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := toolResults(res.Messages)[0]
+		r := resumeFirstResult(t, store, pay)
 		if idempotent {
 			if pay.count() != 2 || r.IsError {
 				t.Errorf("idempotent tool: ran %d, result %+v", pay.count(), r)
@@ -335,18 +324,7 @@ func TestCancelledCallIsNotJournaledAsFinished(t *testing.T) {
 		if _, err := a.Run(ctx, "pay"); !errors.Is(err, context.Canceled) {
 			t.Fatalf("first run: %v, want context.Canceled", err)
 		}
-		st, err := store.Load()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b := &loop.Agent{Provider: scripted.New(text("checked")), Tools: registry(t, pay)}
-		store.Attach(b)
-		res, err := b.Resume(context.Background(), st)
-		store.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := toolResults(res.Messages)[0]
+		r := resumeFirstResult(t, store, pay)
 		if strings.Contains(r.Content, "canceled") {
 			t.Errorf("idempotent=%v: resume answered with the first run's cancellation: %+v", idempotent, r)
 		}
@@ -360,4 +338,23 @@ func TestCancelledCallIsNotJournaledAsFinished(t *testing.T) {
 			t.Errorf("non-idempotent tool: ran %d times, result %+v; want OutcomeUnknown", pay.runs, r)
 		}
 	}
+}
+
+// resumeFirstResult resumes the run saved in store with a model that
+// answers "checked", closes the store, and returns the result of the
+// resumed turn's first call.
+func resumeFirstResult(t *testing.T, store *loop.FileStore, tools ...tool.Tool) llm.ToolResult {
+	t.Helper()
+	defer store.Close()
+	st, err := store.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &loop.Agent{Provider: scripted.New(text("checked")), Tools: registry(t, tools...)}
+	store.Attach(b)
+	res, err := b.Resume(context.Background(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return toolResults(res.Messages)[0]
 }
