@@ -9,27 +9,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
+# C: clang, lld, wasi-libc and the compiler runtime of the installed clang.
+bash .ci/lib/wasm-toolchain.sh
+
 missing=()
-command -v clang >/dev/null || missing+=(clang)
-command -v wasm-ld >/dev/null || missing+=(lld)
-[ -d /usr/include/wasm32-wasi ] || missing+=(wasi-libc)
-compgen -G '/usr/lib/llvm-*/lib/clang/*/lib/wasi/libclang_rt.builtins-wasm32.a' >/dev/null || missing+=(rt)
 [ -x /usr/bin/rustc ] || missing+=(rustc)
 [ -d /usr/lib/rustlib/wasm32-wasi ] || missing+=(libstd-rust-dev-wasm32)
 command -v node >/dev/null && command -v npm >/dev/null || missing+=(nodejs npm)
-
 if ((${#missing[@]})); then
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq
-	pkgs=()
-	for p in "${missing[@]}"; do
-		if [ "$p" = rt ]; then
-			p=$(apt-cache search --names-only '^libclang-rt-[0-9]+-dev-wasm32$' | awk '{print $1}' | sort -V | tail -1)
-		fi
-		[ -n "$p" ] && pkgs+=("$p")
-	done
-	echo "pdk: installing ${pkgs[*]}"
-	apt-get install -y -qq --no-install-recommends "${pkgs[@]}" >/dev/null
+	echo "pdk: installing ${missing[*]}"
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 for d in pdk/assemblyscript pdk/zig pdk/conformance/node; do
