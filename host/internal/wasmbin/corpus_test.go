@@ -1,0 +1,87 @@
+package wasmbin
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/tetratelabs/wazero"
+)
+
+// corpusDirs are the folders whose modules the differential tests read:
+// the repository's own and, when present, the Extism fixtures beside it.
+var corpusDirs = []string{
+	"../../../testdata/wasm",
+	"../../../plugins",
+	"../../../pdk/conformance",
+	"../../../.cache",
+	"../../../../shared/fixtures/extism",
+}
+
+// corpus returns every .wasm file under corpusDirs, saying once which
+// folders are absent.
+func corpus(t testing.TB) []string {
+	t.Helper()
+	var files []string
+	for _, d := range corpusDirs {
+		if _, err := os.Stat(d); err != nil {
+			t.Logf("corpus: %s is absent; its modules are not compared", d)
+			continue
+		}
+		_ = filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
+			if err == nil && !e.IsDir() && filepath.Ext(p) == ".wasm" {
+				files = append(files, p)
+			}
+			if err == nil && e.IsDir() && e.Name() == "node_modules" {
+				return filepath.SkipDir
+			}
+			return nil
+		})
+	}
+	sort.Strings(files)
+	return files
+}
+
+// wazeroValid reports whether wazero (as the host configures it) accepts b.
+func wazeroValid(t testing.TB, rt wazero.Runtime, b []byte) error {
+	t.Helper()
+	m, err := rt.CompileModule(context.Background(), b)
+	if err == nil {
+		_ = m.Close(context.Background())
+	}
+	return err
+}
+
+func interpreter(t testing.TB) wazero.Runtime {
+	rt := wazero.NewRuntimeWithConfig(context.Background(), wazero.NewRuntimeConfigInterpreter())
+	t.Cleanup(func() { _ = rt.Close(context.Background()) })
+	return rt
+}
+
+// TestCorpusAgreesWithWazero validates every module of the corpus with
+// both validators: they must agree, and every module that is meant to be
+// valid (all but the hostile ones named malformed) must pass.
+func TestCorpusAgreesWithWazero(t *testing.T) {
+	files := corpus(t)
+	if len(files) < 20 {
+		t.Fatalf("only %d modules in the corpus; the test modules of testdata/wasm alone are more", len(files))
+	}
+	rt := interpreter(t)
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ours := Validate(b, Limits{})
+		theirs := wazeroValid(t, rt, b)
+		if (ours == nil) != (theirs == nil) {
+			t.Errorf("%s: we say %v, wazero says %v", f, ours, theirs)
+		}
+		if ours != nil && theirs == nil {
+			continue
+		}
+		t.Logf("%s: %d bytes, valid=%v", filepath.Base(f), len(b), ours == nil)
+	}
+}

@@ -1,0 +1,101 @@
+package wasmbin
+
+// Limits bound what a module may declare. Zero fields take the value of
+// [DefaultLimits]. Each bound keeps some cost of decoding, validating,
+// rewriting or compiling a module linear and small: compilers spend time
+// and memory superlinear in a function's size, its locals, its operand
+// stack height and its nesting.
+type Limits struct {
+	// ModuleBytes caps the binary's size.
+	ModuleBytes int
+	// Functions caps defined plus imported functions.
+	Functions int
+	// FunctionBytes caps one function body's code.
+	FunctionBytes int
+	// CodeBytes caps the whole code section.
+	CodeBytes int
+	// Locals caps one function's parameters plus locals.
+	Locals int
+	// StackHeight caps one function's operand stack height.
+	StackHeight int
+	// Nesting caps one function's nested blocks, loops and ifs.
+	Nesting int
+	// BrTableTargets caps the labels of one br_table.
+	BrTableTargets int
+	// Branches caps one function's control instructions and branch
+	// targets ([Code.Branches]): wazero's compile time and memory grow
+	// with their square (12 000 take about 2.4 s and 90 MB).
+	Branches int
+	// CompileWork caps the sum over functions of Branches squared, so a
+	// module of many functions at the Branches limit is refused too.
+	CompileWork int64
+	// Types, Imports, Exports, Globals, Tables, Elements, DataSegments
+	// cap the entries of their sections (Tables and Globals imports
+	// included).
+	Types, Imports, Exports, Globals, Tables, Elements, DataSegments int
+	// TypeArity caps the parameters, and separately the results, of one
+	// function type.
+	TypeArity int
+	// SegmentEntries caps the functions or expressions of one element
+	// segment.
+	SegmentEntries int
+}
+
+// DefaultLimits are generous for every real toolchain's output and keep a
+// hostile module's compile cost small. The largest module the project
+// knows, a 19 MB Go build of a JavaScript engine, has 12 509 functions,
+// 5 948 branches in its largest, nesting 1 308 and CompileWork 2.9e8;
+// GHC's output nests 1 707 deep.
+var DefaultLimits = Limits{
+	ModuleBytes:    64 << 20,
+	Functions:      200_000,
+	FunctionBytes:  1 << 20,
+	CodeBytes:      48 << 20,
+	Locals:         50_000,
+	StackHeight:    10_000,
+	Nesting:        10_000,
+	BrTableTargets: 100_000,
+	Branches:       12_000,
+	CompileWork:    1_200_000_000,
+	Types:          100_000,
+	Imports:        10_000,
+	Exports:        100_000,
+	Globals:        100_000,
+	Tables:         100,
+	Elements:       100_000,
+	DataSegments:   200_000,
+	TypeArity:      1_000,
+	SegmentEntries: 1_000_000,
+}
+
+// WithDefaults returns l with zero fields filled from DefaultLimits.
+func (l Limits) WithDefaults() Limits {
+	d := DefaultLimits
+	fill := func(v *int, def int) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	fill(&l.ModuleBytes, d.ModuleBytes)
+	fill(&l.Functions, d.Functions)
+	fill(&l.FunctionBytes, d.FunctionBytes)
+	fill(&l.CodeBytes, d.CodeBytes)
+	fill(&l.Locals, d.Locals)
+	fill(&l.StackHeight, d.StackHeight)
+	fill(&l.Nesting, d.Nesting)
+	fill(&l.BrTableTargets, d.BrTableTargets)
+	fill(&l.Branches, d.Branches)
+	if l.CompileWork == 0 {
+		l.CompileWork = d.CompileWork
+	}
+	fill(&l.Types, d.Types)
+	fill(&l.Imports, d.Imports)
+	fill(&l.Exports, d.Exports)
+	fill(&l.Globals, d.Globals)
+	fill(&l.Tables, d.Tables)
+	fill(&l.Elements, d.Elements)
+	fill(&l.DataSegments, d.DataSegments)
+	fill(&l.TypeArity, d.TypeArity)
+	fill(&l.SegmentEntries, d.SegmentEntries)
+	return l
+}

@@ -1,0 +1,32 @@
+package wasmbin
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestCorpusStats logs, per module, the largest value each limit sees, to
+// show how far the defaults are from real toolchains' output.
+func TestCorpusStats(t *testing.T) {
+	lim := Limits{Nesting: 1 << 20, StackHeight: 1 << 20, Locals: 1 << 24, FunctionBytes: 1 << 26}
+	for _, f := range corpus(t) {
+		b, _ := os.ReadFile(f)
+		m, err := Validate(b, lim)
+		if err != nil {
+			continue
+		}
+		var maxSize, maxLocals, maxStack, maxBr, totalBr int
+		var sq int64
+		for _, c := range m.Code {
+			maxSize = max(maxSize, c.Size)
+			maxLocals = max(maxLocals, c.Locals)
+			maxStack = max(maxStack, c.MaxStack)
+			maxBr = max(maxBr, c.Branches)
+			totalBr += c.Branches
+			sq += int64(c.Branches) * int64(c.Branches)
+		}
+		t.Logf("%-28s %9d bytes %6d funcs; largest function %7d bytes, %5d locals, stack %4d, nesting %d, branches %d (total %d, squares %d)",
+			filepath.Base(f), len(b), len(m.Funcs), maxSize, maxLocals, maxStack, m.maxNesting, maxBr, totalBr, sq)
+	}
+}
