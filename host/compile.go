@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 )
 
 // ABI is how the host talks to a module.
@@ -24,6 +28,7 @@ const (
 // the same bytes.
 type compiledEntry struct {
 	sha     string
+	key     string        // sha256 and table limit: the compiled map's key
 	ready   chan struct{} // closed when mod/err are set
 	mod     wazero.CompiledModule
 	abi     ABI
@@ -31,20 +36,24 @@ type compiledEntry struct {
 	minMem  int64    // bytes the module's memory needs at start
 	imports []string // "module.name" of every imported function
 	kernel  bool     // the module uses Extism memory: it needs a kernel
-	err     error
-	refs    int
+	// otherImport is the first table or global the module imports (no
+	// host module provides one), "" when it imports none.
+	otherImport string
+	err         error
+	refs        int
 }
 
 // compile returns the compiled module for b, compiling it once per sha256
-// per process (and once per machine thanks to the disk cache). The caller
-// must release it.
-func (h *Host) compile(ctx context.Context, sha string, b []byte) (*compiledEntry, error) {
+// and table limit per process (and once per machine thanks to the disk
+// cache). The caller must release it.
+func (h *Host) compile(ctx context.Context, sha string, b []byte, tables int64) (*compiledEntry, error) {
+	key := fmt.Sprintf("%s/%d", sha, tables)
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
 		return nil, ErrClosed
 	}
-	e, ok := h.compiled[sha]
+	e, ok := h.compiled[key]
 	if ok {
 		e.refs++
 		h.mu.Unlock()
@@ -60,11 +69,11 @@ func (h *Host) compile(ctx context.Context, sha string, b []byte) (*compiledEntr
 		}
 		return e, nil
 	}
-	e = &compiledEntry{sha: sha, ready: make(chan struct{}), refs: 1}
-	h.compiled[sha] = e
+	e = &compiledEntry{sha: sha, key: key, ready: make(chan struct{}), refs: 1}
+	h.compiled[key] = e
 	h.mu.Unlock()
 
-	e.err = e.build(ctx, h, b)
+	e.err = e.build(ctx, h, b, tables)
 	close(e.ready)
 	if e.err != nil {
 		h.release(e)
@@ -74,58 +83,145 @@ func (h *Host) compile(ctx context.Context, sha string, b []byte) (*compiledEntr
 }
 
 // rewriteOptions are the rewrites every module gets (see rewrite).
-func (h *Host) rewriteOptions() rewriteOptions {
-	return rewriteOptions{interrupt: h.opts.deadlines == deadlineInterrupt, mergeData: true}
+func (h *Host) rewriteOptions(tables int64) rewriteOptions {
+	return rewriteOptions{interrupt: h.opts.deadlines == deadlineInterrupt, mergeData: true, tables: uint32(tables)}
 }
 
-// compileCached compiles b, through the compilation cache. An unreadable
-// cache entry (a torn write, a disk error) is not fatal: it is only a
-// cache, so it is dropped and the module compiled again.
+// compileCached compiles b, through the compilation cache, within the
+// host's compile timeout. wazero checks the context between functions
+// when it compiles with workers, and each function's cost is bounded by
+// ModuleLimits. An unreadable cache entry (a torn write, a disk error) is
+// not fatal: it is only a cache, so it is dropped and the module compiled
+// again.
 func (h *Host) compileCached(ctx context.Context, b []byte) (wazero.CompiledModule, error) {
+	ctx, cancel := context.WithTimeout(ctx, h.compileTimeout)
+	defer cancel()
+	ctx = experimental.WithCompilationWorkers(ctx, compileWorkers)
 	mod, err := h.runtime.CompileModule(ctx, b)
 	if err != nil && strings.Contains(err.Error(), "compilationcache:") {
 		h.purgeCache()
 		mod, err = h.runtime.CompileModule(ctx, b)
 	}
+	if err != nil && ctx.Err() == context.DeadlineExceeded {
+		return nil, &ModuleLimitError{Limit: "CompileTimeout", Max: int64(h.compileTimeout / time.Second),
+			What: fmt.Sprintf("compiling it took longer than %v (Options.CompileTimeout)", h.compileTimeout)}
+	}
 	return mod, err
 }
 
-func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte) error {
-	minPages, err := scanMemory(b)
-	if err != nil {
-		return fmt.Errorf("%w: %v", ErrMalformed, err)
+// compileWorkers is how many goroutines compile a module's functions.
+// With more than one, wazero checks the context between functions, which
+// makes the compile timeout effective.
+const compileWorkers = 2
+
+// moduleError turns what wasmbin refused into the host's errors.
+func moduleError(err error) error {
+	var le *wasmbin.LimitError
+	if errors.As(err, &le) {
+		name := le.Limit
+		if name == "ModuleBytes" {
+			name = "Bytes"
+		}
+		return &ModuleLimitError{Limit: name, Max: le.Max, What: le.What}
 	}
-	e.minMem = int64(minPages) << 16
+	return fmt.Errorf("%w: %v", ErrMalformed, err)
+}
+
+// verifyLimits are the limits the rewritten module is verified under:
+// the rewrite adds a few functions, globals, types, locals and stack
+// slots, and code to every loop, call and bulk instruction.
+func verifyLimits(l wasmbin.Limits) wasmbin.Limits {
+	l.ModuleBytes *= 4
+	l.CodeBytes *= 4
+	l.FunctionBytes *= 8
+	l.Functions += 1
+	l.Globals += 2
+	l.Types += l.Types + 1
+	l.Exports += 2
+	l.Locals++
+	l.StackHeight += 3
+	l.Nesting += 2
+	l.Branches = 2*l.Branches + 8
+	l.CompileWork = 4*l.CompileWork + 1<<20
+	return l
+}
+
+// compilePrepared reads what the host needs of the prepared module and
+// compiles it.
+func (e *compiledEntry) compilePrepared(ctx context.Context, h *Host, prepared []byte) (wazero.CompiledModule, error) {
+	minPages, other, err := scanModule(prepared)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	e.minMem, e.otherImport = int64(minPages)<<16, other
+	mod, err := h.compileCached(ctx, prepared)
+	if err != nil {
+		var mle *ModuleLimitError
+		switch {
+		case errors.As(err, &mle):
+			return nil, err
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		}
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
+	return mod, nil
+}
+
+// prepare validates b, rewrites it and verifies the rewrite. Only the
+// kernel may import from goModule.
+func (h *Host) prepare(b []byte, opts rewriteOptions, kernel bool) ([]byte, error) {
+	m, err := wasmbin.Validate(b, h.moduleLimits)
+	if err != nil {
+		return nil, moduleError(err)
+	}
+	for _, imp := range m.Imports {
+		if imp.Module == goModule && (!kernel || imp.Name == yieldImport) {
+			// The kernel's own functions; Load names the module.
+			return nil, &ImportError{Import: imp.Module + "." + imp.Name}
+		}
+	}
+	prepared, err := rewrite(m, b, opts)
+	if err != nil {
+		return nil, err
+	}
+	if opts.interrupt {
+		if _, err := wasmbin.Verify(prepared, verifyLimits(h.moduleLimits), instrumentation(m)); err != nil {
+			return nil, fmt.Errorf("%w: the host's instrumentation of the module failed its own verification, so it is not run (a defect of the host; please report it): %v", ErrUnsafe, err)
+		}
+	}
+	return prepared, nil
+}
+
+func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte, tables int64) error {
 	e.size = len(b)
-	opts := h.rewriteOptions()
-	key := fmt.Sprintf("%s-%s-%v-%v", e.sha, rewriteVersion, opts.interrupt, opts.mergeData)
+	opts := h.rewriteOptions(tables)
+	key := fmt.Sprintf("%s-%s-%v-%v-%d", e.sha, rewriteVersion, opts.interrupt, opts.mergeData, opts.tables)
 	var mod wazero.CompiledModule
+	// A prepared module in the cache was validated, rewritten and
+	// verified by this version of the host: the directory is trusted as
+	// wazero's compiled code beside it is. One that does not compile (a
+	// torn write, a disk error) is prepared again.
 	if len(b) >= artifactMinSize {
 		if prepared := h.artifacts.get("prepared", key); prepared != nil {
-			mod, err = h.compileCached(ctx, prepared)
+			if m, err := e.compilePrepared(ctx, h, prepared); err == nil {
+				mod = m
+			} else if ctx.Err() != nil {
+				return ctx.Err()
+			}
 		}
 	}
 	if mod == nil {
-		prepared, rerr := rewrite(b, opts)
-		if rerr != nil {
-			// Let the runtime say what is wrong with a module it refuses
-			// as well; one it accepts is refused rather than run
-			// unstoppable.
-			if _, err := h.runtime.CompileModule(ctx, b); err == nil {
-				return rerr
-			}
-			prepared = b
+		prepared, err := h.prepare(b, opts, false)
+		if err != nil {
+			return err
 		}
-		mod, err = h.compileCached(ctx, prepared)
-		if err == nil && rerr == nil && len(b) >= artifactMinSize {
+		if mod, err = e.compilePrepared(ctx, h, prepared); err != nil {
+			return err
+		}
+		if len(b) >= artifactMinSize {
 			h.artifacts.put("prepared", key, prepared)
 		}
-	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	e.mod = mod
 	exports := mod.ExportedFunctions()
@@ -136,6 +232,7 @@ func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte) error {
 		e.abi = ABIWASICommand
 	default:
 		_ = mod.Close(ctx)
+		e.mod = nil
 		return ErrNoABI
 	}
 	e.kernel = e.abi == ABIExtism
@@ -157,8 +254,8 @@ func (h *Host) release(e *compiledEntry) {
 	h.mu.Lock()
 	e.refs--
 	last := e.refs == 0
-	if last && h.compiled[e.sha] == e {
-		delete(h.compiled, e.sha)
+	if last && h.compiled[e.key] == e {
+		delete(h.compiled, e.key)
 	}
 	h.mu.Unlock()
 	if last && e.mod != nil {
@@ -173,6 +270,9 @@ func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bo
 		m, n, _ := mems[0].Import()
 		return &ImportError{Module: name, Import: m + "." + n}
 	}
+	if e.otherImport != "" {
+		return &ImportError{Module: name, Import: e.otherImport}
+	}
 	for _, f := range e.mod.ImportedFunctions() {
 		m, n, _ := f.Import()
 		imp := &ImportError{Module: name, Import: m + "." + n}
@@ -184,7 +284,7 @@ func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bo
 		case goModule:
 			// The rewrite's yield; the kernel's other imports are the
 			// kernel's alone.
-			ok = n == yieldImport && len(f.ParamTypes()) == 0 && len(f.ResultTypes()) == 0
+			ok = n == yieldImport && string(f.ParamTypes()) == string([]api.ValueType{api.ValueTypeI32}) && len(f.ResultTypes()) == 0
 			if ok {
 				continue
 			}
@@ -235,34 +335,60 @@ func signature(f api.FunctionDefinition) string {
 
 var errBadBinary = errors.New("truncated or malformed section")
 
-// scanMemory returns the initial page count of the module's memory (0 when
-// it has none). It reads the binary itself because wazero exposes memory
-// limits only for exported memories, and a module must be refused before
-// an instance tries to allocate more than its limit.
-func scanMemory(b []byte) (uint32, error) {
+// scanModule returns the initial page count of the module's memory (0
+// when it has none) and the first table or global it imports ("" when
+// none). It reads the binary itself because wazero exposes memory limits
+// only for exported memories and no table or global imports at all, and a
+// module must be refused before an instance tries to allocate more than
+// its limit. b was validated, but may come from the disk cache.
+func scanModule(b []byte) (pages uint32, otherImport string, err error) {
 	if len(b) < 8 || string(b[:4]) != "\x00asm" {
-		return 0, errors.New("missing the \\0asm header")
+		return 0, "", errors.New("missing the \\0asm header")
 	}
 	r := reader{b: b, p: 8}
 	for !r.done() {
 		id := r.byte()
 		body := r.take(int(r.u32()))
 		if r.err != nil {
-			return 0, errBadBinary
+			return 0, "", errBadBinary
 		}
-		if id != secMemory {
-			continue
+		switch id {
+		case secImport:
+			ir := reader{b: body}
+			n := ir.u32()
+			for i := uint32(0); i < n && ir.err == nil && otherImport == ""; i++ {
+				mod, name := ir.name(), ir.name()
+				switch ir.byte() {
+				case 0: // function
+					ir.u32()
+				case 1: // table
+					ir.byte()
+					ir.limits()
+					otherImport = mod + "." + name
+				case 2: // memory
+					ir.limits()
+				case 3: // global
+					ir.byte()
+					ir.byte()
+					otherImport = mod + "." + name
+				default:
+					return 0, "", errBadBinary
+				}
+			}
+			if ir.err != nil {
+				return 0, "", errBadBinary
+			}
+		case secMemory:
+			mem := reader{b: body}
+			if mem.u32() == 0 {
+				continue
+			}
+			mem.byte() // limits flags
+			pages = mem.u32()
+			if mem.err != nil || pages > 65536 {
+				return 0, "", errBadBinary
+			}
 		}
-		mem := reader{b: body}
-		if mem.u32() == 0 {
-			return 0, nil
-		}
-		mem.byte() // limits flags
-		pages := mem.u32()
-		if mem.err != nil || pages > 65536 {
-			return 0, errBadBinary
-		}
-		return pages, nil
 	}
-	return 0, nil
+	return pages, otherImport, nil
 }

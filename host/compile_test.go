@@ -5,9 +5,10 @@ import (
 	"testing"
 )
 
-// TestScanMemory: the initial memory a module declares is read from its
-// binary, and a truncated or out-of-range memory section is refused.
-func TestScanMemory(t *testing.T) {
+// TestScanModule: the initial memory a module declares and the first
+// table or global it imports are read from its binary, and a truncated or
+// out-of-range memory section is refused.
+func TestScanModule(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name    string
@@ -23,11 +24,20 @@ func TestScanMemory(t *testing.T) {
 		{"truncated limits", wasmModule(sec(secMemory, 1, 0)), 0, errBadBinary},
 		{"section longer than the module", append(wasmModule(), secMemory, 9, 1), 0, errBadBinary},
 	} {
-		if pages, err := scanMemory(c.b); !errors.Is(err, c.wantErr) || pages != c.pages {
+		if pages, _, err := scanModule(c.b); !errors.Is(err, c.wantErr) || pages != c.pages {
 			t.Errorf("%s: %d pages, %v; want %d, %v", c.name, pages, err, c.pages, c.wantErr)
 		}
 	}
-	if _, err := scanMemory([]byte("#!/bin/sh\necho hi\n")); err == nil || err.Error() != `missing the \0asm header` {
+	if _, _, err := scanModule([]byte("#!/bin/sh\necho hi\n")); err == nil || err.Error() != `missing the \0asm header` {
 		t.Errorf("not WebAssembly: %v", err)
+	}
+	// An import section with a function, a table and a global: the table
+	// is named.
+	imports := sec(secImport, 3,
+		1, 'm', 1, 'f', 0x00, 0,
+		1, 'm', 1, 't', 0x01, 0x70, 0x00, 1,
+		1, 'm', 1, 'g', 0x03, 0x7f, 0x00)
+	if _, other, err := scanModule(wasmModule(imports)); err != nil || other != "m.t" {
+		t.Errorf("imports: %q, %v; want m.t", other, err)
 	}
 }

@@ -16,6 +16,10 @@ var (
 	// ErrDescribe is wrapped when a module's describe document is missing,
 	// fails or is invalid.
 	ErrDescribe = errors.New("host: invalid describe document")
+	// ErrUnsafe is wrapped when the host cannot prove that its own
+	// instrumentation of a module is complete (a defect of the host): the
+	// module is refused rather than run without a way to stop it.
+	ErrUnsafe = errors.New("host: the module cannot be run safely")
 	// ErrClosed is returned by calls on a closed Host or Loaded module.
 	ErrClosed = errors.New("host: closed")
 )

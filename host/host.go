@@ -12,10 +12,12 @@ import (
 	"path/filepath"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
+	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -65,6 +67,14 @@ type Options struct {
 	// context of the sandboxed call. Nil refuses every tool_call.
 	CallTool func(ctx context.Context, c tool.Call) (tool.Result, error)
 
+	// ModuleLimits bound what a module may declare (sizes, counts,
+	// nesting, branches), checked before it is compiled; zero fields take
+	// their defaults.
+	ModuleLimits ModuleLimits
+	// CompileTimeout bounds the compilation of one module; 0 means 2
+	// minutes. ModuleLimits keep real compilations far below it.
+	CompileTimeout time.Duration
+
 	// deadlines chooses how a running guest is stopped; only the overhead
 	// benchmark sets it.
 	deadlines deadlineMode
@@ -95,11 +105,14 @@ func (m deadlineMode) cacheSubdir() string {
 // share it: it is safe for concurrent use, compiles each distinct module
 // once, and owns the runtime every module runs in.
 type Host struct {
-	opts    Options
-	limits  Limits
-	runtime wazero.Runtime
-	cache   wazero.CompilationCache
-	kernel  *kernelRuntime // the compiled Extism kernel
+	opts   Options
+	limits Limits
+	// moduleLimits and compileTimeout are opts' with defaults applied.
+	moduleLimits   wasmbin.Limits
+	compileTimeout time.Duration
+	runtime        wazero.Runtime
+	cache          wazero.CompilationCache
+	kernel         *kernelRuntime // the compiled Extism kernel
 	// cacheDir is the on-disk cache, "" when the cache is in memory.
 	cacheDir  string
 	artifacts artifacts
@@ -149,18 +162,23 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		// a new process would read back entry by entry.
 		WithDebugInfoEnabled(false)
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+	if opts.CompileTimeout == 0 {
+		opts.CompileTimeout = defaultCompileTimeout
+	}
 	h := &Host{
-		opts:      opts,
-		limits:    limits,
-		runtime:   rt,
-		cache:     cache,
-		cacheDir:  cacheDir,
-		artifacts: artifacts{dir: cacheDir},
-		kv:        newKVStores(opts.KVDir),
-		refill:    make(chan struct{}, refillSlots()),
-		compiled:  map[string]*compiledEntry{},
-		loaded:    map[*Loaded]bool{},
-		done:      make(chan struct{}),
+		opts:           opts,
+		limits:         limits,
+		moduleLimits:   opts.ModuleLimits.wasmbin(),
+		compileTimeout: opts.CompileTimeout,
+		runtime:        rt,
+		cache:          cache,
+		cacheDir:       cacheDir,
+		artifacts:      artifacts{dir: cacheDir},
+		kv:             newKVStores(opts.KVDir),
+		refill:         make(chan struct{}, refillSlots()),
+		compiled:       map[string]*compiledEntry{},
+		loaded:         map[*Loaded]bool{},
+		done:           make(chan struct{}),
 	}
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = rt.Close(ctx)

@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"fmt"
 	"slices"
 )
 
@@ -33,9 +32,9 @@ func (h *Host) Inspect(ctx context.Context, name string, b, sidecar []byte) (*In
 	}
 	defer h.busy.Done()
 	sha := Hash(b)
-	e, err := h.compile(ctx, sha, b)
+	e, err := h.compile(ctx, sha, b, h.limits.Tables)
 	if err != nil {
-		return nil, fmt.Errorf("host: module %q: %w", name, err)
+		return nil, compileErr(name, err)
 	}
 	defer h.release(e)
 	all := map[string]bool{"net": true, "kv": true, "tools": true}

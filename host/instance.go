@@ -16,6 +16,8 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 )
 
 // instanceKey finds the running instance in a host function's context.
@@ -109,6 +111,11 @@ func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, e
 		if err != nil {
 			return nil, inst.classify(ctx, fmt.Errorf("instantiating the Extism kernel: %w", err))
 		}
+		if h.opts.deadlines == deadlineInterrupt {
+			if err := setStack(kmod, kernelStack); err != nil {
+				return nil, inst.classify(ctx, err)
+			}
+		}
 		inst.k.init(h.kernel, kmod, l.limits.Output)
 		ictx = experimental.WithImportResolver(ictx, func(name string) api.Module {
 			if name == envModule {
@@ -124,6 +131,12 @@ func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, e
 		return nil, inst.classify(ctx, fmt.Errorf("instantiating: %w", err))
 	}
 	inst.mod = mod
+	if h.opts.deadlines == deadlineInterrupt {
+		if err := setStack(mod, l.limits.Stack); err != nil {
+			inst.close()
+			return nil, inst.classify(ctx, err)
+		}
+	}
 	if err := inst.initialise(ictx); err != nil {
 		inst.close()
 		return nil, inst.classify(ctx, fmt.Errorf("initialising: %w", err))
@@ -139,6 +152,21 @@ func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, e
 		inst.fn = mod.ExportedFunction("_start")
 	}
 	return inst, nil
+}
+
+// kernelStack is the Extism kernel's stack budget: its functions do not
+// recurse.
+const kernelStack = 256 << 10
+
+// setStack gives a new instance its stack budget, the global the rewrite
+// added and exported for the host alone.
+func setStack(mod api.Module, budget int64) error {
+	g, ok := mod.ExportedGlobal(stackExport).(api.MutableGlobal)
+	if !ok {
+		return errors.New("the module lacks the host's stack budget")
+	}
+	g.Set(uint64(uint32(budget)))
+	return nil
 }
 
 // initialise runs the module's start function (which the rewrite made an
@@ -211,11 +239,18 @@ var errInterrupted = errors.New("interrupted")
 
 // yield is where an interruptible guest exits to Go every yieldEvery
 // checks: the Go scheduler may preempt it here, and the host stops it when
-// asked.
-func yield(ctx context.Context, _ api.Module, _ []uint64) {
+// asked. The rewrite also calls it, with reason wasmbin.YieldStack, when
+// the guest's stack budget is spent.
+func yield(ctx context.Context, _ api.Module, stack []uint64) {
 	inst, ok := ctx.Value(instanceKey{}).(*instance)
 	if !ok {
+		if uint32(stack[0]) == wasmbin.YieldStack {
+			panic(limitErr(LimitStack, kernelStack))
+		}
 		return
+	}
+	if uint32(stack[0]) == wasmbin.YieldStack {
+		inst.fail(limitErr(LimitStack, inst.limits.Stack))
 	}
 	if inst.l.h.shut.Load() {
 		inst.fail(fmt.Errorf("call stopped: %w", ErrClosed))

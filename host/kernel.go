@@ -79,7 +79,7 @@ type kernelRuntime struct {
 // from a first instance.
 func (h *Host) newKernelRuntime(ctx context.Context) (*kernelRuntime, error) {
 	rt := h.runtime
-	prepared, err := rewrite(kernelWasm, h.rewriteOptions())
+	prepared, err := h.prepare(kernelWasm, h.rewriteOptions(0), true)
 	if err != nil {
 		return nil, fmt.Errorf("host: preparing the Extism kernel: %w", err)
 	}
@@ -104,6 +104,11 @@ func (h *Host) newKernelRuntime(ctx context.Context) (*kernelRuntime, error) {
 		return nil, fmt.Errorf("host: instantiating the Extism kernel: %w", err)
 	}
 	defer inst.Close(ctx)
+	if h.opts.deadlines == deadlineInterrupt {
+		if err := setStack(inst, kernelStack); err != nil {
+			return nil, fmt.Errorf("host: the Extism kernel: %w", err)
+		}
+	}
 	state, err := inst.ExportedFunction("kernel_state").Call(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("host: the Extism kernel: %w", err)
@@ -429,7 +434,7 @@ func instantiateHostModules(ctx context.Context, rt wazero.Runtime) error {
 	}{{goModule, goFuncs}, {userModule, userFuncs}} {
 		b := rt.NewHostModuleBuilder(m.name)
 		if m.name == goModule {
-			b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(yield), nil, nil).Export(yieldImport)
+			b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(yield), []api.ValueType{i32}, nil).Export(yieldImport)
 		}
 		for _, f := range m.funcs {
 			fn := f.fn

@@ -3,12 +3,14 @@ package host
 import (
 	"fmt"
 	"time"
+
+	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 )
 
 // Limits bound what one call of a module may use. A zero field takes the
 // Host's default (see [DefaultLimits]); a call past a limit ends with a
 // [*LimitError] result, its instance is discarded and the host keeps
-// serving.
+// serving. host/ABI.md lists each limit and what a guest sees past it.
 type Limits struct {
 	// Memory caps the guest's linear memory plus its Extism memory blocks,
 	// in bytes (rounded up to 64 KiB pages). At most 4 GiB.
@@ -23,36 +25,77 @@ type Limits struct {
 	HTTPResponse int64
 	// KVValue caps one value stored in the key-value store.
 	KVValue int64
+
+	// HTTPRequest caps the body of one HTTP request a guest sends.
+	HTTPRequest int64
+	// KVNamespace caps the bytes (keys plus values) one kv namespace
+	// holds, across calls and processes; a write past it fails.
+	KVNamespace int64
+	// Stack caps the guest's call stack: each call of a function that
+	// calls others costs a bound on its frame (16 bytes per local and
+	// operand stack slot, plus 96), and a call past the limit ends the
+	// call. It bounds the host memory deep recursion takes.
+	Stack int64
+	// Tables caps the entries of the module's tables together (8 bytes of
+	// host memory each): a table that declares more is refused at load,
+	// and table.grow past it returns -1.
+	Tables int64
+	// ErrorText caps the error message a tool sets (Extism error_set, a
+	// WASI command's stderr); a longer one is cut and marked.
+	ErrorText int64
+	// CallDepth caps how deeply sandboxed calls nest: a guest calling a
+	// tool (tools: grant) that runs another sandboxed call counts one
+	// level more. The call past it is refused.
+	CallDepth int
+	// CallTreeMemory caps the memory of every instance of one call tree
+	// together (a call and the sandboxed calls it makes through tools:),
+	// on top of each one's Memory limit.
+	CallTreeMemory int64
 }
 
-// DefaultLimits are the limits of DESIGN.md §4.
+// DefaultLimits are the limits of DESIGN.md §4 and of host/ABI.md.
+// Changing it changes the defaults of every Host created afterwards; set
+// Options.Limits instead.
 var DefaultLimits = Limits{
-	Memory:       64 << 20,
-	Timeout:      10 * time.Second,
-	Output:       1 << 20,
-	HTTPResponse: 4 << 20,
-	KVValue:      1 << 20,
+	Memory:         64 << 20,
+	Timeout:        10 * time.Second,
+	Output:         1 << 20,
+	HTTPResponse:   4 << 20,
+	KVValue:        1 << 20,
+	HTTPRequest:    4 << 20,
+	KVNamespace:    64 << 20,
+	Stack:          4 << 20,
+	Tables:         1 << 20,
+	ErrorText:      64 << 10,
+	CallDepth:      4,
+	CallTreeMemory: 256 << 20,
 }
 
 const maxMemory = 4 << 30 // the wasm32 address space
 
 // withDefaults fills zero fields from d.
 func (l Limits) withDefaults(d Limits) Limits {
-	if l.Memory == 0 {
-		l.Memory = d.Memory
+	fill := func(v *int64, def int64) {
+		if *v == 0 {
+			*v = def
+		}
 	}
+	fill(&l.Memory, d.Memory)
 	if l.Timeout == 0 {
 		l.Timeout = d.Timeout
 	}
-	if l.Output == 0 {
-		l.Output = d.Output
+	fill(&l.Output, d.Output)
+	fill(&l.HTTPResponse, d.HTTPResponse)
+	fill(&l.KVValue, d.KVValue)
+	fill(&l.HTTPRequest, d.HTTPRequest)
+	fill(&l.KVNamespace, d.KVNamespace)
+	fill(&l.Stack, d.Stack)
+	fill(&l.Tables, d.Tables)
+	fill(&l.ErrorText, d.ErrorText)
+	if l.CallDepth == 0 {
+		l.CallDepth = d.CallDepth
 	}
-	if l.HTTPResponse == 0 {
-		l.HTTPResponse = d.HTTPResponse
-	}
-	if l.KVValue == 0 {
-		l.KVValue = d.KVValue
-	}
+	fill(&l.CallTreeMemory, d.CallTreeMemory)
 	return l
 }
 
@@ -69,17 +112,37 @@ func (l Limits) validate() error {
 		return fmt.Errorf("host: negative HTTP response limit %d", l.HTTPResponse)
 	case l.KVValue < 0:
 		return fmt.Errorf("host: negative kv value limit %d", l.KVValue)
+	case l.HTTPRequest < 0:
+		return fmt.Errorf("host: negative HTTP request limit %d", l.HTTPRequest)
+	case l.KVNamespace < 0:
+		return fmt.Errorf("host: negative kv namespace limit %d", l.KVNamespace)
+	case l.Stack < 0 || l.Stack > 1<<30:
+		return fmt.Errorf("host: stack limit %d out of range (0 to 1 GiB)", l.Stack)
+	case l.Tables < 0 || l.Tables > 1<<28:
+		return fmt.Errorf("host: table limit %d out of range (0 to 2^28 entries)", l.Tables)
+	case l.ErrorText < 0:
+		return fmt.Errorf("host: negative error text limit %d", l.ErrorText)
+	case l.CallDepth < 0:
+		return fmt.Errorf("host: negative call depth limit %d", l.CallDepth)
+	case l.CallTreeMemory < 0:
+		return fmt.Errorf("host: negative call tree memory limit %d", l.CallTreeMemory)
 	}
 	return nil
 }
 
 // The limits a LimitError names.
 const (
-	LimitMemory       = "memory"
-	LimitTime         = "time"
-	LimitOutput       = "output"
-	LimitHTTPResponse = "HTTP response"
-	LimitKVValue      = "kv value"
+	LimitMemory         = "memory"
+	LimitTime           = "time"
+	LimitOutput         = "output"
+	LimitHTTPResponse   = "HTTP response"
+	LimitKVValue        = "kv value"
+	LimitHTTPRequest    = "HTTP request"
+	LimitKVNamespace    = "kv namespace"
+	LimitStack          = "stack"
+	LimitTables         = "table"
+	LimitCallDepth      = "call depth"
+	LimitCallTreeMemory = "call tree memory"
 )
 
 // LimitError reports a call that went past one of its module's limits.
@@ -112,3 +175,55 @@ func formatBytes(n int64) string {
 	}
 	return fmt.Sprintf("%d bytes", n)
 }
+
+// ModuleLimits bound what a module may declare, checked when it is first
+// compiled, before anything of it runs or is compiled: compilers spend
+// time and memory superlinear in a function's size, nesting and branches,
+// so these keep a hostile module's compilation small. A zero field takes
+// the default host/ABI.md lists (generous for every toolchain's output:
+// the largest known module, a 19 MB JavaScript engine built with Go, uses
+// at most half of each).
+type ModuleLimits struct {
+	// Bytes caps the module's size (default 64 MiB).
+	Bytes int
+	// Functions caps its functions, imported ones included (200 000).
+	Functions int
+	// FunctionBytes caps one function's code (1 MiB).
+	FunctionBytes int
+	// Locals caps one function's parameters and locals (50 000).
+	Locals int
+	// StackHeight caps one function's operand stack height (10 000).
+	StackHeight int
+	// Nesting caps one function's nested blocks (10 000).
+	Nesting int
+	// Branches caps one function's control instructions and branch
+	// targets (12 000): compile cost grows with their square.
+	Branches int
+	// CompileWork caps the sum over functions of Branches squared
+	// (1.2e9, about 16 s of compilation).
+	CompileWork int64
+}
+
+func (l ModuleLimits) wasmbin() wasmbin.Limits {
+	return wasmbin.Limits{
+		ModuleBytes: l.Bytes, Functions: l.Functions, FunctionBytes: l.FunctionBytes, Locals: l.Locals,
+		StackHeight: l.StackHeight, Nesting: l.Nesting, Branches: l.Branches, CompileWork: l.CompileWork,
+	}.WithDefaults()
+}
+
+// ModuleLimitError reports a module that declares more than a
+// [ModuleLimits] field allows; Load and Inspect refuse it.
+type ModuleLimitError struct {
+	Limit string // the ModuleLimits field, e.g. "FunctionBytes"
+	Max   int64
+	// What says what went past the limit.
+	What string
+}
+
+func (e *ModuleLimitError) Error() string {
+	return fmt.Sprintf("module exceeds the compile limit %s (%d): %s", e.Limit, e.Max, e.What)
+}
+
+// defaultCompileTimeout bounds a module's compilation when
+// Options.CompileTimeout is zero.
+const defaultCompileTimeout = 2 * time.Minute

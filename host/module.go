@@ -101,9 +101,9 @@ func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
 	}
 	defer h.busy.Done()
 	sha := Hash(m.Bytes)
-	entry, err := h.compile(ctx, sha, m.Bytes)
+	entry, err := h.compile(ctx, sha, m.Bytes, limits.Tables)
 	if err != nil {
-		return nil, fmt.Errorf("host: module %q: %w", m.Name, err)
+		return nil, compileErr(m.Name, err)
 	}
 	l := &Loaded{
 		h: h, name: m.Name, sha: sha, abi: entry.abi, entry: entry, idle: make(chan struct{}),
@@ -271,6 +271,17 @@ func (l *Loaded) describeOnce(ctx context.Context) ([]byte, error) {
 		return nil, errors.New(failure)
 	}
 	return bytes.Clone(out), nil
+}
+
+// compileErr names the module in an error of compile.
+func compileErr(name string, err error) error {
+	var ie *ImportError
+	if errors.As(err, &ie) {
+		named := *ie // the compiled entry, and its error, are shared
+		named.Module = name
+		return &named
+	}
+	return fmt.Errorf("host: module %q: %w", name, err)
 }
 
 // Tools returns the module's tools, in describe order.

@@ -337,7 +337,8 @@ func TestGrantsAndLimitsApplied(t *testing.T) {
 		t.Errorf("quarantined module answered %q: it saw the environment", got)
 	}
 	p, _ := s.Plugin("greet")
-	want := Limits{Memory: 8 << 20, Timeout: 1500 * time.Millisecond, Output: 4096, HTTPResponse: DefaultLimits.HTTPResponse, KVValue: DefaultLimits.KVValue}
+	want := DefaultLimits
+	want.Memory, want.Timeout, want.Output = 8<<20, 1500*time.Millisecond, 4096
 	if got := p.Loaded.Limits(); got != want {
 		t.Errorf("limits = %+v, want %+v", got, want)
 	}

@@ -4,40 +4,54 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+
+	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 )
 
-// The host rewrites a module's binary once, before compiling it (see
-// RATIONALE.md "Why does the host rewrite modules?"):
+// The host rewrites a module's binary once, before compiling it, and only
+// after wasmbin.Validate has found it valid as written (see RATIONALE.md
+// "Why does the host rewrite modules?" and "What stops a guest the
+// instrumentation missed?"):
 //
 //   - Interruption. wazero can stop a running guest only by exiting to Go
 //     at every loop iteration (close-on-context-done), which makes tight
 //     loops several times slower; and native code that never exits to Go
 //     cannot be preempted, so without some exit a long guest loop would
 //     also hold up every garbage collection of the process. The rewrite
-//     adds a mutable i32 global (the fuel) and an imported host function
-//     (autoagent:kernel.yield), and starts every loop body, and every
-//     function that makes calls, with
+//     imports a host function (autoagent:kernel.yield) and adds a mutable
+//     i32 global, the fuel, and starts every loop body with
 //
-//     fuel -= 1; if fuel == 0 { yield(); fuel = yieldEvery }
+//     fuel -= 1; if fuel == 0 { yield(0); fuel = yieldEvery }
 //
 //     so the guest exits to Go once every yieldEvery checks: yield ends the
 //     call when its time is up or its caller gave up, and is where the Go
-//     scheduler may preempt it. A check is a load, a store and a branch.
-//     Functions that make no call and have no loop run in bounded time and
-//     get no check. Adding the import shifts the index of every function
-//     the module defines by one, so calls, ref.func, exports, element
-//     segments and global initialisers are renumbered, and custom sections
-//     (names, debug information) dropped.
+//     scheduler may preempt it. A bulk instruction (memory.fill, .copy,
+//     .init, table.fill, .copy, .init) costs time in proportion to its
+//     length, so it is charged fuel in proportion first.
+//   - Stack. Every function that makes calls (only those can recurse) also
+//     starts with the fuel check, then lowers a second added global, the
+//     stack budget the host sets after instantiation, by a bound on its
+//     frame's size, calling yield(1) when the budget is spent; its body is
+//     wrapped in a block, after which the budget is given back (a return
+//     becomes a branch to that block). Deep recursion then ends at the
+//     module's stack limit instead of growing wazero's stack to 400 MB.
+//   - By construction, guest code cannot name what the rewrite adds: the
+//     yield import takes the function index just after the module's own
+//     imports and the two globals the indices just after its imported
+//     globals, so every index the module defines is renumbered past them
+//     and an index that was out of range stays out of range.
+//   - Tables. Each defined table's maximum is capped so that all tables
+//     together hold at most Limits.Tables entries: table.grow past it
+//     fails (-1) as the specification allows.
 //   - Instantiation. A Go guest's data section holds tens of thousands of
 //     small active segments, each costing allocations per instantiation.
 //     Adjacent ones are merged (the gaps filled with the zeros memory starts
 //     with), which changes nothing the guest can observe.
 //
-// The rewrite decodes every instruction. It accepts exactly the
-// instruction set the host's runtime enables (WebAssembly 2.0: sign
-// extension, saturating conversions, bulk memory, reference types,
-// multi-value, SIMD) and refuses anything else, rather than let a module
-// run without interruption checks.
+// Custom sections (names, debug information) are dropped: their indices
+// would be wrong. The rewritten module is then verified (wasmbin.Verify,
+// another decoder than the one here) before it is compiled.
 
 // yieldEvery is how many checks run between two exits to Go: a few tens
 // of microseconds of a tight loop, so the time limit and the garbage
@@ -48,19 +62,37 @@ const yieldEvery = 10000
 // import anything from goModule themselves.
 const yieldImport = "yield"
 
-// startExport names the module's start function, which the rewrite turns
-// into an export the host calls right after instantiation, under the
-// call's time limit: the start section would run inside instantiation,
-// before the host can interrupt anything.
-const startExport = "autoagent:start"
+// The names the rewrite exports for the host; a module's own exports may
+// not start with reservedPrefix.
+const (
+	reservedPrefix = "autoagent:"
+	// startExport names the module's start function, which the rewrite
+	// turns into an export the host calls right after instantiation, under
+	// the call's time limit: the start section would run inside
+	// instantiation, before the host can interrupt anything.
+	startExport = "autoagent:start"
+	// stackExport is the stack budget, which the host sets after
+	// instantiation.
+	stackExport = "autoagent:stack"
+)
+
+// The fuel one unit of a bulk instruction's length costs: 2^memShift
+// bytes of memory, 2^tableShift table entries (a loop iteration costs one
+// unit, and is at least as slow).
+const (
+	memShift   = 6
+	tableShift = 3
+)
 
 // rewriteOptions choose what rewrite does.
 type rewriteOptions struct {
-	interrupt bool // add the fuel checks and the yield import
+	interrupt bool // add the instrumentation (fuel, stack, charges, yield)
 	mergeData bool // merge adjacent active data segments
+	// tables caps the entries of all tables together (0: no cap).
+	tables uint32
 }
 
-// errRewrite wraps what the rewrite could not decode.
+// errRewrite wraps what the rewrite refuses.
 var errRewrite = errors.New("cannot prepare the module")
 
 // The section ids of the binary format.
@@ -68,6 +100,7 @@ const (
 	secCustom    = 0
 	secType      = 1
 	secImport    = 2
+	secTable     = 4
 	secMemory    = 5
 	secGlobal    = 6
 	secExport    = 7
@@ -97,86 +130,85 @@ const mergeGap = 4096
 
 // rewriter holds what one rewrite learned about the module.
 type rewriter struct {
-	opts          rewriteOptions
-	importedFuncs uint32 // the yield import's index; defined functions shift past it
-	fuel          uint32 // the fuel global's index
-	yieldType     uint32
+	m    *wasmbin.Module
+	opts rewriteOptions
+	inst wasmbin.Instrumentation
+	// yieldType is the type index of yield's (i32) -> ().
+	yieldType uint32
+	// wrapTypes are the types [] -> results added for the blocks that wrap
+	// bodies returning several values, by their results.
+	wrapTypes     map[string]uint32
+	wrapTypeOrder [][]wasmbin.ValType
 	usesDataIndex bool // memory.init or data.drop: data segments keep their numbers
 }
 
 // fn maps an original function index to the rewritten one.
 func (w *rewriter) fn(i uint32) uint32 {
-	if w.opts.interrupt && i >= w.importedFuncs {
+	if w.opts.interrupt && int(i) >= w.m.ImportedFuncs {
 		return i + 1
 	}
 	return i
 }
 
-// rewrite applies opts to the module b.
-func rewrite(b []byte, opts rewriteOptions) ([]byte, error) {
-	if !opts.interrupt && !opts.mergeData {
+// global maps an original global index to the rewritten one.
+func (w *rewriter) global(i uint32) uint32 {
+	if w.opts.interrupt && int(i) >= w.m.ImportedGlobals {
+		return i + 2
+	}
+	return i
+}
+
+// instrumentation returns what the rewrite adds to m.
+func instrumentation(m *wasmbin.Module) wasmbin.Instrumentation {
+	g := uint32(m.ImportedGlobals)
+	return wasmbin.Instrumentation{
+		Fuel: g, Stack: g + 1, Yield: uint32(m.ImportedFuncs), YieldEvery: yieldEvery,
+		YieldModule: goModule, YieldName: yieldImport, MemShift: memShift, TableShift: tableShift,
+	}
+}
+
+// rewrite applies opts to the module b, which wasmbin.Validate found valid
+// as m.
+func rewrite(m *wasmbin.Module, b []byte, opts rewriteOptions) ([]byte, error) {
+	if !opts.interrupt && !opts.mergeData && opts.tables == 0 {
 		return b, nil
 	}
-	if len(b) < 8 || string(b[:4]) != "\x00asm" {
-		return nil, fmt.Errorf("%w: missing the \\0asm header", errRewrite)
+	for _, e := range m.Exports {
+		if strings.HasPrefix(e.Name, reservedPrefix) {
+			return nil, fmt.Errorf("%w: it exports %q; names starting with %q are the host's", errRewrite, e.Name, reservedPrefix)
+		}
+	}
+	for _, imp := range m.Imports {
+		if imp.Module == goModule && imp.Name == yieldImport {
+			return nil, fmt.Errorf("%w: it imports %s.%s, which the rewrite adds", errRewrite, imp.Module, imp.Name)
+		}
+	}
+	w := &rewriter{m: m, opts: opts, inst: instrumentation(m), yieldType: uint32(len(m.Types)), wrapTypes: map[string]uint32{}}
+	next := w.yieldType + 1
+	for i, c := range m.Code {
+		res := m.FuncType(uint32(m.ImportedFuncs + i)).Results
+		if !opts.interrupt || !c.Calls || len(res) < 2 {
+			continue
+		}
+		key := fmt.Sprint(res)
+		if _, ok := w.wrapTypes[key]; !ok {
+			w.wrapTypes[key] = next
+			w.wrapTypeOrder = append(w.wrapTypeOrder, res)
+			next++
+		}
 	}
 	var secs []section
-	r := reader{b: b, p: 8}
-	for !r.done() {
-		id := r.byte()
-		body := r.take(int(r.u32()))
-		if r.err != nil {
-			return nil, fmt.Errorf("%w: truncated section %d", errRewrite, id)
-		}
-		secs = append(secs, section{id, body})
+	for _, s := range m.Sections {
+		secs = append(secs, section{s.ID, b[s.Offset : s.Offset+s.Size]})
 	}
-	w := &rewriter{opts: opts}
-	start := -1
-	var types, importedGlobals, definedGlobals uint32
-	for _, s := range secs {
-		r := reader{b: s.body}
-		switch s.id {
-		case secType:
-			types = r.u32()
-		case secImport:
-			var err error
-			if w.importedFuncs, importedGlobals, err = countImports(s.body); err != nil {
-				return nil, err
-			}
-		case secGlobal:
-			definedGlobals = r.u32()
-		case secStart:
-			start = int(r.u32())
-		}
-		if r.err != nil {
-			return nil, fmt.Errorf("%w: malformed section %d", errRewrite, s.id)
-		}
-	}
-	w.fuel = importedGlobals + definedGlobals
-	w.yieldType = types
 
-	out := make([]section, 0, len(secs)+4)
-	if opts.interrupt {
-		var err error
-		if out, err = w.rewriteSections(secs, start); err != nil {
-			return nil, err
-		}
-	} else {
-		for _, s := range secs {
-			if s.id == secCode {
-				body, err := w.code(s.body)
-				if err != nil {
-					return nil, err
-				}
-				s.body = body
-			}
-			out = append(out, s)
-		}
+	out, err := w.rewriteSections(secs)
+	if err != nil {
+		return nil, err
 	}
 	if opts.mergeData && !w.usesDataIndex {
 		w.mergeDataSections(out)
 	}
-
 	size := 8
 	for _, s := range out {
 		size += 1 + 5 + len(s.body)
@@ -191,18 +223,19 @@ func rewrite(b []byte, opts rewriteOptions) ([]byte, error) {
 	return res, nil
 }
 
-// rewriteSections adds the yield import, the fuel global and the checks,
-// and renumbers functions.
-func (w *rewriter) rewriteSections(secs []section, start int) ([]section, error) {
+// rewriteSections rewrites each section, creating those the additions
+// need where the module has none.
+func (w *rewriter) rewriteSections(secs []section) ([]section, error) {
 	out := make([]section, 0, len(secs)+4)
 	have := map[byte]bool{}
-	// add creates a section the module lacks, in its place.
+	// add creates the sections the module lacks that rank before id (all
+	// of them for id 0).
 	add := func(before byte) {
+		if !w.opts.interrupt {
+			return
+		}
 		for _, id := range []byte{secType, secImport, secGlobal, secExport} {
 			if have[id] || (before != 0 && sectionRank(before) <= sectionRank(id)) {
-				continue
-			}
-			if id == secExport && start < 0 {
 				continue
 			}
 			var body []byte
@@ -214,7 +247,7 @@ func (w *rewriter) rewriteSections(secs []section, start int) ([]section, error)
 			case secGlobal:
 				body = w.globals(nil)
 			case secExport:
-				body = append(appendU32(nil, 1), appendExport(nil, startExport, 0x00, w.fn(uint32(start)))...)
+				body, _ = w.exports(nil)
 			}
 			out = append(out, section{id, body})
 			have[id] = true
@@ -229,15 +262,23 @@ func (w *rewriter) rewriteSections(secs []section, start int) ([]section, error)
 		var err error
 		switch s.id {
 		case secType:
-			s.body = w.types(s.body)
+			if w.opts.interrupt {
+				s.body = w.types(s.body)
+			}
 		case secImport:
-			s.body = w.imports(s.body)
+			if w.opts.interrupt {
+				s.body = w.imports(s.body)
+			}
+		case secTable:
+			s.body, err = w.tables(s.body)
 		case secGlobal:
-			s.body, err = w.renumberGlobals(s.body)
+			s.body, err = w.rewriteGlobals(s.body)
 		case secExport:
-			s.body, err = w.exports(s.body, start)
+			s.body, err = w.exports(s.body)
 		case secStart:
-			continue // now an export (startExport)
+			if w.opts.interrupt {
+				continue // now an export (startExport)
+			}
 		case secElement:
 			s.body, err = w.elements(s.body)
 		case secCode:
@@ -250,37 +291,6 @@ func (w *rewriter) rewriteSections(secs []section, start int) ([]section, error)
 	}
 	add(0)
 	return out, nil
-}
-
-// countImports counts the function and global imports, which come first
-// in their index spaces.
-func countImports(body []byte) (funcs, globals uint32, err error) {
-	r := reader{b: body}
-	n := r.u32()
-	for i := uint32(0); i < n && r.err == nil; i++ {
-		r.name()
-		r.name()
-		switch kind := r.byte(); kind {
-		case 0: // function
-			r.u32()
-			funcs++
-		case 1: // table
-			r.byte()
-			r.limits()
-		case 2: // memory
-			r.limits()
-		case 3: // global
-			r.byte()
-			r.byte()
-			globals++
-		default:
-			return 0, 0, fmt.Errorf("%w: import kind %d", errRewrite, kind)
-		}
-	}
-	if r.err != nil {
-		return 0, 0, fmt.Errorf("%w: malformed import section", errRewrite)
-	}
-	return funcs, globals, nil
 }
 
 // extend returns a vector section body with extra entries appended; body
@@ -298,10 +308,26 @@ func extend(body []byte, extra []byte, n uint32) []byte {
 	return append(out, extra...)
 }
 
-// types adds the yield function's type, () -> ().
-func (w *rewriter) types(body []byte) []byte { return extend(body, []byte{0x60, 0x00, 0x00}, 1) }
+// types adds the yield function's type, (i32) -> (), and the wrapper
+// blocks' types.
+func (w *rewriter) types(body []byte) []byte {
+	extra := []byte{0x60, 0x01, 0x7f, 0x00}
+	for _, res := range w.wrapTypeOrder {
+		extra = append(appendU32(append(extra, 0x60, 0x00), uint32(len(res))), valTypes(res)...)
+	}
+	return extend(body, extra, 1+uint32(len(w.wrapTypeOrder)))
+}
 
-// imports adds autoagent:kernel.yield after the module's imports.
+func valTypes(ts []wasmbin.ValType) []byte {
+	b := make([]byte, len(ts))
+	for i, t := range ts {
+		b[i] = byte(t)
+	}
+	return b
+}
+
+// imports adds autoagent:kernel.yield after the module's imports: its
+// function index is the number of functions the module imports.
 func (w *rewriter) imports(body []byte) []byte {
 	e := appendU32(nil, uint32(len(goModule)))
 	e = append(e, goModule...)
@@ -312,16 +338,27 @@ func (w *rewriter) imports(body []byte) []byte {
 	return extend(body, e, 1)
 }
 
-// globals adds the fuel global: a mutable i32 starting at yieldEvery.
+// globals returns the global section: the fuel (starting at yieldEvery)
+// and the stack budget (0 until the host sets it) first, then the
+// module's own globals (body, nil when it has none), already renumbered.
 func (w *rewriter) globals(body []byte) []byte {
-	e := []byte{0x7f, 0x01, 0x41}
-	e = appendS32(e, yieldEvery)
-	e = append(e, 0x0b)
-	return extend(body, e, 1)
+	e := appendS32([]byte{0x7f, 0x01, 0x41}, yieldEvery)
+	e = append(e, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b)
+	var count uint32
+	rest := body
+	if body != nil {
+		r := reader{b: body}
+		count = r.u32()
+		rest = body[r.p:]
+	}
+	out := appendU32(make([]byte, 0, len(body)+len(e)+5), count+2)
+	out = append(out, e...)
+	return append(out, rest...)
 }
 
-// renumberGlobals renumbers ref.func in the initialisers and adds the fuel.
-func (w *rewriter) renumberGlobals(body []byte) ([]byte, error) {
+// rewriteGlobals renumbers the initialisers and, when interrupting, puts
+// the fuel and the stack budget first.
+func (w *rewriter) rewriteGlobals(body []byte) ([]byte, error) {
 	r := reader{b: body}
 	n := r.u32()
 	out := appendU32(nil, n)
@@ -338,32 +375,72 @@ func (w *rewriter) renumberGlobals(body []byte) ([]byte, error) {
 	if r.err != nil || !r.done() {
 		return nil, fmt.Errorf("%w: malformed global section", errRewrite)
 	}
+	if !w.opts.interrupt {
+		return out, nil
+	}
 	return w.globals(out), nil
 }
 
-// exports renumbers function exports and exports the start function.
-func (w *rewriter) exports(body []byte, start int) ([]byte, error) {
+// tables caps each defined table's maximum so that all tables together
+// hold at most opts.tables entries (each table gets an equal share).
+func (w *rewriter) tables(body []byte) ([]byte, error) {
+	if w.opts.tables == 0 {
+		return body, nil
+	}
+	share := w.opts.tables / uint32(max(len(w.m.Tables), 1))
 	r := reader{b: body}
 	n := r.u32()
-	var out []byte
-	for i := uint32(0); i < n && r.err == nil; i++ {
-		name := r.name()
-		if name == startExport {
-			return nil, fmt.Errorf("%w: it exports the reserved name %q", errRewrite, name)
+	out := appendU32(nil, n)
+	defined := w.m.Tables[len(w.m.Tables)-int(n):]
+	for i := uint32(0); i < n; i++ {
+		out = append(out, r.byte()) // the reference type
+		r.limits()
+		t := defined[i]
+		if t.Min > share {
+			return nil, &LimitError{Limit: LimitTables, Value: fmt.Sprintf("%d entries (table %d declares %d)", w.opts.tables, len(w.m.Tables)-int(n)+int(i), t.Min)}
 		}
-		kind := r.byte()
-		idx := r.u32()
-		if kind == 0x00 {
-			idx = w.fn(idx)
+		limit := share
+		if t.HasMax && t.Max < limit {
+			limit = t.Max
 		}
-		out = appendExport(out, name, kind, idx)
+		out = appendU32(appendU32(append(out, 0x01), t.Min), limit)
 	}
 	if r.err != nil || !r.done() {
-		return nil, fmt.Errorf("%w: malformed export section", errRewrite)
+		return nil, fmt.Errorf("%w: malformed table section", errRewrite)
 	}
-	if start >= 0 {
-		out = appendExport(out, startExport, 0x00, w.fn(uint32(start)))
+	return out, nil
+}
+
+// exports renumbers function and global exports and adds the host's.
+func (w *rewriter) exports(body []byte) ([]byte, error) {
+	var out []byte
+	var n uint32
+	if body != nil {
+		r := reader{b: body}
+		n = r.u32()
+		for i := uint32(0); i < n && r.err == nil; i++ {
+			name := r.name()
+			kind := r.byte()
+			idx := r.u32()
+			switch kind {
+			case 0x00:
+				idx = w.fn(idx)
+			case 0x03:
+				idx = w.global(idx)
+			}
+			out = appendExport(out, name, kind, idx)
+		}
+		if r.err != nil || !r.done() {
+			return nil, fmt.Errorf("%w: malformed export section", errRewrite)
+		}
+	}
+	if w.opts.interrupt {
+		out = appendExport(out, stackExport, 0x03, w.inst.Stack)
 		n++
+		if w.m.Start >= 0 {
+			out = appendExport(out, startExport, 0x00, w.fn(uint32(w.m.Start)))
+			n++
+		}
 	}
 	return append(appendU32(nil, n), out...), nil
 }
@@ -416,7 +493,8 @@ func (w *rewriter) elements(body []byte) ([]byte, error) {
 	return out, nil
 }
 
-// constExpr copies a constant expression, renumbering ref.func.
+// constExpr copies a constant expression, renumbering ref.func and
+// global.get.
 func (w *rewriter) constExpr(out []byte, r *reader) ([]byte, error) {
 	for r.err == nil {
 		p := r.p
@@ -432,12 +510,12 @@ func (w *rewriter) constExpr(out []byte, r *reader) ([]byte, error) {
 		case 0x44:
 			r.take(8)
 		case 0x23: // global.get
-			r.u32()
+			out = appendU32(append(out, op), w.global(r.u32()))
+			continue
 		case 0xd0: // ref.null
 			r.valType()
 		case 0xd2: // ref.func
-			out = append(out, op)
-			out = appendU32(out, w.fn(r.u32()))
+			out = appendU32(append(out, op), w.fn(r.u32()))
 			continue
 		case 0xfd: // v128.const
 			if r.u32() != 12 {
@@ -454,21 +532,15 @@ func (w *rewriter) constExpr(out []byte, r *reader) ([]byte, error) {
 
 // code rewrites every function body.
 func (w *rewriter) code(body []byte) ([]byte, error) {
-	var check []byte
+	var fuelCheck []byte
 	if w.opts.interrupt {
-		// fuel -= 1; if fuel == 0 { yield(); fuel = yieldEvery }
-		check = appendU32([]byte{0x23}, w.fuel)
-		check = append(check, 0x41, 0x01, 0x6b, 0x24)
-		check = appendU32(check, w.fuel)
-		check = appendU32(append(check, 0x23), w.fuel)
-		check = append(check, 0x45, 0x04, 0x40, 0x10)
-		check = appendU32(check, w.importedFuncs)
-		check = appendS32(append(check, 0x41), yieldEvery)
-		check = appendU32(append(check, 0x24), w.fuel)
-		check = append(check, 0x0b)
+		fuelCheck = w.inst.FuelCheck()
 	}
 	r := reader{b: body}
 	n := r.u32()
+	if int(n) != len(w.m.Code) {
+		return nil, fmt.Errorf("%w: %d function bodies, validation saw %d", errRewrite, n, len(w.m.Code))
+	}
 	out := make([]byte, 0, len(body)+len(body)/4)
 	out = appendU32(out, n)
 	var fn []byte
@@ -478,8 +550,8 @@ func (w *rewriter) code(body []byte) ([]byte, error) {
 			return nil, fmt.Errorf("%w: truncated code section", errRewrite)
 		}
 		var err error
-		if fn, err = w.function(fn[:0], code, check); err != nil {
-			return nil, fmt.Errorf("%w: function %d: %w", errRewrite, i, err)
+		if fn, err = w.function(fn[:0], int(i), code, fuelCheck); err != nil {
+			return nil, fmt.Errorf("%w: function %d: %w", errRewrite, w.m.ImportedFuncs+int(i), err)
 		}
 		out = appendU32(out, uint32(len(fn)))
 		out = append(out, fn...)
@@ -490,43 +562,109 @@ func (w *rewriter) code(body []byte) ([]byte, error) {
 	return out, nil
 }
 
-// function copies one function body to out, renumbering calls and
-// inserting check after every loop's block type and, when the function
-// makes calls, at its entry.
-func (w *rewriter) function(out, code, check []byte) ([]byte, error) {
+// function copies the body of defined function i to out, renumbering
+// functions and globals and adding the instrumentation: the fuel check
+// after every loop's block type, a charge before every bulk instruction,
+// and for a function that makes calls the stack budget's entry check, the
+// block around its body, and the budget's return after it.
+func (w *rewriter) function(out []byte, i int, code, fuelCheck []byte) ([]byte, error) {
+	info := w.m.Code[i]
+	typ := w.m.FuncType(uint32(w.m.ImportedFuncs + i))
+	interrupt := w.opts.interrupt
+	wrap := interrupt && info.Calls
+	scratch := interrupt && info.Bulk
 	r := reader{b: code}
 	groups := r.u32()
-	for i := uint32(0); i < groups && r.err == nil; i++ {
+	for g := uint32(0); g < groups && r.err == nil; g++ {
 		r.u32()
 		r.valType()
 	}
 	if r.err != nil {
 		return nil, errors.New("malformed locals")
 	}
-	out = append(out, code[:r.p]...)
-	entry := len(out)
-	calls := false
+	if scratch {
+		// One more local, an i32, for the charges: it follows every other.
+		lr := reader{b: code}
+		lr.u32()
+		out = appendU32(out, groups+1)
+		out = append(out, code[lr.p:r.p]...)
+		out = append(out, 0x01, 0x7f)
+	} else {
+		out = append(out, code[:r.p]...)
+	}
+	locals := len(typ.Params) + info.Locals
+	scratchIdx := uint32(locals)
+	if scratch {
+		locals++
+	}
+	var cost int32
+	if wrap {
+		// The patterns push at most 3 values above the body's own height.
+		cost = wasmbin.FrameCost(locals, info.MaxStack+3)
+		out = append(out, w.inst.StackEntry(cost)...)
+		out = append(out, 0x02)
+		switch len(typ.Results) {
+		case 0:
+			out = append(out, 0x40)
+		case 1:
+			out = append(out, byte(typ.Results[0]))
+		default:
+			out = appendS32(out, int32(w.wrapTypes[fmt.Sprint(typ.Results)]))
+		}
+	}
+	var memCharge, tableCharge []byte
+	if scratch {
+		memCharge = w.inst.Charge(scratchIdx, memShift)
+		tableCharge = w.inst.Charge(scratchIdx, tableShift)
+	}
+	depth := uint32(0) // frames open inside the body
 	for !r.done() {
 		start := r.p
 		op := r.byte()
 		loop := false
 		switch {
-		case op == 0x00 || op == 0x01 || op == 0x05 || op == 0x0b || op == 0x0f ||
+		case op == 0x0b: // end
+			if depth == 0 {
+				if !r.done() {
+					return nil, fmt.Errorf("bytes after the function's end at offset %d", r.p)
+				}
+				if wrap {
+					out = append(out, 0x0b)
+					out = append(out, w.inst.StackExit(cost)...)
+				}
+				return append(out, 0x0b), nil
+			}
+			depth--
+		case op == 0x00 || op == 0x01 || op == 0x05 ||
 			op == 0x1a || op == 0x1b || op == 0xd1 || (op >= 0x45 && op <= 0xc4):
 			// no immediates
+		case op == 0x0f: // return
+			if wrap {
+				// To the block around the body, after which the stack
+				// budget is given back.
+				out = appendU32(append(out, 0x0c), depth)
+				continue
+			}
 		case op == 0x02 || op == 0x04: // block, if
 			r.blockType()
+			depth++
 		case op == 0x03: // loop
 			r.blockType()
+			depth++
 			loop = true
 		case op == 0x10 || op == 0xd2: // call, ref.func
 			idx := r.u32()
 			if r.err == nil {
 				out = appendU32(append(out, op), w.fn(idx))
 			}
-			calls = calls || op == 0x10
 			continue
-		case op == 0x0c || op == 0x0d || (op >= 0x20 && op <= 0x26) || op == 0x3f || op == 0x40: // one index
+		case op == 0x23 || op == 0x24: // global.get, global.set
+			idx := r.u32()
+			if r.err == nil {
+				out = appendU32(append(out, op), w.global(idx))
+			}
+			continue
+		case op == 0x0c || op == 0x0d || (op >= 0x20 && op <= 0x22) || op == 0x25 || op == 0x26 || op == 0x3f || op == 0x40: // one index
 			r.u32()
 		case op == 0x0e: // br_table
 			n := r.u32()
@@ -536,7 +674,6 @@ func (w *rewriter) function(out, code, check []byte) ([]byte, error) {
 		case op == 0x11: // call_indirect
 			r.u32()
 			r.u32()
-			calls = true
 		case op == 0x1c: // select t*
 			n := r.u32()
 			for j := uint32(0); j < n && r.err == nil; j++ {
@@ -555,8 +692,17 @@ func (w *rewriter) function(out, code, check []byte) ([]byte, error) {
 		case op == 0xd0: // ref.null
 			r.valType()
 		case op == 0xfc:
-			if err := w.miscOp(&r); err != nil {
+			sub, err := w.miscOp(&r)
+			if err != nil {
 				return nil, err
+			}
+			if scratch {
+				switch sub {
+				case 8, 10, 11:
+					out = append(out, memCharge...)
+				case 12, 14, 17:
+					out = append(out, tableCharge...)
+				}
 			}
 		case op == 0xfd:
 			if err := r.simdOp(); err != nil {
@@ -569,40 +715,38 @@ func (w *rewriter) function(out, code, check []byte) ([]byte, error) {
 			return nil, fmt.Errorf("truncated instruction 0x%02x at offset %d", op, start)
 		}
 		out = append(out, code[start:r.p]...)
-		if loop {
-			out = append(out, check...)
+		if loop && interrupt {
+			out = append(out, fuelCheck...)
 		}
 	}
-	if r.err != nil {
-		return nil, fmt.Errorf("truncated function body")
-	}
-	if calls && len(check) > 0 {
-		out = slices.Insert(out, entry, check...)
-	}
-	return out, nil
+	return nil, errors.New("the function does not end")
 }
 
-// miscOp reads a 0xfc instruction: saturating conversions, bulk memory and
-// table operations.
-func (w *rewriter) miscOp(r *reader) error {
+// miscOp reads a 0xfc instruction (saturating conversions, bulk memory
+// and table operations) and returns its sub-opcode.
+func (w *rewriter) miscOp(r *reader) (uint32, error) {
 	switch sub := r.u32(); {
 	case sub <= 7: // iNN.trunc_sat_fMM_s/u
+		return sub, nil
 	case sub == 8: // memory.init data mem
 		r.u32()
 		r.u32()
 		w.usesDataIndex = true
+		return sub, nil
 	case sub == 9: // data.drop data
 		r.u32()
 		w.usesDataIndex = true
+		return sub, nil
 	case sub == 10 || sub == 12 || sub == 14: // memory.copy, table.init, table.copy: two indices
 		r.u32()
 		r.u32()
+		return sub, nil
 	case sub == 11 || sub == 13 || (sub >= 15 && sub <= 17): // memory.fill, elem.drop, table.grow/size/fill
 		r.u32()
+		return sub, nil
 	default:
-		return fmt.Errorf("unsupported instruction 0xfc %d", sub)
+		return 0, fmt.Errorf("unsupported instruction 0xfc %d", sub)
 	}
-	return nil
 }
 
 // simdOp reads a 0xfd (SIMD) instruction.
@@ -618,8 +762,8 @@ func (r *reader) simdOp() error {
 		r.memArg()
 		r.take(1)
 	case sub <= 255:
-		// No immediates; the runtime's validation refuses the opcodes
-		// SIMD does not assign.
+		// No immediates; validation refused the opcodes SIMD does not
+		// assign.
 	default:
 		return fmt.Errorf("unsupported instruction 0xfd %d", sub)
 	}
@@ -727,8 +871,10 @@ func mergeData(body []byte) (_ []byte, count uint32, ok bool) {
 	return append(appendU32(nil, count), out[1:]...), count, true
 }
 
-// reader decodes the binary format; the first error sticks and every
-// later read returns zero.
+// reader decodes the binary format for the rewrite; the first error
+// sticks and every later read returns zero. It is deliberately not
+// wasmbin's decoder: the verification of the rewritten module decodes it
+// with that one, so one decoder's defect cannot hide in the other.
 type reader struct {
 	b   []byte
 	p   int

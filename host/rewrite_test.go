@@ -14,6 +14,8 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 )
 
 // TestRewriteCorpus: every module the runtime accepts is rewritten into
@@ -40,16 +42,21 @@ func TestRewriteCorpus(t *testing.T) {
 	}
 	for name, b := range mods {
 		orig, err := rt.CompileModule(ctx, b)
+		m, verr := wasmbin.Validate(b, wasmbin.Limits{})
+		if (err == nil) != (verr == nil) {
+			t.Errorf("%s: the runtime says %v, validation %v", name, err, verr)
+		}
 		if err != nil {
-			if _, rerr := rewrite(b, rewriteOptions{interrupt: true, mergeData: true}); rerr == nil {
-				t.Logf("%s: refused by the runtime (%v), rewritten anyway", name, err)
-			}
 			continue
 		}
-		out, err := rewrite(b, rewriteOptions{interrupt: true, mergeData: true})
+		opts := rewriteOptions{interrupt: true, mergeData: true, tables: 1 << 20}
+		out, err := rewrite(m, b, opts)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
+		}
+		if _, err := wasmbin.Verify(out, verifyLimits(wasmbin.DefaultLimits), instrumentation(m)); err != nil {
+			t.Errorf("%s: the rewrite fails verification: %v", name, err)
 		}
 		got, err := rt.CompileModule(ctx, out)
 		if err != nil {
@@ -65,7 +72,7 @@ func TestRewriteCorpus(t *testing.T) {
 		if m, n, _ := imports[len(imports)-1].Import(); m != goModule || n != yieldImport {
 			t.Errorf("%s: the last import is %s.%s, want the yield", name, m, n)
 		}
-		if !bytes.Contains(out, []byte{0x45, 0x04, 0x40, 0x10}) && strings.Contains(name, "loop") {
+		if !bytes.Contains(out, []byte{0x45, 0x04, 0x40, 0x41, 0x00, 0x10}) && strings.Contains(name, "loop") {
 			t.Errorf("%s: no fuel check was inserted", name)
 		}
 	}
@@ -78,7 +85,11 @@ func TestMergeDataKeepsMemory(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	b := wasmFile(t, "goecho.wasm")
-	merged, err := rewrite(b, rewriteOptions{mergeData: true})
+	m, err := wasmbin.Validate(b, wasmbin.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged, err := rewrite(m, b, rewriteOptions{mergeData: true})
 	if err != nil {
 		t.Fatal(err)
 	}

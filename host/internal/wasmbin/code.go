@@ -30,6 +30,7 @@ type funcValidator struct {
 	locals   []ValType
 	max      int
 	calls    bool
+	bulk     bool
 	branches int
 	ins      *funcInstrumentation // nil unless verifying
 }
@@ -225,7 +226,7 @@ func (f *funcValidator) funcIndex(i uint32) FuncType {
 func (f *funcValidator) validate(v *validator, fi, start, end int) Code {
 	r := &reader{b: v.r.b[:end], p: start, fn: fi, lim: v.r.lim}
 	f.v, f.r = v, r
-	f.vals, f.ctrls, f.max, f.calls, f.branches = f.vals[:0], f.ctrls[:0], 0, false, 0
+	f.vals, f.ctrls, f.max, f.calls, f.bulk, f.branches = f.vals[:0], f.ctrls[:0], 0, false, false, 0
 	t := v.m.FuncType(uint32(fi))
 	f.locals = append(f.locals[:0], t.Params...)
 	groups := r.count(2)
@@ -251,7 +252,7 @@ func (f *funcValidator) validate(v *validator, fi, start, end int) Code {
 	if !r.eof() {
 		r.malformed("%d bytes after the end of the function", len(r.b)-r.p)
 	}
-	code.MaxStack, code.Calls, code.Branches = f.max, f.calls, f.branches
+	code.MaxStack, code.Calls, code.Bulk, code.Branches = f.max, f.calls, f.bulk, f.branches
 	if f.ins != nil {
 		f.ins.end(f)
 	}
@@ -278,8 +279,11 @@ func (f *funcValidator) body() {
 			}
 			f.popVals(params)
 			f.pushCtrl(op, params, results)
-			if op == 0x03 && f.ins != nil {
-				f.ins.loop(f)
+			if op == 0x03 {
+				f.branch() // the fuel check's
+				if f.ins != nil {
+					f.ins.loop(f)
+				}
 			}
 		case 0x05: // else
 			c := f.popCtrl()
@@ -455,7 +459,7 @@ func (f *funcValidator) body() {
 		case 0xfd:
 			f.simd()
 		default:
-			if mo, ok := memOps[op]; ok {
+			if mo := memOps[op]; mo.t != 0 {
 				f.memArg(mo.size)
 				if mo.store {
 					f.popExpect(mo.t)
@@ -496,6 +500,11 @@ func sameTypes(a, b []ValType) bool {
 func (f *funcValidator) misc(pc int) {
 	r, m := f.r, f.v.m
 	sub := r.u32()
+	switch sub {
+	case 8, 10, 11, 12, 14, 17:
+		f.bulk = true
+		f.branch() // the fuel charge's
+	}
 	if f.ins != nil {
 		f.ins.bulk(f, pc, sub)
 	}

@@ -228,7 +228,7 @@ func (fi *funcInstrumentation) loop(f *funcValidator) {
 // closed runs after a frame closed; closing the wrapper must be followed
 // by StackExit and the function's end.
 func (fi *funcInstrumentation) closed(f *funcValidator, c frame) {
-	if fi.wrapped && len(f.ctrls) == 1 {
+	if fi.wrapped && len(f.ctrls) == 1 && !fi.curIn && fi.exitAt < 0 {
 		fi.exitAt = f.r.p
 	}
 	if len(f.ctrls) == 0 && fi.wrapped && fi.exitEnd < 0 {
@@ -339,8 +339,8 @@ func (v *validator) checkInstrumentedModule() {
 			if t := m.Types[imp.Type]; !sameTypes(t.Params, []ValType{I32}) || len(t.Results) != 0 {
 				bad("the yield import has type %v", t)
 			}
-		} else if imp.Module == in.YieldModule {
-			bad("another import from %s", in.YieldModule)
+		} else if imp.Module == in.YieldModule && imp.Name == in.YieldName {
+			bad("function %d imports yield a second time", n)
 		}
 		n++
 	}

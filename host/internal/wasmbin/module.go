@@ -74,9 +74,15 @@ type Code struct {
 	MaxStack int
 	// Calls is set when the body holds call or call_indirect.
 	Calls bool
+	// Bulk is set when the body holds a bulk memory or table instruction
+	// with a length (memory.init, memory.copy, memory.fill, table.init,
+	// table.copy, table.fill).
+	Bulk bool
 	// Branches counts the body's control instructions and branch
 	// targets (block, loop, if, else, br, br_if, and each br_table
 	// label), a compiler's basic blocks, which its cost is quadratic in.
+	// Loops and bulk instructions count once more: the host's rewrite
+	// adds a check with a branch to each.
 	Branches int
 }
 

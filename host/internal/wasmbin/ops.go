@@ -55,14 +55,15 @@ var truncSat = [8]sig{
 	{F32, 0, I64}, {F32, 0, I64}, {F64, 0, I64}, {F64, 0, I64},
 }
 
-// memOp describes a load (store false) or store of opcodes 0x28-0x3e.
+// memOp describes a load (store false) or store of opcodes 0x28-0x3e; t
+// is 0 for other opcodes.
 type memOp struct {
 	t     ValType
 	size  uint32 // bytes accessed
 	store bool
 }
 
-var memOps = map[byte]memOp{
+var memOps = [256]memOp{
 	0x28: {I32, 4, false}, 0x29: {I64, 8, false}, 0x2a: {F32, 4, false}, 0x2b: {F64, 8, false},
 	0x2c: {I32, 1, false}, 0x2d: {I32, 1, false}, 0x2e: {I32, 2, false}, 0x2f: {I32, 2, false},
 	0x30: {I64, 1, false}, 0x31: {I64, 1, false}, 0x32: {I64, 2, false}, 0x33: {I64, 2, false},
