@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tetratelabs/wazero/sys"
 
@@ -232,7 +233,7 @@ func (inst *instance) run(parent context.Context, toolName string, input callInp
 	if rc := uint32(res); rc != 0 {
 		msg := fmt.Sprintf("tool %s returned code %d", toolName, rc)
 		if len(errMsg) > 0 {
-			msg = string(errMsg)
+			msg = capText(errMsg, inst.limits.ErrorText)
 		}
 		return nil, msg, nil
 	}
@@ -284,13 +285,26 @@ func (inst *instance) runCommand(ctx, cctx context.Context, input callInput) ([]
 	// A command that failed may still have written a result explaining
 	// why: use its text, else the end of stderr.
 	if r, err := parseResult(out, nil); err == nil && r.Text() != "" {
-		return nil, r.Text(), nil
+		return nil, capText([]byte(r.Text()), inst.limits.ErrorText), nil
 	}
 	msg := fmt.Sprintf("tool %s exited with status %d", inst.tool, code)
 	if tail := inst.stderr.tail(500); tail != "" {
 		msg += ": " + tail
 	}
 	return nil, msg, nil
+}
+
+// capText returns b as a string of at most max bytes: a longer text is
+// cut at a character boundary and says so.
+func capText(b []byte, max int64) string {
+	if int64(len(b)) <= max {
+		return string(b)
+	}
+	cut := int(max)
+	for cut > 0 && !utf8.RuneStart(b[cut]) {
+		cut--
+	}
+	return string(b[:cut]) + fmt.Sprintf("… [error text cut at %s of %s]", formatBytes(max), formatBytes(int64(len(b))))
 }
 
 func (inst *instance) usedGrants() []string {

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
@@ -41,7 +42,13 @@ const (
 	stHeapTop     = 48
 	stOutputLimit = 56
 	stFreeCount   = 64
+	stFreeHeads   = 72 // freeClasses heads of the free lists
 )
+
+// freeClasses is the number of free lists (kernel.c, CLASSES): list k
+// holds the freed blocks whose capacity is in [2^k, 2^(k+1)).
+
+const freeClasses = 32
 
 const (
 	blockHeader = 8          // {u32 cap; u32 len} before a block's data
@@ -169,6 +176,9 @@ func (k *kernel) reset() {
 	for _, f := range [...]uint32{stInputOff, stInputLen, stOutputOff, stOutputLen, stErrorOff, stFreeCount} {
 		k.set(f, 0)
 	}
+	for c := range uint32(freeClasses) {
+		k.set(stFreeHeads+8*c, 0)
+	}
 	k.set(stHeapTop, k.base)
 }
 
@@ -178,29 +188,27 @@ func (k *kernel) view() []byte {
 	return b
 }
 
-// find returns the data of the live block at off, walking the blocks as
-// the kernel does.
+// find returns the data of the live block at off, checked as the kernel
+// checks it: in O(1), against the header just before it, since the guest
+// can write any header (store_*) and a walk over the blocks would let it
+// make every lookup as slow as it likes.
 func (k *kernel) find(off uint64) ([]byte, bool) {
 	mem := k.view()
 	top := min(k.get(stHeapTop), uint64(len(mem)))
 	if off < k.base+blockHeader || off > top || off&7 != 0 {
 		return nil, false
 	}
-	for h := k.base; h+blockHeader <= off; {
-		c := uint64(binary.LittleEndian.Uint32(mem[h:]))
-		n := binary.LittleEndian.Uint32(mem[h+4:])
-		if h+blockHeader == off {
-			if n == blockFree || off+uint64(n) > top {
-				return nil, false
-			}
-			return mem[off : off+uint64(n)], true
-		}
-		h += blockHeader + c
+	h := off - blockHeader
+	c := uint64(binary.LittleEndian.Uint32(mem[h:]))
+	n := binary.LittleEndian.Uint32(mem[h+4:])
+	if n == blockFree || uint64(n) > c || c < 8 || c&7 != 0 || top-off < c {
+		return nil, false
 	}
-	return nil, false
+	return mem[off : off+uint64(n)], true
 }
 
-// free releases the block at off, as the kernel's free does.
+// free releases the block at off, as the kernel's free does: the last
+// block gives its bytes back, another goes on its size class's free list.
 func (k *kernel) free(off uint64) {
 	if _, ok := k.find(off); !ok {
 		return
@@ -212,7 +220,10 @@ func (k *kernel) free(off uint64) {
 		k.set(stHeapTop, h)
 		return
 	}
+	class := uint32(63 - bits.LeadingZeros64(c))
 	binary.LittleEndian.PutUint32(mem[h+4:], blockFree)
+	binary.LittleEndian.PutUint64(mem[off:], k.get(stFreeHeads+8*class))
+	k.set(stFreeHeads+8*class, h)
 	k.set(stFreeCount, k.get(stFreeCount)+1)
 }
 
@@ -265,9 +276,31 @@ func (inst *instance) writePresent(b []byte) uint64 {
 	return off
 }
 
-// read returns a copy of block off, trapping when it is not a block.
-// Offset 0 reads as empty: it is what alloc returns for no bytes.
-func (inst *instance) read(off uint64, what string) []byte {
+// read returns a copy of block off, trapping when it is not a block or
+// holds more than max bytes (so no host function copies more than it
+// needs, whatever the guest passes). Offset 0 reads as empty: it is what
+// alloc returns for no bytes.
+func (inst *instance) read(off uint64, what string, max int64) []byte {
+	b := inst.view(off, what)
+	if int64(len(b)) > max {
+		inst.fail(&TrapError{Reason: fmt.Sprintf("%s: %d bytes, more than the %d it takes", what, len(b), max)})
+	}
+	return append([]byte(nil), b...)
+}
+
+// readLimited is read for a value a Limits field bounds: past it the call
+// ends with that limit's error.
+func (inst *instance) readLimited(off uint64, what, limit string, max int64) []byte {
+	b := inst.view(off, what)
+	if int64(len(b)) > max {
+		inst.fail(limitErr(limit, max))
+	}
+	return append([]byte(nil), b...)
+}
+
+// view returns block off in the kernel's memory, valid until the guest
+// runs again.
+func (inst *instance) view(off uint64, what string) []byte {
 	if off == 0 {
 		return []byte{}
 	}
@@ -275,7 +308,7 @@ func (inst *instance) read(off uint64, what string) []byte {
 	if !ok {
 		inst.fail(&TrapError{Reason: fmt.Sprintf("%s: %d is not an Extism memory block", what, off)})
 	}
-	return append([]byte(nil), b...)
+	return b
 }
 
 // setInput places the call input as the first block (the kernel was just
@@ -349,7 +382,7 @@ func sig(p ...api.ValueType) []api.ValueType { return p }
 var goFuncs = []hostFunc{
 	{"fail", sig(i32, i64), nil, func(inst *instance, s []uint64) { inst.kernelFail(uint32(s[0]), s[1]) }},
 	{"config_get", sig(i64), sig(i64), func(inst *instance, s []uint64) {
-		key := string(inst.read(s[0], "config_get"))
+		key := string(inst.read(s[0], "config_get", maxNameBytes))
 		v, ok := inst.config(key)
 		if !ok {
 			s[0] = 0
@@ -358,7 +391,7 @@ var goFuncs = []hostFunc{
 		s[0] = inst.write([]byte(v))
 	}},
 	{"var_get", sig(i64), sig(i64), func(inst *instance, s []uint64) {
-		v, ok := inst.k.vars[string(inst.read(s[0], "var_get"))]
+		v, ok := inst.k.vars[string(inst.read(s[0], "var_get", maxNameBytes))]
 		if !ok {
 			s[0] = 0
 			return
@@ -401,11 +434,15 @@ func capabilityOf(module, name string) string {
 	return ""
 }
 
-const maxVarBytes = 1 << 20
+const (
+	maxVarBytes = 1 << 20
+	// maxNameBytes bounds a config key or variable name.
+	maxNameBytes = 4 << 10
+)
 
 func (inst *instance) varSet(nameOff, valueOff uint64) {
 	k := &inst.k
-	name := string(inst.read(nameOff, "var_set"))
+	name := string(inst.read(nameOff, "var_set", maxNameBytes))
 	if old, ok := k.vars[name]; ok {
 		k.varBytes -= len(name) + len(old)
 		delete(k.vars, name)
@@ -413,7 +450,7 @@ func (inst *instance) varSet(nameOff, valueOff uint64) {
 	if valueOff == 0 {
 		return
 	}
-	v := inst.read(valueOff, "var_set")
+	v := inst.read(valueOff, "var_set", maxVarBytes)
 	if k.varBytes+len(name)+len(v) > maxVarBytes {
 		inst.fail(&TrapError{Reason: "var_set: variables are limited to 1 MiB per instance"})
 	}

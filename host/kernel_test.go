@@ -75,7 +75,7 @@ func TestKernelBlocks(t *testing.T) {
 			t.Errorf("Go side: block %d has %d bytes (%v), want %d", off, len(data), ok, n)
 		}
 	}
-	if got := string(inst.read(g, "test")); got != "from the host" {
+	if got := string(inst.read(g, "test", 1<<20)); got != "from the host" {
 		t.Errorf("read back %q", got)
 	}
 	for _, forged := range []uint64{a + 8, b - 8, 1, 1 << 40} {

@@ -154,7 +154,7 @@ func (inst *instance) namespace(nsOff uint64, op string) string {
 			inst.fail(&TrapError{Reason: fmt.Sprintf("%s: the module has %d kv namespaces; name one", op, len(names))})
 		}
 	}
-	ns := string(inst.read(nsOff, op))
+	ns := string(inst.read(nsOff, op, maxKVKey))
 	for _, n := range names {
 		if n == ns {
 			inst.use("kv:" + ns)
@@ -166,11 +166,11 @@ func (inst *instance) namespace(nsOff uint64, op string) string {
 }
 
 func (inst *instance) kvKey(off uint64, op string) []byte {
-	key := inst.read(off, op+" key")
+	key := inst.view(off, op+" key")
 	if len(key) == 0 || len(key) > maxKVKey {
 		inst.fail(&TrapError{Reason: fmt.Sprintf("%s: keys are 1 to %d bytes, got %d", op, maxKVKey, len(key))})
 	}
-	return key
+	return bytes.Clone(key)
 }
 
 func (inst *instance) kvErr(err error) {
@@ -202,10 +202,7 @@ func (inst *instance) kvGet(nsOff, keyOff uint64) uint64 {
 func (inst *instance) kvSet(nsOff, keyOff, valOff uint64) {
 	ns := inst.namespace(nsOff, "kv_set")
 	key := inst.kvKey(keyOff, "kv_set")
-	v := inst.read(valOff, "kv_set value")
-	if int64(len(v)) > inst.limits.KVValue {
-		inst.fail(limitErr(LimitKVValue, inst.limits.KVValue))
-	}
+	v := inst.readLimited(valOff, "kv_set value", LimitKVValue, inst.limits.KVValue)
 	inst.kvErr(inst.l.h.kv.with(inst.ctx, ns, true, func(b *bolt.Bucket) error { return b.Put(key, v) }))
 }
 
@@ -219,7 +216,7 @@ func (inst *instance) kvKeys(nsOff, prefixOff uint64) uint64 {
 	ns := inst.namespace(nsOff, "kv_keys")
 	var prefix []byte
 	if prefixOff != 0 {
-		prefix = inst.read(prefixOff, "kv_keys prefix")
+		prefix = inst.read(prefixOff, "kv_keys prefix", maxKVKey)
 	}
 	keys := []string{}
 	inst.kvErr(inst.l.h.kv.with(inst.ctx, ns, false, func(b *bolt.Bucket) error {

@@ -25,16 +25,18 @@ var slogLevels = [...]slog.Level{slog.LevelDebug - 4, slog.LevelDebug, slog.Leve
 // log forwards a guest log message to the host's logger, bounded so a
 // guest cannot flood it.
 func (inst *instance) log(level int, off uint64) {
-	msg := inst.read(off, "log")
-	inst.k.free(off)
+	view := inst.view(off, "log")
 	lg := inst.l.h.opts.Logger
 	if lg == nil || inst.logs >= maxLogsPerCall {
+		inst.k.free(off)
 		return
 	}
 	inst.logs++
-	if len(msg) > maxLogMessage {
-		msg = append(msg[:maxLogMessage], "…"...)
+	msg := append([]byte(nil), view[:min(len(view), maxLogMessage)]...)
+	if len(view) > maxLogMessage {
+		msg = append(msg, "…"...)
 	}
+	inst.k.free(off)
 	lg.Log(context.Background(), slogLevels[level], string(msg), "module", inst.l.name, "tool", inst.tool)
 }
 

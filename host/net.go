@@ -19,6 +19,10 @@ type httpRequestDoc struct {
 	Headers map[string]string `json:"headers"`
 }
 
+// maxHTTPRequestDoc bounds http_request's request document (method, URL,
+// headers).
+const maxHTTPRequestDoc = 64 << 10
+
 // noCapabilities is why every capability is refused while describe runs.
 const noCapabilities = "describe runs with no capabilities"
 
@@ -26,7 +30,7 @@ const noCapabilities = "describe runs with no capabilities"
 // network policy. Refusals, network errors and oversized responses trap
 // the call, as in Extism, with an error the model can act on.
 func (inst *instance) httpRequest(reqOff, bodyOff uint64) uint64 {
-	raw := inst.read(reqOff, "http_request")
+	raw := inst.read(reqOff, "http_request", maxHTTPRequestDoc)
 	inst.k.free(reqOff)
 	var doc httpRequestDoc
 	if err := json.Unmarshal(raw, &doc); err != nil {
@@ -55,7 +59,7 @@ func (inst *instance) httpRequest(reqOff, bodyOff uint64) uint64 {
 	inst.use(g.String())
 	var body io.Reader
 	if bodyOff != 0 {
-		body = bytes.NewReader(inst.read(bodyOff, "http_request body"))
+		body = bytes.NewReader(inst.readLimited(bodyOff, "http_request body", LimitHTTPRequest, inst.limits.HTTPRequest))
 		inst.k.free(bodyOff)
 	}
 	ctx := context.WithValue(inst.ctx, instanceKey{}, inst)

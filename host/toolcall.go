@@ -10,8 +10,11 @@ import (
 
 // toolCall implements tool_call: a guest calling a host tool named by a
 // tools: grant, through the embedding application's dispatcher.
+// maxToolCallRequest bounds a guest's tool_call request.
+const maxToolCallRequest = 1 << 20
+
 func (inst *instance) toolCall(reqOff uint64) uint64 {
-	raw := inst.read(reqOff, "tool_call")
+	raw := inst.read(reqOff, "tool_call", maxToolCallRequest)
 	var c struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`

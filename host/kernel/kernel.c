@@ -9,12 +9,21 @@
  * which bounds-checks everything it reads back.
  *
  * Layout: the stack comes first (an overflow traps), then the state (struct
- * state) in the data section; blocks start at heap_base. A block is an 8-byte header {u32 cap; u32 len} followed by
- * cap bytes (a multiple of 8); len == FREE marks a freed block. A block's
- * offset (its Extism handle) is the address of its data. Offsets below
- * heap_base are never blocks, so a guest cannot reach the state through
- * store_*. The Go side (host/kernel.go) writes the input and allocates
- * blocks in this layout directly: keep the two in step.
+ * state) in the data section; blocks start at heap_base. A block is an
+ * 8-byte header {u32 cap; u32 len} followed by cap bytes (a multiple of 8);
+ * len == FREE marks a freed block. A block's offset (its Extism handle) is
+ * the address of its data. Offsets below heap_base are never blocks, so a
+ * guest cannot reach the state through store_*. The Go side
+ * (host/kernel.go) writes the input and allocates and frees blocks in this
+ * layout directly: keep the two in step.
+ *
+ * Every function costs O(1) whatever the guest wrote: store_* can rewrite
+ * any header, so nothing walks the blocks. A handle is checked against the
+ * header just before it (bounds, alignment, not freed); freed blocks wait
+ * on one free list per power-of-two size class, heads kept in the state,
+ * the next pointer in the block's first 8 bytes. A list the guest has
+ * corrupted is dropped, not followed: the guest only loses its own
+ * memory.
  *
  * Capability functions (config, vars, logs, HTTP) are implemented in Go and
  * imported from autoagent:kernel; they are re-exported here because a guest
@@ -57,6 +66,7 @@ GO("http_headers") u64 go_http_headers(void);
 #define FREE 0xffffffffu
 #define MAX_BLOCK 0xfffffff0ull /* the largest len a header holds */
 #define SPLIT 64                /* a reused block is split when this much is left */
+#define CLASSES 32              /* free lists: class k holds caps in [2^k, 2^(k+1)) */
 
 /* The order and size of the fields are part of the contract with Go. */
 struct state {
@@ -66,6 +76,7 @@ struct state {
 	u64 heap_base, heap_top;
 	u64 output_limit;
 	u64 free_count;
+	u64 free_head[CLASSES]; /* header address of each list's first block, 0 when empty */
 };
 
 static struct state S;
@@ -89,14 +100,44 @@ static void store64(u64 p, u64 v) { __builtin_memcpy((void *)(usize)p, &v, 8); }
 /* span reports whether [p, p+n) lies within the blocks. */
 static int span(u64 p, u64 n) { return p >= S.heap_base && p <= S.heap_top && S.heap_top - p >= n; }
 
-/* find returns the header of the live block whose data starts at off, or 0.
- * It walks the blocks, so a guest cannot pass a forged offset off as one. */
+/* find returns the header of the live block whose data starts at off, or 0:
+ * the header before off must describe a block that lies within the blocks. */
 static u64 find(u64 off) {
 	if (off < S.heap_base + 8 || off > S.heap_top || (off & 7)) return 0;
-	for (u64 h = S.heap_base; h + 8 <= off;) {
+	u32 *b = header(off - 8);
+	if (b[1] == FREE || b[1] > b[0] || b[0] < 8 || (b[0] & 7) || S.heap_top - off < (u64)b[0]) return 0;
+	return off - 8;
+}
+
+/* class is the free list of a block of capacity cap (at least 8). */
+static u32 class_of(u64 cap) { return 63 - (u32)__builtin_clzll(cap); }
+
+/* push_free puts the block with header h on its free list. */
+static void push_free(u64 h) {
+	u32 *b = header(h);
+	u32 k = class_of(b[0]);
+	b[1] = FREE;
+	store64(h + 8, S.free_head[k]);
+	S.free_head[k] = h;
+	S.free_count++;
+}
+
+/* pop_free takes a block of at least c bytes off the free lists, or 0. */
+static u64 pop_free(u64 c) {
+	u32 k = class_of(c);
+	if (c & (c - 1)) k++; /* every block of class k holds at least 2^k >= c */
+	for (; k < CLASSES; k++) {
+		u64 h = S.free_head[k];
+		if (!h) continue;
 		u32 *b = header(h);
-		if (h + 8 == off) return b[1] == FREE ? 0 : h;
-		h += 8 + (u64)b[0];
+		if (h < S.heap_base || (h & 7) || h + 16 > S.heap_top || b[1] != FREE || b[0] < c ||
+		    S.heap_top - (h + 8) < (u64)b[0]) {
+			S.free_head[k] = 0; /* the guest wrote over the list */
+			continue;
+		}
+		S.free_head[k] = load64(h + 8);
+		S.free_count--;
+		return h;
 	}
 	return 0;
 }
@@ -106,16 +147,14 @@ EXPORT("alloc") u64 k_alloc(u64 n) {
 	if (n > MAX_BLOCK) go_fail(F_NOMEM, n);
 	u64 c = (n + 7) & ~7ull;
 	if (S.free_count) {
-		for (u64 h = S.heap_base; h < S.heap_top; h += 8 + (u64)header(h)[0]) {
+		u64 h = pop_free(c);
+		if (h) {
 			u32 *b = header(h);
-			if (b[1] != FREE || b[0] < c) continue;
 			if (b[0] - c >= SPLIT) {
 				u32 *rest = header(h + 8 + c);
 				rest[0] = b[0] - (u32)c - 8;
-				rest[1] = FREE;
 				b[0] = (u32)c;
-			} else {
-				S.free_count--;
+				push_free(h + 8 + c);
 			}
 			b[1] = (u32)n;
 			return h + 8;
@@ -142,8 +181,7 @@ EXPORT("free") void k_free(u64 off) {
 		S.heap_top = h; /* the last block gives its bytes back */
 		return;
 	}
-	b[1] = FREE;
-	S.free_count++;
+	push_free(h);
 }
 
 EXPORT("length") u64 k_length(u64 off) {
@@ -213,6 +251,8 @@ EXPORT("error_get") u64 k_error_get(void) { return S.error_off; }
 EXPORT("reset") void k_reset(void) {
 	S.heap_top = S.heap_base;
 	S.free_count = 0;
+	volatile u64 *heads = S.free_head; /* volatile: no memset in a kernel without libc */
+	for (u32 k = 0; k < CLASSES; k++) heads[k] = 0;
 	S.input_off = S.input_len = 0;
 	S.output_off = S.output_len = 0;
 	S.error_off = 0;
