@@ -88,13 +88,23 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 	}
 	input := callInput{t.prefix, args, inputSuffix}
 	rec.InputBytes = input.len()
+	ctx, node, err := enterTree(ctx, l.limits)
+	if err != nil {
+		rec.Outcome = OutcomeLimit
+		return tool.Errorf("%v", err), nil
+	}
 
 	inst, pooled, err := l.acquire(ctx)
 	rec.Pooled = pooled
 	if err != nil {
 		return t.failure(ctx, err, rec)
 	}
+	if err := inst.joinTree(node.tree); err != nil {
+		l.releaseInstance(inst, true)
+		return t.failure(ctx, err, rec)
+	}
 	out, failure, err := inst.run(ctx, t.name, input)
+	inst.leaveTree()
 	rec.MemoryPeak = inst.peak
 	rec.Used = inst.usedGrants()
 	rec.Denied = inst.denied
@@ -121,6 +131,25 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 		rec.Outcome = OutcomeToolError
 	}
 	return res, nil
+}
+
+// joinTree charges the instance's memory to the call tree it now serves;
+// its growth is charged as it happens (linearMemory.Reallocate).
+func (inst *instance) joinTree(t *callTree) error {
+	n := inst.linear.chargedSize() + inst.kmem.chargedSize()
+	if !t.charge(n) {
+		return limitErr(LimitCallTreeMemory, t.limit)
+	}
+	inst.tree, inst.treeCharged = t, n
+	return nil
+}
+
+// leaveTree gives the instance's memory back to its call tree.
+func (inst *instance) leaveTree() {
+	if inst.tree != nil {
+		inst.tree.charge(-inst.treeCharged)
+		inst.tree, inst.treeCharged = nil, 0
+	}
 }
 
 // validate checks the arguments against the tool's input schema. A schema

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -36,6 +37,9 @@ type compiledEntry struct {
 	minMem  int64    // bytes the module's memory needs at start
 	imports []string // "module.name" of every imported function
 	kernel  bool     // the module uses Extism memory: it needs a kernel
+	// stuck is set by the watchdog when a call of the module stopped
+	// returning to the host: no new call starts.
+	stuck atomic.Bool
 	// otherImport is the first table or global the module imports (no
 	// host module provides one), "" when it imports none.
 	otherImport string
@@ -66,6 +70,10 @@ func (h *Host) compile(ctx context.Context, sha string, b []byte, tables int64) 
 		if e.err != nil {
 			h.release(e)
 			return nil, e.err
+		}
+		if e.stuck.Load() {
+			h.release(e)
+			return nil, errStuck(sha)
 		}
 		return e, nil
 	}

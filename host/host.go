@@ -67,6 +67,11 @@ type Options struct {
 	// context of the sandboxed call. Nil refuses every tool_call.
 	CallTool func(ctx context.Context, c tool.Call) (tool.Result, error)
 
+	// OnStuck, when set, is told of a call the host could not stop (see
+	// [StuckCall]); the watchdog also logs it at error level. A stuck
+	// guest that runs machine code cannot be preempted: the process should
+	// be restarted.
+	OnStuck func(StuckCall)
 	// ModuleLimits bound what a module may declare (sizes, counts,
 	// nesting, branches), checked before it is compiled; zero fields take
 	// their defaults.
@@ -119,6 +124,8 @@ type Host struct {
 	kv        *kvStores
 	// refill holds a slot per background instantiation (see pool).
 	refill chan struct{}
+	// watch follows every running guest (see watchdog).
+	watch *watchdog
 
 	mu       sync.Mutex
 	compiled map[string]*compiledEntry // by sha256
@@ -180,6 +187,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		loaded:         map[*Loaded]bool{},
 		done:           make(chan struct{}),
 	}
+	h.watch = newWatchdog(h)
 	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
 		_ = rt.Close(ctx)
 		return nil, fmt.Errorf("host: instantiating WASI: %w", err)
@@ -281,6 +289,7 @@ func (h *Host) free() {
 		_ = l.Close(ctx)
 	}
 	h.closeErr = errors.Join(h.runtime.Close(ctx), h.cache.Close(ctx))
+	h.watch.close()
 	close(h.done)
 }
 

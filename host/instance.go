@@ -39,9 +39,20 @@ type instance struct {
 	// instance must not run again.
 	stopRequested atomic.Bool
 	interrupted   bool
+	// exits counts the guest's exits to Go and inHost is set while it is
+	// in a host function: the watchdog's view of it. watchdogStopped is
+	// set when the watchdog had to stop it.
+	exits           atomic.Uint64
+	inHost          atomic.Bool
+	watchdogStopped atomic.Bool
 	// recycle is set by close: the host closes the instance itself, so its
 	// memory may serve another instance.
 	recycle bool
+
+	// tree is the call tree the instance serves during a call, and
+	// treeCharged the bytes of its memory charged to it.
+	tree        *callTree
+	treeCharged int64
 
 	stdin  swapReader
 	stdout cappedBuffer
@@ -213,6 +224,9 @@ func (inst *instance) initialise(ctx context.Context) error {
 // function entry or loop header. A panic that escaped the runtime (which
 // recovers guest and host-function panics itself) becomes an error.
 func (inst *instance) invoke(ctx context.Context, f api.Function, stack []uint64) (err error) {
+	w := inst.l.h.watch
+	w.add(ctx, inst)
+	defer w.remove(inst)
 	if inst.l.h.opts.deadlines == deadlineInterrupt {
 		stop := context.AfterFunc(ctx, inst.interrupt)
 		defer func() {
@@ -252,6 +266,13 @@ func yield(ctx context.Context, _ api.Module, stack []uint64) {
 	if uint32(stack[0]) == wasmbin.YieldStack {
 		inst.fail(limitErr(LimitStack, inst.limits.Stack))
 	}
+	inst.checkStop()
+}
+
+// checkStop ends the call when the host is closing or the call was asked
+// to stop (its time is up, its caller gave up).
+func (inst *instance) checkStop() {
+	inst.exited()
 	if inst.l.h.shut.Load() {
 		inst.fail(fmt.Errorf("call stopped: %w", ErrClosed))
 	}
@@ -293,6 +314,9 @@ func (inst *instance) classify(ctx context.Context, err error) error {
 	}
 	if inst.exceeded != nil {
 		return inst.exceeded
+	}
+	if inst.watchdogStopped.Load() {
+		return timeLimitErr(inst.limits.Timeout)
 	}
 	if inst.stdout.overflow {
 		return limitErr(LimitOutput, inst.limits.Output)

@@ -481,7 +481,13 @@ func instantiateHostModules(ctx context.Context, rt wazero.Runtime) error {
 					if !ok {
 						panic(&TrapError{Reason: "host function called outside a tool call"})
 					}
+					// A guest calling the host in a loop must not outlast
+					// its deadline because each call is quick: every host
+					// function is a place to stop it, as yield is.
+					inst.checkStop()
+					inst.inHost.Store(true)
 					fn(inst, stack)
+					inst.inHost.Store(false)
 				}), f.params, f.results).
 				Export(f.name)
 		}

@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -33,7 +34,67 @@ type kvNamespace struct {
 	refs int
 }
 
-var kvBucket = []byte("kv")
+var (
+	kvBucket = []byte("kv")
+	// metaBucket holds usedKey: the bytes (keys plus values) the kv
+	// bucket holds, kept in step by every write, for the namespace quota.
+	metaBucket = []byte("meta")
+	usedKey    = []byte("used")
+)
+
+// errQuota is how a write past the namespace quota fails inside its
+// transaction (which it rolls back).
+var errQuota = errors.New("kv namespace quota")
+
+// used returns the bytes the namespace holds, counting them once for a
+// store written before the quota existed.
+func used(tx *bolt.Tx, b *bolt.Bucket) (int64, error) {
+	meta, err := tx.CreateBucketIfNotExists(metaBucket)
+	if err != nil {
+		return 0, err
+	}
+	if v := meta.Get(usedKey); len(v) == 8 {
+		return int64(binary.LittleEndian.Uint64(v)), nil
+	}
+	var n int64
+	err = b.ForEach(func(k, v []byte) error {
+		n += int64(len(k) + len(v))
+		return nil
+	})
+	return n, err
+}
+
+func setUsed(tx *bolt.Tx, n int64) error {
+	return tx.Bucket(metaBucket).Put(usedKey, binary.LittleEndian.AppendUint64(nil, uint64(n)))
+}
+
+// put stores key = v in namespace ns unless the namespace would then hold
+// more than quota bytes; delete (v nil) removes key.
+func (s *kvStores) put(ctx context.Context, ns string, key, v []byte, quota int64) error {
+	return s.withTx(ctx, ns, func(tx *bolt.Tx, b *bolt.Bucket) error {
+		n, err := used(tx, b)
+		if err != nil {
+			return err
+		}
+		if old := b.Get(key); old != nil {
+			n -= int64(len(key) + len(old))
+		}
+		if v == nil {
+			if err := b.Delete(key); err != nil {
+				return err
+			}
+		} else {
+			n += int64(len(key) + len(v))
+			if n > quota {
+				return errQuota
+			}
+			if err := b.Put(key, v); err != nil {
+				return err
+			}
+		}
+		return setUsed(tx, n)
+	})
+}
 
 const (
 	maxKVKey  = 512
@@ -66,6 +127,15 @@ func defaultKVDir() (string, error) {
 // with opens namespace ns (waiting for other processes until ctx ends)
 // and runs fn in a read or write transaction.
 func (s *kvStores) with(ctx context.Context, ns string, write bool, fn func(*bolt.Bucket) error) error {
+	return s.open2(ctx, ns, write, func(_ *bolt.Tx, b *bolt.Bucket) error { return fn(b) })
+}
+
+// withTx is with for a write that needs its transaction.
+func (s *kvStores) withTx(ctx context.Context, ns string, fn func(*bolt.Tx, *bolt.Bucket) error) error {
+	return s.open2(ctx, ns, true, fn)
+}
+
+func (s *kvStores) open2(ctx context.Context, ns string, write bool, fn func(*bolt.Tx, *bolt.Bucket) error) error {
 	s.mu.Lock()
 	n := s.ns[ns]
 	if n == nil {
@@ -101,10 +171,10 @@ func (s *kvStores) with(ctx context.Context, ns string, write bool, fn func(*bol
 			if err != nil {
 				return err
 			}
-			return fn(b)
+			return fn(tx, b)
 		})
 	}
-	return db.View(func(tx *bolt.Tx) error { return fn(tx.Bucket(kvBucket)) })
+	return db.View(func(tx *bolt.Tx) error { return fn(tx, tx.Bucket(kvBucket)) })
 }
 
 func (s *kvStores) open(ctx context.Context, ns string) (*bolt.DB, error) {
@@ -177,6 +247,9 @@ func (inst *instance) kvErr(err error) {
 	if err == nil {
 		return
 	}
+	if errors.Is(err, errQuota) {
+		inst.fail(limitErr(LimitKVNamespace, inst.limits.KVNamespace))
+	}
 	if inst.ctx.Err() != nil {
 		inst.fail(timeLimitErr(inst.limits.Timeout))
 	}
@@ -203,13 +276,16 @@ func (inst *instance) kvSet(nsOff, keyOff, valOff uint64) {
 	ns := inst.namespace(nsOff, "kv_set")
 	key := inst.kvKey(keyOff, "kv_set")
 	v := inst.readLimited(valOff, "kv_set value", LimitKVValue, inst.limits.KVValue)
-	inst.kvErr(inst.l.h.kv.with(inst.ctx, ns, true, func(b *bolt.Bucket) error { return b.Put(key, v) }))
+	if v == nil {
+		v = []byte{}
+	}
+	inst.kvErr(inst.l.h.kv.put(inst.ctx, ns, key, v, inst.limits.KVNamespace))
 }
 
 func (inst *instance) kvDelete(nsOff, keyOff uint64) {
 	ns := inst.namespace(nsOff, "kv_delete")
 	key := inst.kvKey(keyOff, "kv_delete")
-	inst.kvErr(inst.l.h.kv.with(inst.ctx, ns, true, func(b *bolt.Bucket) error { return b.Delete(key) }))
+	inst.kvErr(inst.l.h.kv.put(inst.ctx, ns, key, nil, inst.limits.KVNamespace))
 }
 
 func (inst *instance) kvKeys(nsOff, prefixOff uint64) uint64 {

@@ -114,6 +114,14 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 		inst.exceeded = limitErr(LimitMemory, inst.limits.Memory)
 		return nil
 	}
+	if t := inst.tree; t != nil {
+		delta := m.charged(int64(size)) - m.chargedSize()
+		if !t.charge(delta) {
+			inst.exceeded = limitErr(LimitCallTreeMemory, t.limit)
+			return nil
+		}
+		inst.treeCharged += delta
+	}
 	var spare []byte
 	if m.buf == nil {
 		spare = inst.l.spares.take(m.kernel, size)

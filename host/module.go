@@ -375,6 +375,9 @@ func (l *Loaded) enter() error {
 	if l.closed || l.h.shut.Load() {
 		return ErrClosed
 	}
+	if l.entry != nil && l.entry.stuck.Load() {
+		return errStuck(l.name)
+	}
 	l.calls++
 	return nil
 }

@@ -1,0 +1,158 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// The watchdog is the host's last line against a guest its other defences
+// failed to stop (see RATIONALE.md "What stops a guest the instrumentation
+// missed?"). Every guest invocation registers with it; every exit to Go
+// (yield, a host function) is counted. Twice a second it looks at the
+// invocations past their deadline by more than watchdogGrace:
+//
+//   - one that still exits to Go was not stopped there, a defect of the
+//     host's deadline handling: the watchdog stops it at its next exit;
+//   - one that has not exited since is running machine code that never
+//     returns to Go. Nothing inside the process can preempt it (and every
+//     garbage collection will wait for it), so the watchdog refuses every
+//     new call of its module, logs the failure and reports it through
+//     Options.OnStuck, so the operator can restart the process.
+//
+// A guest blocked in a host function is waiting in Go, not in machine
+// code; it is reported the same way, without disabling its module.
+type watchdog struct {
+	h    *Host
+	mu   sync.Mutex
+	runs map[*instance]*watched
+	stop chan struct{}
+	once sync.Once
+}
+
+// watched is one invocation the watchdog follows.
+type watched struct {
+	deadline time.Time
+	exits    uint64 // inst.exits when last looked at
+	reported bool
+}
+
+// watchdogGrace is how long past its deadline an invocation may run
+// before the watchdog acts; watchdogTick how often it looks.
+var (
+	watchdogGrace = 2 * time.Second
+	watchdogTick  = 500 * time.Millisecond
+)
+
+// StuckCall describes a guest the host could not stop (Options.OnStuck).
+type StuckCall struct {
+	Module, SHA256, Tool string
+	// Deadline is when the call should have ended.
+	Deadline time.Time
+	// InHost is set when the guest is blocked in a host function (its
+	// goroutine waits in Go); otherwise it runs machine code that no
+	// longer returns to the host, and its module is disabled.
+	InHost bool
+}
+
+func (s StuckCall) String() string {
+	if s.InHost {
+		return fmt.Sprintf("tool %s of module %s (sha256 %s) is blocked in a host function %v past its deadline", s.Tool, s.Module, s.SHA256, time.Since(s.Deadline).Round(time.Second))
+	}
+	return fmt.Sprintf("tool %s of module %s (sha256 %s) has not returned to the host for %v past its deadline: its time-limit instrumentation failed; the module is disabled and the process should be restarted (its garbage collections wait for that goroutine)",
+		s.Tool, s.Module, s.SHA256, time.Since(s.Deadline).Round(time.Second))
+}
+
+func newWatchdog(h *Host) *watchdog {
+	return &watchdog{h: h, runs: map[*instance]*watched{}, stop: make(chan struct{})}
+}
+
+// add registers an invocation of inst that should end by ctx's deadline.
+func (w *watchdog) add(ctx context.Context, inst *instance) {
+	dl, ok := ctx.Deadline()
+	if !ok {
+		return
+	}
+	w.once.Do(func() { go w.run() })
+	w.mu.Lock()
+	w.runs[inst] = &watched{deadline: dl, exits: inst.exits.Load()}
+	w.mu.Unlock()
+}
+
+func (w *watchdog) remove(inst *instance) {
+	w.mu.Lock()
+	delete(w.runs, inst)
+	w.mu.Unlock()
+}
+
+func (w *watchdog) close() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	select {
+	case <-w.stop:
+	default:
+		close(w.stop)
+	}
+}
+
+func (w *watchdog) run() {
+	t := time.NewTicker(watchdogTick)
+	defer t.Stop()
+	for {
+		select {
+		case <-w.stop:
+			return
+		case now := <-t.C:
+			w.check(now)
+		}
+	}
+}
+
+// check looks at every invocation once.
+func (w *watchdog) check(now time.Time) {
+	var stuck []StuckCall
+	w.mu.Lock()
+	for inst, r := range w.runs {
+		if now.Before(r.deadline.Add(watchdogGrace)) {
+			r.exits = inst.exits.Load()
+			continue
+		}
+		exits := inst.exits.Load()
+		moved := exits != r.exits
+		r.exits = exits
+		switch {
+		case moved:
+			// It returns to Go but was not stopped: stop it there.
+			inst.watchdogStopped.Store(true)
+			inst.stopRequested.Store(true)
+		case !r.reported:
+			r.reported = true
+			s := StuckCall{Module: inst.l.name, SHA256: inst.l.sha, Tool: inst.tool, Deadline: r.deadline, InHost: inst.inHost.Load()}
+			if !s.InHost && inst.l.entry != nil {
+				inst.l.entry.stuck.Store(true)
+			}
+			stuck = append(stuck, s)
+		}
+	}
+	w.mu.Unlock()
+	for _, s := range stuck {
+		if lg := w.h.opts.Logger; lg != nil {
+			lg.Error("host: watchdog: " + s.String())
+		}
+		if fn := w.h.opts.OnStuck; fn != nil {
+			fn(s)
+		}
+	}
+}
+
+// errStuck is why the calls of a module the watchdog disabled fail.
+func errStuck(name string) error {
+	return fmt.Errorf("%w: module %q stopped returning to the host during an earlier call (its time-limit instrumentation failed); it is disabled until the process restarts", ErrUnsafe, name)
+}
+
+// exited counts one exit of the guest to Go.
+func (inst *instance) exited() { inst.exits.Add(1) }
+
+var _ = atomic.Bool{}
