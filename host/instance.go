@@ -9,6 +9,7 @@ import (
 	mrand "math/rand/v2"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -48,6 +49,13 @@ type instance struct {
 	// recycle is set by close: the host closes the instance itself, so its
 	// memory may serve another instance.
 	recycle bool
+
+	// running is set while a guest function of the instance runs; the
+	// reservations the runtime freed meanwhile wait in unmap until it
+	// returns.
+	runMu   sync.Mutex
+	running bool
+	unmap   [][]byte
 
 	// tree is the call tree the instance serves during a call, and
 	// treeCharged the bytes of its memory charged to it.
@@ -227,6 +235,8 @@ func (inst *instance) invoke(ctx context.Context, f api.Function, stack []uint64
 	w := inst.l.h.watch
 	w.add(ctx, inst)
 	defer w.remove(inst)
+	inst.setRunning(true)
+	defer inst.setRunning(false)
 	if inst.l.h.opts.deadlines == deadlineInterrupt {
 		stop := context.AfterFunc(ctx, inst.interrupt)
 		defer func() {
@@ -241,6 +251,33 @@ func (inst *instance) invoke(ctx context.Context, f api.Function, stack []uint64
 		}
 	}()
 	return f.CallWithStack(ctx, stack)
+}
+
+// setRunning records whether a guest function runs; when one stops, the
+// reservations freed while it ran are unmapped.
+func (inst *instance) setRunning(on bool) {
+	inst.runMu.Lock()
+	inst.running = on
+	var done [][]byte
+	if !on {
+		done, inst.unmap = inst.unmap, nil
+	}
+	inst.runMu.Unlock()
+	for _, r := range done {
+		unreserve(r)
+	}
+}
+
+// unmapLater unmaps a reservation now, or when the running guest returns.
+func (inst *instance) unmapLater(r []byte) {
+	inst.runMu.Lock()
+	if inst.running {
+		inst.unmap = append(inst.unmap, r)
+		inst.runMu.Unlock()
+		return
+	}
+	inst.runMu.Unlock()
+	unreserve(r)
 }
 
 // interrupt makes the running guest stop at its next yield. It runs on

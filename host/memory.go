@@ -11,9 +11,16 @@ import (
 // instance's memory budget, which the two share. A refused growth makes
 // memory.grow return -1; the host then reports the memory limit whatever
 // the guest does next (usually a trap).
+//
+// Where the system allows, the memory is a region of address space as
+// large as the limit, reserved once (see reserve): growing it never copies
+// and the pages the guest never touches cost nothing, so the host memory a
+// call holds is the memory the guest uses. Elsewhere it grows in the Go
+// heap, geometrically.
 type linearMemory struct {
 	inst   *instance
-	buf    []byte
+	buf    []byte // the memory: len is its size
+	region []byte // the reservation buf lies in, nil in the Go heap
 	kernel bool
 }
 
@@ -36,20 +43,21 @@ func (a memoryAllocator) Allocate(_, _ uint64) experimental.LinearMemory {
 	return m
 }
 
-// spares are the memory buffers of a module's closed instances, kept for
-// its next instances: instantiating a Go guest would otherwise allocate
-// (and the garbage collector then scan and free) megabytes per instance.
-// Only instances the host closed itself give their buffers back (see
-// instance.close); a buffer is zeroed when it is taken.
+// spares are the memories of a module's closed instances, kept for its
+// next instances: instantiating a Go guest would otherwise allocate (and
+// fault in) megabytes per instance. Only instances the host closed itself
+// give their memory back (see instance.close); it is zeroed when taken.
 type spares struct {
-	mu   sync.Mutex
-	bufs [2][]spare // guest, kernel
-	max  int
+	mu     sync.Mutex
+	bufs   [2][]spare // guest, kernel
+	max    int
+	closed bool // free ran: nothing more is kept
 }
 
 type spare struct {
-	buf  []byte // full capacity
-	used int    // bytes the last instance could have written
+	buf    []byte // full capacity (the region, for a reservation)
+	used   int    // bytes the last instance could have written
+	region bool
 }
 
 func kind(kernel bool) int {
@@ -59,8 +67,8 @@ func kind(kernel bool) int {
 	return 0
 }
 
-// take returns a zeroed buffer of length size, or nil.
-func (s *spares) take(kernel bool, size uint64) []byte {
+// take returns a zeroed spare of at least size bytes, or ok false.
+func (s *spares) take(kernel bool, size uint64) (sp spare, ok bool) {
 	s.mu.Lock()
 	list := s.bufs[kind(kernel)]
 	for i, sp := range list {
@@ -70,24 +78,51 @@ func (s *spares) take(kernel bool, size uint64) []byte {
 		list[i] = list[len(list)-1]
 		s.bufs[kind(kernel)] = list[:len(list)-1]
 		s.mu.Unlock()
-		clear(sp.buf[:sp.used])
-		return sp.buf[:size]
+		if sp.region {
+			discard(sp.buf, sp.used)
+		} else {
+			clear(sp.buf[:sp.used])
+		}
+		return sp, true
 	}
 	s.mu.Unlock()
-	return nil
+	return spare{}, false
 }
 
-// put keeps buf for a later instance, unless enough are kept already or
-// it is far larger than an instance needs to start (a call that grew its
-// memory to the limit must not pin that much for every later instance).
-func (s *spares) put(kernel bool, buf []byte, typical int64) {
-	if int64(cap(buf)) > max(4*typical, 1<<20) {
-		return
+// put keeps a memory for a later instance, unless enough are kept already
+// or (in the Go heap) it is far larger than an instance needs to start: a
+// call that grew its memory to the limit must not pin that much for every
+// later instance. It reports whether it kept it.
+func (s *spares) put(kernel bool, sp spare, typical int64) bool {
+	if !sp.region && int64(cap(sp.buf)) > max(4*typical, 1<<20) {
+		return false
+	}
+	if sp.region && int64(sp.used) > max(4*typical, 1<<20) {
+		// Give the pages a large call touched back now, not when reused.
+		discard(sp.buf, sp.used)
+		sp.used = 0
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if list := s.bufs[kind(kernel)]; len(list) < s.max {
-		s.bufs[kind(kernel)] = append(list, spare{buf[:cap(buf)], len(buf)})
+	if list := s.bufs[kind(kernel)]; len(list) < s.max && !s.closed {
+		s.bufs[kind(kernel)] = append(list, sp)
+		return true
+	}
+	return false
+}
+
+// free unmaps every kept reservation (the module was unloaded).
+func (s *spares) free() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	for k, list := range s.bufs {
+		for _, sp := range list {
+			if sp.region {
+				unreserve(sp.buf)
+			}
+		}
+		s.bufs[k] = nil
 	}
 }
 
@@ -122,13 +157,12 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 		}
 		inst.treeCharged += delta
 	}
-	var spare []byte
-	if m.buf == nil {
-		spare = inst.l.spares.take(m.kernel, size)
+	if m.buf == nil && m.region == nil {
+		m.first(size)
 	}
 	switch {
-	case spare != nil:
-		m.buf = spare
+	case m.region != nil:
+		m.buf = m.region[:size]
 	case uint64(cap(m.buf)) >= size:
 		m.buf = m.buf[:size]
 	default:
@@ -152,19 +186,59 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 	return m.buf
 }
 
-// Free drops the memory, giving the buffer back to the module's spares
-// when the host itself closed the instance: then nothing can run in it
-// any more. (A module closed by the runtime, on Host.Close, may still be
-// running a guest: its buffer is left to the garbage collector.)
-func (m *linearMemory) Free() {
-	if m.inst.recycle && m.buf != nil {
-		typical := m.inst.l.memHint.Load()
-		if m.kernel {
-			typical = m.inst.l.h.kernel.initial
+// first gives a new memory its backing: a spare, else a new reservation
+// as large as the limit (plus the kernel's uncharged start), else nothing
+// (the Go heap then).
+func (m *linearMemory) first(size uint64) {
+	inst := m.inst
+	if sp, ok := inst.l.spares.take(m.kernel, size); ok {
+		if sp.region {
+			m.region = sp.buf
+		} else {
+			m.buf = sp.buf[:0]
 		}
-		m.inst.l.spares.put(m.kernel, m.buf, typical)
+		return
 	}
-	m.buf = nil
+	n := inst.limits.Memory
+	if m.kernel {
+		n += inst.l.h.kernel.initial
+	}
+	n = (n + pageSize - 1) &^ (pageSize - 1)
+	if uint64(n) < size {
+		return
+	}
+	if r, ok := reserve(int(n)); ok {
+		m.region = r
+	}
+}
+
+// Free drops the memory, giving it back to the module's spares when the
+// host itself closed the instance: then nothing can run in it any more. A
+// module the runtime closed while its guest still runs (proc_exit,
+// Host.Close) keeps its reservation until that call returns (see
+// instance.invoke); memory in the Go heap is left to the garbage
+// collector.
+func (m *linearMemory) Free() {
+	inst := m.inst
+	switch {
+	case m.region != nil && inst.recycle:
+		typical := inst.l.memHint.Load()
+		if m.kernel {
+			typical = inst.l.h.kernel.initial
+		}
+		if !inst.l.spares.put(m.kernel, spare{buf: m.region, used: len(m.buf), region: true}, typical) {
+			unreserve(m.region)
+		}
+	case m.region != nil:
+		inst.unmapLater(m.region)
+	case m.buf != nil && inst.recycle:
+		typical := inst.l.memHint.Load()
+		if m.kernel {
+			typical = inst.l.h.kernel.initial
+		}
+		inst.l.spares.put(m.kernel, spare{buf: m.buf[:cap(m.buf)], used: len(m.buf)}, typical)
+	}
+	m.buf, m.region = nil, nil
 }
 
 // size is the current length of the memory.

@@ -359,6 +359,7 @@ func (l *Loaded) closeResources() {
 		_ = r.Close()
 	}
 	l.roots = nil
+	l.spares.free()
 	if l.net != nil {
 		l.net.close()
 	}

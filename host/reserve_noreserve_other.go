@@ -1,0 +1,5 @@
+//go:build darwin || freebsd
+
+package host
+
+const mapNoReserve = 0
