@@ -2,6 +2,7 @@ package host
 
 import (
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -88,9 +89,16 @@ func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode
 			of |= m.o
 		}
 	}
-	f, err := r.root.OpenFile(name, of, perm)
+	// Never block in open: a FIFO nobody writes to would hold the call
+	// (and an OS thread) past every deadline. Only regular files and
+	// directories are opened at all.
+	f, err := r.root.OpenFile(name, of|syscall.O_NONBLOCK, perm)
 	if err != nil {
 		return nil, errno(err)
+	}
+	if e := onlyRegularOrDir(f); e != 0 {
+		_ = f.Close()
+		return nil, e
 	}
 	rf, e := newRootFile(r, name, f, of)
 	if e != 0 {
@@ -138,11 +146,62 @@ func (r *rootFS) Chmod(p string, perm fs.FileMode) experimentalsys.Errno {
 	return errno(r.root.Chmod(rel(p), perm))
 }
 
+// Rename refuses to move a symbolic link, or a directory holding one: a
+// relative link's target depends on where the link is, so moving it could
+// leave a link inside the directory that resolves outside it.
 func (r *rootFS) Rename(from, to string) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
+	fi, err := r.root.Lstat(rel(from))
+	if err != nil {
+		return errno(err)
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return experimentalsys.EPERM
+	case fi.IsDir():
+		if !r.noLinksBelow(rel(from)) {
+			return experimentalsys.EPERM
+		}
+	}
 	return errno(r.root.Rename(rel(from), rel(to)))
+}
+
+// maxRenameScan bounds the entries noLinksBelow looks at.
+const maxRenameScan = 10000
+
+// noLinksBelow reports whether the directory holds no symbolic link at any
+// depth (and at most maxRenameScan entries, beyond which it says no).
+func (r *rootFS) noLinksBelow(dir string) bool {
+	seen := 0
+	var walk func(string) bool
+	walk = func(d string) bool {
+		f, err := r.root.OpenFile(d, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_DIRECTORY, 0)
+		if err != nil {
+			return false
+		}
+		ents, err := f.ReadDir(maxRenameScan - seen + 1)
+		_ = f.Close()
+		if err != nil && len(ents) == 0 && !errors.Is(err, io.EOF) {
+			return false
+		}
+		for _, e := range ents {
+			if seen++; seen > maxRenameScan {
+				return false
+			}
+			switch t := e.Type(); {
+			case t&fs.ModeSymlink != 0:
+				return false
+			case t.IsDir():
+				if !walk(path.Join(d, e.Name())) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	return walk(dir)
 }
 
 func (r *rootFS) Rmdir(p string) experimentalsys.Errno {
@@ -173,28 +232,34 @@ func (r *rootFS) Unlink(p string) experimentalsys.Errno {
 	return errno(r.root.Remove(rel(p)))
 }
 
+// Link makes hard links to regular files only: a hard link to a symbolic
+// link is a copy of the link elsewhere, where its target may resolve
+// outside the directory.
 func (r *rootFS) Link(oldPath, newPath string) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
+	fi, err := r.root.Lstat(rel(oldPath))
+	if err != nil {
+		return errno(err)
+	}
+	if !fi.Mode().IsRegular() {
+		return experimentalsys.EPERM
+	}
 	return errno(r.root.Link(rel(oldPath), rel(newPath)))
 }
 
-// Symlink refuses targets that leave the directory: os.Root would refuse
-// to follow them anyway, but another program reading the directory later
-// would not.
+// Symlink refuses every symbolic link. os.Root would refuse to follow one
+// that leaves the directory, but another program reading the directory
+// later would not, and whether a relative link stays inside depends on
+// where it ends up (renames through a `d -> .` link, a link's parent
+// moved): no lexical check of the target can hold. A guest needs no
+// links to read and write files.
 func (r *rootFS) Symlink(target, link string) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	if path.IsAbs(target) {
-		return experimentalsys.EPERM
-	}
-	resolved := path.Join(path.Dir(rel(link)), target)
-	if resolved == ".." || strings.HasPrefix(resolved, "../") {
-		return experimentalsys.EPERM
-	}
-	return errno(r.root.Symlink(target, rel(link)))
+	return experimentalsys.EPERM
 }
 
 func (r *rootFS) Readlink(p string) (string, experimentalsys.Errno) {
@@ -256,7 +321,30 @@ func (o *openedFS) Open(name string) (fs.File, error) {
 		o.first = nil
 		return f, nil
 	}
-	return o.root.Open(name)
+	// A reopen, by name: what is there now may have been swapped for a
+	// FIFO since the first open.
+	f, err := o.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	if onlyRegularOrDir(f) != 0 {
+		_ = f.Close()
+		return nil, fs.ErrPermission
+	}
+	return f, nil
+}
+
+// onlyRegularOrDir refuses an open file that is neither a regular file
+// nor a directory (a FIFO, a device, a socket).
+func onlyRegularOrDir(f *os.File) experimentalsys.Errno {
+	fi, err := f.Stat()
+	if err != nil {
+		return errno(err)
+	}
+	if m := fi.Mode(); !m.IsRegular() && !m.IsDir() {
+		return experimentalsys.EACCES
+	}
+	return 0
 }
 
 func (f *rootFile) IsAppend() bool { return f.flag&os.O_APPEND != 0 }

@@ -78,11 +78,9 @@ func (s *spares) take(kernel bool, size uint64) (sp spare, ok bool) {
 		list[i] = list[len(list)-1]
 		s.bufs[kind(kernel)] = list[:len(list)-1]
 		s.mu.Unlock()
-		if sp.region {
-			discard(sp.buf, sp.used)
-		} else {
-			clear(sp.buf[:sp.used])
-		}
+		// Zeroing pages that stay resident costs far less than giving
+		// them back and faulting them in again.
+		clear(sp.buf[:sp.used])
 		return sp, true
 	}
 	s.mu.Unlock()

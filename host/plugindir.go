@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/autoagent-go/autoagent/internal/safefile"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -480,33 +480,11 @@ func limitsOf(l manifest.Limits) Limits {
 	}
 }
 
-// readCapped reads a whole file, refusing one larger than max without
-// reading it.
+// readCapped reads a whole regular file, refusing one larger than max
+// without reading it, and a FIFO, device or socket without opening it for
+// a read that could block (see safefile).
 func readCapped(path string, max int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	if fi.Size() > max {
-		return nil, fmt.Errorf("%s is %d bytes, more than the %d allowed", path, fi.Size(), max)
-	}
-	b := make([]byte, 0, fi.Size())
-	buf := bytes.NewBuffer(b)
-	if _, err := buf.ReadFrom(io.LimitReader(f, max+1)); err != nil {
-		return nil, err
-	}
-	if int64(buf.Len()) > max {
-		return nil, fmt.Errorf("%s grew past the %d bytes allowed while being read", path, max)
-	}
-	return buf.Bytes(), nil
+	return safefile.Read(path, max)
 }
 
 var unsafeNameChars = regexp.MustCompile(`[^A-Za-z0-9_-]`)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/autoagent-go/autoagent/internal/safefile"
 )
 
 // ErrNotFound is wrapped by the error [Store.Revoke] returns when nothing
@@ -77,6 +79,9 @@ func (s *Store) now() time.Time {
 	return time.Now()
 }
 
+// maxManifestBytes bounds the manifest file Load reads.
+const maxManifestBytes = 64 << 20
+
 // Load reads the manifest. A missing file is an empty manifest, and only a
 // missing file: an empty, unreadable or corrupt file, or one of another
 // version, is an error naming the file (a *[ParseError] when the bytes are
@@ -85,7 +90,9 @@ func (s *Store) Load() (*Manifest, error) {
 	if s.Path == "" {
 		return nil, errors.New("manifest: Store.Path is empty")
 	}
-	data, err := os.ReadFile(s.Path)
+	// Not os.ReadFile: a FIFO or device planted at the path must not
+	// block or flood the reader.
+	data, err := safefile.Read(s.Path, maxManifestBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return &Manifest{}, nil
 	}

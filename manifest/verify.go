@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/autoagent-go/autoagent/internal/safefile"
 )
 
 // FileStatus is what [Verify] found for one approved file.
@@ -99,7 +101,7 @@ func Verify(m *Manifest, dir string) (*Report, error) {
 	slices.Sort(files)
 	for _, f := range files {
 		c := FileCheck{File: f, Path: filepath.Join(dir, f), Approvals: byFile[f]}
-		data, err := os.ReadFile(c.Path)
+		data, err := safefile.Read(c.Path, maxModuleBytes)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 			c.Status = FileMissing
@@ -142,7 +144,7 @@ func Verify(m *Manifest, dir string) (*Report, error) {
 		if _, named := byFile[de.Name()]; named {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, de.Name()))
+		data, err := safefile.Read(filepath.Join(dir, de.Name()), maxModuleBytes)
 		if _, ok := m.Lookup(Sum(data)); err != nil || !ok {
 			rep.Unapproved = append(rep.Unapproved, de.Name())
 		}
@@ -150,11 +152,15 @@ func Verify(m *Manifest, dir string) (*Report, error) {
 	return rep, nil
 }
 
+// maxModuleBytes bounds a module or sidecar file Verify reads (as the
+// plugins directory's default does).
+const maxModuleBytes = 256 << 20
+
 // sidecarSum returns the [Sum] of the describe sidecar at path, or "" when
 // there is none (an unreadable sidecar sums to a value no approval holds, so
 // it never passes for an absent one).
 func sidecarSum(path string) string {
-	data, err := os.ReadFile(path)
+	data, err := safefile.Read(path, maxModuleBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ""
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/internal/safefile"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -160,13 +161,13 @@ func fileTool(ctx context.Context, h *host.Host, file string, f callFlags, limit
 	if err != nil {
 		return nil, usageError(err)
 	}
-	b, err := os.ReadFile(file)
+	b, err := safefile.Read(file, maxModuleFile)
 	if err != nil {
 		return nil, err
 	}
 	var sidecar []byte
 	sc := strings.TrimSuffix(file, ".wasm") + ".tool.json"
-	if sb, err := os.ReadFile(sc); err == nil {
+	if sb, err := safefile.Read(sc, maxModuleFile); err == nil {
 		sidecar = sb
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return nil, err

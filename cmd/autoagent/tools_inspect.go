@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/internal/safefile"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -33,16 +33,20 @@ type review struct {
 	requested     []manifest.Grant
 }
 
+// maxModuleFile bounds a module or sidecar file the CLI reads (as the
+// plugins directory does by default).
+const maxModuleFile = 256 << 20
+
 // reviewModule reads the module at path (and its describe sidecar) and
 // runs its describe with no capabilities.
 func reviewModule(ctx context.Context, path string) (*review, error) {
-	b, err := os.ReadFile(path)
+	b, err := safefile.Read(path, maxModuleFile)
 	if err != nil {
 		return nil, err
 	}
 	r := &review{path: path, module: b, sha256: manifest.Sum(b)}
 	sidePath := filepath.Join(filepath.Dir(path), manifest.SidecarFile(filepath.Base(path)))
-	side, err := os.ReadFile(sidePath)
+	side, err := safefile.Read(sidePath, maxModuleFile)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		side = nil

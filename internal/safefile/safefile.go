@@ -1,0 +1,104 @@
+// Package safefile reads files an operator (or anyone with write access to
+// a directory) put in place, such as plugin modules, sidecars and the
+// manifest, without trusting what kind of file they are:
+//
+//	b, err := safefile.Read("plugins/fetch.wasm", 256<<20)
+//	if errors.Is(err, safefile.ErrNotRegular) {
+//		// a FIFO, device or socket named *.wasm: skipped, with this reason
+//	}
+//
+// os.ReadFile blocks forever on a FIFO nobody writes to (and reads a
+// device such as /dev/zero without end); Read opens without blocking,
+// checks that the file is a regular file before reading a byte, and caps
+// how much it reads.
+package safefile
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// ErrNotRegular is wrapped by Read's error for a path that is not a
+// regular file (a directory, a FIFO, a device, a socket).
+var ErrNotRegular = errors.New("not a regular file")
+
+// ErrTooLarge is wrapped by Read's error for a file larger than its cap.
+var ErrTooLarge = errors.New("file too large")
+
+// Read returns the contents of the regular file at path, at most max
+// bytes (max <= 0: no cap). It never blocks on a FIFO and never reads from
+// a device.
+func Read(path string, max int64) ([]byte, error) {
+	f, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if max > 0 && fi.Size() > max {
+		return nil, fmt.Errorf("%s: %w: %d bytes, more than the %d allowed", path, ErrTooLarge, fi.Size(), max)
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()))
+	r := io.Reader(f)
+	if max > 0 {
+		r = io.LimitReader(f, max+1)
+	}
+	if _, err := buf.ReadFrom(r); err != nil {
+		return nil, err
+	}
+	if max > 0 && int64(buf.Len()) > max {
+		return nil, fmt.Errorf("%s: %w: it grew past the %d bytes allowed while being read", path, ErrTooLarge, max)
+	}
+	return buf.Bytes(), nil
+}
+
+// Open opens the regular file at path for reading without blocking on a
+// FIFO, and fails with ErrNotRegular for anything but a regular file.
+func Open(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(fi.Mode()))}
+	}
+	if err := clearNonblock(f); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+// Kind names a file mode's type for messages: "a FIFO", "a directory".
+func Kind(m fs.FileMode) string {
+	switch {
+	case m.IsRegular():
+		return "a regular file"
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeCharDevice != 0:
+		return "a character device"
+	case m&fs.ModeDevice != 0:
+		return "a block device"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "an irregular file"
+}

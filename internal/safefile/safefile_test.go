@@ -1,0 +1,51 @@
+package safefile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestReadRegular(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "m.wasm")
+	if err := os.WriteFile(p, []byte("hello"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := Read(p, 0); err != nil || string(b) != "hello" {
+		t.Fatalf("Read = %q, %v", b, err)
+	}
+	if _, err := Read(p, 4); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("Read with a 4-byte cap: %v, want ErrTooLarge", err)
+	}
+	if _, err := Read(filepath.Dir(p), 0); !errors.Is(err, ErrNotRegular) {
+		t.Fatalf("Read of a directory: %v, want ErrNotRegular", err)
+	}
+}
+
+// TestReadFIFO: a FIFO nobody writes to is refused at once, where
+// os.ReadFile would block forever.
+func TestReadFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "trap.wasm")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Read(p, 1<<20); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, ErrNotRegular) || err.Error() != "open "+p+": not a regular file (a FIFO)" {
+			t.Fatalf("Read of a FIFO: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Read blocked on a FIFO")
+	}
+}
+
+func TestReadDevice(t *testing.T) {
+	if _, err := Read("/dev/zero", 1<<20); !errors.Is(err, ErrNotRegular) {
+		t.Fatalf("Read of /dev/zero: %v, want ErrNotRegular", err)
+	}
+}
