@@ -276,9 +276,31 @@ func (g Grant) Covers(other Grant) bool {
 		if other.Kind == KindFSWrite && g.Kind != KindFSWrite {
 			return false
 		}
-		return other.Path == g.Path || strings.HasPrefix(other.Path, g.Path+string(filepath.Separator))
+		// Compared where they lead, not as written: a link planted under
+		// the requested directory must not pass for part of it.
+		gp, op := resolvedGrantPath(g.Path), resolvedGrantPath(other.Path)
+		return op == gp || strings.HasPrefix(op, gp+string(filepath.Separator)) || gp == string(filepath.Separator)
 	}
 	return false
+}
+
+// resolvedGrantPath returns p with every symbolic link in it resolved; the part
+// that does not exist (yet) is kept as written after its longest existing
+// ancestor.
+func resolvedGrantPath(p string) string {
+	p = filepath.Clean(p)
+	rest := ""
+	for {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(p)
+		if parent == p {
+			return filepath.Join(p, rest)
+		}
+		rest = filepath.Join(filepath.Base(p), rest)
+		p = parent
+	}
 }
 
 // GrantStrings returns each grant's string form, which ParseGrants reads

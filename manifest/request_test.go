@@ -2,6 +2,8 @@ package manifest
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -80,6 +82,37 @@ func TestMissing(t *testing.T) {
 	for _, tt := range tests {
 		if got := compareGrants(t, Missing, tt.requested, tt.granted); got != tt.want {
 			t.Errorf("requested %q, granted %q: missing = %q, want %q", tt.requested, tt.granted, got, tt.want)
+		}
+	}
+}
+
+// TestExceedingThroughPlantedLink: a grant under the requested directory
+// that leads outside it through a symbolic link exceeds the request; the
+// comparison is made on resolved paths.
+func TestExceedingThroughPlantedLink(t *testing.T) {
+	root := t.TempDir()
+	data, outside := filepath.Join(root, "data"), filepath.Join(root, "outside")
+	for _, d := range []string{data, outside} {
+		if err := os.Mkdir(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(data, "link")); err != nil {
+		t.Fatal(err)
+	}
+	req := []Grant{{Kind: KindFSRead, Path: data}}
+	for _, c := range []struct {
+		path    string
+		exceeds bool
+	}{
+		{filepath.Join(data, "sub"), false},
+		{filepath.Join(data, "link"), true},
+		{filepath.Join(data, "link", "secret.txt"), true},
+		{filepath.Join(data, "sub", "..", "link"), true},
+	} {
+		got := Exceeding(req, []Grant{{Kind: KindFSRead, Path: c.path}})
+		if (len(got) > 0) != c.exceeds {
+			t.Errorf("granting %s for a request of %s: exceeding = %v, want exceeds %v", c.path, data, got, c.exceeds)
 		}
 	}
 }
