@@ -109,6 +109,9 @@ type Plugin struct {
 	// Tools are the names under which the plugin's tools are exposed, in
 	// describe order; a name in conflict is left out.
 	Tools []string
+	// Shadowed are the names of a quarantined plugin's tools withheld
+	// because an approved plugin offers the same name.
+	Shadowed []string
 	// Loaded is the running module, nil when not loaded. The Dir owns it:
 	// do not Close it.
 	Loaded *Loaded
@@ -526,6 +529,19 @@ func (d *Dir) expose(old, s *Snapshot) {
 	}
 	for _, name := range order {
 		offs := slices.DeleteFunc(offers[name], func(o offer) bool { return s.Plugins[o.plugin].Loaded == nil })
+		// An approved tool always wins over quarantined ones: a drop-in
+		// nobody approved cannot take an approved tool out of service by
+		// offering its name.
+		if slices.ContainsFunc(offs, func(o offer) bool { return s.Plugins[o.plugin].Status == StatusApproved }) {
+			offs = slices.DeleteFunc(offs, func(o offer) bool {
+				p := &s.Plugins[o.plugin]
+				if p.Status != StatusQuarantined {
+					return false
+				}
+				p.Shadowed = append(p.Shadowed, name)
+				return true
+			})
+		}
 		switch len(offs) {
 		case 0:
 		case 1:

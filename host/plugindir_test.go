@@ -392,6 +392,35 @@ func TestToolNameConflicts(t *testing.T) {
 	}
 }
 
+// TestQuarantineCannotSquat: with quarantine on, a drop-in nobody
+// approved that offers an approved tool's name does not take that tool out
+// of service; among quarantined drop-ins a shared name is still a
+// conflict.
+func TestQuarantineCannotSquat(t *testing.T) {
+	e := newPDEnv(t)
+	e.put("good.wasm", waTextModule("approved", "g"), waSidecar(nil, "search"))
+	e.put("squat.wasm", waTextModule("squatter", "s"), waSidecar(nil, "search", "other"))
+	e.put("q1.wasm", waTextModule("q1", "1"), waSidecar(nil, "shared"))
+	e.put("q2.wasm", waTextModule("q2", "2"), waSidecar(nil, "shared"))
+	e.approve("good.wasm", manifest.Limits{})
+	d := e.open(DirOptions{Quarantine: true})
+	s := d.Snapshot()
+	tl, ok := s.Tool("search")
+	if !ok || callText(t, tl) != "approved" {
+		t.Fatalf("search is %v (exposed %v): the approved tool must win", tl, ok)
+	}
+	if _, ok := s.Tool("other"); !ok {
+		t.Error("the squatter's other tool, which clashes with nothing, is not exposed in quarantine")
+	}
+	if p, _ := s.Plugin("squat"); !slices.Equal(p.Shadowed, []string{"search"}) {
+		t.Errorf("squat.wasm shadowed = %v, want [search]", p.Shadowed)
+	}
+	want := []Conflict{{Tool: "shared", Files: []string{"q1.wasm", "q2.wasm"}}}
+	if diff := cmp.Diff(want, s.Conflicts); diff != "" {
+		t.Errorf("conflicts (-want +got):\n%s", diff)
+	}
+}
+
 func TestPublishNeverReplacesHostTools(t *testing.T) {
 	e := newPDEnv(t)
 	hostEcho, err := tool.New("echo", "The host's echo.", func(ctx context.Context, in struct{}) (string, error) { return "host echo", nil })
