@@ -26,6 +26,14 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = json.RawMessage(`{"type":"object"}`)
 	}
+	// Schemas come from modules, MCP servers and models: resolving one is
+	// superlinear in its nesting, so a schema bomb is refused first.
+	if len(raw) > MaxSchemaBytes {
+		return nil, fmt.Errorf("tool: invalid input schema: %d bytes, more than the %d allowed", len(raw), MaxSchemaBytes)
+	}
+	if d := jsonDepth(raw); d > MaxSchemaDepth {
+		return nil, fmt.Errorf("tool: invalid input schema: nested %d deep, more than the %d allowed", d, MaxSchemaDepth)
+	}
 	raw, err := normalizeTypes(raw)
 	if err != nil {
 		return nil, fmt.Errorf("tool: invalid input schema: %w", err)
@@ -39,6 +47,38 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 		return nil, fmt.Errorf("tool: invalid input schema: %w", err)
 	}
 	return &Schema{raw: raw, resolved: rs}, nil
+}
+
+// Bounds on a schema CompileSchema accepts: real tools' schemas are a few
+// KiB and nest a dozen levels.
+const (
+	MaxSchemaBytes = 256 << 10
+	MaxSchemaDepth = 64
+)
+
+// jsonDepth returns the deepest nesting of objects and arrays in b (which
+// need not be valid: the decoder reports that).
+func jsonDepth(b []byte) int {
+	depth, deepest, inString := 0, 0, false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case inString:
+			if c == '\\' {
+				i++
+			} else if c == '"' {
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+			deepest = max(deepest, depth)
+		case c == '}' || c == ']':
+			depth--
+		}
+	}
+	return deepest
 }
 
 // JSON returns the schema document.

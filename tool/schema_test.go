@@ -185,3 +185,26 @@ func TestNewRefusesBadDefinitions(t *testing.T) {
 	}()
 	tool.Must(nil, errors.New("boom"))
 }
+
+// TestCompileSchemaRefusesBombs: a schema nested thousands deep (resolving
+// it is superlinear) or larger than MaxSchemaBytes is refused before it is
+// decoded, with the bound named.
+func TestCompileSchemaRefusesBombs(t *testing.T) {
+	deep := strings.Repeat(`{"type":"object","properties":{"a":`, 4000) + `{}` + strings.Repeat(`}}`, 4000)
+	if _, err := tool.CompileSchema(json.RawMessage(deep)); err == nil || !strings.Contains(err.Error(), "nested 8001 deep, more than the 64 allowed") {
+		t.Errorf("deep schema: %v", err)
+	}
+	ok := strings.Repeat(`{"type":"object","properties":{"a":`, 31) + `{}` + strings.Repeat(`}}`, 31)
+	if _, err := tool.CompileSchema(json.RawMessage(ok)); err != nil {
+		t.Errorf("a schema nested 63 deep: %v", err)
+	}
+	// Brackets inside strings do not count.
+	quoted := `{"type":"object","description":"` + strings.Repeat(`[{`, 1000) + `\"` + `"}`
+	if _, err := tool.CompileSchema(json.RawMessage(quoted)); err != nil {
+		t.Errorf("brackets in a string: %v", err)
+	}
+	big := `{"type":"object","description":"` + strings.Repeat("x", tool.MaxSchemaBytes) + `"}`
+	if _, err := tool.CompileSchema(json.RawMessage(big)); err == nil || !strings.Contains(err.Error(), "more than the 262144 allowed") {
+		t.Errorf("large schema: %v", err)
+	}
+}
