@@ -27,6 +27,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv("AUTOAGENT_HOST_CHILD_CACHE"); dir != "" {
 		os.Exit(childLoad(dir))
 	}
+	if name := os.Getenv(survivalEnv); name != "" {
+		os.Exit(survivalChild(name))
+	}
 	dir, temporary := testCache()
 	testCacheDir = dir
 	code := m.Run()

@@ -212,16 +212,18 @@ func (l ModuleLimits) wasmbin() wasmbin.Limits {
 }
 
 // ModuleLimitError reports a module that declares more than a
-// [ModuleLimits] field allows; Load and Inspect refuse it.
+// [ModuleLimits] field (or Limits.Tables) allows, or whose compilation
+// took longer than Options.CompileTimeout; Load and Inspect refuse it
+// before anything of it runs.
 type ModuleLimitError struct {
-	Limit string // the ModuleLimits field, e.g. "FunctionBytes"
+	Limit string // the field, e.g. "FunctionBytes", "Tables", "CompileTimeout"
 	Max   int64
 	// What says what went past the limit.
 	What string
 }
 
 func (e *ModuleLimitError) Error() string {
-	return fmt.Sprintf("module exceeds the compile limit %s (%d): %s", e.Limit, e.Max, e.What)
+	return fmt.Sprintf("module exceeds the %s limit of %d: %s", e.Limit, e.Max, e.What)
 }
 
 // defaultCompileTimeout bounds a module's compilation when

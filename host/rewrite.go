@@ -397,7 +397,11 @@ func (w *rewriter) tables(body []byte) ([]byte, error) {
 		r.limits()
 		t := defined[i]
 		if t.Min > share {
-			return nil, &LimitError{Limit: LimitTables, Value: fmt.Sprintf("%d entries (table %d declares %d)", w.opts.tables, len(w.m.Tables)-int(n)+int(i), t.Min)}
+			what := fmt.Sprintf("table %d declares %d entries", len(w.m.Tables)-int(n)+int(i), t.Min)
+			if share < w.opts.tables {
+				what += fmt.Sprintf(", more than its share (%d) of the module's %d tables", share, len(w.m.Tables))
+			}
+			return nil, &ModuleLimitError{Limit: "Tables", Max: int64(w.opts.tables), What: what}
 		}
 		limit := share
 		if t.HasMax && t.Max < limit {

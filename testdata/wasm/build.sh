@@ -7,8 +7,9 @@
 # checkout (whatever its file times) never needs a toolchain, and `go test`
 # (TestCorpusUpToDate) fails when a source changed without a rebuild.
 #
-# Toolchains: clang + lld + wasi-libc for C (Debian: clang lld wasi-libc
-# libclang-rt-dev-wasm32), Go for the Go guest.
+# Toolchains: clang + lld + wasi-libc for C (Debian: clang lld wasi-libc and
+# the libclang-rt-N-dev-wasm32 of clang's version N), wabt's wat2wasm for
+# the modules written in WAT, Go for the Go guest.
 #
 #   bash testdata/wasm/build.sh          rebuild what changed
 #   bash testdata/wasm/build.sh -f       rebuild everything
@@ -61,6 +62,25 @@ module() {
 	record "$name" "$h" "${srcs[@]}"
 }
 
+# wat SRC [wat2wasm flags...]: a module written in WAT, with the shared
+# describe export spliced in at its ";;@describe" line.
+wat() {
+	local src=$1; shift
+	sed -e '/;;@describe/{r src/wat/describe.inc' -e 'd}' "$src" >"$OUT.wat"
+	# wat2wasm recurses once per nested block: deeply nested modules need
+	# more than the default 8 MB stack.
+	(ulimit -s unlimited 2>/dev/null || ulimit -s 1048576; wat2wasm "$@" "$OUT.wat" -o "$OUT")
+	rm -f "$OUT.wat"
+}
+
+# watgen GEN [wat2wasm flags...]: a WAT module a script writes.
+watgen() {
+	local gen=$1; shift
+	sh "$gen" >"$OUT.gen.wat"
+	wat "$OUT.gen.wat" "$@"
+	rm -f "$OUT.gen.wat"
+}
+
 c_freestanding() { # c_freestanding SRC [extra flags...]
 	local src=$1; shift
 	$CC $FREESTANDING "$@" -o "$OUT" "$src"
@@ -90,6 +110,21 @@ module baddescribe.wasm $H src/baddescribe.c -- c_freestanding src/baddescribe.c
 module describeloop.wasm $H src/describeloop.c -- c_freestanding src/describeloop.c
 module wasicmd.wasm src/wasicmd.c -- bash -c '$CC --target=wasm32-wasi --sysroot=/usr -O2 -Wl,--strip-all -o "$OUT" src/wasicmd.c'
 module goecho.wasm src/goecho/main.go -- bash -c 'cd ../.. && GOOS=wasip1 GOARCH=wasm $GO build -buildmode=c-shared -trimpath -ldflags=-s -o "testdata/wasm/$OUT" ./testdata/wasm/src/goecho'
+# The hostile corpus of the sandbox's defences (see HOSTILE.md): each
+# module attacks one class, its expected outcome in its source.
+W="src/wat/describe.inc"
+module fuelreach.wasm $W src/wat/fuelreach.wat -- wat src/wat/fuelreach.wat --no-check
+module scratchreach.wasm $W src/wat/scratchreach.wat -- wat src/wat/scratchreach.wat --no-check
+module tablegrow.wasm $W src/wat/tablegrow.wat -- wat src/wat/tablegrow.wat
+module tabledeclared.wasm $W src/wat/tabledeclared.wat -- wat src/wat/tabledeclared.wat
+module errorbomb.wasm $W src/wat/errorbomb.wat -- wat src/wat/errorbomb.wat
+module forgeheaders.wasm $W src/wat/forgeheaders.wat -- wat src/wat/forgeheaders.wat
+module kvflood.wasm $W src/wat/kvflood.wat -- wat src/wat/kvflood.wat
+module reentry.wasm $W src/wat/reentry.wat -- wat src/wat/reentry.wat
+module bulkfill.wasm $W src/wat/gen/bulkfill.sh -- watgen src/wat/gen/bulkfill.sh
+module nestbomb.wasm $W src/wat/gen/nestbomb.sh -- watgen src/wat/gen/nestbomb.sh
+module branchbomb.wasm $W src/wat/gen/branchbomb.sh -- watgen src/wat/gen/branchbomb.sh
+module schemabomb.wasm $W src/wat/gen/schemabomb.sh -- watgen src/wat/gen/schemabomb.sh
 # Not a module at all: the magic number followed by garbage.
 module malformed.wasm -- bash -c 'printf "\\0asm\\1\\0\\0\\0\\377\\377\\377\\377this is not webassembly" >"$OUT"'
 

@@ -81,8 +81,9 @@ type Code struct {
 	// Branches counts the body's control instructions and branch
 	// targets (block, loop, if, else, br, br_if, and each br_table
 	// label), a compiler's basic blocks, which its cost is quadratic in.
-	// Loops and bulk instructions count once more: the host's rewrite
-	// adds a check with a branch to each.
+	// A loop counts three times and a bulk instruction three: the host's
+	// rewrite adds a check with a branch and a call to each, which cost
+	// a compiler about as much.
 	Branches int
 }
 

@@ -1,9 +1,11 @@
 ;; fuelreach: INVALID as written. Its call function writes global 1, one
 ;; past its only global, in a loop. wasm-validate refuses it; a host that
-;; appended its own state after the module's globals would have given the
-;; guest that state (the time-limit counter), and a guest resetting it
-;; would never be stopped. Expected: refused at load as malformed (the
-;; original module is validated before any rewrite), never run.
+;; appended its own state after the module's globals (as this host once
+;; did) gave the guest that state, the time-limit counter, and a guest
+;; resetting it was never stopped: the call, Host.Close and, at the next
+;; garbage collection, the whole process froze.
+;; Expected: refused at load as malformed ("global index 1 out of range"),
+;; never run.
 (module
   ;;@describe
   (memory 1)

@@ -1,0 +1,388 @@
+package host
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// The survival harness runs each module of the hostile corpus
+// (testdata/wasm/HOSTILE.md) in a child process, a re-exec of this test
+// binary, so that a freeze or a crash of the host is a failed test rather
+// than a dead test binary. The parent asserts that the child:
+//
+//   - ended with the expected outcome, within the case's time bound (a
+//     child still running at the bound plus start-up slack froze);
+//   - never hit a Go fatal error or an unrecovered panic;
+//   - kept its peak resident memory (rusage) under the case's bound;
+//   - completed every garbage collection it started while the guest ran
+//     in under a second (a guest in machine code that never returns to
+//     Go holds up the stop-the-world phase, freezing the process);
+//   - served a good call afterwards, in the same process.
+
+const survivalEnv = "AUTOAGENT_SURVIVAL_CASE"
+
+// survivalCase is one hostile module and what must become of it.
+type survivalCase struct {
+	name   string
+	file   string
+	limits Limits
+	grants []string
+	// loadErr, when set, is what Load's error must contain: the module
+	// must be refused before anything of it runs.
+	loadErr string
+	tool    string
+	args    string
+	// want is what the result's text must contain; ok says whether the
+	// call succeeds (isError false) or fails.
+	want string
+	ok   bool
+	// maxTime bounds the call (5 s when zero), maxLoad the load and
+	// compilation before it (10 s); maxRSS the child's peak resident
+	// memory.
+	maxTime time.Duration
+	maxLoad time.Duration
+	maxRSS  int64
+	// setup prepares the host's options before it is created (a kv
+	// directory, a dispatcher); check inspects what the call left.
+	setup func(c *survivalRun)
+	check func(c *survivalRun, res tool.Result) error
+}
+
+// survivalRun is the state of one case in the child.
+type survivalRun struct {
+	opts Options
+	dir  string    // a scratch directory, removed afterwards
+	self tool.Tool // the loaded tool, for a dispatcher that calls it
+}
+
+const defaultSurvivalRSS = 256 << 20
+
+var survivalCases = []survivalCase{
+	{name: "fuel global out of range", file: "fuelreach.wasm",
+		loadErr: "not a valid WebAssembly module: invalid module: function 7, at byte 0x12b: global index 1 out of range (the module has 1 globals)"},
+	{name: "scratch local out of range", file: "scratchreach.wasm",
+		loadErr: "local index 1 out of range (the function has 1 locals)"},
+	{name: "infinite loop", file: "loop.wasm", limits: Limits{Timeout: time.Second}, tool: "loop",
+		want: "tool exceeded its time limit of 1s", maxTime: 3 * time.Second},
+	{name: "table grown past the limit", file: "tablegrow.wasm", tool: "tablegrow", ok: true,
+		want: "983041", maxTime: 5 * time.Second, maxRSS: 128 << 20},
+	{name: "table declared past the limit", file: "tabledeclared.wasm",
+		loadErr: "module exceeds the Tables limit of 1048576: table 0 declares 100000000 entries"},
+	{name: "error text bomb", file: "errorbomb.wasm", tool: "errorbomb",
+		want: "E\x00\x00", maxTime: 5 * time.Second,
+		check: func(_ *survivalRun, res tool.Result) error {
+			text := res.Text()
+			if !strings.HasSuffix(text, "… [error text cut at 64 KiB of 60 MiB]") || len(text) > 64<<10+64 {
+				return fmt.Errorf("error text of %d bytes ending %q", len(text), text[max(0, len(text)-60):])
+			}
+			return nil
+		}},
+	{name: "forged block headers", file: "forgeheaders.wasm", limits: Limits{Timeout: 5 * time.Second}, tool: "forgeheaders",
+		ok: true, want: "ok", maxTime: 5 * time.Second},
+	{name: "straight-line bulk fills", file: "bulkfill.wasm", limits: Limits{Timeout: 2 * time.Second}, tool: "bulkfill",
+		want: "tool exceeded its time limit of 2s", maxTime: 2500 * time.Millisecond},
+	{name: "nesting compile bomb", file: "nestbomb.wasm",
+		loadErr: "module exceeds the Nesting limit of 10000: function 7 nests blocks more than 10000 deep"},
+	{name: "branch compile bomb", file: "branchbomb.wasm",
+		loadErr: "module exceeds the CompileWork limit of 1200000000"},
+	{name: "schema bomb", file: "schemabomb.wasm",
+		loadErr: "nested 8001 deep, more than the 64 allowed"},
+	{name: "deep recursion", file: "recursion.wasm", limits: Limits{Timeout: time.Minute}, tool: "recursion",
+		want: "tool exceeded its stack limit of 4 MiB", maxTime: 10 * time.Second, maxRSS: 128 << 20},
+	{name: "memory bomb", file: "membomb.wasm", tool: "membomb", args: `{"mode":"grow"}`,
+		want: "tool exceeded its memory limit of 64 MiB", maxTime: 10 * time.Second},
+	{name: "kv flood", file: "kvflood.wasm", limits: Limits{KVNamespace: 8 << 20}, grants: []string{"kv:flood"},
+		tool: "kvflood", want: "tool exceeded its kv namespace limit of 8 MiB", maxTime: 10 * time.Second,
+		setup: func(c *survivalRun) { c.opts.KVDir = c.dir },
+		check: func(c *survivalRun, _ tool.Result) error {
+			fi, err := os.Stat(filepath.Join(c.dir, "flood.db"))
+			if err != nil {
+				return err
+			}
+			if fi.Size() > 32<<20 {
+				return fmt.Errorf("the namespace's store grew to %d bytes", fi.Size())
+			}
+			return nil
+		}},
+	{name: "re-entry without end", file: "reentry.wasm", grants: []string{"tools:reentry"}, tool: "reentry",
+		want: "tool exceeded its call depth limit of 4", maxTime: 10 * time.Second,
+		setup: func(c *survivalRun) {
+			c.opts.CallTool = func(ctx context.Context, call tool.Call) (tool.Result, error) {
+				return c.self.Call(ctx, call)
+			}
+		}},
+}
+
+// TestSurvival runs every case of survivalCases in its own child process.
+func TestSurvival(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the survival harness starts a process per hostile module")
+	}
+	t.Parallel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range survivalCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			runSurvivalChild(t, exe, c)
+		})
+	}
+}
+
+// survivalReport is what a child prints of its case, on one line.
+type survivalReport struct {
+	Result  string        `json:"result"` // the outcome's text
+	Load    time.Duration `json:"load"`   // Load's time, compilation included
+	Elapsed time.Duration `json:"elapsed"` // the call's
+	MaxGC    time.Duration `json:"max_gc"`
+	GCs      int           `json:"gcs"`
+	GoodCall bool          `json:"good_call"`
+	Err      string        `json:"error,omitempty"` // the case failed in the child
+}
+
+const survivalPrefix = "SURVIVAL "
+
+// startupSlack covers the child's start and compilations beyond a case's
+// own time bound before the parent calls it frozen.
+const startupSlack = 60 * time.Second
+
+func runSurvivalChild(t *testing.T, exe string, c survivalCase) {
+	maxTime := c.maxTime
+	if maxTime == 0 {
+		maxTime = 5 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), maxTime+startupSlack)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), survivalEnv+"="+c.name, "GOTRACEBACK=all")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("the child froze: still running after %v\nstderr:\n%s", maxTime+startupSlack, tail(stderr.String(), 4000))
+	}
+	for _, fatal := range []string{"fatal error:", "panic:", "SIGSEGV", "out of memory"} {
+		if strings.Contains(stderr.String(), fatal) {
+			t.Fatalf("the child died (%q):\n%s", fatal, tail(stderr.String(), 4000))
+		}
+	}
+	if err != nil {
+		t.Fatalf("child: %v\nstdout:\n%s\nstderr:\n%s", err, tail(stdout.String(), 2000), tail(stderr.String(), 4000))
+	}
+	var rep survivalReport
+	sc := bufio.NewScanner(&stdout)
+	sc.Buffer(nil, 1<<20)
+	found := false
+	for sc.Scan() {
+		if line, ok := strings.CutPrefix(sc.Text(), survivalPrefix); ok {
+			found = json.Unmarshal([]byte(line), &rep) == nil
+		}
+	}
+	if !found {
+		t.Fatalf("the child printed no report\nstdout:\n%s\nstderr:\n%s", tail(stdout.String(), 2000), tail(stderr.String(), 2000))
+	}
+	if rep.Err != "" {
+		t.Fatalf("%s\n(elapsed %v)", rep.Err, rep.Elapsed)
+	}
+	if rep.Elapsed > maxTime {
+		t.Errorf("the call took %v, more than its bound of %v", rep.Elapsed, maxTime)
+	}
+	maxLoad := c.maxLoad
+	if maxLoad == 0 {
+		maxLoad = 10 * time.Second
+	}
+	if rep.Load > maxLoad {
+		t.Errorf("loading took %v, more than its bound of %v", rep.Load, maxLoad)
+	}
+	if rep.MaxGC > time.Second {
+		t.Errorf("a garbage collection took %v while the guest ran: the guest held up the process", rep.MaxGC)
+	}
+	if !rep.GoodCall {
+		t.Error("the good call after the case failed")
+	}
+	maxRSS := c.maxRSS
+	if maxRSS == 0 {
+		maxRSS = defaultSurvivalRSS
+	}
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		rss := ru.Maxrss << 10 // KiB on Linux
+		if rss > maxRSS {
+			t.Errorf("peak RSS %d MiB, more than the bound of %d MiB", rss>>20, maxRSS>>20)
+		}
+		t.Logf("%s: load %v, call %v, peak RSS %d MiB, %d GCs (longest %v)", c.file, rep.Load.Round(time.Millisecond),
+			rep.Elapsed.Round(time.Millisecond), rss>>20, rep.GCs, rep.MaxGC.Round(time.Microsecond))
+	}
+}
+
+func tail(s string, n int) string {
+	if len(s) > n {
+		return "…" + s[len(s)-n:]
+	}
+	return s
+}
+
+// survivalChild runs case name and prints its report; it is the whole of
+// a child process (see TestMain).
+func survivalChild(name string) int {
+	var c *survivalCase
+	for i := range survivalCases {
+		if survivalCases[i].name == name {
+			c = &survivalCases[i]
+		}
+	}
+	if c == nil {
+		fmt.Fprintf(os.Stderr, "survival: no case %q\n", name)
+		return 2
+	}
+	rep := runCase(c)
+	b, _ := json.Marshal(rep)
+	fmt.Printf("%s%s\n", survivalPrefix, b)
+	return 0
+}
+
+func runCase(c *survivalCase) (rep survivalReport) {
+	fail := func(format string, args ...any) survivalReport {
+		rep.Err = fmt.Sprintf(format, args...)
+		return rep
+	}
+	dir, err := os.MkdirTemp("", "survival-")
+	if err != nil {
+		return fail("%v", err)
+	}
+	defer os.RemoveAll(dir)
+	run := &survivalRun{dir: dir, opts: Options{CacheDir: filepath.Join(dir, "cache"), KVDir: filepath.Join(dir, "kv")}}
+	if c.setup != nil {
+		c.setup(run)
+	}
+	ctx := context.Background()
+	h, err := New(ctx, run.opts)
+	if err != nil {
+		return fail("New: %v", err)
+	}
+	defer h.Close(ctx)
+
+	// Garbage collections while the case runs: each must complete.
+	var stop atomic.Bool
+	gcDone := make(chan struct{})
+	go func() {
+		defer close(gcDone)
+		for !stop.Load() {
+			t0 := time.Now()
+			runtime.GC()
+			if d := time.Since(t0); d > rep.MaxGC {
+				rep.MaxGC = d
+			}
+			rep.GCs++
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	res, msg := c.run(ctx, h, run, &rep)
+	stop.Store(true)
+	<-gcDone
+	rep.Result = res.Text()
+	if msg != "" {
+		return fail("%s", msg)
+	}
+	if c.check != nil {
+		if err := c.check(run, res); err != nil {
+			return fail("%v", err)
+		}
+	}
+	rep.GoodCall = goodCall(ctx, h)
+	return rep
+}
+
+// run loads the case's module and calls it, returning the result and, when
+// the outcome is not the expected one, why.
+func (c *survivalCase) run(ctx context.Context, h *Host, r *survivalRun, rep *survivalReport) (tool.Result, string) {
+	path := filepath.Join("..", "testdata", "wasm", c.file)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return tool.Result{}, err.Error()
+	}
+	gs, err := parseGrantList(c.grants)
+	if err != nil {
+		return tool.Result{}, err.Error()
+	}
+	start := time.Now()
+	l, err := h.Load(ctx, Module{Name: strings.TrimSuffix(c.file, ".wasm"), Bytes: b, Grants: gs, Limits: c.limits})
+	rep.Load = time.Since(start)
+	if c.loadErr != "" {
+		switch {
+		case err == nil:
+			_ = l.Close(ctx)
+			return tool.Result{}, "the module loaded; it must be refused with " + c.loadErr
+		case !strings.Contains(err.Error(), c.loadErr):
+			return tool.Result{}, fmt.Sprintf("Load: %v\nwant it to contain: %s", err, c.loadErr)
+		}
+		return tool.Errorf("%v", err), ""
+	}
+	if err != nil {
+		return tool.Result{}, fmt.Sprintf("Load: %v", err)
+	}
+	defer l.Close(ctx)
+	tl, ok := l.Tool(c.tool)
+	if !ok {
+		return tool.Result{}, "no tool " + c.tool
+	}
+	r.self = tl
+	args := c.args
+	if args == "" {
+		args = "{}"
+	}
+	start = time.Now()
+	res, err := tl.Call(ctx, tool.Call{ID: "hostile", Name: c.tool, Arguments: json.RawMessage(args)})
+	rep.Elapsed = time.Since(start)
+	if err != nil {
+		return res, fmt.Sprintf("Call: %v", err)
+	}
+	if res.IsError == c.ok || !strings.Contains(res.Text(), c.want) {
+		return res, fmt.Sprintf("result (isError %v): %.300q\nwant isError %v and text containing %q", res.IsError, res.Text(), !c.ok, c.want)
+	}
+	return res, ""
+}
+
+// goodCall reports whether a well-behaved module still runs in h.
+func goodCall(ctx context.Context, h *Host) bool {
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "wasm", "echo.wasm"))
+	if err != nil {
+		return false
+	}
+	l, err := h.Load(ctx, Module{Name: "echo", Bytes: b})
+	if err != nil {
+		return false
+	}
+	defer l.Close(ctx)
+	tl, _ := l.Tool("echo")
+	res, err := tl.Call(ctx, tool.Call{ID: "good", Name: "echo", Arguments: json.RawMessage(`{"still":"serving"}`)})
+	return err == nil && !res.IsError && string(res.StructuredContent) == `{"still":"serving"}`
+}
+
+func parseGrantList(ss []string) ([]manifest.Grant, error) {
+	if len(ss) == 0 {
+		return nil, nil
+	}
+	gs, err := manifest.ParseGrants(ss)
+	if err != nil {
+		return nil, errors.New("grants: " + err.Error())
+	}
+	return gs, nil
+}
