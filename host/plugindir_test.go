@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -579,5 +580,55 @@ func TestNamespacedNameTooLong(t *testing.T) {
 	d.reloadMu.Unlock()
 	if n != 1 {
 		t.Errorf("%d modules kept loaded, want 1: the invalid plugin's module must be closed", n)
+	}
+}
+
+// TestSpecialFilesSkipped: a FIFO named *.wasm, or standing as a sidecar
+// or as the manifest, makes no scan block (os.ReadFile would wait for a
+// writer forever); each is reported with the reason.
+func TestSpecialFilesSkipped(t *testing.T) {
+	e := newPDEnv(t)
+	e.put("good.wasm", waTextModule("fine", "g"), waSidecar(nil, "good"))
+	e.put("other.wasm", waTextModule("other", "o"), nil)
+	e.approve("good.wasm", manifest.Limits{})
+	for _, f := range []string{"trap.wasm", manifest.SidecarFile("other.wasm")} {
+		if err := syscall.Mkfifo(filepath.Join(e.dir, f), 0o600); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+	}
+	done := make(chan *Dir, 1)
+	go func() { done <- e.open(DirOptions{}) }()
+	var d *Dir
+	select {
+	case d = <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("opening the plugins directory blocked on a FIFO")
+	}
+	s := d.Snapshot()
+	for file, want := range map[string]string{
+		"trap.wasm":  "not a regular file (a FIFO)",
+		"other.wasm": "describe sidecar: open " + filepath.Join(e.dir, "other.tool.json") + ": not a regular file (a FIFO)",
+	} {
+		p, _ := s.Plugin(strings.TrimSuffix(file, ".wasm"))
+		if p.Status != StatusInvalid || p.Err == nil || !strings.Contains(p.Err.Error(), want) {
+			t.Errorf("%s: %s, %v; want invalid: %s", file, p.Status, p.Err, want)
+		}
+	}
+	if tl, ok := s.Tool("good"); !ok || callText(t, tl) != "fine" {
+		t.Error("the approved module beside the FIFOs is not served")
+	}
+	// manifest.Verify reads the same files.
+	verified := make(chan error, 1)
+	go func() {
+		m, err := e.store.Load()
+		if err == nil {
+			_, err = manifest.Verify(m, e.dir)
+		}
+		verified <- err
+	}()
+	select {
+	case <-verified:
+	case <-time.After(30 * time.Second):
+		t.Fatal("manifest.Verify blocked on a FIFO")
 	}
 }

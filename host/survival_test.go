@@ -69,6 +69,9 @@ type survivalRun struct {
 	opts Options
 	dir  string    // a scratch directory, removed afterwards
 	self tool.Tool // the loaded tool, for a dispatcher that calls it
+	// grants and args, when setup sets them, replace the case's.
+	grants []string
+	args   string
 }
 
 const defaultSurvivalRSS = 256 << 20
@@ -120,6 +123,8 @@ var survivalCases = []survivalCase{
 			}
 			return nil
 		}},
+	{name: "filesystem escapes and a FIFO", file: "fsattack.wasm", tool: "fsattack", ok: true,
+		want: "open fifo", setup: fsAttackSetup, check: fsAttackCheck},
 	{name: "re-entry without end", file: "reentry.wasm", grants: []string{"tools:reentry"}, tool: "reentry",
 		want: "tool exceeded its call depth limit of 4", maxTime: 10 * time.Second,
 		setup: func(c *survivalRun) {
@@ -127,6 +132,47 @@ var survivalCases = []survivalCase{
 				return c.self.Call(ctx, call)
 			}
 		}},
+}
+
+// fsAttackSetup builds the directory fsattack works in: an outside
+// sibling, a FIFO, and links an operator made that point inside.
+func fsAttackSetup(c *survivalRun) {
+	d := filepath.Join(c.dir, "granted")
+	for _, sub := range []string{"", "sub2", "linkdir/inner"} {
+		_ = os.MkdirAll(filepath.Join(d, sub), 0o700)
+	}
+	_ = os.Mkdir(filepath.Join(c.dir, "outside"), 0o700)
+	_ = os.Symlink("sub2", filepath.Join(d, "linked"))
+	_ = os.Symlink("../..", filepath.Join(d, "linkdir", "inner", "up"))
+	_ = syscall.Mkfifo(filepath.Join(d, "fifo"), 0o600)
+	c.grants = []string{"fs.write:" + d}
+	c.args = `{"dir":"` + d + `"}`
+}
+
+// fsAttackCheck: every link in the granted directory resolves inside it.
+func fsAttackCheck(c *survivalRun, res tool.Result) error {
+	d := filepath.Join(c.dir, "granted")
+	for _, step := range []string{"symlink escape", "symlink d->.", "rename linked/ to moved", "rename linkdir/ to top", "link to symlink"} {
+		if !strings.Contains(res.Text(), step+": Operation not permitted") {
+			return fmt.Errorf("step %q was not refused: %s", step, res.Text())
+		}
+	}
+	if !strings.Contains(res.Text(), "open fifo: Permission denied") {
+		return fmt.Errorf("the FIFO was not refused: %s", res.Text())
+	}
+	return filepath.WalkDir(d, func(p string, e os.DirEntry, err error) error {
+		if err != nil || e.Type()&os.ModeSymlink == 0 {
+			return err
+		}
+		r, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return fmt.Errorf("link %s: %v", p, err)
+		}
+		if r != d && !strings.HasPrefix(r, d+string(filepath.Separator)) {
+			return fmt.Errorf("link %s resolves outside the granted directory, to %s", p, r)
+		}
+		return nil
+	})
 }
 
 // TestSurvival runs every case of survivalCases in its own child process.
@@ -318,12 +364,20 @@ func (c *survivalCase) run(ctx context.Context, h *Host, r *survivalRun, rep *su
 	if err != nil {
 		return tool.Result{}, err.Error()
 	}
-	gs, err := parseGrantList(c.grants)
+	grantList, args := c.grants, c.args
+	if r.grants != nil {
+		grantList = r.grants
+	}
+	if r.args != "" {
+		args = r.args
+	}
+	gs, err := parseGrantList(grantList)
 	if err != nil {
 		return tool.Result{}, err.Error()
 	}
 	start := time.Now()
-	l, err := h.Load(ctx, Module{Name: strings.TrimSuffix(c.file, ".wasm"), Bytes: b, Grants: gs, Limits: c.limits})
+	sidecar, _ := os.ReadFile(strings.TrimSuffix(path, ".wasm") + ".tool.json")
+	l, err := h.Load(ctx, Module{Name: strings.TrimSuffix(c.file, ".wasm"), Bytes: b, Grants: gs, Limits: c.limits, Sidecar: sidecar})
 	rep.Load = time.Since(start)
 	if c.loadErr != "" {
 		switch {
@@ -344,7 +398,6 @@ func (c *survivalCase) run(ctx context.Context, h *Host, r *survivalRun, rep *su
 		return tool.Result{}, "no tool " + c.tool
 	}
 	r.self = tl
-	args := c.args
 	if args == "" {
 		args = "{}"
 	}

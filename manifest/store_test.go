@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -461,4 +462,23 @@ func checkAllApproved(t *testing.T, path string, workers, each int) {
 		t.Errorf("%d audit lines, want %d", n, workers*each)
 	}
 	assertNoTempFiles(t, filepath.Dir(path))
+}
+
+// TestLoadFIFO: a FIFO at the manifest's path is an error at once, not a
+// read that waits for a writer forever.
+func TestLoadFIFO(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "manifest.json")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := (&Store{Path: p}).Load(); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "not a regular file (a FIFO)") {
+			t.Fatalf("Load of a FIFO: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Load blocked on a FIFO")
+	}
 }

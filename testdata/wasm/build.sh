@@ -109,6 +109,7 @@ module nodescribe.wasm $H src/nodescribe.c -- c_freestanding src/nodescribe.c
 module baddescribe.wasm $H src/baddescribe.c -- c_freestanding src/baddescribe.c
 module describeloop.wasm $H src/describeloop.c -- c_freestanding src/describeloop.c
 module wasicmd.wasm src/wasicmd.c -- bash -c '$CC --target=wasm32-wasi --sysroot=/usr -O2 -Wl,--strip-all -o "$OUT" src/wasicmd.c'
+module fsattack.wasm src/fsattack.c -- bash -c '$CC --target=wasm32-wasi --sysroot=/usr -O2 -Wl,--strip-all -o "$OUT" src/fsattack.c'
 module goecho.wasm src/goecho/main.go -- bash -c 'cd ../.. && GOOS=wasip1 GOARCH=wasm $GO build -buildmode=c-shared -trimpath -ldflags=-s -o "testdata/wasm/$OUT" ./testdata/wasm/src/goecho'
 # The hostile corpus of the sandbox's defences (see HOSTILE.md): each
 # module attacks one class, its expected outcome in its source.
