@@ -92,7 +92,7 @@ func (h *Host) compile(ctx context.Context, sha string, b []byte, tables int64) 
 
 // rewriteOptions are the rewrites every module gets (see rewrite).
 func (h *Host) rewriteOptions(tables int64) rewriteOptions {
-	return rewriteOptions{interrupt: h.opts.deadlines == deadlineInterrupt, mergeData: true, tables: uint32(tables)}
+	return rewriteOptions{interrupt: h.opts.deadlines == deadlineInterrupt, mergeData: true, tables: uint32(tables), defect: h.opts.defect}
 }
 
 // compileCached compiles b, through the compilation cache, within the
@@ -204,7 +204,7 @@ func (h *Host) prepare(b []byte, opts rewriteOptions, kernel bool) ([]byte, erro
 func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte, tables int64) error {
 	e.size = len(b)
 	opts := h.rewriteOptions(tables)
-	key := fmt.Sprintf("%s-%s-%v-%v-%d", e.sha, rewriteVersion, opts.interrupt, opts.mergeData, opts.tables)
+	key := fmt.Sprintf("%s-%s-%v-%v-%d%s", e.sha, rewriteVersion, opts.interrupt, opts.mergeData, opts.tables, opts.defect)
 	var mod wazero.CompiledModule
 	// A prepared module in the cache was validated, rewritten and
 	// verified by this version of the host: the directory is trusted as

@@ -83,6 +83,9 @@ type Options struct {
 	// deadlines chooses how a running guest is stopped; only the overhead
 	// benchmark sets it.
 	deadlines deadlineMode
+	// defect injects a defect into the rewrite (see rewriteOptions); only
+	// tests set it.
+	defect string
 }
 
 // deadlineMode is how the host stops a guest at its time limit.

@@ -86,7 +86,9 @@ type kernelRuntime struct {
 // from a first instance.
 func (h *Host) newKernelRuntime(ctx context.Context) (*kernelRuntime, error) {
 	rt := h.runtime
-	prepared, err := h.prepare(kernelWasm, h.rewriteOptions(0), true)
+	opts := h.rewriteOptions(0)
+	opts.defect = "" // the tests' defects are for guests
+	prepared, err := h.prepare(kernelWasm, opts, true)
 	if err != nil {
 		return nil, fmt.Errorf("host: preparing the Extism kernel: %w", err)
 	}

@@ -90,6 +90,16 @@ type rewriteOptions struct {
 	mergeData bool // merge adjacent active data segments
 	// tables caps the entries of all tables together (0: no cap).
 	tables uint32
+	// defect makes the rewrite wrong in one way, for the tests that show
+	// its verification refuses every such module (see verify_test.go):
+	// "loop" (a loop without its fuel check), "entry" (a function that
+	// calls, without its stack check), "charge" (a bulk instruction
+	// without its charge), "cost" (a frame cost too small), "return" (a
+	// return left in a wrapped function), "globals" (guest globals not
+	// renumbered past the fuel), "functions" (guest functions not
+	// renumbered past yield), "fuelAtEnd" (the fuel after the module's
+	// globals, as the host once placed it).
+	defect string
 }
 
 // errRewrite wraps what the rewrite refuses.
@@ -140,11 +150,12 @@ type rewriter struct {
 	wrapTypes     map[string]uint32
 	wrapTypeOrder [][]wasmbin.ValType
 	usesDataIndex bool // memory.init or data.drop: data segments keep their numbers
+	injected      bool // the defect of opts.defect was made once
 }
 
 // fn maps an original function index to the rewritten one.
 func (w *rewriter) fn(i uint32) uint32 {
-	if w.opts.interrupt && int(i) >= w.m.ImportedFuncs {
+	if w.opts.interrupt && int(i) >= w.m.ImportedFuncs && w.opts.defect != "functions" {
 		return i + 1
 	}
 	return i
@@ -152,7 +163,7 @@ func (w *rewriter) fn(i uint32) uint32 {
 
 // global maps an original global index to the rewritten one.
 func (w *rewriter) global(i uint32) uint32 {
-	if w.opts.interrupt && int(i) >= w.m.ImportedGlobals {
+	if w.opts.interrupt && int(i) >= w.m.ImportedGlobals && w.opts.defect != "globals" {
 		return i + 2
 	}
 	return i
@@ -170,6 +181,11 @@ func instrumentation(m *wasmbin.Module) wasmbin.Instrumentation {
 // rewrite applies opts to the module b, which wasmbin.Validate found valid
 // as m.
 func rewrite(m *wasmbin.Module, b []byte, opts rewriteOptions) ([]byte, error) {
+	return rewriteWith(&rewriter{}, m, b, opts)
+}
+
+// rewriteWith is rewrite with the rewriter's state kept in w.
+func rewriteWith(w *rewriter, m *wasmbin.Module, b []byte, opts rewriteOptions) ([]byte, error) {
 	if !opts.interrupt && !opts.mergeData && opts.tables == 0 {
 		return b, nil
 	}
@@ -183,7 +199,7 @@ func rewrite(m *wasmbin.Module, b []byte, opts rewriteOptions) ([]byte, error) {
 			return nil, fmt.Errorf("%w: it imports %s.%s, which the rewrite adds", errRewrite, imp.Module, imp.Name)
 		}
 	}
-	w := &rewriter{m: m, opts: opts, inst: instrumentation(m), yieldType: uint32(len(m.Types)), wrapTypes: map[string]uint32{}}
+	*w = rewriter{m: m, opts: opts, inst: instrumentation(m), yieldType: uint32(len(m.Types)), wrapTypes: map[string]uint32{}}
 	next := w.yieldType + 1
 	for i, c := range m.Code {
 		res := m.FuncType(uint32(m.ImportedFuncs + i)).Results
@@ -352,6 +368,9 @@ func (w *rewriter) globals(body []byte) []byte {
 		rest = body[r.p:]
 	}
 	out := appendU32(make([]byte, 0, len(body)+len(e)+5), count+2)
+	if w.opts.defect == "fuelAtEnd" {
+		return append(append(out, rest...), e...)
+	}
 	out = append(out, e...)
 	return append(out, rest...)
 }
@@ -602,9 +621,15 @@ func (w *rewriter) function(out []byte, i int, code, fuelCheck []byte) ([]byte, 
 		locals++
 	}
 	var cost int32
+	if wrap && w.opts.defect == "entry" && !w.injected {
+		wrap, w.injected = false, true
+	}
 	if wrap {
 		// The patterns push at most 3 values above the body's own height.
 		cost = wasmbin.FrameCost(locals, info.MaxStack+3)
+		if w.opts.defect == "cost" {
+			cost, w.injected = 1, true
+		}
 		out = append(out, w.inst.StackEntry(cost)...)
 		out = append(out, 0x02)
 		switch len(typ.Results) {
@@ -643,6 +668,10 @@ func (w *rewriter) function(out []byte, i int, code, fuelCheck []byte) ([]byte, 
 			op == 0x1a || op == 0x1b || op == 0xd1 || (op >= 0x45 && op <= 0xc4):
 			// no immediates
 		case op == 0x0f: // return
+			if wrap && w.opts.defect == "return" && !w.injected {
+				w.injected = true
+				break
+			}
 			if wrap {
 				// To the block around the body, after which the stack
 				// budget is given back.
@@ -700,7 +729,9 @@ func (w *rewriter) function(out []byte, i int, code, fuelCheck []byte) ([]byte, 
 			if err != nil {
 				return nil, err
 			}
-			if scratch {
+			if scratch && w.opts.defect == "charge" && !w.injected && (sub == 8 || sub == 10 || sub == 11) {
+				w.injected = true
+			} else if scratch {
 				switch sub {
 				case 8, 10, 11:
 					out = append(out, memCharge...)
@@ -720,6 +751,10 @@ func (w *rewriter) function(out []byte, i int, code, fuelCheck []byte) ([]byte, 
 		}
 		out = append(out, code[start:r.p]...)
 		if loop && interrupt {
+			if w.opts.defect == "loop" && !w.injected {
+				w.injected = true
+				continue
+			}
 			out = append(out, fuelCheck...)
 		}
 	}
