@@ -83,9 +83,12 @@ type Options struct {
 	// deadlines chooses how a running guest is stopped; only the overhead
 	// benchmark sets it.
 	deadlines deadlineMode
-	// defect injects a defect into the rewrite (see rewriteOptions); only
-	// tests set it.
+	// defect injects a defect into the rewrite (see rewriteOptions), or
+	// with "nointerrupt" into the deadline handling; only tests set it.
 	defect string
+	// watchdogGrace and watchdogTick replace the watchdog's; only tests
+	// set them.
+	watchdogGrace, watchdogTick time.Duration
 }
 
 // deadlineMode is how the host stops a guest at its time limit.

@@ -237,7 +237,7 @@ func (inst *instance) invoke(ctx context.Context, f api.Function, stack []uint64
 	defer w.remove(inst)
 	inst.setRunning(true)
 	defer inst.setRunning(false)
-	if inst.l.h.opts.deadlines == deadlineInterrupt {
+	if inst.l.h.opts.deadlines == deadlineInterrupt && inst.l.h.opts.defect != "nointerrupt" {
 		stop := context.AfterFunc(ctx, inst.interrupt)
 		defer func() {
 			if !stop() {

@@ -62,6 +62,12 @@ type survivalCase struct {
 	// directory, a dispatcher); check inspects what the call left.
 	setup func(c *survivalRun)
 	check func(c *survivalRun, res tool.Result) error
+	// custom, when set, runs the case instead of a load and a call; env
+	// adds to the child's environment; noGC skips the collections the
+	// child otherwise runs during the call.
+	custom func(ctx context.Context, r *survivalRun, rep *survivalReport) (tool.Result, string)
+	env    []string
+	noGC   bool
 }
 
 // survivalRun is the state of one case in the child.
@@ -125,6 +131,8 @@ var survivalCases = []survivalCase{
 		}},
 	{name: "filesystem escapes and a FIFO", file: "fsattack.wasm", tool: "fsattack", ok: true,
 		want: "open fifo", setup: fsAttackSetup, check: fsAttackCheck},
+	{name: "a guest that never returns to Go", custom: stuckChild, env: []string{"GOGC=off"}, noGC: true,
+		maxTime: 2 * time.Second},
 	{name: "re-entry without end", file: "reentry.wasm", grants: []string{"tools:reentry"}, tool: "reentry",
 		want: "tool exceeded its call depth limit of 4", maxTime: 10 * time.Second,
 		setup: func(c *survivalRun) {
@@ -218,7 +226,7 @@ func runSurvivalChild(t *testing.T, exe string, c survivalCase) {
 	ctx, cancel := context.WithTimeout(context.Background(), maxTime+startupSlack)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), survivalEnv+"="+c.name, "GOTRACEBACK=all")
+	cmd.Env = append(append(os.Environ(), survivalEnv+"="+c.name, "GOTRACEBACK=all"), c.env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -319,6 +327,19 @@ func runCase(c *survivalCase) (rep survivalReport) {
 		c.setup(run)
 	}
 	ctx := context.Background()
+	if c.custom != nil {
+		res, msg := c.custom(ctx, run, &rep)
+		rep.Result = res.Text()
+		if msg != "" {
+			return fail("%s", msg)
+		}
+		h, err := New(ctx, Options{CacheDir: filepath.Join(dir, "cache2"), KVDir: run.opts.KVDir})
+		if err != nil {
+			return fail("New: %v", err)
+		}
+		rep.GoodCall = goodCall(ctx, h)
+		return rep
+	}
 	h, err := New(ctx, run.opts)
 	if err != nil {
 		return fail("New: %v", err)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -25,8 +24,9 @@ import (
 // A guest blocked in a host function is waiting in Go, not in machine
 // code; it is reported the same way, without disabling its module.
 type watchdog struct {
-	h    *Host
-	mu   sync.Mutex
+	h           *Host
+	grace, tick time.Duration
+	mu          sync.Mutex
 	runs map[*instance]*watched
 	stop chan struct{}
 	once sync.Once
@@ -41,7 +41,7 @@ type watched struct {
 
 // watchdogGrace is how long past its deadline an invocation may run
 // before the watchdog acts; watchdogTick how often it looks.
-var (
+const (
 	watchdogGrace = 2 * time.Second
 	watchdogTick  = 500 * time.Millisecond
 )
@@ -66,7 +66,14 @@ func (s StuckCall) String() string {
 }
 
 func newWatchdog(h *Host) *watchdog {
-	return &watchdog{h: h, runs: map[*instance]*watched{}, stop: make(chan struct{})}
+	w := &watchdog{h: h, grace: watchdogGrace, tick: watchdogTick, runs: map[*instance]*watched{}, stop: make(chan struct{})}
+	if g := h.opts.watchdogGrace; g > 0 {
+		w.grace = g
+	}
+	if t := h.opts.watchdogTick; t > 0 {
+		w.tick = t
+	}
+	return w
 }
 
 // add registers an invocation of inst that should end by ctx's deadline.
@@ -98,7 +105,7 @@ func (w *watchdog) close() {
 }
 
 func (w *watchdog) run() {
-	t := time.NewTicker(watchdogTick)
+	t := time.NewTicker(w.tick)
 	defer t.Stop()
 	for {
 		select {
@@ -115,7 +122,7 @@ func (w *watchdog) check(now time.Time) {
 	var stuck []StuckCall
 	w.mu.Lock()
 	for inst, r := range w.runs {
-		if now.Before(r.deadline.Add(watchdogGrace)) {
+		if now.Before(r.deadline.Add(w.grace)) {
 			r.exits = inst.exits.Load()
 			continue
 		}
@@ -154,5 +161,3 @@ func errStuck(name string) error {
 
 // exited counts one exit of the guest to Go.
 func (inst *instance) exited() { inst.exits.Add(1) }
-
-var _ = atomic.Bool{}
