@@ -101,11 +101,19 @@ func (h *Host) rewriteOptions(tables int64) rewriteOptions {
 // ModuleLimits. An unreadable cache entry (a torn write, a disk error) is
 // not fatal: it is only a cache, so it is dropped and the module compiled
 // again.
-func (h *Host) compileCached(ctx context.Context, b []byte) (wazero.CompiledModule, error) {
+func (h *Host) compileCached(ctx context.Context, b []byte) (mod wazero.CompiledModule, err error) {
+	// wazero's validator panics on some malformed modules (see
+	// TestWazeroPanicsOnMalformed); validation refuses them first, and a
+	// panic left is a refusal too, not the end of the process.
+	defer func() {
+		if p := recover(); p != nil {
+			mod, err = nil, fmt.Errorf("%w: the runtime failed on it: %v", ErrMalformed, p)
+		}
+	}()
 	ctx, cancel := context.WithTimeout(ctx, h.compileTimeout)
 	defer cancel()
 	ctx = experimental.WithCompilationWorkers(ctx, compileWorkers)
-	mod, err := h.runtime.CompileModule(ctx, b)
+	mod, err = h.runtime.CompileModule(ctx, b)
 	if err != nil && strings.Contains(err.Error(), "compilationcache:") {
 		h.purgeCache()
 		mod, err = h.runtime.CompileModule(ctx, b)

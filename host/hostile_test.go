@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tetratelabs/wazero"
 )
 
 // TestHostileCalls runs each hostile module of testdata/wasm and checks
@@ -124,5 +126,42 @@ func TestHostileLoads(t *testing.T) {
 			}
 			mustEcho(t, h)
 		})
+	}
+}
+
+// TestWazeroPanicsOnMalformed: wazero's own validator panics (index out of
+// range) on a module whose function section names a type that does not
+// exist, when code calls that function: loading such a module used to end
+// the host process. The differential fuzzing of the validator against
+// wazero found it. Validation refuses it first, and a panic from the
+// runtime is an error (compileCached).
+func TestWazeroPanicsOnMalformed(t *testing.T) {
+	t.Parallel()
+	bin := wasmModule(
+		sec(1, 1, 0x60, 0, 1, 0x7f), // one type: () -> i32
+		sec(3, 2, 0, 44),            // two functions: type 0, and type 44, which does not exist
+		sec(7, 1, 4, 'c', 'a', 'l', 'l', 0, 0),
+		sec(10, 2,
+			4, 0, 0x10, 0x01, 0x0b, // call 1
+			4, 0, 0x41, 0x00, 0x0b),
+	)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Log("this wazero no longer panics on the module")
+			}
+		}()
+		rt := wazero.NewRuntimeWithConfig(context.Background(), wazero.NewRuntimeConfigInterpreter())
+		defer rt.Close(context.Background())
+		_, _ = rt.CompileModule(context.Background(), bin)
+	}()
+	h, _ := newTestHost(t, Options{})
+	_, err := h.Load(context.Background(), Module{Name: "typeless", Bytes: bin})
+	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "type index 44 out of range") {
+		t.Fatalf("Load: %v", err)
+	}
+	// The runtime's panic, were validation to miss it, is an error too.
+	if _, err := h.compileCached(context.Background(), bin); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("compileCached: %v", err)
 	}
 }
