@@ -203,9 +203,9 @@ func TestSurvival(t *testing.T) {
 
 // survivalReport is what a child prints of its case, on one line.
 type survivalReport struct {
-	Result  string        `json:"result"` // the outcome's text
-	Load    time.Duration `json:"load"`   // Load's time, compilation included
-	Elapsed time.Duration `json:"elapsed"` // the call's
+	Result   string        `json:"result"`  // the outcome's text
+	Load     time.Duration `json:"load"`    // Load's time, compilation included
+	Elapsed  time.Duration `json:"elapsed"` // the call's
 	MaxGC    time.Duration `json:"max_gc"`
 	GCs      int           `json:"gcs"`
 	GoodCall bool          `json:"good_call"`

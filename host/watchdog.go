@@ -27,9 +27,9 @@ type watchdog struct {
 	h           *Host
 	grace, tick time.Duration
 	mu          sync.Mutex
-	runs map[*instance]*watched
-	stop chan struct{}
-	once sync.Once
+	runs        map[*instance]*watched
+	stop        chan struct{}
+	once        sync.Once
 }
 
 // watched is one invocation the watchdog follows.

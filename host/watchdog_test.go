@@ -86,5 +86,5 @@ func errText(err error) string {
 // nilTB lets wasmFile run outside a test (in a survival child).
 type nilTB struct{ testing.TB }
 
-func (nilTB) Helper()                  {}
+func (nilTB) Helper()                   {}
 func (nilTB) Fatalf(f string, a ...any) { panic("survival: " + f) }
