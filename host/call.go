@@ -86,6 +86,10 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 		rec.Outcome = OutcomeInvalidArgs
 		return tool.Errorf("%v", err), nil
 	}
+	if l.remote != nil {
+		c.Arguments = args
+		return t.callRemote(ctx, c, rec)
+	}
 	input := callInput{t.prefix, args, inputSuffix}
 	rec.InputBytes = input.len()
 	ctx, node, err := enterTree(ctx, l.limits)

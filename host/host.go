@@ -67,6 +67,11 @@ type Options struct {
 	// context of the sandboxed call. Nil refuses every tool_call.
 	CallTool func(ctx context.Context, c tool.Call) (tool.Result, error)
 
+	// Isolation chooses where code no person approved runs (Inspect, and
+	// modules loaded with Module.Isolated): by default in a sandbox
+	// process that re-executes this program, which the host kills when it
+	// does not answer in time.
+	Isolation Isolation
 	// OnStuck, when set, is told of a call the host could not stop (see
 	// [StuckCall]); the watchdog also logs it at error level. A stuck
 	// guest that runs machine code cannot be preempted: the process should
@@ -86,9 +91,9 @@ type Options struct {
 	// defect injects a defect into the rewrite (see rewriteOptions), or
 	// with "nointerrupt" into the deadline handling; only tests set it.
 	defect string
-	// watchdogGrace and watchdogTick replace the watchdog's; only tests
-	// set them.
-	watchdogGrace, watchdogTick time.Duration
+	// watchdogGrace and watchdogTick replace the watchdog's, and
+	// sandboxSlack the isolation's (see sandboxSlack); only tests set them.
+	watchdogGrace, watchdogTick, sandboxSlack time.Duration
 }
 
 // deadlineMode is how the host stops a guest at its time limit.

@@ -19,6 +19,8 @@ type Inspection struct {
 }
 
 // Inspect compiles b and reads its describe document with no capabilities
+// (in a sandbox process unless Options.Isolation says otherwise: nobody
+// approved the module yet)
 // (the sidecar when given), without checking its imports against any
 // grant: it is how a person reviews a module before approving it. It fails
 // like [Host.Load] on malformed bytes, a missing ABI, an import the host
@@ -31,6 +33,9 @@ func (h *Host) Inspect(ctx context.Context, name string, b, sidecar []byte) (*In
 		return nil, err
 	}
 	defer h.busy.Done()
+	if h.isolated() {
+		return h.inspectIsolated(ctx, name, b, sidecar)
+	}
 	sha := Hash(b)
 	e, err := h.compile(ctx, sha, b, h.limits.Tables)
 	if err != nil {

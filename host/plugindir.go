@@ -35,8 +35,8 @@ type DirOptions struct {
 	// Manifest is the manifest file; "" means Dir/manifest.json.
 	Manifest string
 	// Quarantine loads pending modules (no approval for their bytes) with
-	// no grants at all and the host's default limits, instead of leaving
-	// them unloaded.
+	// no grants at all and the host's default limits, in a sandbox process
+	// (Module.Isolated), instead of leaving them unloaded.
 	Quarantine bool
 	// Namespace exposes every plugin tool as FILE__TOOL (FILE is the file
 	// name without ".wasm", characters outside [A-Za-z0-9_-] replaced by
@@ -411,7 +411,10 @@ func (d *Dir) loadPlugin(ctx context.Context, m *manifest.Manifest, file string,
 		p.Status, p.Entry, p.Name = StatusApproved, &entry, entry.Name
 		mod.Name, mod.Grants, mod.Limits = entry.Name, entry.Grants, limitsOf(entry.Limits)
 	case d.opts.Quarantine:
+		// Nobody approved it: it runs in a sandbox process (unless the
+		// host's Isolation says otherwise), with no grants at all.
 		p.Status = StatusQuarantined
+		mod.Isolated = true
 	default:
 		p.Status = StatusPending
 		if p.Err == nil {

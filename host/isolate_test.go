@@ -1,0 +1,103 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestInspectIsolatedMatchesInProcess: Inspect in a sandbox process learns
+// what it learns in this one, and fails the same way (the sentinel and
+// typed errors cross the process boundary).
+func TestInspectIsolatedMatchesInProcess(t *testing.T) {
+	t.Parallel()
+	iso, _ := newTestHost(t, Options{})
+	inproc, _ := newTestHost(t, Options{Isolation: Isolation{InProcess: true}})
+	for _, f := range []string{"echo.wasm", "fetch.wasm", "kv.wasm"} {
+		a, err := iso.Inspect(t.Context(), f, wasmFile(t, f), nil)
+		if err != nil {
+			t.Fatalf("%s isolated: %v", f, err)
+		}
+		b, err := inproc.Inspect(t.Context(), f, wasmFile(t, f), nil)
+		if err != nil {
+			t.Fatalf("%s in process: %v", f, err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s: isolated %+v, in process %+v", f, a, b)
+		}
+	}
+	for _, c := range []struct {
+		file   string
+		target error
+	}{{"malformed.wasm", ErrMalformed}, {"noabi.wasm", ErrNoABI}, {"baddescribe.wasm", ErrDescribe}} {
+		_, err := iso.Inspect(t.Context(), c.file, wasmFile(t, c.file), nil)
+		_, want := inproc.Inspect(t.Context(), c.file, wasmFile(t, c.file), nil)
+		if !errors.Is(err, c.target) || err.Error() != want.Error() {
+			t.Errorf("%s: isolated %v, in process %v", c.file, err, want)
+		}
+	}
+	var ie *ImportError
+	if _, err := iso.Inspect(t.Context(), "unknownimport", wasmFile(t, "unknownimport.wasm"), nil); !errors.As(err, &ie) || ie.Import == "" {
+		t.Errorf("unknown import: %v", err)
+	}
+}
+
+// TestIsolationContainsUnstoppableGuests: with the instrumentation off in
+// the sandbox process (as a defect the checks all missed would leave it), a
+// describe and a call that never return to Go hang that process only: the
+// host kills it at the deadline, reports the time limit, serves the next
+// call in a new process, and its own garbage collections never wait.
+func TestIsolationContainsUnstoppableGuests(t *testing.T) {
+	t.Parallel()
+	h, rec := newTestHost(t, Options{deadlines: deadlineOff, CompileTimeout: time.Second, sandboxSlack: 500 * time.Millisecond})
+	start := time.Now()
+	_, err := h.Inspect(t.Context(), "describeloop", wasmFile(t, "describeloop.wasm"), nil)
+	if !errors.Is(err, ErrDescribe) || !strings.Contains(err.Error(), "took longer than") {
+		t.Fatalf("Inspect of a describe that never returns: %v", err)
+	}
+	t.Logf("the stuck describe was given up after %v", time.Since(start).Round(time.Millisecond))
+
+	l, err := h.Load(t.Context(), Module{Name: "compute", Bytes: wasmFile(t, "compute.wasm"), Isolated: true,
+		Limits: Limits{Timeout: 300 * time.Millisecond}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(context.Background())
+	gcDone := make(chan time.Duration)
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		t0 := time.Now()
+		runtime.GC()
+		gcDone <- time.Since(t0)
+	}()
+	res := call(t, l, "spin", `{"n":100000000000}`)
+	if !res.IsError || res.Text() != "tool exceeded its time limit of 300ms" {
+		t.Fatalf("spin: %+v", res)
+	}
+	if d := <-gcDone; d > time.Second {
+		t.Errorf("a collection in the host took %v while the sandboxed guest spun", d)
+	}
+	if r := rec.last(t); r.Outcome != OutcomeLimit || r.Tool != "spin" {
+		t.Errorf("record %+v", r)
+	}
+	if res := call(t, l, "fib", `{"n":20}`); res.IsError || res.Text() != "6765" {
+		t.Fatalf("fib after the sandbox was killed: %+v", res)
+	}
+	if r := rec.last(t); r.Outcome != OutcomeOK || r.Module != "compute" || r.SHA256 != l.SHA256() {
+		t.Errorf("record of a sandboxed call %+v", r)
+	}
+}
+
+// TestIsolatedRefusesGrants: an isolated module runs with nothing.
+func TestIsolatedRefusesGrants(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{})
+	_, err := h.Load(t.Context(), Module{Name: "fetch", Bytes: wasmFile(t, "fetch.wasm"), Isolated: true, Grants: grants(t, "net:example.com")})
+	if err == nil || !strings.Contains(err.Error(), "runs with no grants") {
+		t.Fatalf("Load: %v", err)
+	}
+}
