@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/trace"
 )
 
@@ -17,11 +18,11 @@ const SandboxCall trace.Type = "sandbox_call"
 // sandboxed call to tr as a SandboxCall event: tool, call id, module hash,
 // grants held and used, refused actions, duration, memory peak and outcome.
 // The host itself imports no tracing package; this is the bridge.
-func TraceSandboxCalls(tr *trace.Tracer) func(host.CallRecord) {
+func TraceSandboxCalls(tr *trace.Tracer) func(context.Context, host.CallRecord) {
 	if tr == nil {
 		return nil
 	}
-	return func(r host.CallRecord) {
+	return func(ctx context.Context, r host.CallRecord) {
 		attrs := map[string]string{
 			"module":      r.Module,
 			"sha256":      r.SHA256,
@@ -35,8 +36,16 @@ func TraceSandboxCalls(tr *trace.Tracer) func(host.CallRecord) {
 		if len(r.Denied) > 0 {
 			attrs["denied"] = strings.Join(r.Denied, "; ")
 		}
+		// The event joins the span of the tool call that ran the module
+		// and the run it belongs to, as the loop set them in ctx.
+		var runID string
+		if info, ok := loop.CallInfoFrom(ctx); ok {
+			runID = info.RunID
+		}
 		tr.Emit(trace.Event{
-			Type: SandboxCall,
+			Type:     SandboxCall,
+			ParentID: trace.SpanFromContext(ctx),
+			RunID:    runID,
 			Payload: trace.Payload{
 				Name:       r.Tool,
 				CallID:     r.CallID,

@@ -12,6 +12,9 @@ import (
 
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 	"github.com/google/go-cmp/cmp"
@@ -43,14 +46,14 @@ func TestTraceSandboxCallsWithoutTracer(t *testing.T) {
 func TestTraceSandboxCallsEvent(t *testing.T) {
 	tr, events := collect()
 	observe := autoagent.TraceSandboxCalls(tr)
-	observe(host.CallRecord{
+	observe(context.Background(), host.CallRecord{
 		Duration: 1500 * time.Microsecond, Module: "fetch", SHA256: "ab12", ABI: host.ABIExtism,
 		Tool: "fetch_url", CallID: "call_7",
 		Grants: []string{"net:api.example.com", "clock"}, Used: []string{"net:api.example.com"},
 		Denied:     []string{"net: evil.example is not granted", "env: HOME is not granted"},
 		MemoryPeak: 2 << 20, Pooled: true, Outcome: host.OutcomeDenied, Error: "refused",
 	})
-	observe(host.CallRecord{Module: "echo", ABI: host.ABIWASICommand, Tool: "echo", CallID: "c2", Outcome: host.OutcomeOK})
+	observe(context.Background(), host.CallRecord{Module: "echo", ABI: host.ABIWASICommand, Tool: "echo", CallID: "c2", Outcome: host.OutcomeOK})
 
 	evs := events()
 	if len(evs) != 2 {
@@ -134,6 +137,56 @@ func TestOpenPluginsTracesSandboxedCalls(t *testing.T) {
 	evs := events()
 	if len(evs) != 1 || evs[0].Type != autoagent.SandboxCall || evs[0].Payload.Name != "echo" || evs[0].Payload.CallID != "c1" || evs[0].Payload.Attrs["outcome"] != "ok" {
 		t.Errorf("events after one sandboxed call: %+v", evs)
+	}
+}
+
+// In a run, a sandbox_call event belongs to the tool call's span and to
+// the run: trace summaries and viewers attach it there.
+func TestSandboxCallJoinsItsToolSpan(t *testing.T) {
+	echo, err := os.ReadFile(filepath.Join("testdata", "wasm", "echo.wasm"))
+	if err != nil {
+		t.Fatalf("test module: %v", err)
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	ctx := context.Background()
+	tr, events := collect()
+	h, err := host.New(ctx, host.Options{OnCall: autoagent.TraceSandboxCalls(tr), KVDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	l, err := h.Load(ctx, host.Module{Name: "echo", Bytes: echo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(ctx)
+	tools, err := tool.NewRegistry(l.Tools()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := scripted.New(
+		scripted.Turn{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "echo", Arguments: json.RawMessage(`{"msg":"hi"}`)}}},
+		scripted.Turn{Text: "done"},
+	)
+	agent := &loop.Agent{Provider: model, Tools: tools, Tracer: tr, Bounds: loop.Bounds{MaxSteps: 3}}
+	if _, err := agent.Run(ctx, "echo hi"); err != nil {
+		t.Fatal(err)
+	}
+	var toolSpan, runID string
+	var sandbox *trace.Event
+	for _, ev := range events() {
+		switch ev.Type {
+		case trace.ToolCallStart:
+			toolSpan, runID = ev.SpanID, ev.RunID
+		case autoagent.SandboxCall:
+			sandbox = &ev
+		}
+	}
+	if sandbox == nil || toolSpan == "" {
+		t.Fatalf("no sandbox_call or tool_call_start event in %+v", events())
+	}
+	if sandbox.ParentID != toolSpan || sandbox.RunID != runID || runID == "" {
+		t.Errorf("sandbox_call parent %q run %q; want the tool span %q and run %q", sandbox.ParentID, sandbox.RunID, toolSpan, runID)
 	}
 }
 

@@ -163,7 +163,7 @@ func BenchmarkCallPooled(b *testing.B) {
 			c := toolCall("echo", benchArgs(100))
 			ctx := context.Background()
 			var rec CallRecord
-			h.opts.OnCall = func(r CallRecord) { rec = r }
+			h.opts.OnCall = func(_ context.Context, r CallRecord) { rec = r }
 			b.ReportAllocs()
 			pooled := 0
 			for b.Loop() {

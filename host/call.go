@@ -66,7 +66,7 @@ func (t *moduleTool) Call(ctx context.Context, c tool.Call) (tool.Result, error)
 		rec.Error = res.Text()
 	}
 	if fn := l.h.opts.OnCall; fn != nil {
-		fn(rec)
+		fn(ctx, rec)
 	}
 	return res, err
 }
@@ -92,7 +92,7 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 	}
 	input := callInput{t.prefix, args, inputSuffix}
 	rec.InputBytes = input.len()
-	ctx, node, err := enterTree(ctx, l.limits)
+	parent, err := parentNode(ctx, l.limits)
 	if err != nil {
 		rec.Outcome = OutcomeLimit
 		return tool.Errorf("%v", err), nil
@@ -103,7 +103,7 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 	if err != nil {
 		return t.failure(ctx, err, rec)
 	}
-	if err := inst.joinTree(node.tree); err != nil {
+	if err := inst.joinTree(parent, l.limits); err != nil {
 		l.releaseInstance(inst, true)
 		return t.failure(ctx, err, rec)
 	}
@@ -137,9 +137,18 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 	return res, nil
 }
 
-// joinTree charges the instance's memory to the call tree it now serves;
-// its growth is charged as it happens (linearMemory.Reallocate).
-func (inst *instance) joinTree(t *callTree) error {
+// joinTree makes the instance the call nested in parent (the root of a
+// new tree when parent is nil) and charges its memory to the tree; its
+// growth is charged as it happens (linearMemory.Reallocate). A root's tree
+// lives in the instance itself, so an outermost call allocates nothing.
+func (inst *instance) joinTree(parent *callNode, limits Limits) error {
+	if parent == nil {
+		inst.rootTree = callTree{limit: limits.CallTreeMemory}
+		inst.node = callNode{tree: &inst.rootTree, depth: 1}
+	} else {
+		inst.node = callNode{tree: parent.tree, depth: parent.depth + 1}
+	}
+	t := inst.node.tree
 	n := inst.linear.chargedSize() + inst.kmem.chargedSize()
 	if !t.charge(n) {
 		return limitErr(LimitCallTreeMemory, t.limit)

@@ -26,21 +26,15 @@ type callNode struct {
 
 type callNodeKey struct{}
 
-// enterTree returns the context of a new call of a module with limits,
-// nested in the tree ctx carries (if any), or a LimitError when it would
-// nest deeper than the limits allow.
-func enterTree(ctx context.Context, limits Limits) (context.Context, *callNode, error) {
+// parentNode returns the call a new sandboxed call nests in, from its
+// context (see instance.toolCall), or nil for an outermost call; it fails
+// with a LimitError when the new call would nest deeper than limits allow.
+func parentNode(ctx context.Context, limits Limits) (*callNode, error) {
 	parent, _ := ctx.Value(callNodeKey{}).(*callNode)
-	n := &callNode{depth: 1}
-	if parent != nil {
-		n.tree, n.depth = parent.tree, parent.depth+1
-		if n.depth > limits.CallDepth {
-			return ctx, nil, &LimitError{Limit: LimitCallDepth, Value: strconv.Itoa(limits.CallDepth)}
-		}
-	} else {
-		n.tree = &callTree{limit: limits.CallTreeMemory}
+	if parent != nil && parent.depth+1 > limits.CallDepth {
+		return nil, &LimitError{Limit: LimitCallDepth, Value: strconv.Itoa(limits.CallDepth)}
 	}
-	return context.WithValue(ctx, callNodeKey{}, n), n, nil
+	return parent, nil
 }
 
 // charge adds n bytes to the tree, reporting false (and adding nothing)

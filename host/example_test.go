@@ -80,7 +80,7 @@ func ExampleImportError() {
 // OnCall receives a record of every sandboxed call, for tracing.
 func ExampleOptions_onCall() {
 	ctx := context.Background()
-	h, _ := host.New(ctx, host.Options{NoDiskCache: true, OnCall: func(r host.CallRecord) {
+	h, _ := host.New(ctx, host.Options{NoDiskCache: true, OnCall: func(_ context.Context, r host.CallRecord) {
 		fmt.Println(r.Module, r.Tool, r.Outcome, r.MemoryPeak > 0)
 	}})
 	defer h.Close(ctx)

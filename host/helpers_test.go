@@ -30,7 +30,7 @@ type recorder struct {
 	recs []CallRecord
 }
 
-func (r *recorder) add(c CallRecord) {
+func (r *recorder) add(_ context.Context, c CallRecord) {
 	r.mu.Lock()
 	r.recs = append(r.recs, c)
 	r.mu.Unlock()

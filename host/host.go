@@ -48,9 +48,11 @@ type Options struct {
 	// that used an instance, one instantiation at a time per module.
 	PoolSize int
 	// OnCall, when set, receives a record of every sandboxed call, after
-	// the call. It is called from the calling goroutine and must be safe
-	// for concurrent use. Bridge it to the trace package.
-	OnCall func(CallRecord)
+	// the call, with the call's context (where the caller's trace span and
+	// run are). It is called from the calling goroutine and must be safe
+	// for concurrent use. Bridge it to the trace package (see
+	// autoagent.TraceSandboxCalls).
+	OnCall func(ctx context.Context, r CallRecord)
 	// Logger receives guests' log_* messages (with attributes module and
 	// tool). Nil discards them.
 	Logger *slog.Logger

@@ -46,6 +46,12 @@ type instance struct {
 	exits           atomic.Uint64
 	inHost          atomic.Bool
 	watchdogStopped atomic.Bool
+	// watchDeadline is the running invocation's deadline (Unix ns), 0
+	// when idle; the other watch fields are the watchdog's own.
+	watchDeadline atomic.Int64
+	watchSeen     int64
+	watchExits    uint64
+	watchReported bool
 	// recycle is set by close: the host closes the instance itself, so its
 	// memory may serve another instance.
 	recycle bool
@@ -53,14 +59,19 @@ type instance struct {
 	// running is set while a guest function of the instance runs; the
 	// reservations the runtime freed meanwhile wait in unmap until it
 	// returns.
-	runMu   sync.Mutex
-	running bool
-	unmap   [][]byte
+	runMu        sync.Mutex
+	running      atomic.Bool
+	unmapPending atomic.Bool
+	unmap        [][]byte
 
 	// tree is the call tree the instance serves during a call, and
 	// treeCharged the bytes of its memory charged to it.
 	tree        *callTree
 	treeCharged int64
+	// node is the instance's place in the tree during a call, rootTree
+	// the tree itself when the call is outermost.
+	node     callNode
+	rootTree callTree
 
 	stdin  swapReader
 	stdout cappedBuffer
@@ -114,6 +125,7 @@ func (inst *instance) notePeak() {
 // all.
 func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, error) {
 	inst := &instance{l: l, limits: l.limits, describing: describing}
+	l.h.watch.register(inst)
 	inst.stdout.limit = l.limits.Output
 	inst.stdout.strict = true
 	inst.stderr.limit = maxStderr
@@ -232,11 +244,12 @@ func (inst *instance) initialise(ctx context.Context) error {
 // function entry or loop header. A panic that escaped the runtime (which
 // recovers guest and host-function panics itself) becomes an error.
 func (inst *instance) invoke(ctx context.Context, f api.Function, stack []uint64) (err error) {
-	w := inst.l.h.watch
-	w.add(ctx, inst)
-	defer w.remove(inst)
-	inst.setRunning(true)
-	defer inst.setRunning(false)
+	if dl, ok := ctx.Deadline(); ok {
+		inst.watchDeadline.Store(dl.UnixNano())
+		defer inst.watchDeadline.Store(0)
+	}
+	inst.running.Store(true)
+	defer inst.stopRunning()
 	if inst.l.h.opts.deadlines == deadlineInterrupt && inst.l.h.opts.defect != "nointerrupt" {
 		stop := context.AfterFunc(ctx, inst.interrupt)
 		defer func() {
@@ -253,15 +266,17 @@ func (inst *instance) invoke(ctx context.Context, f api.Function, stack []uint64
 	return f.CallWithStack(ctx, stack)
 }
 
-// setRunning records whether a guest function runs; when one stops, the
-// reservations freed while it ran are unmapped.
-func (inst *instance) setRunning(on bool) {
-	inst.runMu.Lock()
-	inst.running = on
-	var done [][]byte
-	if !on {
-		done, inst.unmap = inst.unmap, nil
+// stopRunning records that the guest function returned, and unmaps the
+// reservations the runtime freed while it ran.
+func (inst *instance) stopRunning() {
+	inst.running.Store(false)
+	if !inst.unmapPending.Load() {
+		return
 	}
+	inst.runMu.Lock()
+	done := inst.unmap
+	inst.unmap = nil
+	inst.unmapPending.Store(false)
 	inst.runMu.Unlock()
 	for _, r := range done {
 		unreserve(r)
@@ -271,8 +286,9 @@ func (inst *instance) setRunning(on bool) {
 // unmapLater unmaps a reservation now, or when the running guest returns.
 func (inst *instance) unmapLater(r []byte) {
 	inst.runMu.Lock()
-	if inst.running {
+	if inst.running.Load() {
 		inst.unmap = append(inst.unmap, r)
+		inst.unmapPending.Store(true)
 		inst.runMu.Unlock()
 		return
 	}
@@ -333,6 +349,7 @@ func (inst *instance) begin(ctx context.Context, toolName string) {
 
 // close frees the instance; its memory may serve the module's next one.
 func (inst *instance) close() {
+	inst.l.h.watch.unregister(inst)
 	inst.recycle = true
 	if inst.mod != nil {
 		_ = inst.mod.Close(context.Background())

@@ -209,7 +209,7 @@ func ServeSandbox(r io.Reader, w io.Writer) int {
 				CompileTimeout: req.CompileTimeout, deadlines: req.Deadlines,
 				KVDir:     os.DevNull, // no kv: grant ever reaches a sandbox process
 				Isolation: Isolation{InProcess: true},
-				OnCall:    func(c CallRecord) { lastRec = &c },
+				OnCall:    func(_ context.Context, c CallRecord) { lastRec = &c },
 			})
 			resp.Err = toWire(err)
 		case h == nil:

@@ -211,8 +211,8 @@ type survivalReport struct {
 	GoodCall bool          `json:"good_call"`
 	// PeakRSS is the child's peak resident memory since it started
 	// (VmHWM), in bytes; 0 where the system does not say.
-	PeakRSS int64 `json:"peak_rss"`
-	Err      string        `json:"error,omitempty"` // the case failed in the child
+	PeakRSS int64  `json:"peak_rss"`
+	Err     string `json:"error,omitempty"` // the case failed in the child
 }
 
 const survivalPrefix = "SURVIVAL "

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
@@ -40,7 +41,9 @@ func (inst *instance) toolCall(reqOff uint64) uint64 {
 		inst.deny(&DeniedError{Kind: "tools", Action: action, Reason: "this host has no tool dispatcher (Options.CallTool)"})
 	}
 	inst.use("tools:" + c.Name)
-	res, err := dispatch(inst.ctx, tool.Call{Name: c.Name, Arguments: c.Arguments})
+	// The call's context says where in the call tree the host tool's own
+	// sandboxed calls, if any, nest.
+	res, err := dispatch(context.WithValue(inst.ctx, callNodeKey{}, &inst.node), tool.Call{Name: c.Name, Arguments: c.Arguments})
 	if err != nil {
 		if inst.ctx.Err() != nil {
 			inst.fail(timeLimitErr(inst.limits.Timeout))

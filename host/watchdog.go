@@ -1,7 +1,6 @@
 package host
 
 import (
-	"context"
 	"fmt"
 	"sync"
 	"time"
@@ -27,16 +26,9 @@ type watchdog struct {
 	h           *Host
 	grace, tick time.Duration
 	mu          sync.Mutex
-	runs        map[*instance]*watched
+	insts       map[*instance]struct{} // every live instance
 	stop        chan struct{}
 	once        sync.Once
-}
-
-// watched is one invocation the watchdog follows.
-type watched struct {
-	deadline time.Time
-	exits    uint64 // inst.exits when last looked at
-	reported bool
 }
 
 // watchdogGrace is how long past its deadline an invocation may run
@@ -66,7 +58,7 @@ func (s StuckCall) String() string {
 }
 
 func newWatchdog(h *Host) *watchdog {
-	w := &watchdog{h: h, grace: watchdogGrace, tick: watchdogTick, runs: map[*instance]*watched{}, stop: make(chan struct{})}
+	w := &watchdog{h: h, grace: watchdogGrace, tick: watchdogTick, insts: map[*instance]struct{}{}, stop: make(chan struct{})}
 	if g := h.opts.watchdogGrace; g > 0 {
 		w.grace = g
 	}
@@ -76,21 +68,19 @@ func newWatchdog(h *Host) *watchdog {
 	return w
 }
 
-// add registers an invocation of inst that should end by ctx's deadline.
-func (w *watchdog) add(ctx context.Context, inst *instance) {
-	dl, ok := ctx.Deadline()
-	if !ok {
-		return
-	}
+// register follows a new instance; an invocation of it then only stores
+// its deadline (instance.watchDeadline), so watching a call costs two
+// atomic stores.
+func (w *watchdog) register(inst *instance) {
 	w.once.Do(func() { go w.run() })
 	w.mu.Lock()
-	w.runs[inst] = &watched{deadline: dl, exits: inst.exits.Load()}
+	w.insts[inst] = struct{}{}
 	w.mu.Unlock()
 }
 
-func (w *watchdog) remove(inst *instance) {
+func (w *watchdog) unregister(inst *instance) {
 	w.mu.Lock()
-	delete(w.runs, inst)
+	delete(w.insts, inst)
 	w.mu.Unlock()
 }
 
@@ -117,26 +107,34 @@ func (w *watchdog) run() {
 	}
 }
 
-// check looks at every invocation once.
+// check looks at every running invocation once. The watch* fields of an
+// instance other than watchDeadline are the watchdog goroutine's own.
 func (w *watchdog) check(now time.Time) {
 	var stuck []StuckCall
 	w.mu.Lock()
-	for inst, r := range w.runs {
-		if now.Before(r.deadline.Add(w.grace)) {
-			r.exits = inst.exits.Load()
+	for inst := range w.insts {
+		dl := inst.watchDeadline.Load()
+		if dl == 0 {
 			continue
 		}
+		if dl != inst.watchSeen {
+			inst.watchSeen, inst.watchReported = dl, false // another invocation
+		}
 		exits := inst.exits.Load()
-		moved := exits != r.exits
-		r.exits = exits
+		moved := exits != inst.watchExits
+		inst.watchExits = exits
+		deadline := time.Unix(0, dl)
+		if now.Before(deadline.Add(w.grace)) {
+			continue
+		}
 		switch {
 		case moved:
 			// It returns to Go but was not stopped: stop it there.
 			inst.watchdogStopped.Store(true)
 			inst.stopRequested.Store(true)
-		case !r.reported:
-			r.reported = true
-			s := StuckCall{Module: inst.l.name, SHA256: inst.l.sha, Tool: inst.tool, Deadline: r.deadline, InHost: inst.inHost.Load()}
+		case !inst.watchReported:
+			inst.watchReported = true
+			s := StuckCall{Module: inst.l.name, SHA256: inst.l.sha, Tool: inst.tool, Deadline: deadline, InHost: inst.inHost.Load()}
 			if !s.InHost && inst.l.entry != nil {
 				inst.l.entry.stuck.Store(true)
 			}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math/big"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -144,6 +145,33 @@ func numbersToFloat(v any) any {
 	return v
 }
 
+// numericRE matches the validator's numeric comparisons, which print the
+// value as a fraction ("9/1") and the bound with %f ("5.000000").
+var numericRE = regexp.MustCompile(`^(multipleOf|minimum|maximum|exclusiveMinimum|exclusiveMaximum): (-?\d+(?:/\d+)?) (is .*?) (-?\d+(?:\.\d+)?)$`)
+
+// plainNumbers writes the numbers of a numeric comparison as JSON would:
+// "maximum: 9 is greater than 5".
+func plainNumbers(reason string) string {
+	m := numericRE.FindStringSubmatch(reason)
+	if m == nil {
+		return reason
+	}
+	value := m[2]
+	if r, ok := new(big.Rat).SetString(value); ok {
+		if r.IsInt() {
+			value = r.Num().String()
+		} else {
+			f, _ := r.Float64()
+			value = strconv.FormatFloat(f, 'g', -1, 64)
+		}
+	}
+	bound := m[4]
+	if f, err := strconv.ParseFloat(bound, 64); err == nil {
+		bound = strconv.FormatFloat(f, 'g', -1, 64)
+	}
+	return m[1] + ": " + value + " " + m[3] + " " + bound
+}
+
 // The validator reports "validating /properties/a/items: ...: reason"; we
 // turn the deepest schema path into a field path a model can act on.
 var validatingRE = regexp.MustCompile(`validating (\S+): `)
@@ -156,6 +184,7 @@ func describeValidation(err error) *ValidationError {
 	}
 	// The validator prints a JSON null as "<invalid reflect.Value>".
 	reason := strings.ReplaceAll(validatingRE.ReplaceAllString(msg, ""), "<invalid reflect.Value>", "null")
+	reason = plainNumbers(reason)
 	field := fieldFromSchemaPath(path)
 	// Missing required properties are reported at the parent: name them.
 	if i := strings.Index(reason, "required: missing properties: "); i >= 0 {

@@ -208,3 +208,26 @@ func TestCompileSchemaRefusesBombs(t *testing.T) {
 		t.Errorf("large schema: %v", err)
 	}
 }
+
+// TestValidationNumbers: numeric bounds read as the JSON a model wrote,
+// not as the validator's fractions and %f ("maximum: 9/1 is greater than
+// 5.000000").
+func TestValidationNumbers(t *testing.T) {
+	s, err := tool.CompileSchema(json.RawMessage(`{"type":"object","properties":{
+		"n":{"type":"number","maximum":5},"m":{"type":"number","minimum":0.25},
+		"k":{"type":"integer","exclusiveMaximum":10},"q":{"type":"number","multipleOf":0.5}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for args, want := range map[string]string{
+		`{"n":9}`:     "invalid arguments: n: maximum: 9 is greater than 5",
+		`{"n":7.5}`:   "invalid arguments: n: maximum: 7.5 is greater than 5",
+		`{"m":0.125}`: "invalid arguments: m: minimum: 0.125 is less than 0.25",
+		`{"k":10}`:    "invalid arguments: k: exclusiveMaximum: 10 is greater than or equal to 10",
+		`{"q":0.3}`:   "invalid arguments: q: multipleOf: 0.3 is not a multiple of 0.5",
+	} {
+		if err := s.Validate(json.RawMessage(args)); err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", args, err, want)
+		}
+	}
+}

@@ -51,7 +51,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.provider, "provider", "openai", "model provider: "+strings.Join(autoagent.ProviderNames(), "|")+", or backend:NAME for a go-plugin backend binary autoagent-provider-NAME")
 	fs.StringVar(&f.model, "model", "", "model name (default: the provider's default model)")
 	fs.StringVar(&f.baseURL, "base-url", "", "provider endpoint (required for openai-compatible, e.g. http://localhost:11434/v1)")
-	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "environment variable holding the API key (default per provider: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY)")
+	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "environment variable holding the API key (default per provider: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY, GROQ_API_KEY)")
 	fs.StringVar(&f.script, "script", "", "script file played by --provider scripted (offline, for demos and tests)")
 	fs.StringVar(&f.plugins, "plugins", "plugins", "plugins directory of sandboxed .wasm tools")
 	fs.StringVar(&f.manifest, "manifest", "", "approvals manifest (default: PLUGINS/manifest.json)")

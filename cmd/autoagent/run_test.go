@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/providers/anthropic"
+	"github.com/autoagent-go/autoagent/providers/gemini"
+	"github.com/autoagent-go/autoagent/providers/openai"
 	"github.com/autoagent-go/autoagent/trace"
 )
 
@@ -170,6 +173,12 @@ func TestRunUsage(t *testing.T) {
 	for _, flag := range []string{"--provider", "--model", "--base-url", "--api-key-env", "--plugins", "--manifest", "--quarantine", "--stream", "--json", "--system", "--max-steps", "--token-budget", "--trace"} {
 		if !strings.Contains(help, flag) {
 			t.Errorf("run --help does not document %s", flag)
+		}
+	}
+	// --api-key-env names every provider's default variable.
+	for _, env := range []string{openai.DefaultAPIKeyEnv, anthropic.DefaultAPIKeyEnv, gemini.DefaultAPIKeyEnv, openai.DeepSeekAPIKeyEnv, openai.GroqAPIKeyEnv} {
+		if !strings.Contains(help, env) {
+			t.Errorf("run --help does not name %s as a default of --api-key-env", env)
 		}
 	}
 	// A flag's argument is named in the help, not replaced by a phrase.

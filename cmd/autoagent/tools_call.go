@@ -91,7 +91,7 @@ func runToolsCall(c *cobra.Command, target string, f callFlags) error {
 	var rec *host.CallRecord
 	h, err := host.New(ctx, host.Options{
 		PoolSize: -1, // one call: a pool would only instantiate for nothing
-		OnCall:   func(r host.CallRecord) { rec = &r },
+		OnCall:   func(_ context.Context, r host.CallRecord) { rec = &r },
 	})
 	if err != nil {
 		return err

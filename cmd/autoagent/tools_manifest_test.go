@@ -436,3 +436,22 @@ func TestSafeText(t *testing.T) {
 		t.Errorf("safeText changed printable text: %q", got)
 	}
 }
+
+// TestToolsRevokeByToolName: `tools revoke` takes a tool's name, as
+// `tools call` does, and revokes the module that offers it.
+func TestToolsRevokeByToolName(t *testing.T) {
+	e := newCLIEnv(t)
+	e.add("compute.wasm")
+	e.mustRun(0, "tools", "approve", filepath.Join(e.plugins, "compute.wasm"), "--yes")
+	r := e.mustRun(0, "tools", "revoke", "fib", "--plugins", e.plugins)
+	if !strings.Contains(r.stdout, "fib is a tool of module compute") || !strings.Contains(r.stdout, "Revoked compute: ") {
+		t.Errorf("revoke fib:\n%s", r.stdout)
+	}
+	if e.loadManifest().Len() != 0 {
+		t.Error("the approval of compute is still there")
+	}
+	r = e.mustRun(1, "tools", "revoke", "nosuchtool", "--plugins", e.plugins)
+	if !strings.Contains(r.stderr, "no approval matches") {
+		t.Errorf("revoke of a name nothing offers: %s", r.stderr)
+	}
+}

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/spf13/cobra"
 
+	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -22,17 +25,26 @@ func newToolsRevokeCmd() *cobra.Command {
 		Long: `Remove approvals from the manifest.
 
 The argument is a module name (every approved version of it is revoked), a
-full sha256, or at least 8 hex digits of one (as "tools list" shows). Each
-revoked approval is recorded in the audit log beside the manifest
-(manifest.log.jsonl). Hosts watching the plugins directory drop the module
-at once.`,
+full sha256, at least 8 hex digits of one (as "tools list" shows), or the
+name of a tool an approved module offers (as "tools call" accepts; that
+module's approval of its current bytes is revoked). Each revoked approval
+is recorded in the audit log beside the manifest (manifest.log.jsonl).
+Hosts watching the plugins directory drop the module at once.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			store := paths.store()
 			if by == "" {
 				by = defaultApprover()
 			}
-			removed, err := store.Revoke(c.Context(), manifest.Revocation{Target: args[0], By: by, Note: note})
+			target := args[0]
+			removed, err := store.Revoke(c.Context(), manifest.Revocation{Target: target, By: by, Note: note})
+			if errors.Is(err, manifest.ErrNotFound) {
+				// Not a module: perhaps a tool, as `tools call` takes.
+				if sum, module, ok := toolModule(c.Context(), paths, target); ok {
+					fmt.Fprintf(c.OutOrStdout(), "%s is a tool of module %s (sha256 %s)\n", safeText(target), safeText(module), manifest.Short(sum))
+					removed, err = store.Revoke(c.Context(), manifest.Revocation{Target: sum, By: by, Note: note})
+				}
+			}
 			if errors.Is(err, manifest.ErrNotFound) {
 				return fmt.Errorf("%w in %s", err, store.Path)
 			}
@@ -53,4 +65,25 @@ at once.`,
 	c.Flags().StringVar(&by, "by", "", "who revokes, for the audit log (default $USER)")
 	c.Flags().StringVar(&note, "note", "", "why, for the audit log")
 	return c
+}
+
+// toolModule finds the approved plugin of the directory that exposes the
+// tool name, returning its sha256 and module name.
+func toolModule(ctx context.Context, paths pluginPaths, name string) (sum, module string, ok bool) {
+	h, err := host.New(ctx, host.Options{})
+	if err != nil {
+		return "", "", false
+	}
+	defer h.Close(ctx)
+	d, err := host.OpenDir(ctx, h, host.DirOptions{Dir: paths.plugins, Manifest: paths.manifestPath()})
+	if err != nil {
+		return "", "", false
+	}
+	defer d.Close(ctx)
+	for _, p := range d.Snapshot().Plugins {
+		if p.Status == host.StatusApproved && slices.Contains(p.Tools, name) {
+			return p.SHA256, p.Name, true
+		}
+	}
+	return "", "", false
 }

@@ -49,12 +49,13 @@ func Forget(f memory.Forgetter, opts Options) (tool.Tool, error) {
 			if opts.ForgetImmediately {
 				return ForgetOutput{}, errors.New("confirm_ids is not needed: this tool erases immediately; call it with an instruction only")
 			}
-			if err := pending.take(in.ConfirmIDs); err != nil {
+			proposed, err := pending.take(in.ConfirmIDs)
+			if err != nil {
 				return ForgetOutput{}, err
 			}
 			out := ForgetOutput{Facts: []StoredFact{}}
 			var missing []string
-			for _, id := range in.ConfirmIDs {
+			for i, id := range in.ConfirmIDs {
 				ok, err := f.Forget(ctx, id)
 				if err != nil {
 					return out, fmt.Errorf("erasing fact %d failed (%d erased before it): %w", id, out.Count, err)
@@ -64,7 +65,8 @@ func Forget(f memory.Forgetter, opts Options) (tool.Tool, error) {
 					continue
 				}
 				out.Count++
-				out.Facts = append(out.Facts, StoredFact{ID: id})
+				// As the dry run showed it: the record is gone now.
+				out.Facts = append(out.Facts, proposed[i])
 			}
 			out.Erased = out.Count > 0
 			if len(missing) > 0 {
@@ -77,10 +79,8 @@ func Forget(f memory.Forgetter, opts Options) (tool.Tool, error) {
 			return ForgetOutput{}, err
 		}
 		out := ForgetOutput{Count: len(recs), Facts: make([]StoredFact, 0, len(recs))}
-		ids := make([]int64, 0, len(recs))
 		for _, r := range recs {
 			out.Facts = append(out.Facts, stored(r, opts))
-			ids = append(ids, r.ID)
 		}
 		switch {
 		case opts.ForgetImmediately:
@@ -88,7 +88,7 @@ func Forget(f memory.Forgetter, opts Options) (tool.Tool, error) {
 		case len(recs) == 0:
 			out.NextStep = "Nothing in memory matches; nothing was erased."
 		default:
-			pending.add(ids)
+			pending.add(out.Facts)
 			out.PendingConfirmation = true
 			out.NextStep = "Nothing was erased yet. Show these facts to the user and ask for confirmation; if they agree, call " + opts.ForgetName + " again with confirm_ids set to the ids they approved."
 		}

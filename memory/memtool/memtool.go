@@ -252,42 +252,44 @@ func preview(s string, n int) (string, bool) {
 // forgotten first.
 type pendingSet struct {
 	mu    sync.Mutex
-	ids   map[int64]bool
+	facts map[int64]StoredFact // proposed by a dry run, as it showed them
 	order []int64
 }
 
 const maxPending = 256
 
-func (p *pendingSet) add(ids []int64) {
+func (p *pendingSet) add(facts []StoredFact) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.ids == nil {
-		p.ids = make(map[int64]bool)
+	if p.facts == nil {
+		p.facts = make(map[int64]StoredFact)
 	}
-	for _, id := range ids {
-		if !p.ids[id] {
-			p.ids[id] = true
-			p.order = append(p.order, id)
+	for _, f := range facts {
+		if _, ok := p.facts[f.ID]; !ok {
+			p.order = append(p.order, f.ID)
 		}
+		p.facts[f.ID] = f
 	}
 	for len(p.order) > maxPending {
-		delete(p.ids, p.order[0])
+		delete(p.facts, p.order[0])
 		p.order = p.order[1:]
 	}
 }
 
-// take removes ids from the set; it fails, removing nothing, when one was
-// not proposed.
-func (p *pendingSet) take(ids []int64) error {
+// take removes ids from the set and returns the facts as the dry run
+// showed them; it fails, removing nothing, when one was not proposed.
+func (p *pendingSet) take(ids []int64) ([]StoredFact, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, id := range ids {
-		if !p.ids[id] {
-			return fmt.Errorf("fact %d was not proposed by a dry run of this tool; call it without confirm_ids first and show the user what would be erased", id)
+		if _, ok := p.facts[id]; !ok {
+			return nil, fmt.Errorf("fact %d was not proposed by a dry run of this tool; call it without confirm_ids first and show the user what would be erased", id)
 		}
 	}
-	for _, id := range ids {
-		delete(p.ids, id)
+	out := make([]StoredFact, len(ids))
+	for i, id := range ids {
+		out[i] = p.facts[id]
+		delete(p.facts, id)
 	}
-	return nil
+	return out, nil
 }

@@ -166,6 +166,10 @@ func TestForgetToolConfirmation(t *testing.T) {
 	if res.IsError || out["erased"] != true || out["count"] != float64(1) {
 		t.Fatalf("confirmed erase: %q", res.Text())
 	}
+	// The confirmation lists what was erased, as the dry run showed it.
+	if facts, _ := out["facts"].([]any); len(facts) != 1 || facts[0].(map[string]any)["fact"] != "Phone is 0611." {
+		t.Errorf("confirmation lists %v, want fact 3 with its text", out["facts"])
+	}
 	if got := f.Facts(false); len(got) != 2 || got[1].Text != "Likes jazz." && got[0].Text != "Likes jazz." {
 		t.Errorf("facts after confirming 3: %+v", got)
 	}

@@ -134,6 +134,9 @@ func TestConformanceHost(t *testing.T) {
 			}
 		}
 	}
+	if len(results) == 0 {
+		t.Skip("no word_count module is built: run `make pdk-conformance` (needs the toolchains of .ci/install.d/pdk.sh)")
+	}
 	if len(results) < 25 {
 		t.Errorf("only %d cases reached the host", len(results))
 	}

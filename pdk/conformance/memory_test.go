@@ -24,7 +24,7 @@ func TestGoGuestMemoryStaysFlat(t *testing.T) {
 	}
 	var mu sync.Mutex
 	var peaks []int64
-	h := newHost(t, host.Options{PoolSize: -1, OnCall: func(r host.CallRecord) {
+	h := newHost(t, host.Options{PoolSize: -1, OnCall: func(_ context.Context, r host.CallRecord) {
 		mu.Lock()
 		peaks = append(peaks, r.MemoryPeak)
 		mu.Unlock()

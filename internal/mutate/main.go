@@ -1,0 +1,188 @@
+// Command mutate checks that the tests guarding the project's security- and
+// contract-critical code can fail: it applies each mutation of its table
+// (an exact edit that breaks one check: a branch inverted or deleted),
+// runs the tests of the package holding it, and reports whether they
+// caught it. Every mutation must be caught; the process exits 1 otherwise.
+//
+//	go run ./internal/mutate            every mutation
+//	go run ./internal/mutate -only drain
+//
+// A mutation's text must occur exactly once in its file, so an edit of
+// the code that moves or rewrites a guarded line makes the table fail
+// loudly (update the mutation) instead of silently testing nothing. The
+// working tree is restored after each mutation, also on interrupt.
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"time"
+)
+
+// mutation is one edit: in file, old is replaced by new; the tests of pkg
+// matching run must then fail.
+type mutation struct {
+	name     string
+	file     string
+	old, new string
+	pkg, run string
+}
+
+var mutations = []mutation{
+	{"mcp drain: a cancelled request is no longer crossed off", "mcp/drain.go",
+		"\t\tcase m.Method == \"notifications/cancelled\":\n\t\t\td.done(idKey(m.Params.RequestID))\n", "",
+		"./mcp", "TestServeIODoesNotWaitForACancelledRequest"},
+	{"policy precedence: approve outranks deny", "loop/policyspec.go",
+		"\tcase VerdictDeny:\n\t\treturn 3\n", "\tcase VerdictDeny:\n\t\treturn 1\n",
+		"./loop", "Polic"},
+	{"loop guard: a repeated call is never over the limit", "loop/loopguard.go",
+		"return n, n > g.max", "return n, false",
+		"./loop", "Repeat|Guard"},
+	{"token budget: never reached", "loop/run.go",
+		"if r.b.TokenBudget > 0 && r.spent() >= r.b.TokenBudget {", "if false && r.b.TokenBudget > 0 && r.spent() >= r.b.TokenBudget {",
+		"./loop", "Budget"},
+	{"taint: an untrusted result no longer taints the run", "loop/turn.go",
+		"tainted = tainted || o.untrusted", "tainted = tainted && o.untrusted",
+		"./loop", "Taint|Trifecta"},
+	{"redaction: secrets pass through", "trace/redact.go",
+		"\tif !mayHoldSecret(s) {\n\t\treturn s\n\t}\n\tfor _, p := range secretPatterns {", "\tif true {\n\t\treturn s\n\t}\n\tfor _, p := range secretPatterns {",
+		"./trace", "Redact"},
+	{"SSRF: private and metadata addresses dialled", "host/netpolicy.go",
+		"if why := specialAddr(ip); why != \"\" && !p.ipGranted(ip, port) {", "if why := specialAddr(ip); false && why != \"\" && !p.ipGranted(ip, port) {",
+		"./host", "Net|SSRF|Private|Redirect"},
+	{"grants: an import needing a grant loads without it", "host/compile.go",
+		"if need := capabilityOf(m, n); need != \"\" && !granted[need] {", "if need := capabilityOf(m, n); need != \"\" && false {",
+		"./host", "Hostile|Import|Grant"},
+	{"grants: tool_call without its tools: grant", "host/toolcall.go",
+		"\tif !granted {\n\t\tinst.deny(", "\tif false {\n\t\tinst.deny(",
+		"./host", "ToolCall"},
+	{"fs: a read-only grant writes", "host/fs.go",
+		"\tif r.readOnly && flag&writeFlags != 0 {\n\t\treturn nil, experimentalsys.EROFS", "\tif false && flag&writeFlags != 0 {\n\t\treturn nil, experimentalsys.EROFS",
+		"./host", "FS"},
+	{"fs: guests create symlinks", "host/fs.go",
+		"\treturn experimentalsys.EPERM\n}\n\nfunc (r *rootFS) Readlink", "\treturn errno(r.root.Symlink(target, rel(link)))\n}\n\nfunc (r *rootFS) Readlink",
+		"./host", "FSWrite|Survival/filesystem"},
+	{"fs: FIFOs open", "host/fs.go",
+		"\tif m := fi.Mode(); !m.IsRegular() && !m.IsDir() {", "\tif m := fi.Mode(); false && !m.IsRegular() && !m.IsDir() {",
+		"./host", "Survival/filesystem"},
+	{"manifest verification: changed bytes pass", "manifest/verify.go",
+		"\t\t\t\tif c.Approvals[i].SHA256 == c.SHA256 {", "\t\t\t\tif c.Approvals[i].SHA256 != \"\" {",
+		"./manifest", "Verify"},
+	{"plugins directory: a changed sidecar keeps its approval", "host/plugindir.go",
+		"\tif approved && entry.SidecarSHA256 != sidecarSum {\n\t\tapproved = false", "\tif approved && entry.SidecarSHA256 != sidecarSum {\n\t\tapproved = true",
+		"./host", "Sidecar"},
+	{"plugins directory: a quarantined drop-in squats an approved name", "host/plugindir.go",
+		"\t\t\t\tif p.Status != StatusQuarantined {\n\t\t\t\t\treturn false", "\t\t\t\tif true {\n\t\t\t\t\treturn false",
+		"./host", "Squat"},
+	{"validation: global indices unchecked", "host/internal/wasmbin/code.go",
+		"\tif int(i) >= len(f.v.m.Globals) {\n\t\tf.r.invalid(\"global index", "\tif false {\n\t\tf.r.invalid(\"global index",
+		"./host", "Survival/fuel"},
+	{"verification: loops without a fuel check pass", "host/internal/wasmbin/instrument.go",
+		"\tif !bytes.HasPrefix(f.r.b[pc:], fi.in.fuelCheck) {\n\t\tfi.fail(f, \"a loop without a fuel check\")", "\tif false {\n\t\tfi.fail(f, \"a loop without a fuel check\")",
+		"./host", "VerifyCatchesEveryDefect"},
+	{"rewrite: loops get no fuel check", "host/rewrite.go",
+		"\t\t\tout = append(out, fuelCheck...)\n", "",
+		"./host", "Interrupt|Survival/infinite|Defective"},
+	{"rewrite: bulk instructions are not charged", "host/rewrite.go",
+		"\t\t\t\tcase 8, 10, 11:\n\t\t\t\t\tout = append(out, memCharge...)", "\t\t\t\tcase 8, 10, 11:\n\t\t\t\t\t_ = memCharge",
+		"./host", "Survival/straight"},
+	{"kernel lookups trust a block's length beyond its capacity", "host/kernel.go",
+		"if n == blockFree || uint64(n) > c || c < 8 || c&7 != 0 || top-off < c {", "if n == blockFree || c < 8 || c&7 != 0 {",
+		"./host", "Kernel"},
+	{"error text is not capped", "host/call.go",
+		"\tif int64(len(b)) <= max {\n\t\treturn string(b)\n\t}", "\tif true {\n\t\treturn string(b)\n\t}",
+		"./host", "Survival/error"},
+	{"kv namespaces have no quota", "host/kv.go",
+		"\t\t\tif n > quota {\n\t\t\t\treturn errQuota", "\t\t\tif false {\n\t\t\t\treturn errQuota",
+		"./host", "Survival/kv"},
+	{"call trees nest without end", "host/calltree.go",
+		"\t\tif n.depth > limits.CallDepth {", "\t\tif false {",
+		"./host", "Survival/re-entry"},
+	{"tables grow without a cap", "host/rewrite.go",
+		"\t\tif t.HasMax && t.Max < limit {\n\t\t\tlimit = t.Max\n\t\t}\n\t\tout = appendU32(appendU32(append(out, 0x01), t.Min), limit)", "\t\tout = appendU32(append(out, 0x00), t.Min)",
+		"./host", "Survival/table"},
+	{"schemas nest without a bound", "tool/schema.go",
+		"\tif d := jsonDepth(raw); d > MaxSchemaDepth {", "\tif d := jsonDepth(raw); false && d > MaxSchemaDepth {",
+		"./tool", "Bombs"},
+	{"safefile reads FIFOs", "internal/safefile/safefile.go",
+		"\tif !fi.Mode().IsRegular() {\n\t\tf.Close()", "\tif false {\n\t\tf.Close()",
+		"./internal/safefile", "."},
+	{"grant coverage is lexical again", "manifest/grant.go",
+		"\t\tgp, op := resolvedGrantPath(g.Path), resolvedGrantPath(other.Path)", "\t\tgp, op := filepath.Clean(g.Path), filepath.Clean(other.Path)",
+		"./manifest", "PlantedLink"},
+}
+
+func main() {
+	only := flag.String("only", "", "run only the mutations whose name contains this")
+	timeout := flag.Duration("timeout", 10*time.Minute, "bound on one mutation's test run")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	missed := 0
+	ran := 0
+	for _, m := range mutations {
+		if *only != "" && !strings.Contains(m.name, *only) {
+			continue
+		}
+		ran++
+		caught, detail, err := apply(ctx, m, *timeout)
+		switch {
+		case err != nil:
+			fmt.Printf("ERROR   %s: %v\n", m.name, err)
+			missed++
+		case caught:
+			fmt.Printf("caught  %s (%s)\n", m.name, detail)
+		default:
+			fmt.Printf("MISSED  %s: the tests of %s matching %q pass with it\n", m.name, m.pkg, m.run)
+			missed++
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	fmt.Printf("%d mutations, %d caught\n", ran, ran-missed)
+	if missed > 0 {
+		os.Exit(1)
+	}
+}
+
+// apply makes the mutation, runs its tests and restores the file.
+func apply(ctx context.Context, m mutation, timeout time.Duration) (caught bool, detail string, err error) {
+	orig, err := os.ReadFile(m.file)
+	if err != nil {
+		return false, "", err
+	}
+	if n := bytes.Count(orig, []byte(m.old)); n != 1 {
+		return false, "", fmt.Errorf("%s holds the mutated text %d times, want once: update the mutation", m.file, n)
+	}
+	mutated := bytes.Replace(orig, []byte(m.old), []byte(m.new), 1)
+	if err := os.WriteFile(m.file, mutated, 0o644); err != nil {
+		return false, "", err
+	}
+	defer os.WriteFile(m.file, orig, 0o644)
+	tctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(tctx, "go", "test", "-count=1", "-run", m.run, m.pkg)
+	out, err := cmd.CombinedOutput()
+	if tctx.Err() != nil {
+		return true, "the tests hung past " + timeout.String(), nil
+	}
+	if err == nil {
+		return false, "", nil
+	}
+	if bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("[setup failed]")) {
+		return false, "", fmt.Errorf("the mutation does not build:\n%s", out)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "--- FAIL:") {
+			return true, strings.TrimSpace(line), nil
+		}
+	}
+	return true, "the tests failed", nil
+}
