@@ -54,3 +54,35 @@ func TestDrainAnswerBeforeTheNewline(t *testing.T) {
 		}
 	}
 }
+
+// TestDrainCrossesOffCancelledRequests: a request the client cancelled is
+// not awaited at the end of input, even when no answer for it is ever
+// written (the specification lets a server leave a cancelled request
+// unanswered; the SDK of today answers it, which the ServeIO tests see).
+func TestDrainCrossesOffCancelledRequests(t *testing.T) {
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"block"}}`,
+		`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"block"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":7}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"x"}}`,
+	}, "\n") + "\n"
+	d := newDrain(context.Background(), time.Hour, nopReadCloser{strings.NewReader(in)}, &nopBuilderCloser{})
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.ReadAll(d.reader())
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the end of input waits for requests the client cancelled")
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if len(d.pending) != 0 {
+		t.Errorf("still pending: %v", d.pending)
+	}
+}

@@ -37,7 +37,7 @@ type mutation struct {
 var mutations = []mutation{
 	{"mcp drain: a cancelled request is no longer crossed off", "mcp/drain.go",
 		"\t\tcase m.Method == \"notifications/cancelled\":\n\t\t\td.done(idKey(m.Params.RequestID))\n", "",
-		"./mcp", "TestServeIODoesNotWaitForACancelledRequest"},
+		"./mcp", "TestDrainCrossesOffCancelledRequests|TestServeIODoesNotWaitForACancelledRequest"},
 	{"policy precedence: approve outranks deny", "loop/policyspec.go",
 		"\tcase VerdictDeny:\n\t\treturn 3\n", "\tcase VerdictDeny:\n\t\treturn 1\n",
 		"./loop", "Polic"},
