@@ -165,3 +165,45 @@ func TestWazeroPanicsOnMalformed(t *testing.T) {
 		t.Fatalf("compileCached: %v", err)
 	}
 }
+
+// TestSIMDOpcodeEncodings: wazero reads a SIMD sub-opcode as one byte
+// while the specification (and this host's decoders) read a LEB128
+// number. A non-minimal encoding, such as 0xfd 0x8c 0x00 for v128.const,
+// made the two see different instructions: to wazero the constant's 16
+// bytes were code, a loop the rewrite never saw and so never checked,
+// which froze the process. Only minimal encodings load.
+func TestSIMDOpcodeEncodings(t *testing.T) {
+	t.Parallel()
+	imm := []byte{0x0b, 0x03, 0x40, 0x0c, 0x00, 0x0b, 0x02, 0x40, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x41, 0x00}
+	body := append([]byte{0x00, 0x02, 0x40, 0x0c, 0x00, 0xfd, 0x8c, 0x00}, imm...)
+	body = append(body, 0x1a, 0x0b, 0x41, 0x00, 0x0b)
+	bin := wasmModule(
+		sec(1, 1, 0x60, 0, 1, 0x7f),
+		sec(3, 1, 0),
+		sec(7, 1, 4, 'c', 'a', 'l', 'l', 0, 0),
+		sec(10, append([]byte{1, byte(len(body))}, body...)...),
+	)
+	h, _ := newTestHost(t, Options{})
+	_, err := h.Load(context.Background(), Module{Name: "simdleb", Bytes: bin,
+		Sidecar: []byte(`{"tools":[{"name":"t","description":"d","inputSchema":{"type":"object"}}]}`)})
+	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "SIMD opcode 12 not minimally encoded") {
+		t.Fatalf("Load: %v", err)
+	}
+	// Minimal encodings load: v128.const (one byte) and i16x8.abs (128:
+	// two bytes).
+	good := []byte{0x00, 0xfd, 0x0c}
+	good = append(good, make([]byte, 16)...)
+	good = append(good, 0xfd, 0x80, 0x01, 0x1a, 0x41, 0x00, 0x0b)
+	bin = wasmModule(
+		sec(1, 1, 0x60, 0, 1, 0x7f),
+		sec(3, 1, 0),
+		sec(7, 1, 4, 'c', 'a', 'l', 'l', 0, 0),
+		sec(10, append([]byte{1, byte(len(good))}, good...)...),
+	)
+	l, err := h.Load(context.Background(), Module{Name: "simdok", Bytes: bin,
+		Sidecar: []byte(`{"tools":[{"name":"t","description":"d","inputSchema":{"type":"object"}}]}`)})
+	if err != nil {
+		t.Fatalf("minimal encodings: %v", err)
+	}
+	l.Close(context.Background())
+}

@@ -606,6 +606,14 @@ func (f *funcValidator) simd() {
 		r.p = pc
 		r.malformed("unknown instruction 0xfd %d", sub)
 	}
+	// The sub-opcode is a LEB128 number, but wazero reads it as one byte
+	// (an opcode of 128 or more is that byte followed by 0x01, which it
+	// then decodes as a nop). Any other encoding would make the two
+	// decoders see different instructions, so only those two are taken.
+	if n := r.p - pc; (sub < 0x80 && n != 1) || (sub >= 0x80 && n != 2) {
+		r.p = pc
+		r.malformed("SIMD opcode %d not minimally encoded", sub)
+	}
 	op := simd[sub]
 	lane := func() {
 		if l := r.byte(); l >= op.lanes {
