@@ -53,10 +53,11 @@ import (
 // would be wrong. The rewritten module is then verified (wasmbin.Verify,
 // another decoder than the one here) before it is compiled.
 
-// yieldEvery is how many checks run between two exits to Go: a few tens
-// of microseconds of a tight loop, so the time limit and the garbage
-// collector wait that long at most, while the exit costs nothing measurable.
-const yieldEvery = 10000
+// yieldEvery is how much fuel, in instructions, a guest spends between two
+// exits to Go: a millisecond or so of compute (more for code that misses
+// the cache at every load), so the time limit and the garbage collector
+// wait about that long at most, while the exits cost nothing measurable.
+const yieldEvery = 1_000_000
 
 // yieldImport is the host function the rewrite imports; guests may not
 // import anything from goModule themselves.
@@ -151,6 +152,7 @@ type rewriter struct {
 	wrapTypeOrder [][]wasmbin.ValType
 	usesDataIndex bool // memory.init or data.drop: data segments keep their numbers
 	injected      bool // the defect of opts.defect was made once
+	costs         []funcCosts
 }
 
 // fn maps an original function index to the rewritten one.
@@ -173,7 +175,7 @@ func (w *rewriter) global(i uint32) uint32 {
 func instrumentation(m *wasmbin.Module) wasmbin.Instrumentation {
 	g := uint32(m.ImportedGlobals)
 	return wasmbin.Instrumentation{
-		Fuel: g, Stack: g + 1, Yield: uint32(m.ImportedFuncs), YieldEvery: yieldEvery,
+		Fuel: g, Stack: g + 1, Yield: uint32(m.ImportedFuncs), YieldEvery: yieldEvery, SmallLeaf: smallLeaf,
 		YieldModule: goModule, YieldName: yieldImport, MemShift: memShift, TableShift: tableShift,
 	}
 }
@@ -553,48 +555,114 @@ func (w *rewriter) constExpr(out []byte, r *reader) ([]byte, error) {
 	return nil, fmt.Errorf("%w: truncated constant expression", errRewrite)
 }
 
-// code rewrites every function body.
+// code rewrites every function body. A first pass over each counts the
+// instructions of its fuel regions (the function outside its loops, each
+// loop's body outside the loops it holds) and the calls in them; the
+// second writes each region's check with its cost, once the costs of the
+// small leaves the regions call are known.
 func (w *rewriter) code(body []byte) ([]byte, error) {
-	var fuelCheck []byte
-	if w.opts.interrupt {
-		fuelCheck = w.inst.FuelCheck()
-	}
 	r := reader{b: body}
 	n := r.u32()
 	if int(n) != len(w.m.Code) {
 		return nil, fmt.Errorf("%w: %d function bodies, validation saw %d", errRewrite, n, len(w.m.Code))
 	}
-	out := make([]byte, 0, len(body)+len(body)/4)
-	out = appendU32(out, n)
-	var fn []byte
-	for i := uint32(0); i < n; i++ {
-		code := r.take(int(r.u32()))
+	codes := make([][]byte, n)
+	for i := range codes {
+		codes[i] = r.take(int(r.u32()))
 		if r.err != nil {
 			return nil, fmt.Errorf("%w: truncated code section", errRewrite)
 		}
-		var err error
-		if fn, err = w.function(fn[:0], int(i), code, fuelCheck); err != nil {
-			return nil, fmt.Errorf("%w: function %d: %w", errRewrite, w.m.ImportedFuncs+int(i), err)
-		}
-		out = appendU32(out, uint32(len(fn)))
-		out = append(out, fn...)
 	}
 	if !r.done() {
 		return nil, fmt.Errorf("%w: trailing bytes in the code section", errRewrite)
 	}
+	var fn []byte
+	if w.opts.interrupt {
+		w.costs = make([]funcCosts, n)
+		for i, code := range codes {
+			var err error
+			if fn, err = w.function(fn[:0], i, code, &w.costs[i]); err != nil {
+				return nil, fmt.Errorf("%w: function %d: %w", errRewrite, w.m.ImportedFuncs+i, err)
+			}
+		}
+	}
+	out := make([]byte, 0, len(body)+len(body)/4)
+	out = appendU32(out, n)
+	for i, code := range codes {
+		var err error
+		if fn, err = w.function(fn[:0], i, code, nil); err != nil {
+			return nil, fmt.Errorf("%w: function %d: %w", errRewrite, w.m.ImportedFuncs+i, err)
+		}
+		out = appendU32(out, uint32(len(fn)))
+		out = append(out, fn...)
+	}
 	return out, nil
+}
+
+// smallLeaf is the largest cost of a function that gets no fuel check of
+// its own (its callers pay for it); a call_indirect costs this much.
+const smallLeaf = 64
+
+// funcCosts is what the first pass counts of one function: its fuel
+// regions, the function's own first, then its loops in order.
+type funcCosts struct {
+	regions []costRegion
+	calls   bool
+}
+
+type costRegion struct {
+	count    int64
+	callees  []uint32 // original indices of the functions it calls directly
+	indirect int64
+}
+
+// leaf reports whether function i (a defined function's index among the
+// defined) gets no check: it calls nothing and costs at most smallLeaf.
+func (w *rewriter) leaf(i int) bool {
+	c := &w.costs[i]
+	return !c.calls && c.regions[0].count <= smallLeaf
+}
+
+// regionCost is what region k of function i's check charges.
+func (w *rewriter) regionCost(i, k int) int32 {
+	g := &w.costs[i].regions[k]
+	cost := g.count + g.indirect*smallLeaf
+	for _, c := range g.callees {
+		if d := int(c) - w.m.ImportedFuncs; d >= 0 && w.leaf(d) {
+			cost += w.costs[d].regions[0].count
+		}
+	}
+	if k == 0 && w.m.Code[i].Calls {
+		cost += 2 // the block that wraps the body, and its end
+	}
+	if w.opts.defect == "fuel" && !w.injected {
+		w.injected = true
+		return 1
+	}
+	return int32(min(cost, 1<<30))
 }
 
 // function copies the body of defined function i to out, renumbering
 // functions and globals and adding the instrumentation: the fuel check
-// after every loop's block type, a charge before every bulk instruction,
-// and for a function that makes calls the stack budget's entry check, the
-// block around its body, and the budget's return after it.
-func (w *rewriter) function(out []byte, i int, code, fuelCheck []byte) ([]byte, error) {
+// after every loop's block type and at the entry of every function but a
+// small leaf, a charge before every bulk instruction, and for a function
+// that makes calls the stack budget's entry check, the block around its
+// body, and the budget's return after it. With count set it is the first
+// pass: it counts the regions' instructions and calls into count, and its
+// output is not used.
+func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([]byte, error) {
 	info := w.m.Code[i]
 	typ := w.m.FuncType(uint32(w.m.ImportedFuncs + i))
 	interrupt := w.opts.interrupt
 	wrap := interrupt && info.Calls
+	// The regions open around the current instruction (counting) and
+	// the next loop's region (writing).
+	var open []int
+	loopRegion := 0
+	if count != nil {
+		count.regions = []costRegion{{}}
+		open = []int{0}
+	}
 	scratch := interrupt && info.Bulk
 	r := reader{b: code}
 	groups := r.u32()
@@ -621,16 +689,18 @@ func (w *rewriter) function(out []byte, i int, code, fuelCheck []byte) ([]byte, 
 		locals++
 	}
 	var cost int32
-	if wrap && w.opts.defect == "entry" && !w.injected {
+	if wrap && w.opts.defect == "entry" && !w.injected && count == nil {
 		wrap, w.injected = false, true
 	}
-	if wrap {
+	switch {
+	case count != nil:
+	case wrap:
 		// The patterns push at most 3 values above the body's own height.
 		cost = wasmbin.FrameCost(locals, info.MaxStack+3)
 		if w.opts.defect == "cost" {
 			cost, w.injected = 1, true
 		}
-		out = append(out, w.inst.StackEntry(cost)...)
+		out = append(out, w.inst.StackEntry(w.regionCost(i, 0), cost)...)
 		out = append(out, 0x02)
 		switch len(typ.Results) {
 		case 0:
@@ -640,6 +710,8 @@ func (w *rewriter) function(out []byte, i int, code, fuelCheck []byte) ([]byte, 
 		default:
 			out = appendS32(out, int32(w.wrapTypes[fmt.Sprint(typ.Results)]))
 		}
+	case interrupt && !w.leaf(i):
+		out = append(out, w.inst.FuelCheck(w.regionCost(i, 0))...)
 	}
 	var memCharge, tableCharge []byte
 	if scratch {
@@ -647,12 +719,29 @@ func (w *rewriter) function(out []byte, i int, code, fuelCheck []byte) ([]byte, 
 		tableCharge = w.inst.Charge(scratchIdx, tableShift)
 	}
 	depth := uint32(0) // frames open inside the body
+	var loops []bool   // per open frame: a loop with its own region
 	for !r.done() {
 		start := r.p
 		op := r.byte()
 		loop := false
+		if count != nil {
+			// Every instruction counts once, in the innermost region (a
+			// loop's own opcode in the region around it, its end in its
+			// own).
+			count.regions[open[len(open)-1]].count++
+		}
 		switch {
 		case op == 0x0b: // end
+			if depth > 0 {
+				if l := len(loops) - 1; loops[l] {
+					if count != nil {
+						open = open[:len(open)-1]
+					}
+					loops = loops[:l]
+				} else {
+					loops = loops[:l]
+				}
+			}
 			if depth == 0 {
 				if !r.done() {
 					return nil, fmt.Errorf("bytes after the function's end at offset %d", r.p)
@@ -668,7 +757,7 @@ func (w *rewriter) function(out []byte, i int, code, fuelCheck []byte) ([]byte, 
 			op == 0x1a || op == 0x1b || op == 0xd1 || (op >= 0x45 && op <= 0xc4):
 			// no immediates
 		case op == 0x0f: // return
-			if wrap && w.opts.defect == "return" && !w.injected {
+			if wrap && w.opts.defect == "return" && !w.injected && count == nil {
 				w.injected = true
 				break
 			}
@@ -681,14 +770,25 @@ func (w *rewriter) function(out []byte, i int, code, fuelCheck []byte) ([]byte, 
 		case op == 0x02 || op == 0x04: // block, if
 			r.blockType()
 			depth++
+			loops = append(loops, false)
 		case op == 0x03: // loop
 			r.blockType()
 			depth++
 			loop = true
+			loops = append(loops, true)
+			if count != nil {
+				count.regions = append(count.regions, costRegion{})
+				open = append(open, len(count.regions)-1)
+			}
 		case op == 0x10 || op == 0xd2: // call, ref.func
 			idx := r.u32()
 			if r.err == nil {
 				out = appendU32(append(out, op), w.fn(idx))
+			}
+			if op == 0x10 && count != nil {
+				g := &count.regions[open[len(open)-1]]
+				g.callees = append(g.callees, idx)
+				count.calls = true
 			}
 			continue
 		case op == 0x23 || op == 0x24: // global.get, global.set
@@ -707,6 +807,10 @@ func (w *rewriter) function(out []byte, i int, code, fuelCheck []byte) ([]byte, 
 		case op == 0x11: // call_indirect
 			r.u32()
 			r.u32()
+			if count != nil {
+				count.regions[open[len(open)-1]].indirect++
+				count.calls = true
+			}
 		case op == 0x1c: // select t*
 			n := r.u32()
 			for j := uint32(0); j < n && r.err == nil; j++ {
@@ -729,7 +833,7 @@ func (w *rewriter) function(out []byte, i int, code, fuelCheck []byte) ([]byte, 
 			if err != nil {
 				return nil, err
 			}
-			if scratch && w.opts.defect == "charge" && !w.injected && (sub == 8 || sub == 10 || sub == 11) {
+			if scratch && w.opts.defect == "charge" && !w.injected && count == nil && (sub == 8 || sub == 10 || sub == 11) {
 				w.injected = true
 			} else if scratch {
 				switch sub {
@@ -750,12 +854,13 @@ func (w *rewriter) function(out []byte, i int, code, fuelCheck []byte) ([]byte, 
 			return nil, fmt.Errorf("truncated instruction 0x%02x at offset %d", op, start)
 		}
 		out = append(out, code[start:r.p]...)
-		if loop && interrupt {
+		if loop && interrupt && count == nil {
+			loopRegion++
 			if w.opts.defect == "loop" && !w.injected {
 				w.injected = true
 				continue
 			}
-			out = append(out, fuelCheck...)
+			out = append(out, w.inst.FuelCheck(w.regionCost(i, loopRegion))...)
 		}
 	}
 	return nil, errors.New("the function does not end")

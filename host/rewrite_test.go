@@ -78,7 +78,7 @@ func TestRewriteCorpus(t *testing.T) {
 		if m, n, _ := imports[len(imports)-1].Import(); m != goModule || n != yieldImport {
 			t.Errorf("%s: the last import is %s.%s, want the yield", name, m, n)
 		}
-		if !bytes.Contains(out, []byte{0x45, 0x04, 0x40, 0x41, 0x00, 0x10}) && strings.Contains(name, "loop") {
+		if !bytes.Contains(out, []byte{0x41, 0x01, 0x48, 0x04, 0x40, 0x41, 0x00, 0x10}) && strings.Contains(name, "loop") {
 			t.Errorf("%s: no fuel check was inserted", name)
 		}
 	}

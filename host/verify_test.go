@@ -10,7 +10,7 @@ import (
 
 // instrumentationDefects are the ways the rewrite can be wrong that leave
 // a guest the host cannot stop or bound (rewriteOptions.defect).
-var instrumentationDefects = []string{"loop", "entry", "charge", "cost", "return", "globals", "functions", "fuelAtEnd"}
+var instrumentationDefects = []string{"loop", "entry", "charge", "cost", "fuel", "return", "globals", "functions", "fuelAtEnd"}
 
 // TestVerifyCatchesEveryDefect: one defect in the rewrite, whichever,
 // makes the rewritten module fail its verification, so the host refuses

@@ -126,6 +126,8 @@ module bulkfill.wasm $W src/wat/gen/bulkfill.sh -- watgen src/wat/gen/bulkfill.s
 module nestbomb.wasm $W src/wat/gen/nestbomb.sh -- watgen src/wat/gen/nestbomb.sh
 module branchbomb.wasm $W src/wat/gen/branchbomb.sh -- watgen src/wat/gen/branchbomb.sh
 module schemabomb.wasm $W src/wat/gen/schemabomb.sh -- watgen src/wat/gen/schemabomb.sh
+module loopbody.wasm $W src/wat/gen/loopbody.sh -- watgen src/wat/gen/loopbody.sh
+module chain.wasm $W src/wat/gen/chain.sh -- watgen src/wat/gen/chain.sh
 # Not a module at all: the magic number followed by garbage.
 module malformed.wasm -- bash -c 'printf "\\0asm\\1\\0\\0\\0\\377\\377\\377\\377this is not webassembly" >"$OUT"'
 

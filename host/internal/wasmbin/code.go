@@ -284,9 +284,9 @@ func (f *funcValidator) body() {
 				// about what two more branches do.
 				f.branch()
 				f.branch()
-				if f.ins != nil {
-					f.ins.loop(f)
-				}
+			}
+			if f.ins != nil {
+				f.ins.opened(f, op)
 			}
 		case 0x05: // else
 			c := f.popCtrl()

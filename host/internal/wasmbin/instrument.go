@@ -6,34 +6,45 @@ import "bytes"
 // [Verify] can check that the rewritten module has it, everywhere, and
 // that guest code cannot reach it:
 //
-//   - the fuel: a mutable i32 global, starting at YieldEvery, that a
-//     FuelCheck right after every loop's block type decrements, calling
-//     the yield import with reason 0 when it reaches zero (where the host
-//     stops a guest whose time is up);
+//   - the fuel: a mutable i32 global, starting at YieldEvery, in units of
+//     instructions. A FuelCheck lowers it by the cost of the code it
+//     covers and calls the yield import with reason 0 when it falls below
+//     one (where the host stops a guest whose time is up). One follows
+//     every loop's block type, covering the loop's body (nested loops
+//     have their own); one starts every function but the small leaves,
+//     covering the function outside its loops. A region's cost is its
+//     instructions, plus the cost of each small leaf it calls directly
+//     (a function that calls nothing, whose code outside loops is at most
+//     SmallLeaf instructions, and which therefore has no check of its
+//     own), plus SmallLeaf for each call_indirect. Code between two checks
+//     thus runs at most as many instructions as the first one charged.
 //   - the stack budget: a mutable i32 global the host sets after
 //     instantiation, that every function which calls starts by lowering
-//     by its frame's cost (StackEntry: FuelCheck, the decrement, and a call
-//     of yield with reason 1 when it falls below zero), raising it again
-//     after the body, which it wraps in a block so no branch or return
-//     skips the raise (StackExit);
+//     by its frame's cost (StackEntry: the function's FuelCheck, the
+//     decrement, and a call of yield with reason 1 when it falls below
+//     zero), raising it again after the body, which it wraps in a block so
+//     no branch or return skips the raise (StackExit);
 //   - a Charge before every bulk memory and table instruction: its length
 //     operand, kept in a scratch local, lowers the fuel in proportion;
 //   - the yield import itself, autoagent:kernel.yield of type (i32) -> ().
 //
 // Guest code may not read or write the two globals, call yield, or touch
 // a scratch local; only the patterns may, and they must match byte for
-// byte.
+// byte (but for the costs they carry, which must be at least what the
+// verifier counts).
 type Instrumentation struct {
 	Fuel, Stack uint32 // global indices
 	Yield       uint32 // function index
 	YieldEvery  int32
+	// SmallLeaf is the largest cost of a function without a check.
+	SmallLeaf int32
 	// YieldModule and YieldName are the import's names.
 	YieldModule, YieldName string
 	// MemShift and TableShift scale a bulk instruction's length to fuel:
 	// one unit per 2^MemShift bytes or 2^TableShift table entries.
 	MemShift, TableShift byte
 
-	fuelCheck []byte // FuelCheck(), computed once by Verify
+	fuelTail []byte // what follows a FuelCheck's cost, computed by Verify
 }
 
 // Yield reasons, the i32 the patterns pass to the yield import.
@@ -50,15 +61,20 @@ func FrameCost(locals, maxStack int) int32 {
 	return int32(16*(locals+maxStack) + 96)
 }
 
-// FuelCheck returns the check that follows every loop's block type:
+// FuelCheck returns the check of a region that costs cost:
 //
-//	fuel -= 1; if fuel == 0 { yield(0); fuel = YieldEvery }
-func (in *Instrumentation) FuelCheck() []byte {
+//	fuel -= cost; if fuel < 1 { yield(0); fuel = YieldEvery }
+func (in *Instrumentation) FuelCheck(cost int32) []byte {
 	b := appendU32([]byte{0x23}, in.Fuel)
-	b = append(b, 0x41, 0x01, 0x6b, 0x24)
-	b = appendU32(b, in.Fuel)
+	b = appendS32(append(b, 0x41), cost)
+	return append(b, in.fuelCheckTail()...)
+}
+
+// fuelCheckTail is FuelCheck after its cost.
+func (in *Instrumentation) fuelCheckTail() []byte {
+	b := appendU32([]byte{0x6b, 0x24}, in.Fuel)
 	b = appendU32(append(b, 0x23), in.Fuel)
-	b = append(b, 0x45, 0x04, 0x40, 0x41, YieldFuel, 0x10)
+	b = append(b, 0x41, 0x01, 0x48, 0x04, 0x40, 0x41, YieldFuel, 0x10)
 	b = appendU32(b, in.Yield)
 	b = appendS32(append(b, 0x41), in.YieldEvery)
 	b = appendU32(append(b, 0x24), in.Fuel)
@@ -66,15 +82,19 @@ func (in *Instrumentation) FuelCheck() []byte {
 }
 
 // StackEntry returns what starts a function that calls, before the block
-// that wraps its body: the fuel check, then
+// that wraps its body: its fuel check, then
 //
 //	stack -= cost; if stack < 0 { yield(1) }
-func (in *Instrumentation) StackEntry(cost int32) []byte {
-	b := in.FuelCheck()
+func (in *Instrumentation) StackEntry(fuel, cost int32) []byte {
+	b := in.FuelCheck(fuel)
 	b = appendU32(append(b, 0x23), in.Stack)
 	b = appendS32(append(b, 0x41), cost)
-	b = append(b, 0x6b, 0x24)
-	b = appendU32(b, in.Stack)
+	return append(b, in.stackEntryTail()...)
+}
+
+// stackEntryTail is StackEntry after its stack cost.
+func (in *Instrumentation) stackEntryTail() []byte {
+	b := appendU32([]byte{0x6b, 0x24}, in.Stack)
 	b = appendU32(append(b, 0x23), in.Stack)
 	b = append(b, 0x41, 0x00, 0x48, 0x04, 0x40, 0x41, YieldStack, 0x10)
 	b = appendU32(b, in.Yield)
@@ -97,14 +117,8 @@ func (in *Instrumentation) Charge(scratch uint32, shift byte) []byte {
 	b := appendU32([]byte{0x22}, scratch)
 	b = appendU32(append(b, 0x23), in.Fuel)
 	b = appendU32(append(b, 0x20), scratch)
-	b = append(b, 0x41, shift, 0x76, 0x6b, 0x24)
-	b = appendU32(b, in.Fuel)
-	b = appendU32(append(b, 0x23), in.Fuel)
-	b = append(b, 0x41, 0x01, 0x48, 0x04, 0x40, 0x41, YieldFuel, 0x10)
-	b = appendU32(b, in.Yield)
-	b = appendS32(append(b, 0x41), in.YieldEvery)
-	b = appendU32(append(b, 0x24), in.Fuel)
-	return append(b, 0x0b)
+	b = append(b, 0x41, shift, 0x76)
+	return append(b, in.fuelCheckTail()...)
 }
 
 // Verify validates the rewritten module b under lim, as [Validate] does,
@@ -114,7 +128,53 @@ func Verify(b []byte, lim Limits, in Instrumentation) (*Module, error) {
 	return validate(b, lim.WithDefaults(), &in)
 }
 
-func (in *Instrumentation) prepare() { in.fuelCheck = in.FuelCheck() }
+func (in *Instrumentation) prepare() { in.fuelTail = in.fuelCheckTail() }
+
+// matchFuelCheck reads a FuelCheck at the start of b: its cost and length.
+func (in *Instrumentation) matchFuelCheck(b []byte) (cost int32, n int, ok bool) {
+	cost, p, ok := matchPrefix(b, in.Fuel)
+	if !ok || !bytes.HasPrefix(b[p:], in.fuelTail) {
+		return 0, 0, false
+	}
+	return cost, p + len(in.fuelTail), true
+}
+
+// matchStackEntry reads what follows a function's FuelCheck in a
+// StackEntry: its stack cost and length.
+func (in *Instrumentation) matchStackEntry(b []byte) (cost int32, n int, ok bool) {
+	cost, p, ok := matchPrefix(b, in.Stack)
+	tail := in.stackEntryTail()
+	if !ok || !bytes.HasPrefix(b[p:], tail) {
+		return 0, 0, false
+	}
+	return cost, p + len(tail), true
+}
+
+// matchPrefix reads `global.get g; i32.const v` at the start of b.
+func matchPrefix(b []byte, g uint32) (v int32, n int, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	r := &reader{b: b, fn: -1}
+	if r.byte() != 0x23 || r.u32() != g || r.byte() != 0x41 {
+		return 0, 0, false
+	}
+	v = r.s32()
+	return v, r.p, true
+}
+
+// region is a stretch of code one fuel check pays for: a function
+// outside its loops, or a loop's body outside the loops it holds.
+type region struct {
+	fn       int
+	checked  bool  // it starts with a fuel check (a function may not)
+	declared int64 // the check's cost
+	count    int64 // instructions, as the verifier counts them
+	callees  []uint32
+	indirect int64
+}
 
 // funcInstrumentation is the verification state of one function body.
 type funcInstrumentation struct {
@@ -138,39 +198,33 @@ type funcInstrumentation struct {
 	scratchOutside int
 	calls          bool
 	curIn          bool // the current instruction is part of a pattern
+	// regions: the function's own (first) and the loops open around the
+	// current instruction.
+	regions []*region
+	// loops marks, per open control frame, whether it is a loop with a
+	// region of its own.
+	loops    []bool
+	verifier *validator
 }
 
 // begin starts verifying the function body at pc (after its locals).
 func (in *Instrumentation) begin(f *funcValidator, pc int) *funcInstrumentation {
-	fi := &funcInstrumentation{in: in, fn: f.r.fn, scratch: len(f.locals) - 1, chargeEnd: -1, exitAt: -1, exitEnd: -1}
+	fi := &funcInstrumentation{in: in, fn: f.r.fn, scratch: len(f.locals) - 1, chargeEnd: -1, exitAt: -1, exitEnd: -1, verifier: f.v}
+	entry := &region{fn: f.r.fn}
+	fi.regions = []*region{entry}
 	b := f.r.b[pc:]
-	if !bytes.HasPrefix(b, in.fuelCheck) {
+	fuel, n, ok := in.matchFuelCheck(b)
+	if !ok {
 		return fi
 	}
-	fi.patternEnd = pc + len(in.fuelCheck)
+	entry.checked, entry.declared = true, int64(fuel)
+	fi.patternEnd = pc + n
 	// A function that calls: StackEntry with its cost, then the body.
-	if cost, ok := stackCost(b[len(in.fuelCheck):], in.Stack); ok {
-		if entry := in.StackEntry(cost); bytes.HasPrefix(b, entry) {
-			fi.wrapped, fi.cost = true, cost
-			fi.patternEnd = pc + len(entry)
-		}
+	if cost, m, ok := in.matchStackEntry(b[n:]); ok {
+		fi.wrapped, fi.cost = true, cost
+		fi.patternEnd = pc + n + m
 	}
 	return fi
-}
-
-// stackCost reads the cost of a StackEntry from its start after the fuel
-// check: global.get stack; i32.const cost.
-func stackCost(b []byte, stack uint32) (cost int32, ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	r := &reader{b: b, fn: -1}
-	if r.byte() != 0x23 || r.u32() != stack || r.byte() != 0x41 {
-		return 0, false
-	}
-	return r.s32(), true
 }
 
 func (fi *funcInstrumentation) fail(f *funcValidator, format string, args ...any) {
@@ -210,30 +264,55 @@ func (fi *funcInstrumentation) at(f *funcValidator, pc int) {
 			}
 		}
 	}
+	// Guest code: one instruction of the innermost region.
+	fi.regions[len(fi.regions)-1].count++
 }
 
 // inPattern reports whether the instruction being decoded belongs to a
 // matched pattern.
 func (fi *funcInstrumentation) inPattern(*funcValidator) bool { return fi.curIn }
 
-// loop runs after a loop's block type: the fuel check must follow.
-func (fi *funcInstrumentation) loop(f *funcValidator) {
+// opened runs after a block, loop or if pushed its frame.
+func (fi *funcInstrumentation) opened(f *funcValidator, op byte) {
+	if op != 0x03 {
+		fi.loops = append(fi.loops, false)
+		return
+	}
+	// A loop: its fuel check must follow, and it starts a region.
 	pc := f.r.p
-	if !bytes.HasPrefix(f.r.b[pc:], fi.in.fuelCheck) {
+	cost, n, ok := fi.in.matchFuelCheck(f.r.b[pc:])
+	if !ok {
 		fi.fail(f, "a loop without a fuel check")
 	}
-	fi.patternEnd = max(fi.patternEnd, pc+len(fi.in.fuelCheck))
+	fi.patternEnd = max(fi.patternEnd, pc+n)
+	fi.loops = append(fi.loops, true)
+	fi.regions = append(fi.regions, &region{fn: fi.fn, checked: true, declared: int64(cost)})
 }
 
-// closed runs after a frame closed; closing the wrapper must be followed
-// by StackExit and the function's end.
+// closed runs after a frame closed (with end); closing the wrapper must be
+// followed by StackExit and the function's end.
 func (fi *funcInstrumentation) closed(f *funcValidator, c frame) {
+	if len(f.ctrls) > 0 {
+		if last := len(fi.loops) - 1; last >= 0 {
+			if fi.loops[last] {
+				fi.finish(fi.regions[len(fi.regions)-1])
+				fi.regions = fi.regions[:len(fi.regions)-1]
+			}
+			fi.loops = fi.loops[:last]
+		}
+	}
 	if fi.wrapped && len(f.ctrls) == 1 && !fi.curIn && fi.exitAt < 0 {
 		fi.exitAt = f.r.p
 	}
 	if len(f.ctrls) == 0 && fi.wrapped && fi.exitEnd < 0 {
 		fi.fail(f, "the function's body is not wrapped")
 	}
+}
+
+// finish hands a region to the module-level check.
+func (fi *funcInstrumentation) finish(r *region) {
+	v := fi.verifier
+	v.regions = append(v.regions, r)
 }
 
 // branch checks a branch of depth l: in a wrapped function, none may skip
@@ -260,9 +339,14 @@ func (fi *funcInstrumentation) call(f *funcValidator, idx uint32) {
 	}
 	fi.calls = true
 	f.calls = true
+	r := fi.regions[len(fi.regions)-1]
+	r.callees = append(r.callees, idx)
 }
 
-func (fi *funcInstrumentation) indirect(f *funcValidator) { fi.calls = true }
+func (fi *funcInstrumentation) indirect(f *funcValidator) {
+	fi.calls = true
+	fi.regions[len(fi.regions)-1].indirect++
+}
 
 func (fi *funcInstrumentation) refFunc(f *funcValidator, idx uint32) {
 	if idx == fi.in.Yield {
@@ -317,6 +401,39 @@ func (fi *funcInstrumentation) end(f *funcValidator) {
 			fi.fail(f, "guest code uses the charge's scratch local")
 		}
 	}
+	entry := fi.regions[0]
+	if !entry.checked && (fi.calls || entry.count > int64(fi.in.SmallLeaf)) {
+		fi.fail(f, "a function of %d instructions without a fuel check", entry.count)
+	}
+	fi.finish(entry)
+}
+
+// checkRegions checks, once every function is known, that each fuel check
+// charges at least its region's instructions and the small leaves it
+// calls.
+func (v *validator) checkRegions() {
+	in, m, r := v.inst, v.m, v.r
+	leaf := make(map[int]int64) // functions without a check: their cost
+	for _, g := range v.regions {
+		if !g.checked {
+			leaf[g.fn] = g.count
+		}
+	}
+	for _, g := range v.regions {
+		if !g.checked {
+			continue
+		}
+		need := g.count + g.indirect*int64(in.SmallLeaf)
+		for _, c := range g.callees {
+			if int(c) >= m.ImportedFuncs {
+				need += leaf[int(c)]
+			}
+		}
+		if g.declared < need {
+			r.fn = g.fn
+			r.invalid("instrumentation: a fuel check charges %d for code of %d", g.declared, need)
+		}
+	}
 }
 
 // checkInstrumentedModule checks the module-level rules: the globals and
@@ -368,6 +485,7 @@ func (v *validator) checkInstrumentedModule() {
 	if m.Start >= 0 {
 		bad("a start function runs before the host sets the stack budget")
 	}
+	v.checkRegions()
 }
 
 func appendU32(b []byte, v uint32) []byte {

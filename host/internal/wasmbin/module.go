@@ -193,7 +193,8 @@ type validator struct {
 	// bodies come later).
 	declared  int
 	codeCount int
-	work      int64 // CompileWork so far
+	work      int64     // CompileWork so far
+	regions   []*region // when verifying: every fuel region seen
 }
 
 func (v *validator) module() {
