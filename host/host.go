@@ -201,7 +201,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		done:           make(chan struct{}),
 	}
 	h.watch = newWatchdog(h)
-	if _, err := wasi_snapshot_preview1.Instantiate(ctx, rt); err != nil {
+	if _, err := wasi_snapshot_preview1.Instantiate(wasiContext(ctx), rt); err != nil {
 		_ = rt.Close(ctx)
 		return nil, fmt.Errorf("host: instantiating WASI: %w", err)
 	}

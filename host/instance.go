@@ -387,6 +387,11 @@ func (inst *instance) classify(ctx context.Context, err error) error {
 	if ctx.Err() == context.DeadlineExceeded {
 		return timeLimitErr(inst.limits.Timeout)
 	}
+	// A guest that did not return to Go for a while may come back before
+	// the context's timer has fired: the clock decides.
+	if dl, ok := ctx.Deadline(); ok && time.Now().After(dl) {
+		return timeLimitErr(inst.limits.Timeout)
+	}
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

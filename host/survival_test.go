@@ -108,6 +108,15 @@ var survivalCases = []survivalCase{
 		want: "tool exceeded its time limit of 1s", maxTime: 2 * time.Second},
 	{name: "a chain of calls to a heavy leaf", file: "chain.wasm", limits: Limits{Timeout: time.Second}, tool: "chain",
 		want: "tool exceeded its time limit of 1s", maxTime: 2 * time.Second},
+	{name: "WASI calls in a loop", file: "randomloop.wasm", limits: Limits{Timeout: time.Second}, tool: "randomloop",
+		want: "tool exceeded its time limit of 1s", maxTime: 2 * time.Second},
+	{name: "one WASI write of 8 million iovecs", file: "writev.wasm", limits: Limits{Timeout: time.Second}, tool: "writev",
+		want: "fd_write: a list of 8000000 entries, more than the 1024 allowed", maxTime: 2 * time.Second,
+		setup: func(c *survivalRun) {
+			d := filepath.Join(c.dir, "out")
+			_ = os.Mkdir(d, 0o700)
+			c.grants = []string{"fs.write:" + d}
+		}},
 	{name: "straight-line bulk fills", file: "bulkfill.wasm", limits: Limits{Timeout: 2 * time.Second}, tool: "bulkfill",
 		want: "tool exceeded its time limit of 2s", maxTime: 2500 * time.Millisecond, maxLoad: time.Minute},
 	{name: "nesting compile bomb", file: "nestbomb.wasm",

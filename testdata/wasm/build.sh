@@ -126,6 +126,8 @@ module bulkfill.wasm $W src/wat/gen/bulkfill.sh -- watgen src/wat/gen/bulkfill.s
 module nestbomb.wasm $W src/wat/gen/nestbomb.sh -- watgen src/wat/gen/nestbomb.sh
 module branchbomb.wasm $W src/wat/gen/branchbomb.sh -- watgen src/wat/gen/branchbomb.sh
 module schemabomb.wasm $W src/wat/gen/schemabomb.sh -- watgen src/wat/gen/schemabomb.sh
+module randomloop.wasm $W src/wat/randomloop.wat -- wat src/wat/randomloop.wat
+module writev.wasm $W src/wat/writev.wat -- wat src/wat/writev.wat
 module loopbody.wasm $W src/wat/gen/loopbody.sh -- watgen src/wat/gen/loopbody.sh
 module chain.wasm $W src/wat/gen/chain.sh -- watgen src/wat/gen/chain.sh
 # Not a module at all: the magic number followed by garbage.
