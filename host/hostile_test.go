@@ -33,7 +33,7 @@ func TestHostileCalls(t *testing.T) {
 		{"huge output", "hugeout.wasm", Limits{Memory: 32 << 20}, "hugeout", `{}`,
 			"tool exceeded its output limit of 1 MiB", OutcomeLimit},
 		{"deep recursion", "recursion.wasm", Limits{Timeout: 2 * time.Minute}, "recursion", `{}`,
-			"tool exceeded its stack limit of 4 MiB", OutcomeLimit},
+			"tool exceeded its stack limit of 8 MiB", OutcomeLimit},
 		{"trap", "trap.wasm", Limits{}, "trap", `{}`,
 			"tool crashed: unreachable", OutcomeTrap},
 		{"stdout flood (WASI command)", "wasicmd.wasm", Limits{Output: 64 << 10}, "flood", `{}`,

@@ -32,9 +32,10 @@ type Limits struct {
 	// holds, across calls and processes; a write past it fails.
 	KVNamespace int64
 	// Stack caps the guest's call stack: each call of a function that
-	// calls others costs a bound on its frame (16 bytes per local and
-	// operand stack slot, plus 96), and a call past the limit ends the
-	// call. It bounds the host memory deep recursion takes.
+	// calls others costs a bound on its frame (16 bytes per local,
+	// operand stack slot and value its instructions produce, plus 96), and
+	// a call past the limit ends the call. It bounds the host memory deep
+	// recursion takes.
 	Stack int64
 	// Tables caps the entries of the module's tables together (8 bytes of
 	// host memory each): a table that declares more is refused at load,
@@ -64,7 +65,7 @@ var DefaultLimits = Limits{
 	KVValue:        1 << 20,
 	HTTPRequest:    4 << 20,
 	KVNamespace:    64 << 20,
-	Stack:          4 << 20,
+	Stack:          8 << 20,
 	Tables:         1 << 20,
 	ErrorText:      64 << 10,
 	CallDepth:      4,

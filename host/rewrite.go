@@ -696,7 +696,8 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 	case count != nil:
 	case wrap:
 		// The patterns push at most 3 values above the body's own height.
-		cost = wasmbin.FrameCost(locals, info.MaxStack+3)
+		// The wrapper block pushes the results once more.
+		cost = wasmbin.FrameCost(locals, info.MaxStack+3, info.Values+len(typ.Results))
 		if w.opts.defect == "cost" {
 			cost, w.injected = 1, true
 		}

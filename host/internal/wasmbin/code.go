@@ -32,10 +32,14 @@ type funcValidator struct {
 	calls    bool
 	bulk     bool
 	branches int
+	values   int                  // values pushed by guest instructions (not the patterns')
 	ins      *funcInstrumentation // nil unless verifying
 }
 
 func (f *funcValidator) push(t ValType) {
+	if f.ins == nil || !f.ins.curIn {
+		f.values++
+	}
 	f.vals = append(f.vals, t)
 	if len(f.vals) > f.max {
 		f.max = len(f.vals)
@@ -226,7 +230,7 @@ func (f *funcValidator) funcIndex(i uint32) FuncType {
 func (f *funcValidator) validate(v *validator, fi, start, end int) Code {
 	r := &reader{b: v.r.b[:end], p: start, fn: fi, lim: v.r.lim}
 	f.v, f.r = v, r
-	f.vals, f.ctrls, f.max, f.calls, f.bulk, f.branches = f.vals[:0], f.ctrls[:0], 0, false, false, 0
+	f.vals, f.ctrls, f.max, f.calls, f.bulk, f.branches, f.values = f.vals[:0], f.ctrls[:0], 0, false, false, 0, 0
 	t := v.m.FuncType(uint32(fi))
 	f.locals = append(f.locals[:0], t.Params...)
 	groups := r.count(2)
@@ -252,7 +256,7 @@ func (f *funcValidator) validate(v *validator, fi, start, end int) Code {
 	if !r.eof() {
 		r.malformed("%d bytes after the end of the function", len(r.b)-r.p)
 	}
-	code.MaxStack, code.Calls, code.Bulk, code.Branches = f.max, f.calls, f.bulk, f.branches
+	code.MaxStack, code.Calls, code.Bulk, code.Branches, code.Values = f.max, f.calls, f.bulk, f.branches, f.values
 	if f.ins != nil {
 		f.ins.end(f)
 	}

@@ -72,6 +72,9 @@ type Code struct {
 	Locals int
 	// MaxStack is the operand stack's greatest height in the body.
 	MaxStack int
+	// Values counts the values the body's instructions push (block
+	// results included).
+	Values int
 	// Calls is set when the body holds call or call_indirect.
 	Calls bool
 	// Bulk is set when the body holds a bulk memory or table instruction
