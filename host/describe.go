@@ -52,8 +52,12 @@ func (d Description) RequestedGrants() ([]manifest.Grant, error) {
 	return manifest.ParseRequests(d.Capabilities)
 }
 
-// maxDescribe bounds a describe document.
-const maxDescribe = 1 << 20
+// maxDescribe bounds a describe document, maxDescribeObjects the objects
+// of all its schemas together (each takes about a kilobyte compiled).
+const (
+	maxDescribe        = 1 << 20
+	maxDescribeObjects = 16384
+)
 
 // parseDescription decodes and validates a describe document, returning
 // the compiled input and output schemas of each tool.
@@ -81,6 +85,15 @@ func parseDescription(raw []byte) (Description, []*tool.Schema, []*tool.Schema, 
 	in := make([]*tool.Schema, len(d.Tools))
 	out := make([]*tool.Schema, len(d.Tools))
 	seen := map[string]bool{}
+	// Each schema is bounded, and so is their sum: a module of many tools
+	// must not hold what no single schema may.
+	objects := 0
+	for _, t := range d.Tools {
+		objects += tool.SchemaObjects(t.InputSchema) + tool.SchemaObjects(t.OutputSchema)
+	}
+	if objects > maxDescribeObjects {
+		return bad("its schemas hold %d objects, more than the %d allowed", objects, maxDescribeObjects)
+	}
 	for i, t := range d.Tools {
 		if !tool.ValidName(t.Name) {
 			return bad("tool %d: invalid name %q: want 1-64 letters, digits, '_' or '-'", i, t.Name)

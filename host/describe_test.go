@@ -2,6 +2,7 @@ package host
 
 import (
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -88,5 +89,23 @@ func TestParseResult(t *testing.T) {
 	r, err = parseResult([]byte(`{"content":[{"type":"resource","resource":{"uri":"a","text":"body"}},{"type":"image","data":"AA==","mimeType":"image/png"}],"isError":true,"structuredContent":{"x":"ignored when isError"}}`), out)
 	if err != nil || !r.IsError || r.Content[0].Text != "body" || r.Content[1].MIMEType != "image/png" {
 		t.Errorf("resource and image: %+v %v", r, err)
+	}
+}
+
+// TestDescribeSchemaObjectsBounded: the schemas of one describe document
+// are bounded together (each compiled subschema holds about a kilobyte; a
+// megabyte of empty ones held 357 MiB in a quarantined module's host).
+func TestDescribeSchemaObjectsBounded(t *testing.T) {
+	var tools []string
+	for i := range 20 {
+		tools = append(tools, fmt.Sprintf(`{"name":"t%d","description":"d","inputSchema":{"anyOf":[%s{}]}}`, i, strings.Repeat("{},", 1000)))
+	}
+	doc := `{"tools":[` + strings.Join(tools, ",") + `]}`
+	_, _, _, err := parseDescription([]byte(doc))
+	if !errors.Is(err, ErrDescribe) || !strings.Contains(err.Error(), "its schemas hold 20040 objects, more than the 16384 allowed") {
+		t.Fatalf("parseDescription: %v", err)
+	}
+	if _, _, _, err := parseDescription([]byte(`{"tools":[` + strings.Join(tools[:10], ",") + `]}`)); err != nil {
+		t.Fatalf("ten such tools: %v", err)
 	}
 }

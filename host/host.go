@@ -47,6 +47,10 @@ type Options struct {
 	// when the module loads and refilled in the background after each call
 	// that used an instance, one instantiation at a time per module.
 	PoolSize int
+	// PoolMemory caps the memory the ready instances of every module's
+	// pool hold together while idle; 0 means 256 MiB. A refill that would
+	// pass it stops (calls then instantiate for themselves).
+	PoolMemory int64
 	// OnCall, when set, receives a record of every sandboxed call, after
 	// the call, with the call's context (where the caller's trace span and
 	// run are). It is called from the calling goroutine and must be safe
@@ -139,6 +143,10 @@ type Host struct {
 	refill chan struct{}
 	// watch follows every running guest (see watchdog).
 	watch *watchdog
+	// idleMem is the memory of every pool's ready instances; poolMemory
+	// its bound (Options.PoolMemory).
+	idleMem    atomic.Int64
+	poolMemory int64
 
 	mu       sync.Mutex
 	compiled map[string]*compiledEntry // by sha256
@@ -201,6 +209,10 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		done:           make(chan struct{}),
 	}
 	h.watch = newWatchdog(h)
+	h.poolMemory = opts.PoolMemory
+	if h.poolMemory <= 0 {
+		h.poolMemory = 256 << 20
+	}
 	if _, err := wasi_snapshot_preview1.Instantiate(wasiContext(ctx), rt); err != nil {
 		_ = rt.Close(ctx)
 		return nil, fmt.Errorf("host: instantiating WASI: %w", err)

@@ -64,6 +64,10 @@ type instance struct {
 	unmapPending atomic.Bool
 	unmap        [][]byte
 
+	// idleMem is the memory charged to the host's idle budget while the
+	// instance waits in a pool.
+	idleMem int64
+
 	// tree is the call tree the instance serves during a call, and
 	// treeCharged the bytes of its memory charged to it.
 	tree        *callTree

@@ -438,6 +438,9 @@ func capabilityOf(module, name string) string {
 
 const (
 	maxVarBytes = 1 << 20
+	// maxVars bounds the variables of an instance: each costs a map
+	// entry beside its bytes.
+	maxVars = 1024
 	// maxNameBytes bounds a config key or variable name.
 	maxNameBytes = 4 << 10
 )
@@ -451,6 +454,9 @@ func (inst *instance) varSet(nameOff, valueOff uint64) {
 	}
 	if valueOff == 0 {
 		return
+	}
+	if len(k.vars) >= maxVars {
+		inst.fail(&TrapError{Reason: fmt.Sprintf("var_set: at most %d variables per instance", maxVars)})
 	}
 	v := inst.read(valueOff, "var_set", maxVarBytes)
 	if k.varBytes+len(name)+len(v) > maxVarBytes {

@@ -97,8 +97,9 @@ func (s *kvStores) put(ctx context.Context, ns string, key, v []byte, quota int6
 }
 
 const (
-	maxKVKey  = 512
-	maxKVKeys = 10000
+	maxKVKey       = 512
+	maxKVKeys      = 10000
+	maxKVKeysBytes = 1 << 20 // of a kv_keys listing's JSON
 )
 
 func newKVStores(dir string) *kvStores {
@@ -250,7 +251,10 @@ func (inst *instance) kvErr(err error) {
 	if errors.Is(err, errQuota) {
 		inst.fail(limitErr(LimitKVNamespace, inst.limits.KVNamespace))
 	}
-	if inst.ctx.Err() != nil {
+	if inst.ctx.Err() != nil || inst.stopRequested.Load() {
+		inst.fail(timeLimitErr(inst.limits.Timeout))
+	}
+	if dl, ok := inst.ctx.Deadline(); ok && time.Now().After(dl) {
 		inst.fail(timeLimitErr(inst.limits.Timeout))
 	}
 	inst.fail(&TrapError{Reason: err.Error()})
@@ -294,20 +298,33 @@ func (inst *instance) kvKeys(nsOff, prefixOff uint64) uint64 {
 	if prefixOff != 0 {
 		prefix = inst.read(prefixOff, "kv_keys prefix", maxKVKey)
 	}
-	keys := []string{}
+	// The listing is written as JSON as it is read, and cut at maxKVKeys
+	// keys or maxKVKeysBytes of JSON: a key of control bytes takes six
+	// times its length once escaped.
+	out := bytes.NewBuffer(make([]byte, 0, 256))
+	out.WriteByte('[')
+	n := 0
 	inst.kvErr(inst.l.h.kv.with(inst.ctx, ns, false, func(b *bolt.Bucket) error {
 		if b == nil {
 			return nil
 		}
 		c := b.Cursor()
-		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && len(keys) < maxKVKeys; k, _ = c.Next() {
-			keys = append(keys, string(k))
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && n < maxKVKeys; k, _ = c.Next() {
+			q, err := json.Marshal(string(k))
+			if err != nil {
+				return err
+			}
+			if out.Len()+len(q)+2 > maxKVKeysBytes {
+				break
+			}
+			if n > 0 {
+				out.WriteByte(',')
+			}
+			out.Write(q)
+			n++
 		}
 		return nil
 	}))
-	out, err := json.Marshal(keys)
-	if err != nil {
-		inst.fail(&TrapError{Reason: "kv_keys: " + err.Error()})
-	}
-	return inst.write(out)
+	out.WriteByte(']')
+	return inst.write(out.Bytes())
 }

@@ -67,6 +67,9 @@ func kind(kernel bool) int {
 	return 0
 }
 
+// spareClear is how much of a spare take zeroes in place.
+const spareClear = 8 << 20
+
 // take returns a zeroed spare of at least size bytes, or ok false.
 func (s *spares) take(kernel bool, size uint64) (sp spare, ok bool) {
 	s.mu.Lock()
@@ -79,8 +82,19 @@ func (s *spares) take(kernel bool, size uint64) (sp spare, ok bool) {
 		s.bufs[kind(kernel)] = list[:len(list)-1]
 		s.mu.Unlock()
 		// Zeroing pages that stay resident costs far less than giving
-		// them back and faulting them in again.
-		clear(sp.buf[:sp.used])
+		// them back and faulting them in again, for the few megabytes
+		// an instance usually starts with; beyond that the pages go back
+		// (zeroing them would make memory grown but never touched
+		// resident).
+		keep := min(sp.used, spareClear)
+		clear(sp.buf[:keep])
+		if sp.used > keep {
+			if sp.region {
+				discard(sp.buf[keep:], sp.used-keep)
+			} else {
+				clear(sp.buf[keep:sp.used])
+			}
+		}
 		return sp, true
 	}
 	s.mu.Unlock()

@@ -91,10 +91,39 @@ func (p *pool) refill() {
 			p.mu.Unlock()
 			inst.close()
 			return
+		case !p.l.h.holdIdle(inst):
+			// Ready instances of every module together may hold only
+			// Options.PoolMemory: this one would pass it.
+			p.filling = false
+			p.mu.Unlock()
+			inst.close()
+			return
 		}
 		p.ready = append(p.ready, inst)
 		p.mu.Unlock()
 	}
+}
+
+// holdIdle charges inst's memory to the host's idle budget, reporting
+// false (charging nothing) when the budget cannot take it.
+func (h *Host) holdIdle(inst *instance) bool {
+	n := inst.linear.size() + inst.kmem.size()
+	for {
+		cur := h.idleMem.Load()
+		if cur+n > h.poolMemory {
+			return false
+		}
+		if h.idleMem.CompareAndSwap(cur, cur+n) {
+			inst.idleMem = n
+			return true
+		}
+	}
+}
+
+// releaseIdle gives inst's idle charge back, as it leaves a pool.
+func (h *Host) releaseIdle(inst *instance) {
+	h.idleMem.Add(-inst.idleMem)
+	inst.idleMem = 0
 }
 
 // get returns a ready instance, or nil.
@@ -105,6 +134,7 @@ func (p *pool) get() *instance {
 		inst := p.ready[n-1]
 		p.ready[n-1] = nil
 		p.ready = p.ready[:n-1]
+		p.l.h.releaseIdle(inst)
 		return inst
 	}
 	return nil
@@ -144,6 +174,15 @@ func (p *pool) put(inst *instance) {
 	if len(p.ready) >= p.size && len(p.ready) > 0 {
 		evicted = p.ready[0]
 		p.ready = append(p.ready[:0], p.ready[1:]...)
+		p.l.h.releaseIdle(evicted)
+	}
+	if !p.l.h.holdIdle(inst) {
+		p.mu.Unlock()
+		inst.close()
+		if evicted != nil {
+			evicted.close()
+		}
+		return
 	}
 	p.ready = append(p.ready, inst)
 	p.mu.Unlock()
@@ -165,6 +204,7 @@ func (p *pool) close() {
 	p.mu.Unlock()
 	p.wg.Wait()
 	for _, inst := range ready {
+		p.l.h.releaseIdle(inst)
 		inst.close()
 	}
 }

@@ -32,8 +32,12 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if len(raw) > MaxSchemaBytes {
 		return nil, fmt.Errorf("tool: invalid input schema: %d bytes, more than the %d allowed", len(raw), MaxSchemaBytes)
 	}
-	if d := jsonDepth(raw); d > MaxSchemaDepth {
+	if d, n := jsonShape(raw); d > MaxSchemaDepth {
 		return nil, fmt.Errorf("tool: invalid input schema: nested %d deep, more than the %d allowed", d, MaxSchemaDepth)
+	} else if n > MaxSchemaObjects {
+		// Each subschema resolves to a structure of about a kilobyte: a
+		// megabyte of empty ones held 357 MiB.
+		return nil, fmt.Errorf("tool: invalid input schema: %d objects, more than the %d allowed", n, MaxSchemaObjects)
 	}
 	raw, err := normalizeTypes(raw)
 	if err != nil {
@@ -53,14 +57,23 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 // Bounds on a schema CompileSchema accepts: real tools' schemas are a few
 // KiB and nest a dozen levels.
 const (
-	MaxSchemaBytes = 256 << 10
-	MaxSchemaDepth = 64
+	MaxSchemaBytes   = 256 << 10
+	MaxSchemaDepth   = 64
+	MaxSchemaObjects = 4096
 )
 
-// jsonDepth returns the deepest nesting of objects and arrays in b (which
-// need not be valid: the decoder reports that).
-func jsonDepth(b []byte) int {
-	depth, deepest, inString := 0, 0, false
+// SchemaObjects counts the JSON objects of a schema document (its
+// subschemas, roughly), as CompileSchema bounds them; callers that compile
+// many schemas bound their sum.
+func SchemaObjects(raw json.RawMessage) int {
+	_, n := jsonShape(raw)
+	return n
+}
+
+// jsonShape returns the deepest nesting of objects and arrays in b, and
+// its number of objects (b need not be valid: the decoder reports that).
+func jsonShape(b []byte) (deepest, objects int) {
+	depth, inString := 0, false
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		switch {
@@ -73,13 +86,16 @@ func jsonDepth(b []byte) int {
 		case c == '"':
 			inString = true
 		case c == '{' || c == '[':
+			if c == '{' {
+				objects++
+			}
 			depth++
 			deepest = max(deepest, depth)
 		case c == '}' || c == ']':
 			depth--
 		}
 	}
-	return deepest
+	return deepest, objects
 }
 
 // JSON returns the schema document.

@@ -203,6 +203,10 @@ func TestCompileSchemaRefusesBombs(t *testing.T) {
 	if _, err := tool.CompileSchema(json.RawMessage(quoted)); err != nil {
 		t.Errorf("brackets in a string: %v", err)
 	}
+	many := `{"anyOf":[` + strings.Repeat(`{},`, 5000) + `{}]}`
+	if _, err := tool.CompileSchema(json.RawMessage(many)); err == nil || !strings.Contains(err.Error(), "5002 objects, more than the 4096 allowed") {
+		t.Errorf("a schema of 5 002 objects: %v", err)
+	}
 	big := `{"type":"object","description":"` + strings.Repeat("x", tool.MaxSchemaBytes) + `"}`
 	if _, err := tool.CompileSchema(json.RawMessage(big)); err == nil || !strings.Contains(err.Error(), "more than the 262144 allowed") {
 		t.Errorf("large schema: %v", err)
