@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -21,16 +22,71 @@ import (
 // root (openat without following links out). wazero's own DirFS joins
 // paths and follows symlinks wherever they point, which would let a
 // symlink inside a granted directory reach the whole disk.
+//
+// Each instance mounts its own rootFS values, which count what it uses
+// against its limits: the files it holds open (Limits.OpenFiles) and the
+// bytes a call writes (Limits.FSWrite: data written plus fsCreateCost for
+// each file, directory or link made). Past either the call ends with a
+// LimitError.
 type rootFS struct {
 	experimentalsys.UnimplementedFS
 	root     *os.Root
 	readOnly bool
+	inst     *instance // nil in tests that mount a root alone
 }
 
-// mountRoot adds root at guestPath (the host path, so the guest sees the
-// same paths the person granted).
-func mountRoot(c wazero.FSConfig, root *os.Root, guestPath string, readOnly bool) wazero.FSConfig {
-	return c.(sysfs.FSConfig).WithSysFSMount(&rootFS{root: root, readOnly: readOnly}, guestPath)
+// fsMount is one fs grant's directory.
+type fsMount struct {
+	root     *os.Root
+	path     string // the host path, where the guest sees it too
+	readOnly bool
+}
+
+// mountAll mounts the grants' directories for one instance.
+func mountAll(mounts []fsMount, inst *instance) wazero.FSConfig {
+	c := wazero.NewFSConfig()
+	for _, m := range mounts {
+		c = c.(sysfs.FSConfig).WithSysFSMount(&rootFS{root: m.root, readOnly: m.readOnly, inst: inst}, m.path)
+	}
+	return c
+}
+
+// fsCreateCost is what making a file, directory or link counts against
+// the write limit: about a block and an inode, so a call that makes
+// empty files without end stops too.
+const fsCreateCost = 4 << 10
+
+// charge counts n bytes about to be written against the call's write
+// limit and ends the call past it.
+func (r *rootFS) charge(n int64) {
+	inst := r.inst
+	if inst == nil || n <= 0 {
+		return
+	}
+	inst.fsWritten += n
+	if max := inst.limits.FSWrite; inst.fsWritten > max {
+		inst.fail(limitErr(LimitFSWrite, max))
+	}
+}
+
+// opened counts a file the guest is opening and ends the call past the
+// open file limit. (WASI has EMFILE but wazero's errors do not, and a
+// guest told EACCES would look for the wrong cause.)
+func (r *rootFS) opened() {
+	inst := r.inst
+	if inst == nil {
+		return
+	}
+	if max := inst.limits.OpenFiles; inst.openFiles.Add(1) > int64(max) {
+		inst.openFiles.Add(-1)
+		inst.fail(&LimitError{Limit: LimitOpenFiles, Value: strconv.Itoa(max) + " files"})
+	}
+}
+
+func (r *rootFS) closed() {
+	if r.inst != nil {
+		r.inst.openFiles.Add(-1)
+	}
 }
 
 // rel turns a guest path relative to the mount into a name for os.Root.
@@ -66,6 +122,16 @@ func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode
 		return nil, experimentalsys.EROFS
 	}
 	name := rel(p)
+	r.opened()
+	rf, e := r.openFile(name, flag, perm)
+	if e != 0 {
+		r.closed()
+		return nil, e
+	}
+	return rf, 0
+}
+
+func (r *rootFS) openFile(name string, flag experimentalsys.Oflag, perm fs.FileMode) (*rootFile, experimentalsys.Errno) {
 	if flag&experimentalsys.O_NOFOLLOW != 0 {
 		if fi, err := r.root.Lstat(name); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 			return nil, experimentalsys.ELOOP
@@ -91,6 +157,11 @@ func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode
 			of |= m.o
 		}
 	}
+	if of&os.O_CREATE != 0 {
+		if _, err := r.root.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			r.charge(fsCreateCost)
+		}
+	}
 	// Never block in open: a FIFO nobody writes to would hold the call
 	// (and an OS thread) past every deadline. Only regular files and
 	// directories are opened at all.
@@ -108,7 +179,7 @@ func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode
 	}
 	if flag&experimentalsys.O_DIRECTORY != 0 {
 		if dir, e := rf.IsDir(); e != 0 || !dir {
-			_ = rf.Close()
+			_ = rf.File.Close() // OpenFile gives its place back
 			if e == 0 {
 				e = experimentalsys.ENOTDIR
 			}
@@ -138,6 +209,7 @@ func (r *rootFS) Mkdir(p string, perm fs.FileMode) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
+	r.charge(fsCreateCost)
 	return errno(r.root.Mkdir(rel(p), perm))
 }
 
@@ -248,6 +320,7 @@ func (r *rootFS) Link(oldPath, newPath string) experimentalsys.Errno {
 	if !fi.Mode().IsRegular() {
 		return experimentalsys.EPERM
 	}
+	r.charge(fsCreateCost)
 	return errno(r.root.Link(rel(oldPath), rel(newPath)))
 }
 
@@ -294,10 +367,22 @@ func utime(ns int64) time.Time {
 // writable file.
 type rootFile struct {
 	experimentalsys.File
-	fs   *rootFS
-	name string
-	f    *os.File
-	flag int
+	fs     *rootFS
+	name   string
+	f      *os.File
+	flag   int
+	closed bool
+}
+
+// Close closes the file once, giving its place back to the open file
+// limit.
+func (f *rootFile) Close() experimentalsys.Errno {
+	if f.closed {
+		return 0
+	}
+	f.closed = true
+	f.fs.closed()
+	return f.File.Close()
 }
 
 // newRootFile wraps f, already opened under the root with the guest's
@@ -362,6 +447,7 @@ func (f *rootFile) Write(buf []byte) (int, experimentalsys.Errno) {
 	if f.fs.readOnly {
 		return 0, experimentalsys.EBADF
 	}
+	f.fs.charge(int64(len(buf)))
 	n, err := f.f.Write(buf)
 	return n, errno(err)
 }
@@ -370,6 +456,7 @@ func (f *rootFile) Pwrite(buf []byte, off int64) (int, experimentalsys.Errno) {
 	if f.fs.readOnly {
 		return 0, experimentalsys.EBADF
 	}
+	f.fs.charge(int64(len(buf)))
 	n, err := f.f.WriteAt(buf, off)
 	return n, errno(err)
 }
@@ -377,6 +464,11 @@ func (f *rootFile) Pwrite(buf []byte, off int64) (int, experimentalsys.Errno) {
 func (f *rootFile) Truncate(size int64) experimentalsys.Errno {
 	if f.fs.readOnly {
 		return experimentalsys.EBADF
+	}
+	// Growing a file counts what it grows by: most file systems store the
+	// hole sparsely, but whoever copies the file later does not.
+	if fi, err := f.f.Stat(); err == nil && size > fi.Size() {
+		f.fs.charge(size - fi.Size())
 	}
 	return errno(f.f.Truncate(size))
 }

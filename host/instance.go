@@ -64,6 +64,11 @@ type instance struct {
 	unmapPending atomic.Bool
 	unmap        [][]byte
 
+	// openFiles counts the guest's open files under its fs grants;
+	// fsWritten the bytes the running call wrote there (see fs.go).
+	openFiles atomic.Int64
+	fsWritten int64
+
 	// idleMem is the memory charged to the host's idle budget while the
 	// instance waits in a pool.
 	idleMem int64
@@ -348,6 +353,7 @@ func (inst *instance) begin(ctx context.Context, toolName string) {
 	inst.httpStatus, inst.httpHdrs = 0, nil
 	inst.clockUsed, inst.randUsed = false, false
 	inst.peak = 0
+	inst.fsWritten = 0
 	inst.notePeak()
 }
 
@@ -437,8 +443,8 @@ func (l *Loaded) moduleConfig(inst *instance, describing bool) wazero.ModuleConf
 	for _, kv := range l.env {
 		cfg = cfg.WithEnv(kv[0], kv[1])
 	}
-	if l.fsConfig != nil {
-		cfg = cfg.WithFSConfig(l.fsConfig)
+	if len(l.mounts) > 0 {
+		cfg = cfg.WithFSConfig(mountAll(l.mounts, inst))
 	}
 	if l.has["clock"] {
 		cfg = cfg.WithWalltime(func() (int64, int32) {

@@ -52,6 +52,15 @@ type Limits struct {
 	// together (a call and the sandboxed calls it makes through tools:),
 	// on top of each one's Memory limit.
 	CallTreeMemory int64
+	// OpenFiles caps the files and directories an instance holds open
+	// under its fs grants, across calls (a reused instance keeps what it
+	// left open); the open past it ends the call.
+	OpenFiles int
+	// FSWrite caps the bytes one call writes under its fs.write grants
+	// (each file, directory or link it makes counts 4 KiB more). It
+	// bounds the disk a call can fill; it is not a quota on the
+	// directory, which the embedder sets with the file system's own.
+	FSWrite int64
 }
 
 // DefaultLimits are the limits of DESIGN.md §4 and of host/ABI.md.
@@ -70,6 +79,8 @@ var DefaultLimits = Limits{
 	ErrorText:      64 << 10,
 	CallDepth:      4,
 	CallTreeMemory: 256 << 20,
+	OpenFiles:      256,
+	FSWrite:        256 << 20,
 }
 
 const maxMemory = 4 << 30 // the wasm32 address space
@@ -97,6 +108,10 @@ func (l Limits) withDefaults(d Limits) Limits {
 		l.CallDepth = d.CallDepth
 	}
 	fill(&l.CallTreeMemory, d.CallTreeMemory)
+	if l.OpenFiles == 0 {
+		l.OpenFiles = d.OpenFiles
+	}
+	fill(&l.FSWrite, d.FSWrite)
 	return l
 }
 
@@ -127,6 +142,10 @@ func (l Limits) validate() error {
 		return fmt.Errorf("host: negative call depth limit %d", l.CallDepth)
 	case l.CallTreeMemory < 0:
 		return fmt.Errorf("host: negative call tree memory limit %d", l.CallTreeMemory)
+	case l.OpenFiles < 0:
+		return fmt.Errorf("host: negative open file limit %d", l.OpenFiles)
+	case l.FSWrite < 0:
+		return fmt.Errorf("host: negative fs write limit %d", l.FSWrite)
 	}
 	return nil
 }
@@ -144,6 +163,8 @@ const (
 	LimitTables         = "table"
 	LimitCallDepth      = "call depth"
 	LimitCallTreeMemory = "call tree memory"
+	LimitFSWrite        = "fs write"
+	LimitOpenFiles      = "open files"
 )
 
 // LimitError reports a call that went past one of its module's limits.

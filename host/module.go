@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tetratelabs/wazero"
-
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -63,12 +61,12 @@ type Loaded struct {
 	tools  []tool.Tool
 	reuse  bool
 
-	env      [][2]string       // granted env variables that are set
-	config   map[string]string // Extism config
-	fsConfig wazero.FSConfig
-	roots    []*os.Root
-	net      *netPolicy
-	kvNames  []string
+	env     [][2]string       // granted env variables that are set
+	config  map[string]string // Extism config
+	roots   []*os.Root
+	mounts  []fsMount // the fs grants' directories, mounted per instance
+	net     *netPolicy
+	kvNames []string
 
 	pool *pool
 	// remote is the sandbox process of an isolated module, nil otherwise.
@@ -181,7 +179,6 @@ func (l *Loaded) setupGrants(extra map[string]string) error {
 	for k, v := range extra {
 		l.config[k] = v
 	}
-	var fsc wazero.FSConfig
 	var netGrants []manifest.Grant
 	for _, g := range l.grants {
 		switch g.Kind {
@@ -196,17 +193,13 @@ func (l *Loaded) setupGrants(extra map[string]string) error {
 				return fmt.Errorf("host: module %q: grant %s: %w", l.name, g, err)
 			}
 			l.roots = append(l.roots, root)
-			if fsc == nil {
-				fsc = wazero.NewFSConfig()
-			}
-			fsc = mountRoot(fsc, root, g.Path, g.Kind == manifest.KindFSRead)
+			l.mounts = append(l.mounts, fsMount{root: root, path: g.Path, readOnly: g.Kind == manifest.KindFSRead})
 		case manifest.KindNet:
 			netGrants = append(netGrants, g)
 		case manifest.KindKV:
 			l.kvNames = append(l.kvNames, g.Name)
 		}
 	}
-	l.fsConfig = fsc
 	if len(netGrants) > 0 {
 		l.net = newNetPolicy(netGrants, l.h.opts.Resolver)
 	}

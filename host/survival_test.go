@@ -48,6 +48,9 @@ type survivalCase struct {
 	loadErr string
 	tool    string
 	args    string
+	// reuse loads the module with Module.Reuse: its instance outlives a
+	// call that succeeds.
+	reuse bool
 	// want is what the result's text must contain; ok says whether the
 	// call succeeds (isError false) or fails.
 	want string
@@ -78,6 +81,13 @@ type survivalRun struct {
 	// grants and args, when setup sets them, replace the case's.
 	grants []string
 	args   string
+	fds    int // open files before the call, for a check
+}
+
+// openFDs counts the process's open files (0 where /proc does not say).
+func openFDs() int {
+	ents, _ := os.ReadDir("/proc/self/fd")
+	return len(ents)
 }
 
 const defaultSurvivalRSS = 256 << 20
@@ -116,6 +126,38 @@ var survivalCases = []survivalCase{
 			d := filepath.Join(c.dir, "out")
 			_ = os.Mkdir(d, 0o700)
 			c.grants = []string{"fs.write:" + d}
+		}},
+	{name: "open files without end", file: "fdhog.wasm", tool: "fdhog", reuse: true,
+		want: "tool exceeded its open files limit of 256 files", maxTime: 5 * time.Second,
+		setup: func(c *survivalRun) {
+			d := filepath.Join(c.dir, "in")
+			_ = os.Mkdir(d, 0o700)
+			_ = os.WriteFile(filepath.Join(d, "f"), []byte("x"), 0o600)
+			c.grants = []string{"fs.read:" + d}
+			c.fds = openFDs()
+		},
+		check: func(c *survivalRun, _ tool.Result) error {
+			if n := openFDs(); n > c.fds+8 {
+				return fmt.Errorf("the process holds %d open files after the call, %d before", n, c.fds)
+			}
+			return nil
+		}},
+	{name: "a disk filled without end", file: "diskfill.wasm", tool: "diskfill", limits: Limits{FSWrite: 32 << 20},
+		want: "tool exceeded its fs write limit of 32 MiB", maxTime: 5 * time.Second,
+		setup: func(c *survivalRun) {
+			d := filepath.Join(c.dir, "out")
+			_ = os.Mkdir(d, 0o700)
+			c.grants = []string{"fs.write:" + d}
+		},
+		check: func(c *survivalRun, _ tool.Result) error {
+			fi, err := os.Stat(filepath.Join(c.dir, "out", "big"))
+			if err != nil {
+				return err
+			}
+			if fi.Size() > 32<<20 {
+				return fmt.Errorf("the call wrote %d bytes", fi.Size())
+			}
+			return nil
 		}},
 	{name: "straight-line bulk fills", file: "bulkfill.wasm", limits: Limits{Timeout: 2 * time.Second}, tool: "bulkfill",
 		want: "tool exceeded its time limit of 2s", maxTime: 2500 * time.Millisecond, maxLoad: time.Minute},
@@ -438,7 +480,7 @@ func (c *survivalCase) run(ctx context.Context, h *Host, r *survivalRun, rep *su
 	}
 	start := time.Now()
 	sidecar, _ := os.ReadFile(strings.TrimSuffix(path, ".wasm") + ".tool.json")
-	l, err := h.Load(ctx, Module{Name: strings.TrimSuffix(c.file, ".wasm"), Bytes: b, Grants: gs, Limits: c.limits, Sidecar: sidecar})
+	l, err := h.Load(ctx, Module{Name: strings.TrimSuffix(c.file, ".wasm"), Bytes: b, Grants: gs, Limits: c.limits, Sidecar: sidecar, Reuse: c.reuse})
 	rep.Load = time.Since(start)
 	if c.loadErr != "" {
 		switch {

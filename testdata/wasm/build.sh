@@ -128,6 +128,8 @@ module branchbomb.wasm $W src/wat/gen/branchbomb.sh -- watgen src/wat/gen/branch
 module schemabomb.wasm $W src/wat/gen/schemabomb.sh -- watgen src/wat/gen/schemabomb.sh
 module randomloop.wasm $W src/wat/randomloop.wat -- wat src/wat/randomloop.wat
 module writev.wasm $W src/wat/writev.wat -- wat src/wat/writev.wat
+module fdhog.wasm $W src/wat/fdhog.wat -- wat src/wat/fdhog.wat
+module diskfill.wasm $W src/wat/diskfill.wat -- wat src/wat/diskfill.wat
 module spillbomb.wasm $W src/wat/gen/spillbomb.sh -- watgen src/wat/gen/spillbomb.sh
 module loopbody.wasm $W src/wat/gen/loopbody.sh -- watgen src/wat/gen/loopbody.sh
 module chain.wasm $W src/wat/gen/chain.sh -- watgen src/wat/gen/chain.sh
