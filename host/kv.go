@@ -36,11 +36,20 @@ type kvNamespace struct {
 
 var (
 	kvBucket = []byte("kv")
-	// metaBucket holds usedKey: the bytes (keys plus values) the kv
-	// bucket holds, kept in step by every write, for the namespace quota.
+	// metaBucket holds usedKey: the bytes the kv bucket's entries count
+	// (entrySize), kept in step by every write, for the namespace quota.
+	// (Stores written before entries counted their overhead kept "used";
+	// they are counted again once under the new name.)
 	metaBucket = []byte("meta")
-	usedKey    = []byte("used")
+	usedKey    = []byte("charged")
 )
+
+// kvEntryOverhead is what each entry counts beyond its key and value:
+// about what the store spends on it (a B+tree element, page headers), so
+// a namespace of many empty entries stays near its quota on disk too.
+const kvEntryOverhead = 64
+
+func entrySize(key, v []byte) int64 { return int64(len(key) + len(v) + kvEntryOverhead) }
 
 // errQuota is how a write past the namespace quota fails inside its
 // transaction (which it rolls back).
@@ -58,7 +67,7 @@ func used(tx *bolt.Tx, b *bolt.Bucket) (int64, error) {
 	}
 	var n int64
 	err = b.ForEach(func(k, v []byte) error {
-		n += int64(len(k) + len(v))
+		n += entrySize(k, v)
 		return nil
 	})
 	return n, err
@@ -77,14 +86,14 @@ func (s *kvStores) put(ctx context.Context, ns string, key, v []byte, quota int6
 			return err
 		}
 		if old := b.Get(key); old != nil {
-			n -= int64(len(key) + len(old))
+			n = max(0, n-entrySize(key, old))
 		}
 		if v == nil {
 			if err := b.Delete(key); err != nil {
 				return err
 			}
 		} else {
-			n += int64(len(key) + len(v))
+			n += entrySize(key, v)
 			if n > quota {
 				return errQuota
 			}

@@ -28,8 +28,9 @@ type Limits struct {
 
 	// HTTPRequest caps the body of one HTTP request a guest sends.
 	HTTPRequest int64
-	// KVNamespace caps the bytes (keys plus values) one kv namespace
-	// holds, across calls and processes; a write past it fails.
+	// KVNamespace caps the bytes one kv namespace holds, across calls and
+	// processes, each entry counting its key, its value and 64 bytes for
+	// the store's own; a write past it fails.
 	KVNamespace int64
 	// Stack caps the guest's call stack: each call of a function that
 	// calls others costs a bound on its frame (16 bytes per local,
