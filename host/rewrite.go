@@ -20,19 +20,27 @@ import (
 //     cannot be preempted, so without some exit a long guest loop would
 //     also hold up every garbage collection of the process. The rewrite
 //     imports a host function (autoagent:kernel.yield) and adds a mutable
-//     i32 global, the fuel, and starts every loop body with
+//     i32 global, the fuel, and starts every loop body and every function
+//     but a small leaf with a check
 //
-//     fuel -= 1; if fuel == 0 { yield(0); fuel = yieldEvery }
+//     fuel -= cost; if fuel <= 0 { yield(0); fuel = yieldEvery }
 //
-//     so the guest exits to Go once every yieldEvery checks: yield ends the
-//     call when its time is up or its caller gave up, and is where the Go
-//     scheduler may preempt it. A bulk instruction (memory.fill, .copy,
-//     .init, table.fill, .copy, .init) costs time in proportion to its
-//     length, so it is charged fuel in proportion first.
+//     where cost counts the instructions of the straight-line region the
+//     check guards (the loop's body outside the loops it holds, or the
+//     function outside its loops, with the small leaves it calls), so the
+//     fuel is instructions run, and the guest exits to Go about once every
+//     yieldEvery of them: yield ends the call when its time is up or its
+//     caller gave up, and is where the Go scheduler may preempt it. A bulk
+//     instruction (memory.fill, .copy, .init, table.fill, .copy, .init)
+//     costs time in proportion to its length, so it is charged fuel in
+//     proportion first.
 //   - Stack. Every function that makes calls (only those can recurse) also
 //     starts with the fuel check, then lowers a second added global, the
 //     stack budget the host sets after instantiation, by a bound on its
-//     frame's size, calling yield(1) when the budget is spent; its body is
+//     frame's size (wasmbin.FrameCost: every local, operand stack slot and
+//     value its instructions produce, since wazero may spill each value
+//     live across a call to a slot of its own), calling yield(1) when the
+//     budget is spent; its body is
 //     wrapped in a block, after which the budget is given back (a return
 //     becomes a branch to that block). Deep recursion then ends at the
 //     module's stack limit instead of growing wazero's stack to 400 MB.
