@@ -159,6 +159,8 @@ var survivalCases = []survivalCase{
 			}
 			return nil
 		}},
+	{name: "variables without end", file: "varbomb.wasm", tool: "varbomb", reuse: true,
+		want: "var_set: at most 1024 variables per instance", maxTime: 5 * time.Second, maxRSS: 64 << 20},
 	{name: "straight-line bulk fills", file: "bulkfill.wasm", limits: Limits{Timeout: 2 * time.Second}, tool: "bulkfill",
 		want: "tool exceeded its time limit of 2s", maxTime: 2500 * time.Millisecond, maxLoad: time.Minute},
 	{name: "nesting compile bomb", file: "nestbomb.wasm",
