@@ -87,6 +87,28 @@ func TestKernelBlocks(t *testing.T) {
 		}
 	}
 
+	// Headers the guest forged (store_u64 reaches them): a length past
+	// the block's capacity, a capacity past the blocks' end. Neither is a
+	// block, for the kernel or for the host.
+	for _, f := range []struct {
+		name     string
+		off      uint64
+		cap, len uint64
+	}{
+		{"length past capacity", b, 104, 200},
+		{"capacity past the end", c, 1 << 20, 3},
+	} {
+		must("store_u64", f.off-8, f.cap|f.len<<32)
+		if got := must("length", f.off); got != 0 {
+			t.Errorf("%s: length = %d, want 0", f.name, got)
+		}
+		if _, ok := inst.k.find(f.off); ok {
+			t.Errorf("%s: the host takes it for a block", f.name)
+		}
+	}
+	must("store_u64", b-8, 104|100<<32)
+	must("store_u64", c-8, 8|3<<32)
+
 	// store, load, and the bounds of both.
 	must("store_u64", b+8, 0x0102030405060708)
 	if got := must("load_u64", b+8); got != 0x0102030405060708 {
