@@ -1,15 +1,23 @@
 package fixturetest
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 )
+
+// missing says once per test binary, even without -v, that the
+// recordings were not found and where they were looked for.
+var missing sync.Once
 
 // Dir returns the folder of recorded provider traffic, shared/fixtures/providers,
 // found by walking up from the test's working directory (its package
 // directory). When there is none it skips t: the recordings are not part of
-// the module, and a checkout without them cannot run these tests.
+// the module, and a checkout without them cannot run these tests. The
+// first skip of a test binary also prints the path it looked for on
+// stderr, since go test shows skips only with -v.
 func Dir(t testing.TB) string {
 	t.Helper()
 	wd, err := os.Getwd()
@@ -18,6 +26,9 @@ func Dir(t testing.TB) string {
 	}
 	dir, ok := find(wd)
 	if !ok {
+		missing.Do(func() {
+			fmt.Fprintf(os.Stderr, "fixturetest: no shared/fixtures/providers in %s or above it: the tests replaying recorded provider traffic skip\n", wd)
+		})
 		t.Skipf("recorded provider traffic not found: no shared/fixtures/providers above %s", wd)
 	}
 	return dir
