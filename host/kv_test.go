@@ -114,7 +114,7 @@ func TestKVQuotaCountsEntries(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	s := newKVStores(t.TempDir())
-	const per = 1 + kvEntryOverhead // a one-byte key, an empty value
+	const per = 1 + 64 // a one-byte key, an empty value and the overhead
 	quota := int64(10 * per)
 	for i := range 10 {
 		if err := s.put(ctx, "q", []byte{byte('a' + i)}, []byte{}, quota); err != nil {
