@@ -258,6 +258,20 @@ func newCompilationCache(opts Options) (wazero.CompilationCache, string, error) 
 	return c, dir, nil
 }
 
+// cacheBase is the on-disk cache's directory as Options.CacheDir names
+// it (without the deadline mode's subdirectory), "" when it is in memory.
+// A sandbox process shares it: see RATIONALE.md "Why does the sandbox
+// process share the compilation cache?".
+func (h *Host) cacheBase() string {
+	if h.cacheDir == "" {
+		return ""
+	}
+	if h.opts.deadlines.cacheSubdir() != "" {
+		return filepath.Dir(h.cacheDir)
+	}
+	return h.cacheDir
+}
+
 // purgeCache deletes the compiled code on disk after wazero found an
 // unreadable entry (a torn write, a disk error): it is only a cache, and
 // the module is compiled again.

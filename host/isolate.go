@@ -77,6 +77,9 @@ type workerRequest struct {
 	ModuleLimits   ModuleLimits  `json:"module_limits"`
 	CompileTimeout time.Duration `json:"compile_timeout"`
 	Deadlines      deadlineMode  `json:"deadlines"`
+	// CacheDir is the host's compilation cache (Options.CacheDir, before
+	// the deadline mode's subdirectory), "" for none on disk.
+	CacheDir string `json:"cache_dir,omitempty"`
 
 	// inspect, load
 	Name    string `json:"name,omitempty"`
@@ -205,7 +208,8 @@ func ServeSandbox(r io.Reader, w io.Writer) int {
 		case req.Op == "init" && h == nil:
 			var err error
 			h, err = New(ctx, Options{
-				NoDiskCache: true, PoolSize: -1, Limits: req.Limits, ModuleLimits: req.ModuleLimits,
+				CacheDir: req.CacheDir, NoDiskCache: req.CacheDir == "",
+				PoolSize: -1, Limits: req.Limits, ModuleLimits: req.ModuleLimits,
 				CompileTimeout: req.CompileTimeout, deadlines: req.Deadlines,
 				KVDir:     os.DevNull, // no kv: grant ever reaches a sandbox process
 				Isolation: Isolation{InProcess: true},
@@ -298,7 +302,7 @@ func (h *Host) startSandbox(ctx context.Context) (*sandbox, error) {
 	}()
 	s.stdin, s.enc, s.dec = in, json.NewEncoder(in), json.NewDecoder(bufio.NewReaderSize(out, 1<<20))
 	_, err = s.do(ctx, workerRequest{Op: "init", Limits: h.limits, ModuleLimits: h.opts.ModuleLimits,
-		CompileTimeout: h.compileTimeout, Deadlines: h.opts.deadlines}, 30*time.Second)
+		CompileTimeout: h.compileTimeout, Deadlines: h.opts.deadlines, CacheDir: h.cacheBase()}, 30*time.Second)
 	if err != nil {
 		s.kill(err)
 		return nil, err

@@ -3,6 +3,8 @@ package host
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -99,5 +101,32 @@ func TestIsolatedRefusesGrants(t *testing.T) {
 	_, err := h.Load(t.Context(), Module{Name: "fetch", Bytes: wasmFile(t, "fetch.wasm"), Isolated: true, Grants: grants(t, "net:example.com")})
 	if err == nil || !strings.Contains(err.Error(), "runs with no grants") {
 		t.Fatalf("Load: %v", err)
+	}
+}
+
+// TestSandboxSharesTheCompilationCache: what a sandbox process compiles
+// lands in the host's on-disk cache, so inspecting a module and then
+// loading it (or inspecting it again) compiles it once.
+func TestSandboxSharesTheCompilationCache(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	files := func() map[string]bool {
+		m := map[string]bool{}
+		_ = filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+			if err == nil && !e.IsDir() {
+				m[p] = true
+			}
+			return nil
+		})
+		return m
+	}
+	h, _ := newTestHost(t, Options{CacheDir: dir})
+	before := files() // the host's own kernel
+	if _, err := h.Inspect(t.Context(), "echo", wasmFile(t, "echo.wasm"), nil); err != nil {
+		t.Fatal(err)
+	}
+	after := files()
+	if len(after) <= len(before) {
+		t.Fatalf("the sandbox process compiled echo, and %s holds only what it held before (%d files)", dir, len(before))
 	}
 }
