@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
@@ -11,6 +12,21 @@ import (
 // instrumentationDefects are the ways the rewrite can be wrong that leave
 // a guest the host cannot stop or bound (rewriteOptions.defect).
 var instrumentationDefects = []string{"loop", "entry", "charge", "cost", "fuel", "return", "globals", "functions", "fuelAtEnd"}
+
+// defectFinding is what verification says of each defect ("" where the
+// finding depends on the module: renumbering functions wrongly breaks
+// types first or the yield import's use, whichever comes first).
+var defectFinding = map[string]string{
+	"loop":      "a loop without a fuel check",
+	"entry":     "a function that calls lacks the stack budget's check",
+	"charge":    "a bulk instruction without its fuel charge",
+	"cost":      "stack cost 1 below the frame's",
+	"fuel":      "a fuel check charges 1 for code of",
+	"return":    "a return in a function whose stack cost is restored at its end",
+	"globals":   "guest code uses the host's global 0",
+	"functions": "",
+	"fuelAtEnd": "",
+}
 
 // TestVerifyCatchesEveryDefect: one defect in the rewrite, whichever,
 // makes the rewritten module fail its verification, so the host refuses
@@ -44,9 +60,16 @@ func TestVerifyCatchesEveryDefect(t *testing.T) {
 					continue // the defect changed nothing here
 				}
 				injected++
-				if _, err := wasmbin.Verify(out, verifyLimits(wasmbin.DefaultLimits), instrumentation(m)); err == nil {
+				_, err = wasmbin.Verify(out, verifyLimits(wasmbin.DefaultLimits), instrumentation(m))
+				switch want := defectFinding[defect]; {
+				case err == nil:
 					t.Errorf("%s: the rewrite with defect %q passed verification", name, defect)
-				} else {
+				case !strings.Contains(err.Error(), want):
+					// The check meant for this defect must be the one that
+					// finds it: another catching it by chance proves nothing
+					// about this one.
+					t.Errorf("%s: defect %q refused with %q, want %q", name, defect, err, want)
+				default:
 					t.Logf("%s: %v", name, err)
 				}
 			}
