@@ -109,3 +109,20 @@ func TestDescribeSchemaObjectsBounded(t *testing.T) {
 		t.Fatalf("ten such tools: %v", err)
 	}
 }
+
+// TestDescribeRefusesSelfApplyingSchemas: a module (quarantined or not)
+// whose tool schema is {"$ref":"#"} is refused at load; validating a call's
+// arguments against it recursed until the process died of a stack
+// overflow, in the host even for a module run in the sandbox process.
+func TestDescribeRefusesSelfApplyingSchemas(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{})
+	for _, isolated := range []bool{false, true} {
+		_, err := h.Load(t.Context(), Module{Name: "echo", Bytes: wasmFile(t, "echo.wasm"), Isolated: isolated,
+			Sidecar: []byte(`{"tools":[{"name":"echo","description":"d","inputSchema":{"$ref":"#"}}]}`)})
+		if !errors.Is(err, ErrDescribe) || !strings.Contains(err.Error(), "applies itself to the value it validates") {
+			t.Errorf("isolated %v: %v", isolated, err)
+		}
+	}
+	mustEcho(t, h)
+}

@@ -39,6 +39,9 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 		// megabyte of empty ones held 357 MiB.
 		return nil, fmt.Errorf("tool: invalid input schema: %d objects, more than the %d allowed", n, MaxSchemaObjects)
 	}
+	if err := checkRefs(raw); err != nil {
+		return nil, fmt.Errorf("tool: invalid input schema: %w", err)
+	}
 	raw, err := normalizeTypes(raw)
 	if err != nil {
 		return nil, fmt.Errorf("tool: invalid input schema: %w", err)

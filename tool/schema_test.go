@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -233,5 +234,52 @@ func TestValidationNumbers(t *testing.T) {
 		if err := s.Validate(json.RawMessage(args)); err == nil || err.Error() != want {
 			t.Errorf("%s: %v, want %q", args, err, want)
 		}
+	}
+}
+
+// TestCompileSchemaRefusesRefBombs: references that apply a schema to the
+// value it validates (validation would recurse until Go's stack overflows,
+// a fatal error) and references whose expansion is exponential (2^40
+// steps to validate {}) are refused; references used as schemas use them,
+// recursion through properties and items included, still work.
+func TestCompileSchemaRefusesRefBombs(t *testing.T) {
+	t.Parallel()
+	var chain strings.Builder
+	chain.WriteString(`{"$defs":{`)
+	for i := range 40 {
+		fmt.Fprintf(&chain, `"d%d":{"allOf":[{"$ref":"#/$defs/d%d"},{"$ref":"#/$defs/d%d"}]},`, i, i+1, i+1)
+	}
+	chain.WriteString(`"d40":{"type":"object"}},"$ref":"#/$defs/d0"}`)
+	for _, c := range []struct{ name, schema, want string }{
+		{"the root refers to itself", `{"$ref":"#"}`, "applies itself to the value it validates"},
+		{"a cycle through allOf", `{"$defs":{"a":{"allOf":[{"$ref":"#/$defs/b"}]},"b":{"not":{"$ref":"#/$defs/a"}}},"$ref":"#/$defs/a"}`, "applies itself"},
+		{"a cycle in a property's schema", `{"type":"object","properties":{"x":{"anyOf":[{"$ref":"#/properties/x"}]}}}`, "applies itself"},
+		{"an exponential expansion", chain.String(), "expands, through $ref, to more than 4096 subschemas"},
+		{"a dynamic reference", `{"$dynamicRef":"#node"}`, "uses $dynamicRef, which is not supported"},
+		{"an anchor", `{"$defs":{"a":{"$anchor":"x"}},"$ref":"#x"}`, "only references into the document itself"},
+		{"a remote reference", `{"$ref":"https://example.org/s.json"}`, "only references into the document itself"},
+		{"a dangling reference", `{"$ref":"#/$defs/missing"}`, "which the document does not hold"},
+		{"a nested $id", `{"properties":{"a":{"$id":"https://example.org/a","$ref":"#"}}}`, "has its own $id"},
+	} {
+		if _, err := tool.CompileSchema(json.RawMessage(c.schema)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want an error containing %q", c.name, err, c.want)
+		}
+	}
+
+	tree, err := tool.CompileSchema(json.RawMessage(`{"$defs":{"node":{"type":"object","properties":{
+		"name":{"$ref":"#/$defs/name"},"kids":{"type":"array","items":{"$ref":"#/$defs/node"}}},"required":["name"]},
+		"name":{"type":"string","minLength":1}},"$ref":"#/$defs/node"}`))
+	if err != nil {
+		t.Fatalf("a recursive tree schema: %v", err)
+	}
+	if err := tree.Validate(json.RawMessage(`{"name":"a","kids":[{"name":"b","kids":[{"name":"c"}]}]}`)); err != nil {
+		t.Errorf("a valid tree: %v", err)
+	}
+	if err := tree.Validate(json.RawMessage(`{"name":"a","kids":[{"name":"b","kids":[{"name":""}]}]}`)); err == nil || !strings.Contains(err.Error(), "minLength") {
+		t.Errorf("a tree with an empty name three levels down: %v", err)
+	}
+	// A ref written as a property name is not a reference.
+	if _, err := tool.CompileSchema(json.RawMessage(`{"type":"object","properties":{"$ref":{"type":"string"}}}`)); err != nil {
+		t.Errorf("a property named $ref: %v", err)
 	}
 }
