@@ -20,10 +20,11 @@ type artifacts struct{ dir string } // "" when the cache is in memory only
 // recomputing costs less than a file.
 const artifactMinSize = 256 << 10
 
-// Versions of what is cached, in the keys: a change to the rewrite or to
-// how describe runs must not reuse old files.
+// Versions of what is cached, in the keys: a change to validation, to the
+// rewrite or to how describe runs must not reuse old files (bump it with
+// any such change; the module limits are in the key apart).
 const (
-	rewriteVersion  = "r1"
+	rewriteVersion  = "r2"
 	describeVersion = "d1"
 )
 

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"strings"
@@ -159,6 +160,8 @@ func verifyLimits(l wasmbin.Limits) wasmbin.Limits {
 	l.Nesting += 2
 	l.Branches = 2*l.Branches + 8
 	l.CompileWork = 4*l.CompileWork + 1<<20
+	l.TypeValues = 2*l.TypeValues + 64 // the yield type, a block type per result list
+	l.LocalsBranches = 4*l.LocalsBranches + 1<<20
 	return l
 }
 
@@ -212,7 +215,10 @@ func (h *Host) prepare(b []byte, opts rewriteOptions, kernel bool) ([]byte, erro
 func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte, tables int64) error {
 	e.size = len(b)
 	opts := h.rewriteOptions(tables)
-	key := fmt.Sprintf("%s-%s-%v-%v-%d%s", e.sha, rewriteVersion, opts.interrupt, opts.mergeData, opts.tables, opts.defect)
+	// The module limits are part of the key: a module prepared under
+	// looser ones must be validated again under these.
+	limits := sha256.Sum256(fmt.Appendf(nil, "%+v", h.moduleLimits))
+	key := fmt.Sprintf("%s-%s-%x-%v-%v-%d%s", e.sha, rewriteVersion, limits[:8], opts.interrupt, opts.mergeData, opts.tables, opts.defect)
 	var mod wazero.CompiledModule
 	// A prepared module in the cache was validated, rewritten and
 	// verified by this version of the host: the directory is trusted as

@@ -447,7 +447,11 @@ func (f *rootFile) Write(buf []byte) (int, experimentalsys.Errno) {
 	if f.fs.readOnly {
 		return 0, experimentalsys.EBADF
 	}
-	f.fs.charge(int64(len(buf)))
+	off := int64(-1) // at the end, appending
+	if !f.IsAppend() {
+		off, _ = f.f.Seek(0, io.SeekCurrent)
+	}
+	f.chargeWrite(off, len(buf))
 	n, err := f.f.Write(buf)
 	return n, errno(err)
 }
@@ -456,9 +460,23 @@ func (f *rootFile) Pwrite(buf []byte, off int64) (int, experimentalsys.Errno) {
 	if f.fs.readOnly {
 		return 0, experimentalsys.EBADF
 	}
-	f.fs.charge(int64(len(buf)))
+	f.chargeWrite(off, len(buf))
 	n, err := f.f.WriteAt(buf, off)
 	return n, errno(err)
+}
+
+// chargeWrite counts a write of n bytes at off (-1: at the end) against
+// the call's write limit, with the hole it leaves past the file's end: a
+// one-byte write at 2^40 makes a file of a terabyte, which whoever copies
+// it later stores in full.
+func (f *rootFile) chargeWrite(off int64, n int) {
+	hole := int64(0)
+	if off > 0 {
+		if fi, err := f.f.Stat(); err == nil && off > fi.Size() {
+			hole = off - fi.Size()
+		}
+	}
+	f.fs.charge(int64(n) + hole)
 }
 
 func (f *rootFile) Truncate(size int64) experimentalsys.Errno {

@@ -225,12 +225,24 @@ type ModuleLimits struct {
 	// CompileWork caps the sum over functions of Branches squared
 	// (1.2e9, about 16 s of compilation).
 	CompileWork int64
+	// LocalsBranches caps one function's parameters and locals times its
+	// branches (2e6): compiling one function is never interrupted, and
+	// its cost grows with that product (a 48 KB function of 10 000 locals
+	// and 2 000 branches took over 3 minutes).
+	LocalsBranches int64
+	// ElementEntries caps the entries of all element segments (262 144):
+	// each costs host memory in every instance, and time to instantiate.
+	ElementEntries int
+	// TypeValues caps the parameters and results of all function types
+	// together (100 000).
+	TypeValues int
 }
 
 func (l ModuleLimits) wasmbin() wasmbin.Limits {
 	return wasmbin.Limits{
 		ModuleBytes: l.Bytes, Functions: l.Functions, FunctionBytes: l.FunctionBytes, Locals: l.Locals,
 		StackHeight: l.StackHeight, Nesting: l.Nesting, Branches: l.Branches, CompileWork: l.CompileWork,
+		LocalsBranches: l.LocalsBranches, ElementEntries: l.ElementEntries, TypeValues: l.TypeValues,
 	}.WithDefaults()
 }
 

@@ -996,12 +996,20 @@ func mergeData(body []byte) (_ []byte, count uint32, ok bool) {
 		}
 	}
 	// Each group of segments less than mergeGap apart becomes one segment
-	// spanning them, written straight into the new section.
+	// spanning them, written straight into the new section. The zeros
+	// filled in are bounded by the data itself (and 1 MiB): 200 000
+	// one-byte segments 4 KiB apart would otherwise become 800 MB.
+	fill := max(uint64(len(body)), 1<<20)
 	out := appendU32(make([]byte, 0, len(body)+mergeGap), 0)
 	count = 0
 	for i := 0; i < len(segs); {
 		j, end := i+1, uint64(segs[i].off)+uint64(len(segs[i].data))
-		for j < len(segs) && uint64(segs[j].off)-end <= mergeGap {
+		for j < len(segs) {
+			gap := uint64(segs[j].off) - end
+			if gap > mergeGap || gap > fill {
+				break
+			}
+			fill -= gap
 			end = uint64(segs[j].off) + uint64(len(segs[j].data))
 			j++
 		}

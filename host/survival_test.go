@@ -159,6 +159,19 @@ var survivalCases = []survivalCase{
 			}
 			return nil
 		}},
+	{name: "a terabyte hole", file: "sparse.wasm", tool: "sparse",
+		want: "tool exceeded its fs write limit of 256 MiB", maxTime: 5 * time.Second,
+		setup: func(c *survivalRun) {
+			d := filepath.Join(c.dir, "out")
+			_ = os.Mkdir(d, 0o700)
+			c.grants = []string{"fs.write:" + d}
+		},
+		check: func(c *survivalRun, _ tool.Result) error {
+			if fi, err := os.Stat(filepath.Join(c.dir, "out", "sparse.bin")); err == nil && fi.Size() > 256<<20 {
+				return fmt.Errorf("the call left a file of %d bytes", fi.Size())
+			}
+			return nil
+		}},
 	{name: "variables without end", file: "varbomb.wasm", tool: "varbomb", reuse: true,
 		want: "var_set: at most 1024 variables per instance", maxTime: 5 * time.Second, maxRSS: 64 << 20},
 	{name: "straight-line bulk fills", file: "bulkfill.wasm", limits: Limits{Timeout: 2 * time.Second}, tool: "bulkfill",

@@ -131,6 +131,7 @@ module writev.wasm $W src/wat/writev.wat -- wat src/wat/writev.wat
 module fdhog.wasm $W src/wat/fdhog.wat -- wat src/wat/fdhog.wat
 module diskfill.wasm $W src/wat/diskfill.wat -- wat src/wat/diskfill.wat
 module varbomb.wasm $W src/wat/varbomb.wat -- wat src/wat/varbomb.wat
+module sparse.wasm $W src/wat/sparse.wat -- wat src/wat/sparse.wat
 module spillbomb.wasm $W src/wat/gen/spillbomb.sh -- watgen src/wat/gen/spillbomb.sh
 module loopbody.wasm $W src/wat/gen/loopbody.sh -- watgen src/wat/gen/loopbody.sh
 module chain.wasm $W src/wat/gen/chain.sh -- watgen src/wat/gen/chain.sh

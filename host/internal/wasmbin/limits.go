@@ -37,15 +37,26 @@ type Limits struct {
 	// function type.
 	TypeArity int
 	// SegmentEntries caps the functions or expressions of one element
-	// segment.
-	SegmentEntries int
+	// segment, ElementEntries those of all segments together.
+	SegmentEntries, ElementEntries int
+	// TypeValues caps the parameters and results of all function types
+	// together.
+	TypeValues int
+	// LocalsBranches caps one function's parameters and locals times its
+	// branches.
+	LocalsBranches int64
 }
 
 // DefaultLimits are generous for every real toolchain's output and keep a
 // hostile module's compile cost small. The largest module the project
 // knows, a 19 MB Go build of a JavaScript engine, has 12 509 functions,
-// 5 948 branches in its largest, nesting 1 308 and CompileWork 2.9e8;
-// GHC's output nests 1 707 deep.
+// 5 948 branches in its largest, nesting 1 308, CompileWork 2.9e8, 12 469
+// element entries and at most 65 714 locals times branches in a function;
+// GHC's output nests 1 707 deep and has 7 727 parameters and results in
+// its types; an instrumented C build of Extism's fixtures has a function
+// of 1.98e6 locals times branches. LocalsBranches at 2e6 costs about 1 to
+// 4 s of compilation for that one function, which wazero does not
+// interrupt.
 var DefaultLimits = Limits{
 	ModuleBytes:    64 << 20,
 	Functions:      200_000,
@@ -66,6 +77,9 @@ var DefaultLimits = Limits{
 	DataSegments:   200_000,
 	TypeArity:      1_000,
 	SegmentEntries: 1_000_000,
+	ElementEntries: 1 << 18,
+	TypeValues:     100_000,
+	LocalsBranches: 2_000_000,
 }
 
 // WithDefaults returns l with zero fields filled from DefaultLimits.
@@ -97,5 +111,10 @@ func (l Limits) WithDefaults() Limits {
 	fill(&l.DataSegments, d.DataSegments)
 	fill(&l.TypeArity, d.TypeArity)
 	fill(&l.SegmentEntries, d.SegmentEntries)
+	fill(&l.ElementEntries, d.ElementEntries)
+	fill(&l.TypeValues, d.TypeValues)
+	if l.LocalsBranches == 0 {
+		l.LocalsBranches = d.LocalsBranches
+	}
 	return l
 }

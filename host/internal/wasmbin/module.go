@@ -120,6 +120,8 @@ type Module struct {
 
 	refs       []bool // functions a ref.func in code may name (C.refs)
 	maxNesting int    // the deepest nesting of any function
+	// elementEntries counts the entries of every element segment.
+	elementEntries int
 }
 
 // FuncType returns the signature of function i.
@@ -288,6 +290,7 @@ func (v *validator) types() {
 		r.limit("Types", fmt.Sprintf("the module declares %d types", n), lim.Types, n)
 	}
 	v.m.Types = make([]FuncType, 0, n)
+	values := 0
 	for range n {
 		if f := r.byte(); f != 0x60 {
 			r.p--
@@ -298,6 +301,12 @@ func (v *validator) types() {
 			c := r.count(1)
 			if c > lim.TypeArity {
 				r.limit("TypeArity", fmt.Sprintf("type %d has %d %s", len(v.m.Types), c, [...]string{"parameters", "results"}[k]), lim.TypeArity, c)
+			}
+			// wazero builds a key of each type in time quadratic in its
+			// arity, keeps it for the runtime's life and compiles an
+			// entry for it, none of which a deadline interrupts.
+			if values += c; values > lim.TypeValues {
+				r.limit("TypeValues", fmt.Sprintf("the types up to %d have %d parameters and results", len(v.m.Types), values), lim.TypeValues, values)
 			}
 			*dst = make([]ValType, c)
 			for i := range *dst {
@@ -585,6 +594,12 @@ func (v *validator) elements() {
 		if c > r.lim.SegmentEntries {
 			r.limit("SegmentEntries", fmt.Sprintf("an element segment has %d entries", c), r.lim.SegmentEntries, c)
 		}
+		// Each entry costs host memory in every instance (wazero makes a
+		// function instance of it) and time to instantiate, which nothing
+		// interrupts.
+		if m.elementEntries += c; m.elementEntries > r.lim.ElementEntries {
+			r.limit("ElementEntries", fmt.Sprintf("the element segments up to %d hold %d entries", len(m.Elements), m.elementEntries), r.lim.ElementEntries, m.elementEntries)
+		}
 		for range c {
 			if exprs {
 				v.constExpr(elem)
@@ -620,6 +635,11 @@ func (v *validator) code() {
 		off := r.p
 		r.bytes(size)
 		c := v.fv.validate(v, fi, off, off+size)
+		// Compiling one function is never interrupted, and wazero's SSA
+		// construction grows with its variables times its merge points.
+		if w := int64(c.Locals+len(m.FuncType(uint32(fi)).Params)) * int64(c.Branches); w > lim.LocalsBranches {
+			r.limit64("LocalsBranches", fmt.Sprintf("function %d has %d locals and %d branches", fi, c.Locals+len(m.FuncType(uint32(fi)).Params), c.Branches), lim.LocalsBranches, w)
+		}
 		m.Code = append(m.Code, c)
 		v.work += int64(c.Branches) * int64(c.Branches)
 		if v.work > lim.CompileWork {

@@ -17,8 +17,11 @@ func TestCorpusStats(t *testing.T) {
 			continue
 		}
 		var maxSize, maxLocals, maxStack, maxBr, totalBr int
-		var sq int64
-		for _, c := range m.Code {
+		var sq, lb, maxLB int64
+		for i, c := range m.Code {
+			params := len(m.FuncType(uint32(m.ImportedFuncs + i)).Params)
+			lb = int64(c.Locals+params) * int64(c.Branches)
+			maxLB = max(maxLB, lb)
 			maxSize = max(maxSize, c.Size)
 			maxLocals = max(maxLocals, c.Locals)
 			maxStack = max(maxStack, c.MaxStack)
@@ -26,7 +29,11 @@ func TestCorpusStats(t *testing.T) {
 			totalBr += c.Branches
 			sq += int64(c.Branches) * int64(c.Branches)
 		}
-		t.Logf("%-28s %9d bytes %6d funcs; largest function %7d bytes, %5d locals, stack %4d, nesting %d, branches %d (total %d, squares %d)",
-			filepath.Base(f), len(b), len(m.Funcs), maxSize, maxLocals, maxStack, m.maxNesting, maxBr, totalBr, sq)
+		arity := 0
+		for _, ty := range m.Types {
+			arity += len(ty.Params) + len(ty.Results)
+		}
+		t.Logf("%-28s %9d bytes %6d funcs; largest function %7d bytes, %5d locals, stack %4d, nesting %d, branches %d (total %d, squares %d), locals x branches %d, type arity %d in %d types, element entries %d",
+			filepath.Base(f), len(b), len(m.Funcs), maxSize, maxLocals, maxStack, m.maxNesting, maxBr, totalBr, sq, maxLB, arity, len(m.Types), m.elementEntries)
 	}
 }

@@ -1,0 +1,130 @@
+package host
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+)
+
+// The compile and instantiation bombs of the third attack on the sandbox:
+// each stayed under every limit there was, and each is now refused at
+// load, naming the limit, before anything of it is compiled.
+
+// vecOf encodes a count then the items.
+func vecOf(items ...[]byte) []byte {
+	b := appendU32(nil, uint32(len(items)))
+	for _, it := range items {
+		b = append(b, it...)
+	}
+	return b
+}
+
+// code encodes one function body.
+func code(locals []byte, body ...byte) []byte {
+	fn := append(append([]byte{}, locals...), body...)
+	return append(appendU32(nil, uint32(len(fn))), fn...)
+}
+
+// ssaBomb is one function of `locals` i32 locals and `diamonds` if/else
+// blocks, reading every local at the end: wazero's SSA construction grows
+// with their product (10 000 locals and 1 000 diamonds: over 3 minutes of
+// compilation in one function, which no timeout interrupts).
+func ssaBomb(locals, diamonds int) []byte {
+	var body []byte
+	for range diamonds {
+		body = append(body, 0x20, 0x00, 0x04, 0x40, 0x01, 0x05, 0x01, 0x0b)
+	}
+	for i := range locals {
+		body = append(appendU32(append(body, 0x20), uint32(i)), 0x1a)
+	}
+	body = append(body, 0x41, 0x00, 0x0b)
+	return wasmModule(
+		sec(1, 1, 0x60, 0, 1, 0x7f),
+		sec(3, 1, 0),
+		sec(10, vecOf(code(append(appendU32([]byte{1}, uint32(locals)), 0x7f), body...))...),
+	)
+}
+
+// elementBomb declares a table of n entries and one passive segment of n
+// references to function 0: wazero makes a function instance of each
+// entry in every instance (about 42 bytes; 60 segments of a million held
+// 3.4 GiB and took 44 s to load).
+func elementBomb(n int) []byte {
+	seg := appendU32([]byte{1, 1, 0x00}, uint32(n)) // one passive segment of functions by index
+	seg = append(seg, bytes.Repeat([]byte{0}, n)...)
+	return wasmModule(
+		sec(1, 1, 0x60, 0, 1, 0x7f),
+		sec(3, 1, 0),
+		sec(9, seg...),
+		sec(10, vecOf(code([]byte{0}, 0x41, 0x00, 0x0b))...),
+	)
+}
+
+// typeBomb declares n types of arity parameters each: wazero builds each
+// type's key in time quadratic in its arity and keeps it for the
+// runtime's life (30 000 of 2 000 values: 3.4 minutes past a 2 minute
+// compile timeout, 4.3 GiB).
+func typeBomb(n, arity int) []byte {
+	t := appendU32([]byte{0x60}, uint32(arity))
+	t = append(append(t, bytes.Repeat([]byte{0x7f}, arity)...), 0)
+	types := make([][]byte, n)
+	for i := range types {
+		types[i] = t
+	}
+	return wasmModule(sec(1, vecOf(types...)...))
+}
+
+func TestModuleLimitsRefuseCompileBombs(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{Isolation: Isolation{InProcess: true}})
+	for _, c := range []struct {
+		name  string
+		mod   []byte
+		limit string
+	}{
+		{"locals times branches", ssaBomb(5000, 1000), "LocalsBranches"},
+		{"element entries", elementBomb(300_000), "ElementEntries"},
+		{"type values", typeBomb(101, 1000), "TypeValues"},
+	} {
+		_, err := h.Inspect(t.Context(), "bomb", c.mod, nil)
+		var le *ModuleLimitError
+		if !errors.As(err, &le) || le.Limit != c.limit {
+			t.Errorf("%s: %v, want the %s limit", c.name, err, c.limit)
+		}
+	}
+	// Just under each limit the modules are valid, and load.
+	for _, c := range []struct {
+		name string
+		mod  []byte
+	}{
+		{"locals times branches", ssaBomb(999, 1000)},
+		{"element entries", elementBomb(1 << 18)},
+		{"type values", typeBomb(100, 1000)},
+	} {
+		if _, err := h.Inspect(t.Context(), "fine", c.mod, nil); !errors.Is(err, ErrNoABI) {
+			t.Errorf("%s: %v, want only that it has no ABI", c.name, err)
+		}
+	}
+}
+
+// TestPreparedCacheKeepsToItsLimits: a module prepared (validated,
+// rewritten, verified) under looser module limits is validated again by a
+// host with tighter ones sharing the cache directory, not taken from it.
+func TestPreparedCacheKeepsToItsLimits(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	mod := elementBomb(300_000) // larger than artifactMinSize
+	if len(mod) < artifactMinSize {
+		t.Fatalf("the module has %d bytes, too few to be cached", len(mod))
+	}
+	loose, _ := newTestHost(t, Options{CacheDir: dir, Isolation: Isolation{InProcess: true}, ModuleLimits: ModuleLimits{ElementEntries: 1 << 20}})
+	if _, err := loose.Inspect(t.Context(), "bomb", mod, nil); !errors.Is(err, ErrNoABI) {
+		t.Fatalf("under looser limits: %v", err)
+	}
+	strict, _ := newTestHost(t, Options{CacheDir: dir, Isolation: Isolation{InProcess: true}})
+	_, err := strict.Inspect(t.Context(), "bomb", mod, nil)
+	var le *ModuleLimitError
+	if !errors.As(err, &le) || le.Limit != "ElementEntries" {
+		t.Fatalf("under the default limits, with the cache of the looser host: %v", err)
+	}
+}
