@@ -47,6 +47,7 @@ func slugExamples(t *testing.T, dir string) string {
 const slugJS = `function run(a) { return a.title.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "") }`
 
 func TestSynthCommand(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	examples := slugExamples(t, dir)
 	script := writerScript(t, dir, `function run(a) { return a.title.toLowerCase().replace(/ /g, "-") }`, slugJS)
@@ -78,6 +79,7 @@ func TestSynthCommand(t *testing.T) {
 }
 
 func TestSynthCommandFailures(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	examples := slugExamples(t, dir)
 	wrong := writerScript(t, dir, `function run(a) { return a.title }`)
@@ -128,6 +130,7 @@ func TestSynthCommandFailures(t *testing.T) {
 // staged, promoted, approved with the manifest CLI and then served by name
 // from the plugins directory, like any approved module.
 func TestSynthesizedGoToolEntersTheApprovalPath(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	examples := filepath.Join(dir, "examples.jsonl")
 	var lines []string
@@ -172,6 +175,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // carrying its script: after promotion and approval, the plugins directory
 // runs it, and editing the script in the sidecar voids the approval.
 func TestSynthesizedJSToolEntersTheApprovalPath(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	examples := slugExamples(t, dir)
 	script := writerScript(t, dir, slugJS)

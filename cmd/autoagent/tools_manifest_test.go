@@ -29,9 +29,9 @@ type cliEnv struct {
 func newCLIEnv(t *testing.T) *cliEnv {
 	t.Helper()
 	root := t.TempDir()
-	// The host's compiled-code cache and kv stores go to the test's
-	// directories, not the user's.
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(root, "cache"))
+	// The kv stores go to the test's directory, the compiled-code cache to
+	// the package's (see TestMain), neither to the user's.
+	t.Setenv("XDG_CACHE_HOME", sharedCache)
 	t.Setenv("XDG_DATA_HOME", filepath.Join(root, "data"))
 	t.Setenv("USER", "tester")
 	plugins := filepath.Join(root, "plugins")
