@@ -117,7 +117,7 @@ var mutations = []mutation{
 		"\tif g.visiting[k] {", "\tif false {",
 		"./tool", "RefBombs"},
 	{"schema references expand without a bound", "tool/schemarefs.go",
-		"\t} else if n > schemaBudget {", "\t} else if false {",
+		"\t} else if n > schemaBudget {", "\t} else if n < 0 {",
 		"./tool", "RefBombs"},
 	{"a write's hole past the end is free", "host/fs.go",
 		"\t\t\thole = off - fi.Size()", "\t\t\thole = 0",
