@@ -7,11 +7,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/autoagent-go/autoagent/internal/testcache"
 )
 
 // The child process of the cache tests and benchmarks: it loads a module
@@ -21,7 +22,8 @@ import (
 // The other tests share one compilation cache, so each module (the 3 MB
 // Go guest above all, which takes seconds to compile under -race) is
 // compiled once per test run, and, when the user cache directory is
-// writable, once per version of wazero (see testCache).
+// writable, once per version of wazero: only the compiled code is kept
+// across runs (see internal/testcache).
 func TestMain(m *testing.M) {
 	mainStart = time.Now()
 	if dir := os.Getenv("AUTOAGENT_HOST_CHILD_CACHE"); dir != "" {
@@ -30,38 +32,14 @@ func TestMain(m *testing.M) {
 	if name := os.Getenv(survivalEnv); name != "" {
 		os.Exit(survivalChild(name))
 	}
-	dir, temporary := testCache()
-	testCacheDir = dir
-	code := m.Run()
-	if temporary {
-		_ = os.RemoveAll(dir)
-	}
-	os.Exit(code)
-}
-
-// testCache returns the compilation cache of the tests: a directory of the
-// user cache named after the wazero version the module requires (wazero's
-// own version check sees "dev" in a test binary, so it cannot tell two
-// versions' code apart), else a temporary directory.
-func testCache() (dir string, temporary bool) {
-	if sum, err := os.ReadFile(filepath.Join("..", "go.sum")); err == nil {
-		for line := range strings.Lines(string(sum)) {
-			if strings.HasPrefix(line, "github.com/tetratelabs/wazero ") && !strings.Contains(line, "/go.mod ") {
-				key := Hash([]byte(line + runtime.GOARCH))[:16]
-				if base, err := os.UserCacheDir(); err == nil {
-					dir := filepath.Join(base, "autoagent", "host-tests-"+key)
-					if os.MkdirAll(dir, 0o700) == nil {
-						return dir, false
-					}
-				}
-			}
-		}
-	}
-	dir, err := os.MkdirTemp("", "autoagent-host-test-cache")
+	cache, err := testcache.Open(filepath.Join("..", "go.sum"), "host-tests")
 	if err != nil {
 		panic(err)
 	}
-	return dir, true
+	testCacheDir = cache.Dir
+	code := m.Run()
+	_ = cache.Close()
+	os.Exit(code)
 }
 
 var (
