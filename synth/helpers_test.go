@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/internal/enginetest"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/providers/scripted"
@@ -19,36 +19,19 @@ import (
 
 // TestMain builds the JavaScript engines when they are missing (make test
 // builds them first; a bare `go test` builds them once, into the same
-// place), so no test silently skips the JavaScript back-end.
+// place: see internal/enginetest), so no test silently skips the
+// JavaScript back-end.
 func TestMain(m *testing.M) {
-	for _, v := range []struct{ file, tags string }{{EngineFile, ""}, {BridgeEngineFile, "toolbridge"}} {
-		if _, err := FindEngine(v.file); err == nil {
+	for _, file := range []string{EngineFile, BridgeEngineFile} {
+		if _, err := FindEngine(file); err == nil {
 			continue
 		}
-		if err := buildEngine(v.file, v.tags); err != nil {
-			fmt.Fprintf(os.Stderr, "synth tests: building the JavaScript engine: %v\n", err)
+		if _, err := enginetest.Ensure(file); err != nil {
+			fmt.Fprintf(os.Stderr, "synth tests: %v\n", err)
 			os.Exit(1)
 		}
 	}
 	os.Exit(m.Run())
-}
-
-func buildEngine(file, tags string) error {
-	root, err := filepath.Abs("..")
-	if err != nil {
-		return err
-	}
-	out := filepath.Join(root, ".cache", "synth", file)
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "synth tests: building %s (once; `make synth-engine` does the same)\n", out)
-	args := []string{"build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w", "-tags=" + tags, "-o", out, "."}
-	cmd := exec.Command("go", args...)
-	cmd.Dir = filepath.Join(root, "synth", "jsengine")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	return cmd.Run()
 }
 
 var (

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/internal/enginetest"
 	"github.com/autoagent-go/autoagent/synth"
 )
 
@@ -14,13 +15,7 @@ import (
 // writes it in JavaScript, it passes its self-test in the sandbox, the model
 // calls it, and the writer's spend is counted in the run's usage.
 func TestRunCreateTool(t *testing.T) {
-	engine, err := synth.FindEngine(synth.EngineFile)
-	if err != nil {
-		// make test builds it first (make synth-engine); go test alone
-		// does not build artifacts for other packages.
-		t.Skipf("the JavaScript engine is not built (%v): run `make synth-engine`", err)
-	}
-	t.Setenv(synth.EngineEnv, engine)
+	t.Setenv(synth.EngineEnv, enginetest.Path(t, synth.EngineFile))
 	e := newCLIEnv(t)
 	agentScript := e.writeScript(
 		`{"tool_calls":[{"id":"c1","name":"create_tool","arguments":{"capability":"reverse the letters of a word","name":"reverse_word"}}],"usage":{"input_tokens":10,"output_tokens":10}}`,

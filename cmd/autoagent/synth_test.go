@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autoagent-go/autoagent/internal/enginetest"
+	"github.com/autoagent-go/autoagent/synth"
 )
 
 // writerScript writes a scripted-provider script whose turns answer with
@@ -48,6 +51,7 @@ const slugJS = `function run(a) { return a.title.toLowerCase().replace(/[^a-z0-9
 
 func TestSynthCommand(t *testing.T) {
 	t.Parallel()
+	enginetest.Path(t, synth.EngineFile)
 	dir := t.TempDir()
 	examples := slugExamples(t, dir)
 	script := writerScript(t, dir, `function run(a) { return a.title.toLowerCase().replace(/ /g, "-") }`, slugJS)
@@ -80,6 +84,7 @@ func TestSynthCommand(t *testing.T) {
 
 func TestSynthCommandFailures(t *testing.T) {
 	t.Parallel()
+	enginetest.Path(t, synth.EngineFile)
 	dir := t.TempDir()
 	examples := slugExamples(t, dir)
 	wrong := writerScript(t, dir, `function run(a) { return a.title }`)
@@ -176,6 +181,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 // runs it, and editing the script in the sidecar voids the approval.
 func TestSynthesizedJSToolEntersTheApprovalPath(t *testing.T) {
 	t.Parallel()
+	enginetest.Path(t, synth.EngineFile)
 	dir := t.TempDir()
 	examples := slugExamples(t, dir)
 	script := writerScript(t, dir, slugJS)

@@ -7,9 +7,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autoagent-go/autoagent/internal/enginetest"
+	"github.com/autoagent-go/autoagent/synth"
 )
 
 func TestExampleRunsOffline(t *testing.T) {
+	enginetest.Path(t, synth.EngineFile)
 	var out bytes.Buffer
 	staging := filepath.Join(t.TempDir(), "staging")
 	if err := run(context.Background(), &out, config{staging: staging}); err != nil {
