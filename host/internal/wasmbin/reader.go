@@ -210,7 +210,6 @@ func (t ValType) String() string {
 }
 
 func (t ValType) isRef() bool { return t == FuncRef || t == ExternRef }
-func (t ValType) isNum() bool { return t == I32 || t == I64 || t == F32 || t == F64 }
 
 func (r *reader) valType() ValType {
 	switch t := ValType(r.byte()); t {
