@@ -1,8 +1,10 @@
 package host
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -62,6 +64,8 @@ func TestNetRefusals(t *testing.T) {
 			http.Redirect(w, r, "http://evil.example/steal", http.StatusFound)
 		case "/metadata":
 			http.Redirect(w, r, "http://169.254.169.254/latest/meta-data/", http.StatusFound)
+		case "/zoned":
+			http.Redirect(w, r, "http://[::1%25.example.com]:"+strings.TrimPrefix(r.Host[strings.LastIndex(r.Host, ":"):], ":")+"/", http.StatusFound)
 		case "/big":
 			w.Write(make([]byte, 2<<20))
 		default:
@@ -95,6 +99,10 @@ func TestNetRefusals(t *testing.T) {
 			"net: redirect from " + srv.URL + "/away to http://evil.example/steal refused: no net: grant covers evil.example:80 (grant net:evil.example to allow it)", 1},
 		{"redirect to the metadata address", []string{ipGrant}, Limits{}, srv.URL + "/metadata",
 			"net: redirect from " + srv.URL + "/metadata to http://169.254.169.254/latest/meta-data/ refused: 169.254.169.254 is a cloud metadata address; only an explicit IP grant (net:169.254.169.254:80) allows it", 1},
+		{"zoned IPv6 literal under a wildcard grant", []string{"net:*.example.com:" + port}, Limits{}, "http://[::1%25.example.com]:" + port + "/",
+			"net: request to http://[::1%25.example.com]:" + port + "/ refused: IPv6 zones (%) are not allowed in a host", 0},
+		{"redirect to a zoned IPv6 literal", []string{ipGrant, "net:*.example.com:" + port}, Limits{}, srv.URL + "/zoned",
+			"net: redirect from " + srv.URL + "/zoned to http://[::1%25.example.com]:" + port + "/ refused: IPv6 zones (%) are not allowed in a host", 1},
 		{"response past the HTTP limit", []string{ipGrant}, Limits{HTTPResponse: 1 << 20}, srv.URL + "/big",
 			"tool exceeded its HTTP response limit of 1 MiB", 1},
 	}
@@ -179,9 +187,16 @@ func TestSpecialAddr(t *testing.T) {
 		"::ffff:127.0.0.1":   "a loopback address",
 		"64:ff9b::a9fe:a9fe": "a cloud metadata address",
 		"2002:7f00:1::1":     "a loopback address",
-		"93.184.215.14":      "",
-		"2606:4700::1111":    "",
-		"8.8.8.8":            "",
+		// Zones hid these from the ranges (found by attacking our own
+		// sandbox: a wildcard grant reached [::1%.example.com]).
+		"::1%lo":               "a loopback address",
+		"fe80::1%eth0":         "a link-local address",
+		"64:ff9b::a9fe:a9fe%x": "a cloud metadata address",
+		"::127.0.0.1":          "a reserved address",
+		"::ffff:0:127.0.0.1":   "a reserved address",
+		"93.184.215.14":        "",
+		"2606:4700::1111":      "",
+		"8.8.8.8":              "",
 	} {
 		if got := specialAddr(netip.MustParseAddr(addr)); got != want {
 			t.Errorf("specialAddr(%s) = %q, want %q", addr, got, want)
@@ -198,5 +213,21 @@ func TestNetNoProxyFromEnvironment(t *testing.T) {
 	l := load(t, h, "fetch.wasm", Module{Grants: grants(t, "net:127.0.0.1:"+serverPort(t, srv))})
 	if res := call(t, l, "fetch", `{"url":"`+srv.URL+`"}`); res.IsError || res.Text() != "direct" {
 		t.Fatalf("result = %+v", res)
+	}
+}
+
+// TestDialRefusesZones: the dial check refuses an address with an IPv6
+// zone even where an IP grant names the address, should one ever get past
+// the URL check (a resolver's answer, a redirect).
+func TestDialRefusesZones(t *testing.T) {
+	t.Parallel()
+	p := newNetPolicy(grants(t, "net:[::1]:9", "net:*.example.com:9"), net.DefaultResolver)
+	defer p.close()
+	for _, addr := range []string{"[::1%lo]:9", "[::1%.example.com]:9", "[fe80::1%eth0]:9"} {
+		_, err := p.dial(t.Context(), "tcp", addr)
+		var de *DeniedError
+		if !errors.As(err, &de) || !strings.Contains(de.Reason, "has an IPv6 zone, which is never allowed") {
+			t.Errorf("dial %s: %v, want the zone refused", addr, err)
+		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/autoagent-go/autoagent/manifest"
@@ -86,6 +87,11 @@ func (p *netPolicy) checkURL(u *url.URL) (manifest.Grant, *DeniedError) {
 	if host == "" {
 		return deny("the URL has no host")
 	}
+	if strings.Contains(host, "%") {
+		// An IPv6 zone ([::1%eth0]) picks an interface: no tool needs one,
+		// and address checks do not see through it.
+		return deny("IPv6 zones (%%) are not allowed in a host")
+	}
 	port := urlPort(u)
 	if port < 1 || port > 65535 {
 		return deny("invalid port %q", u.Port())
@@ -151,6 +157,12 @@ func (p *netPolicy) dial(ctx context.Context, network, addr string) (net.Conn, e
 	d := net.Dialer{}
 	for _, ip := range ips {
 		ip = ip.Unmap()
+		if ip.Zone() != "" {
+			if refused == nil {
+				refused = &DeniedError{Kind: "net", Action: "connection to " + addr, Reason: fmt.Sprintf("%s has an IPv6 zone, which is never allowed", ip)}
+			}
+			continue
+		}
 		if why := specialAddr(ip); why != "" && !p.ipGranted(ip, port) {
 			if refused == nil {
 				reason := fmt.Sprintf("%s is %s; only an explicit IP grant (%s) allows it", ip, why, ipGrant(ip, port))
@@ -206,6 +218,8 @@ var specialRanges = []struct {
 	{netip.MustParsePrefix("240.0.0.0/4"), "a reserved address"},
 	{netip.MustParsePrefix("::/128"), "an unspecified address"},
 	{netip.MustParsePrefix("::1/128"), "a loopback address"},
+	{netip.MustParsePrefix("::/96"), "a reserved address"},           // IPv4-compatible (deprecated)
+	{netip.MustParsePrefix("::ffff:0:0:0/96"), "a reserved address"}, // IPv4-translated (SIIT)
 	{netip.MustParsePrefix("100::/64"), "a reserved address"},
 	{netip.MustParsePrefix("2001:db8::/32"), "a documentation address"},
 	{netip.MustParsePrefix("fc00::/7"), "a private address"},
@@ -218,7 +232,8 @@ var specialRanges = []struct {
 // is an ordinary public address. IPv4 addresses embedded in IPv6 (mapped,
 // NAT64, 6to4) are judged by the IPv4 address they reach.
 func specialAddr(ip netip.Addr) string {
-	ip = ip.Unmap()
+	// A zone hides the address from Prefix.Contains: judge the address.
+	ip = ip.WithZone("").Unmap()
 	if ip.Is6() {
 		b := ip.As16()
 		switch {

@@ -244,6 +244,11 @@ func (g Grant) MatchHost(host string, port int) bool {
 		return false
 	}
 	h := strings.ToLower(strings.TrimSuffix(host, "."))
+	if strings.Contains(h, "%") {
+		// An IPv6 zone ([::1%.example.com]) is neither an address a grant
+		// names nor a host name: it never matches.
+		return false
+	}
 	if ip := net.ParseIP(strings.Trim(h, "[]")); ip != nil {
 		return net.ParseIP(g.Host) != nil && net.ParseIP(g.Host).Equal(ip)
 	}

@@ -114,6 +114,9 @@ func TestMatchHost(t *testing.T) {
 		{"net:127.0.0.1:9000", "127.0.0.1", 9000, true},
 		{"net:[::1]:9000", "::1", 9000, true},
 		{"net:127.0.0.1:9000", "localhost", 9000, false},
+		// A zoned IPv6 literal ends like a name but is neither.
+		{"net:*.example.com", "::1%.example.com", 443, false},
+		{"net:[::1]:9000", "::1%lo", 9000, false},
 		{"env:X", "x", 443, false},
 	}
 	for _, tt := range tests {
