@@ -2,6 +2,7 @@ package host
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -153,6 +154,26 @@ func TestAcceptsAnyObject(t *testing.T) {
 		}
 		if fast, full := isJSONObject([]byte(args)), s.Validate(json.RawMessage(args)) == nil; fast && !full {
 			t.Errorf("%s: the scanner accepts what the schema refuses", args)
+		}
+	}
+}
+
+// TestResultContentItemsBounded: a result holds at most maxContentItems
+// content items, on the fast path (well-formed items) and the slow one
+// (items it declines), which stops before decoding each item.
+func TestResultContentItemsBounded(t *testing.T) {
+	for _, item := range []string{`{"type":"text","text":"x"}`, `{}`} {
+		doc := func(n int) []byte {
+			return []byte(`{"content":[` + strings.TrimSuffix(strings.Repeat(item+",", n), ",") + `]}`)
+		}
+		if item != `{}` {
+			if _, err := parseResult(doc(maxContentItems), nil); err != nil {
+				t.Errorf("%s x %d: %v", item, maxContentItems, err)
+			}
+		}
+		_, err := parseResult(doc(maxContentItems+1), nil)
+		if want := fmt.Sprintf("%d content items, more than the %d a result may hold", maxContentItems+1, maxContentItems); err == nil || err.Error() != want {
+			t.Errorf("%s x %d: %v, want %q", item, maxContentItems+1, err, want)
 		}
 	}
 }
