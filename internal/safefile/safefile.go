@@ -10,7 +10,9 @@
 // os.ReadFile blocks forever on a FIFO nobody writes to (and reads a
 // device such as /dev/zero without end); Read opens without blocking,
 // checks that the file is a regular file before reading a byte, and caps
-// how much it reads.
+// how much it reads. Files of the kernel's pseudo file systems (/proc,
+// /sys, ...) count as not regular: they claim to be regular files, but
+// /proc/kmsg blocks a read until the kernel logs something.
 package safefile
 
 import (
@@ -74,6 +76,10 @@ func Open(path string) (*os.File, error) {
 	if !fi.Mode().IsRegular() {
 		f.Close()
 		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(fi.Mode()))}
+	}
+	if name := pseudoFS(f); name != "" {
+		f.Close()
+		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (a file of %s)", ErrNotRegular, name)}
 	}
 	if err := clearNonblock(f); err != nil {
 		f.Close()

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -47,5 +49,29 @@ func TestReadFIFO(t *testing.T) {
 func TestReadDevice(t *testing.T) {
 	if _, err := Read("/dev/zero", 1<<20); !errors.Is(err, ErrNotRegular) {
 		t.Fatalf("Read of /dev/zero: %v, want ErrNotRegular", err)
+	}
+}
+
+// TestReadPseudoFS: files of /proc and /sys claim to be regular but are
+// not data at rest (a link named x.wasm to /proc/kmsg hung every load of
+// a plugins directory when the host ran as root; found by attacking our
+// own sandbox). They are refused, also through a link.
+func TestReadPseudoFS(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("Linux's pseudo file systems")
+	}
+	link := filepath.Join(t.TempDir(), "x.wasm")
+	if err := os.Symlink("/proc/self/status", link); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/proc/self/status", "/sys/kernel/uevent_seqnum", link} {
+		if _, err := os.Stat(p); err != nil {
+			t.Logf("%s: %v", p, err)
+			continue
+		}
+		_, err := Read(p, 1<<20)
+		if !errors.Is(err, ErrNotRegular) || !strings.Contains(err.Error(), "a file of ") {
+			t.Errorf("Read(%s): %v, want ErrNotRegular naming the file system", p, err)
+		}
 	}
 }
