@@ -34,7 +34,16 @@ var ErrTooLarge = errors.New("file too large")
 // Read returns the contents of the regular file at path, at most max
 // bytes (max <= 0: no cap). It never blocks on a FIFO and never reads from
 // a device.
-func Read(path string, max int64) ([]byte, error) {
+func Read(path string, max int64) ([]byte, error) { return ReadPrefixed(path, max, nil) }
+
+// ErrPrefix is wrapped by ReadPrefixed's error for a file that does not
+// start with the prefix asked for.
+var ErrPrefix = errors.New("unexpected start of file")
+
+// ReadPrefixed is Read for a file that must start with prefix (a format's
+// magic number): one that does not is refused after len(prefix) bytes,
+// without reading the rest.
+func ReadPrefixed(path string, max int64, prefix []byte) ([]byte, error) {
 	f, err := Open(path)
 	if err != nil {
 		return nil, err
@@ -44,21 +53,43 @@ func Read(path string, max int64) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if max > 0 && fi.Size() > max {
-		return nil, fmt.Errorf("%s: %w: %d bytes, more than the %d allowed", path, ErrTooLarge, fi.Size(), max)
+	size := fi.Size()
+	if max > 0 && size > max {
+		return nil, fmt.Errorf("%s: %w: %d bytes, more than the %d allowed", path, ErrTooLarge, size, max)
 	}
-	buf := bytes.NewBuffer(make([]byte, 0, fi.Size()))
-	r := io.Reader(f)
-	if max > 0 {
-		r = io.LimitReader(f, max+1)
+	if len(prefix) > 0 {
+		head := make([]byte, len(prefix))
+		if _, err := io.ReadFull(f, head); err != nil || !bytes.Equal(head, prefix) {
+			return nil, fmt.Errorf("%s: %w: it does not start with %q", path, ErrPrefix, prefix)
+		}
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return nil, err
+		}
 	}
-	if _, err := buf.ReadFrom(r); err != nil {
+	// One byte more than the size, so a file that grew shows it, and no
+	// buffer growth copies what was read (a buffer of exactly the size
+	// grows once more before it sees the end).
+	buf := make([]byte, size+1)
+	n, err := io.ReadFull(f, buf)
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF:
+		return buf[:n], nil
+	case err != nil:
 		return nil, err
 	}
-	if max > 0 && int64(buf.Len()) > max {
+	// It grew while being read: read on, within the cap.
+	rest := bytes.NewBuffer(buf)
+	r := io.Reader(f)
+	if max > 0 {
+		r = io.LimitReader(f, max+1-int64(n))
+	}
+	if _, err := rest.ReadFrom(r); err != nil {
+		return nil, err
+	}
+	if max > 0 && int64(rest.Len()) > max {
 		return nil, fmt.Errorf("%s: %w: it grew past the %d bytes allowed while being read", path, ErrTooLarge, max)
 	}
-	return buf.Bytes(), nil
+	return rest.Bytes(), nil
 }
 
 // Open opens the regular file at path for reading without blocking on a

@@ -75,3 +75,27 @@ func TestReadPseudoFS(t *testing.T) {
 		}
 	}
 }
+
+// TestReadPrefixed: a file with the prefix reads whole; one without is
+// refused with ErrPrefix, and one shorter than the prefix too.
+func TestReadPrefixed(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	if b, err := ReadPrefixed(write("good", "MAGICbody"), 100, []byte("MAGIC")); err != nil || string(b) != "MAGICbody" {
+		t.Errorf("good: %q, %v", b, err)
+	}
+	for _, c := range []string{"WRONGbody", "MAG", ""} {
+		if _, err := ReadPrefixed(write("bad", c), 100, []byte("MAGIC")); !errors.Is(err, ErrPrefix) {
+			t.Errorf("%q: %v, want ErrPrefix", c, err)
+		}
+	}
+	if _, err := ReadPrefixed(write("big", "MAGIC"+strings.Repeat("x", 100)), 100, []byte("MAGIC")); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("past the cap: %v, want ErrTooLarge", err)
+	}
+}
