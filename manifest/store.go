@@ -259,6 +259,11 @@ func (s *Store) update(ctx context.Context, fn func(*Manifest) ([]Record, error)
 		return fmt.Errorf("manifest: %w", err)
 	}
 	real := Store{Path: path, Now: s.Now}
+	for _, side := range []string{real.LockPath(), real.LogPath()} {
+		if err := plainOrAbsent(side); err != nil {
+			return err
+		}
+	}
 	lock := flock.New(real.LockPath(), flock.SetPermissions(0o644))
 	locked, err := lock.TryLockContext(ctx, 10*time.Millisecond)
 	if err != nil {
@@ -308,4 +313,24 @@ func resolvePath(path string) (string, error) {
 		return filepath.Join(dir, filepath.Base(abs)), nil
 	}
 	return abs, nil
+}
+
+// plainOrAbsent refuses a lock file or audit log that is not a plain
+// file: opening a FIFO there blocked approve forever, and a link made it
+// write where the link led (found by attacking our own sandbox).
+func plainOrAbsent(path string) error {
+	fi, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("manifest: %w", err)
+	case !fi.Mode().IsRegular():
+		kind := safefile.Kind(fi.Mode())
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			kind = "a symbolic link"
+		}
+		return fmt.Errorf("manifest: %s is %s, not a plain file: remove it and try again", path, kind)
+	}
+	return nil
 }

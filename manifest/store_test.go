@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -480,5 +481,54 @@ func TestLoadFIFO(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("Load blocked on a FIFO")
+	}
+}
+
+// TestApproveRefusesOddLockAndLog: a FIFO as the lock file made approve
+// block forever, and a link as the audit log made it append where the
+// link led; both are refused, saying what to remove, and nothing is
+// written (found by attacking our own sandbox).
+func TestApproveRefusesOddLockAndLog(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		make func(s *Store) string
+		want string
+	}{
+		{"lock FIFO", func(s *Store) string {
+			if err := syscall.Mkfifo(s.LockPath(), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			return s.LockPath()
+		}, "is a FIFO, not a plain file"},
+		{"log link", func(s *Store) string {
+			victim := filepath.Join(t.TempDir(), "victim.txt")
+			if err := os.WriteFile(victim, []byte("keep\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(victim, s.LogPath()); err != nil {
+				t.Fatal(err)
+			}
+			return victim
+		}, "is a symbolic link, not a plain file"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newStore(t)
+			if err := os.MkdirAll(filepath.Dir(s.Path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			target := c.make(s)
+			_, err := s.Approve(t.Context(), Approval{SHA256: sumA, File: "x.wasm", By: "alice"})
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "remove it") {
+				t.Fatalf("approve: %v, want %q", err, c.want)
+			}
+			if _, err := os.Stat(s.Path); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("the manifest was written: %v", err)
+			}
+			if c.name == "log link" {
+				if b, _ := os.ReadFile(target); string(b) != "keep\n" {
+					t.Errorf("the link's target now holds %q", b)
+				}
+			}
+		})
 	}
 }
