@@ -102,6 +102,12 @@ func ParseGrant(s string) (Grant, error) {
 		if strings.IndexFunc(value, unicode.IsControl) >= 0 {
 			return bad("%s path contains a control character", kind)
 		}
+		if strings.IndexFunc(value, invisible) >= 0 {
+			// A right-to-left override made fs.write:/x look like
+			// fs.read:... in an approval prompt (found by attacking our
+			// own sandbox).
+			return bad("%s path contains an invisible formatting character (such as a direction override)", kind)
+		}
 		clean := filepath.Clean(value)
 		if clean != strings.TrimRightFunc(clean, unicode.IsSpace) {
 			return bad("%s path ends with white space", kind)
@@ -366,4 +372,11 @@ func (g *Grant) UnmarshalText(b []byte) error {
 	}
 	*g = parsed
 	return nil
+}
+
+// invisible reports formatting characters that change how text around
+// them displays without showing themselves: direction overrides and
+// isolates, zero-width characters, line and paragraph separators.
+func invisible(r rune) bool {
+	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }

@@ -74,6 +74,8 @@ func TestParseGrantInvalid(t *testing.T) {
 		{"fs.read:/ /.", "ends with white space"},
 		{"fs.read:/data\n/x", "control character"},
 		{"fs.read:/a\x1b[2Jb", "control character"},
+		{"fs.read:/tmp/\u202eehcac\u202c", "invisible formatting character"},
+		{"fs.write:/a\u200bb", "invisible formatting character"},
 		{"env:1ABC", "env name"},
 		{"env:A-B", "env name"},
 		{"kv:a/b", "kv namespace"},

@@ -99,14 +99,15 @@ func grantList(gs []manifest.Grant) string {
 // safeText makes text from a module (its tool descriptions, its error
 // messages) or a hand-edited manifest safe to print on a terminal: control
 // characters, which could move the cursor or rewrite what a reviewer sees,
-// are shown escaped.
+// and invisible formatting characters (a right-to-left override makes
+// "fs.write:" display as something else), are shown escaped.
 func safeText(s string) string {
-	if strings.IndexFunc(s, unicode.IsControl) < 0 {
+	if strings.IndexFunc(s, unsafeRune) < 0 {
 		return s
 	}
 	var b strings.Builder
 	for _, r := range s {
-		if unicode.IsControl(r) {
+		if unsafeRune(r) {
 			q := fmt.Sprintf("%+q", string(r))
 			b.WriteString(q[1 : len(q)-1])
 			continue
@@ -114,6 +115,13 @@ func safeText(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// unsafeRune reports what safeText escapes: control characters, and
+// formatting characters that change how the text around them displays
+// (direction overrides, zero-width characters, line separators).
+func unsafeRune(r rune) bool {
+	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 // limitsText describes an approval's limits, defaults included.
