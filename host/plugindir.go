@@ -155,9 +155,13 @@ func (s *Snapshot) Tool(name string) (tool.Tool, bool) {
 }
 
 // Plugin returns the plugin whose approval name, file name, or file name
-// without ".wasm" is name. An approval name wins over a file name.
+// without ".wasm" is name. An approval name wins over a file name, and an
+// approval found in the file it records wins over one copied elsewhere:
+// with an older approval of a name still in the manifest, its bytes copied
+// in as aaa.wasm took the name over (found by attacking our own sandbox).
 func (s *Snapshot) Plugin(name string) (Plugin, bool) {
 	for _, match := range []func(Plugin) bool{
+		func(p Plugin) bool { return p.Entry != nil && p.Entry.Name == name && p.Entry.File == p.File },
 		func(p Plugin) bool { return p.Entry != nil && p.Entry.Name == name },
 		func(p Plugin) bool { return p.File == name || strings.TrimSuffix(p.File, ".wasm") == name },
 	} {

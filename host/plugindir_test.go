@@ -150,6 +150,23 @@ func TestSparseNonModulesNotRead(t *testing.T) {
 	}
 }
 
+// TestPluginPrefersItsRecordedFile: with two approvals of one name (the
+// current module and an older one kept), the older bytes copied in under
+// another file name do not take the name over.
+func TestPluginPrefersItsRecordedFile(t *testing.T) {
+	e := newPDEnv(t)
+	old := waTextModule("old", "o")
+	e.put("echo.wasm", old, nil)
+	e.approve("echo.wasm", manifest.Limits{})
+	e.put("echo.wasm", waTextModule("current", "c"), nil)
+	e.approve("echo.wasm", manifest.Limits{})
+	e.put("aaa.wasm", old, nil) // sorts first
+	p, ok := e.open(DirOptions{}).Snapshot().Plugin("echo")
+	if !ok || p.File != "echo.wasm" {
+		t.Fatalf("Plugin(echo) = %s (found %v), want echo.wasm, the file its approval records", p.File, ok)
+	}
+}
+
 func TestOpenDirStatuses(t *testing.T) {
 	e := newPDEnv(t)
 	e.put("alpha.wasm", waTextModule("from alpha", "a"), waSidecar(nil, "alpha_one", "alpha_two"))
