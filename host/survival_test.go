@@ -124,11 +124,7 @@ var survivalCases = []survivalCase{
 		want: "tool exceeded its time limit of 1s", maxTime: 2 * time.Second},
 	{name: "one WASI write of 8 million iovecs", file: "writev.wasm", limits: Limits{Timeout: time.Second}, tool: "writev",
 		want: "fd_write: a list of 8000000 entries, more than the 1024 allowed", maxTime: 2 * time.Second,
-		setup: func(c *survivalRun) {
-			d := filepath.Join(c.dir, "out")
-			_ = os.Mkdir(d, 0o700)
-			c.grants = []string{"fs.write:" + d}
-		}},
+		setup: grantOutDir},
 	{name: "open files without end", file: "fdhog.wasm", tool: "fdhog", reuse: true,
 		want: "tool exceeded its open files limit of 256 files", maxTime: 5 * time.Second,
 		setup: func(c *survivalRun) {
@@ -146,11 +142,7 @@ var survivalCases = []survivalCase{
 		}},
 	{name: "a disk filled without end", file: "diskfill.wasm", tool: "diskfill", limits: Limits{FSWrite: 32 << 20},
 		want: "tool exceeded its fs write limit of 32 MiB", maxTime: 5 * time.Second,
-		setup: func(c *survivalRun) {
-			d := filepath.Join(c.dir, "out")
-			_ = os.Mkdir(d, 0o700)
-			c.grants = []string{"fs.write:" + d}
-		},
+		setup: grantOutDir,
 		check: func(c *survivalRun, _ tool.Result) error {
 			fi, err := os.Stat(filepath.Join(c.dir, "out", "big"))
 			if err != nil {
@@ -163,11 +155,7 @@ var survivalCases = []survivalCase{
 		}},
 	{name: "a terabyte hole", file: "sparse.wasm", tool: "sparse",
 		want: "tool exceeded its fs write limit of 256 MiB", maxTime: 5 * time.Second,
-		setup: func(c *survivalRun) {
-			d := filepath.Join(c.dir, "out")
-			_ = os.Mkdir(d, 0o700)
-			c.grants = []string{"fs.write:" + d}
-		},
+		setup: grantOutDir,
 		check: func(c *survivalRun, _ tool.Result) error {
 			if fi, err := os.Stat(filepath.Join(c.dir, "out", "sparse.bin")); err == nil && fi.Size() > 256<<20 {
 				return fmt.Errorf("the call left a file of %d bytes", fi.Size())
@@ -273,6 +261,13 @@ func TestSurvival(t *testing.T) {
 			runSurvivalChild(t, exe, c)
 		})
 	}
+}
+
+// grantOutDir gives a case an empty directory "out" and fs.write to it.
+func grantOutDir(c *survivalRun) {
+	d := filepath.Join(c.dir, "out")
+	_ = os.Mkdir(d, 0o700)
+	c.grants = []string{"fs.write:" + d}
 }
 
 // survivalReport is what a child prints of its case, on one line.
