@@ -165,7 +165,9 @@ var survivalCases = []survivalCase{
 	{name: "variables without end", file: "varbomb.wasm", tool: "varbomb", reuse: true,
 		want: "var_set: at most 1024 variables per instance", maxTime: 5 * time.Second, maxRSS: 64 << 20},
 	{name: "straight-line bulk fills", file: "bulkfill.wasm", limits: Limits{Timeout: 2 * time.Second}, tool: "bulkfill",
-		want: "tool exceeded its time limit of 2s", maxTime: 2500 * time.Millisecond, maxLoad: time.Minute},
+		// The bound covers instantiation too, which faults the 48 MiB in
+		// before the time limit starts (0.2-0.5 s on the CI's machine).
+		want: "tool exceeded its time limit of 2s", maxTime: 3 * time.Second, maxLoad: time.Minute},
 	{name: "nesting compile bomb", file: "nestbomb.wasm",
 		loadErr: "module exceeds the Nesting limit of 10000: function 7 nests blocks more than 10000 deep"},
 	{name: "branch compile bomb", file: "branchbomb.wasm",
@@ -291,6 +293,13 @@ type survivalReport struct {
 
 const survivalPrefix = "SURVIVAL "
 
+// maxGCStop bounds how long stopping the world for a collection may take
+// in a child: a guest yields about every millisecond of instructions, and
+// the host faults its memory in (see linearMemory.prefault); under the race
+// detector on a loaded 2-core machine the cases stayed under 90 ms, and a
+// guest faulting 48 MiB in machine code took 200-540 ms.
+const maxGCStop = 250 * time.Millisecond
+
 // startupSlack covers the child's start and compilations beyond a case's
 // own time bound before the parent calls it frozen.
 const startupSlack = 60 * time.Second
@@ -343,7 +352,7 @@ func runSurvivalChild(t *testing.T, exe string, c survivalCase) {
 	if rep.Load > maxLoad {
 		t.Errorf("loading took %v, more than its bound of %v", rep.Load, maxLoad)
 	}
-	if rep.MaxStop > 500*time.Millisecond {
+	if rep.MaxStop > maxGCStop {
 		t.Errorf("stopping the world for a garbage collection took %v while the guest ran: the guest held up the process", rep.MaxStop)
 	}
 	if rep.MaxGC > maxTime {

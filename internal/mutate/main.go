@@ -203,6 +203,9 @@ var mutations = []mutation{
 	{"grant coverage is lexical again", "manifest/grant.go",
 		"\t\tgp, op := resolvedGrantPath(g.Path), resolvedGrantPath(other.Path)", "\t\tgp, op := filepath.Clean(g.Path), filepath.Clean(other.Path)",
 		"./manifest", "PlantedLink"},
+	{"guest memory faulted in by the guest", "host/memory.go",
+		"\tm.prefault(old)\n", "\t_ = old\n",
+		"./host", "TestGuestMemoryIsFaultedInByTheHost"},
 }
 
 func main() {
