@@ -32,11 +32,11 @@ import (
 	"sync"
 	"time"
 
-	"github.com/autoagent-go/autoagent/internal/backend/httpprovider"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/memory"
 	"github.com/autoagent-go/autoagent/memory/remote"
 	"github.com/autoagent-go/autoagent/memory/sqlitestore"
+	"github.com/autoagent-go/autoagent/providers/catalog"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
@@ -50,7 +50,7 @@ type config struct {
 	keepRecent  int
 	background  bool
 	busyTimeout time.Duration
-	model       httpprovider.Config
+	model       catalog.Config
 }
 
 func parse(args []string) (config, error) {
@@ -96,9 +96,9 @@ func run(args []string, stderr io.Writer) int {
 // open builds the served memory.
 func open(ctx context.Context, c config) (*sharedFact, error) {
 	var p llm.Provider
-	if c.model.Provider != "" {
+	if c.model.Name != "" {
 		var err error
-		if p, err = httpprovider.New(c.model); err != nil {
+		if p, err = catalog.New(c.model); err != nil {
 			return nil, err
 		}
 	}

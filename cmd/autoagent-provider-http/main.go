@@ -1,5 +1,5 @@
 // Command autoagent-provider-http is a provider backend: it serves one of
-// the built-in HTTP providers (OpenAI, Anthropic, Gemini, DeepSeek, any
+// the built-in HTTP providers (OpenAI, Anthropic, Gemini, DeepSeek, Groq, any
 // OpenAI-compatible server) to an autoagent host over go-plugin, and reads
 // the API key itself, so the host process never holds it.
 //
@@ -29,8 +29,8 @@ import (
 	"io"
 	"os"
 
-	"github.com/autoagent-go/autoagent/internal/backend/httpprovider"
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/providers/catalog"
 	"github.com/autoagent-go/autoagent/providers/remote"
 )
 
@@ -40,16 +40,16 @@ func main() { os.Exit(run(os.Args[1:], os.Stderr)) }
 // the exit status: 2 for a usage error, 1 when the provider cannot be
 // built.
 func run(args []string, stderr io.Writer) int {
-	cfg, err := httpprovider.Parse(args)
+	cfg, err := catalog.ParseArgs("autoagent-provider-http", args, catalog.HTTPNames())
 	if err == nil {
 		var p llm.Provider
-		if p, err = httpprovider.New(cfg); err == nil {
+		if p, err = catalog.New(cfg); err == nil {
 			remote.Serve(p)
 			return 0
 		}
 	}
 	fmt.Fprintln(stderr, err)
-	if errors.Is(err, httpprovider.ErrUsage) {
+	if errors.Is(err, catalog.ErrUsage) {
 		return 2
 	}
 	return 1

@@ -14,8 +14,8 @@ import (
 
 	"github.com/autoagent-go/autoagent/internal/backend"
 	"github.com/autoagent-go/autoagent/internal/backend/backendtest"
-	"github.com/autoagent-go/autoagent/internal/backend/httpprovider"
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/providers/catalog"
 )
 
 // The test binary doubles as the backend: started with testBackendEnv set,
@@ -34,10 +34,10 @@ func TestMain(m *testing.M) {
 		Serve(&fake{dir: os.Getenv(testDirEnv)})
 	case "http":
 		// What cmd/autoagent-provider-http does, with this binary's args.
-		cfg, err := httpprovider.Parse(os.Args[1:])
+		cfg, err := catalog.ParseArgs("autoagent-provider-http", os.Args[1:], catalog.HTTPNames())
 		if err == nil {
 			var p llm.Provider
-			if p, err = httpprovider.New(cfg); err == nil {
+			if p, err = catalog.New(cfg); err == nil {
 				Serve(p)
 				break
 			}

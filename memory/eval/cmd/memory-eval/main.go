@@ -24,6 +24,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -35,9 +36,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/memory/eval"
-	"github.com/autoagent-go/autoagent/providers/anthropic"
-	"github.com/autoagent-go/autoagent/providers/gemini"
-	"github.com/autoagent-go/autoagent/providers/openai"
+	"github.com/autoagent-go/autoagent/providers/catalog"
 )
 
 func main() {
@@ -113,64 +112,35 @@ func selectMemories(list string) ([]eval.MemoryConfig, error) {
 }
 
 // providerFromEnv builds the provider named by AUTOAGENT_EVAL_PROVIDER, or
-// the first one whose key is set, or the scripted model.
+// the first one whose key is set, or the scripted model. Names, default
+// models and key variables are the catalog's, as everywhere else.
 func providerFromEnv(scenarios []eval.Scenario) (llm.Provider, string, error) {
 	name := os.Getenv("AUTOAGENT_EVAL_PROVIDER")
 	if name == "" {
 		name = "scripted"
-		for _, c := range []struct{ name, env string }{
-			{"openai", openai.DefaultAPIKeyEnv}, {"anthropic", anthropic.DefaultAPIKeyEnv},
-			{"gemini", gemini.DefaultAPIKeyEnv}, {"deepseek", openai.DeepSeekAPIKeyEnv},
-		} {
-			if os.Getenv(c.env) != "" {
-				name = c.name
+		for _, n := range catalog.HTTPNames() {
+			if env := catalog.DefaultAPIKeyEnv(n); env != "" && os.Getenv(env) != "" {
+				name = n
 				break
 			}
 		}
 	}
-	model := os.Getenv("AUTOAGENT_EVAL_MODEL")
-	def := func(m string) string {
-		if model != "" {
-			return model
-		}
-		return m
-	}
-	var (
-		p   llm.Provider
-		err error
-	)
-	switch name {
-	case "scripted":
+	if name == "scripted" {
 		return eval.ScriptedModel(scenarios), "scripted model (no API key set: deterministic run)", nil
-	case "openai":
-		model = def("gpt-4o-mini")
-		p, err = openai.New(openai.Options{Model: model})
-	case "deepseek":
-		model = def("deepseek-chat")
-		p, err = openai.DeepSeek(openai.Options{Model: model})
-	case "groq":
-		model = def("llama-3.1-8b-instant")
-		p, err = openai.Groq(openai.Options{Model: model})
-	case "openai-compatible":
-		base := os.Getenv("AUTOAGENT_EVAL_BASE_URL")
+	}
+	model := cmp.Or(os.Getenv("AUTOAGENT_EVAL_MODEL"), catalog.DefaultModel(name))
+	base := os.Getenv("AUTOAGENT_EVAL_BASE_URL")
+	if name == "openai-compatible" {
 		if base == "" {
 			return nil, "", errors.New("AUTOAGENT_EVAL_BASE_URL must name the server for openai-compatible")
 		}
 		if model == "" {
 			return nil, "", errors.New("AUTOAGENT_EVAL_MODEL must name the model for openai-compatible")
 		}
-		p, err = openai.Compatible(base, openai.Options{Model: model})
-	case "anthropic":
-		model = def("claude-3-5-haiku-latest")
-		p, err = anthropic.New(anthropic.Options{Model: model})
-	case "gemini":
-		model = def("gemini-2.0-flash")
-		p, err = gemini.New(gemini.Options{Model: model})
-	default:
-		return nil, "", fmt.Errorf("unknown AUTOAGENT_EVAL_PROVIDER %q", name)
 	}
+	p, err := catalog.New(catalog.Config{Name: name, Model: model, BaseURL: base})
 	if err != nil {
-		return nil, "", err
+		return nil, "", fmt.Errorf("AUTOAGENT_EVAL_PROVIDER: %w", err)
 	}
 	return p, name + " " + model, nil
 }

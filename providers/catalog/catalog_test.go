@@ -1,4 +1,4 @@
-package autoagent_test
+package catalog_test
 
 import (
 	"context"
@@ -13,8 +13,8 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/providers/catalog"
 	"github.com/autoagent-go/autoagent/providers/openai"
 )
 
@@ -23,17 +23,17 @@ var httpProviders = []string{"openai", "deepseek", "groq", "anthropic", "gemini"
 
 func TestNewProviderRefusesWhatItCannotBuild(t *testing.T) {
 	tests := []struct {
-		cfg     autoagent.ProviderConfig
+		cfg     catalog.Config
 		want    error
 		mention string
 	}{
-		{autoagent.ProviderConfig{Name: "nope"}, autoagent.ErrUnknownProvider, "openai-compatible"},
-		{autoagent.ProviderConfig{}, autoagent.ErrUnknownProvider, "scripted"},
-		{autoagent.ProviderConfig{Name: "openai-compatible"}, autoagent.ErrMissingSetting, "base URL"},
-		{autoagent.ProviderConfig{Name: "scripted"}, autoagent.ErrMissingSetting, "script file"},
+		{catalog.Config{Name: "nope"}, catalog.ErrUnknown, "openai-compatible"},
+		{catalog.Config{}, catalog.ErrUnknown, "scripted"},
+		{catalog.Config{Name: "openai-compatible"}, catalog.ErrMissingSetting, "base URL"},
+		{catalog.Config{Name: "scripted"}, catalog.ErrMissingSetting, "script file"},
 	}
 	for _, tt := range tests {
-		p, err := autoagent.NewProvider(tt.cfg)
+		p, err := catalog.New(tt.cfg)
 		if !errors.Is(err, tt.want) || p != nil {
 			t.Errorf("NewProvider(%+v) = %v, %v; want an error wrapping %v", tt.cfg, p, err, tt.want)
 			continue
@@ -45,8 +45,8 @@ func TestNewProviderRefusesWhatItCannotBuild(t *testing.T) {
 
 	// A missing script file is the scripted provider's own error, not a
 	// missing setting.
-	_, err := autoagent.NewProvider(autoagent.ProviderConfig{Name: "scripted", ScriptFile: filepath.Join(t.TempDir(), "none.jsonl")})
-	if err == nil || errors.Is(err, autoagent.ErrMissingSetting) {
+	_, err := catalog.New(catalog.Config{Name: "scripted", ScriptFile: filepath.Join(t.TempDir(), "none.jsonl")})
+	if err == nil || errors.Is(err, catalog.ErrMissingSetting) {
 		t.Errorf("scripted with a missing file: %v", err)
 	}
 }
@@ -60,13 +60,13 @@ func TestDefaultAPIKeyEnvIsTheVariableProvidersRead(t *testing.T) {
 	}))
 	defer srv.Close()
 	for _, name := range httpProviders {
-		env := autoagent.DefaultAPIKeyEnv(name)
+		env := catalog.DefaultAPIKeyEnv(name)
 		if env == "" {
 			t.Errorf("DefaultAPIKeyEnv(%q) is empty", name)
 			continue
 		}
 		t.Setenv(env, "")
-		p, err := autoagent.NewProvider(autoagent.ProviderConfig{Name: name, BaseURL: srv.URL})
+		p, err := catalog.New(catalog.Config{Name: name, BaseURL: srv.URL})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -76,7 +76,7 @@ func TestDefaultAPIKeyEnvIsTheVariableProvidersRead(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"openai-compatible", "scripted", "nope"} {
-		if env := autoagent.DefaultAPIKeyEnv(name); env != "" {
+		if env := catalog.DefaultAPIKeyEnv(name); env != "" {
 			t.Errorf("DefaultAPIKeyEnv(%q) = %q, want none", name, env)
 		}
 	}
@@ -116,7 +116,7 @@ func TestNewProviderSendsDefaultModelAndConfiguredKey(t *testing.T) {
 	for _, name := range httpProviders {
 		srv, seen := captureServer(t)
 		for _, model := range []string{"", "some-other-model"} {
-			p, err := autoagent.NewProvider(autoagent.ProviderConfig{
+			p, err := catalog.New(catalog.Config{
 				Name: " " + strings.ToUpper(name) + " ", Model: model, BaseURL: srv.URL, APIKeyEnv: "AUTOAGENT_TEST_KEY",
 			})
 			if err != nil {
@@ -130,7 +130,7 @@ func TestNewProviderSendsDefaultModelAndConfiguredKey(t *testing.T) {
 		if len(reqs) != 2 {
 			t.Fatalf("%s: %d requests, want 2", name, len(reqs))
 		}
-		for i, want := range []string{autoagent.DefaultModel(name), "some-other-model"} {
+		for i, want := range []string{catalog.DefaultModel(name), "some-other-model"} {
 			if want == "" {
 				t.Fatalf("DefaultModel(%q) is empty", name)
 			}
@@ -156,7 +156,7 @@ func headerValues(h http.Header) []string {
 func TestNewProviderCompatibleNeedsNoKey(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "must-not-be-sent")
 	srv, seen := captureServer(t)
-	p, err := autoagent.NewProvider(autoagent.ProviderConfig{Name: "openai-compatible", BaseURL: srv.URL, Model: "local"})
+	p, err := catalog.New(catalog.Config{Name: "openai-compatible", BaseURL: srv.URL, Model: "local"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestNewProviderScriptedPlaysTheFile(t *testing.T) {
 	if err := os.WriteFile(script, []byte(`{"text":"from the script"}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p, err := autoagent.NewProvider(autoagent.ProviderConfig{Name: "scripted", ScriptFile: script})
+	p, err := catalog.New(catalog.Config{Name: "scripted", ScriptFile: script})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,15 +194,84 @@ func TestNewProviderScriptedPlaysTheFile(t *testing.T) {
 }
 
 func TestProviderNamesIsACopy(t *testing.T) {
-	names := autoagent.ProviderNames()
+	names := catalog.Names()
 	names[0] = "changed"
-	if got := autoagent.ProviderNames(); got[0] == "changed" {
+	if got := catalog.Names(); got[0] == "changed" {
 		t.Errorf("ProviderNames shares its slice: %v", got)
 	}
-	for _, name := range autoagent.ProviderNames() {
-		_, err := autoagent.NewProvider(autoagent.ProviderConfig{Name: name})
-		if errors.Is(err, autoagent.ErrUnknownProvider) {
+	for _, name := range catalog.Names() {
+		_, err := catalog.New(catalog.Config{Name: name})
+		if errors.Is(err, catalog.ErrUnknown) {
 			t.Errorf("NewProvider does not know %q, which ProviderNames lists", name)
 		}
+	}
+}
+
+// A literal APIKey is sent instead of the variable's key, and String never
+// prints it.
+func TestNewProviderSendsALiteralKey(t *testing.T) {
+	t.Setenv("AUTOAGENT_TEST_KEY", "from-the-variable")
+	for _, name := range httpProviders {
+		srv, seen := captureServer(t)
+		cfg := catalog.Config{Name: name, BaseURL: srv.URL, APIKey: "literal-key", APIKeyEnv: "AUTOAGENT_TEST_KEY"}
+		p, err := catalog.New(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("hi")}})
+		reqs := seen()
+		if len(reqs) != 1 {
+			t.Fatalf("%s: %d requests", name, len(reqs))
+		}
+		vals := headerValues(reqs[0].header)
+		if !slices.ContainsFunc(vals, func(v string) bool { return strings.Contains(v, "literal-key") }) ||
+			slices.ContainsFunc(vals, func(v string) bool { return strings.Contains(v, "from-the-variable") }) {
+			t.Errorf("%s: headers %v, want the literal key only", name, reqs[0].header)
+		}
+		if s := cfg.String(); strings.Contains(s, "literal-key") || !strings.Contains(s, "api_key=[set]") {
+			t.Errorf("Config.String() = %s", s)
+		}
+	}
+}
+
+// MaxRetries reaches the provider: negative sends a retryable failure once.
+func TestNewProviderPassesMaxRetries(t *testing.T) {
+	for _, name := range httpProviders {
+		var mu sync.Mutex
+		n := 0
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			n++
+			mu.Unlock()
+			w.Header().Set("Retry-After", "0")
+			http.Error(w, `{"error":{"message":"busy"}}`, http.StatusServiceUnavailable)
+		}))
+		for _, tc := range []struct{ retries, want int }{{-1, 1}, {1, 2}} {
+			mu.Lock()
+			n = 0
+			mu.Unlock()
+			p, err := catalog.New(catalog.Config{Name: name, BaseURL: srv.URL, APIKey: "k", MaxRetries: tc.retries})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.UserText("hi")}}); err == nil {
+				t.Fatalf("%s: a 503 was not an error", name)
+			}
+			mu.Lock()
+			got := n
+			mu.Unlock()
+			if got != tc.want {
+				t.Errorf("%s with MaxRetries %d: %d requests, want %d", name, tc.retries, got, tc.want)
+			}
+		}
+		srv.Close()
+	}
+}
+
+// HTTPNames is every name but scripted.
+func TestHTTPNames(t *testing.T) {
+	want := slices.DeleteFunc(catalog.Names(), func(n string) bool { return n == "scripted" })
+	if got := catalog.HTTPNames(); !slices.Equal(got, want) {
+		t.Errorf("HTTPNames() = %v, want %v", got, want)
 	}
 }

@@ -1,0 +1,129 @@
+package autoagent_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/autoagent-go/autoagent"
+
+// pkgGraph is what go list says of the module's packages: each one's
+// direct imports and all its dependencies, both without the module
+// prefix ("" is the root package).
+type pkgGraph map[string]struct{ imports, deps []string }
+
+func listPackages(t *testing.T) pkgGraph {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{join .Imports \" \"}}\t{{join .Deps \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	g := pkgGraph{}
+	for line := range strings.Lines(string(out)) {
+		f := strings.Split(strings.TrimRight(line, "\n"), "\t")
+		if len(f) != 3 {
+			t.Fatalf("go list line %q", line)
+		}
+		g[ours(f[0])] = struct{ imports, deps []string }{oursOnly(f[1]), oursOnly(f[2])}
+	}
+	if len(g) < 20 {
+		t.Fatalf("go list found only %d packages", len(g))
+	}
+	return g
+}
+
+func ours(p string) string { return strings.TrimPrefix(strings.TrimPrefix(p, module), "/") }
+
+func oursOnly(list string) []string {
+	var out []string
+	for _, p := range strings.Fields(list) {
+		if p == module || strings.HasPrefix(p, module+"/") {
+			out = append(out, ours(p))
+		}
+	}
+	return out
+}
+
+func isInternal(p string) bool {
+	return strings.HasPrefix(p, "internal/") || strings.Contains(p, "/internal/") || p == "internal"
+}
+
+func under(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
+
+// importRule is DESIGN's import rule for one package: what of ours it may
+// import besides internal packages.
+type importRule struct {
+	pkg     string
+	allowed []string // packages, or directories with a trailing "/"
+	why     string
+}
+
+var importRules = []importRule{
+	{"llm", nil, "llm imports nothing of ours"},
+	{"manifest", nil, "manifest imports nothing of ours"},
+	{"tool", []string{"llm"}, "tool depends on llm only"},
+	{"memory", []string{"llm"}, "memory → llm"},
+	{"trace", []string{"llm"}, "trace → llm"},
+	{"mcp", []string{"tool", "llm"}, "mcp → tool"},
+	{"loop", []string{"llm", "tool", "memory", "trace"}, "loop → llm, tool, memory, trace; it knows nothing about WebAssembly"},
+	{"host", []string{"tool", "manifest", "llm", "host/"}, "host → tool, manifest; host never imports loop"},
+	{"providers/openai", []string{"llm"}, "providers/* → llm"},
+	{"providers/anthropic", []string{"llm"}, "providers/* → llm"},
+	{"providers/gemini", []string{"llm"}, "providers/* → llm"},
+	{"providers/scripted", []string{"llm"}, "providers/* → llm"},
+	{"providers/routing", []string{"llm"}, "providers/* → llm"},
+	{"providers/remote", []string{"llm"}, "providers/* → llm"},
+	{"providers/providertest", []string{"llm"}, "providers/* → llm"},
+	{"providers/catalog", []string{"llm", "providers/"}, "the catalog is the one table of the providers by name"},
+}
+
+func allowedBy(r importRule, imp string) bool {
+	if isInternal(imp) {
+		return true
+	}
+	for _, a := range r.allowed {
+		if imp == a || (strings.HasSuffix(a, "/") && strings.HasPrefix(imp, a)) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestImportRule enforces the import rule (DESIGN.md §1, docs in
+// RATIONALE.md): each core package imports only what the rule lets it; no
+// internal package imports providers/* (provider construction by name is
+// providers/catalog's) or a public package that imports it back.
+func TestImportRule(t *testing.T) {
+	g := listPackages(t)
+	for _, r := range importRules {
+		p, ok := g[r.pkg]
+		if !ok {
+			t.Errorf("the rule names %s, which go list does not know", r.pkg)
+			continue
+		}
+		for _, imp := range p.imports {
+			if !allowedBy(r, imp) {
+				t.Errorf("%s imports %s (%s)", r.pkg, imp, r.why)
+			}
+		}
+	}
+	for name, p := range g {
+		if !isInternal(name) {
+			continue
+		}
+		for _, imp := range p.imports {
+			if under(imp, "providers") {
+				t.Errorf("%s imports %s: an internal package may not build providers (providers/catalog does)", name, imp)
+			}
+			if isInternal(imp) {
+				continue
+			}
+			for _, d := range g[imp].deps {
+				if d == name {
+					t.Errorf("%s imports %s, which imports it back", name, imp)
+				}
+			}
+		}
+	}
+}
