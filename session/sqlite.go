@@ -1,0 +1,598 @@
+package session
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
+
+	"github.com/autoagent-go/autoagent/internal/bm25"
+	"github.com/autoagent-go/autoagent/llm"
+)
+
+// Options configures Open. The zero value works.
+type Options struct {
+	// BusyTimeout is how long a write waits for another process's write
+	// to finish; DefaultBusyTimeout when zero.
+	BusyTimeout time.Duration
+	// Now is the clock entries are stamped with; time.Now when nil.
+	Now func() time.Time
+}
+
+// DefaultBusyTimeout is Options.BusyTimeout's default.
+const DefaultBusyTimeout = 10 * time.Second
+
+// SQLiteStore is the embedded Store: one SQLite file in WAL mode, shared
+// safely by the goroutines of a process and by several processes. A
+// commit is durable against the process dying (kill -9 included): what
+// Append returned is there when the file is opened again.
+type SQLiteStore struct {
+	db   *sql.DB
+	path string
+	now  func() time.Time
+	wmu  sync.Mutex // one writer per process; other processes wait in SQLite
+}
+
+var _ Store = (*SQLiteStore)(nil)
+
+const schemaVersion = 1
+
+const schema = `
+CREATE TABLE IF NOT EXISTS meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS sessions (
+	user        TEXT    NOT NULL,
+	name        TEXT    NOT NULL,
+	created     INTEGER NOT NULL,
+	updated     INTEGER NOT NULL,
+	next_seq    INTEGER NOT NULL,
+	forked_user TEXT,
+	forked_name TEXT,
+	forked_at   INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (user, name)
+);
+CREATE TABLE IF NOT EXISTS messages (
+	user    TEXT    NOT NULL,
+	name    TEXT    NOT NULL,
+	seq     INTEGER NOT NULL,
+	time    INTEGER NOT NULL,
+	role    TEXT    NOT NULL,
+	text    TEXT,
+	message TEXT,
+	PRIMARY KEY (user, name, seq)
+) WITHOUT ROWID;
+INSERT OR IGNORE INTO meta (key, value) VALUES ('schema_version', '1');
+`
+
+// CorruptError is returned by Open for a file that is not a session store
+// (not an SQLite database, or tables of another layout). The file is left
+// untouched.
+type CorruptError struct {
+	Path string
+	Err  error
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("session: %s is not a readable session store (%v); move it aside to start a new one", e.Path, e.Err)
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }
+
+// Open opens the store at path, creating the file and its tables when
+// missing.
+func Open(path string, opts Options) (*SQLiteStore, error) {
+	if path == "" || strings.ContainsRune(path, '?') {
+		return nil, fmt.Errorf("session: store path %q must be a file name without '?'", path)
+	}
+	busy := opts.BusyTimeout
+	if busy <= 0 {
+		busy = DefaultBusyTimeout
+	}
+	dsn := fmt.Sprintf("file:%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)", path, busy.Milliseconds())
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("session: open %s: %w", path, err)
+	}
+	s := &SQLiteStore{db: db, path: path, now: opts.Now}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if err := s.init(); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *SQLiteStore) init() error {
+	ctx := context.Background()
+	corrupt := func(err error) error { return &CorruptError{Path: s.path, Err: err} }
+	if _, err := s.db.ExecContext(ctx, schema); err != nil {
+		msg := err.Error()
+		if _, statErr := os.Stat(s.path); statErr == nil && (strings.Contains(msg, "not a database") || strings.Contains(msg, "malformed")) {
+			return corrupt(err)
+		}
+		return fmt.Errorf("session: create tables in %s: %w", s.path, err)
+	}
+	var v int
+	if err := s.db.QueryRowContext(ctx, `SELECT CAST(value AS INTEGER) FROM meta WHERE key = 'schema_version'`).Scan(&v); err != nil {
+		return corrupt(fmt.Errorf("read schema version: %w", err))
+	}
+	if v != schemaVersion {
+		return corrupt(fmt.Errorf("schema version %d; this build reads version %d", v, schemaVersion))
+	}
+	if _, err := s.db.ExecContext(ctx, `SELECT user, name, created, updated, next_seq, forked_user, forked_name, forked_at FROM sessions LIMIT 0`); err != nil {
+		return corrupt(err)
+	}
+	if _, err := s.db.ExecContext(ctx, `SELECT user, name, seq, time, role, text, message FROM messages LIMIT 0`); err != nil {
+		return corrupt(err)
+	}
+	return nil
+}
+
+// Close closes the database; every Append that returned is committed.
+func (s *SQLiteStore) Close() error { return s.db.Close() }
+
+// Path is the store's file.
+func (s *SQLiteStore) Path() string { return s.path }
+
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// write runs fn in an IMMEDIATE transaction (the database's write lock
+// first, so what fn reads is what it writes over).
+func (s *SQLiteStore) write(ctx context.Context, fn func(q querier) error) (err error) {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	c, err := s.db.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("session: %w", err)
+	}
+	defer c.Close()
+	if _, err := c.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
+		return fmt.Errorf("session: begin write to %s: %w", s.path, err)
+	}
+	defer func() {
+		if err != nil {
+			_, _ = c.ExecContext(context.Background(), `ROLLBACK`)
+		}
+	}()
+	if err := fn(c); err != nil {
+		return err
+	}
+	if _, err := c.ExecContext(ctx, `COMMIT`); err != nil {
+		return fmt.Errorf("session: commit to %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// read runs fn in a read transaction: one consistent snapshot.
+func (s *SQLiteStore) read(ctx context.Context, fn func(q querier) error) error {
+	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("session: %w", err)
+	}
+	defer tx.Rollback()
+	return fn(tx)
+}
+
+func stamp(t time.Time) int64 { return t.UnixNano() }
+
+func unstamp(n int64) time.Time { return time.Unix(0, n) }
+
+// Append implements Store.
+func (s *SQLiteStore) Append(ctx context.Context, k Key, msgs ...llm.Message) ([]Entry, error) {
+	if err := k.Validate(); err != nil {
+		return nil, err
+	}
+	rows := make([]row, len(msgs))
+	for i, m := range msgs {
+		if err := m.Validate(); err != nil {
+			return nil, fmt.Errorf("session: message %d of the append: %w", i, err)
+		}
+		r, err := encode(m)
+		if err != nil {
+			return nil, fmt.Errorf("session: message %d of the append: %w", i, err)
+		}
+		rows[i] = r
+	}
+	var out []Entry
+	err := s.write(ctx, func(q querier) error {
+		now := s.now()
+		if _, err := q.ExecContext(ctx, `INSERT OR IGNORE INTO sessions (user, name, created, updated, next_seq) VALUES (?, ?, ?, ?, 1)`,
+			k.User, k.Session, stamp(now), stamp(now)); err != nil {
+			return fmt.Errorf("session: create %s: %w", k, err)
+		}
+		var next int64
+		if err := q.QueryRowContext(ctx, `SELECT next_seq FROM sessions WHERE user = ? AND name = ?`, k.User, k.Session).Scan(&next); err != nil {
+			return fmt.Errorf("session: read %s: %w", k, err)
+		}
+		out = make([]Entry, len(msgs))
+		for i, m := range msgs {
+			seq := next + int64(i)
+			if _, err := q.ExecContext(ctx, `INSERT INTO messages (user, name, seq, time, role, text, message) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+				k.User, k.Session, seq, stamp(now), rows[i].role, rows[i].text, rows[i].doc); err != nil {
+				return fmt.Errorf("session: append to %s: %w", k, err)
+			}
+			out[i] = Entry{Seq: seq, Time: now, Message: m.Clone()}
+		}
+		_, err := q.ExecContext(ctx, `UPDATE sessions SET next_seq = ?, updated = ? WHERE user = ? AND name = ?`,
+			next+int64(len(msgs)), stamp(now), k.User, k.Session)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Load implements Store.
+func (s *SQLiteStore) Load(ctx context.Context, k Key) ([]Entry, error) {
+	if err := k.Validate(); err != nil {
+		return nil, err
+	}
+	var out []Entry
+	err := s.read(ctx, func(q querier) error {
+		if _, err := info(ctx, q, k); err != nil {
+			return err
+		}
+		var err error
+		out, err = entries(ctx, q, k, 0)
+		return err
+	})
+	return out, err
+}
+
+// entries reads the messages of k, the first upTo of them (all when 0).
+func entries(ctx context.Context, q querier, k Key, upTo int64) ([]Entry, error) {
+	query := `SELECT seq, time, role, text, message FROM messages WHERE user = ? AND name = ? ORDER BY seq`
+	args := []any{k.User, k.Session}
+	if upTo > 0 {
+		query = `SELECT seq, time, role, text, message FROM messages WHERE user = ? AND name = ? AND seq <= ? ORDER BY seq`
+		args = append(args, upTo)
+	}
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("session: load %s: %w", k, err)
+	}
+	defer rows.Close()
+	out := []Entry{}
+	for rows.Next() {
+		var (
+			e    Entry
+			t    int64
+			role string
+			text sql.NullString
+			doc  []byte
+		)
+		if err := rows.Scan(&e.Seq, &t, &role, &text, &doc); err != nil {
+			return nil, fmt.Errorf("session: load %s: %w", k, err)
+		}
+		m, err := decode(role, text, doc)
+		if err != nil {
+			return nil, fmt.Errorf("session: %s message %d is not a message: %w", k, e.Seq, err)
+		}
+		e.Message = m
+		e.Time = unstamp(t)
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("session: load %s: %w", k, err)
+	}
+	return out, nil
+}
+
+// Info implements Store.
+func (s *SQLiteStore) Info(ctx context.Context, k Key) (Info, error) {
+	if err := k.Validate(); err != nil {
+		return Info{}, err
+	}
+	var out Info
+	err := s.read(ctx, func(q querier) error {
+		var err error
+		out, err = info(ctx, q, k)
+		return err
+	})
+	return out, err
+}
+
+const infoColumns = `s.user, s.name, s.created, s.updated, s.forked_user, s.forked_name, s.forked_at,
+	(SELECT COUNT(*) FROM messages m WHERE m.user = s.user AND m.name = s.name)`
+
+func scanInfo(sc interface{ Scan(...any) error }) (Info, error) {
+	var (
+		in               Info
+		created, updated int64
+		fuser, fname     sql.NullString
+	)
+	if err := sc.Scan(&in.User, &in.Session, &created, &updated, &fuser, &fname, &in.ForkedAt, &in.Messages); err != nil {
+		return Info{}, err
+	}
+	in.Created, in.Updated = unstamp(created), unstamp(updated)
+	if fname.Valid {
+		in.ForkedFrom = &Key{User: fuser.String, Session: fname.String}
+	}
+	return in, nil
+}
+
+func info(ctx context.Context, q querier, k Key) (Info, error) {
+	in, err := scanInfo(q.QueryRowContext(ctx, `SELECT `+infoColumns+` FROM sessions s WHERE s.user = ? AND s.name = ?`, k.User, k.Session))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Info{}, fmt.Errorf("%w: %s", ErrNotFound, k)
+	}
+	if err != nil {
+		return Info{}, fmt.Errorf("session: read %s: %w", k, err)
+	}
+	return in, nil
+}
+
+// List implements Store.
+func (s *SQLiteStore) List(ctx context.Context, user string, all bool) ([]Info, error) {
+	query := `SELECT ` + infoColumns + ` FROM sessions s WHERE s.user = ? ORDER BY s.updated DESC, s.user, s.name`
+	args := []any{user}
+	if all && user == "" {
+		query = `SELECT ` + infoColumns + ` FROM sessions s ORDER BY s.updated DESC, s.user, s.name`
+		args = nil
+	}
+	out := []Info{}
+	err := s.read(ctx, func(q querier) error {
+		rows, err := q.QueryContext(ctx, query, args...)
+		if err != nil {
+			return fmt.Errorf("session: list: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			in, err := scanInfo(rows)
+			if err != nil {
+				return fmt.Errorf("session: list: %w", err)
+			}
+			out = append(out, in)
+		}
+		return rows.Err()
+	})
+	return out, err
+}
+
+// Fork implements Store.
+func (s *SQLiteStore) Fork(ctx context.Context, from Key, at int64, to Key) (Info, error) {
+	for _, k := range []Key{from, to} {
+		if err := k.Validate(); err != nil {
+			return Info{}, err
+		}
+	}
+	if at < 0 {
+		return Info{}, fmt.Errorf("session: fork of %s at message %d: the position must be positive (0 for all)", from, at)
+	}
+	var out Info
+	err := s.write(ctx, func(q querier) error {
+		if _, err := info(ctx, q, from); err != nil {
+			return err
+		}
+		if _, err := info(ctx, q, to); err == nil {
+			return fmt.Errorf("%w: %s", ErrExists, to)
+		} else if !errors.Is(err, ErrNotFound) {
+			return err
+		}
+		var last int64
+		if err := q.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM messages WHERE user = ? AND name = ?`, from.User, from.Session).Scan(&last); err != nil {
+			return fmt.Errorf("session: read %s: %w", from, err)
+		}
+		if at == 0 {
+			at = last
+		}
+		if at > last {
+			return fmt.Errorf("session: fork of %s at message %d: it has messages up to %d", from, at, last)
+		}
+		now := s.now()
+		if _, err := q.ExecContext(ctx, `INSERT INTO sessions (user, name, created, updated, next_seq, forked_user, forked_name, forked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			to.User, to.Session, stamp(now), stamp(now), at+1, from.User, from.Session, at); err != nil {
+			return fmt.Errorf("session: create %s: %w", to, err)
+		}
+		// Pruning may have removed early messages: seqs are copied as
+		// they are, so "message N" means the same in both.
+		if _, err := q.ExecContext(ctx, `INSERT INTO messages (user, name, seq, time, role, text, message)
+			SELECT ?, ?, seq, time, role, text, message FROM messages WHERE user = ? AND name = ? AND seq <= ?`,
+			to.User, to.Session, from.User, from.Session, at); err != nil {
+			return fmt.Errorf("session: copy %s into %s: %w", from, to, err)
+		}
+		var err error
+		out, err = info(ctx, q, to)
+		return err
+	})
+	return out, err
+}
+
+// Delete implements Store.
+func (s *SQLiteStore) Delete(ctx context.Context, k Key) error {
+	if err := k.Validate(); err != nil {
+		return err
+	}
+	return s.write(ctx, func(q querier) error {
+		res, err := q.ExecContext(ctx, `DELETE FROM sessions WHERE user = ? AND name = ?`, k.User, k.Session)
+		if err != nil {
+			return fmt.Errorf("session: delete %s: %w", k, err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return fmt.Errorf("%w: %s", ErrNotFound, k)
+		}
+		_, err = q.ExecContext(ctx, `DELETE FROM messages WHERE user = ? AND name = ?`, k.User, k.Session)
+		return err
+	})
+}
+
+// Prune implements Store.
+func (s *SQLiteStore) Prune(ctx context.Context, opts PruneOptions) (int, error) {
+	if opts.KeepLast < 0 {
+		return 0, fmt.Errorf("session: prune: KeepLast %d is negative", opts.KeepLast)
+	}
+	if opts.Before.IsZero() && opts.KeepLast == 0 {
+		return 0, nil
+	}
+	where := `1`
+	var args []any
+	if opts.User != "" || opts.Session != "" {
+		where = `user = ?`
+		args = append(args, opts.User)
+		if opts.Session != "" {
+			where += ` AND name = ?`
+			args = append(args, opts.Session)
+		}
+	}
+	removed := 0
+	err := s.write(ctx, func(q querier) error {
+		removed = 0
+		if !opts.Before.IsZero() {
+			res, err := q.ExecContext(ctx, `DELETE FROM messages WHERE `+where+` AND time < ?`, append(args, stamp(opts.Before))...)
+			if err != nil {
+				return fmt.Errorf("session: prune: %w", err)
+			}
+			n, _ := res.RowsAffected()
+			removed += int(n)
+		}
+		if opts.KeepLast > 0 {
+			res, err := q.ExecContext(ctx, `DELETE FROM messages WHERE `+where+` AND seq <= (
+				SELECT s.next_seq - 1 - ? FROM sessions s WHERE s.user = messages.user AND s.name = messages.name)`,
+				append(args, opts.KeepLast)...)
+			if err != nil {
+				return fmt.Errorf("session: prune: %w", err)
+			}
+			n, _ := res.RowsAffected()
+			removed += int(n)
+		}
+		_, err := q.ExecContext(ctx, `DELETE FROM sessions WHERE `+where+` AND NOT EXISTS (
+			SELECT 1 FROM messages m WHERE m.user = sessions.user AND m.name = sessions.name)`, args...)
+		return err
+	})
+	return removed, err
+}
+
+// Search implements Store.
+func (s *SQLiteStore) Search(ctx context.Context, k Key, query string, limit int) ([]Hit, error) {
+	if k.Session != "" {
+		if err := k.Validate(); err != nil {
+			return nil, err
+		}
+	}
+	if limit <= 0 {
+		limit = 10
+	}
+	var keys []Key
+	var all []Entry
+	err := s.read(ctx, func(q querier) error {
+		var sessions []Key
+		if k.Session != "" {
+			if _, err := info(ctx, q, k); err != nil {
+				return err
+			}
+			sessions = []Key{k}
+		} else {
+			rows, err := q.QueryContext(ctx, `SELECT name FROM sessions WHERE user = ? ORDER BY name`, k.User)
+			if err != nil {
+				return fmt.Errorf("session: search: %w", err)
+			}
+			for rows.Next() {
+				var name string
+				if err := rows.Scan(&name); err != nil {
+					rows.Close()
+					return fmt.Errorf("session: search: %w", err)
+				}
+				sessions = append(sessions, Key{User: k.User, Session: name})
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return fmt.Errorf("session: search: %w", err)
+			}
+		}
+		for _, sk := range sessions {
+			es, err := entries(ctx, q, sk, 0)
+			if err != nil {
+				return err
+			}
+			for range es {
+				keys = append(keys, sk)
+			}
+			all = append(all, es...)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rank(keys, all, query, limit), nil
+}
+
+// rank scores entries against query with BM25 (memory's ranking), best
+// first, ties in store order.
+func rank(keys []Key, all []Entry, query string, limit int) []Hit {
+	x := bm25.New()
+	for i, e := range all {
+		x.Add(int64(i+1), searchText(e.Message))
+	}
+	scored := x.ScoreList(query)
+	slicesSortScored(scored)
+	out := []Hit{}
+	for _, sc := range scored {
+		if len(out) == limit {
+			break
+		}
+		i := sc.ID - 1
+		out = append(out, Hit{Key: keys[i], Entry: all[i], Score: sc.Score})
+	}
+	return out
+}
+
+func slicesSortScored(list []bm25.Scored) {
+	slices.SortFunc(list, func(a, b bm25.Scored) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.ID, b.ID)
+	})
+}
+
+// row is a message as stored: a message of one plain text part (most of a
+// conversation) as its role and text, any other as its JSON document, so
+// loading a long session decodes little JSON.
+type row struct {
+	role string
+	text sql.NullString
+	doc  []byte
+}
+
+func encode(m llm.Message) (row, error) {
+	if len(m.Parts) == 1 {
+		if p := m.Parts[0]; p.Type == llm.PartText && p.Signature == "" && p.Redacted == "" && p.Image == nil && p.ToolCall == nil && p.ToolResult == nil {
+			return row{role: string(m.Role), text: sql.NullString{String: p.Text, Valid: true}}, nil
+		}
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return row{}, err
+	}
+	return row{role: string(m.Role), doc: b}, nil
+}
+
+func decode(role string, text sql.NullString, doc []byte) (llm.Message, error) {
+	if text.Valid {
+		return llm.Message{Role: llm.Role(role), Parts: []llm.Part{{Type: llm.PartText, Text: text.String}}}, nil
+	}
+	var m llm.Message
+	if err := json.Unmarshal(doc, &m); err != nil {
+		return llm.Message{}, err
+	}
+	return m, nil
+}
