@@ -109,8 +109,8 @@ func (f *agentFlags) bounds() loop.Bounds {
 	}
 }
 
-// session is an agent built from the flags, with what must be closed after.
-type session struct {
+// builtAgent is an agent built from the flags, with what must be closed after.
+type builtAgent struct {
 	agent    *loop.Agent
 	tracer   *trace.Tracer
 	host     *host.Host
@@ -121,7 +121,7 @@ type session struct {
 	creator  *synth.CreateTool
 }
 
-func (s *session) Close(ctx context.Context) {
+func (s *builtAgent) Close(ctx context.Context) {
 	if s.creator != nil {
 		s.creator.Close(ctx)
 	}
@@ -145,11 +145,11 @@ func (s *session) Close(ctx context.Context) {
 	}
 }
 
-// newSession builds the provider, the tracer, the sandboxed tools of the
+// newAgent builds the provider, the tracer, the sandboxed tools of the
 // plugins directory and the agent. Notes about plugins that were not loaded
 // go to stderr.
-func (f *agentFlags) newSession(ctx context.Context, stderr io.Writer) (*session, error) {
-	s := &session{}
+func (f *agentFlags) newAgent(ctx context.Context, stderr io.Writer) (*builtAgent, error) {
+	s := &builtAgent{}
 	var p llm.Provider
 	var err error
 	if name, ok := strings.CutPrefix(f.provider, "backend:"); ok {
@@ -305,7 +305,7 @@ func streamRun(out, errw io.Writer, events func(yield func(loop.Event, error) bo
 // offerCreateTool adds create_tool to reg: the session's model writes the
 // tools, which run quarantined in the sandbox, and the run's budget counts
 // what writing them cost.
-func (s *session) offerCreateTool(ctx context.Context, f *agentFlags, agentModel llm.Provider, reg *tool.Registry, stderr io.Writer) error {
+func (s *builtAgent) offerCreateTool(ctx context.Context, f *agentFlags, agentModel llm.Provider, reg *tool.Registry, stderr io.Writer) error {
 	writer, model := agentModel, f.model
 	if f.writerProvider != "" || f.writerScript != "" || f.writerModel != "" {
 		name := cmp.Or(f.writerProvider, f.provider)

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -15,13 +16,18 @@ import (
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/session"
 	"github.com/spf13/cobra"
 )
 
 func init() { addCommand(newChatCmd) }
 
 func newChatCmd() *cobra.Command {
-	var f agentFlags
+	var (
+		f           agentFlags
+		sf          sessionFlags
+		sessionName string
+	)
 	c := &cobra.Command{
 		Use:   "chat [flags]",
 		Short: "Talk with the agent interactively (one conversation, tools hot-reloaded)",
@@ -32,6 +38,12 @@ or approving and revoking in the manifest, changes the tools without a
 restart. Type /reset to start a new conversation and /exit (or end of input)
 to leave. Ctrl-C during a turn cancels that turn; between turns it leaves.
 
+With --session NAME the conversation is kept in the session store
+(--sessions, default ./sessions.db) and continues where it stopped, in this
+process or another: each completed turn is appended, and each turn starts
+from what the store holds, so two processes chatting in one session see
+each other's turns. See "autoagent sessions".
+
 With --json each turn prints one line: the turn's result as run --json
 prints it (output, steps, usage, messages, stop_reason). The "> " prompt is
 shown only when standard input is a terminal, so piped output is only the
@@ -41,9 +53,25 @@ answers.`,
 			if err := f.validate(); err != nil {
 				return err
 			}
+			key := session.Key{User: sf.user, Session: sessionName}
+			if sessionName == "" && c.Flags().Changed("user") {
+				return usageError(errors.New("--user scopes a --session: give both"))
+			}
+			var store *session.SQLiteStore
+			if sessionName != "" {
+				if err := key.Validate(); err != nil {
+					return usageError(err)
+				}
+				st, err := sf.open()
+				if err != nil {
+					return err
+				}
+				defer st.Close()
+				store = st
+			}
 			ctx, cancel := context.WithCancel(c.Context())
 			defer cancel()
-			s, err := f.newSession(ctx, c.ErrOrStderr())
+			s, err := f.newAgent(ctx, c.ErrOrStderr())
 			if err != nil {
 				return err
 			}
@@ -70,7 +98,18 @@ answers.`,
 			fresh := func() []llm.Message {
 				return []llm.Message{llm.SystemText(cmp.Or(f.system, loop.DefaultSystemPrompt))}
 			}
+			// stored reads the session's turns, which another process may
+			// have added since the last turn.
+			stored := func() ([]llm.Message, error) {
+				msgs, err := session.Messages(ctx, store, key)
+				return append(fresh(), msgs...), err
+			}
 			history := fresh()
+			if store != nil && !f.json {
+				if in, err := store.Info(ctx, key); err == nil {
+					fmt.Fprintf(c.ErrOrStderr(), "(session %s: %d messages)\n", key, in.Messages)
+				}
+			}
 			in := bufio.NewScanner(c.InOrStdin())
 			in.Buffer(make([]byte, 64*1024), 1<<20)
 			out := c.OutOrStdout()
@@ -92,15 +131,29 @@ answers.`,
 				case "/exit", "/quit":
 					return nil
 				case "/reset":
+					if store != nil {
+						fmt.Fprintf(c.ErrOrStderr(), "autoagent: /reset does not apply to session %s: start another --session, or see autoagent sessions fork|rm\n", key)
+						continue
+					}
 					history = fresh()
 					if !f.json {
 						fmt.Fprintln(out, "(new conversation)")
 					}
 					continue
 				}
+				if store != nil {
+					if history, err = stored(); err != nil {
+						return err
+					}
+				}
 				msgs := append(append([]llm.Message(nil), history...), llm.UserText(line))
 				res, runErr := chatTurn(ctx, c, s.agent, f, msgs)
 				if res != nil && res.StopReason == loop.StopDone {
+					if store != nil {
+						if err := appendTurn(ctx, store, key, history, res.Messages); err != nil {
+							return err
+						}
+					}
 					history = res.Messages
 				}
 				if runErr != nil {
@@ -110,7 +163,21 @@ answers.`,
 		},
 	}
 	f.register(c.Flags())
+	sf.register(c.Flags())
+	c.Flags().StringVar(&sessionName, "session", "", "keep the conversation in the session store under this name, and continue it")
 	return c
+}
+
+// appendTurn stores what a completed turn added to the conversation. The
+// loop extends the history it was given, so the turn is what follows it.
+func appendTurn(ctx context.Context, st session.Store, key session.Key, history, after []llm.Message) error {
+	if len(after) < len(history) {
+		return fmt.Errorf("session %s: the turn's transcript is shorter than its history; nothing stored", key)
+	}
+	if _, err := st.Append(ctx, key, after[len(history):]...); err != nil {
+		return fmt.Errorf("session %s: store the turn: %w", key, err)
+	}
+	return nil
 }
 
 // chatTurn runs one turn; Ctrl-C cancels the turn, not the session.

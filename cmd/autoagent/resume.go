@@ -51,7 +51,7 @@ state file does not hold the provider or the tools: pass the same --provider,
 			if err != nil {
 				return usageError(err)
 			}
-			s, err := f.newSession(ctx, c.ErrOrStderr())
+			s, err := f.newAgent(ctx, c.ErrOrStderr())
 			if err != nil {
 				return err
 			}

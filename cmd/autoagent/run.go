@@ -50,7 +50,7 @@ bound (the --json object is still printed), 2 on a usage error.`,
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			s, err := f.newSession(ctx, c.ErrOrStderr())
+			s, err := f.newAgent(ctx, c.ErrOrStderr())
 			if err != nil {
 				return err
 			}

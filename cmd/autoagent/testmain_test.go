@@ -20,7 +20,14 @@ import (
 // else (see internal/testcache).
 var sharedCache string
 
+// cliMainEnv makes the test binary the autoagent command, for tests that
+// need a second process.
+const cliMainEnv = "AUTOAGENT_TEST_CLI_MAIN"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(cliMainEnv) != "" {
+		os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
 	// The go command's build cache defaults to a directory under
 	// XDG_CACHE_HOME: keep the user's, or every Go tool build in a test
 	// would rebuild the standard library for wasip1.

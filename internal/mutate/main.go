@@ -206,6 +206,15 @@ var mutations = []mutation{
 	{"guest memory faulted in by the guest", "host/memory.go",
 		"\tm.prefault(old)\n", "\t_ = old\n",
 		"./host", "TestGuestMemoryIsFaultedInByTheHost"},
+	{"chat --session no longer reads the stored conversation", "cmd/autoagent/chat.go",
+		"\t\t\t\tif store != nil {\n\t\t\t\t\tif history, err = stored(); err != nil {", "\t\t\t\tif false {\n\t\t\t\t\tif history, err = stored(); err != nil {",
+		"./cmd/autoagent", "TestChatSession"},
+	{"session append loses the seq counter", "session/sqlite.go",
+		"next+int64(len(msgs)), stamp(now), k.User, k.Session)", "next, stamp(now), k.User, k.Session)",
+		"./session", "TestConformance|TestTwoProcesses"},
+	{"session prune ignores KeepLast", "session/sqlite.go",
+		"\tif opts.KeepLast > 0 {\n\t\t\tres, err", "\tif false {\n\t\t\tres, err",
+		"./session", "TestConformance"},
 }
 
 func main() {
