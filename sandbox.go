@@ -57,6 +57,16 @@ func TraceSandboxCalls(tr *trace.Tracer) func(context.Context, host.CallRecord) 
 	}
 }
 
+// HostOptions are the options of a WASM host that serves an agent: each
+// sandboxed call traced to tr (TraceSandboxCalls; nil: none), and code mode
+// gated: a guest's tool_call of a host tool (tools: grants) goes through
+// loop.CallNested, so it passes the run's loop guard, trifecta, policy and
+// approvals, and taints the run as a call of the model would. Outside a
+// run (tools call, mcp serve) such calls are refused.
+func HostOptions(tr *trace.Tracer) host.Options {
+	return host.Options{OnCall: TraceSandboxCalls(tr), CallTool: loop.CallNested}
+}
+
 // PluginsConfig says where the sandboxed tools of an agent come from.
 type PluginsConfig struct {
 	// Dir is the plugins directory; "" means ./plugins.
@@ -69,11 +79,12 @@ type PluginsConfig struct {
 	Tracer *trace.Tracer
 }
 
-// OpenPlugins starts a WASM host and loads the plugins directory into it:
-// approved modules run with their approved grants and limits, the others
-// are reported in the snapshot. Close the returned Dir, then the Host.
+// OpenPlugins starts a WASM host (HostOptions: traced, code mode gated by
+// the run) and loads the plugins directory into it: approved modules run
+// with their approved grants and limits, the others are reported in the
+// snapshot. Close the returned Dir, then the Host.
 func OpenPlugins(ctx context.Context, cfg PluginsConfig) (*host.Host, *host.Dir, error) {
-	h, err := host.New(ctx, host.Options{OnCall: TraceSandboxCalls(cfg.Tracer)})
+	h, err := host.New(ctx, HostOptions(cfg.Tracer))
 	if err != nil {
 		return nil, nil, err
 	}

@@ -16,6 +16,10 @@ type PendingCall struct {
 	Reason string `json:"reason"`
 	// Source is what asked for approval: "policy" or "trifecta".
 	Source string `json:"source"`
+	// Parent is, for a call a tool made through CallNested (a sandboxed
+	// guest's tools: call), the id of the model's call of that tool; ""
+	// for a call of the model.
+	Parent string `json:"parent,omitempty"`
 }
 
 // HumanDecision is a reviewer's answer for one call, given to Resume.
@@ -63,9 +67,14 @@ func applyDecisions(st *RunState, decisions map[string]HumanDecision) error {
 		return nil
 	}
 	turn := st.PendingTurn()
-	ids := make([]string, len(turn))
-	for i, c := range turn {
-		ids[i] = c.ID
+	ids := make([]string, 0, len(turn)+len(st.Pending))
+	for _, c := range turn {
+		ids = append(ids, c.ID)
+	}
+	for _, p := range st.Pending {
+		if p.Parent != "" {
+			ids = append(ids, p.Call.ID) // a tool's own call (CallNested)
+		}
 	}
 	for id := range decisions {
 		if !slices.Contains(ids, id) {

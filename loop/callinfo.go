@@ -34,6 +34,9 @@ type callCtx struct {
 	info    CallInfo
 	tainted atomic.Bool
 	sink    *usageSink
+	run     *runner      // the run, for CallNested
+	nested  atomic.Int32 // CallNested calls so far
+	paused  atomic.Bool  // a nested call awaits approval
 }
 
 // usageSink gathers usage reported by the tools of a turn (sub-agents, tools

@@ -138,7 +138,7 @@ func (r *runner) announce(step int, llmSpan string, c llm.ToolCall) {
 		}
 	}
 	p := plan{call: c, tool: t, flags: flags}
-	if _, clean := r.screen(step, llmSpan, &p, r.st.Tainted, &e.turn); !clean {
+	if _, clean := r.screenLocked(step, llmSpan, &p, r.st.Tainted, &e.turn); !clean {
 		return
 	}
 	ctx, cancel := context.WithCancel(r.ctx)

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/autoagent-go/autoagent/llm"
 )
@@ -12,6 +13,7 @@ import (
 // are appended.
 type loopGuard struct {
 	max    int
+	mu     sync.Mutex // tools screening nested calls read while a turn is observed
 	counts map[string]int
 }
 
@@ -34,6 +36,8 @@ func (g *loopGuard) observe(calls []llm.ToolCall) {
 	if g == nil {
 		return
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	for _, c := range calls {
 		g.counts[callSignature(c)]++
 	}
@@ -45,7 +49,10 @@ func (g *loopGuard) check(c llm.ToolCall, extra int) (int, bool) {
 	if g == nil {
 		return 0, false
 	}
-	n := g.counts[callSignature(c)] + extra
+	sig := callSignature(c)
+	g.mu.Lock()
+	n := g.counts[sig] + extra
+	g.mu.Unlock()
 	return n, n > g.max
 }
 

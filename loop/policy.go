@@ -63,7 +63,9 @@ type PolicyInput struct {
 //
 // Decide is called once per call of a turn, in call order, from the run's
 // goroutine (and, in a streamed run, possibly once more before, for an
-// early start of an idempotent tool: see PolicyInput.Early); a Policy
+// early start of an idempotent tool: see PolicyInput.Early), and once per
+// call a tool makes through CallNested (code mode); never twice at once
+// within a run. A Policy
 // shared by concurrent runs must be safe for concurrent use. It runs after the built-in guards and can only add refusals: a call
 // a guard refused is refused whatever the policy says. Fail-closed: an
 // error, a panic, or an unknown verdict denies the call.

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/autoagent-go/autoagent/llm"
@@ -32,9 +34,14 @@ type runner struct {
 	ids        callIDs
 	guard      *loopGuard
 	sink       usageSink
-	wouldBlock int
+	wouldBlock atomic.Int64
 	parallel   int
-	early      *earlyRun // nil until a streamed call could start early
+	screenMu   sync.Mutex // see screenLocked
+	// nestMu guards nestedPending: the calls tools made through
+	// CallNested that await approval (tools may run in parallel).
+	nestMu        sync.Mutex
+	nestedPending []PendingCall
+	early         *earlyRun // nil until a streamed call could start early
 }
 
 // execute runs the loop on st (fresh, or prepared for resume).

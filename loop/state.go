@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"slices"
+	"strings"
 
 	"github.com/autoagent-go/autoagent/llm"
 )
@@ -151,12 +152,12 @@ func (s *RunState) Validate() error {
 		turn[c.ID] = true
 	}
 	for _, p := range s.Pending {
-		if !turn[p.Call.ID] {
+		if !inTurn(turn, p.Call.ID) {
 			return bad("pending call %q is not an unanswered call of the last turn", p.Call.ID)
 		}
 	}
 	for id := range s.Decisions {
-		if !turn[id] {
+		if !inTurn(turn, id) {
 			return bad("decision for %q, which is not an unanswered call of the last turn", id)
 		}
 	}
@@ -166,6 +167,21 @@ func (s *RunState) Validate() error {
 		}
 	}
 	return nil
+}
+
+// inTurn reports whether id is a call of the turn, or a call one of them
+// made through CallNested ("<call id>/<n>", at any depth).
+func inTurn(turn map[string]bool, id string) bool {
+	for {
+		if turn[id] {
+			return true
+		}
+		i := strings.LastIndexByte(id, '/')
+		if i < 0 {
+			return false
+		}
+		id = id[:i]
+	}
 }
 
 // DecodeState parses and validates a RunState from JSON. Unknown fields are

@@ -36,7 +36,7 @@ func (r *runner) endTrace(status, output string, err error) {
 	p := trace.Payload{Status: status, Steps: r.st.Step, Output: r.preview(output),
 		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedTokens: u.CachedTokens, Tainted: r.st.Tainted}
 	if r.b.ShadowGuards {
-		p.ShadowGuards, p.WouldBlock = true, r.wouldBlock
+		p.ShadowGuards, p.WouldBlock = true, int(r.wouldBlock.Load())
 	}
 	if e := r.early; e != nil && e.started > 0 {
 		p.EarlyToolCalls = int(e.used.Load())

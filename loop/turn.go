@@ -83,6 +83,23 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 		res, err := r.stop(StopCancelled, ctxErr)
 		return res, err, true
 	}
+	if pending := r.takeNestedPending(); len(pending) > 0 {
+		// A tool's own call awaits approval: the turn stops here, keeping
+		// the other calls' results; the tools that asked run again on
+		// resume.
+		r.st.Completed = completedResults(plans)
+		r.st.Pending = pending
+		names := make([]string, len(pending))
+		for i, p := range pending {
+			names[i] = p.Call.Name
+		}
+		r.traceEvent(trace.ApprovalRequired, llmSpan, trace.Payload{Step: step, CallID: pending[0].Call.ID, Names: names, Reason: pending[0].Reason})
+		if !r.send(Event{Type: EventApproval, Step: step, Pending: append([]PendingCall(nil), pending...)}) {
+			return nil, errAborted, true
+		}
+		res, err := r.stop(StopApprovalRequired, nil)
+		return res, err, true
+	}
 	tainted := false
 	for i := range plans {
 		o := &plans[i].out
@@ -126,11 +143,20 @@ func (r *runner) plan(step int, llmSpan string, calls []llm.ToolCall) ([]plan, [
 				p.tool, p.flags = t, tool.FlagsOf(t)
 			}
 		}
-		if pend, _ := r.screen(step, llmSpan, p, tainted, nil); pend != nil {
+		if pend, _ := r.screenLocked(step, llmSpan, p, tainted, nil); pend != nil {
 			pending = append(pending, *pend)
 		}
 	}
 	return plans, pending
+}
+
+// screenLocked is screen, one at a time: calls are screened on the run's
+// goroutine, and also by tools running meanwhile (CallNested, tools that
+// started early), so the policy is never asked twice at once.
+func (r *runner) screenLocked(step int, llmSpan string, p *plan, tainted bool, early *earlyTurn) (*PendingCall, bool) {
+	r.screenMu.Lock()
+	defer r.screenMu.Unlock()
+	return r.screen(step, llmSpan, p, tainted, early)
 }
 
 // screen decides the fate of one call: guards first (loop guard, then
@@ -169,7 +195,7 @@ func (r *runner) screen(step int, llmSpan string, p *plan, tainted bool, early *
 			p.refusal = repeatedCallMessage(c.Name, r.b.MaxRepeatedToolCalls)
 			return nil, false
 		}
-		r.wouldBlock++
+		r.wouldBlock.Add(1)
 		note(trace.LoopGuardWouldBlock, ev)
 		clean = false
 	}
@@ -185,7 +211,7 @@ func (r *runner) screen(step int, llmSpan string, p *plan, tainted bool, early *
 				p.refusal = egressBlockedMessage(c.Name)
 				return nil, false
 			}
-			r.wouldBlock++
+			r.wouldBlock.Add(1)
 			note(trace.TrifectaWouldBlock, ev)
 			clean = false
 		case TrifectaApprove:
@@ -350,6 +376,9 @@ type rawResult struct {
 	isError   bool
 	infra     bool // the tool returned a Go error
 	untrusted bool // flagged untrusted, or reported tainted
+	// paused: a call the tool made through CallNested awaits approval, so
+	// this result is not kept: on resume the tool runs again.
+	paused bool
 }
 
 // runCall runs one call, exactly once across crashes when a journal is
@@ -401,7 +430,7 @@ func (r *runner) execCall(ctx context.Context, step int, llmSpan string, p *plan
 		case found && e.Status == JournalFinished:
 			r.traceEvent(trace.JournalReplay, llmSpan, ev)
 			return execution{raw: rawResult{text: e.Content, isError: e.IsError, infra: e.Infrastructure, untrusted: e.Untrusted}}
-		case found && !p.flags.Idempotent:
+		case found && !p.flags.Idempotent && !r.resumesNested(c.ID):
 			r.traceEvent(trace.OutcomeUnknown, llmSpan, ev)
 			return execution{raw: rawResult{text: outcomeUnknownMessage(c.Name), isError: true}}
 		}
@@ -414,7 +443,7 @@ func (r *runner) execCall(ctx context.Context, step int, llmSpan string, p *plan
 		return execution{stop: stop}
 	}
 	x := execution{raw: raw, ran: true}
-	if j != nil && !(raw.isError && ctx.Err() != nil) {
+	if j != nil && !(raw.isError && ctx.Err() != nil) && !raw.paused {
 		err := j.Record(context.WithoutCancel(ctx), JournalEntry{RunID: r.st.RunID, CallID: c.ID, Name: c.Name, Step: step, Status: JournalFinished,
 			Content: raw.text, IsError: raw.isError, Infrastructure: raw.infra, Untrusted: raw.untrusted, Time: time.Now().UTC()})
 		if err != nil {
@@ -455,7 +484,7 @@ func (r *runner) settle(step int, llmSpan string, p *plan, x execution) outcome 
 	o.res.Content, o.res.IsError, o.untrusted = text, raw.isError, raw.untrusted
 	// A call that failed while the run was being cancelled most likely
 	// failed because of it: it is not kept, so resume runs it again.
-	o.done = !(raw.isError && r.ctx.Err() != nil) || !x.ran
+	o.done = (!(raw.isError && r.ctx.Err() != nil) || !x.ran) && !raw.paused
 	return o
 }
 
@@ -475,7 +504,7 @@ func (r *runner) invoke(ctx context.Context, step int, llmSpan string, p *plan) 
 		span = r.traceEvent(trace.ToolCallStart, llmSpan, trace.Payload{Step: step, Name: c.Name, CallID: c.ID, Arguments: r.preview(string(c.Arguments))})
 		t0 = time.Now()
 	}
-	tc := &toolCtx{Context: ctx, call: callCtx{info: CallInfo{RunID: r.st.RunID, Step: step, CallID: c.ID, Name: c.Name}, sink: &r.sink}}
+	tc := &toolCtx{Context: ctx, call: callCtx{info: CallInfo{RunID: r.st.RunID, Step: step, CallID: c.ID, Name: c.Name}, sink: &r.sink, run: r}}
 	cc := &tc.call
 	ctx = tc
 	if span != "" {
@@ -499,7 +528,7 @@ func (r *runner) invoke(ctx context.Context, step int, llmSpan string, p *plan) 
 	default:
 		res = tool.Errorf("unknown tool: %q (this agent has no tools)", c.Name)
 	}
-	raw := rawResult{text: resultText(&res), isError: res.IsError, untrusted: p.flags.Untrusted || cc.tainted.Load()}
+	raw := rawResult{text: resultText(&res), isError: res.IsError, untrusted: p.flags.Untrusted || cc.tainted.Load(), paused: cc.paused.Load()}
 	if err != nil {
 		// Declared here, not above: errors.As makes it escape, and a heap
 		// allocation per successful call is a cost of the hot path.
@@ -507,7 +536,7 @@ func (r *runner) invoke(ctx context.Context, step int, llmSpan string, p *plan) 
 		if errors.As(err, &mismatch) {
 			return rawResult{}, err
 		}
-		raw = rawResult{text: fmt.Sprintf("tool %s failed: %v", c.Name, err), isError: true, infra: true, untrusted: raw.untrusted}
+		raw = rawResult{text: fmt.Sprintf("tool %s failed: %v", c.Name, err), isError: true, infra: true, untrusted: raw.untrusted, paused: raw.paused}
 	}
 	r.traceToolEnd(span, t0, step, c, raw, err)
 	return raw, nil

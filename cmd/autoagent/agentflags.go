@@ -321,7 +321,7 @@ func (s *builtAgent) offerCreateTool(ctx context.Context, f *agentFlags, agentMo
 		writer, model = w, cfg.Model
 	}
 	if s.host == nil {
-		h, err := host.New(ctx, host.Options{OnCall: autoagent.TraceSandboxCalls(s.tracer)})
+		h, err := host.New(ctx, autoagent.HostOptions(s.tracer))
 		if err != nil {
 			return err
 		}

@@ -215,6 +215,15 @@ var mutations = []mutation{
 	{"session prune ignores KeepLast", "session/sqlite.go",
 		"\tif opts.KeepLast > 0 {\n\t\t\tres, err", "\tif false {\n\t\t\tres, err",
 		"./session", "TestConformance"},
+	{"code mode not wired: the host has no gate", "sandbox.go",
+		"CallTool: loop.CallNested}", "CallTool: nil}",
+		".", "TestCodeMode"},
+	{"CallNested skips the guards and the policy", "loop/nested.go",
+		"\tpend, _ := r.screenLocked(step, span, p, tainted, nil)\n", "\tvar pend *PendingCall\n\t_ = tainted\n",
+		"./loop", "CallNested"},
+	{"CallNested drops taint", "loop/nested.go",
+		"\tif raw.untrusted {\n\t\tcc.tainted.Store(true)\n\t}\n", "",
+		"./loop", "CallNested"},
 }
 
 func main() {
