@@ -1,36 +1,42 @@
 // Package autoagent is an embeddable LLM agent runtime whose tools run as
-// sandboxed WebAssembly modules. This root package is a thin facade: it
-// builds providers by name ([NewProvider]) and loads a plugins directory of
-// approved WebAssembly tools ([OpenPlugins]) the way the CLI does.
+// sandboxed WebAssembly modules. This root package is the front door: one
+// [New] builds a [Runtime] that owns the model provider (by name), the WASM
+// host with its plugins directory (hot-reloaded, only approved modules,
+// code mode gated by the run), MCP servers, memory, tracing, policy,
+// checkpoints and sessions; [Runtime.Close] releases all of it.
 //
-// A Go function becomes a tool, and an agent runs a model that calls it:
+//	rt, err := autoagent.New(ctx, autoagent.Config{
+//		Provider:   autoagent.ProviderConfig{Name: "openai"}, // reads OPENAI_API_KEY
+//		Plugins:    &autoagent.PluginsConfig{Dir: "plugins"}, // tools approved with `autoagent tools approve`
+//		MCP:        []autoagent.MCPServer{{Command: []string{"node", "crm-server.js"}, Prefix: "crm_"}},
+//		PolicyFile: "policy.json",  // allow / deny / approve rules
+//		SessionsFile: "sessions.db", // conversations that outlive the process
+//	})
+//	if err != nil {
+//		return err
+//	}
+//	defer rt.Close(ctx)
+//	res, err := rt.Continue(ctx, autoagent.SessionKey{User: "ada", Session: "support"}, "Where is my order?")
+//	fmt.Println(res.Output)
 //
-//	weather, _ := tool.New("weather", "Current weather for a city.",
-//		func(ctx context.Context, in struct {
-//			City string `json:"city" jsonschema:"the city to look up"`
-//		}) (string, error) {
-//			return "sunny in " + in.City, nil
-//		})
-//	tools, _ := tool.NewRegistry(weather)
-//	model, _ := autoagent.NewProvider(autoagent.ProviderConfig{Name: "openai"}) // reads OPENAI_API_KEY
-//	agent := &loop.Agent{Provider: model, Tools: tools}
-//	res, err := agent.Run(ctx, "What's the weather in Oslo?")
+// MCP tools are untrusted by default: their results are framed as data and
+// taint the run, after which egress tools are refused (the trifecta guard).
+// A sandboxed module's calls of host tools (tools: grants) pass the same
+// guards, policy and approvals as the model's ([HostOptions],
+// loop.CallNested).
 //
-// Sandboxed tools come from a plugins directory whose modules a person
-// approved (`autoagent tools approve`):
-//
-//	h, dir, err := autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: "plugins"})
-//	defer h.Close(ctx)
-//	defer dir.Close(ctx)
-//	dir.Publish(tools) // approved tools join the registry, kept current on reload
+// [Runtime.Agent] is the loop.Agent underneath, for Stream, Resume after an
+// approval pause, and everything else of package loop.
 //
 // # Packages
 //
 //   - llm: the vocabulary (messages, tool calls, requests, usage, the Provider interface).
 //   - tool: tools, schema inference, argument validation, the registry.
 //   - loop: the agent loop, bounds, guards, policy, approvals, checkpoints, replay.
-//   - providers/...: OpenAI and compatible servers, Anthropic, Gemini, routing,
-//     remote (go-plugin), scripted (offline), providertest (conformance).
+//   - providers/...: OpenAI and compatible servers, Anthropic, Gemini, catalog (by
+//     name), routing, remote (go-plugin), scripted (offline), providertest (conformance).
 //   - host: the WebAssembly sandbox; manifest: approvals pinned to sha256.
-//   - memory: Buffer, Summarizing and Fact memories; trace: events, redaction.
+//   - mcp: MCP client (mount a server's tools) and server.
+//   - memory: Buffer, Summarizing and Fact memories; session: persistent conversations.
+//   - trace: events, redaction, OpenTelemetry export.
 package autoagent

@@ -2,21 +2,56 @@ package autoagent_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"log"
+	"os"
+	"path/filepath"
 
-	"github.com/autoagent-go/autoagent/llm"
-	"github.com/autoagent-go/autoagent/loop"
-	"github.com/autoagent-go/autoagent/providers/scripted"
+	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
-// The quickstart: a Go function becomes a tool with a schema inferred from
-// its argument type, and an agent runs a model that calls it. A scripted
-// model stands in for a real provider so the example runs offline; swap in
-// autoagent.NewProvider(autoagent.ProviderConfig{Name: "openai"}) for a real one.
+// The quickstart: one Runtime owns the model, the sandboxed tools of a
+// plugins directory (only modules a person approved run, each with its
+// approved grants), the policy, the trace and the session store. A scripted
+// model stands in for a real provider so the example runs offline; use
+// autoagent.ProviderConfig{Name: "openai"} (OPENAI_API_KEY) for a real one.
 func Example() {
+	dir := examplePlugins() // plugins/echo.wasm, approved with `autoagent tools approve`
+	defer os.RemoveAll(dir)
+	script := filepath.Join(dir, "script.jsonl")
+	os.WriteFile(script, []byte(`{"tool_calls":[{"id":"c1","name":"echo","arguments":{"msg":"hello from the sandbox"}}]}
+{"text":"The sandboxed echo answered."}
+`), 0o644)
+
+	ctx := context.Background()
+	rt, err := autoagent.New(ctx, autoagent.Config{
+		Provider:     autoagent.ProviderConfig{Name: "scripted", ScriptFile: script},
+		Plugins:      &autoagent.PluginsConfig{Dir: filepath.Join(dir, "plugins")},
+		SessionsFile: filepath.Join(dir, "sessions.db"),
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer rt.Close(ctx)
+
+	res, err := rt.Run(ctx, "Say hello through the sandbox.")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Output)
+	fmt.Println("steps:", res.Steps, "stop:", res.StopReason)
+	fmt.Println("the tool said:", res.Messages[3].ToolResults()[0].Content)
+	// Output:
+	// The sandboxed echo answered.
+	// steps: 2 stop: done
+	// the tool said: {"msg":"hello from the sandbox"}
+}
+
+// A Go function becomes a tool with a schema inferred from its argument
+// type, beside the sandboxed ones.
+func Example_goTool() {
 	type WeatherIn struct {
 		City string `json:"city" jsonschema:"the city to look up"`
 	}
@@ -27,25 +62,48 @@ func Example() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	tools, err := tool.NewRegistry(weather)
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	script := filepath.Join(dir, "script.jsonl")
+	os.WriteFile(script, []byte(`{"tool_calls":[{"id":"c1","name":"weather","arguments":{"city":"Oslo"}}]}
+{"text":"It is sunny and 21°C in Oslo."}
+`), 0o644)
+
+	ctx := context.Background()
+	rt, err := autoagent.New(ctx, autoagent.Config{
+		Provider: autoagent.ProviderConfig{Name: "scripted", ScriptFile: script},
+		Tools:    []tool.Tool{weather},
+	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	model := scripted.New(
-		scripted.Turn{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "weather", Arguments: json.RawMessage(`{"city":"Oslo"}`)}}},
-		scripted.Turn{Text: "It is sunny and 21°C in Oslo."},
-	)
-	agent := &loop.Agent{Provider: model, Tools: tools, Bounds: loop.Bounds{MaxSteps: 4}}
-
-	res, err := agent.Run(context.Background(), "What's the weather in Oslo?")
+	defer rt.Close(ctx)
+	res, err := rt.Run(ctx, "What's the weather in Oslo?")
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(res.Output)
-	fmt.Println("steps:", res.Steps, "stop:", res.StopReason)
-	fmt.Println("the tool said:", res.Messages[3].ToolResults()[0].Content)
 	// Output:
 	// It is sunny and 21°C in Oslo.
-	// steps: 2 stop: done
-	// the tool said: sunny, 21°C in Oslo
+}
+
+// examplePlugins makes a directory holding plugins/echo.wasm and a manifest
+// approving it, as `autoagent tools approve plugins/echo.wasm` would.
+func examplePlugins() string {
+	dir, err := os.MkdirTemp("", "example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	plugins := filepath.Join(dir, "plugins")
+	os.Mkdir(plugins, 0o755)
+	b, err := os.ReadFile(filepath.Join("testdata", "wasm", "echo.wasm"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(plugins, "echo.wasm"), b, 0o644)
+	st := &manifest.Store{Path: filepath.Join(plugins, "manifest.json")}
+	if _, err := st.Approve(context.Background(), manifest.Approval{SHA256: manifest.Sum(b), File: "echo.wasm", By: "example"}); err != nil {
+		log.Fatal(err)
+	}
+	return dir
 }

@@ -2,6 +2,7 @@ package autoagent
 
 import (
 	"context"
+	"io"
 	"fmt"
 	"strings"
 
@@ -94,4 +95,28 @@ func OpenPlugins(ctx context.Context, cfg PluginsConfig) (*host.Host, *host.Dir,
 		return nil, nil, err
 	}
 	return h, d, nil
+}
+
+// ReportPlugins tells a person, on w, which plugins of snap did not load
+// (not approved, invalid) and which tool names conflict, with the command
+// that helps.
+func ReportPlugins(w io.Writer, snap *host.Snapshot) {
+	var pending, invalid []string
+	for _, p := range snap.Plugins {
+		switch p.Status {
+		case host.StatusPending:
+			pending = append(pending, p.File)
+		case host.StatusInvalid:
+			invalid = append(invalid, fmt.Sprintf("%s (%v)", p.File, p.Err))
+		}
+	}
+	if len(pending) > 0 {
+		fmt.Fprintf(w, "autoagent: %d plugin(s) not approved, not loaded: %s (see `autoagent tools list`, approve with `autoagent tools approve FILE`)\n", len(pending), strings.Join(pending, ", "))
+	}
+	for _, c := range snap.Conflicts {
+		fmt.Fprintf(w, "autoagent: tool conflict: %v\n", c)
+	}
+	for _, i := range invalid {
+		fmt.Fprintf(w, "autoagent: invalid plugin: %s\n", i)
+	}
 }

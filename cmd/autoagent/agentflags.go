@@ -185,7 +185,7 @@ func (f *agentFlags) newAgent(ctx context.Context, stderr io.Writer) (*builtAgen
 		if err := s.plugins.Publish(reg); err != nil {
 			fmt.Fprintf(stderr, "autoagent: %v\n", err)
 		}
-		reportPlugins(stderr, s.plugins.Snapshot())
+		autoagent.ReportPlugins(stderr, s.plugins.Snapshot())
 	} else if f.plugins != "plugins" || f.manifest != "" {
 		return nil, fmt.Errorf("plugins directory %s: %w", f.plugins, statErr)
 	}
@@ -224,27 +224,6 @@ func (f *agentFlags) newAgent(ctx context.Context, stderr io.Writer) (*builtAgen
 	return s, nil
 }
 
-// reportPlugins tells the user, on stderr, which plugins did not load.
-func reportPlugins(w io.Writer, snap *host.Snapshot) {
-	var pending, invalid []string
-	for _, p := range snap.Plugins {
-		switch p.Status {
-		case host.StatusPending:
-			pending = append(pending, p.File)
-		case host.StatusInvalid:
-			invalid = append(invalid, fmt.Sprintf("%s (%v)", p.File, p.Err))
-		}
-	}
-	if len(pending) > 0 {
-		fmt.Fprintf(w, "autoagent: %d plugin(s) not approved, not loaded: %s (see `autoagent tools list`, approve with `autoagent tools approve FILE`)\n", len(pending), strings.Join(pending, ", "))
-	}
-	for _, c := range snap.Conflicts {
-		fmt.Fprintf(w, "autoagent: tool conflict: %v\n", c)
-	}
-	for _, i := range invalid {
-		fmt.Fprintf(w, "autoagent: invalid plugin: %s\n", i)
-	}
-}
 
 // streamOut is where a streamed answer goes: stdout, or stderr when --json
 // keeps stdout for the result object.

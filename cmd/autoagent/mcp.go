@@ -101,7 +101,7 @@ func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine bool)
 		return tools
 	}
 	tools := serveTools()
-	reportPlugins(stderr, dir.Snapshot())
+	autoagent.ReportPlugins(stderr, dir.Snapshot())
 
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	var wg sync.WaitGroup

@@ -224,6 +224,15 @@ var mutations = []mutation{
 	{"CallNested drops taint", "loop/nested.go",
 		"\tif raw.untrusted {\n\t\tcc.tainted.Store(true)\n\t}\n", "",
 		"./loop", "CallNested"},
+	{"Runtime.Close leaves the session store open", "runtime.go",
+		"\t\t\terrs = append(errs, rt.sessions.Close())", "\t\t\t_ = rt.sessions",
+		".", "TestRuntimeCloseLeaves"},
+	{"Runtime.Close leaves the plugins watcher running", "runtime.go",
+		"\t\tif rt.stopWatch != nil {\n\t\t\trt.stopWatch()", "\t\tif false && rt.stopWatch != nil {\n\t\t\trt.stopWatch()",
+		".", "TestRuntimeCloseLeaves"},
+	{"Runtime.Continue stores nothing", "runtime.go",
+		"\t\tif _, err := rt.sessions.Append(ctx, k, res.Messages[len(history):]...); err != nil {", "\t\tif _, err := rt.sessions.Append(ctx, k); err != nil {",
+		".", "TestRuntimeContinue"},
 }
 
 func main() {

@@ -1,0 +1,355 @@
+package autoagent
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/mcp"
+	"github.com/autoagent-go/autoagent/memory"
+	"github.com/autoagent-go/autoagent/memory/memtool"
+	"github.com/autoagent-go/autoagent/session"
+	"github.com/autoagent-go/autoagent/tool"
+	"github.com/autoagent-go/autoagent/trace"
+)
+
+// Config is everything a Runtime owns. Every field is optional but the
+// model (Provider or Model): the zero value of a field means none, or the
+// default it names.
+type Config struct {
+	// Provider names the model provider (ProviderNames) and configures it;
+	// Model, when set, is used instead (a provider built by hand, a test
+	// double).
+	Provider ProviderConfig
+	Model    llm.Provider
+	// System is the system prompt (loop.DefaultSystemPrompt when empty);
+	// Bounds are the run's limits (loop's defaults when zero).
+	System string
+	Bounds loop.Bounds
+
+	// Tools are Go tools of the embedding program.
+	Tools []tool.Tool
+	// Plugins, when set, loads a plugins directory of approved WebAssembly
+	// tools (Dir "" is ./plugins), kept current as files and approvals
+	// change unless NoWatch. Sandboxed calls are traced, and code mode is
+	// gated by the run (HostOptions).
+	Plugins *PluginsConfig
+	NoWatch bool
+	// MCP mounts the tools of MCP servers: untrusted by default (their
+	// results taint the run), under a name prefix when given.
+	MCP []MCPServer
+
+	// Policy decides every tool call before it runs; PolicyFile, when
+	// Policy is nil, loads one (loop.LoadPolicy: allow/deny/approve
+	// rules).
+	Policy     loop.Policy
+	PolicyFile string
+	// Memory compacts long conversations and, for facts, keeps what the
+	// user said across sessions.
+	Memory MemoryConfig
+	// Tracer receives the trace events; TraceFile, when Tracer is nil,
+	// appends them to a JSONL file.
+	Tracer    *trace.Tracer
+	TraceFile string
+	// CheckpointFile, when set, saves the run's state before each turn's
+	// tools run, for loop's Resume after a crash.
+	CheckpointFile string
+	// SessionsFile, when set, is the session store (an SQLite file,
+	// created when missing) that Continue keeps conversations in.
+	SessionsFile string
+	// Notes receives what the runtime tells a person: plugins not
+	// approved or invalid, reloads, trifecta warnings. Nil discards them.
+	Notes io.Writer
+}
+
+// MCPServer is one MCP server to mount: a stdio Command (argv) or a URL.
+type MCPServer struct {
+	Command []string
+	Env     []string // KEY=VALUE for a Command's process
+	URL     string
+	// Prefix goes before every tool name; Include, when set, mounts only
+	// these tools (server names).
+	Prefix  string
+	Include []string
+	// Trusted reads the server's results as instructions, not only data:
+	// leave it false unless the server is yours.
+	Trusted bool
+	// Egress flags the tools as able to send data out (stopped by the
+	// trifecta guard once a run is tainted).
+	Egress bool
+}
+
+// MemoryConfig selects the run's memory.
+type MemoryConfig struct {
+	// Kind is "" (none), "buffer", "summarizing" or "fact".
+	Kind string
+	// Dir holds the fact memory's store (facts.json); "" keeps facts in
+	// memory only.
+	Dir string
+	// Identity is whose facts they are (fact memory).
+	Identity string
+	// MaxMessages is the compaction trigger (each kind's default when 0).
+	MaxMessages int
+}
+
+// ErrConfig is wrapped by New's errors for a Config that cannot work.
+var ErrConfig = errors.New("autoagent: invalid config")
+
+// Runtime is a governed agent and what it owns: the provider, the WASM
+// host and plugins directory, MCP sessions, memory, tracing, policy,
+// checkpoints and sessions. Runs share it; Close releases everything.
+type Runtime struct {
+	agent    *loop.Agent
+	tools    *tool.Registry
+	host     *host.Host
+	plugins  *host.Dir
+	clients  []*mcp.Client
+	tracer   *trace.Tracer // owned (TraceFile)
+	sessions *session.SQLiteStore
+	fact     *memory.Fact
+	notes    io.Writer
+
+	stopWatch context.CancelFunc
+	watching  sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// New builds a Runtime from cfg. On error nothing is left open.
+func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
+	rt := &Runtime{tools: &tool.Registry{}, notes: cfg.Notes}
+	if rt.notes == nil {
+		rt.notes = io.Discard
+	}
+	defer func() {
+		if err != nil {
+			rt.Close(context.WithoutCancel(ctx))
+		}
+	}()
+	model := cfg.Model
+	if model == nil {
+		if model, err = NewProvider(cfg.Provider); err != nil {
+			return nil, err
+		}
+	}
+	tr := cfg.Tracer
+	if tr == nil && cfg.TraceFile != "" {
+		if tr, err = trace.OpenFile(cfg.TraceFile); err != nil {
+			return nil, err
+		}
+		rt.tracer = tr
+	}
+	for _, t := range cfg.Tools {
+		if err := rt.tools.Add(t); err != nil {
+			return nil, fmt.Errorf("%w: Tools: %v", ErrConfig, err)
+		}
+	}
+	if cfg.Plugins != nil {
+		pc := *cfg.Plugins
+		pc.Tracer = cmp.Or(pc.Tracer, tr)
+		if rt.host, rt.plugins, err = OpenPlugins(ctx, pc); err != nil {
+			return nil, fmt.Errorf("plugins %s: %w", cmp.Or(pc.Dir, "plugins"), err)
+		}
+		if err := rt.plugins.Publish(rt.tools); err != nil {
+			fmt.Fprintf(rt.notes, "autoagent: %v\n", err)
+		}
+		ReportPlugins(rt.notes, rt.plugins.Snapshot())
+		if !cfg.NoWatch {
+			wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+			rt.stopWatch = cancel
+			rt.watching.Add(1)
+			go func() {
+				defer rt.watching.Done()
+				for ch, err := range rt.plugins.Watch(wctx) {
+					switch {
+					case err != nil:
+						fmt.Fprintf(rt.notes, "autoagent: plugins: %v\n", err)
+					case !ch.Empty():
+						fmt.Fprintf(rt.notes, "autoagent: tools changed: +%v -%v ~%v\n", ch.Added, ch.Removed, ch.Replaced)
+					}
+				}
+			}()
+		}
+	}
+	for i, s := range cfg.MCP {
+		c, err := mcp.Connect(ctx, mcp.ClientOptions{
+			Command: s.Command, Env: s.Env, URL: s.URL, Prefix: s.Prefix, Include: s.Include,
+			Trusted: s.Trusted, Egress: s.Egress, Stderr: rt.notes,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("MCP server %d: %w", i+1, err)
+		}
+		rt.clients = append(rt.clients, c)
+		if err := c.Publish(rt.tools); err != nil {
+			return nil, fmt.Errorf("MCP server %d: %w", i+1, err)
+		}
+	}
+	rt.agent = &loop.Agent{
+		Provider: model,
+		Tools:    rt.tools,
+		System:   cfg.System,
+		Model:    cfg.Provider.Model,
+		Bounds:   cfg.Bounds,
+		Tracer:   tr,
+		Policy:   cfg.Policy,
+	}
+	if cfg.Policy == nil && cfg.PolicyFile != "" {
+		pol, err := loop.LoadPolicy(cfg.PolicyFile)
+		if err != nil {
+			return nil, err
+		}
+		rt.agent.Policy = pol
+	}
+	if cfg.CheckpointFile != "" {
+		rt.agent.Checkpoint = loop.CheckpointFile(cfg.CheckpointFile)
+	}
+	if err := rt.openMemory(ctx, cfg.Memory, model); err != nil {
+		return nil, err
+	}
+	if cfg.SessionsFile != "" {
+		if rt.sessions, err = session.Open(cfg.SessionsFile, session.Options{}); err != nil {
+			return nil, err
+		}
+	}
+	for _, finding := range rt.agent.AuditTrifecta() {
+		fmt.Fprintf(rt.notes, "autoagent: warning: %s\n", finding)
+	}
+	return rt, nil
+}
+
+func (rt *Runtime) openMemory(ctx context.Context, mc MemoryConfig, model llm.Provider) error {
+	var m memory.Memory
+	var err error
+	switch mc.Kind {
+	case "":
+		return nil
+	case "buffer":
+		m, err = memory.NewBuffer(memory.BufferOptions{MaxMessages: mc.MaxMessages})
+	case "summarizing":
+		m, err = memory.NewSummarizing(memory.SummarizingOptions{Provider: model, MaxMessages: mc.MaxMessages})
+	case "fact":
+		opts := memory.FactOptions{Provider: model, Identity: mc.Identity, MaxMessages: mc.MaxMessages}
+		if mc.Dir != "" {
+			if err := os.MkdirAll(mc.Dir, 0o700); err != nil {
+				return fmt.Errorf("memory directory: %w", err)
+			}
+			opts.Path = mc.Dir + string(os.PathSeparator) + "facts.json"
+		}
+		var f *memory.Fact
+		if f, err = memory.NewFact(ctx, opts); err == nil {
+			rt.fact, m = f, f
+		}
+	default:
+		return fmt.Errorf("%w: Memory.Kind %q: want buffer, summarizing or fact", ErrConfig, mc.Kind)
+	}
+	if err != nil {
+		return fmt.Errorf("memory: %w", err)
+	}
+	rt.agent.Memory = m
+	// The memory's tools (recall, and remember/forget where it has them).
+	tools, err := memtool.All(m, memtool.Options{})
+	if err != nil {
+		return fmt.Errorf("memory tools: %w", err)
+	}
+	for _, t := range tools {
+		if err := rt.tools.Add(t); err != nil {
+			return fmt.Errorf("memory tools: %w", err)
+		}
+	}
+	return nil
+}
+
+// Agent is the runtime's agent: run it with Run, Stream, RunMessages or
+// Resume. Its fields may be adjusted before the first run.
+func (rt *Runtime) Agent() *loop.Agent { return rt.agent }
+
+// Tools is the registry the agent calls: Go tools, approved plugins
+// (current with the directory), MCP tools, memory tools.
+func (rt *Runtime) Tools() *tool.Registry { return rt.tools }
+
+// Plugins is the plugins directory, nil without one.
+func (rt *Runtime) Plugins() *host.Dir { return rt.plugins }
+
+// Sessions is the session store, nil without SessionsFile.
+func (rt *Runtime) Sessions() session.Store {
+	if rt.sessions == nil {
+		return nil
+	}
+	return rt.sessions
+}
+
+// Run runs the agent on prompt.
+func (rt *Runtime) Run(ctx context.Context, prompt string) (*loop.Result, error) {
+	return rt.agent.Run(ctx, prompt)
+}
+
+// SessionKey names a stored conversation: its user (a scope) and name
+// (package session).
+type SessionKey = session.Key
+
+// ErrNoSessions is returned by Continue on a runtime without a session
+// store (Config.SessionsFile).
+var ErrNoSessions = errors.New("autoagent: this runtime has no session store (Config.SessionsFile)")
+
+// Continue runs prompt as the next turn of session k: the stored
+// conversation is the history, and when the run is done its new messages
+// are appended to the session (a paused or failed run stores nothing, so
+// the session never holds half a turn).
+func (rt *Runtime) Continue(ctx context.Context, k SessionKey, prompt string) (*loop.Result, error) {
+	if rt.sessions == nil {
+		return nil, ErrNoSessions
+	}
+	stored, err := session.Messages(ctx, rt.sessions, k)
+	if err != nil {
+		return nil, err
+	}
+	history := append([]llm.Message{llm.SystemText(cmp.Or(rt.agent.System, loop.DefaultSystemPrompt))}, stored...)
+	msgs := append(history, llm.UserText(prompt))
+	res, runErr := rt.agent.RunMessages(ctx, msgs)
+	if res != nil && res.StopReason == loop.StopDone && len(res.Messages) > len(history) {
+		if _, err := rt.sessions.Append(ctx, k, res.Messages[len(history):]...); err != nil {
+			return res, fmt.Errorf("session %s: store the turn: %w", k, err)
+		}
+	}
+	return res, runErr
+}
+
+// Close stops the watcher and closes the MCP sessions, the plugins
+// directory, the host, the memory, the session store and the trace file,
+// in that order. It is safe to call more than once.
+func (rt *Runtime) Close(ctx context.Context) error {
+	rt.closeOnce.Do(func() {
+		var errs []error
+		if rt.stopWatch != nil {
+			rt.stopWatch()
+			rt.watching.Wait()
+		}
+		for _, c := range rt.clients {
+			errs = append(errs, c.Close())
+		}
+		if rt.plugins != nil {
+			errs = append(errs, rt.plugins.Close(ctx))
+		}
+		if rt.host != nil {
+			errs = append(errs, rt.host.Close(ctx))
+		}
+		if rt.fact != nil {
+			errs = append(errs, rt.fact.Close())
+		}
+		if rt.sessions != nil {
+			errs = append(errs, rt.sessions.Close())
+		}
+		if rt.tracer != nil {
+			errs = append(errs, rt.tracer.Close())
+		}
+		rt.closeErr = errors.Join(errs...)
+	})
+	return rt.closeErr
+}
