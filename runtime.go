@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/autoagent-go/autoagent/host"
@@ -15,7 +16,9 @@ import (
 	"github.com/autoagent-go/autoagent/mcp"
 	"github.com/autoagent-go/autoagent/memory"
 	"github.com/autoagent-go/autoagent/memory/memtool"
+	"github.com/autoagent-go/autoagent/providers/remote"
 	"github.com/autoagent-go/autoagent/session"
+	"github.com/autoagent-go/autoagent/synth"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 )
@@ -25,10 +28,13 @@ import (
 // default it names.
 type Config struct {
 	// Provider names the model provider (ProviderNames) and configures it;
-	// Model, when set, is used instead (a provider built by hand, a test
-	// double).
-	Provider ProviderConfig
-	Model    llm.Provider
+	// the name "backend:NAME" is a go-plugin backend binary
+	// autoagent-provider-NAME of BackendsDir (default $AUTOAGENT_BACKENDS,
+	// else ./backends), which holds the key itself. Model, when set, is
+	// used instead (a provider built by hand, a test double).
+	Provider    ProviderConfig
+	BackendsDir string
+	Model       llm.Provider
 	// System is the system prompt (loop.DefaultSystemPrompt when empty);
 	// Bounds are the run's limits (loop's defaults when zero).
 	System string
@@ -58,9 +64,16 @@ type Config struct {
 	// appends them to a JSONL file.
 	Tracer    *trace.Tracer
 	TraceFile string
-	// CheckpointFile, when set, saves the run's state before each turn's
-	// tools run, for loop's Resume after a crash.
+	// CheckpointFile, when set, saves the run's state after every step,
+	// and journals tool calls to CheckpointFile.journal, for loop's Resume
+	// after an approval pause, a bound or a crash (loop.OpenFileStore).
 	CheckpointFile string
+	// RecordFile, when set, records model responses and tool results
+	// (secrets redacted) for loop's replay.
+	RecordFile string
+	// CreateTool, when its Budget is positive, offers the model
+	// create_tool: it may write that many sandboxed tools for the run.
+	CreateTool CreateToolConfig
 	// SessionsFile, when set, is the session store (an SQLite file,
 	// created when missing) that Continue keeps conversations in.
 	SessionsFile string
@@ -86,6 +99,21 @@ type MCPServer struct {
 	Egress bool
 }
 
+// CreateToolConfig offers the model create_tool (package synth): tools it
+// writes run quarantined in the sandbox, with no capabilities; accepted
+// ones are staged for a person's approval.
+type CreateToolConfig struct {
+	// Budget is how many tools the run may write (0: no create_tool).
+	Budget int
+	// Language is "js" (default) or "go".
+	Language string
+	// Writer is the model that writes them: the runtime's own when its
+	// Name is empty (with Writer.Model, when set, instead of the run's).
+	Writer ProviderConfig
+	// Progress receives the builds' progress lines (nil: Notes).
+	Progress io.Writer
+}
+
 // MemoryConfig selects the run's memory.
 type MemoryConfig struct {
 	// Kind is "" (none), "buffer", "summarizing" or "fact".
@@ -106,15 +134,20 @@ var ErrConfig = errors.New("autoagent: invalid config")
 // host and plugins directory, MCP sessions, memory, tracing, policy,
 // checkpoints and sessions. Runs share it; Close releases everything.
 type Runtime struct {
-	agent    *loop.Agent
-	tools    *tool.Registry
-	host     *host.Host
-	plugins  *host.Dir
-	clients  []*mcp.Client
-	tracer   *trace.Tracer // owned (TraceFile)
-	sessions *session.SQLiteStore
-	fact     *memory.Fact
-	notes    io.Writer
+	agent       *loop.Agent
+	tools       *tool.Registry
+	host        *host.Host
+	plugins     *host.Dir
+	clients     []*mcp.Client
+	tracer      *trace.Tracer // owned (TraceFile)
+	sessions    *session.SQLiteStore
+	fact        *memory.Fact
+	backend     *remote.Provider
+	recorder    *loop.Recorder
+	checkpoints *loop.FileStore
+	builder     *synth.Builder
+	creator     *synth.CreateTool
+	notes       io.Writer
 
 	stopWatch context.CancelFunc
 	watching  sync.WaitGroup
@@ -134,6 +167,14 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		}
 	}()
 	model := cfg.Model
+	if name, ok := strings.CutPrefix(cfg.Provider.Name, "backend:"); ok && model == nil {
+		// A provider in its own process: it reads its key itself, this
+		// process never holds it.
+		if rt.backend, err = remote.New(ctx, remote.Options{Name: name, Dir: cfg.BackendsDir, Stderr: rt.notes}); err != nil {
+			return nil, err
+		}
+		model = rt.backend
+	}
 	if model == nil {
 		if model, err = NewProvider(cfg.Provider); err != nil {
 			return nil, err
@@ -208,7 +249,21 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		rt.agent.Policy = pol
 	}
 	if cfg.CheckpointFile != "" {
-		rt.agent.Checkpoint = loop.CheckpointFile(cfg.CheckpointFile)
+		if rt.checkpoints, err = loop.OpenFileStore(cfg.CheckpointFile); err != nil {
+			return nil, err
+		}
+		rt.checkpoints.Attach(rt.agent)
+	}
+	if cfg.RecordFile != "" {
+		if rt.recorder, err = loop.CreateRecording(cfg.RecordFile, loop.RecordOptions{}); err != nil {
+			return nil, err
+		}
+		rt.agent.Recorder = rt.recorder
+	}
+	if cfg.CreateTool.Budget > 0 {
+		if err := rt.offerCreateTool(ctx, cfg, model, tr); err != nil {
+			return nil, err
+		}
 	}
 	if err := rt.openMemory(ctx, cfg.Memory, model); err != nil {
 		return nil, err
@@ -222,6 +277,42 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		fmt.Fprintf(rt.notes, "autoagent: warning: %s\n", finding)
 	}
 	return rt, nil
+}
+
+// offerCreateTool adds create_tool: the writer model writes tools that run
+// quarantined in the runtime's host, and the run's budget counts what
+// writing them cost.
+func (rt *Runtime) offerCreateTool(ctx context.Context, cfg Config, model llm.Provider, tr *trace.Tracer) error {
+	ct := cfg.CreateTool
+	writer, writerModel := model, cmp.Or(ct.Writer.Model, cfg.Provider.Model)
+	if ct.Writer.Name != "" {
+		w, err := NewProvider(ct.Writer)
+		if err != nil {
+			return fmt.Errorf("create_tool writer: %w", err)
+		}
+		writer, writerModel = w, ct.Writer.Model
+	}
+	if rt.host == nil {
+		h, err := host.New(ctx, HostOptions(tr))
+		if err != nil {
+			return err
+		}
+		rt.host = h
+	}
+	progress := ct.Progress
+	if progress == nil {
+		progress = rt.notes
+	}
+	b, err := synth.New(synth.Options{
+		Host: rt.host, Writer: writer, Model: writerModel, Language: cmp.Or(ct.Language, "js"),
+		Observer: TraceSynth(tr), OnUsage: CountSynthUsage, Progress: progress,
+	})
+	if err != nil {
+		return err
+	}
+	rt.builder = b
+	rt.creator = b.CreateTool(rt.tools, synth.CreateToolOptions{Budget: ct.Budget})
+	return rt.tools.Add(rt.creator)
 }
 
 func (rt *Runtime) openMemory(ctx context.Context, mc MemoryConfig, model llm.Provider) error {
@@ -331,6 +422,18 @@ func (rt *Runtime) Close(ctx context.Context) error {
 			rt.stopWatch()
 			rt.watching.Wait()
 		}
+		if rt.creator != nil {
+			rt.creator.Close(ctx)
+		}
+		if rt.builder != nil {
+			rt.builder.Close(ctx)
+		}
+		if rt.recorder != nil {
+			errs = append(errs, rt.recorder.Close())
+		}
+		if rt.checkpoints != nil {
+			errs = append(errs, rt.checkpoints.Close())
+		}
 		for _, c := range rt.clients {
 			errs = append(errs, c.Close())
 		}
@@ -345,6 +448,9 @@ func (rt *Runtime) Close(ctx context.Context) error {
 		}
 		if rt.sessions != nil {
 			errs = append(errs, rt.sessions.Close())
+		}
+		if rt.backend != nil {
+			errs = append(errs, rt.backend.Close())
 		}
 		if rt.tracer != nil {
 			errs = append(errs, rt.tracer.Close())

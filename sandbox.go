@@ -2,8 +2,8 @@ package autoagent
 
 import (
 	"context"
-	"io"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/autoagent-go/autoagent/host"

@@ -10,12 +10,7 @@ import (
 	"strings"
 
 	"github.com/autoagent-go/autoagent"
-	"github.com/autoagent-go/autoagent/host"
-	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
-	"github.com/autoagent-go/autoagent/providers/remote"
-	"github.com/autoagent-go/autoagent/synth"
-	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -39,6 +34,11 @@ type agentFlags struct {
 	maxResultChars   int
 	pruneAfter       int
 	maxRepeatedCalls int
+
+	// MCP servers and memory.
+	mcpCommands, mcpURLs []string
+	memory, memoryDir    string
+	checkpoint           string
 
 	// Tools the model writes (issue 7).
 	createTool                  int
@@ -70,6 +70,10 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxResultChars, "max-tool-result-chars", 0, "cut each tool result the model sees to N characters, keeping head and tail (default: no cut)")
 	fs.IntVar(&f.pruneAfter, "prune-after", 0, "keep only the N most recent tool results in full in what the model is sent (default: keep all)")
 	fs.IntVar(&f.maxRepeatedCalls, "max-repeated-calls", 0, "refuse a call repeated with the same arguments more than N times (default: no loop guard)")
+	fs.StringArrayVar(&f.mcpCommands, "mcp", nil, "mount the tools of an MCP server started with this command line (split like a shell would; repeatable); untrusted: their results taint the run")
+	fs.StringArrayVar(&f.mcpURLs, "mcp-url", nil, "mount the tools of an MCP server at this streamable-HTTP URL (repeatable); untrusted, like --mcp")
+	fs.StringVar(&f.memory, "memory", "", "memory of the conversation: buffer|summarizing|fact (fact keeps what the user said across runs, in --memory-dir)")
+	fs.StringVar(&f.memoryDir, "memory-dir", "", "directory of the fact memory's store (default: facts held in memory only)")
 	fs.IntVar(&f.createTool, "create-tool", 0, "offer the model create_tool: it may write up to N sandboxed tools (no capabilities) for this run; accepted ones are staged in plugins/staging")
 	fs.StringVar(&f.toolLang, "tool-lang", "js", "language of the tools create_tool writes: js|go")
 	fs.StringVar(&f.writerProvider, "writer-provider", "", "provider of the model that writes create_tool's tools, e.g. a cheaper one (default: --provider)")
@@ -90,6 +94,14 @@ func (f *agentFlags) validate() error {
 	if f.createTool < 0 {
 		return usageError(fmt.Errorf("--create-tool must be 0 or more, got %d", f.createTool))
 	}
+	switch f.memory {
+	case "", "buffer", "summarizing", "fact":
+	default:
+		return usageError(fmt.Errorf("--memory %q: want buffer, summarizing or fact", f.memory))
+	}
+	if f.memoryDir != "" && f.memory != "fact" {
+		return usageError(errors.New("--memory-dir holds the fact memory's store: give --memory fact"))
+	}
 	if f.toolLang != "js" && f.toolLang != "go" {
 		return usageError(fmt.Errorf("--tool-lang %q: want js or go", f.toolLang))
 	}
@@ -109,121 +121,71 @@ func (f *agentFlags) bounds() loop.Bounds {
 	}
 }
 
-// builtAgent is an agent built from the flags, with what must be closed after.
-type builtAgent struct {
-	agent    *loop.Agent
-	tracer   *trace.Tracer
-	host     *host.Host
-	plugins  *host.Dir
-	backend  *remote.Provider
-	recorder *loop.Recorder
-	builder  *synth.Builder
-	creator  *synth.CreateTool
-}
-
-func (s *builtAgent) Close(ctx context.Context) {
-	if s.creator != nil {
-		s.creator.Close(ctx)
-	}
-	if s.builder != nil {
-		s.builder.Close(ctx)
-	}
-	if s.recorder != nil {
-		s.recorder.Close()
-	}
-	if s.backend != nil {
-		s.backend.Close()
-	}
-	if s.plugins != nil {
-		s.plugins.Close(ctx)
-	}
-	if s.host != nil {
-		s.host.Close(ctx)
-	}
-	if s.tracer != nil {
-		s.tracer.Close()
-	}
-}
-
-// newAgent builds the provider, the tracer, the sandboxed tools of the
-// plugins directory and the agent. Notes about plugins that were not loaded
-// go to stderr.
-func (f *agentFlags) newAgent(ctx context.Context, stderr io.Writer) (*builtAgent, error) {
-	s := &builtAgent{}
-	var p llm.Provider
-	var err error
-	if name, ok := strings.CutPrefix(f.provider, "backend:"); ok {
-		// A provider in its own process: it reads its key itself, this
-		// process never holds it.
-		s.backend, err = remote.New(ctx, remote.Options{Name: name, Dir: f.backends, Stderr: stderr})
-		if err != nil {
-			return nil, err
-		}
-		p = s.backend
-	} else {
-		p, err = autoagent.NewProvider(autoagent.ProviderConfig{
+// config maps the flags onto the runtime's Config: all the wiring is the
+// facade's (autoagent.New).
+func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
+	cfg := autoagent.Config{
+		Provider: autoagent.ProviderConfig{
 			Name: f.provider, Model: f.model, BaseURL: f.baseURL, APIKeyEnv: f.apiKeyEnv, ScriptFile: f.script,
-		})
+		},
+		BackendsDir:    f.backends,
+		System:         f.system,
+		Bounds:         f.bounds(),
+		PolicyFile:     f.policy,
+		TraceFile:      f.traceFile,
+		RecordFile:     f.record,
+		CheckpointFile: f.checkpoint,
+		Memory:         autoagent.MemoryConfig{Kind: f.memory, Dir: f.memoryDir},
+		Notes:          stderr,
+	}
+	for _, line := range f.mcpCommands {
+		argv, err := splitCommand(line)
 		if err != nil {
-			return nil, providerSetupError(err)
+			return cfg, usageError(fmt.Errorf("--mcp %q: %v", line, err))
 		}
-	}
-	if f.traceFile != "" {
-		if s.tracer, err = trace.OpenFile(f.traceFile); err != nil {
-			return nil, err
+		if len(argv) == 0 {
+			return cfg, usageError(errors.New("--mcp: the command line is empty"))
 		}
+		cfg.MCP = append(cfg.MCP, autoagent.MCPServer{Command: argv})
 	}
-	reg := &tool.Registry{}
+	for _, u := range f.mcpURLs {
+		cfg.MCP = append(cfg.MCP, autoagent.MCPServer{URL: u})
+	}
 	if _, statErr := os.Stat(f.plugins); statErr == nil {
-		s.host, s.plugins, err = autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{
-			Dir: f.plugins, Manifest: f.manifest, Quarantine: f.quarantine, Tracer: s.tracer,
-		})
-		if err != nil {
-			s.Close(ctx)
-			return nil, fmt.Errorf("loading plugins from %s: %w", f.plugins, err)
-		}
-		if err := s.plugins.Publish(reg); err != nil {
-			fmt.Fprintf(stderr, "autoagent: %v\n", err)
-		}
-		autoagent.ReportPlugins(stderr, s.plugins.Snapshot())
+		cfg.Plugins = &autoagent.PluginsConfig{Dir: f.plugins, Manifest: f.manifest, Quarantine: f.quarantine}
 	} else if f.plugins != "plugins" || f.manifest != "" {
-		return nil, fmt.Errorf("plugins directory %s: %w", f.plugins, statErr)
-	}
-	s.agent = &loop.Agent{
-		Provider: p,
-		Tools:    reg,
-		System:   f.system,
-		Model:    f.model,
-		Bounds:   f.bounds(),
-		Tracer:   s.tracer,
-	}
-	if f.policy != "" {
-		pol, err := loop.LoadPolicy(f.policy)
-		if err != nil {
-			s.Close(ctx)
-			return nil, err
-		}
-		s.agent.Policy = pol
-	}
-	if f.record != "" {
-		if s.recorder, err = loop.CreateRecording(f.record, loop.RecordOptions{}); err != nil {
-			s.Close(ctx)
-			return nil, err
-		}
-		s.agent.Recorder = s.recorder
+		return cfg, fmt.Errorf("plugins directory %s: %w", f.plugins, statErr)
 	}
 	if f.createTool > 0 {
-		if err := s.offerCreateTool(ctx, f, p, reg, stderr); err != nil {
-			s.Close(ctx)
-			return nil, err
+		cfg.CreateTool = autoagent.CreateToolConfig{Budget: f.createTool, Language: f.toolLang, Progress: stderr}
+		if f.writerProvider != "" || f.writerScript != "" || f.writerModel != "" {
+			name := cmp.Or(f.writerProvider, f.provider)
+			w := autoagent.ProviderConfig{Name: name, Model: f.writerModel, ScriptFile: f.writerScript}
+			if name == f.provider {
+				w.BaseURL, w.APIKeyEnv = f.baseURL, f.apiKeyEnv
+				w.Model = cmp.Or(f.writerModel, f.model)
+			}
+			cfg.CreateTool.Writer = w
 		}
 	}
-	for _, finding := range s.agent.AuditTrifecta() {
-		fmt.Fprintf(stderr, "autoagent: warning: %s\n", finding)
-	}
-	return s, nil
+	return cfg, nil
 }
 
+// newAgent builds the runtime the flags describe. Notes about plugins that
+// were not loaded go to stderr; watch keeps the plugins directory current
+// (chat), a single run does not need it.
+func (f *agentFlags) newAgent(ctx context.Context, stderr io.Writer, watch bool) (*autoagent.Runtime, error) {
+	cfg, err := f.config(stderr)
+	if err != nil {
+		return nil, err
+	}
+	cfg.NoWatch = !watch
+	rt, err := autoagent.New(ctx, cfg)
+	if err != nil {
+		return nil, providerSetupError(err)
+	}
+	return rt, nil
+}
 
 // streamOut is where a streamed answer goes: stdout, or stderr when --json
 // keeps stdout for the result object.
@@ -281,49 +243,12 @@ func streamRun(out, errw io.Writer, events func(yield func(loop.Event, error) bo
 	return res, runErr
 }
 
-// offerCreateTool adds create_tool to reg: the session's model writes the
-// tools, which run quarantined in the sandbox, and the run's budget counts
-// what writing them cost.
-func (s *builtAgent) offerCreateTool(ctx context.Context, f *agentFlags, agentModel llm.Provider, reg *tool.Registry, stderr io.Writer) error {
-	writer, model := agentModel, f.model
-	if f.writerProvider != "" || f.writerScript != "" || f.writerModel != "" {
-		name := cmp.Or(f.writerProvider, f.provider)
-		cfg := autoagent.ProviderConfig{Name: name, Model: f.writerModel, ScriptFile: f.writerScript}
-		if name == f.provider {
-			cfg.BaseURL, cfg.APIKeyEnv = f.baseURL, f.apiKeyEnv
-			cfg.Model = cmp.Or(f.writerModel, f.model)
-		}
-		w, err := autoagent.NewProvider(cfg)
-		if err != nil {
-			return providerSetupError(fmt.Errorf("--writer-provider: %w", err))
-		}
-		writer, model = w, cfg.Model
-	}
-	if s.host == nil {
-		h, err := host.New(ctx, autoagent.HostOptions(s.tracer))
-		if err != nil {
-			return err
-		}
-		s.host = h
-	}
-	b, err := synth.New(synth.Options{
-		Host: s.host, Writer: writer, Model: model, Language: f.toolLang,
-		Observer: autoagent.TraceSynth(s.tracer), OnUsage: autoagent.CountSynthUsage, Progress: stderr,
-	})
-	if err != nil {
-		return err
-	}
-	s.builder = b
-	s.creator = b.CreateTool(reg, synth.CreateToolOptions{Budget: f.createTool})
-	return reg.Add(s.creator)
-}
-
 // providerSetupError classifies an error of autoagent.NewProvider: an
 // unknown provider name, or a setting the provider needs that no flag gave
 // (--base-url for openai-compatible, --script for scripted), is a usage
 // error (exit 2); anything else is a failure.
 func providerSetupError(err error) error {
-	if errors.Is(err, autoagent.ErrUnknownProvider) || errors.Is(err, autoagent.ErrMissingSetting) {
+	if errors.Is(err, autoagent.ErrUnknownProvider) || errors.Is(err, autoagent.ErrMissingSetting) || errors.Is(err, autoagent.ErrConfig) {
 		return usageError(err)
 	}
 	return err

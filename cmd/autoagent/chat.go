@@ -10,13 +10,13 @@ import (
 	"os"
 	"os/signal"
 	"strings"
-	"sync"
 
 	"github.com/mattn/go-isatty"
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/session"
+	"github.com/autoagent-go/autoagent/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -37,6 +37,11 @@ The plugins directory is watched: adding, replacing or removing a .wasm file,
 or approving and revoking in the manifest, changes the tools without a
 restart. Type /reset to start a new conversation and /exit (or end of input)
 to leave. Ctrl-C during a turn cancels that turn; between turns it leaves.
+
+A call that needs approval (a policy "approve" rule, the trifecta in approve
+mode) is shown with its arguments and the reason, and the next line you type
+decides: y approves, n refuses, anything else refuses with that as the reason
+the model is told.
 
 With --session NAME the conversation is kept in the session store
 (--sessions, default ./sessions.db) and continues where it stopped, in this
@@ -71,29 +76,11 @@ answers.`,
 			}
 			ctx, cancel := context.WithCancel(c.Context())
 			defer cancel()
-			s, err := f.newAgent(ctx, c.ErrOrStderr())
+			s, err := f.newAgent(ctx, c.ErrOrStderr(), true)
 			if err != nil {
 				return err
 			}
 			defer s.Close(context.WithoutCancel(ctx))
-
-			var wg sync.WaitGroup
-			if s.plugins != nil {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					for ch, err := range s.plugins.Watch(ctx) {
-						switch {
-						case err != nil:
-							fmt.Fprintf(c.ErrOrStderr(), "\nautoagent: plugins: %v\n", err)
-						case !ch.Empty():
-							fmt.Fprintf(c.ErrOrStderr(), "\nautoagent: tools changed: +%v -%v ~%v\n", ch.Added, ch.Removed, ch.Replaced)
-						}
-					}
-				}()
-			}
-			defer wg.Wait()
-			defer cancel()
 
 			fresh := func() []llm.Message {
 				return []llm.Message{llm.SystemText(cmp.Or(f.system, loop.DefaultSystemPrompt))}
@@ -147,7 +134,16 @@ answers.`,
 					}
 				}
 				msgs := append(append([]llm.Message(nil), history...), llm.UserText(line))
-				res, runErr := chatTurn(ctx, c, s.agent, f, msgs)
+				res, runErr := chatTurn(ctx, c, s.Agent(), f, msgs)
+				// A call awaiting approval: ask, then go on with the
+				// decisions, as often as the turn asks.
+				for res != nil && res.StopReason == loop.StopApprovalRequired && len(res.State.Pending) > 0 {
+					opts, ok := askApprovals(c, in, res.State.Pending)
+					if !ok {
+						return in.Err()
+					}
+					res, runErr = resumeTurn(ctx, c, s.Agent(), f, res.State, opts)
+				}
 				if res != nil && res.StopReason == loop.StopDone {
 					if store != nil {
 						if err := appendTurn(ctx, store, key, history, res.Messages); err != nil {
@@ -165,6 +161,7 @@ answers.`,
 	f.register(c.Flags())
 	sf.register(c.Flags())
 	c.Flags().StringVar(&sessionName, "session", "", "keep the conversation in the session store under this name, and continue it")
+	c.Flags().StringVar(&f.checkpoint, "checkpoint", "", "save each turn's state to `FILE` after every step (and journal tool calls to FILE.journal), for autoagent resume FILE after a crash")
 	return c
 }
 
@@ -178,6 +175,52 @@ func appendTurn(ctx context.Context, st session.Store, key session.Key, history,
 		return fmt.Errorf("session %s: store the turn: %w", key, err)
 	}
 	return nil
+}
+
+// askApprovals asks the person at the terminal about each pending call:
+// the call, its arguments and why it needs approval; "y" approves, "n" (or
+// an empty line) rejects, any other answer rejects with it as the reason
+// the model is told. It reports false when the input ended.
+func askApprovals(c *cobra.Command, in *bufio.Scanner, pending []loop.PendingCall) ([]loop.ResumeOption, bool) {
+	var opts []loop.ResumeOption
+	for _, p := range pending {
+		via := ""
+		if p.Parent != "" {
+			via = fmt.Sprintf(" (asked by the sandboxed tool of call %s)", p.Parent)
+		}
+		fmt.Fprintf(c.ErrOrStderr(), "approve %s %s%s?\n  why: %s\n  [y / n / a reason to refuse] ", safeText(p.Call.Name),
+			safeText(trace.Preview(string(p.Call.Arguments), 500)), via, safeText(p.Reason))
+		if !in.Scan() {
+			fmt.Fprintln(c.ErrOrStderr())
+			return nil, false
+		}
+		switch answer := strings.TrimSpace(in.Text()); strings.ToLower(answer) {
+		case "y", "yes":
+			opts = append(opts, loop.Approve(p.Call.ID))
+		case "", "n", "no":
+			opts = append(opts, loop.Reject(p.Call.ID, ""))
+		default:
+			opts = append(opts, loop.Reject(p.Call.ID, answer))
+		}
+	}
+	return opts, true
+}
+
+// resumeTurn continues a turn paused for approval with the decisions.
+func resumeTurn(ctx context.Context, c *cobra.Command, a *loop.Agent, f agentFlags, st *loop.RunState, opts []loop.ResumeOption) (*loop.Result, error) {
+	turnCtx, stop := signal.NotifyContext(ctx, os.Interrupt)
+	defer stop()
+	var res *loop.Result
+	var err error
+	if f.stream {
+		res, err = streamRun(f.streamOut(c), c.ErrOrStderr(), a.StreamResume(turnCtx, st, opts...))
+	} else {
+		res, err = a.Resume(turnCtx, st, opts...)
+	}
+	if printErr := printResult(c.OutOrStdout(), f.json, !f.stream, res); printErr != nil && err == nil {
+		err = printErr
+	}
+	return res, err
 }
 
 // chatTurn runs one turn; Ctrl-C cancels the turn, not the session.

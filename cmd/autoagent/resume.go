@@ -51,19 +51,19 @@ state file does not hold the provider or the tools: pass the same --provider,
 			if err != nil {
 				return usageError(err)
 			}
-			s, err := f.newAgent(ctx, c.ErrOrStderr())
+			s, err := f.newAgent(ctx, c.ErrOrStderr(), false)
 			if err != nil {
 				return err
 			}
 			defer s.Close(context.WithoutCancel(ctx))
-			store.Attach(s.agent)
+			store.Attach(s.Agent())
 
 			var res *loop.Result
 			var runErr error
 			if f.stream {
-				res, runErr = streamRun(f.streamOut(c), c.ErrOrStderr(), s.agent.StreamResume(ctx, st, opts...))
+				res, runErr = streamRun(f.streamOut(c), c.ErrOrStderr(), s.Agent().StreamResume(ctx, st, opts...))
 			} else {
-				res, runErr = s.agent.Resume(ctx, st, opts...)
+				res, runErr = s.Agent().Resume(ctx, st, opts...)
 			}
 			reportPending(c, res, args[0])
 			return reportResult(c, f.json, !f.stream, res, runErr)

@@ -50,26 +50,19 @@ bound (the --json object is still printed), 2 on a usage error.`,
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			s, err := f.newAgent(ctx, c.ErrOrStderr())
+			f.checkpoint = checkpoint
+			s, err := f.newAgent(ctx, c.ErrOrStderr(), false)
 			if err != nil {
 				return err
 			}
 			defer s.Close(context.WithoutCancel(ctx))
-			if checkpoint != "" {
-				store, err := loop.OpenFileStore(checkpoint)
-				if err != nil {
-					return err
-				}
-				defer store.Close()
-				store.Attach(s.agent)
-			}
 
 			var res *loop.Result
 			var runErr error
 			if f.stream {
-				res, runErr = streamRun(f.streamOut(c), c.ErrOrStderr(), s.agent.Stream(ctx, prompt))
+				res, runErr = streamRun(f.streamOut(c), c.ErrOrStderr(), s.Agent().Stream(ctx, prompt))
 			} else {
-				res, runErr = s.agent.Run(ctx, prompt)
+				res, runErr = s.Agent().Run(ctx, prompt)
 			}
 			reportPending(c, res, checkpoint)
 			return reportResult(c, f.json, !f.stream, res, runErr)

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// chat asks a person about a call a policy sends for approval: y runs it
+// once, a reason refuses it with that reason.
+func TestChatAsksForApproval(t *testing.T) {
+	e := newCLIEnv(t)
+	e.add("echo.wasm")
+	e.mustRun(0, "tools", "approve", filepath.Join(e.plugins, "echo.wasm"), "--yes")
+	policy := filepath.Join(e.root, "policy.json")
+	os.WriteFile(policy, []byte(`{"default":"allow","rules":[{"tool":"echo","action":"approve","reason":"echo needs a human"}]}`), 0o644)
+	script := e.writeScript(
+		`{"tool_calls":[{"id":"call_a","name":"echo","arguments":{"msg":"once"}}]}`,
+		`{"text":"Echoed."}`,
+		`{"tool_calls":[{"id":"call_b","name":"echo","arguments":{"msg":"twice"}}]}`,
+		`{"text":"Refused, as asked."}`,
+	)
+	tracePath := filepath.Join(e.root, "trace.jsonl")
+	r := e.run("echo once\ny\necho twice\nnot this time\n", "chat", "--provider", "scripted", "--script", script,
+		"--policy", policy, "--trace", tracePath, "--json")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	if !strings.Contains(r.stderr, "approve echo {\"msg\":\"once\"}") || !strings.Contains(r.stderr, "why: echo needs a human") {
+		t.Errorf("the question on stderr: %q", r.stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	// Each turn prints its pause, then its end.
+	var last []runJSON
+	for _, l := range lines {
+		last = append(last, decodeRunJSON(t, l))
+	}
+	if len(last) != 4 || last[0].StopReason != "approval_required" || last[1].Output != "Echoed." || last[3].Output != "Refused, as asked." {
+		t.Fatalf("turns: %s", r.stdout)
+	}
+	if n := countSandboxCalls(t, tracePath, "echo"); n != 1 {
+		t.Errorf("echo ran %d times: want once (approved), not for the refused call", n)
+	}
+	refused := false
+	for _, m := range last[3].Messages {
+		for _, p := range m.Parts {
+			if p.ToolResult != nil && p.ToolResult.CallID == "call_b" && strings.Contains(p.ToolResult.Content, "not this time") {
+				refused = true
+			}
+		}
+	}
+	if !refused {
+		t.Errorf("the model was not told the reviewer's reason: %s", lines[3])
+	}
+}
+
+// run --mcp mounts an MCP server's tools: the script's call of the
+// reference server's echo reaches it.
+func TestRunMountsAnMCPServer(t *testing.T) {
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: run `make deps` to run the MCP CLI test")
+	}
+	server, _ := filepath.Abs(filepath.Join("..", "..", "mcp", "testdata", "node", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	if _, err := os.Stat(server); err != nil {
+		t.Skip("server-everything is not installed: run `make deps` to run the MCP CLI test")
+	}
+	e := newCLIEnv(t)
+	script := e.writeScript(
+		`{"tool_calls":[{"id":"c1","name":"echo","arguments":{"message":"through MCP"}}]}`,
+		`{"text":"The server echoed."}`,
+	)
+	r := e.run("", "run", "--provider", "scripted", "--script", script, "--mcp", "'"+node+"' "+server+" stdio", "--json", "call echo")
+	if r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	got := decodeRunJSON(t, strings.TrimSpace(r.stdout))
+	found := false
+	for _, m := range got.Messages {
+		for _, p := range m.Parts {
+			if p.ToolResult != nil && strings.Contains(p.ToolResult.Content, "Echo: through MCP") {
+				found = true
+			}
+		}
+	}
+	if !found || got.Output != "The server echoed." {
+		t.Errorf("run --mcp: %s", r.stdout)
+	}
+	if r := e.run("", "run", "--provider", "scripted", "--script", script, "--mcp", "'unterminated", "x"); r.code != 2 || !strings.Contains(r.stderr, "unterminated") {
+		t.Errorf("a bad --mcp line: exit %d %q", r.code, r.stderr)
+	}
+	if r := e.run("", "run", "--provider", "scripted", "--script", script, "--memory", "nope", "x"); r.code != 2 {
+		t.Errorf("--memory nope: exit %d", r.code)
+	}
+}
