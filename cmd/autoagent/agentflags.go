@@ -35,6 +35,11 @@ type agentFlags struct {
 	pruneAfter       int
 	maxRepeatedCalls int
 
+	// agent is an agent file (autoagent.Load); fs tells which flags were
+	// given, which override it.
+	agent string
+	fs    *pflag.FlagSet
+
 	// MCP servers and memory.
 	mcpCommands, mcpURLs []string
 	memory, memoryDir    string
@@ -48,6 +53,8 @@ type agentFlags struct {
 }
 
 func (f *agentFlags) register(fs *pflag.FlagSet) {
+	f.fs = fs
+	fs.StringVar(&f.agent, "agent", "", "agent file (YAML or JSON: provider, model, system, bounds, plugins, mcp, memory, policy, trace, sessions); flags given override it")
 	fs.StringVar(&f.provider, "provider", "openai", "model provider: "+strings.Join(autoagent.ProviderNames(), "|")+", or backend:NAME for a go-plugin backend binary autoagent-provider-NAME")
 	fs.StringVar(&f.model, "model", "", "model name (default: the provider's default model)")
 	fs.StringVar(&f.baseURL, "base-url", "", "provider endpoint (required for openai-compatible, e.g. http://localhost:11434/v1)")
@@ -171,6 +178,65 @@ func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
 	return cfg, nil
 }
 
+// overrides copy, from the flags' config onto an agent file's, what each
+// flag sets, for the flags given on the command line.
+var overrides = map[string]func(dst, src *autoagent.Config){
+	"provider":              func(d, s *autoagent.Config) { d.Provider.Name = s.Provider.Name },
+	"model":                 func(d, s *autoagent.Config) { d.Provider.Model = s.Provider.Model },
+	"base-url":              func(d, s *autoagent.Config) { d.Provider.BaseURL = s.Provider.BaseURL },
+	"api-key-env":           func(d, s *autoagent.Config) { d.Provider.APIKeyEnv = s.Provider.APIKeyEnv },
+	"script":                func(d, s *autoagent.Config) { d.Provider.ScriptFile = s.Provider.ScriptFile },
+	"backends":              func(d, s *autoagent.Config) { d.BackendsDir = s.BackendsDir },
+	"system":                func(d, s *autoagent.Config) { d.System = s.System },
+	"max-steps":             func(d, s *autoagent.Config) { d.Bounds.MaxSteps = s.Bounds.MaxSteps },
+	"token-budget":          func(d, s *autoagent.Config) { d.Bounds.TokenBudget = s.Bounds.TokenBudget },
+	"max-tool-result-chars": func(d, s *autoagent.Config) { d.Bounds.MaxToolResultChars = s.Bounds.MaxToolResultChars },
+	"prune-after":           func(d, s *autoagent.Config) { d.Bounds.PruneToolResultsAfter = s.Bounds.PruneToolResultsAfter },
+	"max-repeated-calls":    func(d, s *autoagent.Config) { d.Bounds.MaxRepeatedToolCalls = s.Bounds.MaxRepeatedToolCalls },
+	"trifecta":              func(d, s *autoagent.Config) { d.Bounds.Trifecta = s.Bounds.Trifecta },
+	"shadow-guards":         func(d, s *autoagent.Config) { d.Bounds.ShadowGuards = s.Bounds.ShadowGuards },
+	"plugins":               func(d, s *autoagent.Config) { d.Plugins = s.Plugins },
+	"manifest":              func(d, s *autoagent.Config) { d.Plugins = s.Plugins },
+	"quarantine":            func(d, s *autoagent.Config) { d.Plugins = s.Plugins },
+	"policy":                func(d, s *autoagent.Config) { d.PolicyFile = s.PolicyFile },
+	"trace":                 func(d, s *autoagent.Config) { d.TraceFile = s.TraceFile },
+	"record":                func(d, s *autoagent.Config) { d.RecordFile = s.RecordFile },
+	"checkpoint":            func(d, s *autoagent.Config) { d.CheckpointFile = s.CheckpointFile },
+	"memory":                func(d, s *autoagent.Config) { d.Memory = s.Memory },
+	"memory-dir":            func(d, s *autoagent.Config) { d.Memory = s.Memory },
+	// Servers given as flags join the file's.
+	"mcp":         func(d, s *autoagent.Config) { d.MCP = append(d.MCP, s.MCP...) },
+	"mcp-url":     func(d, s *autoagent.Config) {},
+	"create-tool": func(d, s *autoagent.Config) { d.CreateTool = s.CreateTool },
+}
+
+// withAgentFile loads --agent and applies the flags given over it.
+func (f *agentFlags) withAgentFile(flags autoagent.Config) (autoagent.Config, error) {
+	cfg, err := autoagent.Load(f.agent)
+	if err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return cfg, err
+		}
+		return cfg, usageError(err)
+	}
+	cfg.Notes = flags.Notes
+	mcpGiven := false
+	for name, apply := range overrides {
+		if f.fs == nil || !f.fs.Changed(name) {
+			continue
+		}
+		if name == "mcp" || name == "mcp-url" {
+			mcpGiven = true
+			continue
+		}
+		apply(&cfg, &flags)
+	}
+	if mcpGiven {
+		cfg.MCP = append(cfg.MCP, flags.MCP...)
+	}
+	return cfg, nil
+}
+
 // newAgent builds the runtime the flags describe. Notes about plugins that
 // were not loaded go to stderr; watch keeps the plugins directory current
 // (chat), a single run does not need it.
@@ -179,7 +245,12 @@ func (f *agentFlags) newAgent(ctx context.Context, stderr io.Writer, watch bool)
 	if err != nil {
 		return nil, err
 	}
-	cfg.NoWatch = !watch
+	if f.agent != "" {
+		if cfg, err = f.withAgentFile(cfg); err != nil {
+			return nil, err
+		}
+	}
+	cfg.NoWatch = cfg.NoWatch || !watch
 	rt, err := autoagent.New(ctx, cfg)
 	if err != nil {
 		return nil, providerSetupError(err)

@@ -83,7 +83,7 @@ answers.`,
 			defer s.Close(context.WithoutCancel(ctx))
 
 			fresh := func() []llm.Message {
-				return []llm.Message{llm.SystemText(cmp.Or(f.system, loop.DefaultSystemPrompt))}
+				return []llm.Message{llm.SystemText(cmp.Or(s.Agent().System, loop.DefaultSystemPrompt))}
 			}
 			// stored reads the session's turns, which another process may
 			// have added since the last turn.

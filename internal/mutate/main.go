@@ -233,6 +233,12 @@ var mutations = []mutation{
 	{"Runtime.Continue stores nothing", "runtime.go",
 		"\t\tif _, err := rt.sessions.Append(ctx, k, res.Messages[len(history):]...); err != nil {", "\t\tif _, err := rt.sessions.Append(ctx, k); err != nil {",
 		".", "TestRuntimeContinue"},
+	{"agent files accept unknown keys", "agentfile.go",
+		"\tdec.KnownFields(true)\n", "",
+		".", "TestLoadAgentFile"},
+	{"a flag no longer overrides the agent file", "cmd/autoagent/agentflags.go",
+		"\t\tapply(&cfg, &flags)\n", "",
+		"./cmd/autoagent", "TestRunAgentFile"},
 }
 
 func main() {

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run --agent FILE takes everything from the file; a flag given overrides
+// its key; a bad file is a usage error naming the line.
+func TestRunAgentFile(t *testing.T) {
+	e := newCLIEnv(t)
+	e.writeScript(`{"text":"From the file's script."}`) // script.jsonl, beside agent.yaml
+	other := filepath.Join(e.root, "other.jsonl")
+	os.WriteFile(other, []byte(`{"text":"From the flag's script."}`+"\n"), 0o644)
+	agent := filepath.Join(e.root, "agent.yaml")
+	os.WriteFile(agent, []byte("provider: scripted\nscript: script.jsonl\nsystem: You are the file's agent.\nbounds: {max_steps: 3}\n"), 0o644)
+
+	r := e.mustRun(0, "run", "--agent", agent, "--json", "hi")
+	got := decodeRunJSON(t, strings.TrimSpace(r.stdout))
+	if got.Output != "From the file's script." || got.Messages[0].Parts[0].Text != "You are the file's agent." {
+		t.Errorf("run --agent: %s", r.stdout)
+	}
+	r = e.mustRun(0, "run", "--agent", agent, "--script", other, "--json", "hi")
+	if got := decodeRunJSON(t, strings.TrimSpace(r.stdout)); got.Output != "From the flag's script." || got.Messages[0].Parts[0].Text != "You are the file's agent." {
+		t.Errorf("a flag over the file: %s", r.stdout)
+	}
+	// chat takes the file too, its system prompt included.
+	r = e.run("hello\n", "chat", "--agent", agent, "--json")
+	if r.code != 0 || !strings.Contains(r.stdout, "You are the file's agent.") {
+		t.Errorf("chat --agent: %d %s %s", r.code, r.stdout, r.stderr)
+	}
+
+	bad := filepath.Join(e.root, "bad.yaml")
+	os.WriteFile(bad, []byte("provider: scripted\napi_key: sk-123\n"), 0o644)
+	if r := e.run("", "run", "--agent", bad, "hi"); r.code != 2 || !strings.Contains(r.stderr, "bad.yaml:2") || !strings.Contains(r.stderr, "would hold a secret") {
+		t.Errorf("a file with a key: exit %d %q", r.code, r.stderr)
+	}
+	if r := e.run("", "run", "--agent", filepath.Join(e.root, "none.yaml"), "hi"); r.code != 1 || !strings.Contains(r.stderr, "none.yaml") {
+		t.Errorf("a missing file: exit %d %q", r.code, r.stderr)
+	}
+}
