@@ -237,7 +237,7 @@ var mutations = []mutation{
 		"\tdec.KnownFields(true)\n", "",
 		".", "TestLoadAgentFile"},
 	{"a flag no longer overrides the agent file", "cmd/autoagent/agentflags.go",
-		"\t\tapply(&cfg, &flags)\n", "",
+		"\t\tapply(&cfg, &flags)\n", "\t\t_ = apply\n",
 		"./cmd/autoagent", "TestRunAgentFile"},
 }
 
