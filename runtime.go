@@ -13,6 +13,7 @@ import (
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/mcp"
 	"github.com/autoagent-go/autoagent/memory"
 	"github.com/autoagent-go/autoagent/memory/memtool"
@@ -112,6 +113,9 @@ type CreateToolConfig struct {
 	Writer ProviderConfig
 	// Progress receives the builds' progress lines (nil: Notes).
 	Progress io.Writer
+	// Ceiling is the most a written tool may be granted (none by
+	// default: a tool asking for a capability is refused).
+	Ceiling []manifest.Grant
 }
 
 // MemoryConfig selects the run's memory.
@@ -304,7 +308,7 @@ func (rt *Runtime) offerCreateTool(ctx context.Context, cfg Config, model llm.Pr
 		progress = rt.notes
 	}
 	b, err := synth.New(synth.Options{
-		Host: rt.host, Writer: writer, Model: writerModel, Language: cmp.Or(ct.Language, "js"),
+		Host: rt.host, Writer: writer, Model: writerModel, Language: cmp.Or(ct.Language, "js"), Ceiling: ct.Ceiling,
 		Observer: TraceSynth(tr), OnUsage: CountSynthUsage, Progress: progress,
 	})
 	if err != nil {

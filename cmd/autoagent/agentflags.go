@@ -11,6 +11,7 @@ import (
 
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/trace"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -39,6 +40,9 @@ type agentFlags struct {
 	// given, which override it.
 	agent string
 	fs    *pflag.FlagSet
+
+	promptCache bool
+	toolGrants  []string
 
 	// MCP servers and memory.
 	mcpCommands, mcpURLs []string
@@ -81,6 +85,8 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.mcpURLs, "mcp-url", nil, "mount the tools of an MCP server at this streamable-HTTP URL (repeatable); untrusted, like --mcp")
 	fs.StringVar(&f.memory, "memory", "", "memory of the conversation: buffer|summarizing|fact (fact keeps what the user said across runs, in --memory-dir)")
 	fs.StringVar(&f.memoryDir, "memory-dir", "", "directory of the fact memory's store (default: facts held in memory only)")
+	fs.BoolVar(&f.promptCache, "prompt-cache", false, "ask the provider to cache repeated prompt prefixes (Anthropic's cache_control; others cache by themselves)")
+	fs.StringArrayVar(&f.toolGrants, "tool-grant", nil, "a grant tools written by --create-tool may receive, e.g. net:api.example.com (repeatable; default: none)")
 	fs.IntVar(&f.createTool, "create-tool", 0, "offer the model create_tool: it may write up to N sandboxed tools (no capabilities) for this run; accepted ones are staged in plugins/staging")
 	fs.StringVar(&f.toolLang, "tool-lang", "js", "language of the tools create_tool writes: js|go")
 	fs.StringVar(&f.writerProvider, "writer-provider", "", "provider of the model that writes create_tool's tools, e.g. a cheaper one (default: --provider)")
@@ -109,6 +115,9 @@ func (f *agentFlags) validate() error {
 	if f.memoryDir != "" && f.memory != "fact" {
 		return usageError(errors.New("--memory-dir holds the fact memory's store: give --memory fact"))
 	}
+	if len(f.toolGrants) > 0 && f.createTool == 0 {
+		return usageError(errors.New("--tool-grant is the ceiling of the tools --create-tool writes: give --create-tool N"))
+	}
 	if f.toolLang != "js" && f.toolLang != "go" {
 		return usageError(fmt.Errorf("--tool-lang %q: want js or go", f.toolLang))
 	}
@@ -134,6 +143,7 @@ func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
 	cfg := autoagent.Config{
 		Provider: autoagent.ProviderConfig{
 			Name: f.provider, Model: f.model, BaseURL: f.baseURL, APIKeyEnv: f.apiKeyEnv, ScriptFile: f.script,
+			PromptCaching: f.promptCache,
 		},
 		BackendsDir:    f.backends,
 		System:         f.system,
@@ -164,7 +174,11 @@ func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
 		return cfg, fmt.Errorf("plugins directory %s: %w", f.plugins, statErr)
 	}
 	if f.createTool > 0 {
-		cfg.CreateTool = autoagent.CreateToolConfig{Budget: f.createTool, Language: f.toolLang, Progress: stderr}
+		ceiling, err := manifest.ParseGrants(f.toolGrants)
+		if err != nil {
+			return cfg, usageError(fmt.Errorf("--tool-grant: %v", err))
+		}
+		cfg.CreateTool = autoagent.CreateToolConfig{Budget: f.createTool, Language: f.toolLang, Progress: stderr, Ceiling: ceiling}
 		if f.writerProvider != "" || f.writerScript != "" || f.writerModel != "" {
 			name := cmp.Or(f.writerProvider, f.provider)
 			w := autoagent.ProviderConfig{Name: name, Model: f.writerModel, ScriptFile: f.writerScript}
@@ -205,9 +219,11 @@ var overrides = map[string]func(dst, src *autoagent.Config){
 	"memory":                func(d, s *autoagent.Config) { d.Memory = s.Memory },
 	"memory-dir":            func(d, s *autoagent.Config) { d.Memory = s.Memory },
 	// Servers given as flags join the file's.
-	"mcp":         func(d, s *autoagent.Config) { d.MCP = append(d.MCP, s.MCP...) },
-	"mcp-url":     func(d, s *autoagent.Config) {},
-	"create-tool": func(d, s *autoagent.Config) { d.CreateTool = s.CreateTool },
+	"mcp":          func(d, s *autoagent.Config) { d.MCP = append(d.MCP, s.MCP...) },
+	"mcp-url":      func(d, s *autoagent.Config) {},
+	"create-tool":  func(d, s *autoagent.Config) { d.CreateTool = s.CreateTool },
+	"tool-grant":   func(d, s *autoagent.Config) { d.CreateTool.Ceiling = s.CreateTool.Ceiling },
+	"prompt-cache": func(d, s *autoagent.Config) { d.Provider.PromptCaching = s.Provider.PromptCaching },
 }
 
 // withAgentFile loads --agent and applies the flags given over it.

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // chat asks a person about a call a policy sends for approval: y runs it
@@ -93,5 +96,31 @@ func TestRunMountsAnMCPServer(t *testing.T) {
 	}
 	if r := e.run("", "run", "--provider", "scripted", "--script", script, "--memory", "nope", "x"); r.code != 2 {
 		t.Errorf("--memory nope: exit %d", r.code)
+	}
+}
+
+// --tool-grant is the create_tool ceiling; alone, or malformed, it is a
+// usage error.
+func TestToolGrantCeiling(t *testing.T) {
+	var f agentFlags
+	fs := pflag.NewFlagSet("run", pflag.ContinueOnError)
+	f.register(fs)
+	if err := fs.Parse([]string{"--provider", "scripted", "--script", "s.jsonl", "--create-tool", "2", "--tool-grant", "net:api.example.com", "--prompt-cache"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := f.config(io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cfg.CreateTool.Ceiling) != 1 || cfg.CreateTool.Ceiling[0].String() != "net:api.example.com" || cfg.CreateTool.Budget != 2 || !cfg.Provider.PromptCaching {
+		t.Errorf("config: %+v", cfg.CreateTool)
+	}
+	e := newCLIEnv(t)
+	script := e.writeScript(`{"text":"x"}`)
+	if r := e.run("", "run", "--provider", "scripted", "--script", script, "--tool-grant", "net:x.example", "hi"); r.code != 2 || !strings.Contains(r.stderr, "--create-tool") {
+		t.Errorf("--tool-grant alone: %d %q", r.code, r.stderr)
+	}
+	if r := e.run("", "run", "--provider", "scripted", "--script", script, "--create-tool", "1", "--tool-grant", "bogus", "hi"); r.code != 2 || !strings.Contains(r.stderr, "--tool-grant") {
+		t.Errorf("a malformed --tool-grant: %d %q", r.code, r.stderr)
 	}
 }

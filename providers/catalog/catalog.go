@@ -62,6 +62,10 @@ type Config struct {
 	// broken stream before any output) is retried: 0 for the provider's
 	// default, negative for none.
 	MaxRetries int
+	// PromptCaching asks the provider to cache repeated prompt prefixes
+	// where that takes a request option (Anthropic: cache_control marks);
+	// OpenAI-compatible servers and Gemini cache by themselves.
+	PromptCaching bool
 	// HTTPClient, when set, sends every request (one persistent client per
 	// provider either way).
 	HTTPClient *http.Client
@@ -189,7 +193,7 @@ func New(cfg Config) (llm.Provider, error) {
 	case "openai-compatible":
 		return openai.Compatible(cfg.BaseURL, oa)
 	case "anthropic":
-		return anthropic.New(anthropic.Options{Model: model, BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, APIKeyEnv: cfg.APIKeyEnv, MaxRetries: cfg.MaxRetries, HTTPClient: cfg.HTTPClient})
+		return anthropic.New(anthropic.Options{Model: model, BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, APIKeyEnv: cfg.APIKeyEnv, MaxRetries: cfg.MaxRetries, HTTPClient: cfg.HTTPClient, PromptCaching: cfg.PromptCaching})
 	case "gemini":
 		return gemini.New(gemini.Options{Model: model, BaseURL: cfg.BaseURL, APIKey: cfg.APIKey, APIKeyEnv: cfg.APIKeyEnv, MaxRetries: cfg.MaxRetries, HTTPClient: cfg.HTTPClient})
 	case "scripted":

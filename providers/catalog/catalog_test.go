@@ -275,3 +275,19 @@ func TestHTTPNames(t *testing.T) {
 		t.Errorf("HTTPNames() = %v, want %v", got, want)
 	}
 }
+
+// PromptCaching reaches Anthropic as cache_control marks, and only when set.
+func TestNewProviderPromptCaching(t *testing.T) {
+	for _, on := range []bool{false, true} {
+		srv, seen := captureServer(t)
+		p, err := catalog.New(catalog.Config{Name: "anthropic", BaseURL: srv.URL, APIKey: "k", PromptCaching: on})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Complete(context.Background(), &llm.Request{Messages: []llm.Message{llm.SystemText("be brief"), llm.UserText("hi")}})
+		reqs := seen()
+		if len(reqs) != 1 || strings.Contains(reqs[0].body, "cache_control") != on {
+			t.Errorf("PromptCaching %v: body %s", on, reqs[0].body)
+		}
+	}
+}
