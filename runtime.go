@@ -22,6 +22,9 @@ import (
 	"github.com/autoagent-go/autoagent/synth"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
+	"github.com/autoagent-go/autoagent/trace/otel"
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
 // Config is everything a Runtime owns. Every field is optional but the
@@ -65,6 +68,12 @@ type Config struct {
 	// appends them to a JSONL file.
 	Tracer    *trace.Tracer
 	TraceFile string
+	// OTel exports the run's spans over OTLP/HTTP (gen_ai semantic
+	// conventions) to the endpoint the standard OTEL_EXPORTER_OTLP_*
+	// variables name (default http://localhost:4318), beside TraceFile;
+	// Close flushes them. Not with Tracer: add trace/otel's exporter to
+	// your own tracer instead.
+	OTel bool
 	// CheckpointFile, when set, saves the run's state after every step,
 	// and journals tool calls to CheckpointFile.journal, for loop's Resume
 	// after an approval pause, a bound or a crash (loop.OpenFileStore).
@@ -149,6 +158,8 @@ type Runtime struct {
 	backend     *remote.Provider
 	recorder    *loop.Recorder
 	checkpoints *loop.FileStore
+	otelExp     *otel.Exporter
+	otelTP      *sdktrace.TracerProvider
 	builder     *synth.Builder
 	creator     *synth.CreateTool
 	notes       io.Writer
@@ -185,10 +196,25 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		}
 	}
 	tr := cfg.Tracer
-	if tr == nil && cfg.TraceFile != "" {
-		if tr, err = trace.OpenFile(cfg.TraceFile); err != nil {
+	var sinks []trace.Sink
+	if cfg.OTel {
+		if tr != nil {
+			return nil, fmt.Errorf("%w: OTel with a Tracer of your own: add trace/otel's exporter to it", ErrConfig)
+		}
+		exp, err := rt.openOTel(ctx)
+		if err != nil {
 			return nil, err
 		}
+		sinks = append(sinks, exp)
+	}
+	switch {
+	case tr == nil && cfg.TraceFile != "":
+		if tr, err = trace.OpenFile(cfg.TraceFile, sinks...); err != nil {
+			return nil, err
+		}
+		rt.tracer = tr
+	case tr == nil && len(sinks) > 0:
+		tr = trace.New(sinks...)
 		rt.tracer = tr
 	}
 	for _, t := range cfg.Tools {
@@ -317,6 +343,20 @@ func (rt *Runtime) offerCreateTool(ctx context.Context, cfg Config, model llm.Pr
 	rt.builder = b
 	rt.creator = b.CreateTool(rt.tools, synth.CreateToolOptions{Budget: ct.Budget})
 	return rt.tools.Add(rt.creator)
+}
+
+// openOTel starts the OTLP/HTTP export (configured by the standard
+// environment variables) and returns the trace sink that feeds it.
+func (rt *Runtime) openOTel(ctx context.Context) (*otel.Exporter, error) {
+	client, err := otlptracehttp.New(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("OpenTelemetry: %w", err)
+	}
+	rt.otelTP = sdktrace.NewTracerProvider(sdktrace.WithBatcher(client))
+	if rt.otelExp, err = otel.New(rt.otelTP, otel.Options{Semconv: otel.GenAI}); err != nil {
+		return nil, fmt.Errorf("OpenTelemetry: %w", err)
+	}
+	return rt.otelExp, nil
 }
 
 func (rt *Runtime) openMemory(ctx context.Context, mc MemoryConfig, model llm.Provider) error {
@@ -458,6 +498,13 @@ func (rt *Runtime) Close(ctx context.Context) error {
 		}
 		if rt.tracer != nil {
 			errs = append(errs, rt.tracer.Close())
+		}
+		if rt.otelExp != nil {
+			errs = append(errs, rt.otelExp.Close())
+		}
+		if rt.otelTP != nil {
+			// Flushes the spans still batched.
+			errs = append(errs, rt.otelTP.Shutdown(ctx))
 		}
 		rt.closeErr = errors.Join(errs...)
 	})

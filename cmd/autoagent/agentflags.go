@@ -42,6 +42,7 @@ type agentFlags struct {
 	fs    *pflag.FlagSet
 
 	promptCache bool
+	otel        bool
 	toolGrants  []string
 
 	// MCP servers and memory.
@@ -85,6 +86,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.mcpURLs, "mcp-url", nil, "mount the tools of an MCP server at this streamable-HTTP URL (repeatable); untrusted, like --mcp")
 	fs.StringVar(&f.memory, "memory", "", "memory of the conversation: buffer|summarizing|fact (fact keeps what the user said across runs, in --memory-dir)")
 	fs.StringVar(&f.memoryDir, "memory-dir", "", "directory of the fact memory's store (default: facts held in memory only)")
+	fs.BoolVar(&f.otel, "otel", false, "export the run's spans over OTLP/HTTP to the endpoint of the OTEL_EXPORTER_OTLP_ENDPOINT (or _TRACES_ENDPOINT) variable, default http://localhost:4318")
 	fs.BoolVar(&f.promptCache, "prompt-cache", false, "ask the provider to cache repeated prompt prefixes (Anthropic's cache_control; others cache by themselves)")
 	fs.StringArrayVar(&f.toolGrants, "tool-grant", nil, "a grant tools written by --create-tool may receive, e.g. net:api.example.com (repeatable; default: none)")
 	fs.IntVar(&f.createTool, "create-tool", 0, "offer the model create_tool: it may write up to N sandboxed tools (no capabilities) for this run; accepted ones are staged in plugins/staging")
@@ -152,6 +154,7 @@ func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
 		TraceFile:      f.traceFile,
 		RecordFile:     f.record,
 		CheckpointFile: f.checkpoint,
+		OTel:           f.otel,
 		Memory:         autoagent.MemoryConfig{Kind: f.memory, Dir: f.memoryDir},
 		Notes:          stderr,
 	}
@@ -224,6 +227,7 @@ var overrides = map[string]func(dst, src *autoagent.Config){
 	"create-tool":  func(d, s *autoagent.Config) { d.CreateTool = s.CreateTool },
 	"tool-grant":   func(d, s *autoagent.Config) { d.CreateTool.Ceiling = s.CreateTool.Ceiling },
 	"prompt-cache": func(d, s *autoagent.Config) { d.Provider.PromptCaching = s.Provider.PromptCaching },
+	"otel":         func(d, s *autoagent.Config) { d.OTel = s.OTel },
 }
 
 // withAgentFile loads --agent and applies the flags given over it.
