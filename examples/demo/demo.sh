@@ -46,3 +46,20 @@ step "A model writes a tool from examples (scripted writer; JavaScript in the sa
 echo "Its first attempt fits the 3 examples it was shown but not the 2 it never saw:"
 "$bin" synth --examples examples/demo/slugs.jsonl --goal "Turn a title into a URL slug" \
 	--provider scripted --script examples/demo/writer.jsonl --seed 3 --staging "$work/staging"
+
+step "A conversation kept in a session store, continued by a second process"
+echo "My order number is 4417." | "$bin" chat --provider scripted --script examples/demo/session.jsonl \
+	--plugins "$work/plugins" --session support --sessions "$work/sessions.db"
+echo "(that process has exited; a new one continues the conversation)"
+echo "What was my order number?" | "$bin" chat --provider scripted --script examples/demo/session.jsonl \
+	--plugins "$work/plugins" --session support --sessions "$work/sessions.db"
+"$bin" sessions show support --sessions "$work/sessions.db"
+
+step "Code mode through the gate: a sandboxed tool calls a host tool, and the run's policy decides"
+cp plugins/text_tools.wasm "$work/plugins/" # the untampered bytes: approved again
+cp testdata/wasm/hostcall.wasm "$work/plugins/"
+"$bin" tools approve "$work/plugins/hostcall.wasm" --grant tools:calc --force --plugins "$work/plugins" --by demo \
+	--note "may call calc (the run's policy still decides)" --yes
+printf '{"rules":[{"tool":"calc","action":"deny","reason":"calc is off limits to sandboxed code in this demo"}]}\n' > "$work/policy.json"
+"$bin" run --provider scripted --script examples/demo/codemode.jsonl --plugins "$work/plugins" \
+	--policy "$work/policy.json" --stream "Use hostcall to reach calc."
