@@ -41,3 +41,33 @@ func TestRunAgentFile(t *testing.T) {
 		t.Errorf("a missing file: exit %d %q", r.code, r.stderr)
 	}
 }
+
+// chat --agent with --session keeps the conversation in the file's store,
+// or in --sessions when given.
+func TestChatAgentFileSessions(t *testing.T) {
+	e := newCLIEnv(t)
+	e.writeScript(`{"text":"First."}`, `{"text":"Second."}`)
+	agent := filepath.Join(e.root, "agent.yaml")
+	os.WriteFile(agent, []byte("provider: scripted\nscript: script.jsonl\nsessions: kept.db\n"), 0o644)
+	if r := e.run("hello\n", "chat", "--agent", agent, "--session", "s"); r.code != 0 || r.stdout != "First.\n" {
+		t.Fatalf("first: %d %q %s", r.code, r.stdout, r.stderr)
+	}
+	if r := e.mustRun(0, "sessions", "show", "s", "--sessions", filepath.Join(e.root, "kept.db")); !strings.Contains(r.stdout, "#2 assistant: First.") {
+		t.Errorf("the file's store: %q", r.stdout)
+	}
+	other := filepath.Join(e.root, "other.db")
+	if r := e.run("hello\n", "chat", "--agent", agent, "--session", "s", "--sessions", other); r.code != 0 {
+		t.Fatalf("with --sessions: %d %s", r.code, r.stderr)
+	}
+	if r := e.mustRun(0, "sessions", "list", "--sessions", other); !strings.Contains(r.stdout, "s ") {
+		t.Errorf("--sessions over the file: %q", r.stdout)
+	}
+	// Without a store in the file, --session uses the default one.
+	os.WriteFile(agent, []byte("provider: scripted\nscript: script.jsonl\n"), 0o644)
+	if r := e.run("hello\n", "chat", "--agent", agent, "--session", "d"); r.code != 0 {
+		t.Fatalf("default store: %d %s", r.code, r.stderr)
+	}
+	if r := e.mustRun(0, "sessions", "show", "d"); !strings.Contains(r.stdout, "#1 user: hello") {
+		t.Errorf("the default store: %q", r.stdout)
+	}
+}

@@ -41,6 +41,7 @@ type agentFlags struct {
 	agent string
 	fs    *pflag.FlagSet
 
+	sessions    string // the session store, for chat --session
 	promptCache bool
 	otel        bool
 	toolGrants  []string
@@ -63,7 +64,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.provider, "provider", "openai", "model provider: "+strings.Join(autoagent.ProviderNames(), "|")+", or backend:NAME for a go-plugin backend binary autoagent-provider-NAME")
 	fs.StringVar(&f.model, "model", "", "model name (default: the provider's default model)")
 	fs.StringVar(&f.baseURL, "base-url", "", "provider endpoint (required for openai-compatible, e.g. http://localhost:11434/v1)")
-	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "environment variable holding the API key (default per provider: OPENAI_API_KEY, ANTHROPIC_API_KEY, GEMINI_API_KEY, DEEPSEEK_API_KEY, GROQ_API_KEY)")
+	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "environment variable holding the API key (default per provider: "+defaultKeyVars()+")")
 	fs.StringVar(&f.script, "script", "", "script file played by --provider scripted (offline, for demos and tests)")
 	fs.StringVar(&f.plugins, "plugins", "plugins", "plugins directory of sandboxed .wasm tools")
 	fs.StringVar(&f.manifest, "manifest", "", "approvals manifest (default: PLUGINS/manifest.json)")
@@ -94,6 +95,18 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.writerProvider, "writer-provider", "", "provider of the model that writes create_tool's tools, e.g. a cheaper one (default: --provider)")
 	fs.StringVar(&f.writerModel, "writer-model", "", "model that writes create_tool's tools (default: --model with the same provider, else that provider's default)")
 	fs.StringVar(&f.writerScript, "writer-script", "", "script played by a scripted writer (--writer-provider scripted)")
+}
+
+// defaultKeyVars lists each provider's default key variable, from the
+// provider table.
+func defaultKeyVars() string {
+	var vars []string
+	for _, name := range autoagent.ProviderNames() {
+		if v := autoagent.DefaultAPIKeyEnv(name); v != "" {
+			vars = append(vars, v)
+		}
+	}
+	return strings.Join(vars, ", ")
 }
 
 func (f *agentFlags) validate() error {
@@ -155,6 +168,7 @@ func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
 		RecordFile:     f.record,
 		CheckpointFile: f.checkpoint,
 		OTel:           f.otel,
+		SessionsFile:   f.sessions,
 		Memory:         autoagent.MemoryConfig{Kind: f.memory, Dir: f.memoryDir},
 		Notes:          stderr,
 	}
@@ -253,6 +267,10 @@ func (f *agentFlags) withAgentFile(flags autoagent.Config) (autoagent.Config, er
 	}
 	if mcpGiven {
 		cfg.MCP = append(cfg.MCP, flags.MCP...)
+	}
+	// chat --session keeps the file's store unless --sessions names one.
+	if flags.SessionsFile != "" && (cfg.SessionsFile == "" || f.fs.Changed("sessions")) {
+		cfg.SessionsFile = flags.SessionsFile
 	}
 	return cfg, nil
 }

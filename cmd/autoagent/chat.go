@@ -62,17 +62,11 @@ answers.`,
 			if sessionName == "" && c.Flags().Changed("user") {
 				return usageError(errors.New("--user scopes a --session: give both"))
 			}
-			var store *session.SQLiteStore
 			if sessionName != "" {
 				if err := key.Validate(); err != nil {
 					return usageError(err)
 				}
-				st, err := sf.open()
-				if err != nil {
-					return err
-				}
-				defer st.Close()
-				store = st
+				f.sessions = sf.file
 			}
 			ctx, cancel := context.WithCancel(c.Context())
 			defer cancel()
@@ -81,6 +75,10 @@ answers.`,
 				return err
 			}
 			defer s.Close(context.WithoutCancel(ctx))
+			store := s.Sessions() // nil without --session
+			if sessionName == "" {
+				store = nil
+			}
 
 			fresh := func() []llm.Message {
 				return []llm.Message{llm.SystemText(cmp.Or(s.Agent().System, loop.DefaultSystemPrompt))}
