@@ -124,3 +124,21 @@ func TestToolGrantCeiling(t *testing.T) {
 		t.Errorf("a malformed --tool-grant: %d %q", r.code, r.stderr)
 	}
 }
+
+// chat --checkpoint saves each turn's state: after the turn the file holds
+// the finished run, its answer included.
+func TestChatCheckpoint(t *testing.T) {
+	e := newCLIEnv(t)
+	script := e.writeScript(`{"text":"First."}`)
+	state := filepath.Join(e.root, "chat.state.json")
+	if r := e.run("hello\n", "chat", "--provider", "scripted", "--script", script, "--checkpoint", state); r.code != 0 {
+		t.Fatalf("exit %d: %s", r.code, r.stderr)
+	}
+	b, err := os.ReadFile(state)
+	if err != nil {
+		t.Fatalf("no checkpoint: %v", err)
+	}
+	if !strings.Contains(string(b), `"status":"done"`) || !strings.Contains(string(b), "First.") {
+		t.Errorf("checkpoint: %s", b)
+	}
+}
