@@ -227,3 +227,24 @@ func BenchmarkLoad10000(b *testing.B) {
 		}
 	}
 }
+
+func BenchmarkSearch10000(b *testing.B) {
+	st := openTemp(b)
+	defer st.Close()
+	k := session.Key{User: "u", Session: "long"}
+	batch := make([]llm.Message, 100)
+	for i := range batch {
+		batch[i] = llm.UserText(fmt.Sprintf("message %d about order %d and its delivery to city %d", i, i*7, i%13))
+	}
+	for range 100 {
+		if _, err := st.Append(context.Background(), k, batch...); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for b.Loop() {
+		hits, err := st.Search(context.Background(), k, "delivery city 7", 10)
+		if err != nil || len(hits) != 10 {
+			b.Fatalf("%d, %v", len(hits), err)
+		}
+	}
+}
