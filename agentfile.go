@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -38,13 +39,15 @@ type agentFile struct {
 }
 
 type agentBounds struct {
-	MaxSteps           int    `yaml:"max_steps"`
-	TokenBudget        int64  `yaml:"token_budget"`
-	MaxToolResultChars int    `yaml:"max_tool_result_chars"`
-	PruneAfter         int    `yaml:"prune_after"`
-	MaxRepeatedCalls   int    `yaml:"max_repeated_calls"`
-	Trifecta           string `yaml:"trifecta"`
-	ShadowGuards       bool   `yaml:"shadow_guards"`
+	MaxSteps           int           `yaml:"max_steps"`
+	TokenBudget        int64         `yaml:"token_budget"`
+	MaxToolResultChars int           `yaml:"max_tool_result_chars"`
+	PruneAfter         int           `yaml:"prune_after"`
+	MaxRepeatedCalls   int           `yaml:"max_repeated_calls"`
+	MaxToolCalls       int           `yaml:"max_tool_calls"`
+	ToolTimeout        time.Duration `yaml:"tool_timeout"`
+	Trifecta           string        `yaml:"trifecta"`
+	ShadowGuards       bool          `yaml:"shadow_guards"`
 }
 
 type agentPlugins struct {
@@ -95,7 +98,7 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 //	model: claude-sonnet-4-20250514
 //	api_key_env: ANTHROPIC_API_KEY # the key stays in the environment
 //	system: You answer questions about orders.
-//	bounds: {max_steps: 8, token_budget: 200000, trifecta: deny}
+//	bounds: {max_steps: 8, token_budget: 200000, max_tool_calls: 20, tool_timeout: 30s, trifecta: deny}
 //	plugins: {dir: plugins}        # manifest, quarantine, no_watch
 //	mcp:
 //	  - command: [node, crm-server.js]
@@ -142,6 +145,7 @@ func Load(path string) (Config, error) {
 		Bounds: loop.Bounds{
 			MaxSteps: f.Bounds.MaxSteps, TokenBudget: f.Bounds.TokenBudget, MaxToolResultChars: f.Bounds.MaxToolResultChars,
 			PruneToolResultsAfter: f.Bounds.PruneAfter, MaxRepeatedToolCalls: f.Bounds.MaxRepeatedCalls,
+			MaxToolCalls: f.Bounds.MaxToolCalls, ToolTimeout: f.Bounds.ToolTimeout,
 			Trifecta: loop.TrifectaMode(f.Bounds.Trifecta), ShadowGuards: f.Bounds.ShadowGuards,
 		},
 		PolicyFile:     rel(f.Policy),

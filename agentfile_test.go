@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/loop"
@@ -27,7 +28,7 @@ provider: anthropic
 model: claude-test
 api_key_env: MY_ANTHROPIC_KEY
 system: You answer questions about orders.
-bounds: {max_steps: 6, token_budget: 5000, trifecta: approve}
+bounds: {max_steps: 6, token_budget: 5000, trifecta: approve, max_tool_calls: 4, tool_timeout: 1m30s}
 plugins: {dir: tools, quarantine: true}
 mcp:
   - command: [node, crm.js]
@@ -47,6 +48,9 @@ sessions: sessions.db
 	}
 	if cfg.Provider.Name != "anthropic" || cfg.Provider.Model != "claude-test" || cfg.Provider.APIKeyEnv != "MY_ANTHROPIC_KEY" {
 		t.Errorf("provider %+v", cfg.Provider)
+	}
+	if cfg.Bounds.MaxToolCalls != 4 || cfg.Bounds.ToolTimeout != 90*time.Second {
+		t.Errorf("tool bounds %+v", cfg.Bounds)
 	}
 	if cfg.Bounds.MaxSteps != 6 || cfg.Bounds.TokenBudget != 5000 || cfg.Bounds.Trifecta != loop.TrifectaApprove || cfg.System != "You answer questions about orders." {
 		t.Errorf("bounds %+v, system %q", cfg.Bounds, cfg.System)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // DefaultMaxSteps is the step bound when [Bounds].MaxSteps is 0.
@@ -51,6 +52,19 @@ type Bounds struct {
 	MaxRepeatedToolCalls int `json:"max_repeated_tool_calls,omitempty"`
 	// Trifecta is the lethal-trifecta guard's mode; "" means TrifectaDeny.
 	Trifecta TrifectaMode `json:"trifecta_guard,omitempty"`
+	// MaxToolCalls caps the tool calls the model may make in the run; 0
+	// means none. A call past it is refused (ToolCallLimit), and once it
+	// is reached the tools are withdrawn: the model is asked to answer
+	// with what it has (traced as tools_disabled). Calls tools make
+	// through CallNested are not counted.
+	MaxToolCalls int `json:"max_tool_calls,omitempty"`
+	// ToolTimeout is how long a tool call may take; 0 means no limit of
+	// the loop's (a sandboxed tool still has its own). A tool's
+	// Flags.Timeout overrides it. Past it the call's context is
+	// cancelled and the model gets an error result naming the limit; a
+	// Go tool that ignores its context is left to finish on its own, and
+	// what it returns is discarded.
+	ToolTimeout time.Duration `json:"tool_timeout,omitempty"`
 	// ShadowGuards computes and traces what the loop guard and the
 	// trifecta guard would refuse without enforcing it. It never weakens
 	// the host policy, and a trifecta guard in approve mode still pauses.
@@ -69,6 +83,8 @@ func (b Bounds) Validate() error {
 		{"prune_tool_results_after", int64(b.PruneToolResultsAfter)},
 		{"prune_batch", int64(b.PruneBatch)},
 		{"max_repeated_tool_calls", int64(b.MaxRepeatedToolCalls)},
+		{"max_tool_calls", int64(b.MaxToolCalls)},
+		{"tool_timeout", int64(b.ToolTimeout)},
 	} {
 		if f.v < 0 {
 			return fmt.Errorf("loop: bounds: %s is %d; want 0 (default) or more", f.name, f.v)

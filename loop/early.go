@@ -137,6 +137,10 @@ func (r *runner) announce(step int, llmSpan string, c llm.ToolCall) {
 			return
 		}
 	}
+	// A call that may be past the tool-call cap waits for the turn.
+	if m := r.b.MaxToolCalls; m > 0 && r.st.ToolCalls+len(e.turn.announced) > m {
+		return
+	}
 	p := plan{call: c, tool: t, flags: flags}
 	if _, clean := r.screenLocked(step, llmSpan, &p, r.st.Tainted, &e.turn); !clean {
 		return

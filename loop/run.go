@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -221,10 +222,21 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 		view, pruned, saved = pruneView(view, r.b.PruneToolResultsAfter, r.b.PruneBatch)
 	}
 	req := &llm.Request{Model: a.Model, Messages: view, Tools: r.specs, Temperature: a.Temperature, MaxTokens: a.MaxTokens}
+	// The tool-call cap reached: the tools stay defined (a history with
+	// tool calls needs them) but may not be called, and the model is
+	// told why, in what it is sent only.
+	disabled := r.b.MaxToolCalls > 0 && r.st.ToolCalls >= r.b.MaxToolCalls && len(r.specs) > 0
+	if disabled {
+		req.ToolChoice = llm.ToolChoice{Mode: llm.ToolChoiceNone}
+		req.Messages = append(slices.Clip(view), llm.UserText(toolsDisabledNote(r.b.MaxToolCalls)))
+	}
 	var llmSpan string
 	var t0 time.Time
 	if r.tr != nil {
 		llmSpan = r.traceEvent(trace.LLMRequest, r.runSpan, trace.Payload{Step: step, MessageCount: len(view), ToolCount: len(r.specs), Streaming: r.emit != nil})
+		if disabled {
+			r.traceEvent(trace.ToolsDisabled, llmSpan, trace.Payload{Step: step, Limit: r.b.MaxToolCalls})
+		}
 		if pruned > 0 {
 			r.traceEvent(trace.ContextPruned, llmSpan, trace.Payload{Step: step, Pruned: pruned, CharsSaved: saved, Kept: r.b.PruneToolResultsAfter, Batch: r.b.PruneBatch})
 		}

@@ -38,6 +38,9 @@ type RunState struct {
 	// while nothing has been reported.
 	Usage     llm.Usage `json:"usage"`
 	HaveUsage bool      `json:"have_usage"`
+	// ToolCalls counts the tool calls of the model that were run or
+	// refused by a guard, the policy or a person (Bounds.MaxToolCalls).
+	ToolCalls int `json:"tool_calls,omitempty"`
 	// Tainted is set once untrusted content entered the run; it never
 	// clears.
 	Tainted bool `json:"tainted"`

@@ -17,12 +17,15 @@ import (
 // plan is the fate of one call of a turn, decided before any call runs,
 // and what it produced.
 type plan struct {
-	call    llm.ToolCall
-	tool    tool.Tool // nil when the model named an unknown tool
-	flags   tool.Flags
-	refusal string     // the error the model sees when the call is refused
-	early   *earlyCall // the call's early start, when it had one
-	out     outcome
+	call llm.ToolCall
+	tool tool.Tool // nil when the model named an unknown tool
+	// overLimit: refused because the run's tool calls reached
+	// Bounds.MaxToolCalls (not counted).
+	overLimit bool
+	flags     tool.Flags
+	refusal   string     // the error the model sees when the call is refused
+	early     *earlyCall // the call's early start, when it had one
+	out       outcome
 }
 
 // outcome is what one call produced.
@@ -102,6 +105,11 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 	}
 	tainted := false
 	for i := range plans {
+		if !plans[i].overLimit {
+			r.st.ToolCalls++
+		}
+	}
+	for i := range plans {
 		o := &plans[i].out
 		r.st.Messages = append(r.st.Messages, llm.Message{Role: llm.RoleTool, Parts: []llm.Part{{Type: llm.PartToolResult, ToolResult: &o.res}}})
 		tainted = tainted || o.untrusted
@@ -117,6 +125,16 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 		}
 	}
 	return nil, nil, false
+}
+
+func toolCallLimitMessage(name string, limit int) string {
+	return fmt.Sprintf("ToolCallLimit: `%s` was not run: this run may make %d tool calls and has made them. Answer now with what you have.", name, limit)
+}
+
+// toolsDisabledNote is what the model is told once the run's tool calls
+// reached Bounds.MaxToolCalls.
+func toolsDisabledNote(limit int) string {
+	return fmt.Sprintf("[The host: this run's %d tool calls are spent and tools are disabled. Answer now with what you have.]", limit)
 }
 
 func completedResults(plans []plan) []llm.ToolResult {
@@ -142,6 +160,11 @@ func (r *runner) plan(step int, llmSpan string, calls []llm.ToolCall) ([]plan, [
 			if t, ok := r.a.Tools.Get(c.Name); ok {
 				p.tool, p.flags = t, tool.FlagsOf(t)
 			}
+		}
+		if m := r.b.MaxToolCalls; m > 0 && r.st.ToolCalls+i >= m {
+			p.overLimit, p.refusal = true, toolCallLimitMessage(c.Name, m)
+			r.traceEvent(trace.ToolsDisabled, llmSpan, trace.Payload{Step: step, Name: c.Name, CallID: c.ID, Limit: m})
+			continue
 		}
 		if pend, _ := r.screenLocked(step, llmSpan, p, tainted, nil); pend != nil {
 			pending = append(pending, *pend)
@@ -521,6 +544,8 @@ func (r *runner) invoke(ctx context.Context, step int, llmSpan string, p *plan) 
 	var res tool.Result
 	var err error
 	switch {
+	case p.tool != nil && r.toolTimeout(p) > 0:
+		res, err = callWithin(ctx, r.toolTimeout(p), p.tool, tool.FromLLM(c))
 	case p.tool != nil:
 		res, err = tool.SafeCall(ctx, p.tool, tool.FromLLM(c))
 	case r.a.Tools != nil:
@@ -540,6 +565,54 @@ func (r *runner) invoke(ctx context.Context, step int, llmSpan string, p *plan) 
 	}
 	r.traceToolEnd(span, t0, step, c, raw, err)
 	return raw, nil
+}
+
+// toolTimeout is the time p's call may take: the tool's own, else the
+// run's; 0 for none.
+func (r *runner) toolTimeout(p *plan) time.Duration {
+	if p.flags.Timeout > 0 {
+		return p.flags.Timeout
+	}
+	return r.b.ToolTimeout
+}
+
+// callWithin calls t with a context that ends after limit. Past the limit
+// the call ends at once with an error result naming it, whether or not the
+// tool heeds its context: one that does not is left to finish on its own,
+// and what it returns is dropped. A cancellation of the run itself is
+// waited for, as for any call.
+func callWithin(ctx context.Context, limit time.Duration, t tool.Tool, c tool.Call) (tool.Result, error) {
+	cctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	type outcome struct {
+		res tool.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := tool.SafeCall(cctx, t, c)
+		done <- outcome{res, err}
+	}()
+	// The limit ended the call, not the run's own cancellation.
+	timedOut := func() bool { return ctx.Err() == nil && errors.Is(cctx.Err(), context.DeadlineExceeded) }
+	select {
+	case o := <-done:
+		// A failure as the limit passed is the limit's doing.
+		if timedOut() && (o.err != nil || o.res.IsError) {
+			return tool.Errorf("%s", toolTimeoutMessage(c.Name, limit)), nil
+		}
+		return o.res, o.err
+	case <-cctx.Done():
+		if !timedOut() {
+			o := <-done
+			return o.res, o.err
+		}
+		return tool.Errorf("%s", toolTimeoutMessage(c.Name, limit)), nil
+	}
+}
+
+func toolTimeoutMessage(name string, limit time.Duration) string {
+	return fmt.Sprintf("ToolTimeout: `%s` did not finish within its time limit of %v; it was stopped and nothing it returns later is used.", name, limit)
 }
 
 func (r *runner) traceToolEnd(span string, t0 time.Time, step int, c llm.ToolCall, raw rawResult, err error) {

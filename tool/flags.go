@@ -1,6 +1,9 @@
 package tool
 
-import "slices"
+import (
+	"slices"
+	"time"
+)
 
 // Flags are what the loop's guards and policies know about a tool beyond
 // its schema.
@@ -18,6 +21,9 @@ type Flags struct {
 	// Permissions are free-form labels ("filesystem.write", "network")
 	// policies can match on.
 	Permissions []string `json:"permissions,omitempty"`
+	// Timeout, when positive, is the time a call of the tool may take in
+	// an agent run, over the run's default (loop's Bounds.ToolTimeout).
+	Timeout time.Duration `json:"timeout,omitempty"`
 }
 
 // Flagger is implemented by tools that carry [Flags].

@@ -82,6 +82,10 @@ const (
 	// TokenBudgetExceeded: the token budget stopped the run (TokenBudget,
 	// Spent, Step).
 	TokenBudgetExceeded Type = "token_budget_exceeded"
+	// ToolsDisabled: the run reached Bounds.MaxToolCalls; from this model
+	// call on, tools are withdrawn and the model is asked to answer
+	// (parent: llm_request; Step, Limit).
+	ToolsDisabled Type = "tools_disabled"
 	// ContextPruned: old tool results were dropped from the view sent to the
 	// model (parent: llm_request; Step, Pruned, CharsSaved, Kept, Batch).
 	ContextPruned Type = "context_pruned"

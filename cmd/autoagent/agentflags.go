@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/loop"
@@ -35,6 +36,8 @@ type agentFlags struct {
 	maxResultChars   int
 	pruneAfter       int
 	maxRepeatedCalls int
+	maxToolCalls     int
+	toolTimeout      time.Duration
 
 	// agent is an agent file (autoagent.Load); fs tells which flags were
 	// given, which override it.
@@ -82,6 +85,8 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.shadowGuards, "shadow-guards", false, "trace what the loop and trifecta guards would refuse without enforcing it")
 	fs.IntVar(&f.maxResultChars, "max-tool-result-chars", 0, "cut each tool result the model sees to N characters, keeping head and tail (default: no cut)")
 	fs.IntVar(&f.pruneAfter, "prune-after", 0, "keep only the N most recent tool results in full in what the model is sent (default: keep all)")
+	fs.IntVar(&f.maxToolCalls, "max-tool-calls", 0, "cap the run's tool calls at N: past it tools are disabled and the model is asked to answer (default: no cap)")
+	fs.DurationVar(&f.toolTimeout, "tool-timeout", 0, "end a tool call that takes longer than D (e.g. 30s) with an error result (default: no limit; sandboxed tools keep their own)")
 	fs.IntVar(&f.maxRepeatedCalls, "max-repeated-calls", 0, "refuse a call repeated with the same arguments more than N times (default: no loop guard)")
 	fs.StringArrayVar(&f.mcpCommands, "mcp", nil, "mount the tools of an MCP server started with this command line (split like a shell would; repeatable); untrusted: their results taint the run")
 	fs.StringArrayVar(&f.mcpURLs, "mcp-url", nil, "mount the tools of an MCP server at this streamable-HTTP URL (repeatable); untrusted, like --mcp")
@@ -147,6 +152,8 @@ func (f *agentFlags) bounds() loop.Bounds {
 		MaxToolResultChars:    f.maxResultChars,
 		PruneToolResultsAfter: f.pruneAfter,
 		MaxRepeatedToolCalls:  f.maxRepeatedCalls,
+		MaxToolCalls:          f.maxToolCalls,
+		ToolTimeout:           f.toolTimeout,
 		Trifecta:              loop.TrifectaMode(f.trifecta),
 		ShadowGuards:          f.shadowGuards,
 	}
@@ -224,6 +231,8 @@ var overrides = map[string]func(dst, src *autoagent.Config){
 	"max-tool-result-chars": func(d, s *autoagent.Config) { d.Bounds.MaxToolResultChars = s.Bounds.MaxToolResultChars },
 	"prune-after":           func(d, s *autoagent.Config) { d.Bounds.PruneToolResultsAfter = s.Bounds.PruneToolResultsAfter },
 	"max-repeated-calls":    func(d, s *autoagent.Config) { d.Bounds.MaxRepeatedToolCalls = s.Bounds.MaxRepeatedToolCalls },
+	"max-tool-calls":        func(d, s *autoagent.Config) { d.Bounds.MaxToolCalls = s.Bounds.MaxToolCalls },
+	"tool-timeout":          func(d, s *autoagent.Config) { d.Bounds.ToolTimeout = s.Bounds.ToolTimeout },
 	"trifecta":              func(d, s *autoagent.Config) { d.Bounds.Trifecta = s.Bounds.Trifecta },
 	"shadow-guards":         func(d, s *autoagent.Config) { d.Bounds.ShadowGuards = s.Bounds.ShadowGuards },
 	"plugins":               func(d, s *autoagent.Config) { d.Plugins = s.Plugins },

@@ -142,3 +142,30 @@ func TestChatCheckpoint(t *testing.T) {
 		t.Errorf("checkpoint: %s", b)
 	}
 }
+
+// --max-tool-calls and --tool-timeout reach the run's bounds.
+func TestToolBoundsFlags(t *testing.T) {
+	e := newCLIEnv(t)
+	e.add("echo.wasm")
+	e.mustRun(0, "tools", "approve", filepath.Join(e.plugins, "echo.wasm"), "--yes")
+	script := e.writeScript(
+		`{"tool_calls":[{"id":"a","name":"echo","arguments":{"msg":"1"}},{"id":"b","name":"echo","arguments":{"msg":"2"}}]}`,
+		`{"text":"done"}`,
+	)
+	r := e.mustRun(0, "run", "--provider", "scripted", "--script", script, "--max-tool-calls", "1", "--tool-timeout", "30s", "--json", "go")
+	got := decodeRunJSON(t, strings.TrimSpace(r.stdout))
+	var refused bool
+	for _, m := range got.Messages {
+		for _, p := range m.Parts {
+			if p.ToolResult != nil && p.ToolResult.CallID == "b" && strings.HasPrefix(p.ToolResult.Content, "ToolCallLimit:") {
+				refused = true
+			}
+		}
+	}
+	if !refused {
+		t.Errorf("the second call was not refused: %s", r.stdout)
+	}
+	if r := e.run("", "run", "--provider", "scripted", "--script", script, "--tool-timeout", "-1s", "go"); r.code != 2 {
+		t.Errorf("a negative --tool-timeout: exit %d", r.code)
+	}
+}

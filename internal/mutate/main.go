@@ -239,6 +239,12 @@ var mutations = []mutation{
 	{"a flag no longer overrides the agent file", "cmd/autoagent/agentflags.go",
 		"\t\tapply(&cfg, &flags)\n", "\t\t_ = apply\n",
 		"./cmd/autoagent", "TestRunAgentFile"},
+	{"calls past Bounds.MaxToolCalls run", "loop/turn.go",
+		"if m := r.b.MaxToolCalls; m > 0 && r.st.ToolCalls+i >= m {", "if m := r.b.MaxToolCalls; false && m > 0 && r.st.ToolCalls+i >= m {",
+		"./loop", "TestMaxToolCalls"},
+	{"a tool's own time limit is ignored", "loop/turn.go",
+		"\tif p.flags.Timeout > 0 {\n\t\treturn p.flags.Timeout", "\tif false {\n\t\treturn p.flags.Timeout",
+		"./loop", "TestToolTimeout"},
 }
 
 func main() {
