@@ -202,7 +202,11 @@ type Dir struct {
 	// modules are the loaded modules of the current snapshot by load key,
 	// shared by plugins with the same bytes, grants and limits.
 	modules map[string]*Loaded
-	closed  bool
+	// sums remembers, by file, the sha256 of the bytes last read and the
+	// file's identity then (see fileKey), so a reload reads only files
+	// that changed.
+	sums   map[string]fileSum
+	closed bool
 
 	pubMu sync.Mutex
 	pubs  []*tool.Publication
@@ -213,7 +217,7 @@ type Dir struct {
 // directory that cannot be listed. Problems with single modules are in
 // the snapshot's plugins.
 func OpenDir(ctx context.Context, h *Host, opts DirOptions) (*Dir, error) {
-	d := &Dir{h: h, opts: opts.withDefaults(), modules: map[string]*Loaded{}}
+	d := &Dir{h: h, opts: opts.withDefaults(), modules: map[string]*Loaded{}, sums: map[string]fileSum{}}
 	d.snap.Store(&Snapshot{Dir: d.opts.Dir, Manifest: d.opts.Manifest, byName: map[string]tool.Tool{}})
 	if _, err := d.Reload(ctx); err != nil {
 		return nil, err
@@ -278,8 +282,10 @@ func (d *Dir) Reload(ctx context.Context) (Change, error) {
 	}
 	next := &Snapshot{Dir: d.opts.Dir, Manifest: d.opts.Manifest, byName: map[string]tool.Tool{}}
 	modules := map[string]*Loaded{}
+	sums := d.sums
+	d.sums = map[string]fileSum{}
 	for _, f := range files {
-		next.Plugins = append(next.Plugins, d.loadPlugin(ctx, m, f, modules))
+		next.Plugins = append(next.Plugins, d.loadPlugin(ctx, m, f, modules, sums))
 	}
 	if err := ctx.Err(); err != nil {
 		// Loads cut short by ctx would read as invalid modules: keep the
@@ -379,17 +385,34 @@ var wasmHeader = []byte("\x00asm\x01\x00\x00\x00")
 // quarantined). modules collects the loaded modules by load key; a module
 // already loaded with the same key (by this or the previous snapshot) is
 // reused rather than compiled and described again.
-func (d *Dir) loadPlugin(ctx context.Context, m *manifest.Manifest, file string, modules map[string]*Loaded) Plugin {
+func (d *Dir) loadPlugin(ctx context.Context, m *manifest.Manifest, file string, modules map[string]*Loaded, sums map[string]fileSum) Plugin {
 	p := Plugin{File: file, Path: filepath.Join(d.opts.Dir, file), Name: strings.TrimSuffix(file, ".wasm")}
 	invalid := func(err error) Plugin {
 		p.Status, p.Err = StatusInvalid, err
 		return p
 	}
-	b, err := readModuleFile(p.Path, d.opts.MaxModuleBytes)
-	if err != nil {
-		return invalid(err)
+	// A file whose identity is what it was at the last read has the bytes
+	// it had then: its sum is reused, and the bytes are read again only if
+	// its module must be loaded (see below). A write changes the file's
+	// ctime, which only the kernel sets.
+	var b []byte
+	fkey, keyed := statKey(p.Path)
+	if prev, ok := sums[file]; keyed && ok && prev.key == fkey {
+		p.SHA256 = prev.sum
+	} else {
+		var err error
+		if b, err = readModuleFile(p.Path, d.opts.MaxModuleBytes); err != nil {
+			return invalid(err)
+		}
+		p.SHA256 = manifest.Sum(b)
 	}
-	p.SHA256 = manifest.Sum(b)
+	// A file changed less than racyWindow before it was read may change
+	// again within the same clock tick without its ctime moving (the
+	// kernel's file times are coarse): its sum is not remembered, as git
+	// treats an index entry racily clean.
+	if keyed && time.Since(time.Unix(0, fkey.ctime)) > racyWindow {
+		d.sums[file] = fileSum{key: fkey, sum: p.SHA256}
+	}
 	sidecarPath := filepath.Join(d.opts.Dir, manifest.SidecarFile(file))
 	sidecar, err := readCapped(sidecarPath, maxDescribe)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -430,6 +453,18 @@ func (d *Dir) loadPlugin(ctx context.Context, m *manifest.Manifest, file string,
 	l := modules[key]
 	if l == nil {
 		l = d.modules[key]
+	}
+	if l == nil && mod.Bytes == nil {
+		// The sum came from the last read: read the bytes to load them,
+		// and start over should they not be those bytes any more.
+		if mod.Bytes, err = readModuleFile(p.Path, d.opts.MaxModuleBytes); err != nil {
+			return invalid(err)
+		}
+		if manifest.Sum(mod.Bytes) != p.SHA256 {
+			delete(sums, file)
+			delete(d.sums, file)
+			return d.loadPlugin(ctx, m, file, modules, sums)
+		}
 	}
 	if l == nil {
 		l, err = d.h.Load(ctx, mod)
@@ -499,6 +534,7 @@ func readCapped(path string, max int64) ([]byte, error) {
 // and hash them: 22 s and 1.6 GB for eight; found by attacking our own
 // sandbox).
 func readModuleFile(path string, max int64) ([]byte, error) {
+	moduleReads.Add(1)
 	b, err := safefile.ReadPrefixed(path, max, wasmHeader)
 	if errors.Is(err, safefile.ErrPrefix) {
 		return nil, fmt.Errorf("%w: the file does not start with the WebAssembly header", ErrMalformed)
@@ -614,4 +650,17 @@ func diff(old, next *Snapshot) Change {
 		}
 	}
 	return ch
+}
+
+// racyWindow is how long a file must have been left alone before its sum
+// is remembered across reloads (a variable for tests).
+var racyWindow = 2 * time.Second
+
+// moduleReads counts the module files read, for tests.
+var moduleReads atomic.Int64
+
+// fileSum is a file's sum at its last read, with its key then.
+type fileSum struct {
+	key fileKey
+	sum string
 }

@@ -245,6 +245,12 @@ var mutations = []mutation{
 	{"a tool's own time limit is ignored", "loop/turn.go",
 		"\tif p.flags.Timeout > 0 {\n\t\treturn p.flags.Timeout", "\tif false {\n\t\treturn p.flags.Timeout",
 		"./loop", "TestToolTimeout"},
+	{"plugins directory: a reload trusts a remembered sum whatever the file became", "host/plugindir.go",
+		"if prev, ok := sums[file]; keyed && ok && prev.key == fkey {", "if prev, ok := sums[file]; keyed && ok {",
+		"./host", "TestReloadReadsOnlyChangedFiles"},
+	{"plugins directory: sums of files changed a moment ago are remembered", "host/plugindir.go",
+		"if keyed && time.Since(time.Unix(0, fkey.ctime)) > racyWindow {", "if keyed {",
+		"./host", "TestReloadReadsOnlyChangedFiles"},
 }
 
 func main() {

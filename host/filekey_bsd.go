@@ -1,0 +1,8 @@
+//go:build darwin || freebsd
+
+package host
+
+import "syscall"
+
+func statMtime(st *syscall.Stat_t) int64 { return st.Mtimespec.Nano() }
+func statCtime(st *syscall.Stat_t) int64 { return st.Ctimespec.Nano() }

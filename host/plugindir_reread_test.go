@@ -1,0 +1,83 @@
+package host
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/autoagent-go/autoagent/manifest"
+)
+
+// TestReloadReadsOnlyChangedFiles: a reload reads a module file again only
+// when the file changed (or changed too recently to trust its times), so a
+// directory of large pending files costs one read each, not one per
+// reload; a change of one byte is still seen, and a file whose approval
+// arrives is read to be loaded.
+func TestReloadReadsOnlyChangedFiles(t *testing.T) {
+	e := newPDEnv(t)
+	e.put("alpha.wasm", waTextModule("from alpha", "a"), waSidecar(nil, "alpha_one"))
+	e.approve("alpha.wasm", manifest.Limits{})
+	e.put("beta.wasm", waTextModule("from beta", "b"), waSidecar(nil, "beta_one"))
+	big := filepath.Join(e.dir, "big.wasm")
+	if err := os.WriteFile(big, wasmHeader, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, 64<<20); err != nil { // wasm-headed, sparse
+		t.Fatal(err)
+	}
+	saved := racyWindow
+	racyWindow = 0
+	t.Cleanup(func() { racyWindow = saved })
+	ctx := context.Background()
+	d := e.open(DirOptions{})
+	n0 := moduleReads.Load()
+	for range 3 {
+		if _, err := d.Reload(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := moduleReads.Load() - n0; n != 0 {
+		t.Errorf("3 reloads of an unchanged directory read %d module files, want 0", n)
+	}
+	// One byte more: read again, and no longer approved.
+	f, err := os.OpenFile(filepath.Join(e.dir, "alpha.wasm"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte{0})
+	f.Close()
+	n1 := moduleReads.Load()
+	if _, err := d.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := moduleReads.Load() - n1; n != 1 {
+		t.Errorf("a changed file: %d reads, want 1", n)
+	}
+	if p, _ := d.Snapshot().Plugin("alpha"); p.Status == StatusApproved {
+		t.Error("a changed file kept its approval")
+	}
+	// beta approved now: unchanged, but its bytes are read to load it.
+	e.approve("beta.wasm", manifest.Limits{})
+	n2 := moduleReads.Load()
+	if _, err := d.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := moduleReads.Load() - n2; n != 1 {
+		t.Errorf("a newly approved file: %d reads, want 1 (to load it)", n)
+	}
+	if !slices.Contains(toolNames(d.Tools()), "beta_one") {
+		t.Errorf("beta's tool after its approval: %v", toolNames(d.Tools()))
+	}
+	// A file changed within the racy window is read at every reload.
+	racyWindow = time.Hour
+	e.put("gamma.wasm", waTextModule("from gamma", "g"), waSidecar(nil, "gamma_one"))
+	n3 := moduleReads.Load()
+	d.Reload(ctx)
+	d.Reload(ctx)
+	if n := moduleReads.Load() - n3; n < 2*2 { // gamma and every other file, twice
+		t.Errorf("recently changed files: %d reads over 2 reloads", n)
+	}
+}
