@@ -75,6 +75,16 @@ type Agent struct {
 	// Policy, when set, is consulted for every tool call before any call
 	// of the turn runs (see [Policy]).
 	Policy Policy
+	// PreToolHooks run, in order, on each tool call of the model before
+	// the guards and the policy see it: a hook allows it, denies it with
+	// a reason the model reads, or rewrites its arguments (validated
+	// against the tool's schema again). A failing hook denies. See
+	// [PreToolHook].
+	PreToolHooks []PreToolHook
+	// PostToolHooks run, in order, on each result before the model sees
+	// it (before the width bound and the untrusted frame); a failing hook
+	// leaves the result as it was, and is traced.
+	PostToolHooks []PostToolHook
 
 	// Checkpoint, when set, receives the state before the tools of each
 	// turn run, after each completed step, after each correction and when

@@ -137,6 +137,10 @@ func (r *runner) announce(step int, llmSpan string, c llm.ToolCall) {
 			return
 		}
 	}
+	// Hooks see every call before anything runs it.
+	if len(r.a.PreToolHooks) > 0 {
+		return
+	}
 	// A call that may be past the tool-call cap waits for the turn.
 	if m := r.b.MaxToolCalls; m > 0 && r.st.ToolCalls+len(e.turn.announced) > m {
 		return

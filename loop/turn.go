@@ -161,6 +161,9 @@ func (r *runner) plan(step int, llmSpan string, calls []llm.ToolCall) ([]plan, [
 				p.tool, p.flags = t, tool.FlagsOf(t)
 			}
 		}
+		if r.preHooks(step, llmSpan, p); p.refusal != "" {
+			continue
+		}
 		if m := r.b.MaxToolCalls; m > 0 && r.st.ToolCalls+i >= m {
 			p.overLimit, p.refusal = true, toolCallLimitMessage(c.Name, m)
 			r.traceEvent(trace.ToolsDisabled, llmSpan, trace.Payload{Step: step, Name: c.Name, CallID: c.ID, Limit: m})
@@ -494,6 +497,9 @@ func (r *runner) settle(step int, llmSpan string, p *plan, x execution) outcome 
 			o.err = err
 		}
 	}
+	// What the tool gave is recorded and journaled; the hooks shape what
+	// the model sees.
+	r.postHooks(step, llmSpan, c, &raw)
 	text := raw.text
 	if cut, ok := truncateMiddle(text, r.b.MaxToolResultChars); ok {
 		if r.tr != nil {

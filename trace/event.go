@@ -82,6 +82,10 @@ const (
 	// TokenBudgetExceeded: the token budget stopped the run (TokenBudget,
 	// Spent, Step).
 	TokenBudgetExceeded Type = "token_budget_exceeded"
+	// ToolHook: a tool hook denied a call, rewrote its arguments, or
+	// failed (parent: llm_request; Step, Name, CallID, Status "deny",
+	// "rewrite" or "error", Reason or Error).
+	ToolHook Type = "tool_hook"
 	// ToolsDisabled: the run reached Bounds.MaxToolCalls; from this model
 	// call on, tools are withdrawn and the model is asked to answer
 	// (parent: llm_request; Step, Limit).

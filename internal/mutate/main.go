@@ -251,6 +251,15 @@ var mutations = []mutation{
 	{"plugins directory: sums of files changed a moment ago are remembered", "host/plugindir.go",
 		"if keyed && time.Since(time.Unix(0, fkey.ctime)) > racyWindow {", "if keyed {",
 		"./host", "TestReloadReadsOnlyChangedFiles"},
+	{"calls start early past the pre-tool hooks", "loop/early.go",
+		"\tif len(r.a.PreToolHooks) > 0 {\n\t\treturn\n\t}\n", "",
+		"./loop", "TestToolHooksNoEarlyStart"},
+	{"rewritten arguments are not validated", "loop/hooks.go",
+		"\t\t\tif err := validateArguments(p, d.Arguments); err != nil {", "\t\t\tif err := validateArguments(p, d.Arguments); false && err != nil {",
+		"./loop", "TestToolHooks"},
+	{"a failing pre-tool hook lets the call through", "loop/hooks.go",
+		"\t\tcase err != nil:\n\t\t\tev.Status, ev.Error = \"error\", err.Error()\n\t\t\tr.traceEvent(trace.ToolHook, llmSpan, ev)\n\t\t\tp.refusal", "\t\tcase false:\n\t\t\tev.Status, ev.Error = \"error\", err.Error()\n\t\t\tr.traceEvent(trace.ToolHook, llmSpan, ev)\n\t\t\tp.refusal",
+		"./loop", "TestToolHooks"},
 }
 
 func main() {
