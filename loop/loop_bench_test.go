@@ -1,10 +1,12 @@
 package loop_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -41,11 +43,14 @@ func stepScript(steps int) []scripted.Turn {
 }
 
 // benchSteps runs b.N runs of `steps` steps each and reports ns/step.
-func benchSteps(b *testing.B, tl tool.Tool, tr *trace.Tracer) {
+func benchSteps(b *testing.B, tl tool.Tool, tr *trace.Tracer, configure ...func(*loop.Agent)) {
 	const steps = 16
 	p := scripted.New(stepScript(steps)...)
 	reg, _ := tool.NewRegistry(tl)
 	a := &loop.Agent{Provider: p, Tools: reg, Bounds: loop.Bounds{MaxSteps: steps}, Tracer: tr}
+	for _, c := range configure {
+		c(a)
+	}
 	ctx := context.Background()
 	b.ReportAllocs()
 	cpu0 := cpuTime()
@@ -73,6 +78,30 @@ func BenchmarkLoopStep(b *testing.B) { benchSteps(b, nopTool{}, nil) }
 // BenchmarkLoopStepTraced is the same with tracing on (JSONL, discarded).
 func BenchmarkLoopStepTraced(b *testing.B) {
 	benchSteps(b, nopTool{}, trace.New(trace.JSONL(io.Discard)))
+}
+
+// BenchmarkLoopStepHooks is BenchmarkLoopStep with two pre-tool hooks
+// (one reads the arguments, one allows) and two post-tool hooks (one
+// rewrites the text) on every call.
+func BenchmarkLoopStepHooks(b *testing.B) {
+	benchSteps(b, nopTool{}, nil, func(a *loop.Agent) {
+		a.PreToolHooks = []loop.PreToolHook{
+			func(_ context.Context, c *loop.HookCall) (loop.HookDecision, error) {
+				if bytes.Contains(c.Call.Arguments, []byte("forbidden")) {
+					return loop.HookDecision{Deny: "no"}, nil
+				}
+				return loop.HookDecision{}, nil
+			},
+			func(context.Context, *loop.HookCall) (loop.HookDecision, error) { return loop.HookDecision{}, nil },
+		}
+		a.PostToolHooks = []loop.PostToolHook{
+			func(_ context.Context, _ llm.ToolCall, r *loop.HookResult) error {
+				r.Content = strings.ReplaceAll(r.Content, "secret", "[redacted]")
+				return nil
+			},
+			func(context.Context, llm.ToolCall, *loop.HookResult) error { return nil },
+		}
+	})
 }
 
 // BenchmarkLoopStepSchemaTool uses a tool.New tool, whose arguments are
