@@ -10,9 +10,12 @@
 //	}
 //	defer st.Close()
 //	k := session.Key{User: "ada", Session: "support"}
-//	history, err := session.Messages(ctx, st, k) // nil for a new session
-//	res, err := agent.Run(ctx, prompt, loop.WithHistory(history))
-//	_, err = st.Append(ctx, k, res.Messages[len(history):]...)
+//	stored, err := session.Messages(ctx, st, k) // nil for a new session
+//	history := append([]llm.Message{llm.SystemText(system)}, stored...)
+//	res, err := agent.RunMessages(ctx, append(history, llm.UserText(prompt)))
+//	_, err = st.Append(ctx, k, res.Messages[len(history):]...) // the turn
+//
+// autoagent.Runtime.Continue does exactly this.
 //
 // Messages are numbered from 1 in the order they were appended (Seq); an
 // Append is atomic (all of its messages or none) and two processes
