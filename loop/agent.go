@@ -75,6 +75,11 @@ type Agent struct {
 	// Policy, when set, is consulted for every tool call before any call
 	// of the turn runs (see [Policy]).
 	Policy Policy
+	// InputGuardrails check the prompt before the first model call,
+	// OutputGuardrails the final answer, ToolResultGuardrails each tool
+	// result before the model sees it (see [Guardrail]). A block stops the
+	// run with a *GuardrailError.
+	InputGuardrails, OutputGuardrails, ToolResultGuardrails []Guardrail
 	// PreToolHooks run, in order, on each tool call of the model before
 	// the guards and the policy see it: a hook allows it, denies it with
 	// a reason the model reads, or rewrites its arguments (validated

@@ -36,17 +36,27 @@ type Turn struct {
 	Corrections int
 }
 
+// correctionCap is how many corrections the run may give (post-turn hook
+// and output guardrails together): Agent.MaxCorrections, 1 when 0, none
+// when negative.
+func (r *runner) correctionCap() int {
+	switch n := r.a.MaxCorrections; {
+	case n == 0:
+		return 1
+	case n < 0:
+		return 0
+	default:
+		return n
+	}
+}
+
 // postTurn asks the hook for a correction; nil means the answer stands.
 func (r *runner) postTurn(step int, llmSpan string, answer string) *llm.Message {
 	a := r.a
 	if a.PostTurn == nil {
 		return nil
 	}
-	limit := a.MaxCorrections
-	if limit == 0 {
-		limit = 1
-	}
-	if limit < 0 || r.st.Corrections >= limit {
+	if r.st.Corrections >= r.correctionCap() {
 		return nil
 	}
 	span := r.traceEvent(trace.HookInvoked, llmSpan, trace.Payload{Step: step, Corrections: r.st.Corrections})

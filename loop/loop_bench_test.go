@@ -104,6 +104,24 @@ func BenchmarkLoopStepHooks(b *testing.B) {
 	})
 }
 
+// BenchmarkLoopStepGuarded is BenchmarkLoopStepHooks with two guardrails
+// on every tool result and answer (secrets and PII, the built-ins that
+// scan text): the measure of per-step overhead.
+func BenchmarkLoopStepGuarded(b *testing.B) {
+	benchSteps(b, nopTool{}, nil, func(a *loop.Agent) {
+		a.PreToolHooks = []loop.PreToolHook{
+			func(context.Context, *loop.HookCall) (loop.HookDecision, error) { return loop.HookDecision{}, nil },
+			func(context.Context, *loop.HookCall) (loop.HookDecision, error) { return loop.HookDecision{}, nil },
+		}
+		a.PostToolHooks = []loop.PostToolHook{
+			func(context.Context, llm.ToolCall, *loop.HookResult) error { return nil },
+			func(context.Context, llm.ToolCall, *loop.HookResult) error { return nil },
+		}
+		guards := []loop.Guardrail{loop.SecretsGuardrail(false), loop.PIIGuardrail(false)}
+		a.ToolResultGuardrails, a.OutputGuardrails = guards, guards
+	})
+}
+
 // BenchmarkLoopStepSchemaTool uses a tool.New tool, whose arguments are
 // validated against its JSON schema on every call.
 func BenchmarkLoopStepSchemaTool(b *testing.B) {

@@ -102,6 +102,11 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	r.ids.seed(st.Messages)
 	r.guard = newLoopGuard(r.b.MaxRepeatedToolCalls, st.Messages)
 	a.Recorder.start(r)
+	if !resumed && len(a.InputGuardrails) > 0 {
+		if err := r.guardInput(); err != nil {
+			return r.fail(0, err)
+		}
+	}
 	return r.loop()
 }
 
@@ -188,6 +193,31 @@ func (r *runner) loop() (*Result, error) {
 		if len(calls) == 0 {
 			r.dropEarly(step, llmSpan, discardAbsent)
 			answer := msg.Text()
+			if len(r.a.OutputGuardrails) > 0 {
+				out, fix, err := r.checkGuardrails(r.a.OutputGuardrails, GuardOutput, step, llmSpan, "", answer)
+				if err != nil {
+					return r.fail(step, err)
+				}
+				if fix != "" {
+					if r.st.Corrections >= r.correctionCap() {
+						return r.fail(step, &GuardrailError{Stage: GuardOutput, Guardrail: "corrections", Reason: "the answer was still not accepted after the corrections allowed (Agent.MaxCorrections)"})
+					}
+					r.st.Messages = append(r.st.Messages, llm.UserText(fix))
+					r.st.Corrections++
+					r.st.TurnStart = len(r.st.Messages)
+					if !r.send(Event{Type: EventCorrection, Step: step, Text: fix}) {
+						return nil, errAborted
+					}
+					if err := r.checkpoint(); err != nil {
+						return r.fail(step, err)
+					}
+					continue
+				}
+				if out != answer {
+					r.st.Messages[len(r.st.Messages)-1] = setText(r.st.Messages[len(r.st.Messages)-1], out)
+					answer = out
+				}
+			}
 			corr := r.postTurn(step, llmSpan, answer)
 			if corr == nil {
 				return r.done(answer)

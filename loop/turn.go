@@ -497,9 +497,16 @@ func (r *runner) settle(step int, llmSpan string, p *plan, x execution) outcome 
 			o.err = err
 		}
 	}
-	// What the tool gave is recorded and journaled; the hooks shape what
-	// the model sees.
+	// What the tool gave is recorded and journaled; the hooks and the
+	// guardrails shape what the model sees.
 	r.postHooks(step, llmSpan, c, &raw)
+	if len(r.a.ToolResultGuardrails) > 0 {
+		text, _, err := r.checkGuardrails(r.a.ToolResultGuardrails, GuardToolResult, step, llmSpan, c.Name, raw.text)
+		if err != nil && o.err == nil {
+			o.err = err
+		}
+		raw.text = text
+	}
 	text := raw.text
 	if cut, ok := truncateMiddle(text, r.b.MaxToolResultChars); ok {
 		if r.tr != nil {

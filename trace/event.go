@@ -82,6 +82,10 @@ const (
 	// TokenBudgetExceeded: the token budget stopped the run (TokenBudget,
 	// Spent, Step).
 	TokenBudgetExceeded Type = "token_budget_exceeded"
+	// Guardrail: a guardrail redacted, corrected or blocked (parent: the
+	// run, or the llm_request of the step; Step, Name, Status "redact",
+	// "correct" or "block", Reason, Attrs stage and tool).
+	Guardrail Type = "guardrail"
 	// ToolHook: a tool hook denied a call, rewrote its arguments, or
 	// failed (parent: llm_request; Step, Name, CallID, Status "deny",
 	// "rewrite" or "error", Reason or Error).

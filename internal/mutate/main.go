@@ -260,6 +260,18 @@ var mutations = []mutation{
 	{"a failing pre-tool hook lets the call through", "loop/hooks.go",
 		"\t\tcase err != nil:\n\t\t\tev.Status, ev.Error = \"error\", err.Error()\n\t\t\tr.traceEvent(trace.ToolHook, llmSpan, ev)\n\t\t\tp.refusal", "\t\tcase false:\n\t\t\tev.Status, ev.Error = \"error\", err.Error()\n\t\t\tr.traceEvent(trace.ToolHook, llmSpan, ev)\n\t\t\tp.refusal",
 		"./loop", "TestToolHooks"},
+	{"a failing guardrail allows", "loop/guardrail.go",
+		"\t\tif err != nil {\n\t\t\tv = GuardVerdict{Action: GuardBlock,", "\t\tif err != nil {\n\t\t\tv = GuardVerdict{Action: GuardAllow,",
+		"./loop", "TestGuardrailsInARun"},
+	{"cards pass without the Luhn check", "loop/guardrail_builtin.go",
+		"\t\tif !luhn(m) {\n", "\t\tif false {\n",
+		"./loop", "TestPIIGuardrail"},
+	{"the prompt is not guarded", "loop/run.go",
+		"\tif !resumed && len(a.InputGuardrails) > 0 {", "\tif false && !resumed && len(a.InputGuardrails) > 0 {",
+		"./loop", "TestGuardrailsInARun"},
+	{"tool results are not guarded", "loop/turn.go",
+		"\tif len(r.a.ToolResultGuardrails) > 0 {", "\tif false {",
+		"./loop", "TestGuardrailsInARun"},
 }
 
 func main() {
