@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/trace"
@@ -99,6 +100,25 @@ func (g guardFunc) Check(ctx context.Context, in *GuardCheck) (GuardVerdict, err
 	return g.f(ctx, in)
 }
 
+// guardrails returns the guardrails of stage: the agent's, then those its
+// policy file switches on.
+func (r *runner) guardrails(stage GuardStage) []Guardrail {
+	var own []Guardrail
+	switch stage {
+	case GuardInput:
+		own = r.a.InputGuardrails
+	case GuardOutput:
+		own = r.a.OutputGuardrails
+	case GuardToolResult:
+		own = r.a.ToolResultGuardrails
+	}
+	spec, ok := r.a.Policy.(*PolicySpec)
+	if !ok || len(spec.guardrailsFor(stage)) == 0 {
+		return own
+	}
+	return append(slices.Clip(own), spec.guardrailsFor(stage)...)
+}
+
 // checkGuardrails runs gs over text at stage. It returns the text (redacted), a
 // correction (output only), or the error that stops the run.
 func (r *runner) checkGuardrails(gs []Guardrail, stage GuardStage, step int, parent, tool, text string) (string, string, error) {
@@ -148,7 +168,7 @@ func (r *runner) guardInput() error {
 			continue
 		}
 		text := msgs[i].Text()
-		out, _, err := r.checkGuardrails(r.a.InputGuardrails, GuardInput, 0, r.runSpan, "", text)
+		out, _, err := r.checkGuardrails(r.guardrails(GuardInput), GuardInput, 0, r.runSpan, "", text)
 		if err != nil {
 			return err
 		}

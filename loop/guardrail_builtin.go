@@ -2,11 +2,13 @@ package loop
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 )
 
@@ -166,4 +168,30 @@ func MaxLengthGuardrail(max int) Guardrail {
 		}
 		return GuardVerdict{Action: GuardBlock, Reason: reason}, nil
 	})
+}
+
+// JSONSchemaGuardrail requires the text to be JSON valid against schema:
+// an answer that is not gets a correction carrying the validator's message,
+// any other text is blocked.
+func JSONSchemaGuardrail(schema json.RawMessage) (Guardrail, error) {
+	s, err := tool.CompileSchema(schema)
+	if err != nil {
+		return nil, fmt.Errorf("loop: JSONSchemaGuardrail: %w", err)
+	}
+	return GuardFunc("json_schema", func(_ context.Context, in *GuardCheck) (GuardVerdict, error) {
+		text := strings.TrimSpace(in.Text)
+		var problem string
+		if !json.Valid([]byte(text)) {
+			problem = "the text is not JSON"
+		} else if err := s.Validate(json.RawMessage(text)); err != nil {
+			problem = err.Error()
+		}
+		if problem == "" {
+			return GuardVerdict{}, nil
+		}
+		if in.Stage == GuardOutput {
+			return GuardVerdict{Action: GuardCorrect, Reason: problem, Text: "Your answer must be only JSON matching the schema, and it is not: " + problem + ". Answer again with the JSON alone."}, nil
+		}
+		return GuardVerdict{Action: GuardBlock, Reason: problem}, nil
+	}), nil
 }

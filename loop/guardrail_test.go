@@ -158,3 +158,73 @@ func TestGuardrailsInARun(t *testing.T) {
 		t.Errorf("a blocked tool result: %v", err)
 	}
 }
+
+// A policy file switches built-in guardrails on, per stage; its errors
+// name the field.
+func TestPolicyGuardrails(t *testing.T) {
+	spec, err := loop.ParsePolicy([]byte(`{"rules": [], "guardrails": {
+		"input": {"pii": "redact"},
+		"output": {"deny": ["(?i)acme"], "max_length": 100}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := scripted.New(scripted.Turn{Text: "Buy from ACME"})
+	a := &loop.Agent{Provider: model, Policy: spec}
+	_, err = a.Run(context.Background(), "I am ada@example.org")
+	var ge *loop.GuardrailError
+	if !errors.As(err, &ge) || ge.Stage != loop.GuardOutput || ge.Guardrail != "policy deny" {
+		t.Errorf("the policy's output guardrail: %v", err)
+	}
+	if got := model.Requests()[0].Messages[1].Text(); got != "I am [email]" {
+		t.Errorf("the policy's input guardrail: the model was sent %q", got)
+	}
+	for _, tt := range []struct{ doc, path string }{
+		{`{"guardrails": {"input": {"pii": "mask"}}}`, "guardrails.input.pii"},
+		{`{"guardrails": {"output": {"deny": ["("]}}}`, "guardrails.output.deny"},
+		{`{"guardrails": {"output": {"max_length": -1}}}`, "guardrails.output.max_length"},
+		{`{"guardrails": {"output": {"profanity": "block"}}}`, "guardrails"},
+		{`{"guardrails": {"everywhere": {}}}`, "guardrails"},
+	} {
+		_, err := loop.ParsePolicy([]byte(tt.doc))
+		var pe *loop.PolicyError
+		if !errors.As(err, &pe) || pe.Path != tt.path {
+			t.Errorf("ParsePolicy(%s): %v; want an error at %s", tt.doc, err, tt.path)
+		}
+	}
+}
+
+// An answer that is not JSON of the schema gets the validator's message
+// as a correction; a valid one passes.
+func TestJSONSchemaGuardrail(t *testing.T) {
+	g, err := loop.JSONSchemaGuardrail([]byte(`{"type":"object","properties":{"n":{"type":"integer"}},"required":["n"]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &loop.Agent{
+		Provider:         scripted.New(scripted.Turn{Text: "n is 3"}, scripted.Turn{Text: `{"n":"three"}`}, scripted.Turn{Text: `{"n": 3}`}),
+		OutputGuardrails: []loop.Guardrail{g},
+		MaxCorrections:   3,
+	}
+	res, err := a.Run(context.Background(), "give n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Output != `{"n": 3}` || res.State.Corrections != 2 {
+		t.Fatalf("output %q after %d corrections", res.Output, res.State.Corrections)
+	}
+	var fixes []string
+	for _, m := range res.Messages {
+		if m.Role == llm.RoleUser && strings.HasPrefix(m.Text(), "Your answer must be only JSON") {
+			fixes = append(fixes, m.Text())
+		}
+	}
+	if len(fixes) != 2 || !strings.Contains(fixes[0], "not JSON") || strings.Contains(fixes[1], "not JSON") {
+		t.Errorf("corrections: %q", fixes)
+	}
+	if v := check(t, g, loop.GuardToolResult, "nope"); v.Action != loop.GuardBlock {
+		t.Errorf("a tool result that is not JSON: %+v", v)
+	}
+	if _, err := loop.JSONSchemaGuardrail([]byte(`{"type": 7}`)); err == nil {
+		t.Error("a bad schema was accepted")
+	}
+}

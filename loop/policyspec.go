@@ -67,8 +67,100 @@ type PolicySpec struct {
 	Default Verdict `json:"default,omitempty"`
 	// Rules are the rules, in the order given.
 	Rules []PolicyRule `json:"rules"`
+	// Guardrails switches built-in guardrails on, per stage: a run whose
+	// Agent.Policy is this spec adds them after the agent's own.
+	Guardrails *GuardrailSpec `json:"guardrails,omitempty"`
 
 	compiled []compiledRule
+	guards   map[GuardStage][]Guardrail
+}
+
+// GuardrailSpec is the "guardrails" object of a policy file:
+//
+//	"guardrails": {
+//	  "input":        {"pii": "redact", "deny": ["(?i)password"]},
+//	  "tool_results": {"secrets": "redact", "pii": "redact"},
+//	  "output":       {"secrets": "block", "max_length": 2000}
+//	}
+type GuardrailSpec struct {
+	Input       *GuardSet `json:"input,omitempty"`
+	ToolResults *GuardSet `json:"tool_results,omitempty"`
+	Output      *GuardSet `json:"output,omitempty"`
+}
+
+// GuardSet is the built-ins of one stage: Secrets and PII are "redact" or
+// "block" (SecretsGuardrail, PIIGuardrail), Deny the patterns of a
+// DenyGuardrail, MaxLength the bound of a MaxLengthGuardrail.
+type GuardSet struct {
+	Secrets   string   `json:"secrets,omitempty"`
+	PII       string   `json:"pii,omitempty"`
+	Deny      []string `json:"deny,omitempty"`
+	MaxLength int      `json:"max_length,omitempty"`
+}
+
+// guardrailsFor returns the guardrails the spec switches on at stage.
+func (p *PolicySpec) guardrailsFor(stage GuardStage) []Guardrail {
+	if p == nil {
+		return nil
+	}
+	return p.guards[stage]
+}
+
+// compileGuardrails builds the spec's guardrails; errors name the field.
+func (p *PolicySpec) compileGuardrails() error {
+	p.guards = nil
+	g := p.Guardrails
+	if g == nil {
+		return nil
+	}
+	p.guards = map[GuardStage][]Guardrail{}
+	for _, st := range []struct {
+		name  string
+		stage GuardStage
+		set   *GuardSet
+	}{{"input", GuardInput, g.Input}, {"tool_results", GuardToolResult, g.ToolResults}, {"output", GuardOutput, g.Output}} {
+		if st.set == nil {
+			continue
+		}
+		at := "guardrails." + st.name
+		mode := func(field, v string) (bool, bool, error) {
+			switch v {
+			case "":
+				return false, false, nil
+			case "redact":
+				return true, false, nil
+			case "block":
+				return true, true, nil
+			}
+			return false, false, &PolicyError{Path: at + "." + field, Reason: `want "redact" or "block"`}
+		}
+		var out []Guardrail
+		if on, block, err := mode("secrets", st.set.Secrets); err != nil {
+			return err
+		} else if on {
+			out = append(out, SecretsGuardrail(block))
+		}
+		if on, block, err := mode("pii", st.set.PII); err != nil {
+			return err
+		} else if on {
+			out = append(out, PIIGuardrail(block))
+		}
+		if len(st.set.Deny) > 0 {
+			d, err := DenyGuardrail("policy deny", st.set.Deny...)
+			if err != nil {
+				return &PolicyError{Path: at + ".deny", Reason: err.Error()}
+			}
+			out = append(out, d)
+		}
+		switch {
+		case st.set.MaxLength < 0:
+			return &PolicyError{Path: at + ".max_length", Reason: "want a positive number of characters"}
+		case st.set.MaxLength > 0:
+			out = append(out, MaxLengthGuardrail(st.set.MaxLength))
+		}
+		p.guards[st.stage] = out
+	}
+	return nil
 }
 
 // PolicyRule is one rule of a [PolicySpec].
@@ -143,8 +235,15 @@ func ParsePolicy(data []byte) (*PolicySpec, error) {
 				}
 				p.Rules = append(p.Rules, rule)
 			}
+		case "guardrails":
+			dec := json.NewDecoder(bytes.NewReader(v))
+			dec.DisallowUnknownFields()
+			p.Guardrails = &GuardrailSpec{}
+			if err := dec.Decode(p.Guardrails); err != nil {
+				return nil, &PolicyError{Path: "guardrails", Reason: "want {\"input\", \"tool_results\", \"output\"}, each {\"secrets\", \"pii\", \"deny\", \"max_length\"}: " + err.Error()}
+			}
 		default:
-			return nil, &PolicyError{Path: k, Reason: `unknown key (want "version", "default" or "rules")`}
+			return nil, &PolicyError{Path: k, Reason: `unknown key (want "version", "default", "rules" or "guardrails")`}
 		}
 	}
 	if err := p.Compile(); err != nil {
@@ -218,7 +317,7 @@ func (p *PolicySpec) Compile() error {
 		compiled[i] = c
 	}
 	p.compiled = compiled
-	return nil
+	return p.compileGuardrails()
 }
 
 // compiledRule is a rule ready to evaluate.

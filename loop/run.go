@@ -102,7 +102,7 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	r.ids.seed(st.Messages)
 	r.guard = newLoopGuard(r.b.MaxRepeatedToolCalls, st.Messages)
 	a.Recorder.start(r)
-	if !resumed && len(a.InputGuardrails) > 0 {
+	if !resumed && len(r.guardrails(GuardInput)) > 0 {
 		if err := r.guardInput(); err != nil {
 			return r.fail(0, err)
 		}
@@ -193,8 +193,8 @@ func (r *runner) loop() (*Result, error) {
 		if len(calls) == 0 {
 			r.dropEarly(step, llmSpan, discardAbsent)
 			answer := msg.Text()
-			if len(r.a.OutputGuardrails) > 0 {
-				out, fix, err := r.checkGuardrails(r.a.OutputGuardrails, GuardOutput, step, llmSpan, "", answer)
+			if gs := r.guardrails(GuardOutput); len(gs) > 0 {
+				out, fix, err := r.checkGuardrails(gs, GuardOutput, step, llmSpan, "", answer)
 				if err != nil {
 					return r.fail(step, err)
 				}

@@ -500,8 +500,8 @@ func (r *runner) settle(step int, llmSpan string, p *plan, x execution) outcome 
 	// What the tool gave is recorded and journaled; the hooks and the
 	// guardrails shape what the model sees.
 	r.postHooks(step, llmSpan, c, &raw)
-	if len(r.a.ToolResultGuardrails) > 0 {
-		text, _, err := r.checkGuardrails(r.a.ToolResultGuardrails, GuardToolResult, step, llmSpan, c.Name, raw.text)
+	if gs := r.guardrails(GuardToolResult); len(gs) > 0 {
+		text, _, err := r.checkGuardrails(gs, GuardToolResult, step, llmSpan, c.Name, raw.text)
 		if err != nil && o.err == nil {
 			o.err = err
 		}

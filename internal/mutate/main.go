@@ -267,11 +267,14 @@ var mutations = []mutation{
 		"\t\tif !luhn(m) {\n", "\t\tif false {\n",
 		"./loop", "TestPIIGuardrail"},
 	{"the prompt is not guarded", "loop/run.go",
-		"\tif !resumed && len(a.InputGuardrails) > 0 {", "\tif false && !resumed && len(a.InputGuardrails) > 0 {",
+		"\tif !resumed && len(r.guardrails(GuardInput)) > 0 {", "\tif false && !resumed && len(r.guardrails(GuardInput)) > 0 {",
 		"./loop", "TestGuardrailsInARun"},
 	{"tool results are not guarded", "loop/turn.go",
-		"\tif len(r.a.ToolResultGuardrails) > 0 {", "\tif false {",
+		"\tif gs := r.guardrails(GuardToolResult); len(gs) > 0 {", "\tif gs := r.guardrails(GuardToolResult); false && len(gs) > 0 {",
 		"./loop", "TestGuardrailsInARun"},
+	{"a policy file's guardrails are ignored", "loop/guardrail.go",
+		"\tspec, ok := r.a.Policy.(*PolicySpec)\n\tif !ok || len(spec.guardrailsFor(stage)) == 0 {", "\tspec, ok := r.a.Policy.(*PolicySpec)\n\tif true || !ok || len(spec.guardrailsFor(stage)) == 0 {",
+		"./loop", "TestPolicyGuardrails"},
 }
 
 func main() {
