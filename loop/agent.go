@@ -75,6 +75,14 @@ type Agent struct {
 	// Policy, when set, is consulted for every tool call before any call
 	// of the turn runs (see [Policy]).
 	Policy Policy
+	// ToolSearchThreshold: with more tools than this, the model is offered
+	// find_tools (BM25 over the tools' names, descriptions and argument
+	// names) and the tools it found so far, instead of every tool; 0 means
+	// DefaultToolSearchThreshold, negative never. A call of a tool not yet
+	// found is refused, naming find_tools; found tools stay found across
+	// pauses (RunState.Revealed). Guards, policy and the calls themselves
+	// always see the whole registry.
+	ToolSearchThreshold int
 	// InputGuardrails check the prompt before the first model call,
 	// OutputGuardrails the final answer, ToolResultGuardrails each tool
 	// result before the model sees it (see [Guardrail]). A block stops the

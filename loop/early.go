@@ -137,6 +137,10 @@ func (r *runner) announce(step int, llmSpan string, c llm.ToolCall) {
 			return
 		}
 	}
+	// A tool the model was not offered yet is refused in the turn.
+	if r.search != nil && !r.search.isRevealed(c.Name) {
+		return
+	}
 	// Hooks see every call before anything runs it.
 	if len(r.a.PreToolHooks) > 0 {
 		return

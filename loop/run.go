@@ -42,7 +42,8 @@ type runner struct {
 	// CallNested that await approval (tools may run in parallel).
 	nestMu        sync.Mutex
 	nestedPending []PendingCall
-	early         *earlyRun // nil until a streamed call could start early
+	early         *earlyRun   // nil until a streamed call could start early
+	search        *toolSearch // nil unless the run defers its tools
 }
 
 // execute runs the loop on st (fresh, or prepared for resume).
@@ -74,6 +75,7 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	defer r.closeEarly()
 	if a.Tools != nil {
 		r.specs = a.Tools.Specs()
+		r.search = newToolSearch(r.specs, a.ToolSearchThreshold, st.Revealed)
 	}
 	resumedFrom := 0
 	if resumed {
@@ -251,11 +253,15 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 	if r.b.PruneToolResultsAfter > 0 {
 		view, pruned, saved = pruneView(view, r.b.PruneToolResultsAfter, r.b.PruneBatch)
 	}
-	req := &llm.Request{Model: a.Model, Messages: view, Tools: r.specs, Temperature: a.Temperature, MaxTokens: a.MaxTokens}
+	specs := r.specs
+	if r.search != nil {
+		specs = r.search.offered()
+	}
+	req := &llm.Request{Model: a.Model, Messages: view, Tools: specs, Temperature: a.Temperature, MaxTokens: a.MaxTokens}
 	// The tool-call cap reached: the tools stay defined (a history with
 	// tool calls needs them) but may not be called, and the model is
 	// told why, in what it is sent only.
-	disabled := r.b.MaxToolCalls > 0 && r.st.ToolCalls >= r.b.MaxToolCalls && len(r.specs) > 0
+	disabled := r.b.MaxToolCalls > 0 && r.st.ToolCalls >= r.b.MaxToolCalls && len(specs) > 0
 	if disabled {
 		req.ToolChoice = llm.ToolChoice{Mode: llm.ToolChoiceNone}
 		req.Messages = append(slices.Clip(view), llm.UserText(toolsDisabledNote(r.b.MaxToolCalls)))
@@ -263,7 +269,7 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 	var llmSpan string
 	var t0 time.Time
 	if r.tr != nil {
-		llmSpan = r.traceEvent(trace.LLMRequest, r.runSpan, trace.Payload{Step: step, MessageCount: len(view), ToolCount: len(r.specs), Streaming: r.emit != nil})
+		llmSpan = r.traceEvent(trace.LLMRequest, r.runSpan, trace.Payload{Step: step, MessageCount: len(view), ToolCount: len(specs), Streaming: r.emit != nil})
 		if disabled {
 			r.traceEvent(trace.ToolsDisabled, llmSpan, trace.Payload{Step: step, Limit: r.b.MaxToolCalls})
 		}

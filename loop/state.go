@@ -38,6 +38,8 @@ type RunState struct {
 	// while nothing has been reported.
 	Usage     llm.Usage `json:"usage"`
 	HaveUsage bool      `json:"have_usage"`
+	// Revealed are the tools find_tools made callable (tool search).
+	Revealed []string `json:"revealed,omitempty"`
 	// ToolCalls counts the tool calls of the model that were run or
 	// refused by a guard, the policy or a person (Bounds.MaxToolCalls).
 	ToolCalls int `json:"tool_calls,omitempty"`

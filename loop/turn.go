@@ -22,6 +22,9 @@ type plan struct {
 	// overLimit: refused because the run's tool calls reached
 	// Bounds.MaxToolCalls (not counted).
 	overLimit bool
+	// findTools: the run's own find_tools (tool search), answered by the
+	// loop.
+	findTools bool
 	flags     tool.Flags
 	refusal   string     // the error the model sees when the call is refused
 	early     *earlyCall // the call's early start, when it had one
@@ -105,9 +108,12 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 	}
 	tainted := false
 	for i := range plans {
-		if !plans[i].overLimit {
+		if !plans[i].overLimit && !plans[i].findTools {
 			r.st.ToolCalls++
 		}
+	}
+	if r.search != nil {
+		r.st.Revealed = r.search.names()
 	}
 	for i := range plans {
 		o := &plans[i].out
@@ -160,6 +166,14 @@ func (r *runner) plan(step int, llmSpan string, calls []llm.ToolCall) ([]plan, [
 			if t, ok := r.a.Tools.Get(c.Name); ok {
 				p.tool, p.flags = t, tool.FlagsOf(t)
 			}
+		}
+		if r.search != nil && c.Name != FindToolsName && !r.search.isRevealed(c.Name) {
+			p.refusal = notOfferedMessage(c.Name)
+			continue
+		}
+		if r.search != nil && c.Name == FindToolsName {
+			p.findTools = true
+			continue
 		}
 		if r.preHooks(step, llmSpan, p); p.refusal != "" {
 			continue
@@ -413,6 +427,10 @@ type rawResult struct {
 // never writes it.
 func (r *runner) runCall(step int, llmSpan string, p *plan, completed map[string]llm.ToolResult) outcome {
 	c := p.call
+	if p.findTools {
+		text, isErr := r.search.find(c.Arguments)
+		return outcome{res: llm.ToolResult{CallID: c.ID, Name: c.Name, Content: text, IsError: isErr}, done: true}
+	}
 	if prev, ok := completed[c.ID]; ok {
 		return outcome{res: prev, done: true, untrusted: strings.Contains(prev.Content, UntrustedOpen)}
 	}

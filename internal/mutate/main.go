@@ -275,6 +275,12 @@ var mutations = []mutation{
 	{"a policy file's guardrails are ignored", "loop/guardrail.go",
 		"\tspec, ok := r.a.Policy.(*PolicySpec)\n\tif !ok || len(spec.guardrailsFor(stage)) == 0 {", "\tspec, ok := r.a.Policy.(*PolicySpec)\n\tif true || !ok || len(spec.guardrailsFor(stage)) == 0 {",
 		"./loop", "TestPolicyGuardrails"},
+	{"tool search: tools not found yet may be called", "loop/turn.go",
+		"if r.search != nil && c.Name != FindToolsName && !r.search.isRevealed(c.Name) {", "if false && r.search != nil && c.Name != FindToolsName && !r.search.isRevealed(c.Name) {",
+		"./loop", "TestToolSearch"},
+	{"tool search: found tools are not kept in the state", "loop/turn.go",
+		"\t\tr.st.Revealed = r.search.names()\n", "",
+		"./loop", "TestToolSearch"},
 }
 
 func main() {
