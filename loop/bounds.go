@@ -65,6 +65,15 @@ type Bounds struct {
 	// Go tool that ignores its context is left to finish on its own, and
 	// what it returns is discarded.
 	ToolTimeout time.Duration `json:"tool_timeout,omitempty"`
+	// ContextWindow is the model's context window in tokens; 0 means the
+	// model family's (ContextWindowFor), or none when it is not known.
+	// When a model call reports input tokens at ContextShare of it, the
+	// run compacts its memory (when the agent has one) and, for the rest
+	// of the run, keeps only the 2 most recent tool results in full in
+	// what the model is sent (traced as context_budget).
+	ContextWindow int64 `json:"context_window,omitempty"`
+	// ContextShare is that share, in (0, 1]; 0 means 0.8.
+	ContextShare float64 `json:"context_share,omitempty"`
 	// ShadowGuards computes and traces what the loop guard and the
 	// trifecta guard would refuse without enforcing it. It never weakens
 	// the host policy, and a trifecta guard in approve mode still pauses.
@@ -90,6 +99,12 @@ func (b Bounds) Validate() error {
 			return fmt.Errorf("loop: bounds: %s is %d; want 0 (default) or more", f.name, f.v)
 		}
 	}
+	if b.ContextShare < 0 || b.ContextShare > 1 {
+		return fmt.Errorf("loop: bounds: context_share is %v; want 0 (default 0.8) up to 1", b.ContextShare)
+	}
+	if b.ContextWindow < 0 {
+		return fmt.Errorf("loop: bounds: context_window is %d; want 0 (the model's) or more", b.ContextWindow)
+	}
 	switch b.Trifecta {
 	case "", TrifectaDeny, TrifectaApprove, TrifectaOff:
 	default:
@@ -108,6 +123,9 @@ func (b Bounds) resolved() Bounds {
 	}
 	if b.Trifecta == "" {
 		b.Trifecta = TrifectaDeny
+	}
+	if b.ContextShare == 0 {
+		b.ContextShare = 0.8
 	}
 	return b
 }

@@ -44,6 +44,11 @@ type runner struct {
 	nestedPending []PendingCall
 	early         *earlyRun   // nil until a streamed call could start early
 	search        *toolSearch // nil unless the run defers its tools
+	// lastInput and lastModel are what the last model call reported;
+	// overBudget is set once its input reached the context budget.
+	lastInput  int64
+	lastModel  string
+	overBudget bool
 }
 
 // execute runs the loop on st (fresh, or prepared for resume).
@@ -191,6 +196,7 @@ func (r *runner) loop() (*Result, error) {
 		if resp.Usage != nil {
 			r.addUsage(*resp.Usage)
 		}
+		r.noteInput(resp)
 		calls := msg.ToolCalls()
 		if len(calls) == 0 {
 			r.dropEarly(step, llmSpan, discardAbsent)
@@ -248,10 +254,15 @@ func (r *runner) loop() (*Result, error) {
 // callModel sends the transcript (pruned view) to the model.
 func (r *runner) callModel(step int) (*llm.Response, string, error) {
 	a := r.a
+	r.contextBudget(step)
 	view := r.st.Messages
 	var pruned, saved int
-	if r.b.PruneToolResultsAfter > 0 {
-		view, pruned, saved = pruneView(view, r.b.PruneToolResultsAfter, r.b.PruneBatch)
+	keep := r.b.PruneToolResultsAfter
+	if r.overBudget && (keep == 0 || keep > keptResults) {
+		keep = keptResults
+	}
+	if keep > 0 {
+		view, pruned, saved = pruneView(view, keep, r.b.PruneBatch)
 	}
 	specs := r.specs
 	if r.search != nil {
@@ -274,7 +285,7 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 			r.traceEvent(trace.ToolsDisabled, llmSpan, trace.Payload{Step: step, Limit: r.b.MaxToolCalls})
 		}
 		if pruned > 0 {
-			r.traceEvent(trace.ContextPruned, llmSpan, trace.Payload{Step: step, Pruned: pruned, CharsSaved: saved, Kept: r.b.PruneToolResultsAfter, Batch: r.b.PruneBatch})
+			r.traceEvent(trace.ContextPruned, llmSpan, trace.Payload{Step: step, Pruned: pruned, CharsSaved: saved, Kept: keep, Batch: r.b.PruneBatch})
 		}
 		t0 = time.Now()
 	}

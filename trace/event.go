@@ -86,6 +86,11 @@ const (
 	// run, or the llm_request of the step; Step, Name, Status "redact",
 	// "correct" or "block", Reason, Attrs stage and tool).
 	Guardrail Type = "guardrail"
+	// ContextBudget: a model call's input tokens reached the context
+	// window's share; the run compacted its memory and prunes old tool
+	// results from now on (parent: the run; Step, InputTokens, Limit the
+	// window, Kept the tool results kept in full, Status what was done).
+	ContextBudget Type = "context_budget"
 	// ToolHook: a tool hook denied a call, rewrote its arguments, or
 	// failed (parent: llm_request; Step, Name, CallID, Status "deny",
 	// "rewrite" or "error", Reason or Error).

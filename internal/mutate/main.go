@@ -281,6 +281,9 @@ var mutations = []mutation{
 	{"tool search: found tools are not kept in the state", "loop/turn.go",
 		"\t\tr.st.Revealed = r.search.names()\n", "",
 		"./loop", "TestToolSearch"},
+	{"the context budget never triggers", "loop/contextbudget.go",
+		"\tif window == 0 || float64(r.lastInput) < r.b.ContextShare*float64(window) {", "\tif true || window == 0 || float64(r.lastInput) < r.b.ContextShare*float64(window) {",
+		"./loop", "TestContextBudget"},
 }
 
 func main() {
