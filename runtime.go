@@ -448,8 +448,14 @@ func (rt *Runtime) Continue(ctx context.Context, k SessionKey, prompt string) (*
 	history := append([]llm.Message{llm.SystemText(cmp.Or(rt.agent.System, loop.DefaultSystemPrompt))}, stored...)
 	msgs := append(history, llm.UserText(prompt))
 	res, runErr := rt.agent.RunMessages(ctx, msgs)
-	if res != nil && res.StopReason == loop.StopDone && len(res.Messages) > len(history) {
-		if _, err := rt.sessions.Append(ctx, k, res.Messages[len(history):]...); err != nil {
+	if res != nil && res.StopReason == loop.StopDone {
+		// The transcript may be compacted (memory), so the turn is found
+		// from its end, not at len(history).
+		turn := session.TurnOf(res.Messages, prompt)
+		if turn == nil {
+			return res, fmt.Errorf("session %s: the run's transcript lost the prompt; nothing stored", k)
+		}
+		if _, err := rt.sessions.Append(ctx, k, turn...); err != nil {
 			return res, fmt.Errorf("session %s: store the turn: %w", k, err)
 		}
 	}

@@ -233,3 +233,34 @@ func TestRuntimeContinueAcrossRuntimes(t *testing.T) {
 		t.Errorf("Continue without a store: %v", err)
 	}
 }
+
+// With a memory that compacts the history, Continue still stores exactly
+// the turn: the prompt and the answer, once.
+func TestRuntimeContinueWithACompactingMemory(t *testing.T) {
+	ctx := context.Background()
+	rt, err := autoagent.New(ctx, autoagent.Config{
+		Model:        scripted.NewWithOptions(scripted.Options{PerConversation: true}, scripted.Turn{Text: "A1"}, scripted.Turn{Text: "A2"}, scripted.Turn{Text: "A3"}, scripted.Turn{Text: "A4"}),
+		SessionsFile: filepath.Join(t.TempDir(), "s.db"),
+		Memory:       autoagent.MemoryConfig{Kind: "buffer", MaxMessages: 2},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	k := autoagent.SessionKey{Session: "s"}
+	for _, q := range []string{"Q1", "Q2", "Q3"} {
+		if _, err := rt.Continue(ctx, k, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	msgs, _ := session.Messages(ctx, rt.Sessions(), k)
+	var got []string
+	for _, m := range msgs {
+		got = append(got, m.Text())
+	}
+	// (Which scripted answer comes back depends on what the compacted
+	// request holds; that each turn is stored once does not.)
+	if len(got) != 6 || got[0] != "Q1" || got[2] != "Q2" || got[4] != "Q3" || msgs[1].Role != llm.RoleAssistant || msgs[5].Role != llm.RoleAssistant {
+		t.Errorf("the session holds %q: want each prompt once, with its answer", got)
+	}
+}

@@ -165,6 +165,20 @@ func Messages(ctx context.Context, st Store, k Key) ([]llm.Message, error) {
 	return out, nil
 }
 
+// TurnOf returns the messages a run added to a conversation for prompt:
+// the prompt's user message and everything after it. The run's transcript
+// may not extend the history it was given (a memory compacted it at the
+// start), so the turn is found from its end: from the last user message
+// whose text is prompt. It returns nil when there is none.
+func TurnOf(msgs []llm.Message, prompt string) []llm.Message {
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i].Role == llm.RoleUser && msgs[i].Text() == prompt {
+			return msgs[i:]
+		}
+	}
+	return nil
+}
+
 // searchText is what search indexes of a message: its text, the tools it
 // called with their arguments, and the results it carries.
 func searchText(m llm.Message) string {

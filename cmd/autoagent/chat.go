@@ -144,7 +144,7 @@ answers.`,
 				}
 				if res != nil && res.StopReason == loop.StopDone {
 					if store != nil {
-						if err := appendTurn(ctx, store, key, history, res.Messages); err != nil {
+						if err := appendTurn(ctx, store, key, line, res.Messages); err != nil {
 							return err
 						}
 					}
@@ -163,13 +163,15 @@ answers.`,
 	return c
 }
 
-// appendTurn stores what a completed turn added to the conversation. The
-// loop extends the history it was given, so the turn is what follows it.
-func appendTurn(ctx context.Context, st session.Store, key session.Key, history, after []llm.Message) error {
-	if len(after) < len(history) {
-		return fmt.Errorf("session %s: the turn's transcript is shorter than its history; nothing stored", key)
+// appendTurn stores what a completed turn added to the conversation: the
+// prompt and what follows it (session.TurnOf: a memory may have compacted
+// the history).
+func appendTurn(ctx context.Context, st session.Store, key session.Key, prompt string, after []llm.Message) error {
+	turn := session.TurnOf(after, prompt)
+	if turn == nil {
+		return fmt.Errorf("session %s: the turn's transcript lost its prompt; nothing stored", key)
 	}
-	if _, err := st.Append(ctx, key, after[len(history):]...); err != nil {
+	if _, err := st.Append(ctx, key, turn...); err != nil {
 		return fmt.Errorf("session %s: store the turn: %w", key, err)
 	}
 	return nil
