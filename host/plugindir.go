@@ -594,6 +594,20 @@ func (d *Dir) expose(old, s *Snapshot) {
 				return true
 			})
 		}
+		// Among approved offers, one found in the file its approval records
+		// wins over approved bytes copied in under another file name (an
+		// older version's, kept in the manifest): a copy cannot take the
+		// tool out of service by making a conflict.
+		if slices.ContainsFunc(offs, func(o offer) bool { return inRecordedFile(&s.Plugins[o.plugin]) }) {
+			offs = slices.DeleteFunc(offs, func(o offer) bool {
+				p := &s.Plugins[o.plugin]
+				if p.Status != StatusApproved || inRecordedFile(p) {
+					return false
+				}
+				p.Shadowed = append(p.Shadowed, name)
+				return true
+			})
+		}
 		switch len(offs) {
 		case 0:
 		case 1:
@@ -613,6 +627,12 @@ func (d *Dir) expose(old, s *Snapshot) {
 			s.Conflicts = append(s.Conflicts, c)
 		}
 	}
+}
+
+// inRecordedFile reports whether p is approved and lies in the file its
+// approval records.
+func inRecordedFile(p *Plugin) bool {
+	return p.Status == StatusApproved && p.Entry != nil && p.Entry.File == p.File
 }
 
 // diff compares two snapshots.

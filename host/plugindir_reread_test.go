@@ -81,3 +81,34 @@ func TestReloadReadsOnlyChangedFiles(t *testing.T) {
 		t.Errorf("recently changed files: %d reads over 2 reloads", n)
 	}
 }
+
+// TestCopiedApprovalDoesNotKnockTheToolOut: with two approvals of one
+// name, the older bytes copied in under another file name offer the same
+// tool, and the one in its recorded file keeps it (the copy is shadowed),
+// where before the conflict withdrew the tool from both.
+func TestCopiedApprovalDoesNotKnockTheToolOut(t *testing.T) {
+	e := newPDEnv(t)
+	old := waTextModule("old", "o")
+	e.put("echo.wasm", old, waSidecar(nil, "echo_tool"))
+	e.approve("echo.wasm", manifest.Limits{})
+	e.put("echo.wasm", waTextModule("current", "c"), waSidecar(nil, "echo_tool"))
+	e.approve("echo.wasm", manifest.Limits{})
+	e.put("aaa.wasm", old, waSidecar(nil, "echo_tool"))
+	d := e.open(DirOptions{})
+	snap := d.Snapshot()
+	if len(snap.Conflicts) != 0 {
+		t.Errorf("conflicts %+v", snap.Conflicts)
+	}
+	if !slices.Contains(toolNames(d.Tools()), "echo_tool") {
+		t.Fatalf("the tool is out of service: %v", toolNames(d.Tools()))
+	}
+	res, err := d.Tools()[0].Call(context.Background(), toolCall("echo_tool", `{}`))
+	if err != nil || res.Text() != "current" {
+		t.Errorf("echo_tool ran %q (%v), want the current bytes", res.Text(), err)
+	}
+	for _, p := range snap.Plugins {
+		if p.File == "aaa.wasm" && !slices.Contains(p.Shadowed, "echo_tool") {
+			t.Errorf("the copy is not reported as shadowed: %+v", p)
+		}
+	}
+}

@@ -284,6 +284,9 @@ var mutations = []mutation{
 	{"the context budget never triggers", "loop/contextbudget.go",
 		"\tif window == 0 || float64(r.lastInput) < r.b.ContextShare*float64(window) {", "\tif true || window == 0 || float64(r.lastInput) < r.b.ContextShare*float64(window) {",
 		"./loop", "TestContextBudget"},
+	{"plugins directory: a copied approval knocks the tool out again", "host/plugindir.go",
+		"\t\tif slices.ContainsFunc(offs, func(o offer) bool { return inRecordedFile(&s.Plugins[o.plugin]) }) {", "\t\tif false {",
+		"./host", "TestCopiedApprovalDoesNotKnockTheToolOut"},
 }
 
 func main() {
