@@ -38,5 +38,6 @@
 //   - host: the WebAssembly sandbox; manifest: approvals pinned to sha256.
 //   - mcp: MCP client (mount a server's tools) and server.
 //   - memory: Buffer, Summarizing and Fact memories; session: persistent conversations.
+//   - orchestrator: a flow the host owns, filled in by a model that only interprets and phrases.
 //   - trace: events, redaction, OpenTelemetry export.
 package autoagent

@@ -76,6 +76,8 @@ var importRules = []importRule{
 	{"providers/remote", []string{"llm"}, "providers/* → llm"},
 	{"providers/providertest", []string{"llm"}, "providers/* → llm"},
 	{"providers/catalog", []string{"llm", "providers/"}, "the catalog is the one table of the providers by name"},
+	{"orchestrator", []string{"llm"}, "the orchestrator drives a model over the host's flow, and knows nothing else"},
+	{"session", []string{"llm"}, "session stores conversations"},
 }
 
 func allowedBy(r importRule, imp string) bool {

@@ -287,6 +287,9 @@ var mutations = []mutation{
 	{"plugins directory: a copied approval knocks the tool out again", "host/plugindir.go",
 		"\t\tif slices.ContainsFunc(offs, func(o offer) bool { return inRecordedFile(&s.Plugins[o.plugin]) }) {", "\t\tif false {",
 		"./host", "TestCopiedApprovalDoesNotKnockTheToolOut"},
+	{"orchestrator: an answer for a step that is not open reaches the flow", "orchestrator/orchestrator.go",
+		"\t\t\tcase !open:\n", "\t\t\tcase false && !open:\n",
+		"./orchestrator", "TestOrchestratorGuidedForm"},
 }
 
 func main() {
