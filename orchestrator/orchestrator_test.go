@@ -132,4 +132,3 @@ func TestOrchestratorBadModelOutput(t *testing.T) {
 	}
 	t.Error("no event")
 }
-
