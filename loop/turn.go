@@ -159,6 +159,7 @@ func (r *runner) plan(step int, llmSpan string, calls []llm.ToolCall) ([]plan, [
 	plans := make([]plan, len(calls))
 	var pending []PendingCall
 	tainted := r.st.Tainted // taint before this turn's tools run
+	counted := 0            // calls of this turn that count against MaxToolCalls
 	for i, c := range calls {
 		p := &plans[i]
 		p.call = c
@@ -167,20 +168,21 @@ func (r *runner) plan(step int, llmSpan string, calls []llm.ToolCall) ([]plan, [
 				p.tool, p.flags = t, tool.FlagsOf(t)
 			}
 		}
-		if r.search != nil && c.Name != FindToolsName && !r.search.isRevealed(c.Name) {
+		if r.search != nil && c.Name == FindToolsName {
+			p.findTools = true // the run's own; not counted
+			continue
+		}
+		if m := r.b.MaxToolCalls; m > 0 && r.st.ToolCalls+counted >= m {
+			p.overLimit, p.refusal = true, toolCallLimitMessage(c.Name, m)
+			r.traceEvent(trace.ToolsDisabled, llmSpan, trace.Payload{Step: step, Name: c.Name, CallID: c.ID, Limit: m})
+			continue
+		}
+		counted++
+		if r.search != nil && !r.search.isRevealed(c.Name) {
 			p.refusal = notOfferedMessage(c.Name)
 			continue
 		}
-		if r.search != nil && c.Name == FindToolsName {
-			p.findTools = true
-			continue
-		}
 		if r.preHooks(step, llmSpan, p); p.refusal != "" {
-			continue
-		}
-		if m := r.b.MaxToolCalls; m > 0 && r.st.ToolCalls+i >= m {
-			p.overLimit, p.refusal = true, toolCallLimitMessage(c.Name, m)
-			r.traceEvent(trace.ToolsDisabled, llmSpan, trace.Payload{Step: step, Name: c.Name, CallID: c.ID, Limit: m})
 			continue
 		}
 		if pend, _ := r.screenLocked(step, llmSpan, p, tainted, nil); pend != nil {
