@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"encoding/json"
 	"context"
 	"errors"
 	"fmt"
@@ -75,6 +76,22 @@ type Agent struct {
 	// Policy, when set, is consulted for every tool call before any call
 	// of the turn runs (see [Policy]).
 	Policy Policy
+	// OutputSchema, when set, is the JSON Schema the final answer must
+	// match: every request asks the provider for it (OpenAI's
+	// response_format json_schema, Gemini's responseSchema, an instruction
+	// for Anthropic), the answer is validated, and one that does not
+	// match goes back to the model with the validator's message, up to
+	// OutputRetries times (0: DefaultOutputRetries; negative: none); then
+	// the run fails with a *StructuredOutputError. The model may call
+	// tools first. Result.Structured holds the value (StructuredAs).
+	OutputSchema json.RawMessage
+	// OutputSchemaName names the schema for the provider ("answer" when
+	// empty); OutputStrict asks for strict enforcement where offered
+	// (OpenAI's strict, which needs additionalProperties false and every
+	// property required).
+	OutputSchemaName string
+	OutputStrict     bool
+	OutputRetries    int
 	// ToolSearchThreshold: with more tools than this, the model is offered
 	// find_tools (BM25 over the tools' names, descriptions and argument
 	// names) and the tools it found so far, instead of every tool; 0 means

@@ -1,6 +1,10 @@
 package loop
 
-import "github.com/autoagent-go/autoagent/llm"
+import (
+	"encoding/json"
+
+	"github.com/autoagent-go/autoagent/llm"
+)
 
 // StopReason says why a run ended.
 type StopReason string
@@ -32,6 +36,9 @@ type Result struct {
 	Messages []llm.Message `json:"messages"`
 	// StopReason says why the run ended.
 	StopReason StopReason `json:"stop_reason"`
+	// Structured is the answer as JSON, validated against
+	// Agent.OutputSchema; nil without one.
+	Structured json.RawMessage `json:"structured,omitempty"`
 
 	// UsageReported is false when no call reported usage.
 	UsageReported bool `json:"-"`

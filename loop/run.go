@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 )
 
@@ -49,6 +51,10 @@ type runner struct {
 	lastInput  int64
 	lastModel  string
 	overBudget bool
+	// outSchema is Agent.OutputSchema compiled; structured the answer
+	// that matched it.
+	outSchema  *tool.Schema
+	structured json.RawMessage
 }
 
 // execute runs the loop on st (fresh, or prepared for resume).
@@ -59,20 +65,29 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	if err := a.Bounds.Validate(); err != nil {
 		return nil, err
 	}
+	var outSchema *tool.Schema
+	if len(a.OutputSchema) > 0 {
+		s, err := tool.CompileSchema(a.OutputSchema)
+		if err != nil {
+			return nil, fmt.Errorf("loop: Agent.OutputSchema: %w", err)
+		}
+		outSchema = s
+	}
 	if resumed && st.Status == StopDone {
 		return finishedResult(st), nil
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	r := &runner{
-		a:        a,
-		ctx:      ctx,
-		cancel:   cancel,
-		b:        a.Bounds.resolved(),
-		st:       st,
-		emit:     emit,
-		tr:       a.Tracer,
-		parallel: a.MaxParallelTools,
+		a:         a,
+		ctx:       ctx,
+		cancel:    cancel,
+		b:         a.Bounds.resolved(),
+		st:        st,
+		emit:      emit,
+		tr:        a.Tracer,
+		parallel:  a.MaxParallelTools,
+		outSchema: outSchema,
 	}
 	if r.parallel <= 0 {
 		r.parallel = 8
@@ -226,6 +241,26 @@ func (r *runner) loop() (*Result, error) {
 					answer = out
 				}
 			}
+			if r.outSchema != nil {
+				v, err := checkStructured(r.outSchema, answer)
+				if err != nil {
+					if r.st.OutputRetries >= r.outputRetries() {
+						return r.fail(step, &StructuredOutputError{Last: answer, Err: err, Attempts: r.st.OutputRetries + 1})
+					}
+					fix := outputRetryMessage(err)
+					r.st.Messages = append(r.st.Messages, llm.UserText(fix))
+					r.st.OutputRetries++
+					r.st.TurnStart = len(r.st.Messages)
+					if !r.send(Event{Type: EventCorrection, Step: step, Text: fix}) {
+						return nil, errAborted
+					}
+					if err := r.checkpoint(); err != nil {
+						return r.fail(step, err)
+					}
+					continue
+				}
+				r.structured = v
+			}
 			corr := r.postTurn(step, llmSpan, answer)
 			if corr == nil {
 				return r.done(answer)
@@ -268,7 +303,7 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 	if r.search != nil {
 		specs = r.search.offered()
 	}
-	req := &llm.Request{Model: a.Model, Messages: view, Tools: specs, Temperature: a.Temperature, MaxTokens: a.MaxTokens}
+	req := &llm.Request{Model: a.Model, Messages: view, Tools: specs, Temperature: a.Temperature, MaxTokens: a.MaxTokens, ResponseFormat: a.outputFormat()}
 	// The tool-call cap reached: the tools stay defined (a history with
 	// tool calls needs them) but may not be called, and the model is
 	// told why, in what it is sent only.
@@ -399,6 +434,7 @@ func (r *runner) done(answer string) (*Result, error) {
 	r.st.Status = StopDone
 	res := r.result(StopDone)
 	res.Output = answer
+	res.Structured = r.structured
 	if err := r.checkpoint(); err != nil {
 		return r.fail(r.st.Step, err)
 	}

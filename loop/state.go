@@ -38,6 +38,9 @@ type RunState struct {
 	// while nothing has been reported.
 	Usage     llm.Usage `json:"usage"`
 	HaveUsage bool      `json:"have_usage"`
+	// OutputRetries counts the answers sent back for not matching
+	// Agent.OutputSchema.
+	OutputRetries int `json:"output_retries,omitempty"`
 	// Revealed are the tools find_tools made callable (tool search).
 	Revealed []string `json:"revealed,omitempty"`
 	// ToolCalls counts the tool calls of the model that were run or

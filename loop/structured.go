@@ -1,0 +1,87 @@
+package loop
+
+import (
+	"cmp"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// DefaultOutputRetries is how many times an answer that does not match
+// Agent.OutputSchema goes back to the model when OutputRetries is 0.
+const DefaultOutputRetries = 2
+
+// ErrStructuredOutput is wrapped by the error of a run whose answer never
+// matched Agent.OutputSchema.
+var ErrStructuredOutput = errors.New("loop: the answer does not match the output schema")
+
+// StructuredOutputError carries the last answer that did not validate and
+// the validator's message.
+type StructuredOutputError struct {
+	Last     string // the model's last answer
+	Err      error  // why it does not match
+	Attempts int    // answers given
+}
+
+func (e *StructuredOutputError) Error() string {
+	return fmt.Sprintf("loop: after %d answers, the last one still does not match the output schema: %v", e.Attempts, e.Err)
+}
+
+// Unwrap makes errors.Is(err, ErrStructuredOutput) hold.
+func (e *StructuredOutputError) Unwrap() error { return ErrStructuredOutput }
+
+// StructuredAs decodes a run's structured answer (Result.Structured) into
+// a T.
+func StructuredAs[T any](res *Result) (T, error) {
+	var v T
+	if res == nil || len(res.Structured) == 0 {
+		return v, errors.New("loop: the result holds no structured answer (Agent.OutputSchema unset, or the run did not finish)")
+	}
+	err := json.Unmarshal(res.Structured, &v)
+	return v, err
+}
+
+// outputFormat is what each request asks for when the agent has an output
+// schema.
+func (a *Agent) outputFormat() *llm.ResponseFormat {
+	if len(a.OutputSchema) == 0 {
+		return nil
+	}
+	return &llm.ResponseFormat{Type: "json_schema", Name: cmp.Or(a.OutputSchemaName, "answer"), Schema: a.OutputSchema, Strict: a.OutputStrict}
+}
+
+// checkStructured validates an answer: the JSON (fences around it
+// dropped) or the validator's complaint.
+func checkStructured(s *tool.Schema, answer string) (json.RawMessage, error) {
+	text := strings.TrimSpace(answer)
+	if strings.HasPrefix(text, "```") {
+		text = strings.TrimPrefix(strings.TrimPrefix(text, "```json"), "```")
+		text = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(text), "```"))
+	}
+	if !json.Valid([]byte(text)) {
+		return nil, errors.New("the answer is not JSON")
+	}
+	if err := s.Validate(json.RawMessage(text)); err != nil {
+		return nil, err
+	}
+	return json.RawMessage(text), nil
+}
+
+func outputRetryMessage(err error) string {
+	return "Your answer must be JSON matching the output schema, and it is not: " + err.Error() + ". Answer again with the JSON alone."
+}
+
+func (r *runner) outputRetries() int {
+	switch n := r.a.OutputRetries; {
+	case n == 0:
+		return DefaultOutputRetries
+	case n < 0:
+		return 0
+	default:
+		return n
+	}
+}
