@@ -3,6 +3,7 @@ package autoagent
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -43,6 +44,9 @@ type Config struct {
 	// Bounds are the run's limits (loop's defaults when zero).
 	System string
 	Bounds loop.Bounds
+	// OutputSchema, when set, is the JSON Schema the final answer must
+	// match (loop.Agent.OutputSchema): Result.Structured holds the value.
+	OutputSchema json.RawMessage
 
 	// Tools are Go tools of the embedding program.
 	Tools []tool.Tool
@@ -270,6 +274,8 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		Bounds:   cfg.Bounds,
 		Tracer:   tr,
 		Policy:   cfg.Policy,
+
+		OutputSchema: cfg.OutputSchema,
 	}
 	if cfg.Policy == nil && cfg.PolicyFile != "" {
 		pol, err := loop.LoadPolicy(cfg.PolicyFile)

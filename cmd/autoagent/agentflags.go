@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -44,10 +45,11 @@ type agentFlags struct {
 	agent string
 	fs    *pflag.FlagSet
 
-	sessions    string // the session store, for chat --session
-	promptCache bool
-	otel        bool
-	toolGrants  []string
+	sessions     string // the session store, for chat --session
+	promptCache  bool
+	outputSchema string
+	otel         bool
+	toolGrants   []string
 
 	// MCP servers and memory.
 	mcpCommands, mcpURLs []string
@@ -93,6 +95,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.memory, "memory", "", "memory of the conversation: buffer|summarizing|fact (fact keeps what the user said across runs, in --memory-dir)")
 	fs.StringVar(&f.memoryDir, "memory-dir", "", "directory of the fact memory's store (default: facts held in memory only)")
 	fs.BoolVar(&f.otel, "otel", false, "export the run's spans over OTLP/HTTP to the endpoint of the OTEL_EXPORTER_OTLP_ENDPOINT (or _TRACES_ENDPOINT) variable, default http://localhost:4318")
+	fs.StringVar(&f.outputSchema, "output-schema", "", "JSON Schema `FILE` the answer must match: the answer is validated (sent back when it does not match) and printed as JSON; --json adds \"structured\"")
 	fs.BoolVar(&f.promptCache, "prompt-cache", false, "ask the provider to cache repeated prompt prefixes (Anthropic's cache_control; others cache by themselves)")
 	fs.StringArrayVar(&f.toolGrants, "tool-grant", nil, "a grant tools written by --create-tool may receive, e.g. net:api.example.com (repeatable; default: none)")
 	fs.IntVar(&f.createTool, "create-tool", 0, "offer the model create_tool: it may write up to N sandboxed tools (no capabilities) for this run; accepted ones are staged in plugins/staging")
@@ -179,6 +182,16 @@ func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
 		Memory:         autoagent.MemoryConfig{Kind: f.memory, Dir: f.memoryDir},
 		Notes:          stderr,
 	}
+	if f.outputSchema != "" {
+		b, err := os.ReadFile(f.outputSchema)
+		if err != nil {
+			return cfg, fmt.Errorf("--output-schema: %w", err)
+		}
+		if !json.Valid(b) {
+			return cfg, usageError(fmt.Errorf("--output-schema %s: not JSON", f.outputSchema))
+		}
+		cfg.OutputSchema = b
+	}
 	for _, line := range f.mcpCommands {
 		argv, err := splitCommand(line)
 		if err != nil {
@@ -245,12 +258,13 @@ var overrides = map[string]func(dst, src *autoagent.Config){
 	"memory":                func(d, s *autoagent.Config) { d.Memory = s.Memory },
 	"memory-dir":            func(d, s *autoagent.Config) { d.Memory = s.Memory },
 	// Servers given as flags join the file's.
-	"mcp":          func(d, s *autoagent.Config) { d.MCP = append(d.MCP, s.MCP...) },
-	"mcp-url":      func(d, s *autoagent.Config) {},
-	"create-tool":  func(d, s *autoagent.Config) { d.CreateTool = s.CreateTool },
-	"tool-grant":   func(d, s *autoagent.Config) { d.CreateTool.Ceiling = s.CreateTool.Ceiling },
-	"prompt-cache": func(d, s *autoagent.Config) { d.Provider.PromptCaching = s.Provider.PromptCaching },
-	"otel":         func(d, s *autoagent.Config) { d.OTel = s.OTel },
+	"mcp":           func(d, s *autoagent.Config) { d.MCP = append(d.MCP, s.MCP...) },
+	"mcp-url":       func(d, s *autoagent.Config) {},
+	"create-tool":   func(d, s *autoagent.Config) { d.CreateTool = s.CreateTool },
+	"tool-grant":    func(d, s *autoagent.Config) { d.CreateTool.Ceiling = s.CreateTool.Ceiling },
+	"prompt-cache":  func(d, s *autoagent.Config) { d.Provider.PromptCaching = s.Provider.PromptCaching },
+	"otel":          func(d, s *autoagent.Config) { d.OTel = s.OTel },
+	"output-schema": func(d, s *autoagent.Config) { d.OutputSchema = s.OutputSchema },
 }
 
 // withAgentFile loads --agent and applies the flags given over it.

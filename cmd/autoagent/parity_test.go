@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -167,5 +168,25 @@ func TestToolBoundsFlags(t *testing.T) {
 	}
 	if r := e.run("", "run", "--provider", "scripted", "--script", script, "--tool-timeout", "-1s", "go"); r.code != 2 {
 		t.Errorf("a negative --tool-timeout: exit %d", r.code)
+	}
+}
+
+// run --output-schema: the answer is validated (a bad one sent back) and
+// printed as JSON; --json adds "structured".
+func TestRunOutputSchema(t *testing.T) {
+	e := newCLIEnv(t)
+	schema := filepath.Join(e.root, "person.json")
+	os.WriteFile(schema, []byte(`{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"}},"required":["name","age"]}`), 0o644)
+	script := e.writeScript(`{"text":"Alice, 30"}`, `{"text":"{\"name\":\"Alice\",\"age\":30}"}`)
+	r := e.mustRun(0, "run", "--provider", "scripted", "--script", script, "--output-schema", schema, "Alice is 30")
+	if strings.TrimSpace(r.stdout) != `{"name":"Alice","age":30}` {
+		t.Errorf("stdout %q", r.stdout)
+	}
+	r = e.mustRun(0, "run", "--provider", "scripted", "--script", script, "--output-schema", schema, "--json", "Alice is 30")
+	var got struct {
+		Structured json.RawMessage `json:"structured"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &got); err != nil || string(got.Structured) != `{"name":"Alice","age":30}` {
+		t.Errorf("--json: %v %s", err, r.stdout)
 	}
 }

@@ -115,6 +115,8 @@ func printResult(w io.Writer, asJSON, printOutput bool, res *loop.Result) error 
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(res)
+	case printOutput && res.StopReason == loop.StopDone && len(res.Structured) > 0:
+		fmt.Fprintln(w, string(res.Structured))
 	case printOutput && res.StopReason == loop.StopDone:
 		fmt.Fprint(w, res.Output)
 		if !strings.HasSuffix(res.Output, "\n") {
