@@ -35,6 +35,8 @@ type ResponseFormat struct {
 	Type string `json:"type"`
 	// Name names the schema (OpenAI requires one for json_schema).
 	Name string `json:"name,omitempty"`
+	// Description says what the answer is, where the provider takes one.
+	Description string `json:"description,omitempty"`
 	// Schema is the JSON Schema the answer must satisfy (json_schema only).
 	Schema json.RawMessage `json:"schema,omitempty"`
 	// Strict asks the provider to enforce Schema exactly where supported.

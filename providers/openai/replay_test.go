@@ -52,6 +52,22 @@ var cassetteCases = []struct {
 	stream bool
 	turns  []turn
 }{
+	// Structured output: response_format json_schema (strict, named,
+	// described), the answer the recorded JSON.
+	{"fantasy/TestOpenAIObjectGeneration/openai-gpt-4o/simple_object.yaml", false, []turn{
+		{text: `{"age":30,"city":"Paris","name":"Alice"}`, usage: usage(99, 13, 0, 112), finish: llm.FinishStop, model: gpt4o, id: "chatcmpl-DIgPnqB0gj71H6AVhLEHu4TX5IYn2"},
+	}},
+	{"fantasy/TestOpenAIObjectGeneration/openai-gpt-4o/simple_object_streaming.yaml", true, []turn{
+		{text: `{"age":30,"city":"Paris","name":"Alice"}`, usage: usage(99, 13, 0, 112), finish: llm.FinishStop, model: gpt4o, id: "chatcmpl-DIgPoiOp8apP6QCFndXcGTivO3TuR"},
+	}},
+	{"fantasy/TestOpenAIObjectGeneration/openai-gpt-4o/complex_object.yaml", false, []turn{
+		{text: `{"author":{"name":"J.R.R. Tolkien","nationality":"British"},"genres":["Fantasy","Adventure","Epic","High Fantasy"],"published_year":1954,"title":"The Lord of the Rings"}`,
+			usage: usage(160, 43, 0, 203), finish: llm.FinishStop, model: gpt4o, id: "chatcmpl-DIgPpnnBOUcrX4LrD5A74X9krJj97"},
+	}},
+	{"fantasy/TestOpenAIObjectGeneration/openai-gpt-4o/complex_object_streaming.yaml", true, []turn{
+		{text: `{"author":{"name":"J.R.R. Tolkien","nationality":"British"},"genres":["Fantasy","Adventure","High Fantasy","Epic","Classic"],"published_year":1954,"title":"The Lord of the Rings"}`,
+			usage: usage(160, 45, 0, 205), finish: llm.FinishStop, model: gpt4o, id: "chatcmpl-DIgPqZDSLdYbzqyXn54iajmnPPss9"},
+	}},
 	{"fantasy/TestOpenAICommon/openai-gpt-4o/simple.yaml", false, []turn{
 		{text: "Oi!", usage: usage(20, 2, 0, 22), finish: llm.FinishStop, model: gpt4o, id: "chatcmpl-DuLdCrhIZ5WekmJNOuiNyelYjQqZk"},
 	}},
@@ -184,7 +200,16 @@ func requestFromRecorded(t *testing.T, body string) (*llm.Request, openai.Option
 				Parameters  json.RawMessage `json:"parameters"`
 			} `json:"function"`
 		} `json:"tools"`
-		ToolChoice          string   `json:"tool_choice"`
+		ToolChoice     string `json:"tool_choice"`
+		ResponseFormat *struct {
+			JSONSchema struct {
+				Name        string          `json:"name"`
+				Strict      bool            `json:"strict"`
+				Description string          `json:"description"`
+				Schema      json.RawMessage `json:"schema"`
+			} `json:"json_schema"`
+			Type string `json:"type"`
+		} `json:"response_format"`
 		MaxTokens           int      `json:"max_tokens"`
 		MaxCompletionTokens int      `json:"max_completion_tokens"`
 		Temperature         *float64 `json:"temperature"`
@@ -204,6 +229,10 @@ func requestFromRecorded(t *testing.T, body string) (*llm.Request, openai.Option
 	}
 	for _, m := range w.Messages {
 		req.Messages = append(req.Messages, llm.Message{Role: llm.Role(m.Role), Parts: []llm.Part{llm.TextPart(m.Content)}})
+	}
+	if rf := w.ResponseFormat; rf != nil {
+		js := rf.JSONSchema
+		req.ResponseFormat = &llm.ResponseFormat{Type: rf.Type, Name: js.Name, Description: js.Description, Schema: js.Schema, Strict: js.Strict}
 	}
 	for _, tl := range w.Tools {
 		req.Tools = append(req.Tools, llm.ToolSpec{Name: tl.Function.Name, Description: tl.Function.Description, InputSchema: tl.Function.Parameters})

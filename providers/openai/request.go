@@ -79,6 +79,9 @@ func (p *Provider) encode(req *llm.Request, stream bool) ([]byte, error) {
 			if rf.Strict {
 				schema["strict"] = true
 			}
+			if rf.Description != "" {
+				schema["description"] = rf.Description
+			}
 			w.ResponseFormat = map[string]any{"type": "json_schema", "json_schema": schema}
 		default:
 			return nil, fmt.Errorf("%w: unknown response format type %q", ErrInvalidRequest, rf.Type)
