@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -68,11 +69,10 @@ func (c *config) buildRequest(req *llm.Request) (*wireRequest, string, error) {
 	if rf := req.ResponseFormat; rf != nil {
 		gc.ResponseMIMEType = "application/json"
 		if rf.Type == "json_schema" && len(rf.Schema) > 0 {
-			schema, err := sanitizeSchema(rf.Schema)
-			if err != nil {
-				return nil, "", fmt.Errorf("%w: response format schema: %v", ErrInvalidRequest, err)
+			if !json.Valid(rf.Schema) {
+				return nil, "", fmt.Errorf("%w: response format schema is not JSON", ErrInvalidRequest)
 			}
-			gc.ResponseSchema = schema
+			gc.ResponseJSONSchema = rf.Schema
 		}
 	}
 	if gc.Temperature != nil || gc.MaxOutputTokens > 0 || gc.ResponseMIMEType != "" || gc.ThinkingConfig != nil {

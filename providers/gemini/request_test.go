@@ -115,7 +115,7 @@ func TestRequestMapping(t *testing.T) {
 			ResponseFormat: &llm.ResponseFormat{Type: "json_schema", Schema: json.RawMessage(`{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false}`)},
 		},
 		want: `{"contents":[{"role":"user","parts":[{"text":"q"}]}],
-			"generationConfig":{"responseMimeType":"application/json","responseSchema":{"type":"OBJECT","properties":{"a":{"type":"INTEGER"}}}}}`,
+			"generationConfig":{"responseMimeType":"application/json","responseJsonSchema":{"type":"object","properties":{"a":{"type":"integer"}},"additionalProperties":false}}}`,
 	}, {
 		name: "thinking level and thought summaries, extra body merged",
 		opts: Options{ThinkingLevel: "low", IncludeThoughts: true, ExtraBody: map[string]any{

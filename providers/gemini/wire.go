@@ -83,11 +83,14 @@ type wireFunctionCallingConfig struct {
 }
 
 type wireGenConfig struct {
-	Temperature      *float64            `json:"temperature,omitempty"`
-	MaxOutputTokens  int                 `json:"maxOutputTokens,omitempty"`
-	ResponseMIMEType string              `json:"responseMimeType,omitempty"`
-	ResponseSchema   map[string]any      `json:"responseSchema,omitempty"`
-	ThinkingConfig   *wireThinkingConfig `json:"thinkingConfig,omitempty"`
+	Temperature      *float64       `json:"temperature,omitempty"`
+	MaxOutputTokens  int            `json:"maxOutputTokens,omitempty"`
+	ResponseMIMEType string         `json:"responseMimeType,omitempty"`
+	ResponseSchema   map[string]any `json:"responseSchema,omitempty"`
+	// ResponseJSONSchema is the answer's schema as JSON Schema, which
+	// Gemini 2.5 reads whole (responseSchema is its OpenAPI subset).
+	ResponseJSONSchema json.RawMessage     `json:"responseJsonSchema,omitempty"`
+	ThinkingConfig     *wireThinkingConfig `json:"thinkingConfig,omitempty"`
 }
 
 type wireThinkingConfig struct {
