@@ -51,8 +51,10 @@ func (p *Provider) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 		return nil, err
 	}
 	send := func(ctx context.Context) (*http.Response, error) { return p.post(ctx, body, false) }
+	answer := answerTool(req)
 	return httpx.Complete(ctx, p.retry, providerName, send, func(w *wireResponse, h http.Header) (*llm.Response, error) {
-		return toResponse(w, httpx.RequestID(h))
+		resp, err := toResponse(w, httpx.RequestID(h))
+		return foldResponse(resp, answer), err
 	})
 }
 
@@ -71,8 +73,23 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.S
 			return
 		}
 		send := func(ctx context.Context) (*http.Response, error) { return p.post(ctx, body, true) }
+		answer := answerTool(req)
+		out := yield
+		if answer != "" {
+			// The answer tool's call is the answer: its input as one text
+			// delta, and the final message folded alike.
+			out = func(ev llm.StreamEvent, err error) bool {
+				switch {
+				case ev.Type == llm.StreamToolCall && ev.ToolCall != nil && ev.ToolCall.Name == answer:
+					ev = llm.StreamEvent{Type: llm.StreamText, Text: string(ev.ToolCall.Arguments)}
+				case ev.Type == llm.StreamDone:
+					ev.Response = foldResponse(ev.Response, answer)
+				}
+				return yield(ev, err)
+			}
+		}
 		err = httpx.Stream(ctx, p.retry, p.cfg.idleTimeout, send, func(ctx context.Context, body io.Reader, h http.Header) {
-			readStream(ctx, body, httpx.RequestID(h), yield)
+			readStream(ctx, body, httpx.RequestID(h), out)
 		})
 		if err != nil {
 			yield(llm.StreamEvent{}, err)

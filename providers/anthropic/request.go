@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -47,8 +48,12 @@ func (c *config) buildRequest(req *llm.Request, stream bool) (*wireRequest, erro
 			}
 		}
 	}
-	if rf := req.ResponseFormat; rf != nil {
+	answer := answerTool(req)
+	if rf := req.ResponseFormat; rf != nil && answer == "" {
 		system = append(system, formatInstruction(rf))
+	}
+	if answer != "" && (len(req.Tools) > 0 || req.ToolChoice.Mode != "") {
+		system = append(system, answerToolInstruction(answer))
 	}
 	if len(system) > 0 {
 		text := strings.Join(system, "\n\n")
@@ -70,6 +75,13 @@ func (c *config) buildRequest(req *llm.Request, stream bool) (*wireRequest, erro
 	w.ToolChoice, err = toolChoice(req.ToolChoice, len(req.Tools) > 0)
 	if err != nil {
 		return nil, err
+	}
+	if answer != "" {
+		rf := req.ResponseFormat
+		w.Tools = append(w.Tools, wireTool{Name: answer, Description: cmp.Or(rf.Description, "Give your final answer."), InputSchema: rf.Schema})
+		if len(req.Tools) == 0 && req.ToolChoice.Mode == "" {
+			w.ToolChoice = &wireToolChoice{Type: "tool", Name: answer}
+		}
 	}
 
 	if c.promptCaching {

@@ -108,13 +108,34 @@ func TestRequestMapping(t *testing.T) {
 				{"role":"assistant","content":[{"type":"text","text":"b"}]},
 				{"role":"user","content":[{"type":"text","text":"c","cache_control":{"type":"ephemeral"}}]}]}`,
 	}, {
-		name: "response format appends the JSON instruction with the schema",
+		name: "a JSON schema is a forced answer tool when the request has no tools",
 		req: llm.Request{
 			Messages:       []llm.Message{llm.UserText("q")},
 			ResponseFormat: &llm.ResponseFormat{Type: "json_schema", Name: "x", Schema: json.RawMessage(`{"type":"object"}`)},
 		},
 		want: `{"model":"m","max_tokens":4096,
-			"system":[{"type":"text","text":"Respond with a single valid JSON object only — no markdown fences, no prose before or after. The object must satisfy this JSON Schema: {\"type\":\"object\"}"}],
+			"messages":[{"role":"user","content":[{"type":"text","text":"q"}]}],
+			"tools":[{"name":"x","description":"Give your final answer.","input_schema":{"type":"object"}}],
+			"tool_choice":{"type":"tool","name":"x"}}`,
+	}, {
+		name: "beside tools, the answer tool is offered and the model told to answer through it",
+		req: llm.Request{
+			Messages:       []llm.Message{llm.UserText("q")},
+			Tools:          []llm.ToolSpec{{Name: "look", Description: "Look.", InputSchema: json.RawMessage(`{"type":"object"}`)}},
+			ResponseFormat: &llm.ResponseFormat{Type: "json_schema", Name: "x", Description: "The answer.", Schema: json.RawMessage(`{"type":"object"}`)},
+		},
+		want: `{"model":"m","max_tokens":4096,
+			"system":[{"type":"text","text":"When you have your final answer, give it by calling the tool ` + "`x`" + ` with it as the input; do not write it as text."}],
+			"messages":[{"role":"user","content":[{"type":"text","text":"q"}]}],
+			"tools":[{"name":"look","description":"Look.","input_schema":{"type":"object"}},{"name":"x","description":"The answer.","input_schema":{"type":"object"}}]}`,
+	}, {
+		name: "a JSON object format is an instruction",
+		req: llm.Request{
+			Messages:       []llm.Message{llm.UserText("q")},
+			ResponseFormat: &llm.ResponseFormat{Type: "json_object"},
+		},
+		want: `{"model":"m","max_tokens":4096,
+			"system":[{"type":"text","text":"Respond with a single valid JSON object only — no markdown fences, no prose before or after."}],
 			"messages":[{"role":"user","content":[{"type":"text","text":"q"}]}]}`,
 	}, {
 		name: "tool choice required, temperature, request model and max tokens win",
