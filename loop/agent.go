@@ -1,8 +1,8 @@
 package loop
 
 import (
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
