@@ -222,3 +222,26 @@ func TestTenThousandConcurrentRuns(t *testing.T) {
 		t.Fatalf("%d of 10000 runs finished: %v", done, err)
 	}
 }
+
+// BenchmarkAnswerStructured is a one-step run whose answer is validated
+// against an output schema; BenchmarkAnswerPlain the same run without: the
+// difference is the validation's cost per answer.
+func BenchmarkAnswerStructured(b *testing.B) { benchAnswer(b, personOutputSchema) }
+
+// BenchmarkAnswerPlain is BenchmarkAnswerStructured without a schema.
+func BenchmarkAnswerPlain(b *testing.B) { benchAnswer(b, nil) }
+
+var personOutputSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"},"city":{"type":"string"}},"required":["name","age","city"],"additionalProperties":false}`)
+
+func benchAnswer(b *testing.B, schema json.RawMessage) {
+	p := scripted.New(scripted.Turn{Text: `{"name":"Alice","age":30,"city":"Paris"}`})
+	a := &loop.Agent{Provider: p, OutputSchema: schema}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		p.Reset()
+		if _, err := a.Run(ctx, "Alice"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -65,13 +65,9 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	if err := a.Bounds.Validate(); err != nil {
 		return nil, err
 	}
-	var outSchema *tool.Schema
-	if len(a.OutputSchema) > 0 {
-		s, err := tool.CompileSchema(a.OutputSchema)
-		if err != nil {
-			return nil, fmt.Errorf("loop: Agent.OutputSchema: %w", err)
-		}
-		outSchema = s
+	outSchema, err := a.compiledOutputSchema()
+	if err != nil {
+		return nil, err
 	}
 	if resumed && st.Status == StopDone {
 		return finishedResult(st), nil

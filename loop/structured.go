@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/tool"
@@ -69,6 +71,37 @@ func checkStructured(s *tool.Schema, answer string) (json.RawMessage, error) {
 		return nil, err
 	}
 	return json.RawMessage(text), nil
+}
+
+// schemaCache holds output schemas compiled, by their text, for the runs
+// that share them (compiling takes far longer than validating an answer):
+// at most maxCachedSchemas; past it a schema is compiled per run.
+var (
+	schemaCache      sync.Map // string → *tool.Schema
+	schemaCacheCount atomic.Int32
+)
+
+const maxCachedSchemas = 256
+
+// compiledOutputSchema is Agent.OutputSchema compiled, nil without one.
+func (a *Agent) compiledOutputSchema() (*tool.Schema, error) {
+	if len(a.OutputSchema) == 0 {
+		return nil, nil
+	}
+	key := string(a.OutputSchema)
+	if s, ok := schemaCache.Load(key); ok {
+		return s.(*tool.Schema), nil
+	}
+	s, err := tool.CompileSchema(a.OutputSchema)
+	if err != nil {
+		return nil, fmt.Errorf("loop: Agent.OutputSchema: %w", err)
+	}
+	if schemaCacheCount.Load() < maxCachedSchemas {
+		if _, loaded := schemaCache.LoadOrStore(key, s); !loaded {
+			schemaCacheCount.Add(1)
+		}
+	}
+	return s, nil
 }
 
 func outputRetryMessage(err error) string {

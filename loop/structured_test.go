@@ -83,3 +83,29 @@ func TestStructuredOutputAfterTools(t *testing.T) {
 		t.Errorf("%v %s %d", err, res.Structured, ran.Load())
 	}
 }
+
+// A schema derived from a Go type (tool.SchemaFor) is what the answer is
+// checked against, and StructuredAs gives the value back typed.
+func TestStructuredOutputFromAGoType(t *testing.T) {
+	type Book struct {
+		Title string   `json:"title" jsonschema:"the title"`
+		Year  int      `json:"year"`
+		Tags  []string `json:"tags,omitempty"`
+	}
+	schema, err := tool.SchemaFor[Book]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &loop.Agent{
+		Provider:     scripted.New(scripted.Turn{Text: `{"title":"Dune","year":1965,"extra":1}`}, scripted.Turn{Text: `{"title":"Dune","year":1965}`}),
+		OutputSchema: schema,
+	}
+	res, err := a.Run(context.Background(), "a book")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := loop.StructuredAs[Book](res)
+	if err != nil || b.Title != "Dune" || b.Year != 1965 || res.State.OutputRetries != 1 {
+		t.Errorf("%+v %v, %d retries (the extra property must be refused)", b, err, res.State.OutputRetries)
+	}
+}

@@ -434,3 +434,23 @@ func normalizeTypes(raw json.RawMessage) (json.RawMessage, error) {
 	}
 	return json.Marshal(doc)
 }
+
+// SchemaFor derives the JSON Schema of T as tool.New derives arguments'
+// (jsonschema-go: descriptions from `jsonschema` tags, `enum` tags,
+// required fields, additionalProperties false): the schema of a
+// structured answer (loop.Agent.OutputSchema), for example.
+func SchemaFor[T any]() (json.RawMessage, error) {
+	t := reflect.TypeFor[T]()
+	s, err := inferSchema(t)
+	if err != nil {
+		return nil, fmt.Errorf("tool: the schema of %s: %w", t, err)
+	}
+	base := t
+	for base.Kind() == reflect.Pointer {
+		base = base.Elem()
+	}
+	if base.Kind() == reflect.Struct {
+		s.Type, s.Types = "object", nil
+	}
+	return json.Marshal(s)
+}

@@ -63,3 +63,7 @@ cp testdata/wasm/hostcall.wasm "$work/plugins/"
 printf '{"rules":[{"tool":"calc","action":"deny","reason":"calc is off limits to sandboxed code in this demo"}]}\n' > "$work/policy.json"
 "$bin" run --provider scripted --script examples/demo/codemode.jsonl --plugins "$work/plugins" \
 	--policy "$work/policy.json" --stream "Use hostcall to reach calc."
+
+step "A typed answer: the answer must match a JSON Schema; two that do not go back with the validator's message"
+"$bin" run --provider scripted --script examples/demo/structured.jsonl --output-schema examples/demo/person.schema.json --plugins "$work/plugins" \
+	--stream "Who is Alice?"
