@@ -14,8 +14,10 @@ import (
 
 // Streamed is what a provider's Stream yielded.
 type Streamed struct {
-	// Text and Reasoning are the deltas, joined.
+	// Text and Reasoning are the deltas, joined; TextDeltas counts the
+	// text events.
 	Text, Reasoning string
+	TextDeltas      int
 	// Calls are the tool-call events' calls, in order.
 	Calls []llm.ToolCall
 	// Response is the done event's; nil when the stream failed first.
@@ -59,6 +61,7 @@ func drain(seq iter.Seq2[llm.StreamEvent, error]) (Streamed, error) {
 		switch ev.Type {
 		case llm.StreamText:
 			text.WriteString(ev.Text)
+			s.TextDeltas++
 		case llm.StreamReasoning:
 			reasoning.WriteString(ev.Text)
 		case llm.StreamToolCall:

@@ -290,6 +290,12 @@ var mutations = []mutation{
 	{"orchestrator: an answer for a step that is not open reaches the flow", "orchestrator/orchestrator.go",
 		"\t\t\tcase !open:\n", "\t\t\tcase false && !open:\n",
 		"./orchestrator", "TestOrchestratorGuidedForm"},
+	{"structured output: the answer is not validated", "loop/run.go",
+		"\t\t\tif r.outSchema != nil {\n\t\t\t\tv, err := checkStructured(r.outSchema, answer)", "\t\t\tif false && r.outSchema != nil {\n\t\t\t\tv, err := checkStructured(r.outSchema, answer)",
+		"./loop", "TestStructuredOutput"},
+	{"anthropic: the answer tool's call stays a tool call", "providers/anthropic/provider.go",
+		"\t\treturn foldResponse(resp, answer), err", "\t\treturn resp, err",
+		"./providers/anthropic", "TestReplayObjectGeneration"},
 }
 
 func main() {

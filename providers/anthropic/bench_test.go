@@ -22,7 +22,7 @@ func BenchmarkStreamParse(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		done := false
-		readStream(ctx, bytes.NewReader(body), "", func(ev llm.StreamEvent, err error) bool {
+		readStream(ctx, bytes.NewReader(body), "", "", func(ev llm.StreamEvent, err error) bool {
 			if err != nil {
 				b.Fatal(err)
 			}

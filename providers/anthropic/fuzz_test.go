@@ -18,7 +18,7 @@ func FuzzReadStream(f *testing.F) {
 	f.Add([]byte("data: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"n\",\"input\":{}}}\n\ndata: {\"type\":\"message_stop\"}\n\n"))
 	f.Fuzz(func(t *testing.T, body []byte) {
 		terminal := 0
-		readStream(context.Background(), bytes.NewReader(body), "", func(ev llm.StreamEvent, err error) bool {
+		readStream(context.Background(), bytes.NewReader(body), "", "", func(ev llm.StreamEvent, err error) bool {
 			if terminal > 0 {
 				t.Fatalf("element after the terminal one: %+v %v", ev, err)
 			}

@@ -76,20 +76,17 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.S
 		answer := answerTool(req)
 		out := yield
 		if answer != "" {
-			// The answer tool's call is the answer: its input as one text
-			// delta, and the final message folded alike.
+			// The answer tool's input streams as text (readStream); the
+			// final message is folded alike.
 			out = func(ev llm.StreamEvent, err error) bool {
-				switch {
-				case ev.Type == llm.StreamToolCall && ev.ToolCall != nil && ev.ToolCall.Name == answer:
-					ev = llm.StreamEvent{Type: llm.StreamText, Text: string(ev.ToolCall.Arguments)}
-				case ev.Type == llm.StreamDone:
+				if ev.Type == llm.StreamDone {
 					ev.Response = foldResponse(ev.Response, answer)
 				}
 				return yield(ev, err)
 			}
 		}
 		err = httpx.Stream(ctx, p.retry, p.cfg.idleTimeout, send, func(ctx context.Context, body io.Reader, h http.Header) {
-			readStream(ctx, body, httpx.RequestID(h), out)
+			readStream(ctx, body, httpx.RequestID(h), answer, out)
 		})
 		if err != nil {
 			yield(llm.StreamEvent{}, err)

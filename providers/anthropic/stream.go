@@ -25,6 +25,9 @@ type streamState struct {
 	usage     usageAcc
 	blocks    map[int]*openBlock
 	done      bool
+	// answer is the answer tool's name (structured output): its input
+	// streams as text, and its block yields no tool call.
+	answer string
 }
 
 // openBlock is a content block between its start and stop events.
@@ -46,8 +49,9 @@ func newStreamState(requestID string) *streamState {
 
 // readStream parses the SSE body and yields the answer's events, ending
 // with StreamDone or an error, or stops early when yield returns false.
-func readStream(ctx context.Context, body io.Reader, requestID string, yield func(llm.StreamEvent, error) bool) {
+func readStream(ctx context.Context, body io.Reader, requestID, answer string, yield func(llm.StreamEvent, error) bool) {
 	st := newStreamState(requestID)
+	st.answer = answer
 	for ev, err := range sse.Read(body) {
 		if err != nil {
 			yield(llm.StreamEvent{}, httpx.StreamError(ctx, providerName, requestID, err))
@@ -156,6 +160,9 @@ func (st *streamState) start(w *wireStreamEvent) ([]llm.StreamEvent, error) {
 		// that does not stream arguments) is kept as the initial value.
 		if in := bytes.TrimSpace(cb.Input); len(in) > 0 && string(in) != "{}" && string(in) != "null" {
 			b.args.Write(in)
+			if st.answer != "" && cb.Name == st.answer {
+				out = append(out, llm.StreamEvent{Type: llm.StreamText, Text: string(in)})
+			}
 		}
 	}
 	return out, nil
@@ -185,6 +192,9 @@ func (st *streamState) delta(w *wireStreamEvent) ([]llm.StreamEvent, error) {
 	case "input_json_delta":
 		// The first fragment is usually empty.
 		b.args.WriteString(d.PartialJSON)
+		if d.PartialJSON != "" && st.isAnswer(b) {
+			return []llm.StreamEvent{{Type: llm.StreamText, Text: d.PartialJSON}}, nil
+		}
 	}
 	// citations_delta and future delta types are ignored.
 	return nil, nil
@@ -214,10 +224,22 @@ func (st *streamState) stop(index int) ([]llm.StreamEvent, error) {
 		// Invalid JSON is kept as the model produced it: the tool
 		// rejects it with an error the model can correct.
 		p.ToolCall.Arguments = json.RawMessage(bytes.Clone(args))
+		if st.isAnswer(b) {
+			return nil, nil // streamed as text already
+		}
 		call := *p.ToolCall
 		return []llm.StreamEvent{{Type: llm.StreamToolCall, ToolCall: &call}}, nil
 	}
 	return nil, nil
+}
+
+// isAnswer reports whether b is the answer tool's block.
+func (st *streamState) isAnswer(b *openBlock) bool {
+	if st.answer == "" || b.kind != "tool_use" || b.part < 0 {
+		return false
+	}
+	tc := st.resp.Message.Parts[b.part].ToolCall
+	return tc != nil && tc.Name == st.answer
 }
 
 func (st *streamState) addPart(p llm.Part) int {
