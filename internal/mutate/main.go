@@ -294,7 +294,7 @@ var mutations = []mutation{
 		"\t\t\tif r.outSchema != nil {\n\t\t\t\tv, err := checkStructured(r.outSchema, answer)", "\t\t\tif false && r.outSchema != nil {\n\t\t\t\tv, err := checkStructured(r.outSchema, answer)",
 		"./loop", "TestStructuredOutput"},
 	{"anthropic: the answer tool's call stays a tool call", "providers/anthropic/provider.go",
-		"\t\treturn foldResponse(resp, answer), err", "\t\treturn resp, err",
+		"\t\treturn foldResponse(resp, answer), err", "\t\t_ = answer\n\t\treturn resp, err",
 		"./providers/anthropic", "TestReplayObjectGeneration"},
 }
 
