@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -381,7 +382,7 @@ func (rt *Runtime) openMemory(ctx context.Context, mc MemoryConfig, model llm.Pr
 			if err := os.MkdirAll(mc.Dir, 0o700); err != nil {
 				return fmt.Errorf("memory directory: %w", err)
 			}
-			opts.Path = mc.Dir + string(os.PathSeparator) + "facts.json"
+			opts.Path = filepath.Join(mc.Dir, "facts.json")
 		}
 		var f *memory.Fact
 		if f, err = memory.NewFact(ctx, opts); err == nil {

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"errors"
 	"strings"
 
@@ -66,7 +67,7 @@ func (r *runner) contextBudget(step int) {
 	}
 	window := r.b.ContextWindow
 	if window == 0 {
-		window = ContextWindowFor(cmpOr(r.a.Model, r.lastModel))
+		window = ContextWindowFor(cmp.Or(r.a.Model, r.lastModel))
 	}
 	if window == 0 || float64(r.lastInput) < r.b.ContextShare*float64(window) {
 		return
@@ -106,11 +107,4 @@ func (r *runner) compactMidRun() error {
 	r.st.Messages = msgs
 	r.st.TurnStart = min(r.st.TurnStart, len(msgs))
 	return nil
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }

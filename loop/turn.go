@@ -51,15 +51,7 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 	r.adoptEarly(step, llmSpan, plans, len(pending) > 0)
 	if len(pending) > 0 {
 		r.st.Pending = pending
-		names := make([]string, len(pending))
-		for i, p := range pending {
-			names[i] = p.Call.Name
-		}
-		r.traceEvent(trace.ApprovalRequired, llmSpan, trace.Payload{Step: step, CallID: pending[0].Call.ID, Names: names, Reason: pending[0].Reason})
-		if !r.send(Event{Type: EventApproval, Step: step, Pending: append([]PendingCall(nil), pending...)}) {
-			return nil, errAborted, true
-		}
-		res, err := r.stop(StopApprovalRequired, nil)
+		res, err := r.pauseForApproval(step, llmSpan, pending)
 		return res, err, true
 	}
 	r.st.Pending = nil
@@ -95,15 +87,7 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 		// resume.
 		r.st.Completed = completedResults(plans)
 		r.st.Pending = pending
-		names := make([]string, len(pending))
-		for i, p := range pending {
-			names[i] = p.Call.Name
-		}
-		r.traceEvent(trace.ApprovalRequired, llmSpan, trace.Payload{Step: step, CallID: pending[0].Call.ID, Names: names, Reason: pending[0].Reason})
-		if !r.send(Event{Type: EventApproval, Step: step, Pending: append([]PendingCall(nil), pending...)}) {
-			return nil, errAborted, true
-		}
-		res, err := r.stop(StopApprovalRequired, nil)
+		res, err := r.pauseForApproval(step, llmSpan, pending)
 		return res, err, true
 	}
 	tainted := false
@@ -131,6 +115,20 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 		}
 	}
 	return nil, nil, false
+}
+
+// pauseForApproval stops the run with pending as the calls awaiting a
+// decision (set in the state already): traced, announced, resumable.
+func (r *runner) pauseForApproval(step int, llmSpan string, pending []PendingCall) (*Result, error) {
+	names := make([]string, len(pending))
+	for i, p := range pending {
+		names[i] = p.Call.Name
+	}
+	r.traceEvent(trace.ApprovalRequired, llmSpan, trace.Payload{Step: step, CallID: pending[0].Call.ID, Names: names, Reason: pending[0].Reason})
+	if !r.send(Event{Type: EventApproval, Step: step, Pending: append([]PendingCall(nil), pending...)}) {
+		return nil, errAborted
+	}
+	return r.stop(StopApprovalRequired, nil)
 }
 
 func toolCallLimitMessage(name string, limit int) string {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"os/signal"
 	"strings"
@@ -208,31 +209,29 @@ func askApprovals(c *cobra.Command, in *bufio.Scanner, pending []loop.PendingCal
 
 // resumeTurn continues a turn paused for approval with the decisions.
 func resumeTurn(ctx context.Context, c *cobra.Command, a *loop.Agent, f agentFlags, st *loop.RunState, opts []loop.ResumeOption) (*loop.Result, error) {
-	turnCtx, stop := signal.NotifyContext(ctx, os.Interrupt)
-	defer stop()
-	var res *loop.Result
-	var err error
-	if f.stream {
-		res, err = streamRun(f.streamOut(c), c.ErrOrStderr(), a.StreamResume(turnCtx, st, opts...))
-	} else {
-		res, err = a.Resume(turnCtx, st, opts...)
-	}
-	if printErr := printResult(c.OutOrStdout(), f.json, !f.stream, res); printErr != nil && err == nil {
-		err = printErr
-	}
-	return res, err
+	return turnOf(ctx, c, f,
+		func(ctx context.Context) iter.Seq2[loop.Event, error] { return a.StreamResume(ctx, st, opts...) },
+		func(ctx context.Context) (*loop.Result, error) { return a.Resume(ctx, st, opts...) })
 }
 
 // chatTurn runs one turn; Ctrl-C cancels the turn, not the session.
 func chatTurn(ctx context.Context, c *cobra.Command, a *loop.Agent, f agentFlags, msgs []llm.Message) (*loop.Result, error) {
+	return turnOf(ctx, c, f,
+		func(ctx context.Context) iter.Seq2[loop.Event, error] { return a.StreamMessages(ctx, msgs) },
+		func(ctx context.Context) (*loop.Result, error) { return a.RunMessages(ctx, msgs) })
+}
+
+// turnOf runs a turn, streamed or not as the flags say, under a context
+// Ctrl-C cancels, and prints its result.
+func turnOf(ctx context.Context, c *cobra.Command, f agentFlags, stream func(context.Context) iter.Seq2[loop.Event, error], run func(context.Context) (*loop.Result, error)) (*loop.Result, error) {
 	turnCtx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	var res *loop.Result
 	var err error
 	if f.stream {
-		res, err = streamRun(f.streamOut(c), c.ErrOrStderr(), a.StreamMessages(turnCtx, msgs))
+		res, err = streamRun(f.streamOut(c), c.ErrOrStderr(), stream(turnCtx))
 	} else {
-		res, err = a.RunMessages(turnCtx, msgs)
+		res, err = run(turnCtx)
 	}
 	if printErr := printResult(c.OutOrStdout(), f.json, !f.stream, res); printErr != nil && err == nil {
 		err = printErr

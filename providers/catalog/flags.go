@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -57,7 +58,7 @@ func ParseArgs(name string, args []string, allowed []string) (Config, error) {
 	switch e, known := lookup(c.Name); {
 	case c.Name == "":
 		return Config{}, fmt.Errorf("%s: %w: --provider is required (%s)", name, ErrUsage, strings.Join(allowed, ", "))
-	case !known || !contains(allowed, c.Name):
+	case !known || !slices.Contains(allowed, c.Name):
 		return Config{}, fmt.Errorf("%s: %w: unknown --provider %q (want %s)", name, ErrUsage, c.Name, strings.Join(allowed, ", "))
 	case e.needsBase && c.BaseURL == "":
 		return Config{}, fmt.Errorf("%s: %w: --provider %s needs --base-url", name, ErrUsage, c.Name)
@@ -65,13 +66,4 @@ func ParseArgs(name string, args []string, allowed []string) (Config, error) {
 		return Config{}, fmt.Errorf("%s: %w: --provider scripted needs --script FILE", name, ErrUsage)
 	}
 	return c, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
