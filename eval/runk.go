@@ -1,0 +1,221 @@
+package eval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop"
+)
+
+// Options configures RunK. The zero value runs every case once, one at a
+// time.
+type Options struct {
+	// K is how many times each case runs (1 when 0).
+	K int
+	// Concurrency bounds the runs at once (1 when 0).
+	Concurrency int
+	// Tariff, when set, prices a run's usage (in the caller's currency):
+	// the report then has a cost per success.
+	Tariff func(llm.Usage) float64
+	// TokenBudget, when positive, is the pass^k at that budget: a run
+	// passes only when it passed and spent at most that many tokens.
+	TokenBudget int64
+}
+
+// Run is one run of a case: whether it passed and why not.
+type Run struct {
+	Pass   bool
+	Reason string // why it failed; "" when it passed
+	Steps  int
+	// Tokens is input+output; nil when the provider reported no usage.
+	Tokens *int64
+	Usage  llm.Usage
+	Result *loop.Result `json:"-"`
+}
+
+// CaseReport is one case over its k runs.
+type CaseReport struct {
+	ID     string `json:"id"`
+	Passes int    `json:"passes"`
+	Runs   int    `json:"runs"`
+	// Tokens sums the runs' tokens; nil when any run's usage is unknown.
+	Tokens  *int64 `json:"tokens"`
+	Results []Run  `json:"-"`
+}
+
+// Report is what RunK measured. A figure that needs usage is nil when any
+// run's usage is unknown: never a zero that was not reported.
+type Report struct {
+	K    int `json:"k"`
+	Runs int `json:"runs"`
+	// PassAt1 is the mean over all runs; PassHatK the share of cases
+	// whose k runs all passed; PassAtK the share with at least one pass.
+	PassAt1  float64 `json:"pass_at_1"`
+	PassHatK float64 `json:"pass_hat_k"`
+	PassAtK  float64 `json:"pass_at_k"`
+	// TokensPerSuccess is all runs' tokens over the successful runs (the
+	// failures are paid too); nil with unknown usage or no success.
+	TokensPerSuccess *float64 `json:"tokens_per_success"`
+	// CostPerSuccess is the same with Options.Tariff; nil without one.
+	CostPerSuccess *float64 `json:"cost_per_success,omitempty"`
+	// PassHatKAtBudget is pass^k counting a run over Options.TokenBudget
+	// as failed; nil without a budget or with unknown usage.
+	PassHatKAtBudget *float64     `json:"pass_hat_k_at_budget,omitempty"`
+	Cases            []CaseReport `json:"cases"`
+}
+
+// ErrNoCases is returned by RunK without cases.
+var ErrNoCases = errors.New("eval: no cases")
+
+// RunK runs every case opts.K times, each run with an agent newAgent
+// returns (a fresh one per run: nothing carries over), and judges it. An
+// error of newAgent stops everything; a run's own failure is a failed run.
+func RunK(ctx context.Context, newAgent func() (*loop.Agent, error), cases []Case, opts Options) (*Report, error) {
+	if len(cases) == 0 {
+		return nil, ErrNoCases
+	}
+	k := max(opts.K, 1)
+	conc := max(opts.Concurrency, 1)
+	results := make([][]Run, len(cases))
+	for i := range results {
+		results[i] = make([]Run, k)
+	}
+	type job struct{ c, r int }
+	jobs := make(chan job)
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		firstErr error
+	)
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				run, err := runOne(ctx, newAgent, &cases[j.c])
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					continue
+				}
+				results[j.c][j.r] = run
+			}
+		}()
+	}
+feed:
+	for c := range cases {
+		for r := range k {
+			mu.Lock()
+			stop := firstErr != nil
+			mu.Unlock()
+			if stop || ctx.Err() != nil {
+				break feed
+			}
+			jobs <- job{c, r}
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return summarize(cases, results, k, opts), nil
+}
+
+func runOne(ctx context.Context, newAgent func() (*loop.Agent, error), c *Case) (Run, error) {
+	a, err := newAgent()
+	if err != nil {
+		return Run{}, fmt.Errorf("eval: case %s: building the agent: %w", c.ID, err)
+	}
+	msgs := append([]llm.Message(nil), c.Messages...)
+	if c.Prompt != "" {
+		msgs = append(msgs, llm.UserText(c.Prompt))
+	}
+	res, runErr := a.RunMessages(ctx, msgs)
+	run := Run{Result: res}
+	if res != nil {
+		run.Steps, run.Usage = res.Steps, res.Usage
+		if res.UsageReported {
+			n := res.Usage.InputTokens + res.Usage.OutputTokens
+			run.Tokens = &n
+		}
+	}
+	if err := c.Judge(res, runErr); err != nil {
+		run.Reason = err.Error()
+	} else {
+		run.Pass = true
+	}
+	return run, nil
+}
+
+// summarize computes the report's figures from the runs.
+func summarize(cases []Case, results [][]Run, k int, opts Options) *Report {
+	rep := &Report{K: k, Runs: len(cases) * k}
+	var passes, allPass, anyPass, budgetAll int
+	var tokens int64
+	var cost float64
+	known := true
+	for i, c := range cases {
+		cr := CaseReport{ID: c.ID, Runs: k, Results: results[i]}
+		var ct int64
+		caseKnown, caseBudget := true, true
+		for _, r := range results[i] {
+			if r.Pass {
+				cr.Passes++
+			}
+			if r.Tokens == nil {
+				caseKnown, known = false, false
+				caseBudget = false
+			} else {
+				ct += *r.Tokens
+				if !r.Pass || (opts.TokenBudget > 0 && *r.Tokens > opts.TokenBudget) {
+					caseBudget = false
+				}
+			}
+			if opts.Tariff != nil {
+				cost += opts.Tariff(r.Usage)
+			}
+		}
+		if caseKnown {
+			cr.Tokens = &ct
+			tokens += ct
+		}
+		passes += cr.Passes
+		if cr.Passes == k {
+			allPass++
+		}
+		if cr.Passes > 0 {
+			anyPass++
+		}
+		if caseBudget {
+			budgetAll++
+		}
+		rep.Cases = append(rep.Cases, cr)
+	}
+	n := float64(len(cases))
+	rep.PassAt1 = float64(passes) / float64(rep.Runs)
+	rep.PassHatK = float64(allPass) / n
+	rep.PassAtK = float64(anyPass) / n
+	if known && passes > 0 {
+		t := float64(tokens) / float64(passes)
+		rep.TokensPerSuccess = &t
+		if opts.Tariff != nil {
+			c := cost / float64(passes)
+			rep.CostPerSuccess = &c
+		}
+	}
+	if opts.TokenBudget > 0 && known {
+		b := float64(budgetAll) / n
+		rep.PassHatKAtBudget = &b
+	}
+	return rep
+}
