@@ -33,6 +33,7 @@ type Run struct {
 	// Tokens is input+output; nil when the provider reported no usage.
 	Tokens *int64
 	Usage  llm.Usage
+	// Result is the run's, kept for failed runs only (their trajectory).
 	Result *loop.Result `json:"-"`
 }
 
@@ -83,7 +84,7 @@ func RunK(ctx context.Context, newAgent func() (*loop.Agent, error), cases []Cas
 	for i := range results {
 		results[i] = make([]Run, k)
 	}
-	type job struct{ c, r int }
+	type job struct{ c int } // one case, all its k runs
 	jobs := make(chan job)
 	var (
 		wg       sync.WaitGroup
@@ -95,30 +96,29 @@ func RunK(ctx context.Context, newAgent func() (*loop.Agent, error), cases []Cas
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				run, err := runOne(ctx, newAgent, &cases[j.c])
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = err
+				for r := range k {
+					run, err := runOne(ctx, newAgent, &cases[j.c])
+					if err != nil {
+						mu.Lock()
+						if firstErr == nil {
+							firstErr = err
+						}
+						mu.Unlock()
+						break
 					}
-					mu.Unlock()
-					continue
+					results[j.c][r] = run
 				}
-				results[j.c][j.r] = run
 			}
 		}()
 	}
-feed:
 	for c := range cases {
-		for r := range k {
-			mu.Lock()
-			stop := firstErr != nil
-			mu.Unlock()
-			if stop || ctx.Err() != nil {
-				break feed
-			}
-			jobs <- job{c, r}
+		mu.Lock()
+		stop := firstErr != nil
+		mu.Unlock()
+		if stop || ctx.Err() != nil {
+			break
 		}
+		jobs <- job{c}
 	}
 	close(jobs)
 	wg.Wait()
@@ -153,6 +153,7 @@ func runOne(ctx context.Context, newAgent func() (*loop.Agent, error), c *Case) 
 		run.Reason = err.Error()
 	} else {
 		run.Pass = true
+		run.Result = nil // a passing run's transcript is not kept
 	}
 	return run, nil
 }
