@@ -25,7 +25,7 @@ func benchCases(n int) ([]eval.Case, *answers) {
 // the same 8000 runs made directly: the difference is eval's overhead.
 func BenchmarkRunK1000x8(b *testing.B) {
 	cases, p := benchCases(1000)
-	newAgent := func() (*loop.Agent, error) { return &loop.Agent{Provider: p}, nil }
+	newAgent := func(context.Context, *eval.Case, int) (*loop.Agent, error) { return &loop.Agent{Provider: p}, nil }
 	for b.Loop() {
 		if _, err := eval.RunK(context.Background(), newAgent, cases, eval.Options{K: 8, Concurrency: 2}); err != nil {
 			b.Fatal(err)

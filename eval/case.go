@@ -17,7 +17,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/autoagent-go/autoagent/llm"
@@ -31,8 +33,17 @@ type Case struct {
 	Prompt   string        `json:"prompt"`
 	Messages []llm.Message `json:"messages,omitempty"`
 	Expect   Expect        `json:"expect"`
+	// Scripts are for suites against the scripted provider: run r of the
+	// case plays Scripts[r mod len(Scripts)], so runs of one case can
+	// differ (paths relative to the case file). The agent factory decides
+	// what to do with them; autoagent eval uses them with --provider
+	// scripted.
+	Scripts []string `json:"scripts,omitempty"`
 	// Check, when set (Go only), must also hold: nil means it does.
 	Check func(res *loop.Result) error `json:"-"`
+	// Recording, when set, makes every run of the case an offline replay
+	// of it (no provider, no tool runs): see [FromRecording].
+	Recording *loop.Recording `json:"-"`
 }
 
 // Expect are the declarative matchers of a case; all that are set must
@@ -127,7 +138,15 @@ func LoadCases(path string) ([]Case, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadCases(f, path)
+	cases, err := ReadCases(f, path)
+	for i := range cases {
+		for j, s := range cases[i].Scripts {
+			if !filepath.IsAbs(s) {
+				cases[i].Scripts[j] = filepath.Join(filepath.Dir(path), s)
+			}
+		}
+	}
+	return cases, err
 }
 
 // ReadCases is LoadCases on r; name is the file's name in errors.
@@ -157,6 +176,8 @@ func ReadCases(r io.Reader, name string) ([]Case, error) {
 			return nil, bad("case %q needs a \"prompt\"", c.ID)
 		case seen[c.ID] > 0:
 			return nil, bad("case %q is also on line %d", c.ID, seen[c.ID])
+		case slices.Contains(c.Scripts, ""):
+			return nil, bad("case %q: a script path is empty", c.ID)
 		}
 		seen[c.ID] = line
 		if c.Expect.OutputRegex != "" {

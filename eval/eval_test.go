@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -58,7 +60,7 @@ func TestRunKStatistics(t *testing.T) {
 		"B": {"yes", "no", "yes", "yes"},
 		"C": {"no", "no", "no", "no"},
 	}}
-	newAgent := func() (*loop.Agent, error) { return &loop.Agent{Provider: p}, nil }
+	newAgent := func(context.Context, *eval.Case, int) (*loop.Agent, error) { return &loop.Agent{Provider: p}, nil }
 	cases := []eval.Case{yesCase("A"), yesCase("B"), yesCase("C")}
 	tariff := func(u llm.Usage) float64 { return float64(u.InputTokens)*0.001 + float64(u.OutputTokens)*0.002 }
 	rep, err := eval.RunK(context.Background(), newAgent, cases, eval.Options{K: 4, Tariff: tariff, TokenBudget: 15})
@@ -67,6 +69,17 @@ func TestRunKStatistics(t *testing.T) {
 	}
 	if rep.Runs != 12 || !near(rep.PassAt1, 7.0/12) || !near(rep.PassHatK, 1.0/3) || !near(rep.PassAtK, 2.0/3) {
 		t.Errorf("runs %d, pass@1 %v, pass^k %v, pass@k %v; want 12, 7/12, 1/3, 2/3", rep.Runs, rep.PassAt1, rep.PassHatK, rep.PassAtK)
+	}
+	// pass^j for j = 1..4: B passed 3 of 4, so j runs drawn from its 4
+	// all pass with chance C(3,j)/C(4,j): 3/4, 1/2, 1/4, 0; A adds 1, C 0.
+	wantCurve := []float64{7.0 / 12, 1.5 / 3, 1.25 / 3, 1.0 / 3}
+	if len(rep.PassHatCurve) != 4 {
+		t.Fatalf("pass^j curve %v, want 4 points", rep.PassHatCurve)
+	}
+	for j, w := range wantCurve {
+		if !near(rep.PassHatCurve[j], w) {
+			t.Errorf("pass^%d = %v, want %v", j+1, rep.PassHatCurve[j], w)
+		}
 	}
 	// 12 runs of 15 tokens, 7 successes; each run costs 0.01 + 0.01.
 	if rep.TokensPerSuccess == nil || !near(*rep.TokensPerSuccess, 180.0/7) {
@@ -102,12 +115,61 @@ func TestRunKStatistics(t *testing.T) {
 // k = 1: pass^1 = pass@1 = pass@1's mean.
 func TestRunKWithKOne(t *testing.T) {
 	p := &answers{byCase: map[string][]string{"A": {"yes"}, "B": {"no"}}}
-	rep, err := eval.RunK(context.Background(), func() (*loop.Agent, error) { return &loop.Agent{Provider: p}, nil }, []eval.Case{yesCase("A"), yesCase("B")}, eval.Options{})
+	rep, err := eval.RunK(context.Background(), func(context.Context, *eval.Case, int) (*loop.Agent, error) { return &loop.Agent{Provider: p}, nil }, []eval.Case{yesCase("A"), yesCase("B")}, eval.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.K != 1 || rep.PassAt1 != 0.5 || rep.PassHatK != 0.5 || rep.PassAtK != 0.5 || *rep.TokensPerSuccess != 30 {
 		t.Errorf("%+v", rep)
+	}
+	if len(rep.PassHatCurve) != 1 || rep.PassHatCurve[0] != 0.5 {
+		t.Errorf("pass^j curve %v, want [0.5]", rep.PassHatCurve)
+	}
+}
+
+// The factory learns the case and the run's index, so one case's runs
+// can differ (the scripted suites of autoagent eval); case files resolve
+// scripts beside themselves.
+func TestRunKRunIndex(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "cases.jsonl")
+	if err := os.WriteFile(path, []byte(`{"id":"flaky","prompt":"p","scripts":["good.json","good.json","bad.json"],"expect":{"output_equals":"yes"}}`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cases, err := eval.LoadCases(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cases[0].Scripts[2]; got != filepath.Join(dir, "bad.json") {
+		t.Fatalf("script path %q, want it beside the case file", got)
+	}
+	var mu sync.Mutex
+	seen := map[int]int{}
+	newAgent := func(_ context.Context, c *eval.Case, run int) (*loop.Agent, error) {
+		mu.Lock()
+		seen[run]++
+		mu.Unlock()
+		text := "yes"
+		if filepath.Base(c.Scripts[run%len(c.Scripts)]) == "bad.json" {
+			text = "no"
+		}
+		return &loop.Agent{Provider: scripted.New(scripted.Turn{Text: text})}, nil
+	}
+	rep, err := eval.RunK(context.Background(), newAgent, cases, eval.Options{K: 6, Concurrency: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Runs 2 and 5 play bad.json.
+	if c := rep.Cases[0]; c.Passes != 4 || c.Results[2].Pass || c.Results[5].Pass || !c.Results[4].Pass {
+		t.Errorf("passes %d, runs %+v; want 4 with runs 2 and 5 failing", c.Passes, c.Results)
+	}
+	for r := range 6 {
+		if seen[r] != 1 {
+			t.Errorf("run %d built %d agents, want 1", r, seen[r])
+		}
+	}
+	if rep.PassHatK != 0 || !near(rep.PassAt1, 4.0/6) {
+		t.Errorf("pass^6 %v, pass@1 %v; want 0 and 2/3", rep.PassHatK, rep.PassAt1)
 	}
 }
 
@@ -115,7 +177,7 @@ func TestRunKWithKOne(t *testing.T) {
 // JSON), never zero; the case with known usage keeps its tokens.
 func TestRunKUnknownUsage(t *testing.T) {
 	p := &answers{byCase: map[string][]string{"A": {"yes"}, "B": {"yes"}}, noUsage: map[string]bool{"B": true}}
-	rep, err := eval.RunK(context.Background(), func() (*loop.Agent, error) { return &loop.Agent{Provider: p}, nil }, []eval.Case{yesCase("A"), yesCase("B")},
+	rep, err := eval.RunK(context.Background(), func(context.Context, *eval.Case, int) (*loop.Agent, error) { return &loop.Agent{Provider: p}, nil }, []eval.Case{yesCase("A"), yesCase("B")},
 		eval.Options{K: 2, Tariff: func(llm.Usage) float64 { return 1 }, TokenBudget: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -141,14 +203,14 @@ func TestRunKConcurrent(t *testing.T) {
 		p.byCase[id] = []string{"yes", "no"}[i%2 : i%2+1]
 		cases = append(cases, yesCase(id))
 	}
-	rep, err := eval.RunK(context.Background(), func() (*loop.Agent, error) { return &loop.Agent{Provider: p}, nil }, cases, eval.Options{K: 5, Concurrency: 4})
+	rep, err := eval.RunK(context.Background(), func(context.Context, *eval.Case, int) (*loop.Agent, error) { return &loop.Agent{Provider: p}, nil }, cases, eval.Options{K: 5, Concurrency: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Runs != 100 || rep.PassAt1 != 0.5 || rep.PassHatK != 0.5 {
 		t.Errorf("%d runs, pass@1 %v, pass^k %v", rep.Runs, rep.PassAt1, rep.PassHatK)
 	}
-	if _, err := eval.RunK(context.Background(), func() (*loop.Agent, error) { return nil, errors.New("no key") }, cases, eval.Options{}); err == nil || !strings.Contains(err.Error(), "no key") {
+	if _, err := eval.RunK(context.Background(), func(context.Context, *eval.Case, int) (*loop.Agent, error) { return nil, errors.New("no key") }, cases, eval.Options{}); err == nil || !strings.Contains(err.Error(), "no key") {
 		t.Errorf("an agent that cannot be built: %v", err)
 	}
 	if _, err := eval.RunK(context.Background(), nil, nil, eval.Options{}); !errors.Is(err, eval.ErrNoCases) {

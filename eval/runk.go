@@ -64,17 +64,29 @@ type Report struct {
 	CostPerSuccess *float64 `json:"cost_per_success,omitempty"`
 	// PassHatKAtBudget is pass^k counting a run over Options.TokenBudget
 	// as failed; nil without a budget or with unknown usage.
-	PassHatKAtBudget *float64     `json:"pass_hat_k_at_budget,omitempty"`
-	Cases            []CaseReport `json:"cases"`
+	PassHatKAtBudget *float64 `json:"pass_hat_k_at_budget,omitempty"`
+	// PassHatCurve[j-1] is pass^j for j = 1..K, estimated from each
+	// case's k runs without bias: the chance that j runs drawn from its k
+	// all passed, C(passes, j) / C(k, j), averaged over the cases.
+	// PassHatCurve[0] is PassAt1 and PassHatCurve[K-1] is PassHatK.
+	PassHatCurve []float64    `json:"pass_hat_curve"`
+	Cases        []CaseReport `json:"cases"`
 }
+
+// NewAgent builds the agent of one run: run is its index among the
+// case's k runs (0-based). It must return a fresh agent (or one that
+// carries nothing over between runs: no memory, no recorder), so runs are
+// independent trials.
+type NewAgent func(ctx context.Context, c *Case, run int) (*loop.Agent, error)
 
 // ErrNoCases is returned by RunK without cases.
 var ErrNoCases = errors.New("eval: no cases")
 
 // RunK runs every case opts.K times, each run with an agent newAgent
-// returns (a fresh one per run: nothing carries over), and judges it. An
+// returns (a fresh one per run: nothing carries over), and judges it. A
+// case with a Recording replays it instead (newAgent may then be nil). An
 // error of newAgent stops everything; a run's own failure is a failed run.
-func RunK(ctx context.Context, newAgent func() (*loop.Agent, error), cases []Case, opts Options) (*Report, error) {
+func RunK(ctx context.Context, newAgent NewAgent, cases []Case, opts Options) (*Report, error) {
 	if len(cases) == 0 {
 		return nil, ErrNoCases
 	}
@@ -97,7 +109,7 @@ func RunK(ctx context.Context, newAgent func() (*loop.Agent, error), cases []Cas
 			defer wg.Done()
 			for j := range jobs {
 				for r := range k {
-					run, err := runOne(ctx, newAgent, &cases[j.c])
+					run, err := runOne(ctx, newAgent, &cases[j.c], r)
 					if err != nil {
 						mu.Lock()
 						if firstErr == nil {
@@ -131,16 +143,27 @@ func RunK(ctx context.Context, newAgent func() (*loop.Agent, error), cases []Cas
 	return summarize(cases, results, k, opts), nil
 }
 
-func runOne(ctx context.Context, newAgent func() (*loop.Agent, error), c *Case) (Run, error) {
-	a, err := newAgent()
-	if err != nil {
-		return Run{}, fmt.Errorf("eval: case %s: building the agent: %w", c.ID, err)
+func runOne(ctx context.Context, newAgent NewAgent, c *Case, r int) (Run, error) {
+	var (
+		res    *loop.Result
+		runErr error
+	)
+	if c.Recording != nil {
+		res, runErr = c.Recording.Replay(ctx, loop.ReplayOptions{})
+	} else {
+		if newAgent == nil {
+			return Run{}, fmt.Errorf("eval: case %s: no agent factory (RunK's newAgent is nil)", c.ID)
+		}
+		a, err := newAgent(ctx, c, r)
+		if err != nil {
+			return Run{}, fmt.Errorf("eval: case %s: building the agent: %w", c.ID, err)
+		}
+		msgs := append([]llm.Message(nil), c.Messages...)
+		if c.Prompt != "" {
+			msgs = append(msgs, llm.UserText(c.Prompt))
+		}
+		res, runErr = a.RunMessages(ctx, msgs)
 	}
-	msgs := append([]llm.Message(nil), c.Messages...)
-	if c.Prompt != "" {
-		msgs = append(msgs, llm.UserText(c.Prompt))
-	}
-	res, runErr := a.RunMessages(ctx, msgs)
 	run := Run{Result: res}
 	if res != nil {
 		run.Steps, run.Usage = res.Steps, res.Usage
@@ -203,6 +226,14 @@ func summarize(cases []Case, results [][]Run, k int, opts Options) *Report {
 		rep.Cases = append(rep.Cases, cr)
 	}
 	n := float64(len(cases))
+	rep.PassHatCurve = make([]float64, k)
+	for j := 1; j <= k; j++ {
+		var sum float64
+		for _, cr := range rep.Cases {
+			sum += allOf(cr.Passes, k, j)
+		}
+		rep.PassHatCurve[j-1] = sum / n
+	}
 	rep.PassAt1 = float64(passes) / float64(rep.Runs)
 	rep.PassHatK = float64(allPass) / n
 	rep.PassAtK = float64(anyPass) / n
@@ -219,4 +250,17 @@ func summarize(cases []Case, results [][]Run, k int, opts Options) *Report {
 		rep.PassHatKAtBudget = &b
 	}
 	return rep
+}
+
+// allOf is the chance that j runs drawn without replacement from n, of
+// which c passed, all passed: C(c, j) / C(n, j).
+func allOf(c, n, j int) float64 {
+	p := 1.0
+	for i := range j {
+		if c-i <= 0 {
+			return 0
+		}
+		p *= float64(c-i) / float64(n-i)
+	}
+	return p
 }

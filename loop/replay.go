@@ -330,3 +330,31 @@ func (p *replayer) finish(r *runner, res *Result) error {
 	}
 	return nil
 }
+
+// RecordedOutcome is how a recorded run ended, for turning a recording
+// into a regression case.
+type RecordedOutcome struct {
+	// Ended is false when the recording stops before the run ended (the
+	// process crashed); the other fields are then zero.
+	Ended      bool
+	StopReason StopReason
+	Steps      int
+	Output     string
+	// ToolCalls names the tool calls the model made, in order.
+	ToolCalls []string
+}
+
+// Outcome returns how the recorded run ended.
+func (rec *Recording) Outcome() RecordedOutcome {
+	var o RecordedOutcome
+	for _, l := range rec.llm {
+		for _, c := range l.Response.Message.ToolCalls() {
+			o.ToolCalls = append(o.ToolCalls, c.Name)
+		}
+	}
+	if rec.end == nil {
+		return RecordedOutcome{}
+	}
+	o.Ended, o.StopReason, o.Steps, o.Output = true, rec.end.StopReason, rec.end.Steps, rec.end.Output
+	return o
+}
