@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -43,8 +44,10 @@ type CaseReport struct {
 	Passes int    `json:"passes"`
 	Runs   int    `json:"runs"`
 	// Tokens sums the runs' tokens; nil when any run's usage is unknown.
-	Tokens  *int64 `json:"tokens"`
-	Results []Run  `json:"-"`
+	Tokens *int64 `json:"tokens"`
+	// Failures are the failed runs, in run order, with their timelines.
+	Failures []Failure `json:"failures,omitempty"`
+	Results  []Run     `json:"-"`
 }
 
 // Report is what RunK measured. A figure that needs usage is nil when any
@@ -158,11 +161,11 @@ func runOne(ctx context.Context, newAgent NewAgent, c *Case, r int) (Run, error)
 		if err != nil {
 			return Run{}, fmt.Errorf("eval: case %s: building the agent: %w", c.ID, err)
 		}
-		msgs := append([]llm.Message(nil), c.Messages...)
-		if c.Prompt != "" {
-			msgs = append(msgs, llm.UserText(c.Prompt))
+		if len(c.Messages) == 0 {
+			res, runErr = a.Run(ctx, c.Prompt) // with the agent's system prompt
+		} else {
+			res, runErr = a.RunMessages(ctx, caseMessages(a, c))
 		}
-		res, runErr = a.RunMessages(ctx, msgs)
 	}
 	run := Run{Result: res}
 	if res != nil {
@@ -207,6 +210,11 @@ func summarize(cases []Case, results [][]Run, k int, opts Options) *Report {
 			}
 			if opts.Tariff != nil {
 				cost += opts.Tariff(r.Usage)
+			}
+		}
+		for r, run := range results[i] {
+			if !run.Pass {
+				cr.Failures = append(cr.Failures, failureOf(r, run))
 			}
 		}
 		if caseKnown {
@@ -263,4 +271,18 @@ func allOf(c, n, j int) float64 {
 		p *= float64(c-i) / float64(n-i)
 	}
 	return p
+}
+
+// caseMessages is a case's prior messages, then its prompt, led by the
+// agent's system prompt unless the messages bring their own.
+func caseMessages(a *loop.Agent, c *Case) []llm.Message {
+	var msgs []llm.Message
+	if c.Messages[0].Role != llm.RoleSystem {
+		msgs = append(msgs, llm.SystemText(cmp.Or(a.System, loop.DefaultSystemPrompt)))
+	}
+	msgs = append(msgs, c.Messages...)
+	if c.Prompt != "" {
+		msgs = append(msgs, llm.UserText(c.Prompt))
+	}
+	return msgs
 }
