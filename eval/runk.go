@@ -24,6 +24,9 @@ type Options struct {
 	// TokenBudget, when positive, is the pass^k at that budget: a run
 	// passes only when it passed and spent at most that many tokens.
 	TokenBudget int64
+	// Progress, when set, is called after each case's k runs, with the
+	// cases done and the total (from one goroutine at a time).
+	Progress func(done, total int)
 }
 
 // Run is one run of a case: whether it passed and why not.
@@ -105,6 +108,7 @@ func RunK(ctx context.Context, newAgent NewAgent, cases []Case, opts Options) (*
 		wg       sync.WaitGroup
 		mu       sync.Mutex
 		firstErr error
+		done     int
 	)
 	for range conc {
 		wg.Add(1)
@@ -122,6 +126,12 @@ func RunK(ctx context.Context, newAgent NewAgent, cases []Case, opts Options) (*
 						break
 					}
 					results[j.c][r] = run
+				}
+				if opts.Progress != nil {
+					mu.Lock()
+					done++
+					opts.Progress(done, len(cases))
+					mu.Unlock()
 				}
 			}
 		}()
