@@ -37,7 +37,7 @@ var reportPage = template.Must(template.New("report").Funcs(template.FuncMap{
 		return fmt.Sprint(*n)
 	},
 	"deref": func(f *float64) float64 { return *f },
-	"rate": func(c CaseReport) float64 { return float64(c.Passes) / float64(max(c.Runs, 1)) },
+	"rate":  func(c CaseReport) float64 { return float64(c.Passes) / float64(max(c.Runs, 1)) },
 }).Parse(reportTemplate))
 
 // WriteHTML writes rep as one self-contained page (no external assets:
