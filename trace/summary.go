@@ -3,6 +3,7 @@ package trace
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"text/tabwriter"
+	"time"
 )
 
 // Summary is what [Summarize] computes from a trace file.
@@ -60,6 +63,50 @@ type Summary struct {
 	// BadLineCount counts them all. A crash can leave a truncated last line.
 	BadLines     []int `json:"bad_lines,omitempty"`
 	BadLineCount int   `json:"bad_line_count,omitempty"`
+
+	// Successes counts runs that ended "ok" (the model answered).
+	Successes int `json:"successes"`
+	// TokensPerSuccess is all input+output tokens over Successes: the
+	// failed runs' tokens are paid too. Nil when usage was not reported
+	// or no run succeeded.
+	TokensPerSuccess *float64 `json:"tokens_per_success"`
+	// Ratios relate the counts; each is nil when its denominator is zero
+	// or unknown.
+	Ratios Ratios `json:"ratios"`
+	// PerRun breaks the trace down by run, in the order runs started.
+	PerRun []RunStats `json:"per_run"`
+}
+
+// Ratios are the summary's counts related to each other.
+type Ratios struct {
+	SuccessRate       *float64 `json:"success_rate"`        // successes over ended runs
+	TokensPerStep     *float64 `json:"tokens_per_step"`     // tokens over steps
+	ToolCallsPerRun   *float64 `json:"tool_calls_per_run"`  // tool calls over runs
+	ToolErrorRate     *float64 `json:"tool_error_rate"`     // tool errors over tool calls
+	RedundantCallRate *float64 `json:"redundant_call_rate"` // repeated calls over tool calls
+	CachedInputRate   *float64 `json:"cached_input_rate"`   // cached over input tokens
+}
+
+// RunStats is one run of a trace.
+type RunStats struct {
+	RunID string `json:"run_id"`
+	// Status is the run_end's ("ok", "max_steps", "error", …); "" when the
+	// trace holds no end for the run (it was cut short, or still running).
+	Status     string `json:"status"`
+	Steps      int    `json:"steps"`
+	LLMCalls   int    `json:"llm_calls"`
+	ToolCalls  int    `json:"tool_calls"`
+	ToolErrors int    `json:"tool_errors"`
+	Refusals   int    `json:"refusals"`
+	// Tokens sums the run's model responses; TokensReported as for the
+	// summary.
+	InputTokens    int64 `json:"input_tokens"`
+	OutputTokens   int64 `json:"output_tokens"`
+	TokensReported bool  `json:"tokens_reported"`
+	// DurationMS is from run_start to run_end; 0 without both.
+	DurationMS float64 `json:"duration_ms"`
+
+	start time.Time
 }
 
 // ToolStats summarises the calls of one tool.
@@ -90,6 +137,7 @@ func Summarize(r io.Reader) (*Summary, error) {
 	s := &Summary{RunsByStatus: map[string]int{}, Refusals: map[string]int{}}
 	tools := map[string]*ToolStats{}
 	seen := map[string]bool{}
+	runs := map[string]int{} // run id → index in PerRun
 	br := bufio.NewReader(r)
 	for line := 1; ; line++ {
 		raw, err := br.ReadBytes('\n')
@@ -102,6 +150,7 @@ func Summarize(r io.Reader) (*Summary, error) {
 				}
 			} else {
 				s.add(&ev, tools, seen)
+				s.addRun(&ev, runs)
 			}
 		}
 		if errors.Is(err, io.EOF) {
@@ -115,7 +164,77 @@ func Summarize(r io.Reader) (*Summary, error) {
 		s.Tools = append(s.Tools, *t)
 	}
 	slices.SortFunc(s.Tools, func(a, b ToolStats) int { return strings.Compare(a.Name, b.Name) })
+	s.ratios()
 	return s, nil
+}
+
+// addRun counts ev in its run's line of PerRun.
+func (s *Summary) addRun(ev *Event, runs map[string]int) {
+	if ev.RunID == "" {
+		return
+	}
+	i, ok := runs[ev.RunID]
+	if !ok {
+		i = len(s.PerRun)
+		runs[ev.RunID] = i
+		s.PerRun = append(s.PerRun, RunStats{RunID: ev.RunID})
+	}
+	r := &s.PerRun[i]
+	p := &ev.Payload
+	switch ev.Type {
+	case RunStart:
+		r.start = ev.Time
+	case RunEnd:
+		r.Status, r.Steps = p.Status, p.Steps
+		if !r.start.IsZero() && !ev.Time.IsZero() {
+			r.DurationMS = float64(ev.Time.Sub(r.start)) / float64(time.Millisecond)
+		}
+		if p.Status == "ok" {
+			s.Successes++
+		}
+	case LLMRequest:
+		r.LLMCalls++
+	case LLMResponse:
+		if p.InputTokens != 0 || p.OutputTokens != 0 || p.CachedTokens != 0 {
+			r.TokensReported = true
+		}
+		r.InputTokens += p.InputTokens
+		r.OutputTokens += p.OutputTokens
+	case ToolCallEnd:
+		r.ToolCalls++
+		if p.Status == "error" {
+			r.ToolErrors++
+		}
+	case ApprovalDecision:
+		if p.Verdict == "reject" {
+			r.Refusals++
+		}
+	}
+	if refusalTypes[ev.Type] {
+		r.Refusals++
+	}
+}
+
+// ratios fills TokensPerSuccess and Ratios from the counts.
+func (s *Summary) ratios() {
+	ratio := func(num, den float64, known bool) *float64 {
+		if !known || den == 0 {
+			return nil
+		}
+		v := num / den
+		return &v
+	}
+	tokens := float64(s.InputTokens + s.OutputTokens)
+	ended := sumCounts(s.RunsByStatus)
+	s.TokensPerSuccess = ratio(tokens, float64(s.Successes), s.TokensReported)
+	s.Ratios = Ratios{
+		SuccessRate:       ratio(float64(s.Successes), float64(ended), true),
+		TokensPerStep:     ratio(tokens, float64(s.Steps), s.TokensReported),
+		ToolCallsPerRun:   ratio(float64(s.ToolCalls), float64(s.Runs), true),
+		ToolErrorRate:     ratio(float64(s.ToolErrors), float64(s.ToolCalls), true),
+		RedundantCallRate: ratio(float64(s.RedundantToolCalls), float64(s.ToolCalls), true),
+		CachedInputRate:   ratio(float64(s.CachedTokens), float64(s.InputTokens), s.TokensReported),
+	}
 }
 
 func (s *Summary) add(ev *Event, tools map[string]*ToolStats, seen map[string]bool) {
@@ -224,6 +343,25 @@ func (s *Summary) String() string {
 	if s.PrunedChars > 0 {
 		fmt.Fprintf(&b, "pruned from model views: %d chars\n", s.PrunedChars)
 	}
+	fmt.Fprintf(&b, "successes: %d of %d ended run(s)   tokens per success: %s\n", s.Successes, sumCounts(s.RunsByStatus), optional(s.TokensPerSuccess, "%.1f"))
+	r := s.Ratios
+	fmt.Fprintf(&b, "ratios: success %s   tokens/step %s   tool calls/run %s   tool errors %s   redundant calls %s   cached input %s\n",
+		optional(r.SuccessRate, "%.1f%%", 100), optional(r.TokensPerStep, "%.1f"), optional(r.ToolCallsPerRun, "%.2f"),
+		optional(r.ToolErrorRate, "%.1f%%", 100), optional(r.RedundantCallRate, "%.1f%%", 100), optional(r.CachedInputRate, "%.1f%%", 100))
+	if len(s.PerRun) > 0 {
+		b.WriteString("per run:\n")
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  RUN\tSTATUS\tSTEPS\tLLM\tTOOLS\tERRORS\tREFUSALS\tTOKENS\tMS")
+		for _, run := range s.PerRun {
+			tokens := "unknown"
+			if run.TokensReported {
+				tokens = fmt.Sprint(run.InputTokens + run.OutputTokens)
+			}
+			fmt.Fprintf(tw, "  %s\t%s\t%d\t%d\t%d\t%d\t%d\t%s\t%.1f\n", run.RunID, cmp.Or(run.Status, "(no end)"), run.Steps, run.LLMCalls,
+				run.ToolCalls, run.ToolErrors, run.Refusals, tokens, run.DurationMS)
+		}
+		tw.Flush()
+	}
 	if s.BadLineCount > 0 {
 		fmt.Fprintf(&b, "warning: %d line(s) were not valid events (first: %v)\n", s.BadLineCount, s.BadLines)
 	}
@@ -244,4 +382,16 @@ func sumCounts(m map[string]int) int {
 		n += v
 	}
 	return n
+}
+
+// optional formats *f (times scale, when given), or "unknown" for nil.
+func optional(f *float64, format string, scale ...float64) string {
+	if f == nil {
+		return "unknown"
+	}
+	v := *f
+	for _, m := range scale {
+		v *= m
+	}
+	return fmt.Sprintf(format, v)
 }

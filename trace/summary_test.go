@@ -6,7 +6,35 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
+
+func ptr[T any](v T) *T { return &v }
+
+// A run's duration is from its run_start to its run_end; a run the trace
+// cut short has no status and no duration; unreported usage leaves tokens
+// per success unknown.
+func TestSummarizePerRun(t *testing.T) {
+	lines := `{"type":"run_start","span_id":"1","run_id":"r1","ts":"2026-12-01T10:00:00Z","payload":{}}
+{"type":"llm_request","span_id":"2","parent_id":"1","run_id":"r1","ts":"2026-12-01T10:00:00.1Z","payload":{}}
+{"type":"llm_response","span_id":"3","parent_id":"2","run_id":"r1","ts":"2026-12-01T10:00:01Z","payload":{}}
+{"type":"run_end","span_id":"4","parent_id":"1","run_id":"r1","ts":"2026-12-01T10:00:02.5Z","payload":{"status":"ok","steps":1}}
+{"type":"run_start","span_id":"5","run_id":"r2","ts":"2026-12-01T10:00:03Z","payload":{}}
+`
+	s, err := Summarize(strings.NewReader(lines))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.PerRun) != 2 || s.PerRun[0].DurationMS != 2500 || s.PerRun[1].Status != "" || s.PerRun[1].DurationMS != 0 {
+		t.Fatalf("per run %+v", s.PerRun)
+	}
+	if s.Successes != 1 || s.TokensPerSuccess != nil || s.Ratios.SuccessRate == nil || *s.Ratios.SuccessRate != 1 || s.Ratios.TokensPerStep != nil {
+		t.Errorf("successes %d, tokens per success %v, ratios %+v", s.Successes, s.TokensPerSuccess, s.Ratios)
+	}
+	if text := s.String(); !strings.Contains(text, "tokens per success: unknown") || !strings.Contains(text, "(no end)") || !strings.Contains(text, "2500.0") {
+		t.Errorf("text:\n%s", text)
+	}
+}
 
 // writeRun emits a small two-run trace the way the loop does.
 func writeRun(t *testing.T) *bytes.Buffer {
@@ -59,12 +87,23 @@ func TestSummarize(t *testing.T) {
 		WouldBlock:         1, Approvals: 1,
 		InputTokens: 100, OutputTokens: 10, CachedTokens: 40, TokensReported: true,
 		BadLines: []int{22}, BadLineCount: 1,
+		// Run a ended ok, b paused for approval.
+		Successes: 1, TokensPerSuccess: ptr(110.0),
+		Ratios: Ratios{SuccessRate: ptr(0.5), TokensPerStep: ptr(110.0 / 3), ToolCallsPerRun: ptr(2.5), ToolErrorRate: ptr(0.4),
+			RedundantCallRate: ptr(0.2), CachedInputRate: ptr(0.4)},
+		PerRun: []RunStats{
+			{RunID: "a", Status: "ok", Steps: 2, LLMCalls: 1, ToolCalls: 4, ToolErrors: 2, Refusals: 1, InputTokens: 100, OutputTokens: 10, TokensReported: true},
+			{RunID: "b", Status: "approval_required", Steps: 1, LLMCalls: 1, ToolCalls: 1, Refusals: 1},
+		},
 	}
-	if diff := cmp.Diff(want, s); diff != "" {
+	if diff := cmp.Diff(want, s, cmpopts.IgnoreFields(RunStats{}, "DurationMS"), cmpopts.IgnoreUnexported(RunStats{})); diff != "" {
 		t.Fatalf("summary (-want +got):\n%s", diff)
 	}
 	text := s.String()
-	for _, w := range []string{"runs: 2 (approval_required 1, ok 1)", "tokens: 100 in (40 cached), 10 out, 110 total", "tool calls: 5 (2 errors, 1 infrastructure, 1 redundant)", "search", "refusals: 2", "warning: 1 line(s)"} {
+	for _, w := range []string{"runs: 2 (approval_required 1, ok 1)", "tokens: 100 in (40 cached), 10 out, 110 total", "tool calls: 5 (2 errors, 1 infrastructure, 1 redundant)", "search", "refusals: 2", "warning: 1 line(s)",
+		"successes: 1 of 2 ended run(s)   tokens per success: 110.0",
+		"ratios: success 50.0%   tokens/step 36.7   tool calls/run 2.50   tool errors 40.0%   redundant calls 20.0%   cached input 40.0%",
+		"  a    ok                 2      1    4      2       1         110     "} {
 		if !strings.Contains(text, w) {
 			t.Errorf("text lacks %q:\n%s", w, text)
 		}
