@@ -102,8 +102,17 @@ func TestRunKStatistics(t *testing.T) {
 			t.Errorf("case %d: %+v, want %+v", i, c, w)
 		}
 	}
-	if !strings.Contains(rep.Cases[1].Results[1].Reason, `want "yes"`) {
-		t.Errorf("B's failed run says %q", rep.Cases[1].Results[1].Reason)
+	if f := rep.Cases[1].Failures; len(f) != 1 || f[0].Run != 1 || !strings.Contains(f[0].Reason, `want "yes"`) || len(f[0].Timeline) != 1 ||
+		f[0].Timeline[0].Text != "no" || f[0].Tokens == nil || *f[0].Tokens != 15 || rep.Cases[1].Results != nil {
+		t.Errorf("B's failures %+v (a failed run keeps its reason and timeline; no Results without KeepResults)", f)
+	}
+	// KeepResults keeps every run, and the failed runs' Results.
+	kept, err := eval.RunK(context.Background(), newAgent, cases, eval.Options{K: 4, KeepResults: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := kept.Cases[1].Results; len(r) != 4 || r[1].Pass || r[1].Result == nil || r[1].Result.Output != "no" || !r[0].Pass || r[0].Result != nil {
+		t.Errorf("KeepResults: runs %+v", r)
 	}
 	// A budget under a run's 15 tokens: nothing passes within it.
 	rep, _ = eval.RunK(context.Background(), newAgent, cases, eval.Options{K: 4, TokenBudget: 14})
@@ -160,8 +169,8 @@ func TestRunKRunIndex(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Runs 2 and 5 play bad.json.
-	if c := rep.Cases[0]; c.Passes != 4 || c.Results[2].Pass || c.Results[5].Pass || !c.Results[4].Pass {
-		t.Errorf("passes %d, runs %+v; want 4 with runs 2 and 5 failing", c.Passes, c.Results)
+	if c := rep.Cases[0]; c.Passes != 4 || len(c.Failures) != 2 || c.Failures[0].Run != 2 || c.Failures[1].Run != 5 {
+		t.Errorf("passes %d, failures %+v; want 4 with runs 2 and 5 failing", c.Passes, c.Failures)
 	}
 	for r := range 6 {
 		if seen[r] != 1 {

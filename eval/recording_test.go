@@ -86,8 +86,8 @@ func TestFromRecording(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := rep.Cases[0].Results[0]; r.Pass || !strings.Contains(r.Reason, "replay diverged") {
-		t.Errorf("edited recording: pass %v, reason %q; want a failure naming the divergence", r.Pass, r.Reason)
+	if f := rep.Cases[0].Failures; rep.Cases[0].Passes != 0 || len(f) != 1 || !strings.Contains(f[0].Reason, "replay diverged") {
+		t.Errorf("edited recording: %d passes, failures %+v; want a failure naming the divergence", rep.Cases[0].Passes, f)
 	}
 
 	// A recording cut before its end has no outcome to hold a replay to.

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
@@ -24,6 +26,10 @@ type Options struct {
 	// TokenBudget, when positive, is the pass^k at that budget: a run
 	// passes only when it passed and spent at most that many tokens.
 	TokenBudget int64
+	// KeepResults keeps every run in CaseReport.Results, with each failed
+	// run's whole Result (Run.Result), for analyses of your own; without
+	// it a case keeps its counts and its failures' timelines only.
+	KeepResults bool
 	// Progress, when set, is called after each case's k runs, with the
 	// cases done and the total (from one goroutine at a time).
 	Progress func(done, total int)
@@ -34,11 +40,15 @@ type Run struct {
 	Pass   bool
 	Reason string // why it failed; "" when it passed
 	Steps  int
-	// Tokens is input+output; nil when the provider reported no usage.
-	Tokens *int64
-	Usage  llm.Usage
-	// Result is the run's, kept for failed runs only (their trajectory).
+	// Tokens is input+output; UsageKnown is false when the provider
+	// reported no usage (Tokens is then 0, and unknown).
+	Tokens     int64
+	UsageKnown bool
+	Usage      llm.Usage
+	// Result is the run's, for failed runs (with Options.KeepResults).
 	Result *loop.Result `json:"-"`
+
+	timeline []TimelineStep // a failed run's
 }
 
 // CaseReport is one case over its k runs.
@@ -50,7 +60,13 @@ type CaseReport struct {
 	Tokens *int64 `json:"tokens"`
 	// Failures are the failed runs, in run order, with their timelines.
 	Failures []Failure `json:"failures,omitempty"`
-	Results  []Run     `json:"-"`
+	// Results are the k runs, kept with Options.KeepResults only (a
+	// case's runs are reduced to this report as soon as they end, so a
+	// large suite holds little memory).
+	Results []Run `json:"-"`
+
+	cost                float64 // the runs' cost at the tariff
+	known, budgetPassed bool    // every run's usage known; every run passed within the budget
 }
 
 // Report is what RunK measured. A figure that needs usage is nil when any
@@ -98,35 +114,41 @@ func RunK(ctx context.Context, newAgent NewAgent, cases []Case, opts Options) (*
 	}
 	k := max(opts.K, 1)
 	conc := max(opts.Concurrency, 1)
-	results := make([][]Run, len(cases))
-	for i := range results {
-		results[i] = make([]Run, k)
-	}
-	type job struct{ c int } // one case, all its k runs
-	jobs := make(chan job)
+	reports := make([]CaseReport, len(cases))
+	// Workers take the next case (all its k runs) from a counter: no
+	// goroutine hands jobs out, so every core runs runs.
 	var (
 		wg       sync.WaitGroup
 		mu       sync.Mutex
+		next     atomic.Int64
+		failed   atomic.Bool
 		firstErr error
 		done     int
 	)
-	for range conc {
+	for range min(conc, len(cases)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for j := range jobs {
+			runs := make([]Run, k) // this worker's, reused case after case
+			for !failed.Load() && ctx.Err() == nil {
+				c := int(next.Add(1) - 1)
+				if c >= len(cases) {
+					return
+				}
 				for r := range k {
-					run, err := runOne(ctx, newAgent, &cases[j.c], r)
+					run, err := runOne(ctx, newAgent, &cases[c], r, opts.KeepResults)
 					if err != nil {
 						mu.Lock()
 						if firstErr == nil {
 							firstErr = err
 						}
 						mu.Unlock()
-						break
+						failed.Store(true)
+						return
 					}
-					results[j.c][r] = run
+					runs[r] = run
 				}
+				reports[c] = caseReport(&cases[c], runs, opts)
 				if opts.Progress != nil {
 					mu.Lock()
 					done++
@@ -136,16 +158,6 @@ func RunK(ctx context.Context, newAgent NewAgent, cases []Case, opts Options) (*
 			}
 		}()
 	}
-	for c := range cases {
-		mu.Lock()
-		stop := firstErr != nil
-		mu.Unlock()
-		if stop || ctx.Err() != nil {
-			break
-		}
-		jobs <- job{c}
-	}
-	close(jobs)
 	wg.Wait()
 	if firstErr != nil {
 		return nil, firstErr
@@ -153,10 +165,10 @@ func RunK(ctx context.Context, newAgent NewAgent, cases []Case, opts Options) (*
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return summarize(cases, results, k, opts), nil
+	return summarize(reports, k, opts), nil
 }
 
-func runOne(ctx context.Context, newAgent NewAgent, c *Case, r int) (Run, error) {
+func runOne(ctx context.Context, newAgent NewAgent, c *Case, r int, keep bool) (Run, error) {
 	var (
 		res    *loop.Result
 		runErr error
@@ -182,55 +194,72 @@ func runOne(ctx context.Context, newAgent NewAgent, c *Case, r int) (Run, error)
 		run.Steps, run.Usage = res.Steps, res.Usage
 		if res.UsageReported {
 			n := res.Usage.InputTokens + res.Usage.OutputTokens
-			run.Tokens = &n
+			run.Tokens, run.UsageKnown = n, true
 		}
 	}
 	if err := c.Judge(res, runErr); err != nil {
 		run.Reason = err.Error()
+		if res != nil {
+			run.timeline = timelineOf(res.Messages)
+		}
 	} else {
 		run.Pass = true
-		run.Result = nil // a passing run's transcript is not kept
+	}
+	if run.Pass || !keep {
+		run.Result = nil // the transcript is not kept
 	}
 	return run, nil
 }
 
-// summarize computes the report's figures from the runs.
-func summarize(cases []Case, results [][]Run, k int, opts Options) *Report {
-	rep := &Report{K: k, Runs: len(cases) * k}
+// caseReport reduces a case's k runs to its report.
+func caseReport(c *Case, runs []Run, opts Options) CaseReport {
+	cr := CaseReport{ID: c.ID, Runs: len(runs), known: true, budgetPassed: true}
+	fails := 0
+	for r := range runs {
+		if !runs[r].Pass {
+			fails++
+		}
+	}
+	if fails > 0 {
+		cr.Failures = make([]Failure, 0, fails)
+	}
+	var tokens int64
+	for r := range runs {
+		run := &runs[r]
+		if run.Pass {
+			cr.Passes++
+		} else {
+			cr.Failures = append(cr.Failures, failureOf(r, run))
+		}
+		if !run.UsageKnown {
+			cr.known, cr.budgetPassed = false, false
+		} else {
+			tokens += run.Tokens
+			if !run.Pass || (opts.TokenBudget > 0 && run.Tokens > opts.TokenBudget) {
+				cr.budgetPassed = false
+			}
+		}
+		if opts.Tariff != nil {
+			cr.cost += opts.Tariff(run.Usage)
+		}
+	}
+	if cr.known {
+		cr.Tokens = &tokens
+	}
+	if opts.KeepResults {
+		cr.Results = slices.Clone(runs)
+	}
+	return cr
+}
+
+// summarize computes the report's figures from the cases' reports.
+func summarize(cases []CaseReport, k int, opts Options) *Report {
+	rep := &Report{K: k, Runs: len(cases) * k, Cases: cases}
 	var passes, allPass, anyPass, budgetAll int
 	var tokens int64
 	var cost float64
 	known := true
-	for i, c := range cases {
-		cr := CaseReport{ID: c.ID, Runs: k, Results: results[i]}
-		var ct int64
-		caseKnown, caseBudget := true, true
-		for _, r := range results[i] {
-			if r.Pass {
-				cr.Passes++
-			}
-			if r.Tokens == nil {
-				caseKnown, known = false, false
-				caseBudget = false
-			} else {
-				ct += *r.Tokens
-				if !r.Pass || (opts.TokenBudget > 0 && *r.Tokens > opts.TokenBudget) {
-					caseBudget = false
-				}
-			}
-			if opts.Tariff != nil {
-				cost += opts.Tariff(r.Usage)
-			}
-		}
-		for r, run := range results[i] {
-			if !run.Pass {
-				cr.Failures = append(cr.Failures, failureOf(r, run))
-			}
-		}
-		if caseKnown {
-			cr.Tokens = &ct
-			tokens += ct
-		}
+	for _, cr := range cases {
 		passes += cr.Passes
 		if cr.Passes == k {
 			allPass++
@@ -238,16 +267,21 @@ func summarize(cases []Case, results [][]Run, k int, opts Options) *Report {
 		if cr.Passes > 0 {
 			anyPass++
 		}
-		if caseBudget {
+		if cr.budgetPassed {
 			budgetAll++
 		}
-		rep.Cases = append(rep.Cases, cr)
+		if cr.known {
+			tokens += *cr.Tokens
+		} else {
+			known = false
+		}
+		cost += cr.cost
 	}
 	n := float64(len(cases))
 	rep.PassHatCurve = make([]float64, k)
 	for j := 1; j <= k; j++ {
 		var sum float64
-		for _, cr := range rep.Cases {
+		for _, cr := range cases {
 			sum += allOf(cr.Passes, k, j)
 		}
 		rep.PassHatCurve[j-1] = sum / n

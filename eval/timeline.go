@@ -13,7 +13,8 @@ type Failure struct {
 	Reason string `json:"reason"`
 	Steps  int    `json:"steps"`
 	Tokens *int64 `json:"tokens"`
-	// Timeline is what the run did, model turn by model turn.
+	// Timeline is what the run did, model turn by model turn; empty when
+	// it ended before the model answered.
 	Timeline []TimelineStep `json:"timeline"`
 }
 
@@ -37,20 +38,26 @@ type TimelineCall struct {
 
 const timelineChars = 400
 
-func failureOf(r int, run Run) Failure {
-	f := Failure{Run: r, Reason: run.Reason, Steps: run.Steps, Tokens: run.Tokens}
-	if run.Result != nil {
-		f.Timeline = timelineOf(run.Result.Messages)
+func failureOf(r int, run *Run) Failure {
+	f := Failure{Run: r, Reason: run.Reason, Steps: run.Steps, Timeline: run.timeline}
+	if run.UsageKnown {
+		n := run.Tokens
+		f.Tokens = &n
 	}
 	return f
 }
 
-// timelineOf reads the model turns of a transcript.
+// timelineOf reads the model turns of a transcript. It runs once per
+// failed run, so it keeps nothing of the transcript but the cut texts.
 func timelineOf(msgs []llm.Message) []TimelineStep {
-	traj := TrajectoryOf(msgs)
-	byID := make(map[string]*Step, len(traj))
-	for i := range traj {
-		byID[traj[i].Call.ID] = &traj[i]
+	var results map[string]llm.ToolResult
+	for _, m := range msgs {
+		for _, r := range m.ToolResults() {
+			if results == nil {
+				results = map[string]llm.ToolResult{}
+			}
+			results[r.CallID] = r
+		}
 	}
 	var out []TimelineStep
 	for _, m := range msgs {
@@ -59,11 +66,9 @@ func timelineOf(msgs []llm.Message) []TimelineStep {
 		}
 		ts := TimelineStep{Step: len(out) + 1, Text: cut(m.Text())}
 		for _, c := range m.ToolCalls() {
-			tc := TimelineCall{Name: c.Name, Arguments: cut(string(c.Arguments))}
-			if s := byID[c.ID]; s != nil {
-				tc.Result, tc.IsError, tc.Refused = cut(s.Result), s.IsError, s.Refused
-			}
-			ts.Calls = append(ts.Calls, tc)
+			r := results[c.ID]
+			ts.Calls = append(ts.Calls, TimelineCall{Name: c.Name, Arguments: cut(string(c.Arguments)),
+				Result: cut(r.Content), IsError: r.IsError, Refused: refused(r.Content)})
 		}
 		out = append(out, ts)
 	}
