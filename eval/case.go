@@ -1,12 +1,3 @@
-// Package eval measures how reliably an agent does its job: a case is a
-// prompt and a deterministic check, RunK runs every case k times with a
-// fresh agent and reports pass@1, pass^k (every one of the k runs passes)
-// and pass@k, with tokens and cost per success, where unreported usage
-// stays unknown rather than zero.
-//
-//	cases, err := eval.LoadCases("cases.jsonl")
-//	rep, err := eval.RunK(ctx, newAgent, cases, eval.Options{K: 8, Concurrency: 4})
-//	fmt.Printf("pass^8 %.2f, pass@1 %.2f\n", rep.PassHatK, rep.PassAt1)
 package eval
 
 import (
