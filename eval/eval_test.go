@@ -294,3 +294,23 @@ func TestReadCasesErrors(t *testing.T) {
 		}
 	}
 }
+
+// Progress is told of each case as its k runs end, once, in order of
+// completion.
+func TestRunKProgress(t *testing.T) {
+	p := &answers{byCase: map[string][]string{"A": {"yes"}, "B": {"yes"}, "C": {"no"}}}
+	var seen []int
+	opts := eval.Options{K: 2, Concurrency: 2, Progress: func(done, total int) {
+		if total != 3 {
+			t.Errorf("total %d, want 3", total)
+		}
+		seen = append(seen, done) // calls are serialised
+	}}
+	newAgent := func(context.Context, *eval.Case, int) (*loop.Agent, error) { return &loop.Agent{Provider: p}, nil }
+	if _, err := eval.RunK(context.Background(), newAgent, []eval.Case{yesCase("A"), yesCase("B"), yesCase("C")}, opts); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seen) != "[1 2 3]" {
+		t.Errorf("progress %v, want [1 2 3]", seen)
+	}
+}

@@ -108,6 +108,9 @@ func TestHTMLReportInChromium(t *testing.T) {
 	if strings.Join(got, " ") != "B1 C0 C1 C2 C3" {
 		t.Errorf("failing runs rendered: %v, want B1 C0 C1 C2 C3", got)
 	}
+	if n := strings.Count(dom, `<li class="step" data-step="1">`); n != 5 {
+		t.Errorf("%d timelines with a first step, want 5 (one per failing run)", n)
+	}
 	if strings.Contains(dom, "No run failed.") {
 		t.Error("the page still says no run failed")
 	}
