@@ -9,7 +9,8 @@ import (
 // what a new process would otherwise recompute for every large module
 // before it is ready: the module's bytes after the rewrite, and its
 // describe document. Both depend only on the module's bytes (describe runs
-// with no capabilities, a fixed clock and a seeded generator) and the
+// with no capabilities, a fixed clock and a seeded generator whatever the
+// host's options) and the
 // limits it ran under, which the keys hold. Files are written to a
 // temporary name and renamed, so concurrent processes never see half of
 // one; anything unreadable is recomputed. The directory is trusted as

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -10,37 +11,77 @@ import (
 	"github.com/autoagent-go/autoagent/tool"
 )
 
-// TestDeterminismWithoutGrants: without clock and random a module sees a
-// fixed clock and a seeded generator, so two calls (and two hosts) see the
-// same; with the grants it sees the real clock.
-func TestDeterminismWithoutGrants(t *testing.T) {
+// TestClockAndRandomness: by default a module sees the real clock and
+// cryptographic randomness, granted or not (a time tool knows the year, a
+// token tool never repeats itself); the grants are recorded when used; a
+// Deterministic host gives every module the same fixed clock and seeded
+// generator, grants or not.
+func TestClockAndRandomness(t *testing.T) {
 	t.Parallel()
 	h, rec := newTestHost(t, Options{})
-	l := load(t, h, "wasicmd.wasm", Module{})
-	a := call(t, l, "entropy", `{}`).Text()
-	b := call(t, l, "entropy", `{}`).Text()
-	if a != b || !strings.HasPrefix(a, "time=1640995200 random=") {
-		t.Fatalf("without grants: %q then %q", a, b)
-	}
-	if r := rec.last(t); len(r.Used) != 0 {
-		t.Errorf("used = %v", r.Used)
-	}
-	h2, _ := newTestHost(t, Options{})
-	if c := call(t, load(t, h2, "wasicmd.wasm", Module{}), "entropy", `{}`).Text(); c != a {
-		t.Errorf("another host saw %q, want %q", c, a)
+	for _, gs := range [][]string{nil, {"clock", "random"}} {
+		l := load(t, h, "wasicmd.wasm", Module{Grants: grants(t, gs...)})
+		a := call(t, l, "entropy", `{}`).Text()
+		b := call(t, l, "entropy", `{}`).Text()
+		var sec int64
+		var random string
+		if _, err := fmt.Sscanf(a, "time=%d random=%s", &sec, &random); err != nil {
+			t.Fatalf("grants %v: %q: %v", gs, a, err)
+		}
+		if y := time.Unix(sec, 0).UTC().Year(); y != time.Now().UTC().Year() {
+			t.Errorf("grants %v: the module's clock says %d", gs, y)
+		}
+		if a[strings.Index(a, "random="):] == b[strings.Index(b, "random="):] {
+			t.Errorf("grants %v: two calls drew the same random bytes: %q", gs, a)
+		}
+		if r := rec.last(t); strings.Join(r.Used, ",") != strings.Join(gs, ",") {
+			t.Errorf("grants %v: used = %v", gs, r.Used)
+		}
 	}
 
-	g := load(t, h, "wasicmd.wasm", Module{Grants: grants(t, "clock", "random")})
-	x := call(t, g, "entropy", `{}`).Text()
-	y := call(t, g, "entropy", `{}`).Text()
-	if x == y {
-		t.Errorf("with random, two calls saw %q", x)
+	for _, gs := range [][]string{nil, {"clock", "random"}} {
+		var seen []string
+		for range 2 {
+			d, _ := newTestHost(t, Options{Deterministic: true})
+			l := load(t, d, "wasicmd.wasm", Module{Grants: grants(t, gs...)})
+			seen = append(seen, call(t, l, "entropy", `{}`).Text(), call(t, l, "entropy", `{}`).Text())
+		}
+		if !strings.HasPrefix(seen[0], "time=1640995200 random=") || seen[1] != seen[0] || seen[2] != seen[0] || seen[3] != seen[0] {
+			t.Errorf("deterministic, grants %v: %q", gs, seen)
+		}
 	}
-	if want := "time=" + itoa(time.Now().Unix()/100); !strings.HasPrefix(x[:len(want)], want) {
-		t.Errorf("with clock: %q, want the current time", x)
+}
+
+// The real clocks are cut to their resolution: a millisecond without the
+// clock grant, a microsecond with it.
+func TestRealClockResolution(t *testing.T) {
+	for _, res := range []time.Duration{time.Millisecond, time.Microsecond} {
+		reads := 0
+		wall, mono := realClocks(res, func() { reads++ })
+		for range 50 {
+			if _, ns := wall(); time.Duration(ns)%res != 0 {
+				t.Fatalf("resolution %v: wall clock read %d ns past the second", res, ns)
+			}
+			if m := mono(); time.Duration(m)%res != 0 {
+				t.Fatalf("resolution %v: monotonic clock read %d ns", res, m)
+			}
+		}
+		if reads != 100 {
+			t.Errorf("%d readings counted, want 100", reads)
+		}
 	}
-	if r := rec.last(t); strings.Join(r.Used, ",") != "clock,random" {
-		t.Errorf("used = %v", r.Used)
+	// The fine clock moves within a millisecond where the coarse one
+	// cannot: some of many readings are not whole milliseconds.
+	wall, _ := realClocks(time.Microsecond, func() {})
+	fine := false
+	for range 2000 {
+		if _, ns := wall(); time.Duration(ns)%time.Millisecond != 0 {
+			fine = true
+			break
+		}
+	}
+	if !fine {
+		t.Error("the microsecond clock only ever read whole milliseconds")
 	}
 }
 

@@ -38,8 +38,10 @@
 // metadata addresses need an explicit IP grant); fs.read: and fs.write: as
 // WASI preopens at the same path, which `..` and symlinks cannot leave;
 // env: as WASI environment and Extism config; kv: as a persistent store per
-// namespace; clock and random, without which the guest sees a fixed clock
-// and a seeded generator so runs replay; tools: to call a host tool through
+// namespace; clock, the real clock to the microsecond (without it, to the
+// millisecond); random, recorded when used (randomness is cryptographic
+// either way; Options.Deterministic fixes clock and randomness for tests
+// and replays); tools: to call a host tool through
 // Options.CallTool. A module that imports a capability function it was not
 // granted fails to load with an [*ImportError] naming the import.
 //

@@ -16,9 +16,9 @@ import (
 //     results can carry content written by others), or the author set
 //     openWorldHint: true.
 //   - Idempotent: the module holds no grant with effects outside the call
-//     (net, fs.write, kv, tools): it is a pure function of its arguments,
-//     since clock and randomness are fixed without grants; or the author set
-//     idempotentHint or readOnlyHint.
+//     (net, fs.write, kv, tools): calling it again changes nothing outside
+//     it (its answer may still read the clock or draw randomness); or the
+//     author set idempotentHint or readOnlyHint.
 //   - Permissions: the grant strings, plus "network", "filesystem.read",
 //     "filesystem.write" labels that policies written for the Python
 //     library match on.

@@ -90,6 +90,14 @@ type Options struct {
 	// CompileTimeout bounds the compilation of one module; 0 means 2
 	// minutes. ModuleLimits keep real compilations far below it.
 	CompileTimeout time.Duration
+	// Deterministic gives every module a fixed clock (wall time from
+	// 2022-01-01T00:00:00Z, monotonic from 0, each advancing 1 ms per
+	// reading; sleeps return at once) and a generator with a fixed seed,
+	// whatever its grants, so calls repeat exactly: for tests and replays
+	// that compare tool results. By default modules see the real clock (to
+	// the millisecond; to the microsecond with the clock grant) and
+	// cryptographic randomness.
+	Deterministic bool
 
 	// deadlines chooses how a running guest is stopped; only the overhead
 	// benchmark sets it.

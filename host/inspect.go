@@ -3,6 +3,8 @@ package host
 import (
 	"context"
 	"slices"
+
+	"github.com/autoagent-go/autoagent/manifest"
 )
 
 // Inspection is what [Host.Inspect] learns about a module without running
@@ -62,4 +64,26 @@ func (h *Host) Inspect(ctx context.Context, name string, b, sidecar []byte) (*In
 	}
 	ins.Description = d.desc
 	return ins, nil
+}
+
+// implied are the grants a WASI import asks for by itself: a module that
+// reads the clock or draws randomness may be approved with clock or random
+// though its describe document lists neither (a Go guest's runtime imports
+// both).
+var implied = map[string]manifest.Kind{
+	"wasi_snapshot_preview1.clock_time_get": manifest.KindClock,
+	"wasi_snapshot_preview1.clock_res_get":  manifest.KindClock,
+	"wasi_snapshot_preview1.random_get":     manifest.KindRandom,
+}
+
+// Implies reports whether the module's imports ask for g by themselves
+// (clock or random, where it imports the WASI function that uses them), so
+// granting it is no more than the module requests.
+func (ins *Inspection) Implies(g manifest.Grant) bool {
+	for _, imp := range ins.Imports {
+		if kind, ok := implied[imp]; ok && kind == g.Kind {
+			return true
+		}
+	}
+	return false
 }

@@ -446,39 +446,74 @@ func (l *Loaded) moduleConfig(inst *instance, describing bool) wazero.ModuleConf
 	if len(l.mounts) > 0 {
 		cfg = cfg.WithFSConfig(mountAll(l.mounts, inst))
 	}
-	if l.has["clock"] {
-		cfg = cfg.WithWalltime(func() (int64, int32) {
-			inst.clockUsed = true
-			t := time.Now()
-			return t.Unix(), int32(t.Nanosecond())
-		}, sys.ClockResolution(time.Microsecond)).
-			WithNanotime(func() int64 {
-				inst.clockUsed = true
-				return time.Since(processStart).Nanoseconds()
-			}, sys.ClockResolution(time.Microsecond)).
-			WithNanosleep(inst.sleep)
-	} else {
-		cfg = cfg.WithWalltime(fakeWalltime(), sys.ClockResolution(time.Millisecond)).
-			WithNanotime(fakeNanotime(), sys.ClockResolution(time.Millisecond))
+	if l.h.opts.Deterministic {
+		return cfg.WithWalltime(fakeWalltime(), sys.ClockResolution(time.Millisecond)).
+			WithNanotime(fakeNanotime(), sys.ClockResolution(time.Millisecond)).
+			WithRandSource(newFakeRand())
 	}
-	if l.has["random"] {
-		cfg = cfg.WithRandSource(readerFunc(func(p []byte) (int, error) {
-			inst.randUsed = true
-			return rand.Read(p)
-		}))
-	} else {
-		cfg = cfg.WithRandSource(newFakeRand())
+	// The real clock, to the millisecond without the clock grant (a
+	// coarse clock is what keeps timing attacks on the host's memory and
+	// caches slow), to the microsecond with it.
+	res, fine := time.Millisecond, l.has["clock"]
+	if fine {
+		res = time.Microsecond
 	}
-	return cfg
+	wall, mono := realClocks(res, func() { inst.clockUsed = inst.clockUsed || fine })
+	cfg = cfg.WithWalltime(wall, sys.ClockResolution(res)).
+		WithNanotime(mono, sys.ClockResolution(res)).
+		WithNanosleep(inst.sleep)
+	// Cryptographic randomness always: a seeded generator would give a
+	// tool minting tokens or nonces the same ones on every call.
+	random := l.has["random"]
+	return cfg.WithRandSource(readerFunc(func(p []byte) (int, error) {
+		inst.randUsed = inst.randUsed || random
+		return inst.readRandom(p)
+	}))
+}
+
+// randomChunk bounds one read of the system's generator: it runs where
+// the Go scheduler cannot preempt it (the vDSO), so a guest asking for
+// 60 MiB at once would otherwise hold every garbage collection of the
+// process for half a second. wazero reads again until the guest's buffer
+// is full.
+const randomChunk = 64 << 10
+
+// readRandom fills at most randomChunk bytes of p with cryptographic
+// randomness, and fails once the call is over (its time limit, or its
+// caller gave up), so one huge random_get ends with the call.
+func (inst *instance) readRandom(p []byte) (int, error) {
+	if inst.stopRequested.Load() {
+		return 0, errInterrupted // the guest's next host call ends it
+	}
+	if ctx := inst.ctx; ctx != nil {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+	}
+	return rand.Read(p[:min(len(p), randomChunk)])
 }
 
 var processStart = time.Now()
+
+// realClocks are the real wall and monotonic clocks, each reading cut to a
+// multiple of res; read is called at every reading.
+func realClocks(res time.Duration, read func()) (sys.Walltime, sys.Nanotime) {
+	wall := func() (int64, int32) {
+		read()
+		t := time.Now().Truncate(res)
+		return t.Unix(), int32(t.Nanosecond())
+	}
+	mono := func() int64 {
+		read()
+		return time.Since(processStart).Truncate(res).Nanoseconds()
+	}
+	return wall, mono
+}
 
 // sleep is the real-clock nanosleep; it ends early when the call does, so
 // a sleeping guest cannot outlive its time limit. inst.ctx is set (by
 // begin) before the instance first runs guest code.
 func (inst *instance) sleep(ns int64) {
-	inst.clockUsed = true
 	t := time.NewTimer(time.Duration(ns))
 	defer t.Stop()
 	select {
@@ -487,7 +522,7 @@ func (inst *instance) sleep(ns int64) {
 	}
 }
 
-// fakeEpoch is the wall time a module without the clock grant sees first.
+// fakeEpoch is the wall time a deterministic host's modules see first.
 var fakeEpoch = time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
 
 // fakeWalltime starts at fakeEpoch and advances 1 ms per reading, so time

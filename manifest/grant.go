@@ -21,8 +21,8 @@ const (
 	KindFSWrite Kind = "fs.write" // a host directory, read-write
 	KindEnv     Kind = "env"      // one environment variable
 	KindKV      Kind = "kv"       // a persistent key-value namespace
-	KindClock   Kind = "clock"    // the real wall clock
-	KindRandom  Kind = "random"   // cryptographic randomness
+	KindClock   Kind = "clock"    // the clock to the microsecond (a millisecond without)
+	KindRandom  Kind = "random"   // randomness, recorded as used (always cryptographic)
 	KindTools   Kind = "tools"    // calling one host tool (code mode)
 )
 

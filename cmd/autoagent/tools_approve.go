@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,7 +95,8 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	if err != nil {
 		return fmt.Errorf("cannot approve %s: %w", file, err)
 	}
-	exceeding := manifest.Exceeding(r.requested, grants)
+	// clock and random are implied by the WASI imports that use them.
+	exceeding := slices.DeleteFunc(manifest.Exceeding(r.requested, grants), r.inspection.Implies)
 	if len(exceeding) > 0 && !f.force {
 		return fmt.Errorf("refusing to grant %s to %s: the module requests %s; pass --force to grant it anyway",
 			grantList(exceeding), file, requestsText(r.requested))

@@ -458,3 +458,24 @@ func TestToolsRevokeByToolName(t *testing.T) {
 		t.Errorf("revoke of a name nothing offers: %s", r.stderr)
 	}
 }
+
+// A module that imports clock_time_get and random_get asks for clock and
+// random by that: approving it with them needs no --force; one that
+// imports neither still does.
+func TestApproveClockAndRandomImplied(t *testing.T) {
+	e := newCLIEnv(t)
+	wasi := e.add("wasicmd.wasm")
+	e.add("wasicmd.tool.json")
+	r := e.mustRun(0, "tools", "approve", wasi, "--grant", "clock", "--grant", "random", "--yes")
+	if strings.Contains(r.stdout, "FORCED") {
+		t.Errorf("clock and random reported as forced:\n%s", r.stdout)
+	}
+	entry, ok := e.loadManifest().Lookup(sha256Hex(t, wasi))
+	if !ok || grantList(entry.Grants) != "clock, random" {
+		t.Errorf("approval %+v", entry)
+	}
+	kv := e.add("kv.wasm")
+	if r := e.run("", "tools", "approve", kv, "--grant", "kv:notes", "--grant", "clock", "--yes"); r.code != 1 || !strings.Contains(r.stderr, "refusing to grant clock") {
+		t.Errorf("kv.wasm (no clock import) with clock: exit %d, %s", r.code, r.stderr)
+	}
+}

@@ -41,8 +41,9 @@
 //
 // Nothing but its arguments: no require, no files, no network, no
 // environment, no timers. Date and Math.random read the sandbox's clock and
-// random source, which are fixed and seeded unless the module was granted
-// clock or random. Recursion deeper than 10000 calls throws a RangeError;
+// random source: the real clock (to the millisecond) and cryptographic
+// randomness, fixed and seeded on a host with Options.Deterministic.
+// Recursion deeper than 10000 calls throws a RangeError;
 // time, memory and output are bounded by the host's limits.
 //
 // # Host tools (code mode)

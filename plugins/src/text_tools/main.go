@@ -1,7 +1,7 @@
 // Command text_tools is the first-party tool module of pure functions that
-// need no capability at all: json_query, regex, calc and csv_stats. Without
-// grants the host runs it with a fixed clock and seeded randomness, so
-// every call is reproducible.
+// need no capability at all: json_query, regex, calc and csv_stats. Each
+// is a pure function of its arguments (none reads the clock or draws
+// randomness), so every call is reproducible.
 package main
 
 import pdk "github.com/autoagent-go/autoagent/pdk/go"
