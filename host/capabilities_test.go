@@ -1,6 +1,7 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -55,6 +56,9 @@ func TestClockAndRandomness(t *testing.T) {
 // The real clocks are cut to their resolution: a millisecond without the
 // clock grant, a microsecond with it.
 func TestRealClockResolution(t *testing.T) {
+	if clockResolution(false) != time.Millisecond || clockResolution(true) != time.Microsecond {
+		t.Fatalf("resolutions %v without the grant, %v with it; want 1ms and 1µs", clockResolution(false), clockResolution(true))
+	}
 	for _, res := range []time.Duration{time.Millisecond, time.Microsecond} {
 		reads := 0
 		wall, mono := realClocks(res, func() { reads++ })
@@ -132,5 +136,23 @@ func TestToolCallGrant(t *testing.T) {
 	}
 	if r := rec.last(t); r.Outcome != OutcomeDenied {
 		t.Errorf("outcome = %s", r.Outcome)
+	}
+}
+
+// One read of the system's generator fills at most randomChunk bytes (it
+// cannot be preempted), and none once the call is to stop.
+func TestReadRandomIsCut(t *testing.T) {
+	inst := &instance{}
+	buf := make([]byte, 1<<20)
+	n, err := inst.readRandom(buf)
+	if err != nil || n != randomChunk {
+		t.Fatalf("read %d bytes (%v), want %d", n, err, randomChunk)
+	}
+	if bytes.Count(buf[:n], []byte{0}) > n/64 {
+		t.Error("the bytes read look unfilled")
+	}
+	inst.interrupt()
+	if n, err := inst.readRandom(buf); n != 0 || err == nil {
+		t.Errorf("after a stop request: %d bytes, %v", n, err)
 	}
 }

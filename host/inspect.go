@@ -76,6 +76,24 @@ var implied = map[string]manifest.Kind{
 	"wasi_snapshot_preview1.random_get":     manifest.KindRandom,
 }
 
+// Requested returns the grants the module asks for: its describe
+// document's, then clock and random where it imports the WASI function
+// that uses them (a module reading the clock asks for it by that), each
+// once.
+func (ins *Inspection) Requested() ([]manifest.Grant, error) {
+	gs, err := ins.Description.RequestedGrants()
+	if err != nil {
+		return nil, err
+	}
+	for _, kind := range []manifest.Kind{manifest.KindClock, manifest.KindRandom} {
+		g := manifest.Grant{Kind: kind}
+		if ins.Implies(g) && !slices.ContainsFunc(gs, func(h manifest.Grant) bool { return h.Kind == kind }) {
+			gs = append(gs, g)
+		}
+	}
+	return gs, nil
+}
+
 // Implies reports whether the module's imports ask for g by themselves
 // (clock or random, where it imports the WASI function that uses them), so
 // granting it is no more than the module requests.

@@ -454,10 +454,8 @@ func (l *Loaded) moduleConfig(inst *instance, describing bool) wazero.ModuleConf
 	// The real clock, to the millisecond without the clock grant (a
 	// coarse clock is what keeps timing attacks on the host's memory and
 	// caches slow), to the microsecond with it.
-	res, fine := time.Millisecond, l.has["clock"]
-	if fine {
-		res = time.Microsecond
-	}
+	fine := l.has["clock"]
+	res := clockResolution(fine)
 	wall, mono := realClocks(res, func() { inst.clockUsed = inst.clockUsed || fine })
 	cfg = cfg.WithWalltime(wall, sys.ClockResolution(res)).
 		WithNanotime(mono, sys.ClockResolution(res)).
@@ -494,6 +492,15 @@ func (inst *instance) readRandom(p []byte) (int, error) {
 }
 
 var processStart = time.Now()
+
+// clockResolution is the real clock's resolution for a module with or
+// without the clock grant.
+func clockResolution(granted bool) time.Duration {
+	if granted {
+		return time.Microsecond
+	}
+	return time.Millisecond
+}
 
 // realClocks are the real wall and monotonic clocks, each reading cut to a
 // multiple of res; read is called at every reading.

@@ -95,8 +95,7 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	if err != nil {
 		return fmt.Errorf("cannot approve %s: %w", file, err)
 	}
-	// clock and random are implied by the WASI imports that use them.
-	exceeding := slices.DeleteFunc(manifest.Exceeding(r.requested, grants), r.inspection.Implies)
+	exceeding := manifest.Exceeding(r.requested, grants)
 	if len(exceeding) > 0 && !f.force {
 		return fmt.Errorf("refusing to grant %s to %s: the module requests %s; pass --force to grant it anyway",
 			grantList(exceeding), file, requestsText(r.requested))
@@ -124,7 +123,9 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	if len(exceeding) > 0 {
 		fmt.Fprintf(w, "  FORCED:    %s (not requested by the module)\n", grantList(exceeding))
 	}
-	if missing := manifest.Missing(r.requested, grants); len(missing) > 0 {
+	// Without clock or random a module still has a clock (to the
+	// millisecond) and randomness: only the other grants are refused.
+	if missing := slices.DeleteFunc(manifest.Missing(r.requested, grants), r.inspection.Implies); len(missing) > 0 {
 		fmt.Fprintf(w, "  not granted: %s (the module asks for it; calls that need it will be refused)\n", grantList(missing))
 	}
 	fmt.Fprintf(w, "  limits:    %s\n", limitsText(limits))

@@ -64,7 +64,7 @@ func reviewModule(ctx context.Context, path string) (*review, error) {
 	if err != nil {
 		return r, err
 	}
-	r.requested, err = r.inspection.Description.RequestedGrants()
+	r.requested, err = r.inspection.Requested()
 	return r, err
 }
 

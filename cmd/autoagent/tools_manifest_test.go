@@ -464,15 +464,26 @@ func TestToolsRevokeByToolName(t *testing.T) {
 // imports neither still does.
 func TestApproveClockAndRandomImplied(t *testing.T) {
 	e := newCLIEnv(t)
-	wasi := e.add("wasicmd.wasm")
-	e.add("wasicmd.tool.json")
-	r := e.mustRun(0, "tools", "approve", wasi, "--grant", "clock", "--grant", "random", "--yes")
+	// goecho's describe document requests nothing; the Go runtime
+	// imports clock_time_get and random_get.
+	goecho := e.add("goecho.wasm")
+	r := e.mustRun(0, "tools", "inspect", goecho)
+	if !strings.Contains(r.stdout, "requests:  clock, random") {
+		t.Errorf("inspect does not show clock and random as requested:\n%s", r.stdout)
+	}
+	r = e.mustRun(0, "tools", "approve", goecho, "--grant", "clock", "--grant", "random", "--yes")
 	if strings.Contains(r.stdout, "FORCED") {
 		t.Errorf("clock and random reported as forced:\n%s", r.stdout)
 	}
-	entry, ok := e.loadManifest().Lookup(sha256Hex(t, wasi))
+	entry, ok := e.loadManifest().Lookup(sha256Hex(t, goecho))
 	if !ok || grantList(entry.Grants) != "clock, random" {
 		t.Errorf("approval %+v", entry)
+	}
+	// Approved without them, it is not warned of calls being refused.
+	e.mustRun(0, "tools", "revoke", "goecho")
+	r = e.mustRun(0, "tools", "approve", goecho, "--yes")
+	if strings.Contains(r.stdout, "not granted") {
+		t.Errorf("warned of clock and random not granted:\n%s", r.stdout)
 	}
 	kv := e.add("kv.wasm")
 	if r := e.run("", "tools", "approve", kv, "--grant", "kv:notes", "--grant", "clock", "--yes"); r.code != 1 || !strings.Contains(r.stderr, "refusing to grant clock") {
