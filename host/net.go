@@ -114,14 +114,16 @@ func unwrapURLError(err error) error {
 	return err
 }
 
-// httpHeaders returns the last response's headers as a JSON object.
+// httpHeaders returns the last response's headers as a JSON object, the
+// names in lower case and the values of a repeated header joined by ","
+// (as extism/go-sdk joins them, so plugins parse them alike).
 func (inst *instance) httpHeaders() uint64 {
 	if inst.httpHdrs == nil {
 		return 0
 	}
 	m := make(map[string]string, len(inst.httpHdrs))
 	for k, v := range inst.httpHdrs {
-		m[strings.ToLower(k)] = strings.Join(v, ", ")
+		m[strings.ToLower(k)] = strings.Join(v, ",")
 	}
 	b, err := json.Marshal(m)
 	if err != nil {

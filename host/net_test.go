@@ -1,6 +1,7 @@
 package host
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -33,6 +34,9 @@ func TestNetGrantedIPLiteral(t *testing.T) {
 			http.Error(w, "missing header", 400)
 			return
 		}
+		w.Header().Add("Vary", "Accept")
+		w.Header().Add("Vary", "Origin")
+		w.Header().Set("X-Single", "one")
 		fmt.Fprint(w, "hello from the server")
 	}))
 	defer srv.Close()
@@ -40,8 +44,17 @@ func TestNetGrantedIPLiteral(t *testing.T) {
 	h, rec := newTestHost(t, Options{})
 	l := load(t, h, "fetch.wasm", Module{Grants: grants(t, "net:127.0.0.1:"+port)})
 	res := call(t, l, "fetch", `{"url":"`+srv.URL+`/x"}`)
-	if res.IsError || res.Text() != "hello from the server" || string(res.StructuredContent) != `{"status":200,"bytes":21}` {
+	var got struct {
+		Status, Bytes int
+		Headers       map[string]string
+	}
+	if res.IsError || res.Text() != "hello from the server" || json.Unmarshal(res.StructuredContent, &got) != nil || got.Status != 200 || got.Bytes != 21 {
 		t.Fatalf("result = %+v", res)
+	}
+	// Lower-case names; a repeated header's values joined by "," as
+	// extism/go-sdk joins them.
+	if got.Headers["vary"] != "Accept,Origin" || got.Headers["x-single"] != "one" || got.Headers["content-length"] != "21" {
+		t.Errorf("headers = %v", got.Headers)
 	}
 	r := rec.last(t)
 	if r.Outcome != OutcomeOK || len(r.Used) != 1 || r.Used[0] != "net:127.0.0.1:"+port {

@@ -1,9 +1,12 @@
 /* fetch: an HTTP tool through Extism's http_request. Arguments:
- * {"url": "...", "method": "GET"}. It returns the status and body. */
+ * {"url": "...", "method": "GET"}. It returns the body as text, and the
+ * status, the body's size and the response headers (http_headers) as
+ * structured content. */
 #include "guest.h"
 
 ENV("http_request") u64 extism_http_request(u64 req, u64 body);
 ENV("http_status_code") int extism_http_status_code(void);
+ENV("http_headers") u64 extism_http_headers(void);
 
 EXPORT("describe") int describe(void) {
 	output_str("{\"tools\":[{\"name\":\"fetch\",\"description\":\"Fetches a URL.\","
@@ -39,6 +42,15 @@ EXPORT("call") int call(void) {
 	putu(&b, (u64)status);
 	puts_(&b, ",\"bytes\":");
 	putu(&b, bl);
+	puts_(&b, ",\"headers\":");
+	u64 hs = extism_http_headers();
+	if (hs) {
+		usize hl;
+		char *h = unblock(hs, &hl);
+		put(&b, h, hl);
+	} else {
+		puts_(&b, "null");
+	}
 	puts_(&b, "}}");
 	output(b.p, b.n);
 	return 0;
