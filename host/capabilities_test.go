@@ -3,7 +3,6 @@ package host
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -88,8 +87,6 @@ func TestRealClockResolution(t *testing.T) {
 		t.Error("the microsecond clock only ever read whole milliseconds")
 	}
 }
-
-func itoa(n int64) string { b, _ := json.Marshal(n); return string(b) }
 
 func TestEnvGrant(t *testing.T) {
 	t.Parallel()
