@@ -268,16 +268,31 @@ func (inst *instance) run(parent context.Context, toolName string, input callInp
 		}
 	}
 	res, callErr := inst.callGuarded(cctx)
+	// proc_exit inside the call ends it as a return would, as extism/go-sdk
+	// has it: exit(0) after output is success, exit(n) returns n.
+	exited := false
+	var exit *sys.ExitError
+	if errors.As(callErr, &exit) && exit.ExitCode() != sys.ExitCodeContextCanceled && exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
+		res, callErr, exited = uint64(exit.ExitCode()), nil, true
+	}
 	if err := inst.classify(ctx, callErr); err != nil {
 		return nil, "", err
 	}
 	out, errMsg, err := inst.output()
 	if rc := uint32(res); rc != 0 {
 		msg := fmt.Sprintf("tool %s returned code %d", toolName, rc)
+		if exited {
+			msg = fmt.Sprintf("tool %s exited with status %d", toolName, rc)
+		}
 		if len(errMsg) > 0 {
 			msg = capText(errMsg, inst.limits.ErrorText)
 		}
 		return nil, msg, nil
+	}
+	// An error set with a return of 0 fails the call too, as it does under
+	// extism/go-sdk and the Extism JavaScript host.
+	if len(errMsg) > 0 {
+		return nil, capText(errMsg, inst.limits.ErrorText), nil
 	}
 	if err != nil {
 		return nil, "", err

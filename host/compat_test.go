@@ -19,6 +19,7 @@ func TestExtismCompatibility(t *testing.T) {
 	for _, c := range []struct{ file, tool, args string }{
 		{"echo.wasm", "echo", `{"a":[1,2,{"b":"c\"d"}],"e":"é"}`},
 		{"echo.wasm", "spin", `{"n":1000}`},
+		{"state.wasm", "exit0", `{}`}, // output, then proc_exit(0): a success
 		{"goecho.wasm", "echo", `{"x":"y"}`},
 		{"goecho.wasm", "upper", `{"s":"shout"}`},
 	} {
@@ -39,13 +40,15 @@ func TestExtismCompatibility(t *testing.T) {
 			}
 			doc.Params.Name, doc.Params.Arguments = c.tool, json.RawMessage(c.args)
 			input, _ := json.Marshal(doc)
-			rc, theirs, err := plugin.Call("call", input)
-			if err != nil || rc != 0 {
-				t.Fatalf("extism: rc %d, %v", rc, err)
-			}
+			// describe first: a call that ends in proc_exit closes the
+			// SDK's module.
 			_, theirDescribe, err := plugin.Call("describe", nil)
 			if err != nil {
 				t.Fatal(err)
+			}
+			rc, theirs, err := plugin.Call("call", input)
+			if err != nil || rc != 0 {
+				t.Fatalf("extism: rc %d, %v", rc, err)
 			}
 
 			l := load(t, h, c.file, Module{})
@@ -64,6 +67,44 @@ func TestExtismCompatibility(t *testing.T) {
 			var d Description
 			if err := json.Unmarshal(theirDescribe, &d); err != nil || len(d.Tools) != len(l.Describe().Tools) {
 				t.Errorf("describe under extism: %s (%v)", theirDescribe, err)
+			}
+		})
+	}
+}
+
+// TestExtismCompatibilityFailures: the ways a call fails under Extism's Go
+// SDK fail here too: an error set with a non-zero return and an error set
+// with a return of 0, with the same message; proc_exit(3) after an error
+// set, where the SDK reports wazero's "module closed with exit_code(3)" and
+// this host the guest's error (host/ABI.md, "Differences from Extism").
+func TestExtismCompatibilityFailures(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	h, _ := newTestHost(t, Options{})
+	l := load(t, h, "state.wasm", Module{})
+	for _, tool := range []string{"fail", "exit3", "errzero"} {
+		t.Run(tool, func(t *testing.T) {
+			plugin, err := extism.NewPlugin(ctx, extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasmFile(t, "state.wasm")}}},
+				extism.PluginConfig{EnableWasi: true, RuntimeConfig: wazero.NewRuntimeConfigInterpreter()}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer plugin.Close(ctx)
+			input := []byte(`{"params":{"name":"` + tool + `","arguments":{}}}`)
+			_, _, theirErr := plugin.Call("call", input)
+			if theirErr == nil {
+				t.Fatalf("extism: %s succeeded", tool)
+			}
+			res := call(t, l, tool, `{}`)
+			want := theirErr.Error()
+			if tool == "exit3" {
+				if want != "module closed with exit_code(3)" {
+					t.Errorf("extism's error changed: %q", want)
+				}
+				want = "exit3: gave up"
+			}
+			if !res.IsError || res.Text() != want {
+				t.Errorf("host: %+v; extism's error: %q", res, theirErr)
 			}
 		})
 	}

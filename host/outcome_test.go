@@ -32,6 +32,12 @@ func TestCallOutcomes(t *testing.T) {
 			"the city was not found", OutcomeToolError},
 		{"Extism failure code with error_set", "echo.wasm", nil, "failcode", `{}`,
 			"failcode: something went wrong", OutcomeToolError},
+		// As extism/go-sdk has it: proc_exit(n) in a call returns n, and
+		// an error set with a return of 0 fails the call.
+		{"Extism exit status with error_set", "state.wasm", nil, "exit3", `{}`,
+			"exit3: gave up", OutcomeToolError},
+		{"Extism error_set with a return of 0", "state.wasm", nil, "errzero", `{}`,
+			"errzero: failed but returned 0", OutcomeToolError},
 		{"WASI exit status with stderr", "wasicmd.wasm", nil, "exitcode", `{}`,
 			"tool exitcode exited with status 3: something broke", OutcomeToolError},
 		// The call reaches the command on stdin, like any other tool; the
@@ -82,4 +88,28 @@ func TestCallCancelled(t *testing.T) {
 		t.Errorf("outcome = %s, want %s", r.Outcome, OutcomeCancelled)
 	}
 	mustEcho(t, h)
+}
+
+// A call that answers and then exits with status 0 succeeds, as under
+// extism/go-sdk, and the module (reused or fresh) serves the next call in
+// an instance of its own.
+func TestExitZeroAfterOutputIsSuccess(t *testing.T) {
+	t.Parallel()
+	h, rec := newTestHost(t, Options{})
+	for _, reuse := range []bool{false, true} {
+		l := load(t, h, "state.wasm", Module{Reuse: reuse})
+		for range 2 {
+			res := call(t, l, "exit0", `{}`)
+			if res.IsError || res.Text() != "answered before exiting" {
+				t.Fatalf("reuse %v: %+v", reuse, res)
+			}
+			if r := rec.last(t); r.Outcome != OutcomeOK {
+				t.Errorf("reuse %v: outcome %s", reuse, r.Outcome)
+			}
+		}
+		// The exited instance is not used again: the count starts over.
+		if res := call(t, l, "count", `{}`); res.IsError || res.Text() != "1" {
+			t.Errorf("reuse %v: the call after exit0: %+v", reuse, res)
+		}
+	}
 }
