@@ -48,7 +48,7 @@ type Run struct {
 	// Result is the run's, for failed runs (with Options.KeepResults).
 	Result *loop.Result `json:"-"`
 
-	timeline []TimelineStep // a failed run's
+	msgs []llm.Message // a failed run's transcript, until its case's report is made
 }
 
 // CaseReport is one case over its k runs.
@@ -200,7 +200,7 @@ func runOne(ctx context.Context, newAgent NewAgent, c *Case, r int, keep bool) (
 	if err := c.Judge(res, runErr); err != nil {
 		run.Reason = err.Error()
 		if res != nil {
-			run.timeline = timelineOf(res.Messages)
+			run.msgs = res.Messages
 		}
 	} else {
 		run.Pass = true
@@ -214,14 +214,21 @@ func runOne(ctx context.Context, newAgent NewAgent, c *Case, r int, keep bool) (
 // caseReport reduces a case's k runs to its report.
 func caseReport(c *Case, runs []Run, opts Options) CaseReport {
 	cr := CaseReport{ID: c.ID, Runs: len(runs), known: true, budgetPassed: true}
-	fails := 0
+	// The failures' parts share one allocation each per case (fewer
+	// objects for the collector to mark in a large suite).
+	fails, turns := 0, 0
 	for r := range runs {
 		if !runs[r].Pass {
 			fails++
+			turns += assistantTurns(runs[r].msgs)
 		}
 	}
+	var tokensOf []int64
+	var steps []TimelineStep
 	if fails > 0 {
 		cr.Failures = make([]Failure, 0, fails)
+		tokensOf = make([]int64, 0, fails)
+		steps = make([]TimelineStep, 0, turns)
 	}
 	var tokens int64
 	for r := range runs {
@@ -229,7 +236,16 @@ func caseReport(c *Case, runs []Run, opts Options) CaseReport {
 		if run.Pass {
 			cr.Passes++
 		} else {
-			cr.Failures = append(cr.Failures, failureOf(r, run))
+			f := Failure{Run: r, Reason: run.Reason, Steps: run.Steps}
+			if run.UsageKnown {
+				tokensOf = append(tokensOf, run.Tokens)
+				f.Tokens = &tokensOf[len(tokensOf)-1]
+			}
+			start := len(steps)
+			steps = appendTimeline(steps, run.msgs)
+			f.Timeline = steps[start:len(steps):len(steps)]
+			run.msgs = nil
+			cr.Failures = append(cr.Failures, f)
 		}
 		if !run.UsageKnown {
 			cr.known, cr.budgetPassed = false, false

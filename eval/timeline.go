@@ -38,18 +38,21 @@ type TimelineCall struct {
 
 const timelineChars = 400
 
-func failureOf(r int, run *Run) Failure {
-	f := Failure{Run: r, Reason: run.Reason, Steps: run.Steps, Timeline: run.timeline}
-	if run.UsageKnown {
-		n := run.Tokens
-		f.Tokens = &n
+// assistantTurns counts the model turns of a transcript.
+func assistantTurns(msgs []llm.Message) int {
+	n := 0
+	for _, m := range msgs {
+		if m.Role == llm.RoleAssistant {
+			n++
+		}
 	}
-	return f
+	return n
 }
 
-// timelineOf reads the model turns of a transcript. It runs once per
-// failed run, so it keeps nothing of the transcript but the cut texts.
-func timelineOf(msgs []llm.Message) []TimelineStep {
+// appendTimeline appends the model turns of a transcript to dst. It runs
+// once per failed run and keeps nothing of the transcript but the cut
+// texts.
+func appendTimeline(dst []TimelineStep, msgs []llm.Message) []TimelineStep {
 	var results map[string]llm.ToolResult
 	for _, m := range msgs {
 		for _, r := range m.ToolResults() {
@@ -59,20 +62,20 @@ func timelineOf(msgs []llm.Message) []TimelineStep {
 			results[r.CallID] = r
 		}
 	}
-	var out []TimelineStep
+	start := len(dst)
 	for _, m := range msgs {
 		if m.Role != llm.RoleAssistant {
 			continue
 		}
-		ts := TimelineStep{Step: len(out) + 1, Text: cut(m.Text())}
+		ts := TimelineStep{Step: len(dst) - start + 1, Text: cut(m.Text())}
 		for _, c := range m.ToolCalls() {
 			r := results[c.ID]
 			ts.Calls = append(ts.Calls, TimelineCall{Name: c.Name, Arguments: cut(string(c.Arguments)),
 				Result: cut(r.Content), IsError: r.IsError, Refused: refused(r.Content)})
 		}
-		out = append(out, ts)
+		dst = append(dst, ts)
 	}
-	return out
+	return dst
 }
 
 func cut(s string) string {
