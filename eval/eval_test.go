@@ -17,6 +17,7 @@ import (
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/providers/scripted"
+	"github.com/autoagent-go/autoagent/tool"
 )
 
 // answers is a provider that gives, per prompt, the next of a list of
@@ -312,5 +313,41 @@ func TestRunKProgress(t *testing.T) {
 	}
 	if fmt.Sprint(seen) != "[1 2 3]" {
 		t.Errorf("progress %v, want [1 2 3]", seen)
+	}
+}
+
+// A case's failures keep timelines of their own: each numbered from 1,
+// each with its own turns, and growing one never touches the next (they
+// share one allocation).
+func TestFailureTimelinesAreApart(t *testing.T) {
+	lookup, _ := tool.New("lookup", "Look up.", func(context.Context, struct{}) (string, error) { return "found", nil })
+	reg := &tool.Registry{}
+	if err := reg.Add(lookup); err != nil {
+		t.Fatal(err)
+	}
+	newAgent := func(_ context.Context, _ *eval.Case, run int) (*loop.Agent, error) {
+		turns := []scripted.Turn{{Text: "no"}}
+		if run == 0 {
+			turns = []scripted.Turn{{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "lookup", Arguments: json.RawMessage(`{}`)}}}, {Text: "still no"}}
+		}
+		return &loop.Agent{Provider: scripted.New(turns...), Tools: reg}, nil
+	}
+	rep, err := eval.RunK(context.Background(), newAgent, []eval.Case{yesCase("A")}, eval.Options{K: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := rep.Cases[0].Failures
+	if len(f) != 2 || len(f[0].Timeline) != 2 || len(f[1].Timeline) != 1 {
+		t.Fatalf("failures %+v", f)
+	}
+	if s := f[0].Timeline; s[0].Step != 1 || len(s[0].Calls) != 1 || s[0].Calls[0].Result != "found" || s[1].Step != 2 || s[1].Text != "still no" {
+		t.Errorf("run 1's timeline %+v", s)
+	}
+	if s := f[1].Timeline; s[0].Step != 1 || s[0].Text != "no" {
+		t.Errorf("run 2's timeline %+v", s)
+	}
+	_ = append(f[0].Timeline, eval.TimelineStep{Text: "appended"})
+	if f[1].Timeline[0].Text != "no" {
+		t.Error("growing one failure's timeline overwrote the next one's")
 	}
 }
