@@ -153,3 +153,21 @@ func TestReadRandomIsCut(t *testing.T) {
 		t.Errorf("after a stop request: %d bytes, %v", n, err)
 	}
 }
+
+// A config grant gives a key of any shape (hyper-mcp's "api-key") a
+// literal value or an environment variable's; the grant wins over the
+// sidecar's config; an unset variable gives no key.
+func TestConfigGrant(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"MY_TOKEN": "s3cret"}
+	h, _ := newTestHost(t, Options{LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	sidecar := []byte(`{"tools":[{"name":"config","inputSchema":{"type":"object","properties":{"key":{"type":"string"}},"required":["key"]}}],
+		"config":{"region":"from-sidecar","zone":"z1"}}`)
+	l := load(t, h, "echo.wasm", Module{Sidecar: sidecar,
+		Grants: grants(t, "config:api-key=$MY_TOKEN", "config:region=eu-west-1", "config:missing=$NOT_SET", "config:price=$$5")})
+	for key, want := range map[string]string{"api-key": "s3cret", "region": "eu-west-1", "zone": "z1", "missing": "(unset)", "price": "$5", "MY_TOKEN": "(unset)"} {
+		if got := call(t, l, "config", `{"key":"`+key+`"}`).Text(); got != want {
+			t.Errorf("config %s = %q, want %q", key, got, want)
+		}
+	}
+}

@@ -187,6 +187,10 @@ func (l *Loaded) setupGrants(extra map[string]string) error {
 				l.env = append(l.env, [2]string{g.Name, v})
 				l.config[g.Name] = v
 			}
+		case manifest.KindConfig:
+			if v, ok := g.ConfigValue(l.h.opts.LookupEnv); ok {
+				l.config[g.Name] = v
+			}
 		case manifest.KindFSRead, manifest.KindFSWrite:
 			root, err := os.OpenRoot(g.Path)
 			if err != nil {

@@ -24,6 +24,7 @@ const (
 	KindClock   Kind = "clock"    // the clock to the microsecond (a millisecond without)
 	KindRandom  Kind = "random"   // randomness, recorded as used (always cryptographic)
 	KindTools   Kind = "tools"    // calling one host tool (code mode)
+	KindConfig  Kind = "config"   // one config value, literal or from the environment
 )
 
 // Grant is one parsed capability grant. Its String form is the grant string
@@ -38,9 +39,13 @@ type Grant struct {
 	Port int
 	// Path is the absolute, cleaned host directory of an fs grant.
 	Path string
-	// Name is the variable of an env grant, the namespace of a kv grant, or
-	// the tool of a tools grant.
+	// Name is the variable of an env grant, the namespace of a kv grant,
+	// the tool of a tools grant, or the key of a config grant.
 	Name string
+	// Value is a config grant's value as written: a literal, or $VAR for
+	// the host environment variable VAR (read when the module loads, so a
+	// secret stays in the environment and the manifest holds its name).
+	Value string
 }
 
 // GrantError reports a grant string outside the grammar.
@@ -65,6 +70,7 @@ var (
 //	net:HOST  net:*.HOST  net:HOST:PORT  net:[IPv6]:PORT
 //	fs.read:/ABS/PATH  fs.write:/ABS/PATH
 //	env:NAME  kv:NAMESPACE  tools:NAME
+//	config:KEY=VALUE  config:KEY=$VAR  (VALUE starting with $$ is a literal $)
 //	clock  random
 //
 // The error is a *GrantError saying what is wrong.
@@ -83,7 +89,7 @@ func ParseGrant(s string) (Grant, error) {
 	}
 	kind, value, ok := strings.Cut(s, ":")
 	if !ok {
-		return bad("want KIND:VALUE (net, fs.read, fs.write, env, kv, tools) or clock or random")
+		return bad("want KIND:VALUE (net, fs.read, fs.write, env, kv, tools, config) or clock or random")
 	}
 	if value == "" {
 		return bad("%s: missing value after ':'", kind)
@@ -131,10 +137,23 @@ func ParseGrant(s string) (Grant, error) {
 			return bad("tool name must be 1-64 of [A-Za-z0-9_-]")
 		}
 		return Grant{Kind: KindTools, Name: value}, nil
+	case KindConfig:
+		key, val, ok := strings.Cut(value, "=")
+		switch {
+		case !ok:
+			return bad("config wants KEY=VALUE, or KEY=$VAR for an environment variable")
+		case key == "" || len(key) > 256:
+			return bad("config key must be 1-256 bytes")
+		case strings.IndexFunc(value, unicode.IsControl) >= 0 || strings.IndexFunc(value, invisible) >= 0:
+			return bad("config key or value contains a control or invisible formatting character")
+		case strings.HasPrefix(val, "$") && !strings.HasPrefix(val, "$$") && !envNameRE.MatchString(val[1:]):
+			return bad("config value %q: after $ an environment variable name ([A-Za-z_][A-Za-z0-9_]*), or $$ for a literal $", val)
+		}
+		return Grant{Kind: KindConfig, Name: key, Value: val}, nil
 	case KindClock, KindRandom:
 		return bad("%s takes no value", kind)
 	}
-	return bad("unknown kind %q (want net, fs.read, fs.write, env, kv, tools, clock or random)", kind)
+	return bad("unknown kind %q (want net, fs.read, fs.write, env, kv, tools, config, clock or random)", kind)
 }
 
 // parseNetValue parses HOST, *.HOST, HOST:PORT, IP, [IPv6]:PORT.
@@ -222,6 +241,8 @@ func (g Grant) String() string {
 		return "net:" + host
 	case KindFSRead, KindFSWrite:
 		return string(g.Kind) + ":" + g.Path
+	case KindConfig:
+		return "config:" + g.Name + "=" + g.Value
 	default:
 		return string(g.Kind) + ":" + g.Name
 	}
@@ -379,4 +400,17 @@ func (g *Grant) UnmarshalText(b []byte) error {
 // isolates, zero-width characters, line and paragraph separators.
 func invisible(r rune) bool {
 	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
+}
+
+// ConfigValue returns what a config grant gives its module: the literal
+// value, or the value of the environment variable it names ($VAR) as
+// lookup finds it (ok false when the variable is unset).
+func (g Grant) ConfigValue(lookup func(string) (string, bool)) (value string, ok bool) {
+	if v, lit := strings.CutPrefix(g.Value, "$$"); lit {
+		return "$" + v, true
+	}
+	if name, ref := strings.CutPrefix(g.Value, "$"); ref {
+		return lookup(name)
+	}
+	return g.Value, true
 }

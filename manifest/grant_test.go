@@ -27,6 +27,11 @@ func TestParseGrantValid(t *testing.T) {
 		{"tools:http_get", Grant{Kind: KindTools, Name: "http_get"}, ""},
 		{"clock", Grant{Kind: KindClock}, ""},
 		{"random", Grant{Kind: KindRandom}, ""},
+		{"config:api-key=$API_KEY", Grant{Kind: KindConfig, Name: "api-key", Value: "$API_KEY"}, ""},
+		{"config:region=eu-west-1", Grant{Kind: KindConfig, Name: "region", Value: "eu-west-1"}, ""},
+		{"config:a b.c=x=y", Grant{Kind: KindConfig, Name: "a b.c", Value: "x=y"}, ""},
+		{"config:price=$$5", Grant{Kind: KindConfig, Name: "price", Value: "$$5"}, ""},
+		{"config:empty=", Grant{Kind: KindConfig, Name: "empty"}, ""},
 	}
 	for _, tt := range tests {
 		got, err := ParseGrant(tt.in)
@@ -69,6 +74,12 @@ func TestParseGrantInvalid(t *testing.T) {
 		{"net:[::1", "unclosed"},
 		{"net:[127.0.0.1]:80", "not an IPv6"},
 		{"net:fe80::1:80:x", "[ADDR]:PORT"},
+		{"config:nokey", "KEY=VALUE"},
+		{"config:=v", "1-256 bytes"},
+		{"config:k=$1ABC", "environment variable name"},
+		{"config:k=$", "environment variable name"},
+		{"config:k=a\u202eb", "invisible"},
+		{"config:k\x00=v", "control"},
 		{"fs.read:data", "absolute"},
 		{"fs.write:/", "whole file system"},
 		{"fs.read:/ /.", "ends with white space"},
@@ -183,4 +194,37 @@ func FuzzParseGrant(f *testing.F) {
 			t.Fatalf("round trip of %q: %+v != %+v", s, again, g)
 		}
 	})
+}
+
+// A config grant's value: a literal, $$ for a literal $, $VAR from the
+// environment (unset: no value).
+func TestConfigValue(t *testing.T) {
+	env := map[string]string{"API_KEY": "s3cret"}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	for _, tt := range []struct {
+		grant, want string
+		ok          bool
+	}{
+		{"config:k=$API_KEY", "s3cret", true},
+		{"config:k=$MISSING", "", false},
+		{"config:k=plain", "plain", true},
+		{"config:k=$$API_KEY", "$API_KEY", true},
+		{"config:k=", "", true},
+	} {
+		g, err := ParseGrant(tt.grant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := g.ConfigValue(lookup); v != tt.want || ok != tt.ok {
+			t.Errorf("%s: %q %v, want %q %v", tt.grant, v, ok, tt.want, tt.ok)
+		}
+	}
+	// A bare "config" request is met by any config grant; a config grant
+	// covers only itself.
+	req, _ := ParseRequest("config")
+	g, _ := ParseGrant("config:k=$API_KEY")
+	other, _ := ParseGrant("config:k=plain")
+	if len(Missing([]Grant{req}, []Grant{g})) != 0 || g.Covers(other) || !g.Covers(g) {
+		t.Error("config requests and coverage")
+	}
 }

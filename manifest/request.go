@@ -5,11 +5,11 @@ import "slices"
 // requestKinds are the kinds a module may request without naming a value:
 // a generic tool (fetch a URL, read a file) cannot know which host or
 // directory its operator will give it, only that it needs one.
-var requestKinds = []Kind{KindNet, KindFSRead, KindFSWrite, KindEnv, KindKV, KindTools}
+var requestKinds = []Kind{KindNet, KindFSRead, KindFSWrite, KindEnv, KindKV, KindTools, KindConfig}
 
 // ParseRequest parses one capability a module requests in its describe
 // document. It accepts every grant string, and also a bare kind ("net",
-// "fs.read", "fs.write", "env", "kv", "tools") meaning "some grant of this
+// "fs.read", "fs.write", "env", "kv", "tools", "config") meaning "some grant of this
 // kind, the operator's choice"; such a request has no value, and
 // [Grant.Covers] lets any grant of the kind satisfy it (fs.write also
 // covers fs.read). A bare kind is never a valid grant: ParseGrant refuses it.
@@ -41,7 +41,7 @@ func (g Grant) IsAny() bool {
 		return g.Host == ""
 	case KindFSRead, KindFSWrite:
 		return g.Path == ""
-	case KindEnv, KindKV, KindTools:
+	case KindEnv, KindKV, KindTools, KindConfig:
 		return g.Name == ""
 	}
 	return false

@@ -490,3 +490,24 @@ func TestApproveClockAndRandomImplied(t *testing.T) {
 		t.Errorf("kv.wasm (no clock import) with clock: exit %d, %s", r.code, r.stderr)
 	}
 }
+
+// A config grant names its secret by environment variable: the manifest
+// records the reference, and the tool reads the value at call time.
+func TestApproveConfigGrantFromEnvironment(t *testing.T) {
+	e := newCLIEnv(t)
+	t.Setenv("EVAL_TEST_TOKEN", "s3cret")
+	echo := e.add("echo.wasm")
+	// echo requests no config: granting one is more than it asks.
+	if r := e.run("", "tools", "approve", echo, "--grant", "config:api-key=$EVAL_TEST_TOKEN", "--yes"); r.code != 1 || !strings.Contains(r.stderr, "pass --force") {
+		t.Fatalf("unrequested config grant: exit %d %s", r.code, r.stderr)
+	}
+	e.mustRun(0, "tools", "approve", echo, "--grant", "config:api-key=$EVAL_TEST_TOKEN", "--yes", "--force")
+	raw, err := os.ReadFile(e.manifestPath())
+	if err != nil || !strings.Contains(string(raw), `config:api-key=$EVAL_TEST_TOKEN`) || strings.Contains(string(raw), "s3cret") {
+		t.Fatalf("manifest: %v\n%s", err, raw)
+	}
+	r := e.mustRun(0, "tools", "call", "echo", "--tool", "config", "--args", `{"key":"api-key"}`)
+	if !strings.Contains(r.stdout, "s3cret") {
+		t.Errorf("tools call: %s", r.stdout)
+	}
+}
