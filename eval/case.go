@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/autoagent-go/autoagent/internal/jsonpath"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 )
@@ -179,7 +180,7 @@ func ReadCases(r io.Reader, name string) ([]Case, error) {
 			c.Expect.regex = re
 		}
 		for p := range c.Expect.JSONPath {
-			if _, err := parsePath(p); err != nil {
+			if _, err := jsonpath.Parse(p); err != nil {
 				return nil, bad("case %q: json_path %q: %v", c.ID, p, err)
 			}
 		}

@@ -1,15 +1,17 @@
 package eval
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/autoagent-go/autoagent/internal/jsonpath"
+	"github.com/autoagent-go/autoagent/internal/jsonvalue"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 )
@@ -56,20 +58,21 @@ func (c *Case) Judge(res *loop.Result, runErr error) error {
 		if len(doc) == 0 {
 			doc = json.RawMessage(strings.TrimSpace(out))
 		}
-		var v any
-		if err := json.Unmarshal(doc, &v); err != nil {
-			return fmt.Errorf("the answer is not JSON: %v", err)
+		v, ok := jsonvalue.Decode(doc)
+		if !ok {
+			return errors.New("the answer is not JSON")
 		}
-		if len(e.StructuredEquals) > 0 && !sameJSON(doc, e.StructuredEquals) {
+		if len(e.StructuredEquals) > 0 && !jsonvalue.EqualRaw(doc, e.StructuredEquals) {
 			return fmt.Errorf("structured answer %s, want %s", doc, e.StructuredEquals)
 		}
-		for _, p := range sortedKeys(e.JSONPath) {
+		for _, p := range slices.Sorted(maps.Keys(e.JSONPath)) {
 			got, err := lookup(v, p)
 			if err != nil {
 				return fmt.Errorf("json_path %s: %v", p, err)
 			}
-			gb, _ := json.Marshal(got)
-			if !sameJSON(gb, e.JSONPath[p]) {
+			want, _ := jsonvalue.Decode(e.JSONPath[p])
+			if !jsonvalue.Equal(got, want) {
+				gb, _ := json.Marshal(got)
 				return fmt.Errorf("json_path %s is %s, want %s", p, gb, e.JSONPath[p])
 			}
 		}
@@ -148,21 +151,11 @@ func argsHold(args json.RawMessage, want map[string]json.RawMessage) bool {
 	}
 	for k, v := range want {
 		g, ok := got[k]
-		if !ok || !sameJSON(g, v) {
+		if !ok || !jsonvalue.EqualRaw(g, v) {
 			return false
 		}
 	}
 	return true
-}
-
-func sameJSON(a, b []byte) bool {
-	var va, vb any
-	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
-		return bytes.Equal(bytes.TrimSpace(a), bytes.TrimSpace(b))
-	}
-	ja, _ := json.Marshal(va)
-	jb, _ := json.Marshal(vb)
-	return bytes.Equal(ja, jb)
 }
 
 func mustJSON(v any) string {
@@ -170,81 +163,28 @@ func mustJSON(v any) string {
 	return string(b)
 }
 
-func sortedKeys(m map[string]json.RawMessage) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
-}
-
-// pathStep is one step of a JSON path: a key, or an index.
-type pathStep struct {
-	key   string
-	index int // -1 for a key
-}
-
-// parsePath reads "$.a.b[0].c" (keys and indexes; nothing else).
-func parsePath(p string) ([]pathStep, error) {
-	if !strings.HasPrefix(p, "$") {
-		return nil, errors.New(`a path starts with "$"`)
-	}
-	var steps []pathStep
-	rest := p[1:]
-	for rest != "" {
-		switch rest[0] {
-		case '.':
-			rest = rest[1:]
-			n := strings.IndexAny(rest, ".[")
-			if n < 0 {
-				n = len(rest)
-			}
-			if n == 0 {
-				return nil, errors.New("an empty key")
-			}
-			steps = append(steps, pathStep{key: rest[:n], index: -1})
-			rest = rest[n:]
-		case '[':
-			end := strings.IndexByte(rest, ']')
-			if end < 0 {
-				return nil, errors.New("an unclosed [")
-			}
-			i, err := strconv.Atoi(rest[1:end])
-			if err != nil || i < 0 {
-				return nil, fmt.Errorf("index %q is not a number", rest[1:end])
-			}
-			steps = append(steps, pathStep{index: i})
-			rest = rest[end+1:]
-		default:
-			return nil, fmt.Errorf("unexpected %q", rest[0])
-		}
-	}
-	return steps, nil
-}
-
 // lookup follows path in v.
 func lookup(v any, path string) (any, error) {
-	steps, err := parsePath(path)
+	steps, err := jsonpath.Parse(path)
 	if err != nil {
 		return nil, err
 	}
 	for _, s := range steps {
 		switch {
-		case s.index < 0:
+		case s.IsKey:
 			m, ok := v.(map[string]any)
 			if !ok {
-				return nil, fmt.Errorf("%q: not an object", s.key)
+				return nil, fmt.Errorf("%q: not an object", s.Key)
 			}
-			if v, ok = m[s.key]; !ok {
-				return nil, fmt.Errorf("no key %q", s.key)
+			if v, ok = m[s.Key]; !ok {
+				return nil, fmt.Errorf("no key %q", s.Key)
 			}
 		default:
 			a, ok := v.([]any)
-			if !ok || s.index >= len(a) {
-				return nil, fmt.Errorf("no element %d", s.index)
+			if !ok || s.Index >= len(a) {
+				return nil, fmt.Errorf("no element %d", s.Index)
 			}
-			v = a[s.index]
+			v = a[s.Index]
 		}
 	}
 	return v, nil

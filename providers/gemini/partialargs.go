@@ -5,7 +5,8 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
-	"strings"
+
+	"github.com/autoagent-go/autoagent/internal/jsonpath"
 )
 
 // argTree assembles the arguments Gemini 3 streams as partialArgs: each
@@ -41,8 +42,8 @@ func newArgTree(initial json.RawMessage) *argTree {
 }
 
 func (t *argTree) apply(pa wirePartialArg) {
-	path, ok := parsePath(pa.JSONPath)
-	if !ok || len(path) == 0 {
+	path, err := jsonpath.Parse(pa.JSONPath)
+	if err != nil || len(path) == 0 {
 		return // a path we cannot place is ignored rather than guessed
 	}
 	n := t.root
@@ -76,26 +77,26 @@ func (n *jnode) setVal(v any) {
 
 // child returns the member or element seg of n, creating it (and turning n
 // into an object or array as seg requires).
-func (n *jnode) child(seg pathSeg) *jnode {
-	if seg.key != nil {
+func (n *jnode) child(seg jsonpath.Step) *jnode {
+	if seg.IsKey {
 		if n.fields == nil {
 			*n = jnode{fields: map[string]*jnode{}}
 		}
-		c, ok := n.fields[*seg.key]
+		c, ok := n.fields[seg.Key]
 		if !ok {
 			c = &jnode{fields: map[string]*jnode{}}
-			n.fields[*seg.key] = c
-			n.keys = append(n.keys, *seg.key)
+			n.fields[seg.Key] = c
+			n.keys = append(n.keys, seg.Key)
 		}
 		return c
 	}
 	if !n.isArr {
 		*n = jnode{isArr: true}
 	}
-	for len(n.elems) <= seg.index {
+	for len(n.elems) <= seg.Index {
 		n.elems = append(n.elems, &jnode{fields: map[string]*jnode{}})
 	}
-	return n.elems[seg.index]
+	return n.elems[seg.Index]
 }
 
 func (t *argTree) json() json.RawMessage {
@@ -193,83 +194,4 @@ func decodeNode(dec *json.Decoder) (*jnode, error) {
 	default:
 		return &jnode{isVal: true, val: v}, nil
 	}
-}
-
-// maxArrayIndex bounds the array index a path may name.
-const maxArrayIndex = 1 << 16
-
-// quotedName reads a quoted member name at the start of s ('name' or
-// "name", with backslash escapes) and returns it and the rest of s.
-func quotedName(s string) (name, rest string, ok bool) {
-	q := s[0]
-	var b strings.Builder
-	for i := 1; i < len(s); i++ {
-		switch c := s[i]; {
-		case c == '\\' && i+1 < len(s):
-			i++
-			b.WriteByte(s[i])
-		case c == q:
-			return b.String(), s[i+1:], true
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return "", "", false
-}
-
-// pathSeg is one step of a JSON path: an object key or an array index.
-type pathSeg struct {
-	key   *string
-	index int
-}
-
-// parsePath parses the RFC 9535 subset Gemini uses: "$" followed by
-// ".name", "['name']", "[\"name\"]" or "[3]" steps. A path it cannot
-// parse is refused whole, so nothing is created for it.
-func parsePath(p string) ([]pathSeg, bool) {
-	rest, ok := strings.CutPrefix(p, "$")
-	if !ok {
-		return nil, false
-	}
-	var segs []pathSeg
-	for rest != "" {
-		switch rest[0] {
-		case '.':
-			rest = rest[1:]
-			end := strings.IndexAny(rest, ".[")
-			if end < 0 {
-				end = len(rest)
-			}
-			if end == 0 {
-				return nil, false
-			}
-			k := rest[:end]
-			segs = append(segs, pathSeg{key: &k})
-			rest = rest[end:]
-		case '[':
-			if len(rest) > 1 && (rest[1] == '\'' || rest[1] == '"') {
-				k, after, ok := quotedName(rest[1:])
-				if !ok || !strings.HasPrefix(after, "]") {
-					return nil, false
-				}
-				segs = append(segs, pathSeg{key: &k})
-				rest = after[1:]
-				continue
-			}
-			end := strings.IndexByte(rest, ']')
-			if end < 0 {
-				return nil, false
-			}
-			i, err := strconv.Atoi(rest[1:end])
-			// An absurd index is refused rather than allocated.
-			if err != nil || i < 0 || i > maxArrayIndex {
-				return nil, false
-			}
-			segs = append(segs, pathSeg{index: i})
-			rest = rest[end+1:]
-		default:
-			return nil, false
-		}
-	}
-	return segs, true
 }
