@@ -23,21 +23,11 @@ type HTMLOptions struct {
 var reportTemplate string
 
 var reportPage = template.Must(template.New("report").Funcs(template.FuncMap{
-	"pct": func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
-	"num": func(f *float64) string {
-		if f == nil {
-			return "unknown"
-		}
-		return fmt.Sprintf("%.1f", *f)
-	},
-	"tokens": func(n *int64) string {
-		if n == nil {
-			return "unknown"
-		}
-		return fmt.Sprint(*n)
-	},
-	"deref": func(f *float64) float64 { return *f },
-	"rate":  func(c CaseReport) float64 { return float64(c.Passes) / float64(max(c.Runs, 1)) },
+	"pct":    func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
+	"num":    func(f *float64) string { return floatText(f, "%.1f") },
+	"tokens": tokensText,
+	"deref":  func(f *float64) float64 { return *f },
+	"rate":   func(c CaseReport) float64 { return float64(c.Passes) / float64(max(c.Runs, 1)) },
 }).Parse(reportTemplate))
 
 // WriteHTML writes rep as one self-contained page (no external assets:

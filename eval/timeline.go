@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop"
 )
 
 // Failure is a failed run of a case, as reports show it.
@@ -71,7 +72,7 @@ func appendTimeline(dst []TimelineStep, msgs []llm.Message) []TimelineStep {
 		for _, c := range m.ToolCalls() {
 			r := results[c.ID]
 			ts.Calls = append(ts.Calls, TimelineCall{Name: c.Name, Arguments: cut(string(c.Arguments)),
-				Result: cut(r.Content), IsError: r.IsError, Refused: refused(r.Content)})
+				Result: cut(r.Content), IsError: r.IsError, Refused: loop.IsRefusal(r.Content)})
 		}
 		dst = append(dst, ts)
 	}

@@ -25,19 +25,6 @@ type Step struct {
 // Trajectory is the tool calls of a run, in order.
 type Trajectory []Step
 
-// refusalPrefixes are how the loop's refusals start.
-var refusalPrefixes = []string{"ToolPolicyDenied:", "RepeatedCall:", "EgressBlocked:", "ToolCallLimit:", "ToolNotOffered:", "ToolHookDenied:"}
-
-// refused reports whether a tool result is one of the loop's refusals.
-func refused(content string) bool {
-	for _, p := range refusalPrefixes {
-		if strings.HasPrefix(content, p) {
-			return true
-		}
-	}
-	return false
-}
-
 // TrajectoryOf reads the trajectory of a transcript (a Result's Messages,
 // or a recording's).
 func TrajectoryOf(msgs []llm.Message) Trajectory {
@@ -57,7 +44,7 @@ func TrajectoryOf(msgs []llm.Message) Trajectory {
 		for _, c := range calls {
 			r := results[c.ID]
 			s := Step{Call: c, Result: r.Content, IsError: r.IsError, Tainted: tainted}
-			s.Refused = refused(r.Content)
+			s.Refused = loop.IsRefusal(r.Content)
 			t = append(t, s)
 		}
 		// Results of this turn taint what follows it.

@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"iter"
 	"os"
 	"os/signal"
@@ -239,8 +238,9 @@ func turnOf(ctx context.Context, c *cobra.Command, f agentFlags, stream func(con
 	return res, err
 }
 
-// isTerminal reports whether r is a terminal (an interactive user).
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
+// isTerminal reports whether rw (a reader or a writer) is a terminal:
+// an interactive user.
+func isTerminal(rw any) bool {
+	f, ok := rw.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }

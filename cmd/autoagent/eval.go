@@ -18,7 +18,6 @@ import (
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/providers/scripted"
-	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 )
 
@@ -182,7 +181,7 @@ func runEval(ctx context.Context, c *cobra.Command, f *agentFlags, ef *evalFlags
 	defer closeRT()
 	tariff, _ := parseTariff(ef.tariff)
 	opts := eval.Options{K: ef.k, Concurrency: ef.concurrency, Tariff: tariff, TokenBudget: ef.atBudget}
-	if w := c.ErrOrStderr(); isTerminalWriter(w) {
+	if w := c.ErrOrStderr(); isTerminal(w) {
 		opts.Progress = func(done, total int) { fmt.Fprintf(w, "\reval: %d/%d cases", done, total) }
 		defer fmt.Fprint(w, "\r\033[K")
 	}
@@ -298,10 +297,4 @@ func writeHTMLReport(path string, rep *eval.Report, unit string) error {
 		return fmt.Errorf("--html: %w", err)
 	}
 	return nil
-}
-
-// isTerminalWriter reports whether w is a terminal.
-func isTerminalWriter(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }

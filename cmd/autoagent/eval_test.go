@@ -5,6 +5,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -108,7 +109,7 @@ func TestEvalExampleSuite(t *testing.T) {
 		for _, f := range c.Failures {
 			runs = append(runs, f.Run)
 		}
-		if c.ID != w.id || c.Passes != w.passes || c.Runs != 4 || c.Tokens == nil || *c.Tokens != w.tokens || !equalInts(runs, w.failures) {
+		if c.ID != w.id || c.Passes != w.passes || c.Runs != 4 || c.Tokens == nil || *c.Tokens != w.tokens || !slices.Equal(runs, w.failures) {
 			t.Errorf("case %d: %s %d/%d tokens %v failures %v; want %+v", i, c.ID, c.Passes, c.Runs, c.Tokens, runs, w)
 		}
 	}
@@ -129,18 +130,6 @@ func TestEvalExampleSuite(t *testing.T) {
 			t.Errorf("the table lacks %q:\n%s", s, r.stdout)
 		}
 	}
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // --min-pass-hat-k fails the suite below the threshold, for CI; at or
