@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/autoagent-go/autoagent/eval"
 	"github.com/autoagent-go/autoagent/llm"
@@ -320,7 +321,9 @@ func TestRunKProgress(t *testing.T) {
 // each with its own turns, and growing one never touches the next (they
 // share one allocation).
 func TestFailureTimelinesAreApart(t *testing.T) {
-	lookup, _ := tool.New("lookup", "Look up.", func(context.Context, struct{}) (string, error) { return "found", nil })
+	lookup, _ := tool.New("lookup", "Look up.", func(context.Context, struct{}) (string, error) {
+		return "found with key sk-proj-abcdefghijklmnopqrstuvwxyz0123 " + strings.Repeat("x", 500), nil
+	})
 	reg := &tool.Registry{}
 	if err := reg.Add(lookup); err != nil {
 		t.Fatal(err)
@@ -340,8 +343,12 @@ func TestFailureTimelinesAreApart(t *testing.T) {
 	if len(f) != 2 || len(f[0].Timeline) != 2 || len(f[1].Timeline) != 1 {
 		t.Fatalf("failures %+v", f)
 	}
-	if s := f[0].Timeline; s[0].Step != 1 || len(s[0].Calls) != 1 || s[0].Calls[0].Result != "found" || s[1].Step != 2 || s[1].Text != "still no" {
+	if s := f[0].Timeline; s[0].Step != 1 || len(s[0].Calls) != 1 || !strings.HasPrefix(s[0].Calls[0].Result, "found with key ") || s[1].Step != 2 || s[1].Text != "still no" {
 		t.Errorf("run 1's timeline %+v", s)
+	}
+	// A report is shared: the key is redacted, and the text cut.
+	if r := f[0].Timeline[0].Calls[0].Result; strings.Contains(r, "abcdefghijklmnop") || utf8.RuneCountInString(r) > 403 || !strings.HasSuffix(r, "...") {
+		t.Errorf("the result in the timeline: %q", r)
 	}
 	if s := f[1].Timeline; s[0].Step != 1 || s[0].Text != "no" {
 		t.Errorf("run 2's timeline %+v", s)

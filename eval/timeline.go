@@ -2,10 +2,10 @@ package eval
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/trace"
 )
 
 // Failure is a failed run of a case, as reports show it.
@@ -20,8 +20,9 @@ type Failure struct {
 }
 
 // TimelineStep is one model turn of a run: what the model said and the
-// tool calls it made, with what came back. Long texts are cut to
-// timelineChars, keeping the head.
+// tool calls it made, with what came back. Texts are redacted as traces
+// are (API keys, tokens, secret-named fields) and cut to timelineChars
+// runes, keeping the head.
 type TimelineStep struct {
 	Step  int            `json:"step"`
 	Text  string         `json:"text,omitempty"`
@@ -79,14 +80,8 @@ func appendTimeline(dst []TimelineStep, msgs []llm.Message) []TimelineStep {
 	return dst
 }
 
+// cut is a timeline's text: redacted as traces are (reports get shared)
+// and cut to timelineChars runes.
 func cut(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) <= timelineChars {
-		return s
-	}
-	i := timelineChars
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
+	return trace.Preview(strings.TrimSpace(s), timelineChars)
 }
