@@ -12,7 +12,6 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 )
@@ -287,7 +286,11 @@ func (h *Host) release(e *compiledEntry) {
 
 // checkImports verifies every import of the module against what the host
 // provides and what the grants allow, before anything is instantiated.
-func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bool) error {
+// With inspecting set it checks only what the host provides, and lets
+// through the functions an application registers that this host lacks
+// (describe then meets stand-ins, see stubFunctions): a module is reviewed
+// where it is approved, often not in the program that will run it.
+func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bool, inspecting bool) error {
 	if mems := e.mod.ImportedMemories(); len(mems) > 0 {
 		m, n, _ := mems[0].Import()
 		return &ImportError{Module: name, Import: m + "." + n}
@@ -301,6 +304,7 @@ func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bo
 		var (
 			def api.FunctionDefinition
 			ok  bool
+			fn  *Function
 		)
 		switch m {
 		case goModule:
@@ -312,7 +316,21 @@ func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bo
 			}
 		case envModule:
 			def, ok = h.kernel.funcs[n]
-		case userModule, wasi_snapshot_preview1.ModuleName:
+		case wasiModule:
+			def, ok = h.runtime.Module(m).ExportedFunctionDefinitions()[n]
+		default:
+			if !embedderImport(m, n) {
+				def, ok = h.runtime.Module(m).ExportedFunctionDefinitions()[n]
+				break
+			}
+			if fn = h.functions.lookup(m, n); fn == nil {
+				if inspecting {
+					continue
+				}
+				imp.Detail = ""
+				imp.Unregistered = true
+				return imp
+			}
 			def, ok = h.runtime.Module(m).ExportedFunctionDefinitions()[n]
 		}
 		if !ok {
@@ -321,6 +339,16 @@ func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bo
 		if !sameSignature(def, f) {
 			imp.Detail = fmt.Sprintf("want %s, module has %s", signature(def), signature(f))
 			return imp
+		}
+		if inspecting {
+			continue
+		}
+		if fn != nil {
+			if g := fn.Grant().String(); !granted[g] {
+				imp.Need = g
+				return imp
+			}
+			continue
 		}
 		if need := capabilityOf(m, n); need != "" && !granted[need] {
 			imp.Need = need

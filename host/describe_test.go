@@ -55,7 +55,7 @@ func TestFlags(t *testing.T) {
 		{[]string{"kv:notes"}, &Annotations{IdempotentHint: &yes}, tool.Flags{Idempotent: true, Permissions: []string{"kv:notes"}}},
 		{[]string{"kv:notes"}, &Annotations{ReadOnlyHint: &no}, tool.Flags{Permissions: []string{"kv:notes"}}},
 	} {
-		got := flagsFor(grants(t, c.grants...), c.a)
+		got := flagsFor(grants(t, c.grants...), c.a, nil)
 		if got.Untrusted != c.want.Untrusted || got.Egress != c.want.Egress || got.Idempotent != c.want.Idempotent ||
 			!slices.Equal(got.Permissions, c.want.Permissions) {
 			t.Errorf("flagsFor(%v, %+v) = %+v, want %+v", c.grants, c.a, got, c.want)

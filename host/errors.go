@@ -3,6 +3,7 @@ package host
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Sentinel errors. Match them with errors.Is.
@@ -31,18 +32,28 @@ type ImportError struct {
 	Module string // the module's name
 	Import string // "extism:host/env.http_request"
 	// Need is the grant kind the import requires ("net", "kv", "tools"),
-	// or "" when the host does not provide the import at all.
+	// or for an application's host function the whole grant
+	// ("host:extism:host/user.mult"); "" when the host does not provide
+	// the import at all.
 	Need string
 	// Detail explains a signature mismatch, when that is the problem.
 	Detail string
+	// Unregistered is set for an import an application would register
+	// (a namespace or name that is not the host's own) which this host's
+	// Options.Functions lack.
+	Unregistered bool
 }
 
 func (e *ImportError) Error() string {
 	switch {
 	case e.Detail != "":
 		return fmt.Sprintf("host: module %q imports %s with the wrong signature: %s", e.Module, e.Import, e.Detail)
+	case strings.HasPrefix(e.Need, "host:"):
+		return fmt.Sprintf("host: module %q imports the host function %s, which needs the grant %s it was not given", e.Module, e.Import, e.Need)
 	case e.Need != "":
 		return fmt.Sprintf("host: module %q imports %s, which needs a %s: grant it was not given", e.Module, e.Import, e.Need)
+	case e.Unregistered:
+		return fmt.Sprintf("host: module %q imports the host function %s, which this host does not provide (the application registers its host functions in host.Options.Functions)", e.Module, e.Import)
 	}
 	return fmt.Sprintf("host: module %q imports %s, which this host does not provide (a tool may import wasi_snapshot_preview1 and the functions of host/ABI.md)", e.Module, e.Import)
 }

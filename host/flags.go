@@ -19,10 +19,14 @@ import (
 //     (net, fs.write, kv, tools): calling it again changes nothing outside
 //     it (its answer may still read the clock or draw randomness); or the
 //     author set idempotentHint or readOnlyHint.
+//   - A host: grant sets the flags its [Function] does not disclaim: Egress
+//     unless it is Local, Untrusted unless it is Trusted, effects unless
+//     it is Idempotent. A grant of a function fs lacks counts as all three
+//     (the module is refused at load anyway).
 //   - Permissions: the grant strings, plus "network", "filesystem.read",
 //     "filesystem.write" labels that policies written for the Python
 //     library match on.
-func flagsFor(grants []manifest.Grant, a *Annotations) tool.Flags {
+func flagsFor(grants []manifest.Grant, a *Annotations, fs functions) tool.Flags {
 	var f tool.Flags
 	effects := false
 	labels := map[string]bool{}
@@ -41,6 +45,20 @@ func flagsFor(grants []manifest.Grant, a *Annotations) tool.Flags {
 			labels["filesystem.write"] = true
 		case manifest.KindKV, manifest.KindTools:
 			effects = true
+		case manifest.KindHost:
+			fn := fs.lookup(g.HostFunction())
+			if fn == nil {
+				fn = &Function{}
+			}
+			if !fn.Local {
+				f.Egress = true
+			}
+			if !fn.Trusted {
+				f.Untrusted = true
+			}
+			if !fn.Idempotent {
+				effects = true
+			}
 		}
 	}
 	for _, l := range []string{"network", "filesystem.read", "filesystem.write"} {

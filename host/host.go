@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -99,6 +100,10 @@ type Options struct {
 	// cryptographic randomness.
 	Deterministic bool
 
+	// Functions are the application's host functions, which a module may
+	// import when granted host:NAMESPACE.NAME (see [Function]).
+	Functions []Function
+
 	// deadlines chooses how a running guest is stopped; only the overhead
 	// benchmark sets it.
 	deadlines deadlineMode
@@ -135,8 +140,9 @@ func (m deadlineMode) cacheSubdir() string {
 // share it: it is safe for concurrent use, compiles each distinct module
 // once, and owns the runtime every module runs in.
 type Host struct {
-	opts   Options
-	limits Limits
+	opts      Options
+	functions functions // opts.Functions, indexed
+	limits    Limits
 	// moduleLimits and compileTimeout are opts' with defaults applied.
 	moduleLimits   wasmbin.Limits
 	compileTimeout time.Duration
@@ -201,7 +207,13 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if opts.CompileTimeout == 0 {
 		opts.CompileTimeout = defaultCompileTimeout
 	}
+	// A copy: the caller's slice may change after New.
+	fs, err := newFunctions(slices.Clone(opts.Functions))
+	if err != nil {
+		return nil, err
+	}
 	h := &Host{
+		functions:      fs,
 		opts:           opts,
 		limits:         limits,
 		moduleLimits:   opts.ModuleLimits.wasmbin(),
@@ -225,7 +237,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		_ = rt.Close(ctx)
 		return nil, fmt.Errorf("host: instantiating WASI: %w", err)
 	}
-	if err := instantiateHostModules(ctx, rt); err != nil {
+	if err := instantiateHostModules(ctx, rt, h.functions); err != nil {
 		_ = rt.Close(ctx)
 		return nil, err
 	}

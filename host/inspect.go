@@ -18,6 +18,11 @@ type Inspection struct {
 	Needs []string
 	// Imports lists every function the module imports, "module.name".
 	Imports []string
+	// HostFunctions lists the imports that are an application's host
+	// functions (see [Function]), "namespace.name", sorted: each needs
+	// the grant host:namespace.name, and a host whose Options.Functions
+	// lack it refuses the module at load.
+	HostFunctions []string
 }
 
 // Inspect compiles b and reads its describe document with no capabilities
@@ -44,8 +49,7 @@ func (h *Host) Inspect(ctx context.Context, name string, b, sidecar []byte) (*In
 		return nil, compileErr(name, err)
 	}
 	defer h.release(e)
-	all := map[string]bool{"net": true, "kv": true, "tools": true}
-	if err := h.checkImports(name, e, all); err != nil {
+	if err := h.checkImports(name, e, nil, true); err != nil {
 		return nil, err
 	}
 	ins := &Inspection{SHA256: sha, ABI: e.abi, Imports: slices.Clone(e.imports)}
@@ -56,8 +60,12 @@ func (h *Host) Inspect(ctx context.Context, name string, b, sidecar []byte) (*In
 			needs[k] = true
 			ins.Needs = append(ins.Needs, k)
 		}
+		if embedderImport(m, n) {
+			ins.HostFunctions = append(ins.HostFunctions, m+"."+n)
+		}
 	}
 	slices.Sort(ins.Needs)
+	slices.Sort(ins.HostFunctions)
 	d, err := h.describe(ctx, e, name, sidecar, h.limits)
 	if err != nil {
 		return nil, err
@@ -78,8 +86,8 @@ var implied = map[string]manifest.Kind{
 
 // Requested returns the grants the module asks for: its describe
 // document's, then clock and random where it imports the WASI function
-// that uses them (a module reading the clock asks for it by that), each
-// once.
+// that uses them (a module reading the clock asks for it by that), then
+// host:NAMESPACE.NAME for each host function it imports, each once.
 func (ins *Inspection) Requested() ([]manifest.Grant, error) {
 	gs, err := ins.Description.RequestedGrants()
 	if err != nil {
@@ -91,13 +99,23 @@ func (ins *Inspection) Requested() ([]manifest.Grant, error) {
 			gs = append(gs, g)
 		}
 	}
+	for _, f := range ins.HostFunctions {
+		g := manifest.Grant{Kind: manifest.KindHost, Name: f}
+		if !slices.Contains(gs, g) {
+			gs = append(gs, g)
+		}
+	}
 	return gs, nil
 }
 
 // Implies reports whether the module's imports ask for g by themselves
-// (clock or random, where it imports the WASI function that uses them), so
-// granting it is no more than the module requests.
+// (clock or random, where it imports the WASI function that uses them; a
+// host function it imports), so granting it is no more than the module
+// requests.
 func (ins *Inspection) Implies(g manifest.Grant) bool {
+	if g.Kind == manifest.KindHost {
+		return slices.Contains(ins.HostFunctions, g.Name)
+	}
 	for _, imp := range ins.Imports {
 		if kind, ok := implied[imp]; ok && kind == g.Kind {
 			return true

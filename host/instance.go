@@ -82,6 +82,10 @@ type instance struct {
 	node     callNode
 	rootTree callTree
 
+	// stubs stand in for host functions this host lacks, for describe
+	// under Inspect (see stubFunctions).
+	stubs map[string]api.Module
+
 	stdin  swapReader
 	stdout cappedBuffer
 	stderr cappedBuffer
@@ -157,9 +161,24 @@ func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, e
 			}
 		}
 		inst.k.init(h.kernel, kmod, l.limits.Output)
+	}
+	if describing {
+		// Under Inspect, functions an application registers elsewhere
+		// are stood in for (see stubFunctions).
+		stubs, err := h.stubFunctions(ictx, l.entry)
+		if err != nil {
+			inst.close()
+			return nil, err
+		}
+		inst.stubs = stubs
+	}
+	if kmod := inst.k.mod; kmod != nil || inst.stubs != nil {
 		ictx = experimental.WithImportResolver(ictx, func(name string) api.Module {
-			if name == envModule {
+			if name == envModule && kmod != nil {
 				return kmod
+			}
+			if m, ok := inst.stubs[name]; ok {
+				return m
 			}
 			return nil
 		})
@@ -367,6 +386,10 @@ func (inst *instance) close() {
 	if inst.k.mod != nil {
 		_ = inst.k.mod.Close(context.Background())
 	}
+	for _, m := range inst.stubs {
+		_ = m.Close(context.Background())
+	}
+	inst.stubs = nil
 }
 
 // classify turns what ended a call into the error the model sees: the

@@ -116,6 +116,8 @@ type wireError struct {
 	Import  string `json:"import,omitempty"`
 	Need    string `json:"need,omitempty"`
 	Detail  string `json:"detail,omitempty"`
+	// Unregistered is ImportError's.
+	Unregistered bool `json:"unregistered,omitempty"`
 }
 
 func toWire(err error) *wireError {
@@ -130,7 +132,7 @@ func toWire(err error) *wireError {
 	)
 	switch {
 	case errors.As(err, &ie):
-		w.Kind, w.Module, w.Import, w.Need, w.Detail = "import", ie.Module, ie.Import, ie.Need, ie.Detail
+		w.Kind, w.Module, w.Import, w.Need, w.Detail, w.Unregistered = "import", ie.Module, ie.Import, ie.Need, ie.Detail, ie.Unregistered
 	case errors.As(err, &mle):
 		w.Kind, w.Limit, w.Max, w.Value = "modulelimit", mle.Limit, mle.Max, mle.What
 	case errors.As(err, &le):
@@ -162,7 +164,7 @@ func (e *sandboxError) Unwrap() error { return e.sentinel }
 func (w *wireError) err() error {
 	switch w.Kind {
 	case "import":
-		return &ImportError{Module: w.Module, Import: w.Import, Need: w.Need, Detail: w.Detail}
+		return &ImportError{Module: w.Module, Import: w.Import, Need: w.Need, Detail: w.Detail, Unregistered: w.Unregistered}
 	case "modulelimit":
 		return &ModuleLimitError{Limit: w.Limit, Max: w.Max, What: w.Value}
 	case "limit":
@@ -469,7 +471,7 @@ func (h *Host) loadIsolated(ctx context.Context, m Module, limits Limits) (*Load
 	for i, td := range desc.Tools {
 		l.tools = append(l.tools, &moduleTool{
 			l: l, name: td.Name, in: in[i], out: out[i], spec: toolSpec(td),
-			flags: flagsFor(nil, td.Annotations), prefix: callPrefix(td.Name), anyObject: acceptsAnyObject(in[i].JSON()),
+			flags: flagsFor(nil, td.Annotations, nil), prefix: callPrefix(td.Name), anyObject: acceptsAnyObject(in[i].JSON()),
 		})
 	}
 	h.mu.Lock()

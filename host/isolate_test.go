@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"runtime"
 	"strings"
 	"testing"
@@ -42,9 +43,19 @@ func TestInspectIsolatedMatchesInProcess(t *testing.T) {
 			t.Errorf("%s: isolated %v, in process %v", c.file, err, want)
 		}
 	}
+	// An import this host lacks is shown as a host function an
+	// application registers, the same in both.
+	a, err := iso.Inspect(t.Context(), "unknownimport", wasmFile(t, "unknownimport.wasm"), nil)
+	b, errb := inproc.Inspect(t.Context(), "unknownimport", wasmFile(t, "unknownimport.wasm"), nil)
+	if err != nil || errb != nil || !reflect.DeepEqual(a, b) || !slices.Equal(a.HostFunctions, []string{"env.system"}) {
+		t.Errorf("unknown import: isolated %+v, %v; in process %+v, %v", a, err, b, errb)
+	}
+	// A load in the sandbox process reports what the host lacks as the
+	// host itself does.
+	_, err = iso.Load(t.Context(), Module{Name: "unknownimport", Bytes: wasmFile(t, "unknownimport.wasm"), Isolated: true})
 	var ie *ImportError
-	if _, err := iso.Inspect(t.Context(), "unknownimport", wasmFile(t, "unknownimport.wasm"), nil); !errors.As(err, &ie) || ie.Import == "" {
-		t.Errorf("unknown import: %v", err)
+	if !errors.As(err, &ie) || !ie.Unregistered || ie.Import != "env.system" {
+		t.Errorf("isolated load of an unknown import: %#v", err)
 	}
 }
 

@@ -18,6 +18,8 @@ const (
 	// goModule holds the Go functions the kernel imports; guests may not
 	// import it.
 	goModule = "autoagent:kernel"
+	// wasiModule is WASI's, which wazero provides.
+	wasiModule = "wasi_snapshot_preview1"
 )
 
 // kernelWasm is the Extism kernel (host/kernel/kernel.c, rebuilt by
@@ -470,40 +472,48 @@ func (inst *instance) varSet(nameOff, valueOff uint64) {
 }
 
 // instantiateHostModules registers the kernel's Go imports and
-// extism:host/user on the runtime. The functions find their instance in
-// the call's context.
-func instantiateHostModules(ctx context.Context, rt wazero.Runtime) error {
-	for _, m := range []struct {
-		name  string
-		funcs []hostFunc
-	}{{goModule, goFuncs}, {userModule, userFuncs}} {
-		b := rt.NewHostModuleBuilder(m.name)
-		if m.name == goModule {
-			b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(yield), []api.ValueType{i32}, nil).Export(yieldImport)
-		}
-		for _, f := range m.funcs {
-			fn := f.fn
-			b.NewFunctionBuilder().
-				WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, stack []uint64) {
-					inst, ok := ctx.Value(instanceKey{}).(*instance)
-					if !ok {
-						panic(&TrapError{Reason: "host function called outside a tool call"})
-					}
-					// A guest calling the host in a loop must not outlast
-					// its deadline because each call is quick: every host
-					// function is a place to stop it, as yield is.
-					inst.checkStop()
-					inst.inHost.Store(true)
-					fn(inst, stack)
-					inst.inHost.Store(false)
-				}), f.params, f.results).
-				Export(f.name)
-		}
-		if _, err := b.Instantiate(ctx); err != nil {
-			return fmt.Errorf("host: instantiating %s: %w", m.name, err)
-		}
+// extism:host/user (the host's own functions and the application's of that
+// namespace) on the runtime. The functions find their instance in the
+// call's context.
+func instantiateHostModules(ctx context.Context, rt wazero.Runtime, fs functions) error {
+	b := rt.NewHostModuleBuilder(goModule)
+	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(yield), []api.ValueType{i32}, nil).Export(yieldImport)
+	addHostFuncs(b, goFuncs)
+	if _, err := b.Instantiate(ctx); err != nil {
+		return fmt.Errorf("host: instantiating %s: %w", goModule, err)
 	}
-	return nil
+	b = rt.NewHostModuleBuilder(userModule)
+	addOwnUserFunctions(b)
+	fs.register(b, userModule)
+	if _, err := b.Instantiate(ctx); err != nil {
+		return fmt.Errorf("host: instantiating %s: %w", userModule, err)
+	}
+	return fs.instantiate(ctx, rt)
+}
+
+// addOwnUserFunctions adds the host's own functions of extism:host/user.
+func addOwnUserFunctions(b wazero.HostModuleBuilder) { addHostFuncs(b, userFuncs) }
+
+// addHostFuncs adds funcs to b, each checking for a stop before it runs.
+func addHostFuncs(b wazero.HostModuleBuilder, funcs []hostFunc) {
+	for _, f := range funcs {
+		fn := f.fn
+		b.NewFunctionBuilder().
+			WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, stack []uint64) {
+				inst, ok := ctx.Value(instanceKey{}).(*instance)
+				if !ok {
+					panic(&TrapError{Reason: "host function called outside a tool call"})
+				}
+				// A guest calling the host in a loop must not outlast
+				// its deadline because each call is quick: every host
+				// function is a place to stop it, as yield is.
+				inst.checkStop()
+				inst.inHost.Store(true)
+				fn(inst, stack)
+				inst.inHost.Store(false)
+			}), f.params, f.results).
+			Export(f.name)
+	}
 }
 
 // zeroReader reads zeros.

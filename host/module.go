@@ -134,11 +134,14 @@ func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
 func (l *Loaded) setup(ctx context.Context, m Module) error {
 	for _, g := range l.grants {
 		l.has[string(g.Kind)] = true
+		if g.Kind == manifest.KindHost {
+			l.has[g.String()] = true
+		}
 		if g.Kind == manifest.KindFSRead || g.Kind == manifest.KindFSWrite {
 			l.has["fs"] = true
 		}
 	}
-	if err := l.h.checkImports(l.name, l.entry, l.has); err != nil {
+	if err := l.h.checkImports(l.name, l.entry, l.has, false); err != nil {
 		return err
 	}
 	if l.entry.minMem > l.limits.Memory {
@@ -164,7 +167,7 @@ func (l *Loaded) setup(ctx context.Context, m Module) error {
 		l.tools = append(l.tools, &moduleTool{
 			l: l, name: td.Name, in: desc.in[i], out: desc.out[i],
 			spec:      toolSpec(td),
-			flags:     flagsFor(l.grants, td.Annotations),
+			flags:     flagsFor(l.grants, td.Annotations, l.h.functions),
 			prefix:    callPrefix(td.Name),
 			anyObject: acceptsAnyObject(desc.in[i].JSON()),
 		})

@@ -6,6 +6,7 @@ import (
 	"net"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -25,6 +26,7 @@ const (
 	KindRandom  Kind = "random"   // randomness, recorded as used (always cryptographic)
 	KindTools   Kind = "tools"    // calling one host tool (code mode)
 	KindConfig  Kind = "config"   // one config value, literal or from the environment
+	KindHost    Kind = "host"     // one host function the embedding application registered
 )
 
 // Grant is one parsed capability grant. Its String form is the grant string
@@ -40,7 +42,8 @@ type Grant struct {
 	// Path is the absolute, cleaned host directory of an fs grant.
 	Path string
 	// Name is the variable of an env grant, the namespace of a kv grant,
-	// the tool of a tools grant, or the key of a config grant.
+	// the tool of a tools grant, the key of a config grant, or the
+	// function of a host grant as NAMESPACE.NAME (see [Grant.HostFunction]).
 	Name string
 	// Value is a config grant's value as written: a literal, or $VAR for
 	// the host environment variable VAR (read when the module loads, so a
@@ -71,6 +74,7 @@ var (
 //	fs.read:/ABS/PATH  fs.write:/ABS/PATH
 //	env:NAME  kv:NAMESPACE  tools:NAME
 //	config:KEY=VALUE  config:KEY=$VAR  (VALUE starting with $$ is a literal $)
+//	host:NAMESPACE.NAME  (e.g. host:extism:host/user.mult)
 //	clock  random
 //
 // The error is a *GrantError saying what is wrong.
@@ -89,7 +93,7 @@ func ParseGrant(s string) (Grant, error) {
 	}
 	kind, value, ok := strings.Cut(s, ":")
 	if !ok {
-		return bad("want KIND:VALUE (net, fs.read, fs.write, env, kv, tools, config) or clock or random")
+		return bad("want KIND:VALUE (net, fs.read, fs.write, env, kv, tools, config, host) or clock or random")
 	}
 	if value == "" {
 		return bad("%s: missing value after ':'", kind)
@@ -150,10 +154,63 @@ func ParseGrant(s string) (Grant, error) {
 			return bad("config value %q: after $ an environment variable name ([A-Za-z_][A-Za-z0-9_]*), or $$ for a literal $", val)
 		}
 		return Grant{Kind: KindConfig, Name: key, Value: val}, nil
+	case KindHost:
+		ns, name, err := splitHostFunction(value)
+		if err != nil {
+			return bad("%v", err)
+		}
+		return Grant{Kind: KindHost, Name: ns + "." + name}, nil
 	case KindClock, KindRandom:
 		return bad("%s takes no value", kind)
 	}
-	return bad("unknown kind %q (want net, fs.read, fs.write, env, kv, tools, config, clock or random)", kind)
+	return bad("unknown kind %q (want net, fs.read, fs.write, env, kv, tools, config, host, clock or random)", kind)
+}
+
+// The namespaces a host grant cannot name: the host's own, whose functions
+// are the kernel's or need grants of their own kinds.
+var reservedNamespaces = []string{"extism:host/env", "wasi_snapshot_preview1", "autoagent:kernel"}
+
+// ownUserFunctions are the host's own functions in extism:host/user, with
+// the kind of grant that gives them.
+var ownUserFunctions = map[string]Kind{"kv_get": KindKV, "kv_set": KindKV, "kv_delete": KindKV, "kv_keys": KindKV, "tool_call": KindTools}
+
+// splitHostFunction splits a host function's NAMESPACE.NAME at the last dot
+// and checks both parts: 1-256 bytes each, no spaces, control or invisible
+// characters, and not a namespace the host reserves.
+func splitHostFunction(v string) (namespace, name string, err error) {
+	i := strings.LastIndexByte(v, '.')
+	if i <= 0 || i == len(v)-1 {
+		return "", "", errors.New("host wants NAMESPACE.NAME, the import module and the function's name (e.g. host:extism:host/user.mult)")
+	}
+	namespace, name = v[:i], v[i+1:]
+	for _, part := range []string{namespace, name} {
+		if len(part) > 256 {
+			return "", "", errors.New("host: a namespace or name is at most 256 bytes")
+		}
+		if strings.IndexFunc(part, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) || invisible(r) }) >= 0 {
+			return "", "", errors.New("host: a namespace or name contains a space, control or invisible formatting character")
+		}
+	}
+	if slices.Contains(reservedNamespaces, namespace) {
+		return "", "", fmt.Errorf("host: %s is the host's own namespace, not one an application registers functions in", namespace)
+	}
+	if kind, ok := ownUserFunctions[name]; ok && namespace == "extism:host/user" {
+		return "", "", fmt.Errorf("host: %s.%s is the host's own function, which a %s: grant gives", namespace, name, kind)
+	}
+	return namespace, name, nil
+}
+
+// HostFunction returns a host grant's function: its namespace (the import
+// module) and name. Both are "" for other kinds.
+func (g Grant) HostFunction() (namespace, name string) {
+	if g.Kind != KindHost {
+		return "", ""
+	}
+	i := strings.LastIndexByte(g.Name, '.')
+	if i < 0 {
+		return "", ""
+	}
+	return g.Name[:i], g.Name[i+1:]
 }
 
 // parseNetValue parses HOST, *.HOST, HOST:PORT, IP, [IPv6]:PORT.

@@ -32,6 +32,9 @@ func TestParseGrantValid(t *testing.T) {
 		{"config:a b.c=x=y", Grant{Kind: KindConfig, Name: "a b.c", Value: "x=y"}, ""},
 		{"config:price=$$5", Grant{Kind: KindConfig, Name: "price", Value: "$$5"}, ""},
 		{"config:empty=", Grant{Kind: KindConfig, Name: "empty"}, ""},
+		{"host:extism:host/user.mult", Grant{Kind: KindHost, Name: "extism:host/user.mult"}, ""},
+		{"host:host.to_upper", Grant{Kind: KindHost, Name: "host.to_upper"}, ""},
+		{"host:my.app.v1.lookup", Grant{Kind: KindHost, Name: "my.app.v1.lookup"}, ""},
 	}
 	for _, tt := range tests {
 		got, err := ParseGrant(tt.in)
@@ -92,6 +95,16 @@ func TestParseGrantInvalid(t *testing.T) {
 		{"kv:a/b", "kv namespace"},
 		{"tools:a b", "tool name"},
 		{"clock:x", "takes no value"},
+		{"host:mult", "NAMESPACE.NAME"},
+		{"host:.mult", "NAMESPACE.NAME"},
+		{"host:ns.", "NAMESPACE.NAME"},
+		{"host:extism:host/env.alloc", "host's own namespace"},
+		{"host:wasi_snapshot_preview1.fd_write", "host's own namespace"},
+		{"host:autoagent:kernel.yield", "host's own namespace"},
+		{"host:extism:host/user.kv_get", "a kv: grant"},
+		{"host:extism:host/user.tool_call", "a tools: grant"},
+		{"host:my ns.f", "space"},
+		{"host:ns.f\u202e", "invisible"},
 		{"disk:/x", "unknown kind"},
 		{"NET:a.com", "unknown kind"},
 	}
@@ -226,5 +239,22 @@ func TestConfigValue(t *testing.T) {
 	other, _ := ParseGrant("config:k=plain")
 	if len(Missing([]Grant{req}, []Grant{g})) != 0 || g.Covers(other) || !g.Covers(g) {
 		t.Error("config requests and coverage")
+	}
+}
+
+func TestHostFunction(t *testing.T) {
+	g, err := ParseGrant("host:my.app.lookup")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ns, name := g.HostFunction(); ns != "my.app" || name != "lookup" {
+		t.Errorf("HostFunction() = %q, %q", ns, name)
+	}
+	if ns, name := (Grant{Kind: KindTools, Name: "a.b"}).HostFunction(); ns != "" || name != "" {
+		t.Errorf("a tools grant's HostFunction() = %q, %q", ns, name)
+	}
+	other, _ := ParseGrant("host:my.app.other")
+	if g.Covers(other) || !g.Covers(g) {
+		t.Error("a host grant covers exactly its function")
 	}
 }

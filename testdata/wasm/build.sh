@@ -2,10 +2,11 @@
 # Rebuilds the test modules of testdata/wasm whose sources changed, and the
 # host's Extism kernel (host/kernel.wasm, embedded in the host package).
 #
-# Each module's sources are hashed (path and content) into SOURCES; a module
-# is rebuilt only when that hash differs from the one recorded, so a fresh
-# checkout (whatever its file times) never needs a toolchain, and `go test`
-# (TestCorpusUpToDate) fails when a source changed without a rebuild.
+# Each module's sources are hashed (path and content) into SOURCES, and so
+# is its recipe (see recipe); a module is rebuilt only when either differs
+# from the one recorded, so a fresh checkout (whatever its file times) never
+# needs a toolchain, and `go test` (TestCorpusUpToDate) fails when a source
+# changed without a rebuild.
 #
 # Toolchains: clang + lld + wasi-libc for C (Debian: clang lld wasi-libc and
 # the libclang-rt-N-dev-wasm32 of clang's version N), wabt's wat2wasm for
@@ -29,7 +30,13 @@ hash_sources() {
 	for f in "$@"; do printf '%s\0' "$f"; cat "$f"; printf '\0'; done | sha256sum | cut -d' ' -f1
 }
 
-recorded() { awk -v n="$1" '$1 == n { print $2 }' SOURCES 2>/dev/null || true; }
+# recipe is what a module's build depends on besides its sources: its build
+# command and the helpers and flags that command may use. A module's hash
+# covers it, not the whole of this script, so adding a module leaves the
+# others up to date.
+recipe() { declare -f wat watgen c_freestanding; printf '%s\n' "$FREESTANDING" "$@"; }
+
+recorded() { awk -v n="$1" '$1 == n { print $2, $3 }' SOURCES 2>/dev/null || true; }
 
 record() {
 	local name=$1 h=$2; shift 2
@@ -45,7 +52,7 @@ module() {
 	while [ "$1" != "--" ]; do srcs+=("$1"); shift; done
 	shift
 	local h
-	h=$(hash_sources build.sh "${srcs[@]}")
+	h="$(hash_sources "${srcs[@]}") recipe:$(recipe "$@" | sha256sum | cut -d' ' -f1)"
 	if [ "$force" != "-f" ] && [ -f "$name" ] && [ "$(recorded "$name")" = "$h" ]; then
 		return 0
 	fi
@@ -97,6 +104,8 @@ module fetch.wasm $H src/fetch.c -- c_freestanding src/fetch.c
 module kv.wasm $H src/kv.c -- c_freestanding src/kv.c
 module hostcall.wasm $H src/hostcall.c -- c_freestanding src/hostcall.c
 module state.wasm $H src/state.c -- c_freestanding src/state.c
+module hostfn.wasm $H src/hostfn.c -- c_freestanding src/hostfn.c
+module hostfndescribe.wasm $H src/hostfn.c -- c_freestanding src/hostfn.c -DDESCRIBE_CALLS
 module loop.wasm $HH src/loop.c -- c_freestanding src/loop.c
 module membomb.wasm $HH src/membomb.c -- c_freestanding src/membomb.c
 module hugeout.wasm $HH src/hugeout.c -- c_freestanding src/hugeout.c

@@ -1,0 +1,236 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// testFunctions are hostfn.wasm's host functions: mult as go-sdk's
+// TestHost_simple has it, app.upper through Extism memory blocks.
+func testFunctions(upper func(ctx context.Context, c *Caller, stack []uint64) error) []Function {
+	if upper == nil {
+		upper = func(_ context.Context, c *Caller, stack []uint64) error {
+			in, err := c.Read(stack[0])
+			if err != nil {
+				return err
+			}
+			c.Free(stack[0])
+			stack[0], err = c.Write(bytes.ToUpper(in))
+			return err
+		}
+	}
+	return []Function{
+		{Name: "mult", Params: []api.ValueType{api.ValueTypeI64, api.ValueTypeI64}, Results: []api.ValueType{api.ValueTypeI64},
+			Description: "multiplies", Local: true, Trusted: true, Idempotent: true,
+			Func: func(_ context.Context, _ *Caller, stack []uint64) error {
+				stack[0] = stack[0] * stack[1]
+				return nil
+			}},
+		{Namespace: "app", Name: "upper", Params: []api.ValueType{api.ValueTypeI64}, Results: []api.ValueType{api.ValueTypeI64},
+			Func: upper},
+	}
+}
+
+var hostfnGrants = []string{"host:extism:host/user.mult", "host:app.upper"}
+
+func TestHostFunctions(t *testing.T) {
+	t.Parallel()
+	h, rec := newTestHost(t, Options{Functions: testFunctions(nil)})
+	l := load(t, h, "hostfn.wasm", Module{Grants: grants(t, hostfnGrants...)})
+	if res := call(t, l, "mult", `{"a":21,"b":2}`); res.IsError || res.Text() != "21 x 2 = 42" {
+		t.Errorf("mult: %+v", res)
+	}
+	if res := call(t, l, "upper", `{"s":"frodo"}`); res.IsError || res.Text() != "FRODO" {
+		t.Errorf("upper: %+v", res)
+	}
+	if r := rec.last(t); !slices.Equal(r.Used, []string{"host:app.upper"}) {
+		t.Errorf("the call used %v", r.Used)
+	}
+	// The flags follow what each function claims: mult disclaims every
+	// effect, upper claims nothing, so it counts as egress, untrusted and
+	// not idempotent.
+	only := load(t, h, "hostfn.wasm", Module{Name: "multonly", Grants: grants(t, "host:extism:host/user.mult", "host:app.upper")})
+	tl, _ := only.Tool("mult")
+	if f := tool.FlagsOf(tl); !f.Egress || !f.Untrusted || f.Idempotent {
+		t.Errorf("flags with upper granted: %+v", f)
+	}
+	if f := flagsFor(grants(t, "host:extism:host/user.mult"), nil, h.functions); f.Egress || f.Untrusted || !f.Idempotent ||
+		!slices.Contains(f.Permissions, "host:extism:host/user.mult") {
+		t.Errorf("flags of mult alone: %+v", f)
+	}
+	if f := flagsFor(grants(t, "host:other.fn"), nil, h.functions); !f.Egress || !f.Untrusted || f.Idempotent {
+		t.Errorf("flags of an unknown function: %+v", f)
+	}
+}
+
+// A module may import a host function only when granted it, and only
+// from a host that has it with the same signature.
+func TestHostFunctionImports(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{Functions: testFunctions(nil)})
+	_, err := h.Load(t.Context(), Module{Name: "hostfn", Bytes: wasmFile(t, "hostfn.wasm"), Grants: grants(t, "host:extism:host/user.mult")})
+	var ie *ImportError
+	if !errors.As(err, &ie) || ie.Need != "host:app.upper" || ie.Import != "app.upper" ||
+		err.Error() != `host: module "hostfn" imports the host function app.upper, which needs the grant host:app.upper it was not given` {
+		t.Errorf("without host:app.upper: %v", err)
+	}
+
+	bare, _ := newTestHost(t, Options{})
+	_, err = bare.Load(t.Context(), Module{Name: "hostfn", Bytes: wasmFile(t, "hostfn.wasm"), Grants: grants(t, hostfnGrants...)})
+	if !errors.As(err, &ie) || !ie.Unregistered || !strings.Contains(err.Error(), "host.Options.Functions") {
+		t.Errorf("on a host without the functions: %v", err)
+	}
+
+	fs := testFunctions(nil)
+	fs[1].Params = []api.ValueType{api.ValueTypeI32}
+	wrong, _ := newTestHost(t, Options{Functions: fs})
+	_, err = wrong.Load(t.Context(), Module{Name: "hostfn", Bytes: wasmFile(t, "hostfn.wasm"), Grants: grants(t, hostfnGrants...)})
+	if !errors.As(err, &ie) || ie.Detail != "want (i32) -> i64, module has (i64) -> i64" {
+		t.Errorf("with another signature: %v", err)
+	}
+}
+
+// Inspect reviews a module where it is approved, often not in the program
+// that registers its functions: they are listed and requested, and its
+// describe runs against stand-ins, in the sandbox process as in this one.
+func TestInspectHostFunctions(t *testing.T) {
+	t.Parallel()
+	for _, opts := range []Options{{}, {Isolation: Isolation{InProcess: true}}, {Functions: testFunctions(nil)}} {
+		h, _ := newTestHost(t, opts)
+		ins, err := h.Inspect(t.Context(), "hostfn", wasmFile(t, "hostfn.wasm"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ins.HostFunctions, []string{"app.upper", "extism:host/user.mult"}) || len(ins.Description.Tools) != 2 {
+			t.Errorf("inspection: %+v", ins)
+		}
+		req, err := ins.Requested()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s := manifest.GrantStrings(req); !slices.Equal(s, []string{"host:app.upper", "host:extism:host/user.mult"}) {
+			t.Errorf("requested %v", s)
+		}
+		if !ins.Implies(manifest.Grant{Kind: manifest.KindHost, Name: "app.upper"}) || ins.Implies(manifest.Grant{Kind: manifest.KindHost, Name: "app.lower"}) {
+			t.Error("Implies of host grants")
+		}
+		// A describe that calls a host function is refused, stand-in
+		// or not: describe has no capabilities.
+		_, err = h.Inspect(t.Context(), "hostfndescribe", wasmFile(t, "hostfndescribe.wasm"), nil)
+		if !errors.Is(err, ErrDescribe) || !strings.Contains(err.Error(), "host: call of host function app.upper refused: describe runs with no capabilities") {
+			t.Errorf("a describe calling a host function: %v", err)
+		}
+	}
+	h, _ := newTestHost(t, Options{Functions: testFunctions(nil)})
+	_, err := h.Load(t.Context(), Module{Name: "hostfndescribe", Bytes: wasmFile(t, "hostfndescribe.wasm"), Grants: grants(t, hostfnGrants...)})
+	if !errors.Is(err, ErrDescribe) || !strings.Contains(err.Error(), "refused: describe runs with no capabilities") {
+		t.Errorf("loading a module whose describe calls a granted host function: %v", err)
+	}
+}
+
+// A function's failures end the call with them; the host serves on.
+func TestHostFunctionFailures(t *testing.T) {
+	t.Parallel()
+	var kept *Caller
+	cases := []struct {
+		name  string
+		upper func(ctx context.Context, c *Caller, stack []uint64) error
+		want  string
+	}{
+		{"error", func(context.Context, *Caller, []uint64) error { return errors.New("boom") }, "host function app.upper: boom"},
+		{"panic", func(context.Context, *Caller, []uint64) error { panic("oops") }, "host function app.upper: panic: oops"},
+		{"bad offset", func(_ context.Context, c *Caller, _ []uint64) error {
+			_, err := c.Read(12345)
+			return err
+		}, "host function app.upper: host: 12345 is not an Extism memory block"},
+		{"past the memory limit", func(_ context.Context, c *Caller, stack []uint64) error {
+			var err error
+			stack[0], err = c.Write(make([]byte, 80<<20))
+			if err == nil {
+				return errors.New("Write did not fail")
+			}
+			return nil // ignored: the call ends with the limit anyway
+		}, "memory limit"},
+		{"deadline", func(ctx context.Context, _ *Caller, _ []uint64) error {
+			<-ctx.Done() // the call's time limit reaches the function
+			return ctx.Err()
+		}, "time limit"},
+		{"kept", func(_ context.Context, c *Caller, stack []uint64) error {
+			kept = c
+			var err error
+			stack[0], err = c.WriteString("ok")
+			return err
+		}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h, rec := newTestHost(t, Options{Functions: testFunctions(c.upper)})
+			l := load(t, h, "hostfn.wasm", Module{Grants: grants(t, hostfnGrants...), Limits: Limits{Timeout: 300 * time.Millisecond}})
+			start := time.Now()
+			res := call(t, l, "upper", `{"s":"x"}`)
+			if c.want == "" {
+				if res.IsError || res.Text() != "ok" {
+					t.Fatalf("%+v", res)
+				}
+			} else if !res.IsError || !strings.Contains(res.Text(), c.want) {
+				t.Fatalf("result %+v, want an error containing %q", res, c.want)
+			}
+			if c.name == "deadline" {
+				if d := time.Since(start); d > 5*time.Second {
+					t.Errorf("the call ended after %v", d)
+				}
+				if o := rec.last(t).Outcome; o != OutcomeLimit {
+					t.Errorf("outcome %v", o)
+				}
+			}
+			if res := call(t, l, "mult", `{"a":6,"b":7}`); res.Text() != "6 x 7 = 42" {
+				t.Errorf("the next call: %+v", res)
+			}
+		})
+	}
+	if kept == nil {
+		t.Fatal("the kept Caller was not set")
+	}
+	if _, err := kept.Read(8); !errors.Is(err, errCallerDone) {
+		t.Errorf("a Caller kept past its function: %v", err)
+	}
+	if _, err := kept.Write([]byte("x")); !errors.Is(err, errCallerDone) {
+		t.Errorf("a Caller kept past its function: %v", err)
+	}
+}
+
+func TestHostFunctionRegistration(t *testing.T) {
+	t.Parallel()
+	ok := testFunctions(nil)[0]
+	for _, c := range []struct {
+		name string
+		f    func(*Function)
+		want string
+	}{
+		{"nil Func", func(f *Function) { f.Func = nil }, "Func is nil"},
+		{"the host's own function", func(f *Function) { f.Name = "kv_get" }, "host's own function"},
+		{"the kernel's namespace", func(f *Function) { f.Namespace = "extism:host/env" }, "host's own namespace"},
+		{"WASI", func(f *Function) { f.Namespace = "wasi_snapshot_preview1" }, "host's own namespace"},
+		{"no name", func(f *Function) { f.Name = "" }, "NAMESPACE.NAME"},
+		{"a reference type", func(f *Function) { f.Params = []api.ValueType{api.ValueTypeExternref} }, "is not i32, i64, f32 or f64"},
+	} {
+		f := ok
+		c.f(&f)
+		if _, err := New(t.Context(), Options{NoDiskCache: true, Functions: []Function{f}}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v", c.name, err)
+		}
+	}
+	if _, err := New(t.Context(), Options{NoDiskCache: true, Functions: []Function{ok, ok}}); err == nil || !strings.Contains(err.Error(), "registered twice") {
+		t.Errorf("twice: %v", err)
+	}
+}
