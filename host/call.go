@@ -26,6 +26,9 @@ type moduleTool struct {
 	in, out *tool.Schema
 	flags   tool.Flags
 	prefix  []byte // the call document up to the arguments
+	// export is the Extism function the tool calls instead of call (see
+	// ToolDescription.Export), "" for a tool of call.
+	export string
 	// anyObject: the input schema accepts every JSON object.
 	anyObject bool
 }
@@ -91,6 +94,9 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 		return t.callRemote(ctx, c, rec)
 	}
 	input := callInput{t.prefix, args, inputSuffix}
+	if t.export != "" {
+		input = callInput{exportInput(args)}
+	}
 	rec.InputBytes = input.len()
 	parent, err := parentNode(ctx, l.limits)
 	if err != nil {
@@ -107,7 +113,15 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 		l.releaseInstance(inst, true)
 		return t.failure(ctx, err, rec)
 	}
-	out, failure, err := inst.run(ctx, t.name, input)
+	var (
+		out     []byte
+		failure string
+	)
+	if t.export != "" {
+		out, failure, err = inst.runExport(ctx, t.name, t.export, input)
+	} else {
+		out, failure, err = inst.run(ctx, t.name, input)
+	}
 	inst.leaveTree()
 	rec.MemoryPeak = inst.peak
 	rec.Used = inst.usedGrants()
@@ -121,6 +135,9 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 		l.releaseInstance(inst, false)
 		rec.Outcome = OutcomeToolError
 		return tool.Errorf("%s", failure), nil
+	}
+	if t.export != "" {
+		return exportResult(t.name, out, inst, rec), nil
 	}
 	// out is the instance's memory: parse it before the instance serves
 	// another call.
@@ -253,7 +270,7 @@ func (inst *instance) run(parent context.Context, toolName string, input callInp
 	}
 	// A WASI command has no describe export (its sidecar describes it),
 	// so every run is a call, whatever the tool is named.
-	if inst.l.abi == ABIWASICommand {
+	if inst.l.abi == ABIWASICommand && !inst.raw {
 		return inst.runCommand(ctx, cctx, input)
 	}
 	if n := input.len(); n > 0 {
@@ -313,6 +330,44 @@ func (inst *instance) guard(step func()) (err error) {
 	}()
 	step()
 	return nil
+}
+
+// runExport runs the Extism function export for tool toolName: input and
+// output through Extism memory, whatever the module's ABI (a command's
+// _start is an Extism function to Extism hosts).
+func (inst *instance) runExport(ctx context.Context, toolName, export string, input callInput) ([]byte, string, error) {
+	fn := inst.fn
+	defer func() { inst.fn, inst.raw = fn, false }()
+	inst.fn, inst.raw = inst.mod.ExportedFunction(export), true
+	return inst.run(ctx, toolName, input)
+}
+
+// exportInput is the input of an export tool: its string argument
+// "input", else the arguments' JSON text.
+func exportInput(args json.RawMessage) []byte {
+	var a struct {
+		Input *string `json:"input"`
+	}
+	if json.Unmarshal(args, &a) == nil && a.Input != nil {
+		return []byte(*a.Input)
+	}
+	return args
+}
+
+// exportResult is the result of an export tool: its output as text, which
+// must be UTF-8. out is the instance's memory: it is copied, and the
+// instance released, here.
+func exportResult(toolName string, out []byte, inst *instance, rec *CallRecord) tool.Result {
+	l := inst.l
+	if !utf8.Valid(out) {
+		l.releaseInstance(inst, true)
+		rec.Outcome = OutcomeBadOutput
+		return tool.Errorf("tool %s returned %d bytes that are not UTF-8 text", toolName, len(out))
+	}
+	text := string(out)
+	l.releaseInstance(inst, true)
+	rec.Outcome = OutcomeOK
+	return tool.Text(text)
 }
 
 // callGuarded calls inst.fn and returns its result (0 when it has none).

@@ -251,6 +251,10 @@ func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte, tables int
 		e.abi = ABIExtism
 	case exports["_start"] != nil:
 		e.abi = ABIWASICommand
+	case importsFrom(mod, envModule):
+		// An Extism plugin that is not a tool module: its functions
+		// become tools through a sidecar naming them (export).
+		e.abi = ABIExtism
 	default:
 		_ = mod.Close(ctx)
 		e.mod = nil
@@ -268,6 +272,16 @@ func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte, tables int
 		}
 	}
 	return nil
+}
+
+// importsFrom reports whether mod imports a function of module.
+func importsFrom(mod wazero.CompiledModule, module string) bool {
+	for _, f := range mod.ImportedFunctions() {
+		if m, _, _ := f.Import(); m == module {
+			return true
+		}
+	}
+	return false
 }
 
 // release drops one reference; the last one frees the compiled code.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
@@ -32,6 +33,14 @@ type ToolDescription struct {
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  *Annotations    `json:"annotations,omitempty"`
+	// Export, in a sidecar, makes the tool a plain Extism function of the
+	// module instead of a tool of its call export: the host calls that
+	// export (of type () -> i32, or _start) with the tool's string
+	// argument "input" as its input (the arguments' JSON text when there
+	// is none), and its output is the result's text. That is how a plugin
+	// written for Extism, which knows nothing of tools, becomes one
+	// unchanged (host/ABI.md, "Extism plugins as tools").
+	Export string `json:"export,omitempty"`
 }
 
 // Annotations are MCP's tool annotations: hints from the module's author.
@@ -102,6 +111,9 @@ func parseDescription(raw []byte) (Description, []*tool.Schema, []*tool.Schema, 
 			return bad("tool %q described twice", t.Name)
 		}
 		seen[t.Name] = true
+		if t.Export != "" && (len(t.Export) > 256 || t.Export == "describe" || strings.HasPrefix(t.Export, "autoagent:")) {
+			return bad("tool %q: export %q is not one a tool may call", t.Name, t.Export)
+		}
 		s, err := tool.CompileSchema(t.InputSchema)
 		if err != nil {
 			return bad("tool %q: inputSchema: %v", t.Name, err)

@@ -34,6 +34,9 @@ type instance struct {
 	kmem   *linearMemory // the kernel's memory, nil without a kernel
 	k      kernel
 	fn     api.Function // `call` (Extism) or `_start` (WASI command)
+	// raw is set while fn is an export tool's function, which takes its
+	// input and gives its output through Extism memory (runExport).
+	raw bool
 	stack  [1]uint64    // fn's parameters and results
 	// stopRequested asks the guest to stop at its next yield (see
 	// rewrite); interrupted records that it was asked, after which the
@@ -149,7 +152,7 @@ func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, e
 	inst.begin(ctx, "")
 	ictx := context.WithValue(ctx, instanceKey{}, inst)
 	h := l.h
-	if l.entry.kernel {
+	if l.entry.kernel || l.exportTools {
 		kctx := experimental.WithMemoryAllocator(ictx, memoryAllocator{inst, true})
 		kmod, err := h.runtime.InstantiateModule(kctx, h.kernel.mod, h.kernel.config)
 		if err != nil {
@@ -239,7 +242,7 @@ func (inst *instance) initialise(ctx context.Context) error {
 			return err
 		}
 	}
-	if inst.l.entry.abi != ABIExtism {
+	if inst.l.entry.abi != ABIExtism && !inst.l.extismInit {
 		return nil
 	}
 	noParams := func(name string) api.Function {

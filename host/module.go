@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/tetratelabs/wazero/api"
 	"os"
 	"slices"
 	"sync"
@@ -60,6 +61,13 @@ type Loaded struct {
 	desc   Description
 	tools  []tool.Tool
 	reuse  bool
+	// extismInit: a command module with a tool of an export other than
+	// _start, whose instances get an Extism plugin's runtime
+	// initialisation (a command's _start does its own).
+	extismInit bool
+	// exportTools: some tool calls an export (ToolDescription.Export),
+	// so every instance gets Extism memory, imported or not.
+	exportTools bool
 
 	env     [][2]string       // granted env variables that are set
 	config  map[string]string // Extism config
@@ -164,14 +172,44 @@ func (l *Loaded) setup(ctx context.Context, m Module) error {
 	}
 	l.desc = desc.desc
 	for i, td := range desc.desc.Tools {
+		if err := l.checkExport(td); err != nil {
+			return err
+		}
+		if td.Export != "" && td.Export != "_start" {
+			l.extismInit = true
+		}
 		l.tools = append(l.tools, &moduleTool{
-			l: l, name: td.Name, in: desc.in[i], out: desc.out[i],
+			l: l, name: td.Name, in: desc.in[i], out: desc.out[i], export: td.Export,
 			spec:      toolSpec(td),
 			flags:     flagsFor(l.grants, td.Annotations, l.h.functions),
 			prefix:    callPrefix(td.Name),
 			anyObject: acceptsAnyObject(desc.in[i].JSON()),
 		})
 	}
+	return nil
+}
+
+// checkExport checks the export a tool of a sidecar names (see
+// ToolDescription.Export): an Extism function, () -> i32, or a command's
+// _start, in a module that has Extism memory for its input and output.
+func (l *Loaded) checkExport(td ToolDescription) error {
+	if td.Export == "" {
+		if l.abi == ABIExtism && l.entry.mod.ExportedFunctions()["call"] == nil {
+			return fmt.Errorf("host: module %q: %w: tool %q: the module exports no call function; a sidecar names the export each tool calls (\"export\")", l.name, ErrDescribe, td.Name)
+		}
+		return nil
+	}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("host: module %q: %w: tool %q: export %q %s", l.name, ErrDescribe, td.Name, td.Export, fmt.Sprintf(format, args...))
+	}
+	def := l.entry.mod.ExportedFunctions()[td.Export]
+	switch {
+	case def == nil:
+		return bad("is not a function the module exports")
+	case len(def.ParamTypes()) > 0 || len(def.ResultTypes()) > 1 || len(def.ResultTypes()) == 1 && def.ResultTypes()[0] != api.ValueTypeI32:
+		return bad("has type %s; an Extism function takes nothing and returns an i32 (or nothing)", signature(def))
+	}
+	l.exportTools = true
 	return nil
 }
 

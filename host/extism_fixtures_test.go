@@ -1,0 +1,180 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	extism "github.com/extism/go-sdk"
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// extismFixtures returns the directory of Extism's own test plugins
+// (shared/fixtures/extism above the working directory), skipping t where
+// it is absent.
+func extismFixtures(t testing.TB) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		p := filepath.Join(dir, "shared", "fixtures", "extism")
+		if _, err := os.Stat(filepath.Join(p, "README.md")); err == nil {
+			return p
+		}
+		if filepath.Dir(dir) == dir {
+			t.Skipf("Extism's test plugins not found: no shared/fixtures/extism above %s", wd)
+		}
+	}
+}
+
+// The go-sdk tests' host functions (extism_test.go: TestHost_simple,
+// TestHost_memory, TestHost_multiple), and the same written for this host.
+func theirFunctions() []extism.HostFunction {
+	mult := extism.NewHostFunctionWithStack("mult", func(_ context.Context, _ *extism.CurrentPlugin, stack []uint64) {
+		stack[0] = extism.EncodeI32(extism.DecodeI32(stack[0]) * extism.DecodeI32(stack[1]))
+	}, []extism.ValueType{extism.ValueTypePTR, extism.ValueTypePTR}, []extism.ValueType{extism.ValueTypePTR})
+	upper := extism.NewHostFunctionWithStack("to_upper", func(_ context.Context, p *extism.CurrentPlugin, stack []uint64) {
+		b, err := p.ReadBytes(stack[0])
+		if err != nil {
+			panic(err)
+		}
+		p.Free(stack[0])
+		if stack[0], err = p.WriteBytes(bytes.ToUpper(b)); err != nil {
+			panic(err)
+		}
+	}, []extism.ValueType{extism.ValueTypePTR}, []extism.ValueType{extism.ValueTypePTR})
+	upper.SetNamespace("host")
+	colour := func(name, prefix string) extism.HostFunction {
+		return extism.NewHostFunctionWithStack(name, func(_ context.Context, p *extism.CurrentPlugin, stack []uint64) {
+			s, err := p.ReadString(stack[0])
+			if err != nil {
+				panic(err)
+			}
+			if stack[0], err = p.WriteString(prefix + s); err != nil {
+				panic(err)
+			}
+		}, []extism.ValueType{extism.ValueTypePTR}, []extism.ValueType{extism.ValueTypePTR})
+	}
+	return []extism.HostFunction{mult, upper, colour("hostGreenMessage", "🟢:"), colour("hostPurpleMessage", "🟣:")}
+}
+
+func ourFunctions() []Function {
+	ptr := api.ValueTypeI64
+	colour := func(name, prefix string) Function {
+		return Function{Name: name, Params: []api.ValueType{ptr}, Results: []api.ValueType{ptr},
+			Func: func(_ context.Context, c *Caller, stack []uint64) error {
+				s, err := c.ReadString(stack[0])
+				if err != nil {
+					return err
+				}
+				stack[0], err = c.WriteString(prefix + s)
+				return err
+			}}
+	}
+	return []Function{
+		{Name: "mult", Params: []api.ValueType{ptr, ptr}, Results: []api.ValueType{ptr},
+			Func: func(_ context.Context, _ *Caller, stack []uint64) error {
+				stack[0] = api.EncodeI32(api.DecodeI32(stack[0]) * api.DecodeI32(stack[1]))
+				return nil
+			}},
+		{Namespace: "host", Name: "to_upper", Params: []api.ValueType{ptr}, Results: []api.ValueType{ptr},
+			Func: func(_ context.Context, c *Caller, stack []uint64) error {
+				b, err := c.Read(stack[0])
+				if err != nil {
+					return err
+				}
+				c.Free(stack[0])
+				stack[0], err = c.Write(bytes.ToUpper(b))
+				return err
+			}},
+		colour("hostGreenMessage", "🟢:"),
+		colour("hostPurpleMessage", "🟣:"),
+	}
+}
+
+// TestExtismPlugins runs Extism's own test plugins, built with the
+// official PDKs, under extism/go-sdk and under this host with the same
+// inputs, config and host functions: each export is a tool of a sidecar
+// (ToolDescription.Export), and its result is what the SDK returns.
+// Where this host differs on purpose, host/ABI.md lists it ("Differences
+// from Extism") and want holds this host's answer.
+func TestExtismPlugins(t *testing.T) {
+	t.Parallel()
+	dir := extismFixtures(t)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name, file, export, input string
+		config                    map[string]string
+		grants                    []string
+		want                      string // this host's result where it differs on purpose
+	}{
+		{name: "alloc", file: "alloc.wasm", export: "run_test"},
+		{name: "noop", file: "noop.wasm", export: "run_test"},
+		{name: "hello", file: "hello.wasm", export: "run_test"},
+		{name: "fail", file: "fail.wasm", export: "run_test"},
+		{name: "config", file: "config.wasm", export: "run_test", config: map[string]string{"thing": "a value"}},
+		{name: "count_vowels", file: "count_vowels.wasm", export: "count_vowels", input: "hello world"},
+		{name: "count_vowels_std", file: "count_vowels_std.wasm", export: "_start", input: "hello world"},
+		{name: "std_command", file: "std_command.wasm", export: "_start", input: "ben"},
+		{name: "exit 0", file: "exit.wasm", export: "_start", config: map[string]string{"code": "0"}},
+		{name: "exit 500", file: "exit.wasm", export: "_start", config: map[string]string{"code": "500"},
+			want: "tool t exited with status 500"},
+		{name: "host", file: "host.wasm", export: "run_test", grants: []string{"host:extism:host/user.mult"}},
+		{name: "host_memory", file: "host_memory.wasm", export: "run_test", input: "Frodo", grants: []string{"host:host.to_upper"}},
+		{name: "say_green", file: "host_multiple.wasm", export: "say_green", input: "John Doe",
+			grants: []string{"host:extism:host/user.hostGreenMessage", "host:extism:host/user.hostPurpleMessage"}},
+		{name: "say_purple", file: "host_multiple.wasm", export: "say_purple", input: "Jane Doe",
+			grants: []string{"host:extism:host/user.hostGreenMessage", "host:extism:host/user.hostPurpleMessage"}},
+		{name: "input_offset", file: "input_offset.wasm", export: "input_offset_length", input: "hello world"},
+		{name: "log", file: "log.wasm", export: "run_test"},
+		{name: "println", file: "println.wasm", export: "run_test"},
+		{name: "replace", file: "replace.wasm", export: "run_test", input: "hello"},
+		{name: "var", file: "var.wasm", export: "run_test"},
+		{name: "hello_haskell", file: "hello_haskell.wasm", export: "testing", input: "John", config: map[string]string{"greeting": "Howdy"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			wasm, err := os.ReadFile(filepath.Join(dir, c.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasm}}, Config: c.config}
+			plugin, err := extism.NewPlugin(ctx, m, extism.PluginConfig{EnableWasi: true, RuntimeConfig: wazero.NewRuntimeConfigInterpreter()}, theirFunctions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer plugin.Close(ctx)
+			rc, theirs, theirErr := plugin.Call(c.export, []byte(c.input))
+
+			h, _ := newTestHost(t, Options{Functions: ourFunctions()})
+			sidecar := `{"tools":[{"name":"t","description":"Extism's ` + c.name + `","inputSchema":{"type":"object"},"export":"` + c.export + `"}]}`
+			l, err := h.Load(ctx, Module{Name: c.name, Bytes: wasm, Sidecar: []byte(sidecar), Grants: grants(t, c.grants...), Config: c.config})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Close(ctx)
+			args, _ := json.Marshal(map[string]string{"input": c.input})
+			res := call(t, l, "t", string(args))
+
+			switch {
+			case c.want != "":
+				if !strings.Contains(res.Text(), c.want) {
+					t.Errorf("host: %+v, want %q (extism: rc %d, %q, %v)", res, c.want, rc, theirs, theirErr)
+				}
+			case theirErr != nil || rc != 0:
+				if !res.IsError || theirErr == nil || res.Text() != theirErr.Error() {
+					t.Errorf("extism failed (rc %d, %v); host: %+v", rc, theirErr, res)
+				}
+			case res.IsError || res.Text() != string(theirs):
+				t.Errorf("host: %+v\nextism: %q", res, theirs)
+			}
+			t.Logf("extism rc %d %q %v; host %q", rc, theirs, theirErr, res.Text())
+		})
+	}
+}
