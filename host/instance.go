@@ -36,8 +36,8 @@ type instance struct {
 	fn     api.Function // `call` (Extism) or `_start` (WASI command)
 	// raw is set while fn is an export tool's function, which takes its
 	// input and gives its output through Extism memory (runExport).
-	raw bool
-	stack  [1]uint64    // fn's parameters and results
+	raw   bool
+	stack [1]uint64 // fn's parameters and results
 	// stopRequested asks the guest to stop at its next yield (see
 	// rewrite); interrupted records that it was asked, after which the
 	// instance must not run again.
