@@ -288,9 +288,8 @@ func (inst *instance) run(parent context.Context, toolName string, input callInp
 	// proc_exit inside the call ends it as a return would, as extism/go-sdk
 	// has it: exit(0) after output is success, exit(n) returns n.
 	exited := false
-	var exit *sys.ExitError
-	if errors.As(callErr, &exit) && exit.ExitCode() != sys.ExitCodeContextCanceled && exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
-		res, callErr, exited = uint64(exit.ExitCode()), nil, true
+	if code, ok := guestExit(ctx, callErr); ok {
+		res, callErr, exited = uint64(code), nil, true
 	}
 	if err := inst.classify(ctx, callErr); err != nil {
 		return nil, "", err
@@ -377,15 +376,31 @@ func (inst *instance) callGuarded(ctx context.Context) (uint64, error) {
 	return inst.stack[0], err
 }
 
+// guestExit reports the status of a proc_exit that ended the call. wazero
+// ends a call whose context is done with an exit error of its own, whose
+// codes (0xffffffff, 0xefffffff) a guest may pass to proc_exit too: while
+// ctx is live they are the guest's.
+func guestExit(ctx context.Context, err error) (uint32, bool) {
+	var exit *sys.ExitError
+	if !errors.As(err, &exit) {
+		return 0, false
+	}
+	switch exit.ExitCode() {
+	case sys.ExitCodeContextCanceled, sys.ExitCodeDeadlineExceeded:
+		if ctx.Err() != nil {
+			return 0, false
+		}
+	}
+	return exit.ExitCode(), true
+}
+
 // runCommand runs a WASI command's _start with the input on stdin.
 func (inst *instance) runCommand(ctx, cctx context.Context, input callInput) ([]byte, string, error) {
 	inst.stdin.r = &input
 	_, callErr := inst.callGuarded(cctx)
 	code := uint32(0)
-	var exit *sys.ExitError
-	if errors.As(callErr, &exit) && exit.ExitCode() != sys.ExitCodeContextCanceled && exit.ExitCode() != sys.ExitCodeDeadlineExceeded {
-		code = exit.ExitCode()
-		callErr = nil
+	if c, ok := guestExit(ctx, callErr); ok {
+		code, callErr = c, nil
 	}
 	if err := inst.classify(ctx, callErr); err != nil {
 		return nil, "", err

@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
@@ -109,11 +113,31 @@ func TestExtismPlugins(t *testing.T) {
 	t.Parallel()
 	dir := extismFixtures(t)
 	ctx := context.Background()
+	// A directory for the fs plugins, which read /mnt/test.txt, and a
+	// server for the HTTP ones.
+	files := t.TempDir()
+	if err := os.WriteFile(filepath.Join(files, "test.txt"), []byte("hello world!"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header()["Date"] = nil
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Add("X-Multi", "a")
+		w.Header().Add("X-Multi", "b")
+		_, _ = w.Write([]byte("<p>hello</p>"))
+	}))
+	defer srv.Close()
+	srvHost := strings.TrimPrefix(srv.URL, "http://")
+	getReq, _ := json.Marshal(map[string]string{"url": srv.URL})
 	for _, c := range []struct {
 		name, file, export, input string
 		config                    map[string]string
 		grants                    []string
+		paths                     map[string]string // Extism's allowed_paths
+		hosts                     []string          // Extism's allowed_hosts
+		headers, reuse            bool
 		want                      string // this host's result where it differs on purpose
+		loadErr                   string // this host refuses the module at load
 	}{
 		{name: "alloc", file: "alloc.wasm", export: "run_test"},
 		{name: "noop", file: "noop.wasm", export: "run_test"},
@@ -138,37 +162,82 @@ func TestExtismPlugins(t *testing.T) {
 		{name: "replace", file: "replace.wasm", export: "run_test", input: "hello"},
 		{name: "var", file: "var.wasm", export: "run_test"},
 		{name: "hello_haskell", file: "hello_haskell.wasm", export: "testing", input: "John", config: map[string]string{"greeting": "Howdy"}},
+		{name: "exit -1", file: "exit.wasm", export: "_start", config: map[string]string{"code": "-1"},
+			want: "tool t exited with status 4294967295"},
+		{name: "exit abc", file: "exit.wasm", export: "_start", config: map[string]string{"code": "abc"},
+			want: "tool t exited with status"},
+		{name: "var twice", file: "var.wasm", export: "run_test", reuse: true},
+		{name: "fs", file: "fs.wasm", export: "run_test", paths: map[string]string{files: "/mnt"}, grants: []string{"fs.write:" + files + "=/mnt"}},
+		{name: "fs_std", file: "fs_std.wasm", export: "run_test", paths: map[string]string{files: "/mnt"}, grants: []string{"fs.write:" + files + "=/mnt"}},
+		// TinyGo opens files read-write: a read-only mount fails it in
+		// both hosts.
+		{name: "fs read-only", file: "fs.wasm", export: "run_test", paths: map[string]string{"ro:" + files: "/mnt"}, grants: []string{"fs.read:" + files + "=/mnt"}},
+		{name: "try_read", file: "read_write.wasm", export: "try_read", config: map[string]string{"path": "/mnt/test.txt"},
+			paths: map[string]string{"ro:" + files: "/mnt"}, grants: []string{"fs.read:" + files + "=/mnt"}},
+		{name: "try_write read-only", file: "read_write.wasm", export: "try_write", input: "hello hello!", config: map[string]string{"path": "/mnt/test.txt"},
+			paths: map[string]string{"ro:" + files: "/mnt"}, grants: []string{"fs.read:" + files + "=/mnt"},
+			want: "Failed to write file: Read-only file system (os error 69)"},
+		{name: "http_headers", file: "http_headers.wasm", export: "http_get", input: string(getReq),
+			hosts: []string{"127.0.0.1"}, headers: true, grants: []string{"net:" + srvHost}},
+		{name: "http_headers not granted", file: "http_headers.wasm", export: "http_get", input: string(getReq),
+			loadErr: "imports extism:host/env.http_request, which needs a net: grant it was not given"},
+		{name: "http not granted", file: "http.wasm", export: "run_test", grants: []string{"net:example.com"},
+			want: "net: request to https://jsonplaceholder.typicode.com/todos/1 refused"},
+		{name: "sleep past the time limit", file: "sleep.wasm", export: "run_test", config: map[string]string{"duration": "3"},
+			want: "time limit of 300ms"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			wasm, err := os.ReadFile(filepath.Join(dir, c.file))
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasm}}, Config: c.config}
-			plugin, err := extism.NewPlugin(ctx, m, extism.PluginConfig{EnableWasi: true, RuntimeConfig: wazero.NewRuntimeConfigInterpreter()}, theirFunctions())
+			m := extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasm}}, Config: c.config,
+				AllowedPaths: c.paths, AllowedHosts: c.hosts}
+			if c.config["duration"] != "" {
+				m.Timeout = 300
+			}
+			plugin, err := extism.NewPlugin(ctx, m, extism.PluginConfig{EnableWasi: true, RuntimeConfig: wazero.NewRuntimeConfigInterpreter(),
+				EnableHttpResponseHeaders: c.headers}, theirFunctions())
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer plugin.Close(ctx)
 			rc, theirs, theirErr := plugin.Call(c.export, []byte(c.input))
+			if c.reuse && theirErr == nil {
+				rc, theirs, theirErr = plugin.Call(c.export, []byte(c.input))
+			}
 
 			h, _ := newTestHost(t, Options{Functions: ourFunctions()})
 			sidecar := `{"tools":[{"name":"t","description":"Extism's ` + c.name + `","inputSchema":{"type":"object"},"export":"` + c.export + `"}]}`
-			l, err := h.Load(ctx, Module{Name: c.name, Bytes: wasm, Sidecar: []byte(sidecar), Grants: grants(t, c.grants...), Config: c.config})
+			l, err := h.Load(ctx, Module{Name: c.name, Bytes: wasm, Sidecar: []byte(sidecar), Grants: grants(t, c.grants...), Config: c.config,
+				Reuse: c.reuse, Limits: Limits{Timeout: 300 * time.Millisecond}})
+			if c.loadErr != "" {
+				if err == nil || !strings.Contains(err.Error(), c.loadErr) {
+					t.Fatalf("load: %v, want %q (extism: rc %d, %v)", err, c.loadErr, rc, theirErr)
+				}
+				return
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer l.Close(ctx)
 			args, _ := json.Marshal(map[string]string{"input": c.input})
 			res := call(t, l, "t", string(args))
+			if c.reuse && !res.IsError {
+				res = call(t, l, "t", string(args))
+			}
 
 			switch {
 			case c.want != "":
 				if !strings.Contains(res.Text(), c.want) {
 					t.Errorf("host: %+v, want %q (extism: rc %d, %q, %v)", res, c.want, rc, theirs, theirErr)
 				}
-			case theirErr != nil || rc != 0:
-				if !res.IsError || theirErr == nil || res.Text() != theirErr.Error() {
+			case theirErr == nil && rc != 0:
+				if !res.IsError || res.Text() != fmt.Sprintf("tool t returned code %d", rc) {
+					t.Errorf("extism returned %d; host: %+v", rc, res)
+				}
+			case theirErr != nil:
+				if !res.IsError || res.Text() != theirErr.Error() {
 					t.Errorf("extism failed (rc %d, %v); host: %+v", rc, theirErr, res)
 				}
 			case res.IsError || res.Text() != string(theirs):

@@ -238,7 +238,16 @@ func (l *Loaded) setupGrants(extra map[string]string) error {
 				return fmt.Errorf("host: module %q: grant %s: %w", l.name, g, err)
 			}
 			l.roots = append(l.roots, root)
-			l.mounts = append(l.mounts, fsMount{root: root, path: g.Path, readOnly: g.Kind == manifest.KindFSRead})
+			at := g.Path
+			if g.Guest != "" {
+				at = g.Guest
+			}
+			for _, m := range l.mounts {
+				if m.path == at {
+					return fmt.Errorf("host: module %q: grant %s: another fs grant already appears at %s", l.name, g, at)
+				}
+			}
+			l.mounts = append(l.mounts, fsMount{root: root, path: at, readOnly: g.Kind == manifest.KindFSRead})
 		case manifest.KindNet:
 			netGrants = append(netGrants, g)
 		case manifest.KindKV:

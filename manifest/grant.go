@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -41,6 +42,10 @@ type Grant struct {
 	Port int
 	// Path is the absolute, cleaned host directory of an fs grant.
 	Path string
+	// Guest is where an fs grant's directory appears to the module, an
+	// absolute, cleaned guest path ("/mnt", as Extism's allowed_paths
+	// map host:guest); "" means at Path itself.
+	Guest string
 	// Name is the variable of an env grant, the namespace of a kv grant,
 	// the tool of a tools grant, the key of a config grant, or the
 	// function of a host grant as NAMESPACE.NAME (see [Grant.HostFunction]).
@@ -72,6 +77,7 @@ var (
 //
 //	net:HOST  net:*.HOST  net:HOST:PORT  net:[IPv6]:PORT
 //	fs.read:/ABS/PATH  fs.write:/ABS/PATH
+//	fs.read:/ABS/PATH=/GUEST  fs.write:/ABS/PATH=/GUEST  (seen by the module at /GUEST)
 //	env:NAME  kv:NAMESPACE  tools:NAME
 //	config:KEY=VALUE  config:KEY=$VAR  (VALUE starting with $$ is a literal $)
 //	host:NAMESPACE.NAME  (e.g. host:extism:host/user.mult)
@@ -106,6 +112,14 @@ func ParseGrant(s string) (Grant, error) {
 		}
 		return Grant{Kind: KindNet, Host: host, Port: port}, nil
 	case KindFSRead, KindFSWrite:
+		guest := ""
+		if i := strings.LastIndex(value, "=/"); i > 0 {
+			value, guest = value[:i], value[i+1:]
+			if strings.IndexFunc(guest, func(r rune) bool { return unicode.IsControl(r) || invisible(r) }) >= 0 {
+				return bad("%s guest path contains a control or invisible formatting character", kind)
+			}
+			guest = path.Clean(guest)
+		}
 		if !filepath.IsAbs(value) {
 			return bad("%s path must be absolute", kind)
 		}
@@ -125,7 +139,7 @@ func ParseGrant(s string) (Grant, error) {
 		if clean == string(filepath.Separator) {
 			return bad("%s of the whole file system is not allowed; grant a directory", kind)
 		}
-		return Grant{Kind: Kind(kind), Path: clean}, nil
+		return Grant{Kind: Kind(kind), Path: clean, Guest: guest}, nil
 	case KindEnv:
 		if !envNameRE.MatchString(value) {
 			return bad("env name must match [A-Za-z_][A-Za-z0-9_]*")
@@ -297,6 +311,9 @@ func (g Grant) String() string {
 		}
 		return "net:" + host
 	case KindFSRead, KindFSWrite:
+		if g.Guest != "" {
+			return string(g.Kind) + ":" + g.Path + "=" + g.Guest
+		}
 		return string(g.Kind) + ":" + g.Path
 	case KindConfig:
 		return "config:" + g.Name + "=" + g.Value
@@ -343,7 +360,9 @@ func (g Grant) MatchHost(host string, port int) bool {
 }
 
 // Covers reports whether g allows everything other allows, so granting
-// other to a module that asked for g does not exceed its request.
+// other to a module that asked for g does not exceed its request. Where an
+// fs grant's directory appears to the module (Guest) is not part of what
+// it allows: the host directory is.
 func (g Grant) Covers(other Grant) bool {
 	switch {
 	case g == other:
