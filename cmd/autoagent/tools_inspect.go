@@ -101,10 +101,13 @@ type inspectOutput struct {
 	Requested     []string         `json:"requested"`
 	// Capabilities is what the describe document's "capabilities" asks
 	// for, under DESIGN.md's name; Requested is the same list.
-	Capabilities []string         `json:"capabilities"`
-	Needs        []string         `json:"needs"`
-	Imports      []string         `json:"imports"`
-	Describe     host.Description `json:"describe"`
+	Capabilities []string `json:"capabilities"`
+	Needs        []string `json:"needs"`
+	Imports      []string `json:"imports"`
+	// HostFunctions are the imports an application registers (host
+	// functions), each needing host:NAME.
+	HostFunctions []string         `json:"host_functions"`
+	Describe      host.Description `json:"describe"`
 }
 
 func newToolsInspectCmd() *cobra.Command {
@@ -146,7 +149,7 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 				out := inspectOutput{
 					File: file, SHA256: r.sha256, Sidecar: r.sidecarFile, SidecarSHA256: r.sidecarSHA256,
 					Status: string(host.StatusInvalid), Reason: err.Error(), Manifest: paths.manifestPath(),
-					Requested: []string{}, Capabilities: []string{}, Needs: []string{}, Imports: []string{},
+					Requested: []string{}, Capabilities: []string{}, Needs: []string{}, Imports: []string{}, HostFunctions: []string{},
 					Describe: host.Description{Tools: []host.ToolDescription{}},
 				}
 				if encErr := printJSON(c.OutOrStdout(), out); encErr != nil {
@@ -163,7 +166,10 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 		File: file, SHA256: r.sha256, Sidecar: r.sidecarFile, SidecarSHA256: r.sidecarSHA256,
 		ABI: r.inspection.ABI, Manifest: paths.manifestPath(), Status: string(host.StatusPending),
 		Requested: requested, Capabilities: requested, Needs: r.inspection.Needs, Imports: r.inspection.Imports,
-		Describe: r.inspection.Description,
+		HostFunctions: r.inspection.HostFunctions, Describe: r.inspection.Description,
+	}
+	if out.HostFunctions == nil {
+		out.HostFunctions = []string{}
 	}
 	if out.Needs == nil {
 		out.Needs = []string{}
@@ -218,11 +224,18 @@ func printInspection(w io.Writer, r *review, out inspectOutput) {
 	if len(out.Needs) > 0 {
 		fmt.Fprintf(w, "imports:   need %s grants to load\n", strings.Join(out.Needs, ", "))
 	}
+	if len(out.HostFunctions) > 0 {
+		fmt.Fprintf(w, "host functions: %s (each needs the grant host:NAME, and the application running the module registers it)\n",
+			safeText(strings.Join(out.HostFunctions, ", ")))
+	}
 	fmt.Fprintf(w, "tools:\n")
 	for _, t := range out.Describe.Tools {
 		fmt.Fprintf(w, "  %s\n", safeText(t.Name))
 		if t.Description != "" {
 			fmt.Fprintf(w, "    %s\n", safeText(t.Description))
+		}
+		if t.Export != "" {
+			fmt.Fprintf(w, "    export: %s (an Extism function: input the argument \"input\", output the text)\n", safeText(t.Export))
 		}
 		fmt.Fprintf(w, "    input:  %s\n", safeText(compactJSON(t.InputSchema)))
 		if len(t.OutputSchema) > 0 {

@@ -491,6 +491,37 @@ func TestApproveClockAndRandomImplied(t *testing.T) {
 	}
 }
 
+// A module importing host functions is reviewed and approved by the CLI,
+// which has none of them: they are listed, requested, granted without
+// --force and recorded; a grant of one it does not import is forced.
+func TestApproveHostFunctions(t *testing.T) {
+	e := newCLIEnv(t)
+	fn := e.add("hostfn.wasm")
+	r := e.mustRun(0, "tools", "inspect", fn)
+	for _, want := range []string{"requests:  host:app.upper, host:extism:host/user.mult",
+		"host functions: app.upper, extism:host/user.mult (each needs the grant host:NAME"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("inspect lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	r = e.mustRun(0, "tools", "inspect", fn, "--json")
+	var out inspectOutput
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || !slices.Equal(out.HostFunctions, []string{"app.upper", "extism:host/user.mult"}) {
+		t.Errorf("inspect --json: %v %+v", err, out)
+	}
+	if r := e.run("", "tools", "approve", fn, "--grant", "host:app.lower", "--yes"); r.code != 1 || !strings.Contains(r.stderr, "pass --force") {
+		t.Errorf("a host function it does not import: exit %d %s", r.code, r.stderr)
+	}
+	r = e.mustRun(0, "tools", "approve", fn, "--grant", "host:app.upper", "--grant", "host:extism:host/user.mult", "--yes")
+	if strings.Contains(r.stdout, "FORCED") {
+		t.Errorf("host functions reported as forced:\n%s", r.stdout)
+	}
+	entry, ok := e.loadManifest().Lookup(sha256Hex(t, fn))
+	if !ok || grantList(entry.Grants) != "host:app.upper, host:extism:host/user.mult" {
+		t.Errorf("approval %+v", entry)
+	}
+}
+
 // A config grant names its secret by environment variable: the manifest
 // records the reference, and the tool reads the value at call time.
 func TestApproveConfigGrantFromEnvironment(t *testing.T) {
