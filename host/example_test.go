@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/tetratelabs/wazero/api"
 	"log"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/autoagent-go/autoagent/host"
@@ -93,4 +95,47 @@ func ExampleOptions_onCall() {
 	// Output:
 	// trap trap trap true
 	// tool crashed: unreachable
+}
+
+// The application offers a Go function to modules; one imports it only
+// when granted host:NAMESPACE.NAME. Strings travel as Extism memory blocks.
+func ExampleFunction() {
+	ctx := context.Background()
+	upper := host.Function{
+		Namespace: "app", Name: "upper",
+		Params: []api.ValueType{api.ValueTypeI64}, Results: []api.ValueType{api.ValueTypeI64},
+		Description: "Upper-cases a string.", Local: true, Trusted: true, Idempotent: true,
+		Func: func(ctx context.Context, c *host.Caller, stack []uint64) error {
+			s, err := c.ReadString(stack[0])
+			if err != nil {
+				return err
+			}
+			stack[0], err = c.WriteString(strings.ToUpper(s))
+			return err
+		},
+	}
+	mult := host.Function{
+		Name:   "mult", // in extism:host/user, where Extism's PDKs import from
+		Params: []api.ValueType{api.ValueTypeI64, api.ValueTypeI64}, Results: []api.ValueType{api.ValueTypeI64},
+		Func: func(_ context.Context, _ *host.Caller, stack []uint64) error {
+			stack[0] *= stack[1]
+			return nil
+		},
+	}
+	h, err := host.New(ctx, host.Options{NoDiskCache: true, Functions: []host.Function{upper, mult}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer h.Close(ctx)
+	wasm, _ := os.ReadFile("../testdata/wasm/hostfn.wasm")
+	grants, _ := manifest.ParseGrants([]string{upper.Grant().String(), mult.Grant().String()})
+	mod, err := h.Load(ctx, host.Module{Name: "hostfn", Bytes: wasm, Grants: grants})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer mod.Close(ctx)
+	t, _ := mod.Tool("upper")
+	res, _ := t.Call(ctx, tool.Call{Name: "upper", Arguments: json.RawMessage(`{"s":"shout"}`)})
+	fmt.Println(res.Text())
+	// Output: SHOUT
 }

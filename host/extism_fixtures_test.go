@@ -138,6 +138,7 @@ func TestExtismPlugins(t *testing.T) {
 		headers, reuse            bool
 		want                      string // this host's result where it differs on purpose
 		loadErr                   string // this host refuses the module at load
+		lib                       string // a module go-sdk links to file by the name lib
 	}{
 		{name: "alloc", file: "alloc.wasm", export: "run_test"},
 		{name: "noop", file: "noop.wasm", export: "run_test"},
@@ -183,6 +184,8 @@ func TestExtismPlugins(t *testing.T) {
 			loadErr: "imports extism:host/env.http_request, which needs a net: grant it was not given"},
 		{name: "http not granted", file: "http.wasm", export: "run_test", grants: []string{"net:example.com"},
 			want: "net: request to https://jsonplaceholder.typicode.com/todos/1 refused"},
+		{name: "linked modules", file: "main.wasm", export: "run_test", lib: "lib.wasm",
+			loadErr: `imports the host function lib.capitalize, which this host does not provide`},
 		{name: "sleep past the time limit", file: "sleep.wasm", export: "run_test", config: map[string]string{"duration": "3"},
 			want: "time limit of 300ms"},
 	} {
@@ -191,7 +194,15 @@ func TestExtismPlugins(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := extism.Manifest{Wasm: []extism.Wasm{extism.WasmData{Data: wasm}}, Config: c.config,
+			mods := []extism.Wasm{extism.WasmData{Data: wasm}}
+			if c.lib != "" {
+				lib, err := os.ReadFile(filepath.Join(dir, c.lib))
+				if err != nil {
+					t.Fatal(err)
+				}
+				mods = []extism.Wasm{extism.WasmData{Data: lib, Name: "lib"}, extism.WasmData{Data: wasm, Name: "main"}}
+			}
+			m := extism.Manifest{Wasm: mods, Config: c.config,
 				AllowedPaths: c.paths, AllowedHosts: c.hosts}
 			if c.config["duration"] != "" {
 				m.Timeout = 300
