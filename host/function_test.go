@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -162,8 +163,12 @@ func TestHostFunctionFailures(t *testing.T) {
 			return nil // ignored: the call ends with the limit anyway
 		}, "memory limit"},
 		{"deadline", func(ctx context.Context, _ *Caller, _ []uint64) error {
-			<-ctx.Done() // the call's time limit reaches the function
-			return ctx.Err()
+			select {
+			case <-ctx.Done(): // the call's time limit reaches the function
+				return ctx.Err()
+			case <-time.After(5 * time.Second):
+				return errors.New("the call's deadline did not reach the function")
+			}
 		}, "time limit"},
 		{"kept", func(_ context.Context, c *Caller, stack []uint64) error {
 			kept = c
@@ -232,5 +237,66 @@ func TestHostFunctionRegistration(t *testing.T) {
 	}
 	if _, err := New(t.Context(), Options{NoDiskCache: true, Functions: []Function{ok, ok}}); err == nil || !strings.Contains(err.Error(), "registered twice") {
 		t.Errorf("twice: %v", err)
+	}
+}
+
+// A plugin written for Extism, with plain exports and neither describe nor
+// call, becomes tools through a sidecar naming each export.
+func TestExportTool(t *testing.T) {
+	t.Parallel()
+	h, rec := newTestHost(t, Options{})
+	tools := func(ts ...string) []byte {
+		return []byte(`{"tools":[` + strings.Join(ts, ",") + `]}`)
+	}
+	tl := func(name, export string) string {
+		return `{"name":"` + name + `","description":"d","inputSchema":{"type":"object"},"export":"` + export + `"}`
+	}
+	l, err := h.Load(t.Context(), Module{Name: "plain", Bytes: wasmFile(t, "plain.wasm"),
+		Sidecar: tools(tl("vowels", "count_vowels"), tl("binary", "binary"), tl("fail", "fail"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(t.Context())
+	if l.ABI() != ABIExtism {
+		t.Errorf("ABI %v", l.ABI())
+	}
+	if res := call(t, l, "vowels", `{"input":"hello world"}`); res.IsError || res.Text() != `{"count":3}` {
+		t.Errorf("vowels: %+v", res)
+	}
+	if r := rec.last(t); r.InputBytes != len("hello world") || r.Outcome != OutcomeOK {
+		t.Errorf("record %+v", r)
+	}
+	// Without an input string, the input is the arguments' JSON text.
+	if res := call(t, l, "vowels", `{"x":"aaa"}`); res.Text() != `{"count":3}` {
+		t.Errorf("vowels of the arguments: %+v", res)
+	}
+	if res := call(t, l, "binary", `{}`); !res.IsError || res.Text() != "tool binary returned 2 bytes that are not UTF-8 text" {
+		t.Errorf("binary: %+v", res)
+	}
+	if res := call(t, l, "fail", `{}`); !res.IsError || res.Text() != "plain failure" {
+		t.Errorf("fail: %+v", res)
+	}
+	for _, c := range []struct{ sidecar, want string }{
+		{`{"tools":[{"name":"x","description":"d","inputSchema":{"type":"object"}}]}`, `tool "x": the module exports no call function`},
+		{string(tools(tl("x", "nothere"))), `export "nothere" is not a function the module exports`},
+		{string(tools(tl("x", "wrongtype"))), `export "wrongtype" has type (i32) -> i32`},
+		{string(tools(tl("x", "describe"))), `export "describe" is not one a tool may call`},
+		{string(tools(tl("x", "autoagent:stack"))), `is not one a tool may call`},
+	} {
+		_, err := h.Load(t.Context(), Module{Name: "plain", Bytes: wasmFile(t, "plain.wasm"), Sidecar: []byte(c.sidecar)})
+		if !errors.Is(err, ErrDescribe) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want %q", c.sidecar, err, c.want)
+		}
+	}
+	// Our own tool modules' call export, called raw: the input is the
+	// call document, the output its MCP result as text.
+	e, err := h.Load(t.Context(), Module{Name: "echo", Bytes: wasmFile(t, "echo.wasm"), Sidecar: tools(tl("raw", "call"))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(t.Context())
+	in, _ := json.Marshal(map[string]string{"input": `{"params":{"name":"echo","arguments":{"a":1}}}`})
+	if res := call(t, e, "raw", string(in)); res.IsError || res.Text() != `{"content":[{"type":"text","text":"{\"a\":1}"}],"structuredContent":{"a":1}}` {
+		t.Errorf("raw call: %+v", res)
 	}
 }

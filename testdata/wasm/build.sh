@@ -106,6 +106,7 @@ module hostcall.wasm $H src/hostcall.c -- c_freestanding src/hostcall.c
 module state.wasm $H src/state.c -- c_freestanding src/state.c
 module hostfn.wasm $H src/hostfn.c -- c_freestanding src/hostfn.c
 module hostfndescribe.wasm $H src/hostfn.c -- c_freestanding src/hostfn.c -DDESCRIBE_CALLS
+module plain.wasm $H src/plain.c -- c_freestanding src/plain.c
 module loop.wasm $HH src/loop.c -- c_freestanding src/loop.c
 module membomb.wasm $HH src/membomb.c -- c_freestanding src/membomb.c
 module hugeout.wasm $HH src/hugeout.c -- c_freestanding src/hugeout.c
