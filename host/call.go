@@ -26,6 +26,7 @@ type moduleTool struct {
 	in, out *tool.Schema
 	flags   tool.Flags
 	prefix  []byte // the call document up to the arguments
+	suffix  []byte // and after them
 	// export is the Extism function the tool calls instead of call (see
 	// ToolDescription.Export), "" for a tool of call.
 	export string
@@ -93,7 +94,7 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 		c.Arguments = args
 		return t.callRemote(ctx, c, rec)
 	}
-	input := callInput{t.prefix, args, inputSuffix}
+	input := callInput{t.prefix, args, t.suffix}
 	if t.export != "" {
 		input = callInput{exportInput(args)}
 	}
@@ -226,6 +227,31 @@ type callInput [3][]byte
 
 // inputSuffix closes the call document.
 var inputSuffix = []byte("}}")
+
+// hyper-mcp v2's documents: call_tool's input is {"request":{"name",
+// "arguments"},"context":{"id","_meta"}}, list_tools' {"context":{...}}.
+var (
+	v2Suffix    = []byte(`},"context":{"id":0,"_meta":{}}}`)
+	v2ListInput = []byte(`{"context":{"id":0,"_meta":{}}}`)
+)
+
+// callPrefix opens the call document of tool name for the module's
+// interface.
+func (l *Loaded) callPrefix(name string) []byte {
+	if l.entry.v2 {
+		n, _ := json.Marshal(name)
+		return append(append([]byte(`{"request":{"name":`), n...), `,"arguments":`...)
+	}
+	return callPrefix(name)
+}
+
+// callSuffix closes the call document for the module's interface.
+func (l *Loaded) callSuffix() []byte {
+	if l.entry.v2 {
+		return v2Suffix
+	}
+	return inputSuffix
+}
 
 // callPrefix opens the call document of tool name, up to its arguments.
 func callPrefix(name string) []byte {

@@ -37,6 +37,9 @@ type compiledEntry struct {
 	minMem  int64    // bytes the module's memory needs at start
 	imports []string // "module.name" of every imported function
 	kernel  bool     // the module uses Extism memory: it needs a kernel
+	// v2: a hyper-mcp v2 plugin, described by list_tools and called
+	// through call_tool.
+	v2 bool
 	// stuck is set by the watchdog when a call of the module stopped
 	// returning to the host: no new call starts.
 	stuck atomic.Bool
@@ -249,6 +252,10 @@ func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte, tables int
 	switch {
 	case exports["call"] != nil:
 		e.abi = ABIExtism
+	case exports["call_tool"] != nil:
+		// hyper-mcp's v2 interface: list_tools and call_tool, with
+		// MCP's request shapes (host/ABI.md 1.9).
+		e.abi, e.v2 = ABIExtism, true
 	case exports["_start"] != nil:
 		e.abi = ABIWASICommand
 	case importsFrom(mod, envModule):

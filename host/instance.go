@@ -208,9 +208,12 @@ func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, e
 	if n := inst.linear.size(); n > l.memHint.Load() {
 		l.memHint.Store(n)
 	}
-	if l.entry.abi == ABIExtism {
+	switch {
+	case l.entry.v2:
+		inst.fn = mod.ExportedFunction("call_tool")
+	case l.entry.abi == ABIExtism:
 		inst.fn = mod.ExportedFunction("call")
-	} else {
+	default:
 		inst.fn = mod.ExportedFunction("_start")
 	}
 	return inst, nil

@@ -182,7 +182,8 @@ func (l *Loaded) setup(ctx context.Context, m Module) error {
 			l: l, name: td.Name, in: desc.in[i], out: desc.out[i], export: td.Export,
 			spec:      toolSpec(td),
 			flags:     flagsFor(l.grants, td.Annotations, l.h.functions),
-			prefix:    callPrefix(td.Name),
+			prefix:    l.callPrefix(td.Name),
+			suffix:    l.callSuffix(),
 			anyObject: acceptsAnyObject(desc.in[i].JSON()),
 		})
 	}
@@ -194,7 +195,7 @@ func (l *Loaded) setup(ctx context.Context, m Module) error {
 // _start, in a module that has Extism memory for its input and output.
 func (l *Loaded) checkExport(td ToolDescription) error {
 	if td.Export == "" {
-		if l.abi == ABIExtism && l.entry.mod.ExportedFunctions()["call"] == nil {
+		if l.abi == ABIExtism && !l.entry.v2 && l.entry.mod.ExportedFunctions()["call"] == nil {
 			return fmt.Errorf("host: module %q: %w: tool %q: the module exports no call function; a sidecar names the export each tool calls (\"export\")", l.name, ErrDescribe, td.Name)
 		}
 		return nil
@@ -289,8 +290,12 @@ func (h *Host) runDescribe(ctx context.Context, e *compiledEntry, name string, l
 	if e.abi == ABIWASICommand {
 		return nil, fmt.Errorf("host: module %q: %w: a WASI command module needs a sidecar %s.tool.json", name, ErrDescribe, name)
 	}
-	if e.mod.ExportedFunctions()["describe"] == nil {
-		return nil, fmt.Errorf("host: module %q: %w: it exports no describe function and has no sidecar %s.tool.json", name, ErrDescribe, name)
+	describe := "describe"
+	if e.v2 {
+		describe = "list_tools"
+	}
+	if e.mod.ExportedFunctions()[describe] == nil {
+		return nil, fmt.Errorf("host: module %q: %w: it exports no %s function and has no sidecar %s.tool.json", name, ErrDescribe, describe, name)
 	}
 	dl := &Loaded{h: h, name: name, abi: e.abi, entry: e, has: map[string]bool{}, limits: limits}
 	dl.limits.Timeout = min(limits.Timeout, describeTimeout)
@@ -321,7 +326,12 @@ func (l *Loaded) describeOnce(ctx context.Context) ([]byte, error) {
 	}
 	defer inst.close()
 	inst.fn = inst.mod.ExportedFunction("describe")
-	out, failure, err := inst.run(ctx, "describe", callInput{})
+	var input callInput
+	if l.entry.v2 {
+		inst.fn = inst.mod.ExportedFunction("list_tools")
+		input = callInput{v2ListInput}
+	}
+	out, failure, err := inst.run(ctx, "describe", input)
 	if err != nil {
 		return nil, err
 	}

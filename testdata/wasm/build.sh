@@ -121,6 +121,11 @@ module describeloop.wasm $H src/describeloop.c -- c_freestanding src/describeloo
 module wasicmd.wasm src/wasicmd.c -- bash -c '$CC --target=wasm32-wasi --sysroot=/usr -O2 -Wl,--strip-all -o "$OUT" src/wasicmd.c'
 module fsattack.wasm src/fsattack.c -- bash -c '$CC --target=wasm32-wasi --sysroot=/usr -O2 -Wl,--strip-all -o "$OUT" src/fsattack.c'
 module goecho.wasm src/goecho/main.go -- bash -c 'cd ../.. && GOOS=wasip1 GOARCH=wasm $GO build -buildmode=c-shared -trimpath -ldflags=-s -o "testdata/wasm/$OUT" ./testdata/wasm/src/goecho'
+# hyper-mcp plugins of the v1 and v2 interfaces, in standard Go with
+# Extism's official Go PDK (its own module, fetched when they are built).
+HG="src/hypermcp/go/go.mod src/hypermcp/go/go.sum"
+module hypermcpv1go.wasm $HG src/hypermcp/go/v1/main.go -- bash -c 'cd src/hypermcp/go && GOOS=wasip1 GOARCH=wasm $GO build -buildmode=c-shared -trimpath -ldflags=-s -o "../../../$OUT" ./v1'
+module hypermcpv2go.wasm $HG src/hypermcp/go/v2/main.go -- bash -c 'cd src/hypermcp/go && GOOS=wasip1 GOARCH=wasm $GO build -buildmode=c-shared -trimpath -ldflags=-s -o "../../../$OUT" ./v2'
 # The hostile corpus of the sandbox's defences (see HOSTILE.md): each
 # module attacks one class, its expected outcome in its source.
 W="src/wat/describe.inc"
