@@ -26,7 +26,7 @@ const artifactMinSize = 256 << 10
 // any such change; the module limits are in the key apart).
 const (
 	rewriteVersion  = "r2"
-	describeVersion = "d1"
+	describeVersion = "d2"
 )
 
 func (a artifacts) path(kind, key string) string { return filepath.Join(a.dir, kind, key) }

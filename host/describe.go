@@ -24,6 +24,12 @@ type Description struct {
 	// the module by the manifest (sidecar_sha256). Keys set by the
 	// application (Module.Config) or by env: grants win over it.
 	Config map[string]string `json:"config,omitempty"`
+	// Prompts, Resources and ResourceTemplates are what a hyper-mcp v2
+	// plugin lists besides its tools (list_prompts, list_resources,
+	// list_resource_templates); see [Loaded.Prompts].
+	Prompts           []Prompt           `json:"prompts,omitempty"`
+	Resources         []Resource         `json:"resources,omitempty"`
+	ResourceTemplates []ResourceTemplate `json:"resourceTemplates,omitempty"`
 }
 
 // ToolDescription is one tool of a module, in MCP's Tool shape.
@@ -90,6 +96,26 @@ func parseDescription(raw []byte) (Description, []*tool.Schema, []*tool.Schema, 
 	}
 	if _, err := d.RequestedGrants(); err != nil {
 		return bad("capabilities: %v", err)
+	}
+	if len(d.Prompts) > maxPrompts || len(d.Resources)+len(d.ResourceTemplates) > maxResources {
+		return bad("%d prompts and %d resources, more than the %d and %d allowed", len(d.Prompts), len(d.Resources)+len(d.ResourceTemplates), maxPrompts, maxResources)
+	}
+	prompts := map[string]bool{}
+	for i, p := range d.Prompts {
+		if p.Name == "" || prompts[p.Name] {
+			return bad("prompt %d: a name of its own is required, got %q", i, p.Name)
+		}
+		prompts[p.Name] = true
+	}
+	for i, r := range d.Resources {
+		if r.URI == "" || r.Name == "" {
+			return bad("resource %d: uri and name are required", i)
+		}
+	}
+	for i, r := range d.ResourceTemplates {
+		if r.URITemplate == "" || r.Name == "" {
+			return bad("resource template %d: uriTemplate and name are required", i)
+		}
 	}
 	in := make([]*tool.Schema, len(d.Tools))
 	out := make([]*tool.Schema, len(d.Tools))

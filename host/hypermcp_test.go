@@ -1,9 +1,12 @@
 package host
 
 import (
+	"encoding/json"
+	"errors"
 	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -42,5 +45,50 @@ func TestHyperMCPPlugins(t *testing.T) {
 	}
 	if res := call(t, v2, "greet", `{}`); !res.IsError {
 		t.Errorf("greet without its required name: %+v", res)
+	}
+}
+
+// A v2 plugin's prompts, resources and completions, read at load and
+// served by calls with the module's grants.
+func TestHyperMCPPromptsAndResources(t *testing.T) {
+	t.Parallel()
+	h, rec := newTestHost(t, Options{})
+	v2 := load(t, h, "hypermcpv2go.wasm", Module{})
+	if p := v2.Prompts(); len(p) != 1 || p[0].Name != "review" || len(p[0].Arguments) != 1 || !p[0].Arguments[0].Required {
+		t.Errorf("prompts %+v", p)
+	}
+	if r := v2.Resources(); len(r) != 1 || r[0].URI != "memo://readme" || r[0].MIMEType != "text/plain" {
+		t.Errorf("resources %+v", r)
+	}
+	if r := v2.ResourceTemplates(); len(r) != 1 || r[0].URITemplate != "memo://{name}" {
+		t.Errorf("resource templates %+v", r)
+	}
+	ctx := t.Context()
+	got, err := v2.GetPrompt(ctx, "review", map[string]string{"language": "Go"})
+	if err != nil || !strings.Contains(string(got), `"text":"Review this Go code."`) || !strings.Contains(string(got), `"role":"user"`) {
+		t.Errorf("get_prompt: %s, %v", got, err)
+	}
+	if r := rec.last(t); r.Tool != "get_prompt" || r.Outcome != OutcomeOK {
+		t.Errorf("record %+v", r)
+	}
+	var ee *ExportError
+	if _, err := v2.GetPrompt(ctx, "nope", nil); !errors.As(err, &ee) || !strings.Contains(ee.Message, `no prompt "nope"`) {
+		t.Errorf("an unknown prompt: %v", err)
+	}
+	got, err = v2.ReadResource(ctx, "memo://shopping")
+	if err != nil || !strings.Contains(string(got), `"text":"memo shopping"`) {
+		t.Errorf("read_resource: %s, %v", got, err)
+	}
+	got, err = v2.Complete(ctx, json.RawMessage(`{"ref":{"type":"ref/prompt","name":"review"},"argument":{"name":"language","value":"r"}}`))
+	if err != nil || !strings.Contains(string(got), `"values":["rust"]`) {
+		t.Errorf("complete: %s, %v", got, err)
+	}
+	// A v1 plugin has none, and says so.
+	v1 := load(t, h, "hypermcpv1go.wasm", Module{})
+	if len(v1.Prompts()) != 0 {
+		t.Errorf("v1 prompts %+v", v1.Prompts())
+	}
+	if _, err := v1.ReadResource(ctx, "memo://x"); !errors.As(err, &ee) {
+		t.Errorf("v1 read_resource: %v", err)
 	}
 }

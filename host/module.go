@@ -320,15 +320,23 @@ func (h *Host) runDescribe(ctx context.Context, e *compiledEntry, name string, l
 }
 
 func (l *Loaded) describeOnce(ctx context.Context) ([]byte, error) {
+	if l.entry.v2 {
+		return l.describeV2(ctx)
+	}
+	return l.describeExport(ctx, "describe")
+}
+
+// describeExport runs one export of the module as describe runs: in a new
+// instance with no capabilities.
+func (l *Loaded) describeExport(ctx context.Context, export string) ([]byte, error) {
 	inst, err := l.newInstance(ctx, true)
 	if err != nil {
 		return nil, err
 	}
 	defer inst.close()
-	inst.fn = inst.mod.ExportedFunction("describe")
+	inst.fn = inst.mod.ExportedFunction(export)
 	var input callInput
 	if l.entry.v2 {
-		inst.fn = inst.mod.ExportedFunction("list_tools")
 		input = callInput{v2ListInput}
 	}
 	out, failure, err := inst.run(ctx, "describe", input)
