@@ -51,6 +51,7 @@ type Server struct {
 
 	mu    sync.Mutex
 	tools map[string]*servedTool
+	cat   catalog // prompts and resources
 
 	calls atomic.Uint64
 
@@ -76,9 +77,16 @@ func NewServer(opts ServerOptions) *Server {
 	s := &Server{tools: map[string]*servedTool{}, drain: cmp.Or(opts.DrainTimeout, DefaultDrainTimeout)}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: opts.Instructions,
-		// Tools only, announced even while there are none, since they can
-		// appear later; list changes are notified to every session.
-		Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{ListChanged: true}},
+		// Tools, prompts and resources, announced even while there are
+		// none, since they can appear later; list changes are notified
+		// to every session.
+		Capabilities: &sdk.ServerCapabilities{
+			Tools:       &sdk.ToolCapabilities{ListChanged: true},
+			Prompts:     &sdk.PromptCapabilities{ListChanged: true},
+			Resources:   &sdk.ResourceCapabilities{ListChanged: true},
+			Completions: &sdk.CompletionCapabilities{},
+		},
+		CompletionHandler: s.complete,
 	})
 	return s
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -98,6 +99,13 @@ func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine bool)
 		if err := srv.SetTools(tools); err != nil {
 			fmt.Fprintf(stderr, "autoagent: %v\n", err)
 		}
+		prompts, resources := pluginCatalog(dir.Snapshot())
+		if err := srv.SetPrompts(prompts); err != nil {
+			fmt.Fprintf(stderr, "autoagent: %v\n", err)
+		}
+		if err := srv.SetResources(resources); err != nil {
+			fmt.Fprintf(stderr, "autoagent: %v\n", err)
+		}
 		return tools
 	}
 	tools := serveTools()
@@ -128,6 +136,38 @@ func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine bool)
 		return nil // SIGINT or SIGTERM: a normal end
 	}
 	return err
+}
+
+// pluginCatalog returns the prompts, resources and resource templates of
+// the loaded plugins (hyper-mcp v2 plugins list them), for mcp serve.
+func pluginCatalog(snap *host.Snapshot) ([]mcp.Prompt, []mcp.Resource) {
+	var (
+		prompts   []mcp.Prompt
+		resources []mcp.Resource
+	)
+	for _, p := range snap.Plugins {
+		l := p.Loaded
+		if l == nil {
+			continue
+		}
+		for _, pr := range l.Prompts() {
+			def, _ := json.Marshal(pr)
+			name := pr.Name
+			prompts = append(prompts, mcp.Prompt{Definition: def, Complete: l.Complete,
+				Get: func(ctx context.Context, args map[string]string) (json.RawMessage, error) {
+					return l.GetPrompt(ctx, name, args)
+				}})
+		}
+		for _, r := range l.Resources() {
+			def, _ := json.Marshal(r)
+			resources = append(resources, mcp.Resource{Definition: def, Read: l.ReadResource, Complete: l.Complete})
+		}
+		for _, r := range l.ResourceTemplates() {
+			def, _ := json.Marshal(r)
+			resources = append(resources, mcp.Resource{Definition: def, Template: true, Read: l.ReadResource, Complete: l.Complete})
+		}
+	}
+	return prompts, resources
 }
 
 // serveMCPHTTP serves srv at /mcp on ln until ctx ends, then closes the

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/autoagent-go/autoagent/mcp"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -219,5 +221,56 @@ func TestMCPServeUsage(t *testing.T) {
 	r = e.mustRun(1, "mcp", "serve", "--http", "256.0.0.1:bad")
 	if !strings.Contains(r.stderr, "--http") {
 		t.Errorf("stderr = %q, want the bad address named", r.stderr)
+	}
+}
+
+// A hyper-mcp v2 plugin's prompts, resources and completions are served
+// by mcp serve, as its tools are: an MCP client lists and uses them.
+func TestMCPServeHyperMCPPromptsAndResources(t *testing.T) {
+	e := newCLIEnv(t)
+	e.add("hypermcpv2go.wasm")
+	e.mustRun(0, "tools", "approve", filepath.Join(e.plugins, "hypermcpv2go.wasm"), "--yes")
+	s := startServe(t, "--http", "127.0.0.1:0")
+	url := s.waitLine(`over MCP at (http://\S+/mcp)`)[1]
+
+	ctx := t.Context()
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 3 {
+		t.Fatalf("tools: %v %+v", err, tools)
+	}
+	prompts, err := cs.ListPrompts(ctx, nil)
+	if err != nil || len(prompts.Prompts) != 1 || prompts.Prompts[0].Name != "review" || !prompts.Prompts[0].Arguments[0].Required {
+		t.Fatalf("prompts: %v %+v", err, prompts)
+	}
+	got, err := cs.GetPrompt(ctx, &sdk.GetPromptParams{Name: "review", Arguments: map[string]string{"language": "Rust"}})
+	if err != nil || len(got.Messages) != 1 || got.Messages[0].Content.(*sdk.TextContent).Text != "Review this Rust code." {
+		t.Errorf("get prompt: %v %+v", err, got)
+	}
+	res, err := cs.ListResources(ctx, nil)
+	if err != nil || len(res.Resources) != 1 || res.Resources[0].URI != "memo://readme" {
+		t.Errorf("resources: %v %+v", err, res)
+	}
+	tmpl, err := cs.ListResourceTemplates(ctx, nil)
+	if err != nil || len(tmpl.ResourceTemplates) != 1 || tmpl.ResourceTemplates[0].URITemplate != "memo://{name}" {
+		t.Errorf("resource templates: %v %+v", err, tmpl)
+	}
+	read, err := cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "memo://readme"})
+	if err != nil || len(read.Contents) != 1 || read.Contents[0].Text != "memo readme" {
+		t.Errorf("read resource: %v %+v", err, read)
+	}
+	read, err = cs.ReadResource(ctx, &sdk.ReadResourceParams{URI: "memo://groceries"})
+	if err != nil || len(read.Contents) != 1 || read.Contents[0].Text != "memo groceries" {
+		t.Errorf("read through the template: %v %+v", err, read)
+	}
+	comp, err := cs.Complete(ctx, &sdk.CompleteParams{Ref: &sdk.CompleteReference{Type: "ref/prompt", Name: "review"},
+		Argument: sdk.CompleteParamsArgument{Name: "language", Value: "g"}})
+	if err != nil || !slices.Equal(comp.Completion.Values, []string{"go"}) {
+		t.Errorf("complete: %v %+v", err, comp)
 	}
 }
