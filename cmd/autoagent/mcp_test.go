@@ -274,3 +274,25 @@ func TestMCPServeHyperMCPPromptsAndResources(t *testing.T) {
 		t.Errorf("complete: %v %+v", err, comp)
 	}
 }
+
+// Our hyper-mcp plugins, v1 and v2 in Go and in Rust, are approved and
+// called from the command line like any module.
+func TestToolsCallHyperMCPPlugins(t *testing.T) {
+	e := newCLIEnv(t)
+	for _, f := range []string{"hypermcpv1go.wasm", "hypermcpv2go.wasm", "hypermcpv1rust.wasm", "hypermcpv2rust.wasm"} {
+		e.add(f)
+		e.mustRun(0, "tools", "approve", filepath.Join(e.plugins, f), "--yes")
+	}
+	// Four plugins offer greet: a conflict, reported, and served by none.
+	r := e.run("", "tools", "call", "greet", "--args", `{"name":"Ada"}`)
+	if r.code == 0 || !strings.Contains(r.stderr+r.stdout, "greet") {
+		t.Errorf("greet offered four times: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	for _, f := range []string{"hypermcpv1go", "hypermcpv1rust", "hypermcpv2go"} {
+		e.mustRun(0, "tools", "revoke", f)
+	}
+	r = e.mustRun(0, "tools", "call", "greet", "--args", `{"name":"Ada"}`)
+	if !strings.Contains(r.stdout, "Hello, Ada!") {
+		t.Errorf("tools call greet (Rust v2):\n%s", r.stdout)
+	}
+}

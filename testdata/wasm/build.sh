@@ -20,7 +20,8 @@ cd "$(dirname "$0")"
 force=${1:-}
 GO=${GO:-go}
 CC=${CC:-clang}
-export CC GO
+RUSTC=${RUSTC:-/usr/bin/rustc}
+export CC GO RUSTC
 FREESTANDING="--target=wasm32 -nostdlib -O2 -Wl,--no-entry -Wl,--strip-all"
 
 # module <name> <sources...> -- <build command...>
@@ -34,7 +35,7 @@ hash_sources() {
 # command and the helpers and flags that command may use. A module's hash
 # covers it, not the whole of this script, so adding a module leaves the
 # others up to date.
-recipe() { declare -f wat watgen c_freestanding; printf '%s\n' "$FREESTANDING" "$@"; }
+recipe() { declare -f wat watgen c_freestanding rust_wasi; printf '%s\n' "$FREESTANDING" "$@"; }
 
 recorded() { awk -v n="$1" '$1 == n { print $2, $3 }' SOURCES 2>/dev/null || true; }
 
@@ -88,6 +89,10 @@ watgen() {
 	rm -f "$OUT.gen.wat"
 }
 
+rust_wasi() { # rust_wasi SRC: Rust with std, by Debian's rustc
+	$RUSTC --target wasm32-wasi --crate-type cdylib -C opt-level=s -C strip=symbols -o "$OUT" "$1"
+}
+
 c_freestanding() { # c_freestanding SRC [extra flags...]
 	local src=$1; shift
 	$CC $FREESTANDING "$@" -o "$OUT" "$src"
@@ -126,6 +131,9 @@ module goecho.wasm src/goecho/main.go -- bash -c 'cd ../.. && GOOS=wasip1 GOARCH
 HG="src/hypermcp/go/go.mod src/hypermcp/go/go.sum"
 module hypermcpv1go.wasm $HG src/hypermcp/go/v1/main.go -- bash -c 'cd src/hypermcp/go && GOOS=wasip1 GOARCH=wasm $GO build -buildmode=c-shared -trimpath -ldflags=-s -o "../../../$OUT" ./v1'
 module hypermcpv2go.wasm $HG src/hypermcp/go/v2/main.go -- bash -c 'cd src/hypermcp/go && GOOS=wasip1 GOARCH=wasm $GO build -buildmode=c-shared -trimpath -ldflags=-s -o "../../../$OUT" ./v2'
+# The same in Rust with std, built by Debian's rustc (no crates).
+module hypermcpv1rust.wasm ../../pdk/rust/autoagent.rs src/hypermcp/rust/v1.rs -- rust_wasi src/hypermcp/rust/v1.rs
+module hypermcpv2rust.wasm src/hypermcp/rust/v2.rs -- rust_wasi src/hypermcp/rust/v2.rs
 # The hostile corpus of the sandbox's defences (see HOSTILE.md): each
 # module attacks one class, its expected outcome in its source.
 W="src/wat/describe.inc"
