@@ -1,8 +1,13 @@
 package host
 
 import (
+	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -105,5 +110,77 @@ func testPromptsAndResources(t *testing.T, file string) {
 	}
 	if _, err := v1.ReadResource(ctx, "memo://x"); !errors.As(err, &ee) {
 		t.Errorf("v1 read_resource: %v", err)
+	}
+}
+
+// Our v2 plugins run in the official Extism JavaScript host (npm
+// @extism/extism on Node, as pdk/conformance installs it) and answer there
+// byte for byte as here: they speak hyper-mcp's interface over Extism's ABI
+// and nothing private to this host.
+func TestHyperMCPInExtismJS(t *testing.T) {
+	t.Parallel()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed: the Extism JavaScript host cannot run (install Node 20 and run `make deps`)")
+	}
+	script := filepath.Join("..", "pdk", "conformance", "node", "run.mjs")
+	if _, err := os.Stat(filepath.Join("..", "pdk", "conformance", "node", "node_modules", "@extism", "extism")); err != nil {
+		t.Skip("@extism/extism is not installed: run `make deps` (.ci/install.d/pdk.sh installs it into pdk/conformance/node)")
+	}
+	ctx := `"context":{"id":0,"_meta":{}}`
+	cases := []struct{ fn, input string }{
+		{"list_tools", `{` + ctx + `}`},
+		{"call_tool", `{"request":{"name":"greet","arguments":{"name":"Ada"}},` + ctx + `}`},
+		{"call_tool", `{"request":{"name":"nope","arguments":{}},` + ctx + `}`},
+		{"list_prompts", `{` + ctx + `}`},
+		{"get_prompt", `{"request":{"name":"review","arguments":{"language":"Zig"}},` + ctx + `}`},
+		{"list_resources", `{` + ctx + `}`},
+		{"list_resource_templates", `{` + ctx + `}`},
+		{"read_resource", `{"request":{"uri":"memo://todo"},` + ctx + `}`},
+		{"complete", `{"request":{"ref":{"type":"prompt","name":"review"},"argument":{"name":"language","value":"py"}},` + ctx + `}`},
+	}
+	h, _ := newTestHost(t, Options{})
+	for _, file := range []string{"hypermcpv2go.wasm", "hypermcpv2rust.wasm"} {
+		t.Run(file, func(t *testing.T) {
+			var jsonl bytes.Buffer
+			for _, c := range cases {
+				b, _ := json.Marshal(map[string]string{"fn": c.fn, "input": base64.StdEncoding.EncodeToString([]byte(c.input))})
+				jsonl.Write(append(b, '\n'))
+			}
+			casesFile := filepath.Join(t.TempDir(), "cases.jsonl")
+			if err := os.WriteFile(casesFile, jsonl.Bytes(), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var stderr bytes.Buffer
+			cmd := exec.Command(node, "--no-warnings", script, filepath.Join("..", "testdata", "wasm", file), casesFile)
+			cmd.Stderr = &stderr
+			out, err := cmd.Output()
+			if err != nil {
+				t.Fatalf("node: %v\n%s", err, stderr.String())
+			}
+			lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+			if len(lines) != len(cases) {
+				t.Fatalf("node printed %d lines for %d calls:\n%s\n%s", len(lines), len(cases), out, stderr.String())
+			}
+			l := load(t, h, file, Module{})
+			for i, c := range cases {
+				theirs, err := base64.StdEncoding.DecodeString(lines[i])
+				if err != nil {
+					t.Fatalf("%s: the Extism JS host: %s", c.fn, lines[i])
+				}
+				inst, err := l.newInstance(t.Context(), false)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ours, failure, err := inst.runExport(t.Context(), c.fn, c.fn, callInput{[]byte(c.input)})
+				if err != nil || failure != "" {
+					t.Fatalf("%s here: %v %s", c.fn, err, failure)
+				}
+				if !bytes.Equal(ours, theirs) {
+					t.Errorf("%s:\n here:      %s\n extism-js: %s", c.fn, ours, theirs)
+				}
+				inst.close()
+			}
+		})
 	}
 }
