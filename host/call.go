@@ -143,6 +143,9 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 	// out is the instance's memory: parse it before the instance serves
 	// another call.
 	res, err := parseResult(out, t.out)
+	if err == nil && inst.listChanged {
+		l.listsChanged(ctx, inst)
+	}
 	l.releaseInstance(inst, err == nil)
 	if err != nil {
 		rec.Outcome = OutcomeBadOutput

@@ -40,6 +40,9 @@ type compiledEntry struct {
 	// v2: a hyper-mcp v2 plugin, described by list_tools and called
 	// through call_tool.
 	v2 bool
+	// stateful: the module imports notify_*_list_changed, so its lists
+	// depend on its instance's memory: one instance serves every call.
+	stateful bool
 	// stuck is set by the watchdog when a call of the module stopped
 	// returning to the host: no new call starts.
 	stuck atomic.Bool
@@ -276,6 +279,9 @@ func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte, tables int
 		e.imports = append(e.imports, m+"."+n)
 		if m == envModule || m == userModule {
 			e.kernel = true
+		}
+		if statefulImports[m+"."+n] {
+			e.stateful = true
 		}
 	}
 	return nil

@@ -363,7 +363,8 @@ func embedderImport(namespace, name string) bool {
 	case envModule, goModule, wasiModule:
 		return false
 	case userModule:
-		return !slices.ContainsFunc(userFuncs, func(f hostFunc) bool { return f.name == name })
+		own := func(f hostFunc) bool { return f.name == name }
+		return !slices.ContainsFunc(userFuncs, own) && !slices.ContainsFunc(notifyFuncs, own)
 	}
 	return true
 }

@@ -2,6 +2,7 @@ package host
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/autoagent-go/autoagent/manifest"
 )
 
 // hyper-mcp plugins of both interfaces, ours, written with Extism's
@@ -183,4 +186,72 @@ func TestHyperMCPInExtismJS(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A plugin that says its tools changed (notify_tool_list_changed, which
+// the host provides without a grant) is stateful: one instance serves
+// every call, and after such a call the host reads its tools again in that
+// instance, with no capabilities.
+func TestToolListChanged(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{})
+	l := load(t, h, "hypermcpv1go.wasm", Module{})
+	if l.single == nil {
+		t.Fatal("a module importing notify_tool_list_changed is not served by one instance")
+	}
+	names := func() []string {
+		var out []string
+		for _, tl := range l.Tools() {
+			out = append(out, tl.Spec().Name)
+		}
+		return out
+	}
+	if got := names(); !slices.Equal(got, []string{"greet", "add_tool"}) {
+		t.Fatalf("tools %v", got)
+	}
+	if res := call(t, l, "add_tool", `{}`); res.Text() != "added tool_1" {
+		t.Fatalf("add_tool: %+v", res)
+	}
+	call(t, l, "add_tool", `{}`)
+	if got := names(); !slices.Equal(got, []string{"greet", "add_tool", "tool_1", "tool_2"}) {
+		t.Fatalf("tools after two add_tool: %v", got)
+	}
+	if res := call(t, l, "tool_2", `{}`); res.IsError || res.Text() != "called tool_2" {
+		t.Errorf("tool_2: %+v", res)
+	}
+}
+
+// The Dir publishes the new tools: Watch reports them added.
+func TestToolListChangedInDir(t *testing.T) {
+	t.Parallel()
+	e := newPDEnv(t)
+	e.put("dyn.wasm", wasmFile(t, "hypermcpv1go.wasm"), nil)
+	e.approve("dyn.wasm", manifest.Limits{})
+	d := e.open(DirOptions{})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	add, ok := d.Snapshot().Tool("add_tool")
+	if !ok {
+		t.Fatalf("tools %v", d.Snapshot().Plugins)
+	}
+	go func() {
+		// While Watch runs (or before: the signal waits for it).
+		time.Sleep(100 * time.Millisecond)
+		if _, err := add.Call(ctx, toolCall("add_tool", `{}`)); err != nil {
+			t.Error(err)
+		}
+	}()
+	for ch, err := range d.Watch(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(ch.Added, "tool_1") {
+			t.Fatalf("change %+v", ch)
+		}
+		if _, ok := d.Snapshot().Tool("tool_1"); !ok {
+			t.Error("tool_1 is not in the snapshot")
+		}
+		return
+	}
+	t.Fatal("Watch ended without the change")
 }

@@ -107,6 +107,8 @@ type instance struct {
 	describing bool
 	clockUsed  bool
 	randUsed   bool
+	// listChanged is set by notify_*_list_changed during the call.
+	listChanged bool
 }
 
 // fail records err as the reason the call ends and unwinds the guest.
@@ -377,6 +379,7 @@ func (inst *instance) begin(ctx context.Context, toolName string) {
 	inst.logs = 0
 	inst.httpStatus, inst.httpHdrs = 0, nil
 	inst.clockUsed, inst.randUsed = false, false
+	inst.listChanged = false
 	inst.peak = 0
 	inst.fsWritten = 0
 	inst.notePeak()

@@ -492,7 +492,10 @@ func instantiateHostModules(ctx context.Context, rt wazero.Runtime, fs functions
 }
 
 // addOwnUserFunctions adds the host's own functions of extism:host/user.
-func addOwnUserFunctions(b wazero.HostModuleBuilder) { addHostFuncs(b, userFuncs) }
+func addOwnUserFunctions(b wazero.HostModuleBuilder) {
+	addHostFuncs(b, userFuncs)
+	addHostFuncs(b, notifyFuncs)
+}
 
 // addHostFuncs adds funcs to b, each checking for a stop before it runs.
 func addHostFuncs(b wazero.HostModuleBuilder, funcs []hostFunc) {

@@ -68,6 +68,12 @@ type Loaded struct {
 	// exportTools: some tool calls an export (ToolDescription.Export),
 	// so every instance gets Extism memory, imported or not.
 	exportTools bool
+	// single serves a stateful module (one that says its lists changed):
+	// one instance for every call, nil for other modules.
+	single *singleInstance
+	// onListChanged, when set (by the Dir that loaded the module), is
+	// called after a stateful module's lists changed; under mu.
+	onListChanged func()
 
 	env     [][2]string       // granted env variables that are set
 	config  map[string]string // Extism config
@@ -132,7 +138,12 @@ func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
 		return nil, err
 	}
 	l.spares.max = max(h.opts.PoolSize, 0) + 2
-	l.pool = newPool(l, h.opts.PoolSize)
+	if entry.stateful && !m.Isolated {
+		// One instance, kept across calls, as hyper-mcp runs a plugin.
+		l.single, l.reuse = &singleInstance{}, true
+	} else {
+		l.pool = newPool(l, h.opts.PoolSize)
+	}
 	h.mu.Lock()
 	h.loaded[l] = true
 	h.mu.Unlock()
@@ -170,15 +181,23 @@ func (l *Loaded) setup(ctx context.Context, m Module) error {
 			}
 		}
 	}
-	l.desc = desc.desc
+	return l.setTools(desc)
+}
+
+// setTools makes the described tools (and prompts and resources) the
+// module's; at load, and again when a stateful module says its lists
+// changed.
+func (l *Loaded) setTools(desc described) error {
+	var tools []tool.Tool
+	extismInit := false
 	for i, td := range desc.desc.Tools {
 		if err := l.checkExport(td); err != nil {
 			return err
 		}
 		if td.Export != "" && td.Export != "_start" {
-			l.extismInit = true
+			extismInit = true
 		}
-		l.tools = append(l.tools, &moduleTool{
+		tools = append(tools, &moduleTool{
 			l: l, name: td.Name, in: desc.in[i], out: desc.out[i], export: td.Export,
 			spec:      toolSpec(td),
 			flags:     flagsFor(l.grants, td.Annotations, l.h.functions),
@@ -187,6 +206,10 @@ func (l *Loaded) setup(ctx context.Context, m Module) error {
 			anyObject: acceptsAnyObject(desc.in[i].JSON()),
 		})
 	}
+	l.mu.Lock()
+	l.desc, l.tools = desc.desc, tools
+	l.extismInit = l.extismInit || extismInit
+	l.mu.Unlock()
 	return nil
 }
 
@@ -361,11 +384,15 @@ func compileErr(name string, err error) error {
 }
 
 // Tools returns the module's tools, in describe order.
-func (l *Loaded) Tools() []tool.Tool { return slices.Clone(l.tools) }
+func (l *Loaded) Tools() []tool.Tool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.tools)
+}
 
 // Tool returns the tool named name.
 func (l *Loaded) Tool(name string) (tool.Tool, bool) {
-	for _, t := range l.tools {
+	for _, t := range l.Tools() {
 		if t.Spec().Name == name {
 			return t, true
 		}
@@ -384,7 +411,11 @@ func (l *Loaded) ABI() ABI { return l.abi }
 
 // Describe returns the module's describe document: its tools and the
 // capabilities it asks for.
-func (l *Loaded) Describe() Description { return l.desc }
+func (l *Loaded) Describe() Description {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.desc
+}
 
 // Grants returns the module's grants.
 func (l *Loaded) Grants() []manifest.Grant { return slices.Clone(l.grants) }
@@ -405,6 +436,7 @@ func (l *Loaded) Close(ctx context.Context) error {
 		if l.pool != nil {
 			l.pool.close()
 		}
+
 		l.mu.Lock()
 		l.drained = true
 		if l.calls == 0 {
@@ -431,6 +463,11 @@ func (l *Loaded) closeResources() {
 	l.h.mu.Lock()
 	delete(l.h.loaded, l)
 	l.h.mu.Unlock()
+	if s := l.single; s != nil && s.inst != nil {
+		// No call is running: the module is idle.
+		s.inst.close()
+		s.inst = nil
+	}
 	for _, r := range l.roots {
 		_ = r.Close()
 	}
@@ -446,6 +483,13 @@ func (l *Loaded) closeResources() {
 		l.h.release(l.entry)
 		l.entry = nil
 	}
+}
+
+// isClosed reports whether Close was called.
+func (l *Loaded) isClosed() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.closed
 }
 
 // enter registers a call, failing once the module is closed.

@@ -210,6 +210,10 @@ type Dir struct {
 
 	pubMu sync.Mutex
 	pubs  []*tool.Publication
+
+	// listChanged is signalled when a loaded stateful module says its
+	// tools changed (notify_tool_list_changed): Watch reloads.
+	listChanged chan struct{}
 }
 
 // OpenDir loads the plugins directory. The error is for what prevents any
@@ -217,12 +221,20 @@ type Dir struct {
 // directory that cannot be listed. Problems with single modules are in
 // the snapshot's plugins.
 func OpenDir(ctx context.Context, h *Host, opts DirOptions) (*Dir, error) {
-	d := &Dir{h: h, opts: opts.withDefaults(), modules: map[string]*Loaded{}, sums: map[string]fileSum{}}
+	d := &Dir{h: h, opts: opts.withDefaults(), modules: map[string]*Loaded{}, sums: map[string]fileSum{}, listChanged: make(chan struct{}, 1)}
 	d.snap.Store(&Snapshot{Dir: d.opts.Dir, Manifest: d.opts.Manifest, byName: map[string]tool.Tool{}})
 	if _, err := d.Reload(ctx); err != nil {
 		return nil, err
 	}
 	return d, nil
+}
+
+// signalListChanged tells Watch that a module's tools changed.
+func (d *Dir) signalListChanged() {
+	select {
+	case d.listChanged <- struct{}{}:
+	default: // a reload is already due
+	}
 }
 
 // Snapshot returns the current state.
@@ -476,6 +488,9 @@ func (d *Dir) loadPlugin(ctx context.Context, m *manifest.Manifest, file string,
 			}
 			return invalid(err)
 		}
+		l.mu.Lock()
+		l.onListChanged = d.signalListChanged
+		l.mu.Unlock()
 	}
 	modules[key] = l
 	p.Loaded = l

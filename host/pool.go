@@ -212,6 +212,18 @@ func (p *pool) close() {
 // acquire returns a ready instance, or instantiates one on the caller's
 // goroutine when none is ready.
 func (l *Loaded) acquire(ctx context.Context) (inst *instance, pooled bool, err error) {
+	if s := l.single; s != nil {
+		// A stateful module's one instance: calls wait for it in turn.
+		s.mu.Lock()
+		if s.inst != nil {
+			return s.inst, true, nil
+		}
+		inst, err := l.newInstance(ctx, false)
+		if err != nil {
+			s.mu.Unlock()
+		}
+		return inst, false, err
+	}
 	p := l.pool
 	if p != nil {
 		if inst := p.get(); inst != nil {
@@ -228,6 +240,16 @@ func (l *Loaded) acquire(ctx context.Context) (inst *instance, pooled bool, err 
 // releaseInstance discards inst, or keeps it for the next call when the
 // module reuses instances and the call ended well.
 func (l *Loaded) releaseInstance(inst *instance, ok bool) {
+	if s := l.single; s != nil {
+		s.inst = nil
+		if ok && !inst.interrupted && !inst.mod.IsClosed() && !l.isClosed() {
+			s.inst = inst
+		} else {
+			inst.close()
+		}
+		s.mu.Unlock()
+		return
+	}
 	p := l.pool
 	if p != nil && l.reuse && ok && !inst.interrupted && !inst.mod.IsClosed() {
 		p.put(inst)

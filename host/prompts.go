@@ -55,14 +55,14 @@ const (
 
 // Prompts returns the module's prompts; none for a module that is not a
 // hyper-mcp v2 plugin exporting list_prompts.
-func (l *Loaded) Prompts() []Prompt { return append([]Prompt(nil), l.desc.Prompts...) }
+func (l *Loaded) Prompts() []Prompt { return append([]Prompt(nil), l.Describe().Prompts...) }
 
 // Resources returns the module's resources.
-func (l *Loaded) Resources() []Resource { return append([]Resource(nil), l.desc.Resources...) }
+func (l *Loaded) Resources() []Resource { return append([]Resource(nil), l.Describe().Resources...) }
 
 // ResourceTemplates returns the module's resource templates.
 func (l *Loaded) ResourceTemplates() []ResourceTemplate {
-	return append([]ResourceTemplate(nil), l.desc.ResourceTemplates...)
+	return append([]ResourceTemplate(nil), l.Describe().ResourceTemplates...)
 }
 
 // GetPrompt renders the module's prompt name with args (get_prompt): MCP's
@@ -142,6 +142,9 @@ func (l *Loaded) request(ctx context.Context, export string, req any) (json.RawM
 	var res json.RawMessage
 	if err == nil && failure == "" {
 		res = bytes.Clone(out)
+		if inst.listChanged {
+			l.listsChanged(ctx, inst)
+		}
 	}
 	l.releaseInstance(inst, err == nil && failure == "")
 	switch {
@@ -170,9 +173,7 @@ func (l *Loaded) v2() bool { return l.entry != nil && l.entry.v2 }
 // capabilities, describe's limits).
 func (l *Loaded) describeV2(ctx context.Context) ([]byte, error) {
 	doc := map[string]json.RawMessage{}
-	for _, c := range []struct{ export, key string }{
-		{"list_tools", "tools"}, {"list_prompts", "prompts"}, {"list_resources", "resources"}, {"list_resource_templates", "resourceTemplates"},
-	} {
+	for _, c := range v2Lists {
 		if c.export != "list_tools" && l.entry.mod.ExportedFunctions()[c.export] == nil {
 			continue
 		}

@@ -125,6 +125,9 @@ func (d *Dir) Watch(ctx context.Context) iter.Seq2[Change, error] {
 				if relevant(ev) {
 					schedule()
 				}
+			case <-d.listChanged:
+				// A module said its tools changed: the reload reads them.
+				schedule()
 			case err, ok := <-w.Errors:
 				if !ok {
 					return

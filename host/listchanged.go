@@ -1,0 +1,163 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
+)
+
+// hyper-mcp's notification functions (extism:host/user), which the host
+// provides to every module without a grant: they tell the host something
+// and reach nothing outside it.
+var notifyFuncs = []hostFunc{
+	{"notify_tool_list_changed", nil, nil, func(inst *instance, _ []uint64) { inst.listChanged = true }},
+	{"notify_prompt_list_changed", nil, nil, func(inst *instance, _ []uint64) { inst.listChanged = true }},
+	{"notify_resource_list_changed", nil, nil, func(inst *instance, _ []uint64) { inst.listChanged = true }},
+	{"notify_logging_message", sig(i64), nil, func(inst *instance, s []uint64) { inst.notifyLog(s[0]) }},
+	{"notify_progress", sig(i64), nil, func(inst *instance, s []uint64) { inst.notifyDebug("progress", s[0]) }},
+	{"notify_resource_updated", sig(i64), nil, func(inst *instance, s []uint64) { inst.notifyDebug("resource updated", s[0]) }},
+}
+
+// statefulImports are the imports that make a module stateful: it says its
+// lists changed, so they depend on what its instance remembers.
+var statefulImports = map[string]bool{
+	userModule + ".notify_tool_list_changed":     true,
+	userModule + ".notify_prompt_list_changed":   true,
+	userModule + ".notify_resource_list_changed": true,
+}
+
+// notifyLog forwards a notify_logging_message ({"level", "logger",
+// "data"}, MCP's LoggingMessageNotification params) to the host's logger,
+// bounded as log_* is.
+func (inst *instance) notifyLog(off uint64) {
+	raw := inst.read(off, "notify_logging_message", maxLogMessage)
+	lg := inst.l.h.opts.Logger
+	if lg == nil || inst.logs >= maxLogsPerCall {
+		return
+	}
+	inst.logs++
+	var m struct {
+		Level  string          `json:"level"`
+		Logger string          `json:"logger"`
+		Data   json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		lg.Warn("notify_logging_message: not MCP logging params", "module", inst.l.name, "tool", inst.tool, "error", err)
+		return
+	}
+	level := slog.LevelInfo
+	switch m.Level {
+	case "debug":
+		level = slog.LevelDebug
+	case "notice", "info":
+	case "warning":
+		level = slog.LevelWarn
+	default: // error, critical, alert, emergency
+		level = slog.LevelError
+	}
+	data := string(m.Data)
+	var s string
+	if json.Unmarshal(m.Data, &s) == nil {
+		data = s
+	}
+	lg.Log(context.Background(), level, data, "module", inst.l.name, "tool", inst.tool, "logger", m.Logger)
+}
+
+// notifyDebug logs a notification the host does not act on.
+func (inst *instance) notifyDebug(what string, off uint64) {
+	raw := inst.read(off, what, maxLogMessage)
+	if lg := inst.l.h.opts.Logger; lg != nil {
+		lg.Debug("notification: "+what, "module", inst.l.name, "tool", inst.tool, "params", string(raw))
+	}
+}
+
+// singleInstance serves a stateful module: one instance, one call at a
+// time, as hyper-mcp runs every plugin.
+type singleInstance struct {
+	mu   sync.Mutex
+	inst *instance
+}
+
+// redescribe reads the module's lists again in inst, the instance whose
+// call said they changed (its memory holds them), with no capabilities,
+// and makes them the module's. The Dir that loaded the module, if any, is
+// told and publishes the change.
+func (l *Loaded) redescribe(ctx context.Context, inst *instance) error {
+	inst.listChanged = false
+	inst.describing = true
+	defer func() { inst.describing = false }()
+	fn := inst.fn
+	defer func() { inst.fn = fn }()
+	limits := inst.limits
+	inst.limits.Timeout = min(limits.Timeout, describeTimeout)
+	inst.limits.Output = maxDescribe
+	defer func() { inst.limits = limits }()
+
+	var raw []byte
+	if l.entry.v2 {
+		doc := map[string]json.RawMessage{}
+		for _, c := range v2Lists {
+			if c.export != "list_tools" && l.entry.mod.ExportedFunctions()[c.export] == nil {
+				continue
+			}
+			inst.fn = inst.mod.ExportedFunction(c.export)
+			out, failure, err := inst.run(ctx, "describe", callInput{v2ListInput})
+			if err == nil && failure != "" {
+				err = fmt.Errorf("%s", failure)
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", c.export, err)
+			}
+			var list map[string]json.RawMessage
+			if err := json.Unmarshal(out, &list); err != nil {
+				return fmt.Errorf("%s: not a JSON object: %v", c.export, err)
+			}
+			if v, ok := list[c.key]; ok {
+				doc[c.key] = v
+			}
+		}
+		raw, _ = json.Marshal(doc)
+	} else {
+		inst.fn = inst.mod.ExportedFunction("describe")
+		out, failure, err := inst.run(ctx, "describe", callInput{})
+		if err == nil && failure != "" {
+			err = fmt.Errorf("%s", failure)
+		}
+		if err != nil {
+			return err
+		}
+		raw = append([]byte(nil), out...)
+	}
+	d, in, out, err := parseDescription(raw)
+	if err != nil {
+		return err
+	}
+	if err := l.setTools(described{d, in, out}); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	notify := l.onListChanged
+	l.mu.Unlock()
+	if notify != nil {
+		notify()
+	}
+	return nil
+}
+
+// listsChanged re-reads the lists of a module whose call said they
+// changed; a failure leaves the old lists and is logged.
+func (l *Loaded) listsChanged(ctx context.Context, inst *instance) {
+	if err := l.redescribe(ctx, inst); err != nil {
+		if lg := l.h.opts.Logger; lg != nil {
+			lg.Warn("the module said its tools changed, but reading them again failed: the old ones stay", "module", l.name, "error", err)
+		}
+	}
+}
+
+// v2Lists are a hyper-mcp v2 plugin's list exports and the member of the
+// describe document each fills.
+var v2Lists = []struct{ export, key string }{
+	{"list_tools", "tools"}, {"list_prompts", "prompts"}, {"list_resources", "resources"}, {"list_resource_templates", "resourceTemplates"},
+}
