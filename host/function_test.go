@@ -300,3 +300,18 @@ func TestExportTool(t *testing.T) {
 		t.Errorf("raw call: %+v", res)
 	}
 }
+
+// Every function of the host's own in extism:host/user is refused as a
+// host: grant (manifest keeps the list of names apart from this package).
+func TestOwnUserFunctionsAreNotGrantable(t *testing.T) {
+	for _, fs := range [][]hostFunc{userFuncs, notifyFuncs} {
+		for _, f := range fs {
+			if _, err := manifest.ParseGrant("host:" + userModule + "." + f.name); err == nil {
+				t.Errorf("host:%s.%s parses as a grant", userModule, f.name)
+			}
+			if embedderImport(userModule, f.name) {
+				t.Errorf("%s is taken for an application's function", f.name)
+			}
+		}
+	}
+}

@@ -186,7 +186,10 @@ var reservedNamespaces = []string{"extism:host/env", "wasi_snapshot_preview1", "
 
 // ownUserFunctions are the host's own functions in extism:host/user, with
 // the kind of grant that gives them.
-var ownUserFunctions = map[string]Kind{"kv_get": KindKV, "kv_set": KindKV, "kv_delete": KindKV, "kv_keys": KindKV, "tool_call": KindTools}
+var ownUserFunctions = map[string]Kind{"kv_get": KindKV, "kv_set": KindKV, "kv_delete": KindKV, "kv_keys": KindKV, "tool_call": KindTools,
+	// hyper-mcp's notifications, which need no grant.
+	"notify_tool_list_changed": "", "notify_prompt_list_changed": "", "notify_resource_list_changed": "",
+	"notify_logging_message": "", "notify_progress": "", "notify_resource_updated": ""}
 
 // splitHostFunction splits a host function's NAMESPACE.NAME at the last dot
 // and checks both parts: 1-256 bytes each, no spaces, control or invisible
@@ -209,6 +212,9 @@ func splitHostFunction(v string) (namespace, name string, err error) {
 		return "", "", fmt.Errorf("host: %s is the host's own namespace, not one an application registers functions in", namespace)
 	}
 	if kind, ok := ownUserFunctions[name]; ok && namespace == "extism:host/user" {
+		if kind == "" {
+			return "", "", fmt.Errorf("host: %s.%s is the host's own function, which needs no grant", namespace, name)
+		}
 		return "", "", fmt.Errorf("host: %s.%s is the host's own function, which a %s: grant gives", namespace, name, kind)
 	}
 	return namespace, name, nil

@@ -108,6 +108,7 @@ func TestParseGrantInvalid(t *testing.T) {
 		{"host:autoagent:kernel.yield", "host's own namespace"},
 		{"host:extism:host/user.kv_get", "a kv: grant"},
 		{"host:extism:host/user.tool_call", "a tools: grant"},
+		{"host:extism:host/user.notify_tool_list_changed", "needs no grant"},
 		{"host:my ns.f", "space"},
 		{"host:ns.f\u202e", "invisible"},
 		{"disk:/x", "unknown kind"},
