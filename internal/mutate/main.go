@@ -374,6 +374,21 @@ var mutations = []mutation{
 	{"exits: a guest's exit(-1) taken for a cancellation", "host/call.go",
 		"\t\tif ctx.Err() != nil {\n\t\t\treturn 0, false", "\t\tif true {\n\t\t\treturn 0, false",
 		"./host", "TestExtismPlugins/exit"},
+	{"hyper-mcp v2: call_tool gets v1's document", "host/call.go",
+		"\tif l.entry.v2 {\n\t\tn, _ := json.Marshal(name)", "\tif false {\n\t\tn, _ := json.Marshal(name)",
+		"./host", "TestHyperMCPPlugins"},
+	{"list changed: a module that says so is not stateful", "host/compile.go",
+		"\t\tif statefulImports[m+\".\"+n] {", "\t\tif false {",
+		"./host", "TestToolListChanged"},
+	{"list changed: the tools are not read again", "host/call.go",
+		"\tif err == nil && inst.listChanged {", "\tif false {",
+		"./host", "TestToolListChanged"},
+	{"list changed: the Dir does not reload", "host/watch.go",
+		"\t\t\tcase <-d.listChanged:\n\t\t\t\t// A module said its tools changed: the reload reads them.\n\t\t\t\tschedule()", "\t\t\tcase <-d.listChanged:",
+		"./host", "TestToolListChangedInDir"},
+	{"mcp resources: a withdrawn one stays listed", "mcp/catalog.go",
+		"\tif len(gone) > 0 {\n\t\ts.srv.RemoveResources(gone...)\n\t}", "",
+		"./mcp", "TestServerPromptsAndResources"},
 }
 
 func main() {
