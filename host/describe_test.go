@@ -19,7 +19,7 @@ func TestParseDescription(t *testing.T) {
 		{`{"tools":[{"name":"a"},{"name":"a"}]}`, `tool "a" described twice`},
 		{`{"tools":[{"name":"a","inputSchema":{"type":12}}]}`, `tool "a": inputSchema`},
 		{`{"tools":[{"name":"a","outputSchema":{"type":12}}]}`, `tool "a": outputSchema`},
-		{`{"tools":[{"name":"a"}],"capabilities":["net:*"]}`, "capabilities:"},
+		{`{"tools":[{"name":"a"}],"capabilities":["net:a.*.com"]}`, "capabilities:"},
 		{`{"tools":[{"name":"a"}]} {}`, "trailing data"},
 	} {
 		_, _, _, err := parseDescription([]byte(c.doc))

@@ -244,3 +244,38 @@ func TestDialRefusesZones(t *testing.T) {
 		}
 	}
 }
+
+// net:* (hyper-mcp's allowed_hosts "*") allows any host, and still
+// refuses loopback, private, link-local and metadata addresses, by name or
+// by address.
+func TestNetAnyPublicHost(t *testing.T) {
+	t.Parallel()
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+	}))
+	defer srv.Close()
+	port := serverPort(t, srv)
+	h, _ := newTestHost(t, Options{})
+	l := load(t, h, "fetch.wasm", Module{Grants: grants(t, "net:*:"+port, "net:*")})
+	for _, url := range []string{"http://localhost:" + port + "/", "http://127.0.0.1:" + port + "/", "http://169.254.169.254/latest", "http://10.0.0.1/"} {
+		res := call(t, l, "fetch", `{"url":"`+url+`"}`)
+		if !res.IsError || !strings.Contains(res.Text(), "refused") || !strings.Contains(res.Text(), "only an explicit IP grant") {
+			t.Errorf("%s: %+v", url, res)
+		}
+	}
+	if hits.Load() != 0 {
+		t.Fatal("a refused request reached the server")
+	}
+	p := newNetPolicy(grants(t, "net:*"), net.DefaultResolver)
+	for _, u := range []string{"https://example.com/", "http://api.example.org/x"} {
+		pu, _ := url.Parse(u)
+		if _, denied := p.checkURL(pu); denied != nil {
+			t.Errorf("%s: %v", u, denied)
+		}
+	}
+	pu, _ := url.Parse("https://example.com:8443/")
+	if _, denied := p.checkURL(pu); denied == nil {
+		t.Error("net:* allowed port 8443")
+	}
+}

@@ -35,7 +35,9 @@ const (
 type Grant struct {
 	Kind Kind
 	// Host is the lower-case host name of a net grant, "*.example.com" for
-	// every subdomain of example.com, or an IP literal (IPv6 without brackets).
+	// every subdomain of example.com, "*" for any public host (loopback,
+	// private, link-local and metadata addresses stay refused), or an IP
+	// literal (IPv6 without brackets).
 	Host string
 	// Port is the port of a net grant; 0 means the HTTP and HTTPS defaults
 	// (80 and 443).
@@ -75,7 +77,7 @@ var (
 
 // ParseGrant parses one grant string:
 //
-//	net:HOST  net:*.HOST  net:HOST:PORT  net:[IPv6]:PORT
+//	net:HOST  net:*.HOST  net:HOST:PORT  net:[IPv6]:PORT  net:* (any public host)
 //	fs.read:/ABS/PATH  fs.write:/ABS/PATH
 //	fs.read:/ABS/PATH=/GUEST  fs.write:/ABS/PATH=/GUEST  (seen by the module at /GUEST)
 //	env:NAME  kv:NAMESPACE  tools:NAME
@@ -277,6 +279,11 @@ func parseNetValue(v string) (host string, port int, err error) {
 	if ip := net.ParseIP(hostPart); ip != nil {
 		return ip.String(), port, nil
 	}
+	if hostPart == "*" {
+		// Any public host; loopback, private, link-local and metadata
+		// addresses stay refused (only an IP-literal grant allows one).
+		return "*", port, nil
+	}
 	h := strings.ToLower(hostPart)
 	name := strings.TrimPrefix(h, "*.")
 	if strings.Contains(name, "*") {
@@ -359,6 +366,9 @@ func (g Grant) MatchHost(host string, port int) bool {
 	if ip := net.ParseIP(strings.Trim(h, "[]")); ip != nil {
 		return net.ParseIP(g.Host) != nil && net.ParseIP(g.Host).Equal(ip)
 	}
+	if g.Host == "*" {
+		return true // any host: the address is checked when dialled
+	}
 	if suffix, ok := strings.CutPrefix(g.Host, "*."); ok {
 		return strings.HasSuffix(h, "."+suffix)
 	}
@@ -378,6 +388,10 @@ func (g Grant) Covers(other Grant) bool {
 	case g.Kind == KindNet && other.Kind == KindNet:
 		if g.Port != other.Port {
 			return false
+		}
+		if g.Host == "*" {
+			// Any public host, but not what only an IP literal allows.
+			return !other.IsIPLiteral()
 		}
 		if suffix, ok := strings.CutPrefix(g.Host, "*."); ok {
 			if o, ok := strings.CutPrefix(other.Host, "*."); ok {
