@@ -111,6 +111,9 @@ type Plugin struct {
 	// Shadowed are the names of a quarantined plugin's tools withheld
 	// because an approved plugin offers the same name.
 	Shadowed []string
+	// Skipped are the names of its tools its approval's skip_tools
+	// withhold.
+	Skipped []string
 	// Loaded is the running module, nil when not loaded. The Dir owns it:
 	// do not Close it.
 	Loaded *Loaded
@@ -581,6 +584,10 @@ func (d *Dir) expose(old, s *Snapshot) {
 		}
 		for _, t := range p.Loaded.Tools() {
 			name := t.Spec().Name
+			if p.Entry != nil && p.Entry.Skips(name) {
+				p.Skipped = append(p.Skipped, name)
+				continue
+			}
 			if d.opts.Namespace {
 				name = namespaced(p.File, name)
 			}

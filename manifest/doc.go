@@ -40,8 +40,11 @@
 // limits may hold memory_mb, timeout_ms, output_bytes and
 // http_response_bytes; an absent or zero limit is the host's default.
 // sidecar_sha256 pins the describe sidecar (NAME.tool.json) of a module that
-// has one, since it holds the tool descriptions the model reads. note,
-// limits and sidecar_sha256 are optional, every other field is required.
+// has one, since it holds the tool descriptions the model reads.
+// skip_tools lists regular expressions of tool names not to expose, each
+// matching a whole name (hyper-mcp's skip_tools). note, limits,
+// sidecar_sha256 and skip_tools are optional, every other field is
+// required.
 //
 // Reading is strict, because this file decides what code may do: a syntax
 // error, a duplicate key, an unknown field, a grant outside the grammar or a

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -82,6 +83,36 @@ type Entry struct {
 	// The sidecar holds the tool descriptions the model reads, so it is
 	// pinned with the module.
 	SidecarSHA256 string
+	// SkipTools are regular expressions, each matching a whole tool name,
+	// of tools the module offers that are not exposed (hyper-mcp's
+	// skip_tools): an operator's choice recorded with the approval.
+	SkipTools []string
+}
+
+// Skips reports whether the entry's SkipTools withhold the tool name.
+func (e Entry) Skips(name string) bool {
+	for _, p := range e.SkipTools {
+		if re, err := compileSkip(p); err == nil && re.MatchString(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidSkipPattern reports why p cannot be a SkipTools pattern, or nil.
+func ValidSkipPattern(p string) error {
+	if len(p) > 1024 {
+		return errors.New("longer than 1024 bytes")
+	}
+	if _, err := compileSkip(p); err != nil {
+		return fmt.Errorf("not a regular expression: %v", err)
+	}
+	return nil
+}
+
+// compileSkip compiles a skip pattern anchored to the whole name.
+func compileSkip(p string) (*regexp.Regexp, error) {
+	return regexp.Compile(`^(?:` + p + `)$`)
 }
 
 // SidecarFile returns the describe sidecar's file name for a module file:
@@ -134,6 +165,14 @@ func (e *Entry) validate() error {
 	}
 	if err := e.Limits.validate(); err != nil {
 		return fmt.Errorf("limits: %v", err)
+	}
+	if len(e.SkipTools) > 256 {
+		return fmt.Errorf("skip_tools: %d patterns, more than 256", len(e.SkipTools))
+	}
+	for i, p := range e.SkipTools {
+		if err := ValidSkipPattern(p); err != nil {
+			return fmt.Errorf("skip_tools[%d] %q: %v", i, p, err)
+		}
 	}
 	if e.ApprovedBy == "" {
 		return fmt.Errorf("approved_by: missing")
@@ -250,6 +289,7 @@ type entryJSON struct {
 	ApprovedAt string   `json:"approved_at"`
 	Note       string   `json:"note,omitempty"`
 	Sidecar    string   `json:"sidecar_sha256,omitempty"`
+	SkipTools  []string `json:"skip_tools,omitempty"`
 }
 
 // timeFormat is RFC 3339 in UTC to the second, as in
@@ -265,7 +305,7 @@ func (m *Manifest) MarshalJSON() ([]byte, error) {
 		f.Tools[sum] = entryJSON{
 			File: e.File, Name: e.Name, Grants: GrantStrings(e.Grants), Limits: e.Limits,
 			ApprovedBy: e.ApprovedBy, ApprovedAt: e.ApprovedAt.UTC().Format(timeFormat), Note: e.Note,
-			Sidecar: e.SidecarSHA256,
+			Sidecar: e.SidecarSHA256, SkipTools: e.SkipTools,
 		}
 	}
 	var buf bytes.Buffer

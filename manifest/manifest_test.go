@@ -203,3 +203,15 @@ func TestSum(t *testing.T) {
 		t.Errorf("Short = %s", Short(sumA))
 	}
 }
+
+func TestSkipTools(t *testing.T) {
+	e := Entry{SkipTools: []string{"debug_.*", "tool_[0-9]+"}}
+	for name, want := range map[string]bool{"debug_x": true, "tool_42": true, "tool_": false, "my_debug_x": false, "debug": false, "tool_1x": false} {
+		if got := e.Skips(name); got != want {
+			t.Errorf("Skips(%q) = %v", name, got)
+		}
+	}
+	if err := ValidSkipPattern("a("); err == nil {
+		t.Error("a( is a valid pattern")
+	}
+}

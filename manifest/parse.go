@@ -179,7 +179,7 @@ func parse(path string, data []byte) (*Manifest, error) {
 			return p
 		}
 		off := func(field string) int64 { return w.offsets[at(field)] }
-		e := Entry{SHA256: sum, File: ej.File, Name: ej.Name, Limits: ej.Limits, ApprovedBy: ej.ApprovedBy, Note: ej.Note, SidecarSHA256: ej.Sidecar}
+		e := Entry{SHA256: sum, File: ej.File, Name: ej.Name, Limits: ej.Limits, ApprovedBy: ej.ApprovedBy, Note: ej.Note, SidecarSHA256: ej.Sidecar, SkipTools: ej.SkipTools}
 		if ej.File == "" {
 			return fail(off(""), at("file"), errors.New("missing"))
 		}
@@ -255,6 +255,7 @@ var (
 	entryShape = &shape{fields: map[string]*shape{
 		"file": scalarShape, "name": scalarShape, "grants": {elem: scalarShape}, "limits": limitsShape,
 		"approved_by": scalarShape, "approved_at": scalarShape, "note": scalarShape, "sidecar_sha256": scalarShape,
+		"skip_tools": {elem: scalarShape},
 	}}
 	rootShape = &shape{fields: map[string]*shape{
 		"version": scalarShape, "tools": {anyKey: entryShape},

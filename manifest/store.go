@@ -126,6 +126,9 @@ type Approval struct {
 	By string
 	// Note is free text kept with the approval.
 	Note string
+	// SkipTools withhold the module's tools whose names they match
+	// ([Entry.SkipTools]).
+	SkipTools []string
 }
 
 // Approve records the approval under the lock, replacing an earlier
@@ -149,7 +152,7 @@ func (s *Store) Approve(ctx context.Context, a Approval) (Entry, error) {
 	}
 	e := Entry{
 		SHA256: a.SHA256, File: file, Name: name, Grants: a.Grants, Limits: a.Limits,
-		ApprovedBy: a.By, ApprovedAt: s.now(), Note: a.Note, SidecarSHA256: a.SidecarSHA256,
+		ApprovedBy: a.By, ApprovedAt: s.now(), Note: a.Note, SidecarSHA256: a.SidecarSHA256, SkipTools: a.SkipTools,
 	}
 	if err := e.validate(); err != nil {
 		return Entry{}, fmt.Errorf("manifest: invalid approval: %w", err)

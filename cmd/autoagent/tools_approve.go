@@ -21,6 +21,7 @@ func init() { addToolsCommand(newToolsApproveCmd) }
 type approveFlags struct {
 	paths        pluginPaths
 	grants       []string
+	skipTools    []string
 	by, note     string
 	yes, force   bool
 	memoryMB     int
@@ -65,6 +66,7 @@ is appended to the audit log beside the manifest (manifest.log.jsonl).`,
 	fl.StringArrayVar(&f.grants, "grant", nil, "a capability to grant (repeatable)")
 	fl.StringVar(&f.by, "by", "", "who approves, recorded in the manifest (default $USER)")
 	fl.StringVar(&f.note, "note", "", "a note kept with the approval")
+	fl.StringArrayVar(&f.skipTools, "skip-tools", nil, "a regular expression of tool names not to expose (the whole name must match; repeatable), as hyper-mcp's skip_tools")
 	fl.BoolVarP(&f.yes, "yes", "y", false, "approve without asking (for scripts)")
 	fl.BoolVar(&f.force, "force", false, "grant capabilities the module does not request")
 	fl.IntVar(&f.memoryMB, "memory", 0, "memory limit in MiB (default: the host's, 64)")
@@ -100,6 +102,11 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 		return fmt.Errorf("refusing to grant %s to %s: the module requests %s; pass --force to grant it anyway",
 			grantList(exceeding), file, requestsText(r.requested))
 	}
+	for _, p := range f.skipTools {
+		if err := manifest.ValidSkipPattern(p); err != nil {
+			return usageError(fmt.Errorf("--skip-tools %q: %v", p, err))
+		}
+	}
 	by := f.by
 	if by == "" {
 		by = defaultApprover()
@@ -118,6 +125,16 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 		tools = append(tools, safeText(t.Name))
 	}
 	fmt.Fprintf(w, "  tools:     %s\n", strings.Join(tools, ", "))
+	if len(f.skipTools) > 0 {
+		probe := manifest.Entry{SkipTools: f.skipTools}
+		var skipped []string
+		for _, t := range tools {
+			if probe.Skips(t) {
+				skipped = append(skipped, t)
+			}
+		}
+		fmt.Fprintf(w, "  skipped:   %s (--skip-tools %s)\n", strings.Join(nonEmpty(skipped), ", "), safeText(strings.Join(f.skipTools, " ")))
+	}
 	fmt.Fprintf(w, "  requests:  %s\n", requestsText(r.requested))
 	fmt.Fprintf(w, "  grants:    %s\n", grantList(grants))
 	if len(exceeding) > 0 {
@@ -144,6 +161,7 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	_, err = store.Approve(c.Context(), manifest.Approval{
 		SHA256: r.sha256, SidecarSHA256: r.sidecarSHA256, File: file, Name: name,
 		Grants: grants, Requested: r.requested, Force: f.force, Limits: limits, By: by, Note: f.note,
+		SkipTools: f.skipTools,
 	})
 	if err != nil {
 		return err

@@ -542,3 +542,31 @@ func TestApproveConfigGrantFromEnvironment(t *testing.T) {
 		t.Errorf("tools call: %s", r.stdout)
 	}
 }
+
+// --skip-tools (hyper-mcp's skip_tools) records patterns with the approval;
+// the tools they match are not exposed.
+func TestApproveSkipTools(t *testing.T) {
+	e := newCLIEnv(t)
+	echo := e.add("echo.wasm")
+	if r := e.run("", "tools", "approve", echo, "--skip-tools", "fail(", "--yes"); r.code != 2 || !strings.Contains(r.stderr, "not a regular expression") {
+		t.Errorf("a bad pattern: exit %d %s", r.code, r.stderr)
+	}
+	r := e.mustRun(0, "tools", "approve", echo, "--skip-tools", "fail.*", "--yes")
+	if !strings.Contains(r.stdout, "skipped:   fail, failcode") {
+		t.Errorf("approve does not show what is skipped:\n%s", r.stdout)
+	}
+	entry, ok := e.loadManifest().Lookup(sha256Hex(t, echo))
+	if !ok || !slices.Equal(entry.SkipTools, []string{"fail.*"}) {
+		t.Errorf("approval %+v", entry)
+	}
+	raw, _ := os.ReadFile(e.manifestPath())
+	if !strings.Contains(string(raw), `"skip_tools": [`) {
+		t.Errorf("manifest:\n%s", raw)
+	}
+	if r := e.mustRun(0, "tools", "call", "echo", "--args", `{"a":1}`); !strings.Contains(r.stdout, `"a":1`) {
+		t.Errorf("echo: %s", r.stdout)
+	}
+	if r := e.run("", "tools", "call", "failcode", "--args", `{}`); r.code == 0 {
+		t.Errorf("a skipped tool was called: %s", r.stdout)
+	}
+}
