@@ -1,0 +1,461 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	extism "github.com/extism/go-sdk"
+	"github.com/spf13/cobra"
+	"gopkg.in/yaml.v3"
+
+	"github.com/autoagent-go/autoagent/internal/safefile"
+	"github.com/autoagent-go/autoagent/manifest"
+)
+
+func init() { addToolsCommand(newToolsImportCmd) }
+
+func newToolsImportCmd() *cobra.Command {
+	var (
+		paths  pluginPaths
+		copyIn bool
+		asJSON bool
+	)
+	c := &cobra.Command{
+		Use:   "import CONFIG [--plugins DIR] [--copy] [--json]",
+		Short: "Propose plugins and grants from a hyper-mcp config or an Extism manifest",
+		Long: `Reads a hyper-mcp runtime config (YAML or JSON: plugins with path or url and
+runtime_config) or an Extism manifest (JSON: wasm, allowed_hosts, allowed_paths,
+config, memory, timeout_ms) and proposes, for each plugin, the file in the plugins
+directory and the approval that carries its configuration over: allowed_hosts as
+net: grants ("*" as net:*, any public host), allowed_paths as fs grants with their
+guest paths, env_vars and config as config: grants (${VAR} as an environment
+reference), memory_limit and memory.max_pages as the memory limit, skip_tools as
+--skip-tools. Nothing is approved: each proposal is the tools approve command a
+person runs after reviewing it. Modules are never downloaded; --copy copies local
+ones into the plugins directory.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(c *cobra.Command, args []string) error {
+			props, err := importConfig(c, args[0], paths.plugins, copyIn)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return printJSON(c.OutOrStdout(), map[string]any{"plugins": props})
+			}
+			printProposals(c.OutOrStdout(), props)
+			return nil
+		},
+	}
+	paths.register(c.Flags())
+	c.Flags().BoolVar(&copyIn, "copy", false, "copy local modules into the plugins directory (never over a different file)")
+	c.Flags().BoolVar(&asJSON, "json", false, "print the proposals as JSON")
+	return c
+}
+
+// importProposal is what tools import proposes for one plugin.
+type importProposal struct {
+	Name string `json:"name"`
+	// Source is the module's path or URL as the config gives it.
+	Source string `json:"source"`
+	// File is where the plugins directory holds (or would hold) it.
+	File string `json:"file"`
+	// SHA256 is the sum of the local module's bytes, "" for a remote one.
+	SHA256    string          `json:"sha256,omitempty"`
+	Grants    []string        `json:"grants"`
+	Limits    manifest.Limits `json:"limits"`
+	SkipTools []string        `json:"skip_tools,omitempty"`
+	// Approve is the command that approves it as proposed.
+	Approve string `json:"approve"`
+	// Notes say what could not be carried over, and what to do.
+	Notes []string `json:"notes,omitempty"`
+
+	force bool // grants beyond what the module requests
+}
+
+// hyperConfig is hyper-mcp's runtime config (its RUNTIME_CONFIG.md).
+type hyperConfig struct {
+	Plugins map[string]struct {
+		Path          string `yaml:"path"`
+		URL           string `yaml:"url"`
+		RuntimeConfig struct {
+			SkipTools             []string          `yaml:"skip_tools"`
+			SkipPrompts           []string          `yaml:"skip_prompts"`
+			SkipResources         []string          `yaml:"skip_resources"`
+			SkipResourceTemplates []string          `yaml:"skip_resource_templates"`
+			AllowedHosts          []string          `yaml:"allowed_hosts"`
+			AllowedPaths          []string          `yaml:"allowed_paths"`
+			EnvVars               map[string]string `yaml:"env_vars"`
+			MemoryLimit           string            `yaml:"memory_limit"`
+		} `yaml:"runtime_config"`
+	} `yaml:"plugins"`
+}
+
+func importConfig(c *cobra.Command, file, pluginsDir string, copyIn bool) ([]importProposal, error) {
+	raw, err := safefile.Read(file, 16<<20)
+	if err != nil {
+		return nil, err
+	}
+	base := filepath.Dir(file)
+	var top map[string]any
+	if err := yaml.Unmarshal(raw, &top); err != nil {
+		return nil, fmt.Errorf("%s: neither YAML nor JSON: %v", file, err)
+	}
+	var props []importProposal
+	switch {
+	case top["plugins"] != nil:
+		var cfg hyperConfig
+		if err := yaml.Unmarshal(raw, &cfg); err != nil {
+			return nil, fmt.Errorf("%s: not a hyper-mcp config: %v", file, err)
+		}
+		names := make([]string, 0, len(cfg.Plugins))
+		for n := range cfg.Plugins {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			p := cfg.Plugins[name]
+			rc := p.RuntimeConfig
+			prop := importProposal{Name: name, Source: cmpOr(p.Path, p.URL)}
+			for _, h := range rc.AllowedHosts {
+				prop.addNet(h)
+			}
+			for _, path := range rc.AllowedPaths {
+				// hyper-mcp shows each path at the same path, read-write
+				// unless "ro:" (Extism's with_allowed_path).
+				prop.addPath(base, path, "")
+			}
+			for _, k := range sortedKeys(rc.EnvVars) {
+				prop.addConfig(k, rc.EnvVars[k])
+			}
+			if rc.MemoryLimit != "" {
+				n, err := parseByteSize(rc.MemoryLimit)
+				if err != nil {
+					prop.Notes = append(prop.Notes, fmt.Sprintf("memory_limit %q: %v; the default limit applies", rc.MemoryLimit, err))
+				} else {
+					prop.Limits.MemoryMB = megabytes(n)
+				}
+			}
+			for _, s := range rc.SkipTools {
+				if err := manifest.ValidSkipPattern(s); err != nil {
+					prop.Notes = append(prop.Notes, fmt.Sprintf("skip_tools %q: %v; left out", s, err))
+					continue
+				}
+				prop.SkipTools = append(prop.SkipTools, s)
+			}
+			for what, pats := range map[string][]string{"skip_prompts": rc.SkipPrompts, "skip_resources": rc.SkipResources, "skip_resource_templates": rc.SkipResourceTemplates} {
+				if len(pats) > 0 {
+					prop.Notes = append(prop.Notes, what+" is not carried over: the plugin's prompts and resources are all served")
+				}
+			}
+			props = append(props, prop)
+		}
+	case top["wasm"] != nil:
+		var m extism.Manifest
+		if err := m.UnmarshalJSON(jsonOf(raw)); err != nil {
+			return nil, fmt.Errorf("%s: not an Extism manifest: %v", file, err)
+		}
+		if len(m.Wasm) != 1 {
+			return nil, fmt.Errorf("%s: the Extism manifest has %d modules; this host runs single-module plugins (host/ABI.md 1.9: linked modules are refused)", file, len(m.Wasm))
+		}
+		prop := importProposal{Name: manifest.NameFromFile(file)}
+		switch w := m.Wasm[0].(type) {
+		case extism.WasmFile:
+			prop.Source = w.Path
+			if w.Name != "" {
+				prop.Name = w.Name
+			}
+		case extism.WasmUrl:
+			prop.Source = w.Url
+		case extism.WasmData:
+			return nil, fmt.Errorf("%s: the module is inline data; save it as a .wasm file and name it in wasm[0].path", file)
+		}
+		for _, h := range m.AllowedHosts {
+			prop.addNet(h)
+		}
+		for _, host := range sortedKeys(m.AllowedPaths) {
+			prop.addPath(base, host, m.AllowedPaths[host])
+		}
+		for _, k := range sortedKeys(m.Config) {
+			prop.addConfig(k, m.Config[k])
+		}
+		if m.Memory != nil {
+			if m.Memory.MaxPages > 0 {
+				prop.Limits.MemoryMB = megabytes(int64(m.Memory.MaxPages) << 16)
+			}
+			if m.Memory.MaxHttpResponseBytes > 0 {
+				prop.Limits.HTTPResponseBytes = int(min(m.Memory.MaxHttpResponseBytes, math.MaxInt32))
+			}
+		}
+		if m.Timeout > 0 {
+			prop.Limits.TimeoutMS = int(min(m.Timeout, math.MaxInt32))
+		}
+		props = append(props, prop)
+	default:
+		return nil, fmt.Errorf("%s: neither a hyper-mcp config (plugins:) nor an Extism manifest (wasm:)", file)
+	}
+	for i := range props {
+		props[i].locate(c, base, pluginsDir, copyIn)
+	}
+	return props, nil
+}
+
+// addNet carries an allowed host over as a net: grant.
+func (p *importProposal) addNet(h string) {
+	g, err := manifest.ParseGrant("net:" + h)
+	if err != nil {
+		p.Notes = append(p.Notes, fmt.Sprintf("allowed host %q cannot be granted (%v): grant the hosts it stands for one by one", h, err))
+		return
+	}
+	p.Grants = append(p.Grants, g.String())
+}
+
+// addPath carries an allowed path (host, shown at guest, "" for the same
+// path; "ro:" for read-only) over as an fs grant.
+func (p *importProposal) addPath(base, host, guest string) {
+	kind := "fs.write"
+	if rest, ok := strings.CutPrefix(host, "ro:"); ok {
+		kind, host = "fs.read", rest
+	}
+	if !filepath.IsAbs(host) {
+		host = filepath.Join(base, host)
+	}
+	s := kind + ":" + host
+	if guest != "" && filepath.Clean(guest) != filepath.Clean(host) {
+		s += "=" + guest
+	}
+	g, err := manifest.ParseGrant(s)
+	if err != nil {
+		p.Notes = append(p.Notes, fmt.Sprintf("allowed path %q cannot be granted: %v", host, err))
+		return
+	}
+	p.Grants = append(p.Grants, g.String())
+}
+
+// secretKey matches config keys that usually hold secrets.
+var secretKey = regexp.MustCompile(`(?i)key|token|secret|passw|auth|credential`)
+
+// addConfig carries a config value or env var over: ${VAR} as an
+// environment reference, a literal as written (a secret-looking one is
+// flagged: it would be written into the manifest).
+func (p *importProposal) addConfig(key, value string) {
+	if v, ok := strings.CutPrefix(value, "${"); ok && strings.HasSuffix(v, "}") {
+		value = "$" + strings.TrimSuffix(v, "}")
+	} else if strings.HasPrefix(value, "$") {
+		value = "$" + value // a literal $
+	}
+	g, err := manifest.ParseGrant("config:" + key + "=" + value)
+	if err != nil {
+		p.Notes = append(p.Notes, fmt.Sprintf("config %q cannot be granted: %v", key, err))
+		return
+	}
+	if !strings.HasPrefix(g.Value, "$") && secretKey.MatchString(key) {
+		p.Notes = append(p.Notes, fmt.Sprintf("config %q looks like a secret and would be written into the manifest: prefer config:%s=$VAR with the value in the environment", key, key))
+	}
+	p.Grants = append(p.Grants, g.String())
+}
+
+// locate finds the module: a local file is read (and with copyIn copied
+// into the plugins directory), a remote one left to the operator.
+func (p *importProposal) locate(c *cobra.Command, base, pluginsDir string, copyIn bool) {
+	p.File = filepath.Join(pluginsDir, p.Name+".wasm")
+	if p.Grants == nil {
+		p.Grants = []string{}
+	}
+	src := strings.TrimPrefix(p.Source, "file://")
+	switch {
+	case p.Source == "":
+		p.Notes = append(p.Notes, "the plugin names no module (path or url)")
+	case strings.Contains(src, "://"):
+		p.Notes = append(p.Notes, fmt.Sprintf("autoagent does not download modules: fetch %s yourself, save it as %s and review it with `autoagent tools inspect`", p.Source, p.File))
+	default:
+		if !filepath.IsAbs(src) {
+			src = filepath.Join(base, src)
+		}
+		b, err := safefile.Read(src, maxModuleFile)
+		if err != nil {
+			p.Notes = append(p.Notes, fmt.Sprintf("reading the module: %v", err))
+			break
+		}
+		p.SHA256 = manifest.Sum(b)
+		p.checkRequested(c, src)
+		if copyIn {
+			if err := copyModule(b, p.File); err != nil {
+				p.Notes = append(p.Notes, err.Error())
+			} else {
+				fmt.Fprintf(c.ErrOrStderr(), "autoagent: copied %s to %s\n", safeText(src), safeText(p.File))
+			}
+		} else if _, err := os.Stat(p.File); err != nil {
+			p.Notes = append(p.Notes, fmt.Sprintf("copy %s to %s (or pass --copy)", src, p.File))
+		}
+	}
+	args := []string{"autoagent", "tools", "approve", shellQuote(p.File)}
+	for _, g := range p.Grants {
+		args = append(args, "--grant", shellQuote(g))
+	}
+	if p.Limits.MemoryMB > 0 {
+		args = append(args, "--memory", strconv.Itoa(p.Limits.MemoryMB))
+	}
+	if p.Limits.TimeoutMS > 0 {
+		args = append(args, "--timeout", strconv.Itoa(p.Limits.TimeoutMS)+"ms")
+	}
+	for _, s := range p.SkipTools {
+		args = append(args, "--skip-tools", shellQuote(s))
+	}
+	if p.force {
+		args = append(args, "--force")
+	}
+	p.Approve = strings.Join(args, " ")
+}
+
+// checkRequested compares the proposed grants with what the module asks
+// for: grants beyond it need --force, which the proposal then carries and
+// says why.
+func (p *importProposal) checkRequested(c *cobra.Command, path string) {
+	r, err := reviewModule(c.Context(), path)
+	if err != nil {
+		p.Notes = append(p.Notes, fmt.Sprintf("reviewing the module: %v", err))
+		return
+	}
+	gs, err := manifest.ParseGrants(p.Grants)
+	if err != nil {
+		return
+	}
+	var beyond []manifest.Grant
+	for _, g := range manifest.Exceeding(r.requested, gs) {
+		if !r.inspection.Implies(g) {
+			beyond = append(beyond, g)
+		}
+	}
+	if len(beyond) > 0 {
+		p.force = true
+		p.Notes = append(p.Notes, fmt.Sprintf("the module does not request %s: the config grants it, so the approval needs --force (recorded in the audit log)", grantList(beyond)))
+	}
+}
+
+// copyModule writes b to dst, atomically, unless a different file is
+// there.
+func copyModule(b []byte, dst string) error {
+	if old, err := os.ReadFile(dst); err == nil {
+		if bytes.Equal(old, b) {
+			return nil
+		}
+		return fmt.Errorf("%s exists with other bytes: not overwritten", dst)
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(dst), ".import-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(b)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil {
+		os.Remove(tmp.Name())
+		return errors.Join(werr, cerr)
+	}
+	return os.Rename(tmp.Name(), dst)
+}
+
+func printProposals(w io.Writer, props []importProposal) {
+	for i, p := range props {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "plugin:    %s\n", safeText(p.Name))
+		fmt.Fprintf(w, "source:    %s\n", safeText(p.Source))
+		fmt.Fprintf(w, "file:      %s\n", safeText(p.File))
+		if p.SHA256 != "" {
+			fmt.Fprintf(w, "sha256:    %s\n", p.SHA256)
+		}
+		fmt.Fprintf(w, "grants:    %s\n", safeText(strings.Join(nonEmpty(p.Grants), ", ")))
+		fmt.Fprintf(w, "limits:    %s\n", limitsText(p.Limits))
+		if len(p.SkipTools) > 0 {
+			fmt.Fprintf(w, "skip:      %s\n", safeText(strings.Join(p.SkipTools, " ")))
+		}
+		for _, n := range p.Notes {
+			fmt.Fprintf(w, "note:      %s\n", safeText(n))
+		}
+		fmt.Fprintf(w, "approve:   %s\n", safeText(p.Approve))
+	}
+}
+
+// parseByteSize reads hyper-mcp's sizes: "256Mi", "1GB", "512MB", "1024".
+func parseByteSize(s string) (int64, error) {
+	units := []struct {
+		suffix string
+		mult   int64
+	}{{"Ki", 1 << 10}, {"Mi", 1 << 20}, {"Gi", 1 << 30}, {"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30},
+		{"KB", 1000}, {"MB", 1000 * 1000}, {"GB", 1000 * 1000 * 1000}, {"K", 1000}, {"M", 1000 * 1000}, {"G", 1000 * 1000 * 1000}, {"B", 1}}
+	t := strings.TrimSpace(s)
+	mult := int64(1)
+	for _, u := range units {
+		if rest, ok := strings.CutSuffix(t, u.suffix); ok && rest != "" {
+			t, mult = strings.TrimSpace(rest), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseFloat(t, 64)
+	if err != nil || n <= 0 || n*float64(mult) > 1<<42 {
+		return 0, errors.New("not a size such as 256Mi or 1GB")
+	}
+	return int64(n * float64(mult)), nil
+}
+
+// megabytes rounds n bytes up to whole MiB.
+func megabytes(n int64) int { return int((n + 1<<20 - 1) >> 20) }
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// jsonOf returns the document as JSON: an Extism manifest may be written
+// in YAML too.
+func jsonOf(raw []byte) []byte {
+	if json.Valid(raw) {
+		return raw
+	}
+	var v any
+	if yaml.Unmarshal(raw, &v) != nil {
+		return raw
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return b
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

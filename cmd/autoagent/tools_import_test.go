@@ -1,0 +1,153 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/autoagent-go/autoagent/manifest"
+)
+
+// A hyper-mcp runtime config becomes proposals: files, grants, limits and
+// skip patterns, and the approve command; --copy brings the local module
+// in; running the proposed command approves it as proposed.
+func TestToolsImportHyperMCP(t *testing.T) {
+	e := newCLIEnv(t)
+	src := filepath.Join(e.root, "src")
+	data := filepath.Join(e.root, "data")
+	for _, d := range []string{src, data} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(filepath.Join(e.testdata, "hypermcpv2go.wasm"))
+	if err := os.WriteFile(filepath.Join(src, "dyn.wasm"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := `plugins:
+  dyn:
+    path: ./dyn.wasm
+    runtime_config:
+      allowed_hosts: ["*", "api.example.com", "jsonplaceholder.*.com"]
+      allowed_paths: ["` + data + `", "ro:` + src + `"]
+      env_vars:
+        API_KEY: "${MY_API_KEY}"
+        region: eu-west-1
+        token: plain-secret
+      memory_limit: 256Mi
+      skip_tools: ["tool_[0-9]+", "("]
+      skip_prompts: ["x"]
+  remote:
+    url: oci://registry.invalid/time-plugin:latest
+`
+	cfgPath := filepath.Join(src, "config.yaml")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.mustRun(0, "tools", "import", cfgPath, "--json", "--copy")
+	var out struct{ Plugins []importProposal }
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || len(out.Plugins) != 2 {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	dyn, remote := out.Plugins[0], out.Plugins[1]
+	wantGrants := []string{"net:*", "net:api.example.com", "fs.write:" + data, "fs.read:" + src,
+		"config:API_KEY=$MY_API_KEY", "config:region=eu-west-1", "config:token=plain-secret"}
+	if !slices.Equal(dyn.Grants, wantGrants) || dyn.Limits.MemoryMB != 256 || !slices.Equal(dyn.SkipTools, []string{"tool_[0-9]+"}) ||
+		dyn.SHA256 != manifest.Sum(b) || dyn.File != filepath.Join("plugins", "dyn.wasm") {
+		t.Errorf("dyn: %+v", dyn)
+	}
+	notes := strings.Join(dyn.Notes, "\n")
+	for _, want := range []string{`allowed host "jsonplaceholder.*.com" cannot be granted`, `skip_tools "("`, "skip_prompts is not carried over",
+		`config "token" looks like a secret`, "needs --force"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("dyn's notes lack %q:\n%s", want, notes)
+		}
+	}
+	if strings.Contains(notes, `config "API_KEY" looks like a secret`) {
+		t.Error("an environment reference is flagged as a written secret")
+	}
+	if remote.SHA256 != "" || !strings.Contains(strings.Join(remote.Notes, "\n"), "does not download modules") {
+		t.Errorf("remote: %+v", remote)
+	}
+	if got, _ := os.ReadFile(filepath.Join(e.plugins, "dyn.wasm")); manifest.Sum(got) != manifest.Sum(b) {
+		t.Fatal("--copy did not copy the module")
+	}
+	// The proposed command approves it as proposed.
+	args := shellFields(t, dyn.Approve)
+	if args[0] != "autoagent" {
+		t.Fatalf("approve: %q", dyn.Approve)
+	}
+	e.mustRun(0, append(args[1:], "--yes")...)
+	entry, ok := e.loadManifest().Lookup(dyn.SHA256)
+	if !ok || entry.Limits.MemoryMB != 256 || !slices.Equal(entry.SkipTools, []string{"tool_[0-9]+"}) || len(entry.Grants) != len(wantGrants) {
+		t.Errorf("approval %+v", entry)
+	}
+	// The text report says the same.
+	r = e.mustRun(0, "tools", "import", cfgPath)
+	for _, want := range []string{"plugin:    dyn", "grants:    net:*, net:api.example.com", "limits:    memory 256 MiB", "approve:   autoagent tools approve plugins/dyn.wasm"} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("text lacks %q:\n%s", want, r.stdout)
+		}
+	}
+}
+
+// An Extism manifest is read with extism/go-sdk's own type.
+func TestToolsImportExtismManifest(t *testing.T) {
+	e := newCLIEnv(t)
+	m := `{"wasm":[{"path":"plain.wasm","name":"plain"}],"allowed_hosts":["example.com"],
+	 "allowed_paths":{"data":"/mnt","ro:/srv/ro":"/ro"},"config":{"greeting":"hi"},
+	 "memory":{"max_pages":1600,"max_http_response_bytes":1048576},"timeout_ms":5000}`
+	p := filepath.Join(e.root, "extism.json")
+	if err := os.WriteFile(p, []byte(m), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.mustRun(0, "tools", "import", p, "--json")
+	var out struct{ Plugins []importProposal }
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || len(out.Plugins) != 1 {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	got := out.Plugins[0]
+	want := []string{"net:example.com", "fs.write:" + filepath.Join(e.root, "data") + "=/mnt", "fs.read:/srv/ro=/ro", "config:greeting=hi"}
+	if got.Name != "plain" || !slices.Equal(got.Grants, want) || got.Limits.MemoryMB != 100 || got.Limits.TimeoutMS != 5000 || got.Limits.HTTPResponseBytes != 1<<20 {
+		t.Errorf("proposal %+v", got)
+	}
+	if r := e.run("", "tools", "import", filepath.Join(e.testdata, "SOURCES")); r.code == 0 {
+		t.Errorf("a file that is neither: exit 0\n%s", r.stdout)
+	}
+}
+
+// shellFields splits a command as a POSIX shell would, for the quoting
+// shellQuote produces.
+func shellFields(t *testing.T, s string) []string {
+	t.Helper()
+	var out []string
+	var cur strings.Builder
+	in, quoted := false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quoted && c == '\'':
+			quoted = false
+		case quoted:
+			cur.WriteByte(c)
+		case c == '\'':
+			quoted, in = true, true
+		case c == ' ':
+			if in {
+				out = append(out, cur.String())
+				cur.Reset()
+				in = false
+			}
+		default:
+			cur.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		out = append(out, cur.String())
+	}
+	return out
+}
