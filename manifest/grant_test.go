@@ -265,3 +265,22 @@ func TestHostFunction(t *testing.T) {
 		t.Error("a host grant covers exactly its function")
 	}
 }
+
+// net:* covers any host name's grant of its port, never what only an IP
+// literal allows.
+func TestCoversAnyHost(t *testing.T) {
+	any, _ := ParseGrant("net:*")
+	for s, want := range map[string]bool{"net:api.example.com": true, "net:*.example.com": true, "net:example.com:8080": false,
+		"net:127.0.0.1": false, "net:10.0.0.1": false, "net:[::1]:9000": false} {
+		g, err := ParseGrant(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := any.Covers(g); got != want {
+			t.Errorf("net:* covers %s: %v", s, got)
+		}
+	}
+	if !any.MatchHost("anything.example", 443) || any.MatchHost("anything.example", 8443) {
+		t.Error("MatchHost of net:*")
+	}
+}

@@ -124,18 +124,39 @@ func TestReferenceServerEverything(t *testing.T) {
 			t.Errorf("a value outside the enum was accepted: %+v", res)
 		}
 	})
-	t.Run("embedded resource and resource links become text", func(t *testing.T) {
+	t.Run("embedded resources and resource links keep their data", func(t *testing.T) {
+		// The model reads text; the result keeps every item typed.
 		res := mustCall(t, get("get-resource-reference"), `{"resourceType":"Text","resourceId":2}`)
 		if !strings.Contains(res.Text(), "Resource 2: This is a plaintext resource") {
 			t.Errorf("get-resource-reference = %q", res.Text())
+		}
+		i := slices.IndexFunc(res.Content, func(c tool.Content) bool { return c.Type == "resource" })
+		if i < 0 || res.Content[i].URI == "" || !strings.Contains(res.Content[i].Text, "plaintext resource") {
+			t.Errorf("no typed embedded text resource: %+v", res.Content)
 		}
 		res = mustCall(t, get("get-resource-reference"), `{"resourceType":"Blob","resourceId":1}`)
 		if !strings.Contains(res.Text(), "bytes of binary data") {
 			t.Errorf("a binary resource = %q, want a note naming it", res.Text())
 		}
+		i = slices.IndexFunc(res.Content, func(c tool.Content) bool { return c.Type == "resource" })
+		if i < 0 {
+			t.Fatalf("no typed embedded blob: %+v", res.Content)
+		}
+		if blob, err := base64.StdEncoding.DecodeString(res.Content[i].Data); err != nil || len(blob) == 0 || res.Content[i].URI == "" {
+			t.Errorf("the blob's bytes are lost: %+v (%v)", res.Content[i], err)
+		}
 		res = mustCall(t, get("get-resource-links"), `{"count":2}`)
 		if strings.Count(res.Text(), "[resource link ") != 2 {
 			t.Errorf("get-resource-links = %q, want two links", res.Text())
+		}
+		links := 0
+		for _, c := range res.Content {
+			if c.Type == "resource_link" && c.URI != "" && c.Name != "" {
+				links++
+			}
+		}
+		if links != 2 {
+			t.Errorf("typed resource links: %+v", res.Content)
 		}
 	})
 	t.Run("environment", func(t *testing.T) {

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -20,14 +21,28 @@ type Result struct {
 
 // Content is one item of a [Result].
 type Content struct {
-	// Type is "text" or "image".
+	// Type is "text", "image", "audio", "resource_link" (a reference to a
+	// resource) or "resource" (a resource embedded in the result), MCP's
+	// content kinds.
 	Type string `json:"type"`
-	// Text is the text of a text item.
+	// Text is the text of a text item, or an embedded resource's text.
 	Text string `json:"text,omitempty"`
-	// Data is the base64 payload of an image item.
+	// Data is the base64 payload of an image or audio item, or an embedded
+	// resource's binary contents.
 	Data string `json:"data,omitempty"`
-	// MIMEType is the media type of an image item.
+	// MIMEType is the media type of the item or resource.
 	MIMEType string `json:"mimeType,omitempty"`
+	// URI names the resource of a resource link or an embedded resource.
+	URI string `json:"uri,omitempty"`
+	// Name, Title, Description and Size describe a resource link's
+	// resource.
+	Name        string `json:"name,omitempty"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	Size        *int64 `json:"size,omitempty"`
+	// Annotations are MCP's annotations of the item (audience, priority,
+	// lastModified), as the server sent them.
+	Annotations json.RawMessage `json:"annotations,omitempty"`
 }
 
 // Text returns a successful result holding text.
@@ -62,8 +77,24 @@ func (r Result) Text() string {
 		switch c.Type {
 		case "text":
 			parts = append(parts, c.Text)
-		case "image":
-			parts = append(parts, "[image "+c.MIMEType+"]")
+		case "image", "audio":
+			parts = append(parts, "["+c.Type+" "+c.MIMEType+"]")
+		case "resource_link":
+			link := "[resource link " + c.URI
+			if c.Name != "" {
+				link += " (" + c.Name + ")"
+			}
+			parts = append(parts, link+"]")
+		case "resource":
+			if c.Text != "" || c.Data == "" {
+				parts = append(parts, c.Text)
+			} else {
+				n := base64.StdEncoding.DecodedLen(len(c.Data))
+				if b, err := base64.StdEncoding.DecodeString(c.Data); err == nil {
+					n = len(b)
+				}
+				parts = append(parts, fmt.Sprintf("[resource %s (%s, %d bytes of binary data)]", c.URI, c.MIMEType, n))
+			}
 		}
 	}
 	if len(parts) == 0 && len(r.StructuredContent) > 0 {

@@ -389,6 +389,15 @@ var mutations = []mutation{
 	{"mcp resources: a withdrawn one stays listed", "mcp/catalog.go",
 		"\tif len(gone) > 0 {\n\t\ts.srv.RemoveResources(gone...)\n\t}", "",
 		"./mcp", "TestServerPromptsAndResources"},
+	{"mcp content: an embedded blob's bytes are dropped", "mcp/content.go",
+		"\t\t\t\tif r.Blob != nil {\n\t\t\t\t\titem.Data = base64.StdEncoding.EncodeToString(r.Blob)", "\t\t\t\tif false {\n\t\t\t\t\titem.Data = base64.StdEncoding.EncodeToString(r.Blob)",
+		"./mcp", "TestContentRoundTrip"},
+	{"net:* reaches private addresses", "manifest/grant.go",
+		"\t\t\treturn !other.IsIPLiteral()", "\t\t\treturn true",
+		"./manifest", "TestCoversAnyHost"},
+	{"skip_tools: a skipped tool is exposed", "host/plugindir.go",
+		"\t\t\tif p.Entry != nil && p.Entry.Skips(name) {", "\t\t\tif false {",
+		"./cmd/autoagent", "TestApproveSkipTools"},
 }
 
 func main() {
