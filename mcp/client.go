@@ -160,6 +160,7 @@ type Client struct {
 	opts    ClientOptions
 	label   string // the server's name in errors
 	session *sdk.ClientSession
+	tasks   *tasks   // MCP tasks, which the SDK does not speak (tasks.go)
 	proc    *process // nil unless the server is a subprocess
 	idle    func()   // closes the idle connections of a transport the client made
 
@@ -231,6 +232,12 @@ func Connect(ctx context.Context, opts ClientOptions) (*Client, error) {
 	})
 	hctx, cancel := c.requestContext(ctx)
 	defer cancel()
+	c.tasks = newTasks()
+	if _, http := transport.(*sdk.StreamableClientTransport); !http {
+		// The SDK's HTTP connection has hooks of its own a wrapper cannot
+		// forward (tasks.go).
+		transport = c.tasks.transport(transport)
+	}
 	session, err := client.Connect(hctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: clientProtocolVersion})
 	if err != nil {
 		err = c.serverError(ctx, hctx, "initialize", "", err)

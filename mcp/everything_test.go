@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autoagent-go/autoagent/mcp"
 	"github.com/autoagent-go/autoagent/tool"
@@ -184,5 +186,39 @@ func TestReferenceServerTrustedAnnotations(t *testing.T) {
 	}
 	if res := mustCall(t, echo, `{"message":"x"}`); res.Text() != "Echo: x" {
 		t.Errorf("ev_echo = %+v", res)
+	}
+}
+
+// A tool whose taskSupport is "required" (MCP tasks, 2025-11-25) runs as a
+// task: created, polled and read; a cancelled call cancels the task.
+func TestReferenceServerTasks(t *testing.T) {
+	t.Parallel()
+	c := everything(t, mcp.ClientOptions{})
+	research, ok := c.Tool("simulate-research-query")
+	if !ok {
+		t.Fatalf("no simulate-research-query: %v", toolNames(c.Tools()))
+	}
+	start := time.Now()
+	res := mustCall(t, research, `{"topic":"wasm"}`)
+	if res.IsError || !strings.Contains(res.Text(), "# Research Report: wasm") {
+		t.Fatalf("the task's result: %+v", res)
+	}
+	if d := time.Since(start); d < 3*time.Second {
+		t.Errorf("the task ended after %v: its four stages take a second each", d)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 1500*time.Millisecond)
+	defer cancel()
+	res, err := research.Call(ctx, tool.Call{Arguments: json.RawMessage(`{"topic":"slow"}`)})
+	if !errors.Is(err, context.DeadlineExceeded) || !res.IsError || !strings.Contains(res.Text(), "cancelled (task ") {
+		t.Fatalf("a call cut short: %+v, %v", res, err)
+	}
+	id := strings.TrimSuffix(res.Text()[strings.Index(res.Text(), "(task ")+len("(task "):], ")")
+	if st, err := mcp.TaskStatus(t.Context(), c, id); err != nil || st != "cancelled" {
+		t.Errorf("the server's task %s after the cancelled call: %q, %v", id, st, err)
+	}
+	// The session still serves other calls.
+	echo, _ := c.Tool("echo")
+	if res := mustCall(t, echo, `{"message":"still here"}`); !strings.Contains(res.Text(), "still here") {
+		t.Errorf("echo after the task: %+v", res)
 	}
 }

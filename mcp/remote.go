@@ -64,6 +64,9 @@ func (t *remoteTool) Call(ctx context.Context, call tool.Call) (tool.Result, err
 	} else if !json.Valid(args) || args[0] != '{' {
 		return tool.Errorf("invalid arguments: want a JSON object"), nil
 	}
+	if c.tasks.requires(t.remote) {
+		return t.callAsTask(ctx, json.RawMessage(args))
+	}
 	rctx, cancel := c.requestContext(ctx)
 	defer cancel()
 	res, err := c.session.CallTool(rctx, &sdk.CallToolParams{Name: t.remote, Arguments: json.RawMessage(args)})

@@ -398,6 +398,12 @@ var mutations = []mutation{
 	{"skip_tools: a skipped tool is exposed", "host/plugindir.go",
 		"\t\t\tif p.Entry != nil && p.Entry.Skips(name) {", "\t\t\tif false {",
 		"./cmd/autoagent", "TestApproveSkipTools"},
+	{"mcp tasks: a cancelled call leaves the task running", "mcp/tasks.go",
+		"\t\t\t_ = ts.call(cctx, \"tasks/cancel\", map[string]string{\"taskId\": st.TaskID}, nil)", "\t\t\t_, _ = ts, cctx",
+		"./mcp", "TestReferenceServerTasks"},
+	{"mcp tasks: a required task is called directly", "mcp/remote.go",
+		"\tif c.tasks.requires(t.remote) {", "\tif false {",
+		"./mcp", "TestReferenceServerTasks"},
 }
 
 func main() {
