@@ -3,7 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"log/slog"
 	"sync"
 )
@@ -95,40 +95,29 @@ func (l *Loaded) redescribe(ctx context.Context, inst *instance) error {
 	inst.limits.Output = maxDescribe
 	defer func() { inst.limits = limits }()
 
-	var raw []byte
-	if l.entry.v2 {
-		doc := map[string]json.RawMessage{}
-		for _, c := range v2Lists {
-			if c.export != "list_tools" && l.entry.mod.ExportedFunctions()[c.export] == nil {
-				continue
-			}
-			inst.fn = inst.mod.ExportedFunction(c.export)
-			out, failure, err := inst.run(ctx, "describe", callInput{v2ListInput})
-			if err == nil && failure != "" {
-				err = fmt.Errorf("%s", failure)
-			}
-			if err != nil {
-				return fmt.Errorf("%s: %w", c.export, err)
-			}
-			var list map[string]json.RawMessage
-			if err := json.Unmarshal(out, &list); err != nil {
-				return fmt.Errorf("%s: not a JSON object: %v", c.export, err)
-			}
-			if v, ok := list[c.key]; ok {
-				doc[c.key] = v
-			}
-		}
-		raw, _ = json.Marshal(doc)
-	} else {
-		inst.fn = inst.mod.ExportedFunction("describe")
-		out, failure, err := inst.run(ctx, "describe", callInput{})
+	// One export run in inst, where the module's lists live.
+	run := func(export string, input callInput) ([]byte, error) {
+		inst.fn = inst.mod.ExportedFunction(export)
+		out, failure, err := inst.run(ctx, "describe", input)
 		if err == nil && failure != "" {
-			err = fmt.Errorf("%s", failure)
+			err = errors.New(failure)
 		}
 		if err != nil {
-			return err
+			return nil, err
 		}
-		raw = append([]byte(nil), out...)
+		return append([]byte(nil), out...), nil
+	}
+	var (
+		raw []byte
+		err error
+	)
+	if l.entry.v2 {
+		raw, err = l.v2Document(func(export string) ([]byte, error) { return run(export, callInput{v2ListInput}) })
+	} else {
+		raw, err = run("describe", callInput{})
+	}
+	if err != nil {
+		return err
 	}
 	d, in, out, err := parseDescription(raw)
 	if err != nil {

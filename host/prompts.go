@@ -168,16 +168,22 @@ func (l *Loaded) request(ctx context.Context, export string, req any) (json.RawM
 func (l *Loaded) v2() bool { return l.entry != nil && l.entry.v2 }
 
 // describeV2 reads a hyper-mcp v2 plugin's lists into one describe
-// document: list_tools, then list_prompts, list_resources and
-// list_resource_templates when exported, each run as describe is (no
-// capabilities, describe's limits).
+// document, each list export run as describe is (no capabilities,
+// describe's limits) in an instance of its own.
 func (l *Loaded) describeV2(ctx context.Context) ([]byte, error) {
+	return l.v2Document(func(export string) ([]byte, error) { return l.describeExport(ctx, export) })
+}
+
+// v2Document merges a v2 plugin's lists into one describe document:
+// list_tools, then list_prompts, list_resources and
+// list_resource_templates when exported, each read by run.
+func (l *Loaded) v2Document(run func(export string) ([]byte, error)) ([]byte, error) {
 	doc := map[string]json.RawMessage{}
 	for _, c := range v2Lists {
 		if c.export != "list_tools" && l.entry.mod.ExportedFunctions()[c.export] == nil {
 			continue
 		}
-		out, err := l.describeExport(ctx, c.export)
+		out, err := run(c.export)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", c.export, err)
 		}
