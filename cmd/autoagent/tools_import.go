@@ -2,10 +2,12 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -117,15 +119,10 @@ func importConfig(c *cobra.Command, file, pluginsDir string, copyIn bool) ([]imp
 		if err := yaml.Unmarshal(raw, &cfg); err != nil {
 			return nil, fmt.Errorf("%s: not a hyper-mcp config: %v", file, err)
 		}
-		names := make([]string, 0, len(cfg.Plugins))
-		for n := range cfg.Plugins {
-			names = append(names, n)
-		}
-		slices.Sort(names)
-		for _, name := range names {
+		for _, name := range slices.Sorted(maps.Keys(cfg.Plugins)) {
 			p := cfg.Plugins[name]
 			rc := p.RuntimeConfig
-			prop := importProposal{Name: name, Source: cmpOr(p.Path, p.URL)}
+			prop := importProposal{Name: name, Source: cmp.Or(p.Path, p.URL)}
 			for _, h := range rc.AllowedHosts {
 				prop.addNet(h)
 			}
@@ -134,7 +131,7 @@ func importConfig(c *cobra.Command, file, pluginsDir string, copyIn bool) ([]imp
 				// unless "ro:" (Extism's with_allowed_path).
 				prop.addPath(base, path, "")
 			}
-			for _, k := range sortedKeys(rc.EnvVars) {
+			for _, k := range slices.Sorted(maps.Keys(rc.EnvVars)) {
 				prop.addConfig(k, rc.EnvVars[k])
 			}
 			if rc.MemoryLimit != "" {
@@ -182,10 +179,10 @@ func importConfig(c *cobra.Command, file, pluginsDir string, copyIn bool) ([]imp
 		for _, h := range m.AllowedHosts {
 			prop.addNet(h)
 		}
-		for _, host := range sortedKeys(m.AllowedPaths) {
+		for _, host := range slices.Sorted(maps.Keys(m.AllowedPaths)) {
 			prop.addPath(base, host, m.AllowedPaths[host])
 		}
-		for _, k := range sortedKeys(m.Config) {
+		for _, k := range slices.Sorted(maps.Keys(m.Config)) {
 			prop.addConfig(k, m.Config[k])
 		}
 		if m.Memory != nil {
@@ -416,22 +413,6 @@ func parseByteSize(s string) (int64, error) {
 
 // megabytes rounds n bytes up to whole MiB.
 func megabytes(n int64) int { return int((n + 1<<20 - 1) >> 20) }
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
-}
 
 // jsonOf returns the document as JSON: an Extism manifest may be written
 // in YAML too.
