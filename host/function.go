@@ -58,6 +58,8 @@ type Function struct {
 	Trusted bool
 	// Idempotent: calling it again changes nothing outside the call.
 	Idempotent bool
+
+	grant string // Grant().String(), set when the host registers it
 }
 
 // Grant is the grant a module needs to import f.
@@ -207,6 +209,7 @@ func newFunctions(fs []Function) (functions, error) {
 				return nil, fmt.Errorf("host: Options.Functions[%d] (%s): value type %#x is not i32, i64, f32 or f64", i, g.Name, t)
 			}
 		}
+		f.grant = g.String()
 		ns := f.namespace()
 		if out[ns] == nil {
 			out[ns] = map[string]*Function{}
@@ -258,17 +261,16 @@ func (f *Function) hostCall(ctx context.Context, _ api.Module, stack []uint64) {
 		panic(&TrapError{Reason: "host function called outside a tool call"})
 	}
 	inst.checkStop()
-	g := f.Grant()
-	action := "call of host function " + g.Name
+	name := f.grant[len("host:"):] // NAMESPACE.NAME, without allocating
 	if inst.describing {
-		inst.deny(&DeniedError{Kind: "host", Action: action, Reason: noCapabilities})
+		inst.deny(&DeniedError{Kind: "host", Action: "call of host function " + name, Reason: noCapabilities})
 	}
-	if !inst.l.has[g.String()] {
+	if !inst.l.has[f.grant] {
 		// The import check refuses such a module at load; this is the
 		// second lock on the same door.
-		inst.deny(&DeniedError{Kind: "host", Action: action, Reason: "the module has no " + g.String() + " grant"})
+		inst.deny(&DeniedError{Kind: "host", Action: "call of host function " + name, Reason: "the module has no " + f.grant + " grant"})
 	}
-	inst.use(g.String())
+	inst.use(f.grant)
 	inst.inHost.Store(true)
 	err := f.run(inst, stack)
 	inst.inHost.Store(false)
@@ -279,7 +281,7 @@ func (f *Function) hostCall(ctx context.Context, _ api.Module, stack []uint64) {
 		if inst.ctx.Err() != nil {
 			inst.fail(timeLimitErr(inst.limits.Timeout))
 		}
-		inst.fail(&FunctionError{Function: g.Name, Err: err})
+		inst.fail(&FunctionError{Function: name, Err: err})
 	}
 }
 
