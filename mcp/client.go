@@ -157,12 +157,13 @@ const clientProtocolVersion = "2025-11-25"
 // [tool.Tool] values. It is safe for concurrent use; tool calls run in
 // parallel.
 type Client struct {
-	opts    ClientOptions
-	label   string // the server's name in errors
-	session *sdk.ClientSession
-	tasks   *tasks   // MCP tasks, which the SDK does not speak (tasks.go)
-	proc    *process // nil unless the server is a subprocess
-	idle    func()   // closes the idle connections of a transport the client made
+	opts      ClientOptions
+	label     string // the server's name in errors
+	session   *sdk.ClientSession
+	tasks     *tasks     // MCP tasks, which the SDK does not speak (tasks.go)
+	httpTasks *httpTasks // their side channel over streamable HTTP, or nil
+	proc      *process   // nil unless the server is a subprocess
+	idle      func()     // closes the idle connections of a transport the client made
 
 	set       atomic.Pointer[toolSet]
 	refreshMu sync.Mutex // serialises refreshes
@@ -211,7 +212,10 @@ func Connect(ctx context.Context, opts ClientOptions) (*Client, error) {
 			hc = &http.Client{Transport: tr}
 			c.idle = tr.CloseIdleConnections
 		}
-		transport = &sdk.StreamableClientTransport{Endpoint: opts.URL, HTTPClient: withHeader(hc, opts.Header)}
+		c.tasks = newTasks()
+		var sdkClient *http.Client
+		c.httpTasks, sdkClient = newHTTPTasks(c.tasks, withHeader(hc, opts.Header), opts.URL)
+		transport = &sdk.StreamableClientTransport{Endpoint: opts.URL, HTTPClient: sdkClient}
 	default:
 		c.label = "stream"
 		transport = &sdk.IOTransport{Reader: opts.Stream, Writer: opts.Stream}
@@ -232,10 +236,9 @@ func Connect(ctx context.Context, opts ClientOptions) (*Client, error) {
 	})
 	hctx, cancel := c.requestContext(ctx)
 	defer cancel()
-	c.tasks = newTasks()
-	if _, http := transport.(*sdk.StreamableClientTransport); !http {
-		// The SDK's HTTP connection has hooks of its own a wrapper cannot
-		// forward (tasks.go).
+	if c.tasks == nil {
+		// Over HTTP, the side channel is the HTTP client's (tasks_http.go).
+		c.tasks = newTasks()
 		transport = c.tasks.transport(transport)
 	}
 	session, err := client.Connect(hctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: clientProtocolVersion})
@@ -251,6 +254,9 @@ func Connect(ctx context.Context, opts ClientOptions) (*Client, error) {
 		return nil, err
 	}
 	c.session = session
+	if c.httpTasks != nil {
+		c.httpTasks.session.Store(session)
+	}
 	if res := session.InitializeResult(); res != nil && res.ServerInfo != nil && res.ServerInfo.Name != "" {
 		c.label = res.ServerInfo.Name
 	}

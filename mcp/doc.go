@@ -45,6 +45,19 @@
 // gain, lose and replace tools to match ([ClientOptions.OnChange] hears
 // about it).
 //
+// # Content and tasks
+//
+// Results keep MCP's content types: text, images and audio with their
+// bytes, resource links (URI, name, title, size) and embedded resources
+// (text or bytes), each with its annotations ([tool.Content]). A tool
+// whose execution.taskSupport is "required" (MCP tasks, 2025-11-25) is
+// called as a task: the call creates it, polls it at the interval the
+// server suggests, reads its result, and cancels it when the caller's
+// context ends first. The SDK does not speak tasks, so the client sends
+// those requests itself in the session, on every transport (on stdio and
+// streams, on the session's connection; over HTTP, as POSTs in the
+// session).
+//
 // # Trust and taint
 //
 // A server is another program, often someone else's, and its results can

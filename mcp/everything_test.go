@@ -1,15 +1,18 @@
 package mcp_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -49,6 +52,61 @@ func everything(t *testing.T, opts mcp.ClientOptions) *mcp.Client {
 	c, err := mcp.Connect(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("Connect to server-everything: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return c
+}
+
+// everythingHTTP starts the reference server on streamable HTTP, on a
+// free loopback port.
+func everythingHTTP(t *testing.T, opts mcp.ClientOptions) *mcp.Client {
+	t.Helper()
+	node, script := nodeScript(t, "server-everything/dist/index.js")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+	l.Close()
+	cmd := exec.Command(node, script, "streamableHttp")
+	cmd.Env = append(os.Environ(), "PORT="+port)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "listening on port") {
+				ready <- true
+			}
+		}
+		ready <- false
+	}()
+	select {
+	case ok := <-ready:
+		if !ok {
+			t.Fatal("server-everything streamableHttp exited before listening")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("server-everything streamableHttp did not listen within 30s")
+	}
+	opts.URL = "http://127.0.0.1:" + port + "/mcp"
+	c, err := mcp.Connect(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("Connect to server-everything over HTTP: %v", err)
 	}
 	t.Cleanup(func() {
 		if err := c.Close(); err != nil {
@@ -193,7 +251,17 @@ func TestReferenceServerTrustedAnnotations(t *testing.T) {
 // task: created, polled and read; a cancelled call cancels the task.
 func TestReferenceServerTasks(t *testing.T) {
 	t.Parallel()
-	c := everything(t, mcp.ClientOptions{})
+	t.Run("stdio", func(t *testing.T) {
+		t.Parallel()
+		testTasks(t, everything(t, mcp.ClientOptions{}))
+	})
+	t.Run("streamable-http", func(t *testing.T) {
+		t.Parallel()
+		testTasks(t, everythingHTTP(t, mcp.ClientOptions{}))
+	})
+}
+
+func testTasks(t *testing.T, c *mcp.Client) {
 	research, ok := c.Tool("simulate-research-query")
 	if !ok {
 		t.Fatalf("no simulate-research-query: %v", toolNames(c.Tools()))

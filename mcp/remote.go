@@ -159,6 +159,9 @@ func (c *Client) Refresh(ctx context.Context) (Change, error) {
 		}
 		listed = append(listed, st)
 	}
+	if err := c.tasks.settle(rctx); err != nil {
+		return Change{}, c.serverError(ctx, rctx, "tools/list", "", err)
+	}
 	old := c.set.Load()
 	next := c.mount(old, listed)
 	ch := diff(old, next)

@@ -21,7 +21,11 @@ import (
 // (tasks/result) and may cancel (tasks/cancel). The MCP SDK this package
 // is built on does not speak tasks, so the client sends those requests on
 // the session's own connection, under request IDs of its own, and takes
-// their answers off it before the SDK reads the rest (taskConn).
+// their answers off it before the SDK reads the rest (taskConn). Over
+// streamable HTTP, where the SDK's connection cannot be wrapped, each of
+// those requests is a POST of its own in the session, and the SDK's
+// tools/list answers are read as they pass through the HTTP client
+// (tasks_http.go).
 
 // taskIDPrefix marks the requests this package sends itself.
 const taskIDPrefix = "autoagent-task-"
@@ -35,12 +39,14 @@ type tasks struct {
 	conn     sdk.Connection
 	next     int
 	pending  map[string]chan *jsonrpc.Response
-	lists    map[any]bool    // IDs of the SDK's tools/list requests
-	required map[string]bool // server tool names whose taskSupport is "required"
+	lists    map[any]bool           // IDs of the SDK's tools/list requests
+	required map[string]bool        // server tool names whose taskSupport is "required"
+	http     *httpTasks             // the side channel of a streamable HTTP session, or nil
+	taps     map[chan struct{}]bool // tools/list answers over HTTP not yet noted
 }
 
 func newTasks() *tasks {
-	return &tasks{pending: map[string]chan *jsonrpc.Response{}, lists: map[any]bool{}, required: map[string]bool{}}
+	return &tasks{pending: map[string]chan *jsonrpc.Response{}, lists: map[any]bool{}, required: map[string]bool{}, taps: map[chan struct{}]bool{}}
 }
 
 // transport wraps the SDK's transport so the session's connection is a
@@ -73,11 +79,7 @@ type taskConn struct {
 }
 
 func (c *taskConn) Write(ctx context.Context, m jsonrpc.Message) error {
-	if req, ok := m.(*jsonrpc.Request); ok && req.Method == "tools/list" && req.ID.IsValid() {
-		c.ts.mu.Lock()
-		c.ts.lists[req.ID.Raw()] = true
-		c.ts.mu.Unlock()
-	}
+	c.ts.sent(m)
 	return c.Connection.Write(ctx, m)
 }
 
@@ -87,20 +89,40 @@ func (c *taskConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		if err != nil {
 			return nil, err
 		}
-		switch m := m.(type) {
-		case *jsonrpc.Response:
-			if id, ok := m.ID.Raw().(string); ok && strings.HasPrefix(id, taskIDPrefix) {
-				c.ts.deliver(id, m)
-				continue
-			}
-			c.ts.noteList(m)
-		case *jsonrpc.Request:
-			if m.Method == "notifications/tasks/status" {
-				continue
-			}
+		if c.ts.received(m) {
+			return m, nil
 		}
-		return m, nil
 	}
+}
+
+// sent notes a message the SDK sends: the IDs of its tools/list requests,
+// whose answers say which tools require tasks.
+func (ts *tasks) sent(m jsonrpc.Message) {
+	if req, ok := m.(*jsonrpc.Request); ok && req.Method == "tools/list" && req.ID.IsValid() {
+		ts.mu.Lock()
+		ts.lists[req.ID.Raw()] = true
+		ts.mu.Unlock()
+	}
+}
+
+// received looks at a message from the server before the SDK does: it
+// delivers answers to the client's own requests and drops task status
+// notifications (the client polls), reporting false for those, and notes
+// the tools/list answers the SDK gets.
+func (ts *tasks) received(m jsonrpc.Message) (forSDK bool) {
+	switch m := m.(type) {
+	case *jsonrpc.Response:
+		if id, ok := m.ID.Raw().(string); ok && strings.HasPrefix(id, taskIDPrefix) {
+			ts.deliver(id, m)
+			return false
+		}
+		ts.noteList(m)
+	case *jsonrpc.Request:
+		if m.Method == "notifications/tasks/status" {
+			return false
+		}
+	}
+	return true
 }
 
 func (ts *tasks) deliver(id string, m *jsonrpc.Response) {
@@ -144,17 +166,47 @@ func (ts *tasks) requires(name string) bool {
 	return ts.required[name]
 }
 
-// call sends one request of the client's own and waits for its answer.
+// call sends one request of the client's own and waits for its answer:
+// over HTTP in a POST of its own (tasks_http.go), otherwise on the
+// session's connection.
 func (ts *tasks) call(ctx context.Context, method string, params any, result any) error {
 	raw, err := json.Marshal(params)
 	if err != nil {
 		return err
 	}
 	ts.mu.Lock()
-	conn := ts.conn
 	ts.next++
 	id := fmt.Sprintf("%s%d", taskIDPrefix, ts.next)
+	ts.mu.Unlock()
+	rid, err := jsonrpc.MakeID(id)
+	if err != nil {
+		return err
+	}
+	req := &jsonrpc.Request{ID: rid, Method: method, Params: raw}
+	var resp *jsonrpc.Response
+	if ts.http != nil {
+		resp, err = ts.http.post(ctx, req)
+	} else {
+		resp, err = ts.send(ctx, id, req)
+	}
+	if err != nil {
+		return err
+	}
+	if resp.Error != nil {
+		return resp.Error
+	}
+	if result != nil {
+		return json.Unmarshal(resp.Result, result)
+	}
+	return nil
+}
+
+// send writes req on the session's connection and waits for the answer
+// taskConn.Read delivers.
+func (ts *tasks) send(ctx context.Context, id string, req *jsonrpc.Request) (*jsonrpc.Response, error) {
 	ch := make(chan *jsonrpc.Response, 1)
+	ts.mu.Lock()
+	conn := ts.conn
 	ts.pending[id] = ch
 	ts.mu.Unlock()
 	defer func() {
@@ -163,26 +215,16 @@ func (ts *tasks) call(ctx context.Context, method string, params any, result any
 		ts.mu.Unlock()
 	}()
 	if conn == nil {
-		return ErrClosed
+		return nil, ErrClosed
 	}
-	rid, err := jsonrpc.MakeID(id)
-	if err != nil {
-		return err
-	}
-	if err := conn.Write(ctx, &jsonrpc.Request{ID: rid, Method: method, Params: raw}); err != nil {
-		return err
+	if err := conn.Write(ctx, req); err != nil {
+		return nil, err
 	}
 	select {
 	case resp := <-ch:
-		if resp.Error != nil {
-			return resp.Error
-		}
-		if result != nil {
-			return json.Unmarshal(resp.Result, result)
-		}
-		return nil
+		return resp, nil
 	case <-ctx.Done():
-		return ctx.Err()
+		return nil, ctx.Err()
 	}
 }
 
