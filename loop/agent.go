@@ -130,6 +130,11 @@ type Agent struct {
 	Recorder *Recorder
 	// Tracer receives lifecycle events; nil traces nothing at no cost.
 	Tracer *trace.Tracer
+	// NewRunID, when set, names each new run ([RunState.RunID], the
+	// first half of every idempotency key); nil names it at random. An
+	// engine that replays the loop (a durable workflow) sets one that
+	// gives the same name every time.
+	NewRunID func() string
 
 	replay *replayer
 }

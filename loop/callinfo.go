@@ -115,3 +115,33 @@ func ReportTaint(ctx context.Context) bool {
 	c.tainted.Store(true)
 	return true
 }
+
+// CallReport is what a tool reported through its context while it ran
+// outside the loop (see [RemoteCallContext]).
+type CallReport struct {
+	// Usage is what the tool reported with ReportUsage; HaveUsage is false
+	// when it reported nothing.
+	Usage     llm.Usage `json:"usage"`
+	HaveUsage bool      `json:"have_usage,omitempty"`
+	// Tainted is set when the tool called ReportTaint.
+	Tainted bool `json:"tainted,omitempty"`
+}
+
+// RemoteCallContext returns a context for running one of a run's tool
+// calls away from its loop (a durable engine's worker): CallInfoFrom,
+// ReportUsage and ReportTaint work in it as they do in the loop, and the
+// function returned says what the tool reported, for the engine to carry
+// back to the loop (where the tool's stand-in reports it again). Nested
+// calls (CallNested) are not available in it.
+func RemoteCallContext(ctx context.Context, info CallInfo) (context.Context, func() CallReport) {
+	tc := &toolCtx{Context: ctx, call: callCtx{info: info, sink: &usageSink{}}}
+	return tc, func() CallReport {
+		u, have := tc.call.sink.take()
+		return CallReport{Usage: u, HaveUsage: have, Tainted: tc.call.tainted.Load()}
+	}
+}
+
+// OutcomeUnknownMessage is the result the model reads for a call of a tool
+// that is not idempotent whose run was interrupted before its outcome was
+// recorded: it is not run again.
+func OutcomeUnknownMessage(name string) string { return outcomeUnknownMessage(name) }

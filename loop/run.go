@@ -98,7 +98,11 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 		resumedFrom = st.Step
 		st.Status = ""
 	} else {
-		st.RunID = llm.NewCallID("run_")
+		if a.NewRunID != nil {
+			st.RunID = a.NewRunID()
+		} else {
+			st.RunID = llm.NewCallID("run_")
+		}
 		st.TurnStart = len(st.Messages)
 	}
 	if r.tr != nil {
@@ -420,7 +424,7 @@ func (r *runner) checkpoint() error {
 		r.traceEvent(trace.Checkpoint, r.runSpan, p)
 	}
 	if err != nil {
-		return fmt.Errorf("%w: %v", ErrCheckpoint, err)
+		return fmt.Errorf("%w: %w", ErrCheckpoint, err)
 	}
 	return nil
 }

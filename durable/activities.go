@@ -1,0 +1,168 @@
+package durable
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// Activities are the worker's half of a run: the model, the tools and the
+// policy of one agent, which the workflow reaches only through them. A
+// worker holds the keys and the sandbox; the client that starts a run
+// needs neither.
+type Activities struct {
+	// Agent is the worker's agent: its Provider answers the model calls,
+	// its Tools run the tool calls (a plugins directory's tools verify
+	// their module's hash before each call), its Policy decides.
+	Agent *loop.Agent
+}
+
+// errUnsupported names the agent features a durable run cannot carry.
+func (a *Activities) unsupported() error {
+	ag := a.Agent
+	var what []string
+	if ag.PostTurn != nil {
+		what = append(what, "PostTurn")
+	}
+	if len(ag.PreToolHooks) > 0 || len(ag.PostToolHooks) > 0 {
+		what = append(what, "tool hooks")
+	}
+	if ag.Memory != nil {
+		what = append(what, "Memory")
+	}
+	if len(what) == 0 {
+		return nil
+	}
+	return fmt.Errorf("durable: the worker's agent uses %v, which a durable run does not carry yet: run it without them, or locally", what)
+}
+
+// Describe returns what the workflow needs of the agent.
+func (a *Activities) Describe(ctx context.Context) (*Description, error) {
+	ag := a.Agent
+	if ag == nil || ag.Provider == nil {
+		return nil, temporal.NewNonRetryableApplicationError("durable: the worker has no agent with a provider", "config", nil)
+	}
+	if err := a.unsupported(); err != nil {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), "config", nil)
+	}
+	d := &Description{
+		System: ag.System, Model: ag.Model, Temperature: ag.Temperature, MaxTokens: ag.MaxTokens,
+		Bounds: ag.Bounds, MaxCorrections: ag.MaxCorrections,
+		OutputSchema: ag.OutputSchema, OutputSchemaName: ag.OutputSchemaName, OutputStrict: ag.OutputStrict, OutputRetries: ag.OutputRetries,
+	}
+	if ag.SystemFunc != nil {
+		s, err := ag.SystemFunc(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("durable: the system prompt: %w", err)
+		}
+		d.System = s
+	}
+	switch p := ag.Policy.(type) {
+	case nil:
+	case *loop.PolicySpec:
+		raw, err := json.Marshal(p)
+		if err != nil {
+			return nil, temporal.NewNonRetryableApplicationError("durable: the policy: "+err.Error(), "config", nil)
+		}
+		d.Policy = raw
+	default:
+		d.HasPolicy = true
+	}
+	if ag.Tools != nil {
+		for _, t := range ag.Tools.Tools() {
+			d.Tools = append(d.Tools, ToolInfo{Spec: t.Spec(), Flags: tool.FlagsOf(t)})
+		}
+	}
+	return d, nil
+}
+
+// Model answers one model call. A provider error the provider calls
+// retryable (429, 5xx, a broken connection) is retried by the workflow's
+// retry policy; any other is final.
+func (a *Activities) Model(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	resp, err := a.Agent.Provider.Complete(ctx, req)
+	if err == nil {
+		return resp, nil
+	}
+	if llm.IsRetryable(err) || ctx.Err() != nil {
+		return nil, err
+	}
+	var pe *llm.ProviderError
+	if errors.As(err, &pe) {
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), "provider", err, pe)
+	}
+	return nil, temporal.NewNonRetryableApplicationError(err.Error(), "provider", err)
+}
+
+// Tool runs one tool call with the call's identity in its context (so
+// loop.CallInfoFrom gives the run's idempotency key), and returns its
+// result and what it reported. A Go error from the tool is an
+// infrastructure failure the model reads, as in the loop; an unknown
+// tool is refused (a worker whose manifest lacks the module).
+func (a *Activities) Tool(ctx context.Context, in ToolInput) (*ToolOutput, error) {
+	if a.Agent.Tools == nil {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("durable: this worker has no tools, so not %q", in.Name), "unknown_tool", nil)
+	}
+	t, ok := a.Agent.Tools.Get(in.Name)
+	if !ok {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("durable: this worker has no tool %q (is its module approved in this worker's manifest?)", in.Name), "unknown_tool", nil)
+	}
+	stop := heartbeat(ctx)
+	defer stop()
+	cctx, report := loop.RemoteCallContext(ctx, loop.CallInfo{RunID: in.RunID, Step: in.Step, CallID: in.CallID, Name: in.Name})
+	res, err := tool.SafeCall(cctx, t, tool.Call{ID: in.CallID, Name: in.Name, Arguments: in.Arguments})
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		res = tool.Errorf("tool %s failed: %v", in.Name, err)
+	}
+	return &ToolOutput{Result: res, Report: report()}, nil
+}
+
+// Policy asks the worker's agent's policy about one call (a policy that
+// is not a policy file).
+func (a *Activities) Policy(ctx context.Context, in *loop.PolicyInput) (loop.Decision, error) {
+	if a.Agent.Policy == nil {
+		return loop.Decision{Verdict: loop.VerdictAllow}, nil
+	}
+	return a.Agent.Policy.Decide(ctx, in)
+}
+
+// heartbeat records the activity's heartbeats while a tool runs, so that
+// a lost worker is noticed within heartbeatTimeout and a cancelled run's
+// cancellation reaches the tool (through ctx).
+func heartbeat(ctx context.Context) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(heartbeatTimeout / 4)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}

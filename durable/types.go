@@ -1,0 +1,116 @@
+package durable
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// The names the workflow, its activities, query and update are registered
+// under: a worker and a client of another build agree on them.
+const (
+	WorkflowName     = "autoagent.Run"
+	ActivityDescribe = "autoagent.Describe"
+	ActivityModel    = "autoagent.Model"
+	ActivityTool     = "autoagent.Tool"
+	ActivityPolicy   = "autoagent.Policy"
+	QueryState       = "autoagent.state"
+	UpdateDecide     = "autoagent.decide"
+)
+
+// DefaultTaskQueue is the task queue of workers and runs that name none.
+const DefaultTaskQueue = "autoagent"
+
+// RunInput starts a run: a prompt, or a history used as it is.
+type RunInput struct {
+	Prompt   string        `json:"prompt,omitempty"`
+	Messages []llm.Message `json:"messages,omitempty"`
+}
+
+// Description is what the workflow needs of the worker's agent to run its
+// loop: read once at the start of a run (an activity, so it is in the
+// run's history and the same on every replay).
+type Description struct {
+	System           string          `json:"system,omitempty"`
+	Model            string          `json:"model,omitempty"`
+	Temperature      *float64        `json:"temperature,omitempty"`
+	MaxTokens        int             `json:"max_tokens,omitempty"`
+	Bounds           loop.Bounds     `json:"bounds"`
+	MaxCorrections   int             `json:"max_corrections,omitempty"`
+	OutputSchema     json.RawMessage `json:"output_schema,omitempty"`
+	OutputSchemaName string          `json:"output_schema_name,omitempty"`
+	OutputStrict     bool            `json:"output_strict,omitempty"`
+	OutputRetries    int             `json:"output_retries,omitempty"`
+	Tools            []ToolInfo      `json:"tools,omitempty"`
+	// Policy is the agent's policy file, when its policy is one: the
+	// workflow applies it itself, guardrails included. Another Policy is
+	// asked on the worker (HasPolicy), through a local activity.
+	Policy    json.RawMessage `json:"policy,omitempty"`
+	HasPolicy bool            `json:"has_policy,omitempty"`
+}
+
+// ToolInfo is one tool of the worker's agent.
+type ToolInfo struct {
+	Spec  llm.ToolSpec `json:"spec"`
+	Flags tool.Flags   `json:"flags"`
+}
+
+// ToolInput is one tool call, run on a worker.
+type ToolInput struct {
+	RunID     string          `json:"run_id"`
+	Step      int             `json:"step"`
+	CallID    string          `json:"call_id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// IdempotencyKey is the call's key, as the loop makes it.
+func (in ToolInput) IdempotencyKey() string {
+	return loop.CallInfo{RunID: in.RunID, CallID: in.CallID}.IdempotencyKey()
+}
+
+// ToolOutput is a tool call's result and what the tool reported.
+type ToolOutput struct {
+	Result tool.Result     `json:"result"`
+	Report loop.CallReport `json:"report"`
+}
+
+// Status is a run's state as the query answers it.
+type Status struct {
+	// RunID is the loop's run ID: the workflow ID.
+	RunID string `json:"run_id"`
+	// State is "running", "awaiting_approval", or the stop reason once
+	// the run ended ("done", "max_steps", …), or "failed".
+	State    string             `json:"state"`
+	Step     int                `json:"step"`
+	Usage    llm.Usage          `json:"usage"`
+	Messages []llm.Message      `json:"messages,omitempty"`
+	Pending  []loop.PendingCall `json:"pending,omitempty"`
+	Error    string             `json:"error,omitempty"`
+}
+
+// Decision is a person's answer for one pending call, sent as an update.
+type Decision struct {
+	CallID   string `json:"call_id"`
+	Approved bool   `json:"approved"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// Options are the workflow's timeouts; the zero value works.
+type Options struct {
+	// ModelTimeout bounds one model call (default 5 minutes).
+	ModelTimeout time.Duration `json:"model_timeout,omitempty"`
+	// ToolTimeout bounds one tool call when neither the tool nor the
+	// agent's bounds say (default 10 minutes).
+	ToolTimeout time.Duration `json:"tool_timeout,omitempty"`
+	// ModelAttempts is how many times a model call is tried when the
+	// provider's error is retryable (default 5).
+	ModelAttempts int32 `json:"model_attempts,omitempty"`
+	// MaxHistory is the history length (events) past which a run
+	// continues as new at its next step (default 10,000; Temporal's own
+	// limit is 51,200).
+	MaxHistory int `json:"max_history,omitempty"`
+}

@@ -1,0 +1,421 @@
+package durable
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"slices"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// WorkflowInput is the workflow's argument.
+type WorkflowInput struct {
+	RunInput
+	Options Options `json:"options"`
+	// State continues a run (continue-as-new): the loop resumes it.
+	State *loop.RunState `json:"state,omitempty"`
+	// Decisions given before the run continued as new, not yet applied.
+	Decisions []Decision `json:"decisions,omitempty"`
+}
+
+// maxHistory is the history length past which a run continues as new, at
+// the next checkpoint (Temporal's own limit is 51,200 events).
+const maxHistory = 10_000
+
+// errContinue stops the loop at a checkpoint so the run continues as new.
+var errContinue = errors.New("durable: the history is long: continuing as new")
+
+// wfKey carries the workflow's context through the loop to the
+// activities' stand-ins (a *wfValue).
+type wfKey struct{}
+
+type wfValue struct {
+	ctx        workflow.Context
+	activities int // activities this execution scheduled
+}
+
+// wctx returns the workflow's context, counting the activity about to be
+// scheduled with it.
+func wctx(ctx context.Context) workflow.Context {
+	v := ctx.Value(wfKey{}).(*wfValue)
+	v.activities++
+	return v.ctx
+}
+
+// eventsPerActivity is what an activity adds to the history at least
+// (scheduled, started, completed, and the workflow task that reads it).
+const eventsPerActivity = 6
+
+// run is one workflow execution.
+type run struct {
+	in        WorkflowInput
+	status    Status
+	decisions []Decision // given by the update, until applied
+	desc      *Description
+	history   int // continue-as-new bound
+	wf        *wfValue
+}
+
+// Run is the workflow: the agent loop, run in the workflow with each model
+// call, tool call and (for a Go policy) policy decision an activity, so
+// that the run's state is the workflow's and survives any worker. Register
+// it under [WorkflowName] (see [NewWorker]).
+func Run(ctx workflow.Context, in WorkflowInput) (*loop.Result, error) {
+	r := &run{in: in, history: in.Options.MaxHistory}
+	if r.history <= 0 {
+		r.history = maxHistory
+	}
+	return r.execute(ctx)
+}
+
+func (r *run) execute(ctx workflow.Context) (*loop.Result, error) {
+	info := workflow.GetInfo(ctx)
+	r.status = Status{RunID: info.WorkflowExecution.ID, State: "running"}
+	if st := r.in.State; st != nil {
+		r.status.RunID, r.status.Step, r.status.Usage, r.status.Messages = st.RunID, st.Step, st.Usage, st.Messages
+	}
+	r.decisions = r.in.Decisions
+	if err := workflow.SetQueryHandler(ctx, QueryState, func() (Status, error) { return r.status, nil }); err != nil {
+		return nil, err
+	}
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, UpdateDecide,
+		func(ctx workflow.Context, ds []Decision) (Status, error) {
+			r.decisions = append(r.decisions, ds...)
+			return r.status, nil
+		},
+		workflow.UpdateHandlerOptions{Validator: r.validate},
+	); err != nil {
+		return nil, err
+	}
+
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+	var desc Description
+	if err := workflow.ExecuteActivity(actx, ActivityDescribe).Get(ctx, &desc); err != nil {
+		return nil, r.failed(err)
+	}
+	r.desc = &desc
+	r.wf = &wfValue{ctx: ctx}
+	agent, err := r.agent(ctx)
+	if err != nil {
+		return nil, r.failed(err)
+	}
+
+	// The loop's context: ends when the workflow is cancelled (a
+	// coroutine of the workflow, so replays see it end at the same point).
+	gctx, cancel := context.WithCancel(context.WithValue(context.Background(), wfKey{}, r.wf))
+	defer cancel()
+	workflow.Go(ctx, func(c workflow.Context) {
+		c.Done().Receive(c, nil)
+		cancel()
+	})
+
+	var res *loop.Result
+	switch {
+	case r.in.State != nil:
+		res, err = agent.Resume(gctx, r.in.State)
+	case len(r.in.Messages) > 0:
+		res, err = agent.RunMessages(gctx, r.in.Messages)
+	default:
+		res, err = agent.Run(gctx, r.in.Prompt)
+	}
+	for {
+		var stop *loop.StopError
+		var rerr *loop.RunError
+		switch {
+		case errors.As(err, &rerr) && errors.Is(err, errContinue):
+			in := r.in
+			in.State, in.Decisions, in.Prompt, in.Messages = rerr.State, r.decisions, "", nil
+			return nil, workflow.NewContinueAsNewError(ctx, WorkflowName, in)
+		case errors.As(err, &stop) && stop.Reason == loop.StopApprovalRequired:
+			r.pause(stop)
+			if err := workflow.Await(ctx, r.decided); err != nil {
+				// Cancelled while waiting: the run ends cancelled.
+				r.status.State, r.status.Pending = string(loop.StopCancelled), nil
+				st := stop.State
+				return &loop.Result{Steps: st.Step, Usage: st.Usage, Messages: st.Messages, StopReason: loop.StopCancelled}, nil
+			}
+			opts := r.take()
+			res, err = agent.Resume(gctx, stop.State, opts...)
+			continue
+		case err != nil && res == nil:
+			return nil, r.failed(err)
+		}
+		break
+	}
+	r.status.State = string(res.StopReason)
+	r.status.Pending = nil
+	r.observe(res.State)
+	return res, nil
+}
+
+// agent is the loop's agent for this run: the worker's description, with
+// stand-ins for its model, tools and policy that run activities.
+func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
+	d := r.desc
+	bounds := d.Bounds
+	// Tool time limits are the activities' (a stand-in never times out in
+	// the workflow, where the loop must not start goroutines).
+	toolTimeout := cmpOr(bounds.ToolTimeout, r.in.Options.ToolTimeout, 10*time.Minute)
+	bounds.ToolTimeout = 0
+	a := &loop.Agent{
+		Provider: modelStandIn{opts: r.in.Options}, System: d.System, Model: d.Model, Temperature: d.Temperature, MaxTokens: d.MaxTokens,
+		Bounds: bounds, MaxCorrections: d.MaxCorrections, MaxParallelTools: 1,
+		OutputSchema: d.OutputSchema, OutputSchemaName: d.OutputSchemaName, OutputStrict: d.OutputStrict, OutputRetries: d.OutputRetries,
+		NewRunID: func() string { return r.status.RunID },
+	}
+	a.Checkpoint = func(_ context.Context, st *loop.RunState) error {
+		r.observe(st)
+		if r.longHistory(ctx) && st.PendingTurn() == nil {
+			return errContinue
+		}
+		return nil
+	}
+	if len(d.Tools) > 0 {
+		var tools []tool.Tool
+		for _, ti := range d.Tools {
+			tools = append(tools, &toolStandIn{info: ti, timeout: cmpOr(ti.Flags.Timeout, toolTimeout)})
+		}
+		reg, err := tool.NewRegistry(tools...)
+		if err != nil {
+			return nil, err
+		}
+		a.Tools = reg
+	}
+	switch {
+	case len(d.Policy) > 0:
+		p, err := loop.ParsePolicy(d.Policy)
+		if err != nil {
+			return nil, fmt.Errorf("durable: the worker's policy: %w", err)
+		}
+		a.Policy = p
+	case d.HasPolicy:
+		a.Policy = loop.PolicyFunc(policyStandIn)
+	}
+	return a, nil
+}
+
+func cmpOr(ds ...time.Duration) time.Duration {
+	for _, d := range ds {
+		if d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// longHistory reports that the run should continue as new: the server
+// suggests it, or the history (as the server counts it, or as this
+// execution's activities make it at least) is past the bound.
+func (r *run) longHistory(ctx workflow.Context) bool {
+	info := workflow.GetInfo(ctx)
+	n := max(info.GetCurrentHistoryLength(), r.wf.activities*eventsPerActivity)
+	return info.GetContinueAsNewSuggested() || n > r.history
+}
+
+// observe copies what the query shows from the loop's state.
+func (r *run) observe(st *loop.RunState) {
+	if st == nil {
+		return
+	}
+	r.status.Step, r.status.Usage = st.Step, st.Usage
+	r.status.Messages = slices.Clone(st.Messages)
+}
+
+func (r *run) pause(stop *loop.StopError) {
+	r.observe(stop.State)
+	r.status.State = "awaiting_approval"
+	r.status.Pending = slices.Clone(stop.Pending)
+}
+
+// validate refuses decisions that do not answer a pending call, before
+// they enter the history.
+func (r *run) validate(ds []Decision) error {
+	if r.status.State != "awaiting_approval" {
+		return fmt.Errorf("the run is %s: it awaits no decision", r.status.State)
+	}
+	if len(ds) == 0 {
+		return errors.New("no decision given")
+	}
+	for _, d := range ds {
+		if !slices.ContainsFunc(r.status.Pending, func(p loop.PendingCall) bool { return p.Call.ID == d.CallID && p.Parent == "" }) {
+			return fmt.Errorf("call %q is not awaiting a decision (pending: %s)", d.CallID, pendingIDs(r.status.Pending))
+		}
+	}
+	return nil
+}
+
+func pendingIDs(ps []loop.PendingCall) string {
+	var ids []string
+	for _, p := range ps {
+		ids = append(ids, p.Call.ID)
+	}
+	return fmt.Sprint(ids)
+}
+
+// decided reports that every pending call has a decision.
+func (r *run) decided() bool {
+	for _, p := range r.status.Pending {
+		if !slices.ContainsFunc(r.decisions, func(d Decision) bool { return d.CallID == p.Call.ID }) {
+			return false
+		}
+	}
+	return len(r.status.Pending) > 0
+}
+
+// take turns the decisions given into the loop's resume options and
+// clears them; each is applied exactly once.
+func (r *run) take() []loop.ResumeOption {
+	var opts []loop.ResumeOption
+	for _, d := range r.decisions {
+		if d.Approved {
+			opts = append(opts, loop.Approve(d.CallID))
+		} else {
+			opts = append(opts, loop.Reject(d.CallID, d.Reason))
+		}
+	}
+	r.decisions = nil
+	r.status.State, r.status.Pending = "running", nil
+	return opts
+}
+
+func (r *run) failed(err error) error {
+	r.status.State = "failed"
+	r.status.Error = err.Error()
+	var rerr *loop.RunError
+	if errors.As(err, &rerr) {
+		r.observe(rerr.State)
+	}
+	return err
+}
+
+// modelStandIn is the loop's provider in the workflow: each call is the
+// Model activity.
+type modelStandIn struct{ opts Options }
+
+func (m modelStandIn) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	wc := wctx(ctx)
+	attempts := m.opts.ModelAttempts
+	if attempts <= 0 {
+		attempts = 5
+	}
+	ao := workflow.ActivityOptions{
+		StartToCloseTimeout: cmpOr(m.opts.ModelTimeout, 5*time.Minute),
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: attempts, InitialInterval: time.Second, BackoffCoefficient: 2},
+	}
+	var resp llm.Response
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(wc, ao), ActivityModel, req).Get(wc, &resp); err != nil {
+		return nil, activityError(ctx, err)
+	}
+	return &resp, nil
+}
+
+// Stream is Complete's answer as one event: the workflow does not stream.
+func (m modelStandIn) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
+	return func(yield func(llm.StreamEvent, error) bool) {
+		resp, err := m.Complete(ctx, req)
+		if err != nil {
+			yield(llm.StreamEvent{}, err)
+			return
+		}
+		yield(llm.StreamEvent{Type: llm.StreamDone, Response: resp}, nil)
+	}
+}
+
+// activityError turns an activity's failure into the loop's terms: a
+// cancellation is the context's, a provider's refusal its ProviderError.
+func activityError(ctx context.Context, err error) error {
+	var cerr *temporal.CanceledError
+	if errors.As(err, &cerr) {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return context.Canceled
+	}
+	var aerr *temporal.ApplicationError
+	if errors.As(err, &aerr) && aerr.HasDetails() {
+		var pe llm.ProviderError
+		if aerr.Details(&pe) == nil && pe.Message != "" {
+			return &pe
+		}
+	}
+	return err
+}
+
+// toolStandIn is one of the worker's tools in the workflow: a call is the
+// Tool activity. An idempotent tool's activity is retried; any other runs
+// at most once, and one whose worker was lost mid-call is reported
+// OutcomeUnknown, never run again.
+type toolStandIn struct {
+	info    ToolInfo
+	timeout time.Duration
+}
+
+func (t *toolStandIn) Spec() llm.ToolSpec { return t.info.Spec }
+
+func (t *toolStandIn) Flags() tool.Flags {
+	f := t.info.Flags
+	f.Timeout = 0 // the activity's (see run.agent)
+	f.Permissions = slices.Clone(f.Permissions)
+	return f
+}
+
+func (t *toolStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, error) {
+	wc := wctx(ctx)
+	ci, _ := loop.CallInfoFrom(ctx)
+	attempts := int32(1)
+	if t.info.Flags.Idempotent {
+		attempts = 3
+	}
+	ao := workflow.ActivityOptions{
+		StartToCloseTimeout: t.timeout,
+		HeartbeatTimeout:    heartbeatTimeout,
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: attempts, InitialInterval: time.Second},
+	}
+	in := ToolInput{RunID: ci.RunID, Step: ci.Step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments}
+	var out ToolOutput
+	err := workflow.ExecuteActivity(workflow.WithActivityOptions(wc, ao), ActivityTool, in).Get(wc, &out)
+	if err != nil {
+		var aerr *temporal.ApplicationError
+		var terr *temporal.TimeoutError
+		switch {
+		case errors.As(err, &aerr) && aerr.Type() == "unknown_tool":
+			return tool.Errorf("%s", aerr.Message()), nil
+		case errors.As(err, &terr) && !t.info.Flags.Idempotent:
+			// The worker was lost, or the call outlived its limit: whether
+			// it took effect is unknown.
+			return tool.Errorf("%s", loop.OutcomeUnknownMessage(c.Name)), nil
+		case errors.As(err, &terr):
+			return tool.Errorf("ToolTimeout: `%s` did not finish within its time limit of %v.", c.Name, t.timeout), nil
+		}
+		return tool.Result{}, activityError(ctx, err)
+	}
+	if out.Report.Tainted {
+		loop.ReportTaint(ctx)
+	}
+	if out.Report.HaveUsage {
+		loop.ReportUsage(ctx, out.Report.Usage)
+	}
+	return out.Result, nil
+}
+
+// policyStandIn asks the worker's policy (a local activity: recorded, so
+// a replay reads the same decision).
+func policyStandIn(ctx context.Context, in *loop.PolicyInput) (loop.Decision, error) {
+	wc := wctx(ctx)
+	lo := workflow.LocalActivityOptions{StartToCloseTimeout: 30 * time.Second}
+	var d loop.Decision
+	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(wc, lo), ActivityPolicy, in).Get(wc, &d)
+	return d, err
+}
+
+// heartbeatTimeout is how long a tool activity may go without a
+// heartbeat before its worker is taken for lost.
+const heartbeatTimeout = 30 * time.Second
