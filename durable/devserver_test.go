@@ -1,0 +1,185 @@
+package durable_test
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	"github.com/autoagent-go/autoagent/durable"
+	"github.com/autoagent-go/autoagent/internal/temporaltest"
+	"github.com/autoagent-go/autoagent/loop"
+)
+
+var record = flag.Bool("record", false, "write the histories of the dev-server runs to testdata (for the replay test)")
+
+func dial(t *testing.T, srv *temporaltest.Server) client.Client {
+	t.Helper()
+	c, err := client.Dial(client.Options{HostPort: srv.Addr, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return c
+}
+
+func startWorker(t *testing.T, c client.Client, queue string, acts *durable.Activities) worker.Worker {
+	t.Helper()
+	w := durable.NewWorker(c, queue, acts)
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return w
+}
+
+// waitState polls a run until its state is want.
+func waitState(t *testing.T, dc *durable.Client, id, want string) *durable.Status {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		st, err := dc.Status(t.Context(), id)
+		if err == nil && st.State == want {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("run %s did not reach %q: %+v, %v", id, want, st, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// A run on a real Temporal server: paused for approval, a bad decision
+// refused, the good ones applied once; the result is the local run's
+// given the same decisions; the history replays deterministically.
+func TestDevServerRunWithApprovals(t *testing.T) {
+	srv := temporaltest.Start(t)
+	c := dial(t, srv)
+	policy, err := loop.ParsePolicy([]byte(approvePay))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	// The local run, with the same decisions.
+	local := newAgent(t, &counter{name: "pay"}, turns()...)
+	local.Policy = policy
+	_, err = local.Run(t.Context(), "pay twice")
+	var stop *loop.StopError
+	if !errors.As(err, &stop) {
+		t.Fatalf("local run: %v", err)
+	}
+	_, err = local.Resume(t.Context(), stop.State, loop.Approve("c1"))
+	if !errors.As(err, &stop) {
+		t.Fatalf("local resume: %v", err)
+	}
+	want, err := local.Resume(t.Context(), stop.State, loop.Reject("c2", "enough"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	pay := &counter{name: "pay"}
+	agent := newAgent(t, pay, turns()...)
+	agent.Policy = policy
+	startWorker(t, c, "q-approvals", &durable.Activities{Agent: agent})
+	dc := &durable.Client{Temporal: c, TaskQueue: "q-approvals"}
+	id, err := dc.Start(t.Context(), "run-approvals", durable.RunInput{Prompt: "pay twice"}, durable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := waitState(t, dc, id, "awaiting_approval")
+	if len(st.Pending) != 1 || st.Pending[0].Call.ID != "c1" || st.RunID != id {
+		t.Fatalf("paused: %+v", st)
+	}
+	if _, err := dc.Decide(t.Context(), id, durable.Decision{CallID: "c9", Approved: true}); err == nil || !strings.Contains(err.Error(), `call "c9" is not awaiting a decision`) {
+		t.Fatalf("a decision for no pending call: %v", err)
+	}
+	if _, err := dc.Decide(t.Context(), id, durable.Decision{CallID: "c1", Approved: true}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, dc, id, "awaiting_approval")
+	if _, err := dc.Decide(t.Context(), id, durable.Decision{CallID: "c2", Reason: "enough"}); err != nil {
+		t.Fatal(err)
+	}
+	got, err := dc.Result(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g, w := jsonOf(t, got), jsonOf(t, want); g != w {
+		t.Errorf("the durable run's result differs from the local run's:\n got %s\nwant %s", g, w)
+	}
+	if pay.ran.Load() != 1 {
+		t.Errorf("pay ran %d times, want once", pay.ran.Load())
+	}
+	if _, err := dc.Status(t.Context(), "no-such-run"); !errors.Is(err, durable.ErrNoRun) {
+		t.Errorf("status of an unknown run: %v", err)
+	}
+	runs, err := dc.List(t.Context())
+	if err != nil || len(runs) == 0 {
+		t.Errorf("List = %v, %v", runs, err)
+	}
+
+	hist := history(t, c, id)
+	replay(t, hist)
+	if *record {
+		data, err := protojson.MarshalOptions{Indent: "  "}.Marshal(hist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("testdata", "approvals.history.json"), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func history(t *testing.T, c client.Client, id string) *historypb.History {
+	t.Helper()
+	it := c.GetWorkflowHistory(t.Context(), id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	h := &historypb.History{}
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Events = append(h.Events, ev)
+	}
+	return h
+}
+
+func replayer() worker.WorkflowReplayer {
+	r := worker.NewWorkflowReplayer()
+	r.RegisterWorkflowWithOptions(durable.Run, workflow.RegisterOptions{Name: durable.WorkflowName})
+	return r
+}
+
+func replay(t *testing.T, h *historypb.History) {
+	t.Helper()
+	if err := replayer().ReplayWorkflowHistory(quiet, h); err != nil {
+		t.Errorf("the run's history does not replay: %v", err)
+	}
+}
+
+// The recorded histories in testdata replay against today's workflow
+// code: a change that would break the runs in flight fails here (guard it
+// with workflow.GetVersion).
+func TestRecordedHistoriesReplay(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "*.history.json"))
+	if len(files) == 0 {
+		t.Fatal("no recorded history in testdata: record them with go test ./durable -run DevServer -record")
+	}
+	for _, f := range files {
+		if err := replayer().ReplayWorkflowHistoryFromJSONFile(quiet, f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
