@@ -90,6 +90,8 @@ func (a *Activities) Describe(ctx context.Context) (*Description, error) {
 // retryable (429, 5xx, a broken connection) is retried by the workflow's
 // retry policy; any other is final.
 func (a *Activities) Model(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	stop := heartbeat(ctx)
+	defer stop()
 	resp, err := a.Agent.Provider.Complete(ctx, req)
 	if err == nil {
 		return resp, nil
@@ -140,15 +142,19 @@ func (a *Activities) Policy(ctx context.Context, in *loop.PolicyInput) (loop.Dec
 }
 
 // heartbeat records the activity's heartbeats while a tool runs, so that
-// a lost worker is noticed within heartbeatTimeout and a cancelled run's
-// cancellation reaches the tool (through ctx).
+// a lost worker is noticed within the heartbeat timeout and a cancelled
+// run's cancellation reaches the call (through ctx).
 func heartbeat(ctx context.Context) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		t := time.NewTicker(heartbeatTimeout / 4)
+		every := time.Second
+		if info := activity.GetInfo(ctx); info.HeartbeatTimeout > 0 {
+			every = max(info.HeartbeatTimeout/4, 50*time.Millisecond)
+		}
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {

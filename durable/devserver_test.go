@@ -182,4 +182,3 @@ func TestRecordedHistoriesReplay(t *testing.T) {
 		}
 	}
 }
-

@@ -109,6 +109,12 @@ type Options struct {
 	// ModelAttempts is how many times a model call is tried when the
 	// provider's error is retryable (default 5).
 	ModelAttempts int32 `json:"model_attempts,omitempty"`
+	// Heartbeat is how long a model or tool call may go without its
+	// worker's heartbeat before the worker is taken for lost (default 30
+	// seconds): a model call is then retried on another worker, a tool
+	// call retried when the tool is idempotent and otherwise reported
+	// OutcomeUnknown.
+	Heartbeat time.Duration `json:"heartbeat,omitempty"`
 	// MaxHistory is the history length (events) past which a run
 	// continues as new at its next step (default 10,000; Temporal's own
 	// limit is 51,200).

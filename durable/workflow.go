@@ -181,7 +181,7 @@ func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
 	if len(d.Tools) > 0 {
 		var tools []tool.Tool
 		for _, ti := range d.Tools {
-			tools = append(tools, &toolStandIn{info: ti, timeout: cmpOr(ti.Flags.Timeout, toolTimeout)})
+			tools = append(tools, &toolStandIn{info: ti, timeout: cmpOr(ti.Flags.Timeout, toolTimeout), heartbeat: cmpOr(r.in.Options.Heartbeat, defaultHeartbeat)})
 		}
 		reg, err := tool.NewRegistry(tools...)
 		if err != nil {
@@ -308,6 +308,7 @@ func (m modelStandIn) Complete(ctx context.Context, req *llm.Request) (*llm.Resp
 	}
 	ao := workflow.ActivityOptions{
 		StartToCloseTimeout: cmpOr(m.opts.ModelTimeout, 5*time.Minute),
+		HeartbeatTimeout:    cmpOr(m.opts.Heartbeat, defaultHeartbeat),
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: attempts, InitialInterval: time.Second, BackoffCoefficient: 2},
 	}
 	var resp llm.Response
@@ -354,8 +355,9 @@ func activityError(ctx context.Context, err error) error {
 // at most once, and one whose worker was lost mid-call is reported
 // OutcomeUnknown, never run again.
 type toolStandIn struct {
-	info    ToolInfo
-	timeout time.Duration
+	info      ToolInfo
+	timeout   time.Duration
+	heartbeat time.Duration
 }
 
 func (t *toolStandIn) Spec() llm.ToolSpec { return t.info.Spec }
@@ -376,7 +378,7 @@ func (t *toolStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, error
 	}
 	ao := workflow.ActivityOptions{
 		StartToCloseTimeout: t.timeout,
-		HeartbeatTimeout:    heartbeatTimeout,
+		HeartbeatTimeout:    t.heartbeat,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: attempts, InitialInterval: time.Second},
 	}
 	in := ToolInput{RunID: ci.RunID, Step: ci.Step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments}
@@ -416,6 +418,6 @@ func policyStandIn(ctx context.Context, in *loop.PolicyInput) (loop.Decision, er
 	return d, err
 }
 
-// heartbeatTimeout is how long a tool activity may go without a
+// defaultHeartbeat is how long a model or tool activity may go without a
 // heartbeat before its worker is taken for lost.
-const heartbeatTimeout = 30 * time.Second
+const defaultHeartbeat = 30 * time.Second
