@@ -21,6 +21,8 @@ func init() { addCommand(newRunCmd) }
 func newRunCmd() *cobra.Command {
 	var f agentFlags
 	var checkpoint string
+	var tf temporalFlags
+	var runID string
 	c := &cobra.Command{
 		Use:   "run [flags] PROMPT",
 		Short: "Run the agent once on PROMPT",
@@ -37,6 +39,12 @@ tool call is journaled (FILE.journal), so a run stopped by a bound, an
 approval pause, a crash or Ctrl-C continues with ` + "`autoagent resume FILE`" + `, and a
 side effect that already happened is never repeated.
 
+With --temporal HOST:PORT the run is a durable workflow on that Temporal server,
+run by the workers of --task-queue (` + "`autoagent worker`" + `), which hold the agent,
+its key and its tools: progress is shown per step, and the same Result is
+printed. A run awaiting approval keeps waiting on the server (see
+` + "`autoagent runs`" + `).
+
 Exit status: 0 when the model answered, 1 when the run failed or stopped on a
 bound (the --json object is still printed), 2 on a usage error.`,
 		Args: cobra.MinimumNArgs(1),
@@ -47,6 +55,12 @@ bound (the --json object is still printed), 2 on a usage error.`,
 			prompt := strings.Join(args, " ")
 			if strings.TrimSpace(prompt) == "" {
 				return usageError(errors.New("the prompt is empty"))
+			}
+			if tf.addr != "" {
+				if err := checkDurableFlags(c.Flags()); err != nil {
+					return err
+				}
+				return runDurable(c, &tf, runID, prompt, f.json)
 			}
 			ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
@@ -69,6 +83,8 @@ bound (the --json object is still printed), 2 on a usage error.`,
 		},
 	}
 	f.register(c.Flags())
+	tf.register(c.Flags(), false)
+	c.Flags().StringVar(&runID, "run-id", "", "with --temporal: the run's `ID` (the workflow ID; default: chosen by the server)")
 	c.Flags().StringVar(&checkpoint, "checkpoint", "", "save the run's state to `FILE` after every step (and journal tool calls to FILE.journal) for autoagent resume FILE")
 	return c
 }
