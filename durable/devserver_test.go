@@ -1,6 +1,8 @@
 package durable_test
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"os"
@@ -18,7 +20,9 @@ import (
 
 	"github.com/autoagent-go/autoagent/durable"
 	"github.com/autoagent-go/autoagent/internal/temporaltest"
+	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/tool"
 )
 
 var record = flag.Bool("record", false, "write the histories of the dev-server runs to testdata (for the replay test)")
@@ -180,5 +184,57 @@ func TestRecordedHistoriesReplay(t *testing.T) {
 		if err := replayer().ReplayWorkflowHistoryFromJSONFile(quiet, f); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+}
+
+// Cancelling a run cancels its running tool (its context ends, through
+// the activity's heartbeat) and ends the run cancelled, its transcript
+// kept.
+func TestDevServerCancelCancelsTool(t *testing.T) {
+	srv := temporaltest.Start(t)
+	c := dial(t, srv)
+	started, stopped := make(chan struct{}), make(chan error, 1)
+	slow, err := tool.NewFromSpec(llm.ToolSpec{Name: "pay", Description: "slow", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(ctx context.Context, _ tool.Call) (tool.Result, error) {
+		close(started)
+		select {
+		case <-ctx.Done():
+			stopped <- ctx.Err()
+			return tool.Result{}, ctx.Err()
+		case <-time.After(time.Minute):
+			stopped <- nil
+			return tool.Text("finished"), nil
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	startWorker(t, c, "q-cancel", &durable.Activities{Agent: newAgent(t, slow, turns()...)})
+	dc := &durable.Client{Temporal: c, TaskQueue: "q-cancel"}
+	id, err := dc.Start(t.Context(), "", durable.RunInput{Prompt: "pay"}, durable.Options{Heartbeat: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-started:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the tool did not start")
+	}
+	if err := dc.Cancel(t.Context(), id); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-stopped:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("the tool ended with %v, want its context cancelled", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the tool was not cancelled")
+	}
+	res, err := dc.Result(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.StopReason != loop.StopCancelled || len(res.Messages) < 3 {
+		t.Errorf("result = %s", jsonOf(t, res))
 	}
 }

@@ -39,7 +39,8 @@ type wfKey struct{}
 
 type wfValue struct {
 	ctx        workflow.Context
-	activities int // activities this execution scheduled
+	cancel     context.CancelFunc // ends the loop's context
+	activities int                // activities this execution scheduled
 }
 
 // wctx returns the workflow's context, counting the activity about to be
@@ -112,6 +113,7 @@ func (r *run) execute(ctx workflow.Context) (*loop.Result, error) {
 	// coroutine of the workflow, so replays see it end at the same point).
 	gctx, cancel := context.WithCancel(context.WithValue(context.Background(), wfKey{}, r.wf))
 	defer cancel()
+	r.wf.cancel = cancel
 	workflow.Go(ctx, func(c workflow.Context) {
 		c.Done().Receive(c, nil)
 		cancel()
@@ -335,10 +337,11 @@ func (m modelStandIn) Stream(ctx context.Context, req *llm.Request) iter.Seq2[ll
 func activityError(ctx context.Context, err error) error {
 	var cerr *temporal.CanceledError
 	if errors.As(err, &cerr) {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		return context.Canceled
+		// The workflow was cancelled: the loop's context ends now, before
+		// the coroutine that watches for it runs, so the loop stops as
+		// cancelled.
+		ctx.Value(wfKey{}).(*wfValue).cancel()
+		return ctx.Err()
 	}
 	var aerr *temporal.ApplicationError
 	if errors.As(err, &aerr) && aerr.HasDetails() {
