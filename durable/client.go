@@ -63,8 +63,8 @@ func (c *Client) Decide(ctx context.Context, id string, ds ...Decision) (*Status
 		var nf *serviceerror.NotFound
 		if errors.As(err, &nf) {
 			// The server says not found for a run that has ended, too.
-			if d, derr := c.Temporal.DescribeWorkflowExecution(ctx, id, ""); derr == nil {
-				return nil, fmt.Errorf("durable: run %s has ended (%s): it awaits no decision", id, statusName(d.GetWorkflowExecutionInfo().GetStatus()))
+			if d, derr := c.Temporal.DescribeWorkflow(ctx, id, ""); derr == nil {
+				return nil, fmt.Errorf("durable: run %s has ended (%s): it awaits no decision", id, statusName(d.RawResponse.GetWorkflowExecutionInfo().GetStatus()))
 			}
 		}
 		return nil, c.runError(id, "decide", err)

@@ -238,3 +238,7 @@ func TestDevServerCancelCancelsTool(t *testing.T) {
 		t.Errorf("result = %s", jsonOf(t, res))
 	}
 }
+
+func dialB(srv *temporaltest.Server) (client.Client, error) {
+	return client.Dial(client.Options{HostPort: srv.Addr, Logger: quiet})
+}

@@ -18,12 +18,20 @@ func Register(w worker.Registry, acts *Activities) {
 }
 
 // NewWorker returns a worker of taskQueue ("" is [DefaultTaskQueue]) that
-// runs agent runs with acts: start it with Run or Start.
+// runs agent runs with acts: start it with Run or Start. Its pollers scale
+// with the load (between 2 and 32 of each kind): an agent run is many
+// short tasks, and the SDK's fixed two pollers cap a worker at a few dozen
+// of them a second. For other options, make the worker yourself and call
+// [Register].
 func NewWorker(c client.Client, taskQueue string, acts *Activities) worker.Worker {
 	if taskQueue == "" {
 		taskQueue = DefaultTaskQueue
 	}
-	w := worker.New(c, taskQueue, worker.Options{})
+	scale := worker.PollerBehaviorAutoscalingOptions{InitialNumberOfPollers: 4, MinimumNumberOfPollers: 2, MaximumNumberOfPollers: 32}
+	w := worker.New(c, taskQueue, worker.Options{
+		WorkflowTaskPollerBehavior: worker.NewPollerBehaviorAutoscaling(scale),
+		ActivityTaskPollerBehavior: worker.NewPollerBehaviorAutoscaling(scale),
+	})
 	Register(w, acts)
 	return w
 }

@@ -5,9 +5,10 @@
 //
 // The server is `temporal server start-dev` of the CLI that
 // .ci/install.d/temporal.sh builds into .cache/bin (or $TEMPORAL_CLI), on
-// free loopback ports, with a SQLite file in the test's temporary
-// directory; it is stopped when the test ends. Restart stops it and starts
-// it again on the same ports and file, for tests of a server restart.
+// free loopback ports, with its database in memory (or, StartPersistent,
+// in a file of the test's temporary directory); it is stopped when the
+// test ends. Restart stops it and starts it again on the same ports and
+// file, for tests of a server restart.
 package temporaltest
 
 import (
@@ -65,7 +66,21 @@ func Binary() string {
 }
 
 // Start starts a dev server, skipping the test when the CLI is absent.
+// Its SQLite database is in memory: fast, and lost when it stops (see
+// StartPersistent).
 func Start(t testing.TB) *Server {
+	t.Helper()
+	return start(t, false)
+}
+
+// StartPersistent starts a dev server whose database is a file in the
+// test's directory, which Restart keeps.
+func StartPersistent(t testing.TB) *Server {
+	t.Helper()
+	return start(t, true)
+}
+
+func start(t testing.TB, persistent bool) *Server {
 	t.Helper()
 	bin := Binary()
 	if bin == "" {
@@ -78,7 +93,10 @@ func Start(t testing.TB) *Server {
 		t:    t, bin: bin,
 		args: []string{"server", "start-dev", "--headless", "--ip", "127.0.0.1",
 			"--port", strconv.Itoa(ports[0]), "--http-port", strconv.Itoa(ports[1]), "--metrics-port", strconv.Itoa(ports[2]),
-			"--db-filename", filepath.Join(dir, "temporal.db"), "--log-level", "error"},
+			"--log-level", "error"},
+	}
+	if persistent {
+		s.args = append(s.args, "--db-filename", filepath.Join(dir, "temporal.db"))
 	}
 	log, err := os.Create(filepath.Join(dir, "server.log"))
 	if err != nil {

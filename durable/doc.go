@@ -1,0 +1,51 @@
+// Package durable runs agents as Temporal workflows, so that a run
+// outlives the machine that started it: a worker that dies mid-tool, a
+// server restart, an approval that arrives hours later.
+//
+//	// A worker: the agent, its provider key and its tools live here.
+//	c, err := client.Dial(client.Options{HostPort: "localhost:7233"})
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	w := durable.NewWorker(c, "", &durable.Activities{Agent: agent})
+//	go w.Run(worker.InterruptCh())
+//
+//	// A client, anywhere: it needs no key.
+//	runs := &durable.Client{Temporal: c}
+//	id, err := runs.Start(ctx, "refund-42", durable.RunInput{Prompt: "Refund order 42"}, durable.Options{})
+//	st, err := runs.Status(ctx, id) // step, usage, transcript, pending approvals
+//	if st.State == "awaiting_approval" {
+//		_, err = runs.Decide(ctx, id, durable.Decision{CallID: st.Pending[0].Call.ID, Approved: true})
+//	}
+//	res, err := runs.Result(ctx, id) // the *loop.Result a local run returns
+//
+// # How a run executes
+//
+// The workflow ([Run]) runs the agent loop itself, the same loop.Agent as
+// a local run, so its bounds, policy file and guardrails, taint and
+// approvals hold unchanged. Whatever is not deterministic is an activity
+// of the worker ([Activities]): the agent's description once at the start,
+// each model call, each tool call, and each decision of a policy written
+// in Go. A model call is retried when the provider's error is retryable;
+// an idempotent tool is retried; any other tool runs at most once, and a
+// call whose worker was lost is reported to the model as OutcomeUnknown,
+// never run twice. A tool runs with loop.CallInfoFrom(ctx) giving the
+// run's idempotency key (the workflow ID and the call ID).
+//
+// The run's state is the workflow's: the [QueryState] query answers a
+// [Status]; decisions for pending calls are the [UpdateDecide] update,
+// validated before they enter the history (a call that is not pending is
+// refused) and applied exactly once. Cancelling the workflow cancels the
+// running tool and ends the run cancelled, with its transcript. A long
+// run continues as new at a step boundary, carrying its state.
+//
+// Determinism: the loop in the workflow gets no clock, randomness or
+// goroutines (see RATIONALE.md, "How is the workflow kept
+// deterministic?"); the histories in testdata replay against the code in
+// the tests.
+//
+// Not yet carried by a durable run: sub-agents as child workflows (an
+// AsTool sub-agent runs inside its tool's activity), memory, and Go hooks
+// (PostTurn, tool hooks), which the worker refuses with an error saying
+// so.
+package durable
