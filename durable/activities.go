@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -27,9 +28,8 @@ type Activities struct {
 	Agent *loop.Agent
 }
 
-// errUnsupported names the agent features a durable run cannot carry.
-func (a *Activities) unsupported() error {
-	ag := a.Agent
+// unsupported names the agent features a durable run cannot carry.
+func unsupported(ag *loop.Agent) error {
 	var what []string
 	if ag.PostTurn != nil {
 		what = append(what, "PostTurn")
@@ -46,13 +46,44 @@ func (a *Activities) unsupported() error {
 	return fmt.Errorf("durable: the worker's agent uses %v, which a durable run does not carry yet: run it without them, or locally", what)
 }
 
-// Describe returns what the workflow needs of the agent.
-func (a *Activities) Describe(ctx context.Context) (*Description, error) {
+// subAgent is a tool made by loop.Agent.AsTool.
+type subAgent interface{ SubAgent() *loop.Agent }
+
+// agentAt returns the agent at path: the worker's, or one of its
+// sub-agents ("research", "a/b").
+func (a *Activities) agentAt(path string) (*loop.Agent, error) {
 	ag := a.Agent
 	if ag == nil || ag.Provider == nil {
 		return nil, temporal.NewNonRetryableApplicationError("durable: the worker has no agent with a provider", "config", nil)
 	}
-	if err := a.unsupported(); err != nil {
+	if path == "" {
+		return ag, nil
+	}
+	for _, name := range strings.Split(path, "/") {
+		var t tool.Tool
+		var ok bool
+		if ag.Tools != nil {
+			t, ok = ag.Tools.Get(name)
+		}
+		sa, isSub := t.(subAgent)
+		if !ok || !isSub {
+			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("durable: this worker's agent has no sub-agent %q", path), "unknown_tool", nil)
+		}
+		ag = sa.SubAgent()
+	}
+	if ag.Provider == nil {
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("durable: sub-agent %q has no provider", path), "config", nil)
+	}
+	return ag, nil
+}
+
+// Describe returns what the workflow needs of the agent at path.
+func (a *Activities) Describe(ctx context.Context, path string) (*Description, error) {
+	ag, err := a.agentAt(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := unsupported(ag); err != nil {
 		return nil, temporal.NewNonRetryableApplicationError(err.Error(), "config", nil)
 	}
 	d := &Description{
@@ -80,7 +111,8 @@ func (a *Activities) Describe(ctx context.Context) (*Description, error) {
 	}
 	if ag.Tools != nil {
 		for _, t := range ag.Tools.Tools() {
-			d.Tools = append(d.Tools, ToolInfo{Spec: t.Spec(), Flags: tool.FlagsOf(t)})
+			_, sub := t.(subAgent)
+			d.Tools = append(d.Tools, ToolInfo{Spec: t.Spec(), Flags: tool.FlagsOf(t), SubAgent: sub})
 		}
 	}
 	return d, nil
@@ -89,10 +121,14 @@ func (a *Activities) Describe(ctx context.Context) (*Description, error) {
 // Model answers one model call. A provider error the provider calls
 // retryable (429, 5xx, a broken connection) is retried by the workflow's
 // retry policy; any other is final.
-func (a *Activities) Model(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+func (a *Activities) Model(ctx context.Context, in ModelInput) (*llm.Response, error) {
+	ag, err := a.agentAt(in.Agent)
+	if err != nil {
+		return nil, err
+	}
 	stop := heartbeat(ctx)
 	defer stop()
-	resp, err := a.Agent.Provider.Complete(ctx, req)
+	resp, err := ag.Provider.Complete(ctx, in.Request)
 	if err == nil {
 		return resp, nil
 	}
@@ -112,10 +148,14 @@ func (a *Activities) Model(ctx context.Context, req *llm.Request) (*llm.Response
 // infrastructure failure the model reads, as in the loop; an unknown
 // tool is refused (a worker whose manifest lacks the module).
 func (a *Activities) Tool(ctx context.Context, in ToolInput) (*ToolOutput, error) {
-	if a.Agent.Tools == nil {
+	ag, err := a.agentAt(in.Agent)
+	if err != nil {
+		return nil, err
+	}
+	if ag.Tools == nil {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("durable: this worker has no tools, so not %q", in.Name), "unknown_tool", nil)
 	}
-	t, ok := a.Agent.Tools.Get(in.Name)
+	t, ok := ag.Tools.Get(in.Name)
 	if !ok {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("durable: this worker has no tool %q (is its module approved in this worker's manifest?)", in.Name), "unknown_tool", nil)
 	}
@@ -134,11 +174,15 @@ func (a *Activities) Tool(ctx context.Context, in ToolInput) (*ToolOutput, error
 
 // Policy asks the worker's agent's policy about one call (a policy that
 // is not a policy file).
-func (a *Activities) Policy(ctx context.Context, in *loop.PolicyInput) (loop.Decision, error) {
-	if a.Agent.Policy == nil {
+func (a *Activities) Policy(ctx context.Context, in PolicyArgs) (loop.Decision, error) {
+	ag, err := a.agentAt(in.Agent)
+	if err != nil {
+		return loop.Decision{}, err
+	}
+	if ag.Policy == nil {
 		return loop.Decision{Verdict: loop.VerdictAllow}, nil
 	}
-	return a.Agent.Policy.Decide(ctx, in)
+	return ag.Policy.Decide(ctx, in.Input)
 }
 
 // heartbeat records the activity's heartbeats while a tool runs, so that

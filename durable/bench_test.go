@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/autoagent-go/autoagent/durable"
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/internal/temporaltest"
@@ -165,4 +164,3 @@ func measure(b *testing.B, n int, run func(context.Context, int) error) measured
 	slices.Sort(lat)
 	return measured{perSecond: float64(n) / total.Seconds(), p50: lat[n/2], p99: lat[min(n-1, n*99/100)]}
 }
-

@@ -44,8 +44,11 @@
 // deterministic?"); the histories in testdata replay against the code in
 // the tests.
 //
-// Not yet carried by a durable run: sub-agents as child workflows (an
-// AsTool sub-agent runs inside its tool's activity), memory, and Go hooks
-// (PostTurn, tool hooks), which the worker refuses with an error saying
-// so.
+// A sub-agent (loop.Agent.AsTool) is a child workflow, "RUN/CALL",
+// running the sub-agent's loop the same way; its spend counts in the
+// parent and its taint taints it. Decisions for its calls go to the
+// child's run. A Delegate tool still runs in one activity.
+//
+// Not yet carried by a durable run: memory and Go hooks (PostTurn, tool
+// hooks), which the worker refuses with an error saying so.
 package durable

@@ -56,10 +56,30 @@ type Description struct {
 type ToolInfo struct {
 	Spec  llm.ToolSpec `json:"spec"`
 	Flags tool.Flags   `json:"flags"`
+	// SubAgent is set for a sub-agent (loop.Agent.AsTool): its calls are
+	// child workflows, which run the sub-agent's loop the same way.
+	SubAgent bool `json:"sub_agent,omitempty"`
 }
 
-// ToolInput is one tool call, run on a worker.
+// ModelInput is one model call of the agent at path Agent ("" for the
+// worker's agent, "research" for its sub-agent tool research, "a/b" for
+// b of a).
+type ModelInput struct {
+	Agent   string       `json:"agent,omitempty"`
+	Request *llm.Request `json:"request"`
+}
+
+// PolicyArgs is one decision asked of the policy of the agent at path
+// Agent.
+type PolicyArgs struct {
+	Agent string            `json:"agent,omitempty"`
+	Input *loop.PolicyInput `json:"input"`
+}
+
+// ToolInput is one tool call, run on a worker, of the agent at path
+// Agent.
 type ToolInput struct {
+	Agent     string          `json:"agent,omitempty"`
 	RunID     string          `json:"run_id"`
 	Step      int             `json:"step"`
 	CallID    string          `json:"call_id"`

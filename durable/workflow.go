@@ -2,10 +2,12 @@ package durable
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -24,6 +26,9 @@ type WorkflowInput struct {
 	State *loop.RunState `json:"state,omitempty"`
 	// Decisions given before the run continued as new, not yet applied.
 	Decisions []Decision `json:"decisions,omitempty"`
+	// Agent is the path of the agent the run runs: "" for the worker's,
+	// a sub-agent's for a child workflow (see ModelInput).
+	Agent string `json:"agent,omitempty"`
 }
 
 // maxHistory is the history length past which a run continues as new, at
@@ -99,7 +104,7 @@ func (r *run) execute(ctx workflow.Context) (*loop.Result, error) {
 
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
 	var desc Description
-	if err := workflow.ExecuteActivity(actx, ActivityDescribe).Get(ctx, &desc); err != nil {
+	if err := workflow.ExecuteActivity(actx, ActivityDescribe, r.in.Agent).Get(ctx, &desc); err != nil {
 		return nil, r.failed(err)
 	}
 	r.desc = &desc
@@ -168,7 +173,7 @@ func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
 	toolTimeout := cmpOr(bounds.ToolTimeout, r.in.Options.ToolTimeout, 10*time.Minute)
 	bounds.ToolTimeout = 0
 	a := &loop.Agent{
-		Provider: modelStandIn{opts: r.in.Options}, System: d.System, Model: d.Model, Temperature: d.Temperature, MaxTokens: d.MaxTokens,
+		Provider: modelStandIn{opts: r.in.Options, agent: r.in.Agent}, System: d.System, Model: d.Model, Temperature: d.Temperature, MaxTokens: d.MaxTokens,
 		Bounds: bounds, MaxCorrections: d.MaxCorrections, MaxParallelTools: 1,
 		OutputSchema: d.OutputSchema, OutputSchemaName: d.OutputSchemaName, OutputStrict: d.OutputStrict, OutputRetries: d.OutputRetries,
 		NewRunID: func() string { return r.status.RunID },
@@ -183,7 +188,11 @@ func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
 	if len(d.Tools) > 0 {
 		var tools []tool.Tool
 		for _, ti := range d.Tools {
-			tools = append(tools, &toolStandIn{info: ti, timeout: cmpOr(ti.Flags.Timeout, toolTimeout), heartbeat: cmpOr(r.in.Options.Heartbeat, defaultHeartbeat)})
+			if ti.SubAgent {
+				tools = append(tools, &subAgentStandIn{info: ti, path: path(r.in.Agent, ti.Spec.Name), opts: r.in.Options})
+				continue
+			}
+			tools = append(tools, &toolStandIn{agent: r.in.Agent, info: ti, timeout: cmpOr(ti.Flags.Timeout, toolTimeout), heartbeat: cmpOr(r.in.Options.Heartbeat, defaultHeartbeat)})
 		}
 		reg, err := tool.NewRegistry(tools...)
 		if err != nil {
@@ -199,7 +208,10 @@ func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
 		}
 		a.Policy = p
 	case d.HasPolicy:
-		a.Policy = loop.PolicyFunc(policyStandIn)
+		agent := r.in.Agent
+		a.Policy = loop.PolicyFunc(func(ctx context.Context, in *loop.PolicyInput) (loop.Decision, error) {
+			return policyStandIn(ctx, agent, in)
+		})
 	}
 	return a, nil
 }
@@ -300,7 +312,10 @@ func (r *run) failed(err error) error {
 
 // modelStandIn is the loop's provider in the workflow: each call is the
 // Model activity.
-type modelStandIn struct{ opts Options }
+type modelStandIn struct {
+	opts  Options
+	agent string
+}
 
 func (m modelStandIn) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	wc := wctx(ctx)
@@ -314,7 +329,7 @@ func (m modelStandIn) Complete(ctx context.Context, req *llm.Request) (*llm.Resp
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: attempts, InitialInterval: time.Second, BackoffCoefficient: 2},
 	}
 	var resp llm.Response
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(wc, ao), ActivityModel, req).Get(wc, &resp); err != nil {
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(wc, ao), ActivityModel, ModelInput{Agent: m.agent, Request: req}).Get(wc, &resp); err != nil {
 		return nil, activityError(ctx, err)
 	}
 	return &resp, nil
@@ -358,6 +373,7 @@ func activityError(ctx context.Context, err error) error {
 // at most once, and one whose worker was lost mid-call is reported
 // OutcomeUnknown, never run again.
 type toolStandIn struct {
+	agent     string
 	info      ToolInfo
 	timeout   time.Duration
 	heartbeat time.Duration
@@ -384,7 +400,7 @@ func (t *toolStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, error
 		HeartbeatTimeout:    t.heartbeat,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: attempts, InitialInterval: time.Second},
 	}
-	in := ToolInput{RunID: ci.RunID, Step: ci.Step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments}
+	in := ToolInput{Agent: t.agent, RunID: ci.RunID, Step: ci.Step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments}
 	var out ToolOutput
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(wc, ao), ActivityTool, in).Get(wc, &out)
 	if err != nil {
@@ -413,14 +429,73 @@ func (t *toolStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, error
 
 // policyStandIn asks the worker's policy (a local activity: recorded, so
 // a replay reads the same decision).
-func policyStandIn(ctx context.Context, in *loop.PolicyInput) (loop.Decision, error) {
+func policyStandIn(ctx context.Context, agent string, in *loop.PolicyInput) (loop.Decision, error) {
 	wc := wctx(ctx)
 	lo := workflow.LocalActivityOptions{StartToCloseTimeout: 30 * time.Second}
 	var d loop.Decision
-	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(wc, lo), ActivityPolicy, in).Get(wc, &d)
+	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(wc, lo), ActivityPolicy, PolicyArgs{Agent: agent, Input: in}).Get(wc, &d)
 	return d, err
 }
 
 // defaultHeartbeat is how long a model or tool activity may go without a
 // heartbeat before its worker is taken for lost.
 const defaultHeartbeat = 30 * time.Second
+
+func path(parent, name string) string {
+	if parent == "" {
+		return name
+	}
+	return parent + "/" + name
+}
+
+// subAgentStandIn is a sub-agent of the worker's agent (loop's AsTool):
+// each call is a child workflow running the sub-agent's loop, whose
+// spend counts in this run and whose taint taints it, as AsTool's do.
+// The child's ID is this run's and the call's ("RUN/CALL"): a decision
+// for a call the sub-agent makes is sent to that run.
+type subAgentStandIn struct {
+	info ToolInfo
+	path string
+	opts Options
+}
+
+func (t *subAgentStandIn) Spec() llm.ToolSpec { return t.info.Spec }
+
+func (t *subAgentStandIn) Flags() tool.Flags {
+	f := t.info.Flags
+	f.Timeout = 0
+	f.Permissions = slices.Clone(f.Permissions)
+	return f
+}
+
+func (t *subAgentStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, error) {
+	var in struct {
+		Request string `json:"request"`
+	}
+	if err := json.Unmarshal(c.Arguments, &in); err != nil || strings.TrimSpace(in.Request) == "" {
+		return tool.Errorf("`request` is empty: say what the sub-agent should do"), nil
+	}
+	wc := wctx(ctx)
+	ci, _ := loop.CallInfoFrom(ctx)
+	co := workflow.ChildWorkflowOptions{WorkflowID: ci.IdempotencyKey()}
+	child := WorkflowInput{RunInput: RunInput{Prompt: in.Request}, Options: t.opts, Agent: t.path}
+	var res loop.Result
+	if err := workflow.ExecuteChildWorkflow(workflow.WithChildOptions(wc, co), WorkflowName, child).Get(wc, &res); err != nil {
+		var cerr *temporal.CanceledError
+		if errors.As(err, &cerr) {
+			return tool.Result{}, activityError(ctx, err)
+		}
+		return tool.Errorf("sub-agent %s failed: %v", t.info.Spec.Name, err), nil
+	}
+	have := res.Usage != (llm.Usage{})
+	if have {
+		loop.ReportUsage(ctx, res.Usage)
+	}
+	if loop.IsTainted(res.Messages) {
+		loop.ReportTaint(ctx)
+	}
+	if res.StopReason != loop.StopDone {
+		return tool.Errorf("sub-agent %s failed: %s", t.info.Spec.Name, res.StopReason), nil
+	}
+	return loop.SubAgentResult(res.Output, res.Steps, res.Usage, have), nil
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
@@ -224,7 +225,7 @@ func TestWorkflowLostWorker(t *testing.T) {
 func TestWorkflowUnknownToolOnWorker(t *testing.T) {
 	agent := newAgent(t, &counter{name: "pay"}, turns()[0], scripted.Turn{Text: "could not"})
 	e := env(t, &durable.Activities{Agent: agent})
-	e.OnActivity(durable.ActivityDescribe, mockAny).Return(&durable.Description{Tools: []durable.ToolInfo{{Spec: (&counter{name: "pay"}).Spec()}}, Bounds: loop.Bounds{MaxSteps: 4}}, nil)
+	e.OnActivity(durable.ActivityDescribe, mockAny, mockAny).Return(&durable.Description{Tools: []durable.ToolInfo{{Spec: (&counter{name: "pay"}).Spec()}}, Bounds: loop.Bounds{MaxSteps: 4}}, nil)
 	agent.Tools, _ = tool.NewRegistry()
 	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "pay"}})
 	res := result(t, e)
@@ -355,5 +356,48 @@ func TestWorkflowCarriesTaintAndUsage(t *testing.T) {
 	}
 	if !want.Tainted {
 		t.Fatal("the local run is not tainted: the test shows nothing")
+	}
+}
+
+// A sub-agent (AsTool) runs as a child workflow named after the call: its
+// tools run on the worker under the sub-agent's path, its spend counts in
+// the parent, and the transcript is the local run's.
+func TestWorkflowSubAgentIsChildWorkflow(t *testing.T) {
+	build := func(pay *counter) *loop.Agent {
+		sub := newAgent(t, pay, turns()[0], scripted.Turn{Text: "sub paid", Usage: &llm.Usage{InputTokens: 7, OutputTokens: 1}})
+		research, err := sub.AsTool("payer", "pays things")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return newAgent(t, research,
+			scripted.Turn{ToolCalls: []llm.ToolCall{{ID: "p1", Name: "payer", Arguments: json.RawMessage(`{"request":"pay one"}`)}}, Usage: &llm.Usage{InputTokens: 100, OutputTokens: 10}},
+			scripted.Turn{Text: "the payer paid", Usage: &llm.Usage{InputTokens: 200, OutputTokens: 20}},
+		)
+	}
+	localPay := &counter{name: "pay"}
+	want, err := build(localPay).Run(t.Context(), "get it paid")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pay := &counter{name: "pay"}
+	e := env(t, &durable.Activities{Agent: build(pay)})
+	e.SetStartWorkflowOptions(startOptions("parent"))
+	var children []string
+	e.SetOnChildWorkflowStartedListener(func(info *workflow.Info, _ workflow.Context, _ converter.EncodedValues) {
+		children = append(children, info.WorkflowExecution.ID)
+	})
+	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "get it paid"}})
+	got := result(t, e)
+	if strings.Join(children, ",") != "parent/p1" {
+		t.Errorf("child workflows: %v", children)
+	}
+	if pay.ran.Load() != 1 || strings.Join(pay.keys, ",") != "parent/p1/c1" {
+		t.Errorf("the sub-agent's tool ran %d times with keys %v", pay.ran.Load(), pay.keys)
+	}
+	if got.Usage != want.Usage || got.Usage.InputTokens != 100+200+10+7 {
+		t.Errorf("usage = %+v, want %+v (the sub-agent's counted)", got.Usage, want.Usage)
+	}
+	if g, w := jsonOf(t, got.Messages), jsonOf(t, want.Messages); g != w {
+		t.Errorf("transcript differs from the local run's:\n got %s\nwant %s", g, w)
 	}
 }

@@ -32,8 +32,11 @@ type asToolOut struct {
 // ingested untrusted content taints the caller, and its output is framed
 // as untrusted there. With a shared Tracer, the sub-run's events are
 // children of the tool call that started it.
+//
+// The tool's SubAgent method returns a, for an engine that runs the
+// sub-agent its own way (a durable run makes it a child workflow).
 func (a *Agent) AsTool(name, description string) (tool.Tool, error) {
-	return tool.New(name, description, func(ctx context.Context, in asToolIn) (tool.Result, error) {
+	t, err := tool.New(name, description, func(ctx context.Context, in asToolIn) (tool.Result, error) {
 		if strings.TrimSpace(in.Request) == "" {
 			return tool.Errorf("`request` is empty: say what the sub-agent should do"), nil
 		}
@@ -48,12 +51,36 @@ func (a *Agent) AsTool(name, description string) (tool.Tool, error) {
 		if err != nil {
 			return tool.Errorf("sub-agent %s failed: %v", name, err), nil
 		}
-		out := asToolOut{Output: res.Output, Steps: res.Steps}
-		if have {
-			out.Tokens = &u.TotalTokens
-		}
-		return tool.JSON(out)
+		return SubAgentResult(res.Output, res.Steps, u, have), nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return subAgentTool{t, a}, nil
+}
+
+// subAgentTool is AsTool's tool.
+type subAgentTool struct {
+	tool.Tool
+	agent *Agent
+}
+
+// SubAgent returns the agent the tool runs.
+func (t subAgentTool) SubAgent() *Agent { return t.agent }
+
+// SubAgentResult is the result AsTool's tool returns for a sub-run that
+// answered output in steps, having spent u (when have): the JSON
+// {"output", "steps", "tokens"}.
+func SubAgentResult(output string, steps int, u llm.Usage, have bool) tool.Result {
+	out := asToolOut{Output: output, Steps: steps}
+	if have {
+		out.Tokens = &u.TotalTokens
+	}
+	res, err := tool.JSON(out)
+	if err != nil {
+		return tool.Errorf("sub-agent result: %v", err)
+	}
+	return res
 }
 
 // spendOf returns the usage and taint of a finished or failed run.
