@@ -81,7 +81,7 @@ func echoAgent(b *testing.B) *loop.Agent {
 //
 //	go test ./durable -run '^$' -bench DurableRuns -benchtime 1x
 func BenchmarkDurableRuns(b *testing.B) {
-	srv := temporaltest.Start(b)
+	srv := temporaltest.StartInMemory(b)
 	c, err := dialB(srv)
 	if err != nil {
 		b.Fatal(err)

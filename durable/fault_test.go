@@ -284,7 +284,7 @@ func TestKillWorkerDuringModelCall(t *testing.T) {
 // An approval sent while no worker runs is applied once one starts; a
 // server restarted mid-run does not lose the run.
 func TestApprovalWithoutWorkerAndServerRestart(t *testing.T) {
-	srv := temporaltest.StartPersistent(t)
+	srv := temporaltest.Start(t)
 	c := dial(t, srv)
 	dir := t.TempDir()
 	policy, err := loop.ParsePolicy([]byte(approvePay))

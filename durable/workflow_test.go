@@ -265,6 +265,16 @@ func TestWorkflowBounds(t *testing.T) {
 	if res := result(t, e); res.StopReason != loop.StopMaxSteps || res.Steps != 1 {
 		t.Errorf("result = %+v", res)
 	}
+
+	// The token budget counts the spend of every model activity: 15, then
+	// 25 more, is past 30.
+	agent = newAgent(t, &counter{name: "pay"}, turns()...)
+	agent.Bounds.TokenBudget = 30
+	e = env(t, &durable.Activities{Agent: agent})
+	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "pay"}})
+	if res := result(t, e); res.StopReason != loop.StopTokenBudget || res.Steps != 2 {
+		t.Errorf("token budget: result = %+v", res)
+	}
 }
 
 // Past the history bound the run continues as new with its state, and the
