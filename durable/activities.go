@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -49,6 +51,11 @@ func unsupported(ag *loop.Agent) error {
 // subAgent is a tool made by loop.Agent.AsTool.
 type subAgent interface{ SubAgent() *loop.Agent }
 
+// delegator is a tool made by loop.Delegate.
+type delegator interface {
+	Specialists() map[string]*loop.Agent
+}
+
 // agentAt returns the agent at path: the worker's, or one of its
 // sub-agents ("research", "a/b").
 func (a *Activities) agentAt(path string) (*loop.Agent, error) {
@@ -59,17 +66,26 @@ func (a *Activities) agentAt(path string) (*loop.Agent, error) {
 	if path == "" {
 		return ag, nil
 	}
-	for _, name := range strings.Split(path, "/") {
+	parts := strings.Split(path, "/")
+	for i := 0; i < len(parts); i++ {
 		var t tool.Tool
-		var ok bool
 		if ag.Tools != nil {
-			t, ok = ag.Tools.Get(name)
+			t, _ = ag.Tools.Get(parts[i])
 		}
-		sa, isSub := t.(subAgent)
-		if !ok || !isSub {
+		next, ok := (*loop.Agent)(nil), false
+		switch t := t.(type) {
+		case subAgent:
+			next, ok = t.SubAgent(), true
+		case delegator:
+			if i+1 < len(parts) {
+				i++
+				next, ok = t.Specialists()[parts[i]]
+			}
+		}
+		if !ok || next == nil {
 			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("durable: this worker's agent has no sub-agent %q", path), "unknown_tool", nil)
 		}
-		ag = sa.SubAgent()
+		ag = next
 	}
 	if ag.Provider == nil {
 		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("durable: sub-agent %q has no provider", path), "config", nil)
@@ -112,7 +128,11 @@ func (a *Activities) Describe(ctx context.Context, path string) (*Description, e
 	if ag.Tools != nil {
 		for _, t := range ag.Tools.Tools() {
 			_, sub := t.(subAgent)
-			d.Tools = append(d.Tools, ToolInfo{Spec: t.Spec(), Flags: tool.FlagsOf(t), SubAgent: sub})
+			ti := ToolInfo{Spec: t.Spec(), Flags: tool.FlagsOf(t), SubAgent: sub}
+			if dt, ok := t.(delegator); ok {
+				ti.Specialists = slices.Sorted(maps.Keys(dt.Specialists()))
+			}
+			d.Tools = append(d.Tools, ti)
 		}
 	}
 	return d, nil

@@ -133,15 +133,9 @@ func TestDevServerRunWithApprovals(t *testing.T) {
 	}
 
 	hist := history(t, c, id)
-	replay(t, hist)
+	replay(t, hist, id)
 	if *record {
-		data, err := protojson.MarshalOptions{Indent: "  "}.Marshal(hist)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join("testdata", "approvals.history.json"), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		recordHistory(t, hist, id)
 	}
 }
 
@@ -165,15 +159,30 @@ func replayer() worker.WorkflowReplayer {
 	return r
 }
 
-func replay(t *testing.T, h *historypb.History) {
+// replay replays the history of run id (the workflow reads its ID, so a
+// replay must give the original one).
+func replay(t *testing.T, h *historypb.History, id string) {
 	t.Helper()
-	if err := replayer().ReplayWorkflowHistory(quiet, h); err != nil {
-		t.Errorf("the run's history does not replay: %v", err)
+	opts := worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: id}}
+	if err := replayer().ReplayWorkflowHistoryWithOptions(quiet, h, opts); err != nil {
+		t.Errorf("the history of %s does not replay: %v", id, err)
 	}
 }
 
-// The recorded histories in testdata replay against today's workflow
-// code: a change that would break the runs in flight fails here (guard it
+// recordHistory writes run id's history to testdata/ID.history.json.
+func recordHistory(t *testing.T, h *historypb.History, id string) {
+	t.Helper()
+	data, err := protojson.MarshalOptions{Indent: "  "}.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join("testdata", id+".history.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The recorded histories in testdata (named after their workflow IDs)
+// replay against today's workflow code: a change that would break the runs in flight fails here (guard it
 // with workflow.GetVersion).
 func TestRecordedHistoriesReplay(t *testing.T) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "*.history.json"))
@@ -181,9 +190,16 @@ func TestRecordedHistoriesReplay(t *testing.T) {
 		t.Fatal("no recorded history in testdata: record them with go test ./durable -run DevServer -record")
 	}
 	for _, f := range files {
-		if err := replayer().ReplayWorkflowHistoryFromJSONFile(quiet, f); err != nil {
-			t.Errorf("%s: %v", f, err)
+		r, err := os.Open(f)
+		if err != nil {
+			t.Fatal(err)
 		}
+		h, err := client.HistoryFromJSON(r, client.HistoryJSONOptions{})
+		r.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		replay(t, h, strings.TrimSuffix(filepath.Base(f), ".history.json"))
 	}
 }
 
@@ -241,4 +257,55 @@ func TestDevServerCancelCancelsTool(t *testing.T) {
 
 func dialB(srv *temporaltest.Server) (client.Client, error) {
 	return client.Dial(client.Options{HostPort: srv.Addr, Logger: quiet})
+}
+
+// Sub-agents and a Delegate tool on the real server: child workflows whose
+// results the parent uses; the parent's and the children's histories
+// replay (recorded to testdata with -record).
+func TestDevServerSubAgents(t *testing.T) {
+	srv := temporaltest.Start(t)
+	c := dial(t, srv)
+	specialist := func(answer string) *loop.Agent {
+		return &loop.Agent{Provider: stepAnswer(answer)}
+	}
+	del, err := loop.Delegate(map[string]*loop.Agent{"writer": specialist("written"), "checker": specialist("checked")}, loop.DelegateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := specialist("researched").AsTool("research", "researches")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := tool.NewRegistry(del, sub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := `{"requests":[{"specialist":"writer","request":"a"},{"specialist":"checker","request":"b"}]}`
+	agent := &loop.Agent{Provider: scriptedTurns{
+		{ID: "r1", Name: "research", Arguments: json.RawMessage(`{"request":"look"}`)},
+		{ID: "d1", Name: "delegate", Arguments: json.RawMessage(args)},
+	}, Tools: reg}
+	startWorker(t, c, "q-sub", &durable.Activities{Agent: agent})
+	dc := &durable.Client{Temporal: c, TaskQueue: "q-sub"}
+	id, err := dc.Start(t.Context(), "run-sub", durable.RunInput{Prompt: "go"}, durable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := dc.Result(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	transcript := jsonOf(t, res.Messages)
+	for _, want := range []string{"researched", "written", "checked"} {
+		if !strings.Contains(transcript, want) {
+			t.Errorf("no %q in the transcript: %s", want, transcript)
+		}
+	}
+	for _, run := range []string{id, id + "/r1", id + "/d1/0", id + "/d1/1"} {
+		h := history(t, c, run)
+		replay(t, h, run)
+		if *record && run == id {
+			recordHistory(t, h, id)
+		}
+	}
 }

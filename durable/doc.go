@@ -47,7 +47,8 @@
 // A sub-agent (loop.Agent.AsTool) is a child workflow, "RUN/CALL",
 // running the sub-agent's loop the same way; its spend counts in the
 // parent and its taint taints it. Decisions for its calls go to the
-// child's run. A Delegate tool still runs in one activity.
+// child's run. A Delegate tool's requests are child workflows too
+// ("RUN/CALL/N"), those to different specialists at once.
 //
 // Not yet carried by a durable run: memory and Go hooks (PostTurn, tool
 // hooks), which the worker refuses with an error saying so.

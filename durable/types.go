@@ -59,11 +59,15 @@ type ToolInfo struct {
 	// SubAgent is set for a sub-agent (loop.Agent.AsTool): its calls are
 	// child workflows, which run the sub-agent's loop the same way.
 	SubAgent bool `json:"sub_agent,omitempty"`
+	// Specialists is set for a Delegate tool: the names of its
+	// specialists, each request to one a child workflow.
+	Specialists []string `json:"specialists,omitempty"`
 }
 
 // ModelInput is one model call of the agent at path Agent ("" for the
 // worker's agent, "research" for its sub-agent tool research, "a/b" for
-// b of a).
+// b of a, "delegate/writer" for the specialist writer of its Delegate
+// tool delegate).
 type ModelInput struct {
 	Agent   string       `json:"agent,omitempty"`
 	Request *llm.Request `json:"request"`

@@ -188,6 +188,10 @@ func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
 	if len(d.Tools) > 0 {
 		var tools []tool.Tool
 		for _, ti := range d.Tools {
+			if len(ti.Specialists) > 0 {
+				tools = append(tools, &delegateStandIn{info: ti, path: path(r.in.Agent, ti.Spec.Name), opts: r.in.Options})
+				continue
+			}
 			if ti.SubAgent {
 				tools = append(tools, &subAgentStandIn{info: ti, path: path(r.in.Agent, ti.Spec.Name), opts: r.in.Options})
 				continue
@@ -498,4 +502,71 @@ func (t *subAgentStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, e
 		return tool.Errorf("sub-agent %s failed: %s", t.info.Spec.Name, res.StopReason), nil
 	}
 	return loop.SubAgentResult(res.Output, res.Steps, res.Usage, have), nil
+}
+
+// childResult is a child run's outcome as Agent.Run gives it.
+func childResult(res *loop.Result, err error) (*loop.Result, error) {
+	if err != nil {
+		return nil, err
+	}
+	res.UsageReported = res.Usage != (llm.Usage{})
+	res.Tainted = loop.IsTainted(res.Messages)
+	if res.StopReason != loop.StopDone {
+		return nil, &loop.RunError{Step: res.Steps, Err: fmt.Errorf("run stopped: %s", res.StopReason), State: &loop.RunState{Step: res.Steps, Usage: res.Usage, HaveUsage: res.UsageReported, Tainted: res.Tainted}}
+	}
+	return res, nil
+}
+
+// delegateStandIn is a Delegate tool of the worker's agent: each request
+// is a child workflow ("RUN/CALL/N" for the call's Nth request) running
+// the specialist's loop; the requests to different specialists run at
+// once, those to one specialist one after the other, as Delegate does.
+type delegateStandIn struct {
+	info ToolInfo
+	path string
+	opts Options
+}
+
+func (t *delegateStandIn) Spec() llm.ToolSpec { return t.info.Spec }
+
+func (t *delegateStandIn) Flags() tool.Flags {
+	f := t.info.Flags
+	f.Timeout = 0
+	f.Permissions = slices.Clone(f.Permissions)
+	return f
+}
+
+func (t *delegateStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, error) {
+	d, bad := loop.ParseDelegation(c.Arguments, t.info.Specialists)
+	if bad != nil {
+		return *bad, nil
+	}
+	wc := wctx(ctx)
+	ci, _ := loop.CallInfoFrom(ctx)
+	wg := workflow.NewWaitGroup(wc)
+	var cancelled error
+	for _, group := range d.Groups() {
+		wg.Add(1)
+		workflow.Go(wc, func(gc workflow.Context) {
+			defer wg.Done()
+			for _, r := range group {
+				co := workflow.ChildWorkflowOptions{WorkflowID: fmt.Sprintf("%s/%d", ci.IdempotencyKey(), r.Index)}
+				child := WorkflowInput{RunInput: RunInput{Prompt: r.Request}, Options: t.opts, Agent: t.path + "/" + r.Specialist}
+				var res loop.Result
+				err := workflow.ExecuteChildWorkflow(workflow.WithChildOptions(gc, co), WorkflowName, child).Get(gc, &res)
+				var cerr *temporal.CanceledError
+				if errors.As(err, &cerr) {
+					cancelled = err
+					return
+				}
+				out, err := childResult(&res, err)
+				d.Done(r.Index, out, err)
+			}
+		})
+	}
+	wg.Wait(wc)
+	if cancelled != nil {
+		return tool.Result{}, activityError(ctx, cancelled)
+	}
+	return d.Result(ctx), nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -409,5 +410,54 @@ func TestWorkflowSubAgentIsChildWorkflow(t *testing.T) {
 	}
 	if g, w := jsonOf(t, got.Messages), jsonOf(t, want.Messages); g != w {
 		t.Errorf("transcript differs from the local run's:\n got %s\nwant %s", g, w)
+	}
+}
+
+// A Delegate tool's requests are child workflows, RUN/CALL/N: the
+// responses, spend and transcript are the local run's; an unknown
+// specialist is an error entry.
+func TestWorkflowDelegateIsChildWorkflows(t *testing.T) {
+	specialist := func(answer string, tokens int64) *loop.Agent {
+		return &loop.Agent{Provider: scripted.New(
+			scripted.Turn{Text: answer + " 1", Usage: &llm.Usage{InputTokens: tokens, OutputTokens: 1}},
+			scripted.Turn{Text: answer + " 2", Usage: &llm.Usage{InputTokens: tokens, OutputTokens: 1}},
+		)}
+	}
+	build := func() *loop.Agent {
+		del, err := loop.Delegate(map[string]*loop.Agent{"writer": specialist("written", 3), "checker": specialist("checked", 5)}, loop.DelegateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := `{"requests":[{"specialist":"writer","request":"a"},{"specialist":"checker","request":"b"},{"specialist":"writer","request":"c"},{"specialist":"nobody","request":"d"}]}`
+		return newAgent(t, del,
+			scripted.Turn{ToolCalls: []llm.ToolCall{{ID: "d1", Name: "delegate", Arguments: json.RawMessage(args)}}, Usage: &llm.Usage{InputTokens: 100, OutputTokens: 10}},
+			scripted.Turn{Text: "delegated", Usage: &llm.Usage{InputTokens: 200, OutputTokens: 20}},
+		)
+	}
+	want, err := build().Run(t.Context(), "delegate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := env(t, &durable.Activities{Agent: build()})
+	e.SetStartWorkflowOptions(startOptions("parent"))
+	var children []string
+	e.SetOnChildWorkflowStartedListener(func(info *workflow.Info, _ workflow.Context, _ converter.EncodedValues) {
+		children = append(children, info.WorkflowExecution.ID)
+	})
+	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "delegate"}})
+	got := result(t, e)
+	slices.Sort(children)
+	if strings.Join(children, ",") != "parent/d1/0,parent/d1/1,parent/d1/2" {
+		t.Errorf("child workflows: %v", children)
+	}
+	if got.Usage != want.Usage || got.Usage.InputTokens != 100+200+3+5+3 {
+		t.Errorf("usage = %+v, want %+v", got.Usage, want.Usage)
+	}
+	transcript := jsonOf(t, got.Messages)
+	if g, w := transcript, jsonOf(t, want.Messages); g != w {
+		t.Errorf("transcript differs from the local run's:\n got %s\nwant %s", g, w)
+	}
+	if !strings.Contains(transcript, "written 2") || !strings.Contains(transcript, "Unknown specialist. Available: checker, writer.") {
+		t.Errorf("transcript = %s", transcript)
 	}
 }

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -157,68 +158,146 @@ func Delegate(specialists map[string]*Agent, opts DelegateOptions) (tool.Tool, e
 	if opts.MaxParallel <= 0 {
 		opts.MaxParallel = 4
 	}
-	available := strings.Join(names, ", ")
-	return tool.New(opts.Name, opts.Description, func(ctx context.Context, in delegateIn) (tool.Result, error) {
-		if len(in.Requests) == 0 {
-			return tool.Errorf("`requests` must be a non-empty list"), nil
+	t, err := tool.New(opts.Name, opts.Description, func(ctx context.Context, in delegateIn) (tool.Result, error) {
+		d, bad := newDelegation(in, names)
+		if bad != nil {
+			return *bad, nil
 		}
-		out := delegateOut{Responses: make([]delegateResponse, len(in.Requests))}
-		groups := map[string][]int{}
-		var order []string
-		for i, r := range in.Requests {
-			out.Responses[i].Specialist = r.Specialist
-			if specialists[r.Specialist] == nil {
-				out.Responses[i].Error = "Unknown specialist. Available: " + available + "."
-				continue
-			}
-			if _, ok := groups[r.Specialist]; !ok {
-				order = append(order, r.Specialist)
-			}
-			groups[r.Specialist] = append(groups[r.Specialist], i)
-		}
-		var mu sync.Mutex
-		var total llm.Usage
-		var have, tainted bool
 		sem := make(chan struct{}, opts.MaxParallel)
 		var wg sync.WaitGroup
-		for _, name := range order {
+		for _, group := range d.Groups() {
 			sem <- struct{}{}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				defer func() { <-sem }()
-				a := specialists[name]
-				for _, i := range groups[name] {
-					res, err := a.Run(ctx, in.Requests[i].Request)
-					u, h, t := spendOf(res, err)
-					resp := &out.Responses[i]
-					if err != nil {
-						resp.Error = err.Error()
-					} else {
-						resp.Output, resp.Steps = res.Output, res.Steps
-					}
-					if h {
-						tokens := u.TotalTokens
-						resp.Tokens = &tokens
-					}
-					mu.Lock()
-					if h {
-						total, have = total.Add(u), true
-					}
-					tainted = tainted || t
-					mu.Unlock()
+				for _, r := range group {
+					res, err := specialists[r.Specialist].Run(ctx, r.Request)
+					d.Done(r.Index, res, err)
 				}
 			}()
 		}
 		wg.Wait()
-		if have {
-			ReportUsage(ctx, total)
-			out.Tokens = &total.TotalTokens
-		}
-		if tainted {
-			// The calling loop frames the whole result as untrusted.
-			ReportTaint(ctx)
-		}
-		return tool.JSON(out)
+		return d.Result(ctx), nil
 	})
+	if err != nil {
+		return nil, err
+	}
+	return delegateTool{t, specialists}, nil
+}
+
+// delegateTool is Delegate's tool.
+type delegateTool struct {
+	tool.Tool
+	specialists map[string]*Agent
+}
+
+// Specialists returns the agents the tool delegates to, by name, for an
+// engine that runs them its own way (a durable run makes each request a
+// child workflow, see [ParseDelegation]).
+func (t delegateTool) Specialists() map[string]*Agent { return t.specialists }
+
+// Delegation is one call of a Delegate tool, for an engine that runs the
+// specialists itself: ParseDelegation, run each group of Groups (groups
+// at once, a group's requests one after the other), Done for each, then
+// Result. Done is safe for concurrent use.
+type Delegation struct {
+	in      delegateIn
+	out     delegateOut
+	groups  [][]DelegatedRequest
+	mu      sync.Mutex
+	total   llm.Usage
+	have    bool
+	tainted bool
+}
+
+// DelegatedRequest is one request of a delegation: request Index of the
+// call, for Specialist.
+type DelegatedRequest struct {
+	Index      int
+	Specialist string
+	Request    string
+}
+
+// ParseDelegation reads the arguments of a Delegate call among the
+// specialists named. A call the model got wrong is returned as the error
+// result the model reads, as the tool would.
+func ParseDelegation(args json.RawMessage, specialists []string) (*Delegation, *tool.Result) {
+	var in delegateIn
+	if err := json.Unmarshal(args, &in); err != nil {
+		res := tool.Errorf("invalid arguments: %v", err)
+		return nil, &res
+	}
+	names := slices.Sorted(slices.Values(specialists))
+	return newDelegation(in, names)
+}
+
+func newDelegation(in delegateIn, names []string) (*Delegation, *tool.Result) {
+	if len(in.Requests) == 0 {
+		res := tool.Errorf("`requests` must be a non-empty list")
+		return nil, &res
+	}
+	available := strings.Join(names, ", ")
+	d := &Delegation{in: in, out: delegateOut{Responses: make([]delegateResponse, len(in.Requests))}}
+	group := map[string]int{}
+	for i, r := range in.Requests {
+		d.out.Responses[i].Specialist = r.Specialist
+		if !slices.Contains(names, r.Specialist) {
+			d.out.Responses[i].Error = "Unknown specialist. Available: " + available + "."
+			continue
+		}
+		g, ok := group[r.Specialist]
+		if !ok {
+			g = len(d.groups)
+			group[r.Specialist] = g
+			d.groups = append(d.groups, nil)
+		}
+		d.groups[g] = append(d.groups[g], DelegatedRequest{Index: i, Specialist: r.Specialist, Request: r.Request})
+	}
+	return d, nil
+}
+
+// Groups returns the requests to run, one group per specialist in the
+// order first named.
+func (d *Delegation) Groups() [][]DelegatedRequest { return d.groups }
+
+// Done records the outcome of request i (as Agent.Run returns it).
+func (d *Delegation) Done(i int, res *Result, err error) {
+	u, h, t := spendOf(res, err)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	resp := &d.out.Responses[i]
+	if err != nil {
+		resp.Error = err.Error()
+	} else {
+		resp.Output, resp.Steps = res.Output, res.Steps
+	}
+	if h {
+		tokens := u.TotalTokens
+		resp.Tokens = &tokens
+		d.total, d.have = d.total.Add(u), true
+	}
+	d.tainted = d.tainted || t
+}
+
+// Result reports the delegation's spend and taint to the calling run (ctx
+// is the tool call's) and returns the tool's result: the responses in
+// request order.
+func (d *Delegation) Result(ctx context.Context) tool.Result {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.have {
+		ReportUsage(ctx, d.total)
+		total := d.total.TotalTokens
+		d.out.Tokens = &total
+	}
+	if d.tainted {
+		// The calling loop frames the whole result as untrusted.
+		ReportTaint(ctx)
+	}
+	res, err := tool.JSON(d.out)
+	if err != nil {
+		return tool.Errorf("delegate result: %v", err)
+	}
+	return res
 }
