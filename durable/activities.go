@@ -189,7 +189,12 @@ func (a *Activities) Tool(ctx context.Context, in ToolInput) (*ToolOutput, error
 		}
 		res = tool.Errorf("tool %s failed: %v", in.Name, err)
 	}
-	return &ToolOutput{Result: res, Report: report()}, nil
+	out := &ToolOutput{Result: res, Report: report()}
+	if err := checkPayload("the result of "+in.Name, out); err != nil {
+		// The model reads why, and the run goes on.
+		out.Result = tool.Errorf("%v", err)
+	}
+	return out, nil
 }
 
 // Policy asks the worker's agent's policy about one call (a policy that

@@ -35,6 +35,11 @@ type WorkflowInput struct {
 // the next checkpoint (Temporal's own limit is 51,200 events).
 const maxHistory = 10_000
 
+// maxHistoryBytes is the history size past which a run continues as new
+// (each model call's request holds the transcript so far; Temporal's limit
+// is 50 MiB).
+const maxHistoryBytes = 20 << 20
+
 // errContinue stops the loop at a checkpoint so the run continues as new.
 var errContinue = errors.New("durable: the history is long: continuing as new")
 
@@ -231,11 +236,12 @@ func cmpOr(ds ...time.Duration) time.Duration {
 
 // longHistory reports that the run should continue as new: the server
 // suggests it, or the history (as the server counts it, or as this
-// execution's activities make it at least) is past the bound.
+// execution's activities make it at least) is past the bound, or past 20
+// MiB.
 func (r *run) longHistory(ctx workflow.Context) bool {
 	info := workflow.GetInfo(ctx)
 	n := max(info.GetCurrentHistoryLength(), r.wf.activities*eventsPerActivity)
-	return info.GetContinueAsNewSuggested() || n > r.history
+	return info.GetContinueAsNewSuggested() || n > r.history || info.GetCurrentHistorySize() > maxHistoryBytes
 }
 
 // observe copies what the query shows from the loop's state.
@@ -332,8 +338,12 @@ func (m modelStandIn) Complete(ctx context.Context, req *llm.Request) (*llm.Resp
 		HeartbeatTimeout:    cmpOr(m.opts.Heartbeat, defaultHeartbeat),
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: attempts, InitialInterval: time.Second, BackoffCoefficient: 2},
 	}
+	in := ModelInput{Agent: m.agent, Request: req}
+	if err := checkPayload("the model request", in); err != nil {
+		return nil, err
+	}
 	var resp llm.Response
-	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(wc, ao), ActivityModel, ModelInput{Agent: m.agent, Request: req}).Get(wc, &resp); err != nil {
+	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(wc, ao), ActivityModel, in).Get(wc, &resp); err != nil {
 		return nil, activityError(ctx, err)
 	}
 	return &resp, nil
@@ -439,6 +449,28 @@ func policyStandIn(ctx context.Context, agent string, in *loop.PolicyInput) (loo
 	var d loop.Decision
 	err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(wc, lo), ActivityPolicy, PolicyArgs{Agent: agent, Input: in}).Get(wc, &d)
 	return d, err
+}
+
+// maxPayload bounds what the workflow hands an activity, and an activity
+// returns: Temporal refuses payloads over 2 MiB (the server's default
+// limit), and a workflow whose command it refuses is stuck retrying it.
+// A run whose transcript outgrows it fails with ErrPayloadTooLarge
+// instead; bound it with Bounds.MaxToolResultChars and pruning.
+const maxPayload = 1536 << 10
+
+// ErrPayloadTooLarge is wrapped by the error of a run whose model request
+// or tool result is over the payload limit (1.5 MiB).
+var ErrPayloadTooLarge = errors.New("durable: over Temporal's payload limit")
+
+func checkPayload(what string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("durable: %s: %w", what, err)
+	}
+	if len(data) > maxPayload {
+		return fmt.Errorf("%w: %s is %d KiB, over %d KiB: bound the transcript (Bounds.MaxToolResultChars, PruneToolResultsAfter) or the tool's output", ErrPayloadTooLarge, what, len(data)>>10, maxPayload>>10)
+	}
+	return nil
 }
 
 // defaultHeartbeat is how long a model or tool activity may go without a

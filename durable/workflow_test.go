@@ -461,3 +461,27 @@ func TestWorkflowDelegateIsChildWorkflows(t *testing.T) {
 		t.Errorf("transcript = %s", transcript)
 	}
 }
+
+// A tool result over the payload limit reaches the model as an error (the
+// run goes on); a model request over it fails the run, saying how to bound
+// it, instead of leaving the workflow stuck.
+func TestWorkflowPayloadLimit(t *testing.T) {
+	big, err := tool.NewFromSpec(llm.ToolSpec{Name: "pay", Description: "big", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, tool.Call) (tool.Result, error) {
+		return tool.Text(strings.Repeat("x", 2<<20)), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := env(t, &durable.Activities{Agent: newAgent(t, big, turns()[0], scripted.Turn{Text: "ok"})})
+	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "pay"}})
+	res := result(t, e)
+	if tr := jsonOf(t, res.Messages); !strings.Contains(tr, "over Temporal's payload limit: the result of pay is") || res.Output != "ok" {
+		t.Errorf("a big tool result: %s", tr)
+	}
+
+	e = env(t, &durable.Activities{Agent: newAgent(t, &counter{name: "pay"}, turns()...)})
+	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: strings.Repeat("y", 2<<20)}})
+	if err := e.GetWorkflowError(); err == nil || !strings.Contains(err.Error(), "the model request is") {
+		t.Errorf("a big model request: %v", err)
+	}
+}
