@@ -43,10 +43,7 @@ func (echoModel) Complete(_ context.Context, req *llm.Request) (*llm.Response, e
 }
 
 func (m echoModel) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
-	return func(yield func(llm.StreamEvent, error) bool) {
-		resp, err := m.Complete(ctx, req)
-		yield(llm.StreamEvent{Type: llm.StreamDone, Response: resp}, err)
-	}
+	return llm.StreamFromComplete(ctx, req, m.Complete)
 }
 
 // echoAgent is an agent whose one tool is the sandboxed echo module.

@@ -77,14 +77,7 @@ func (m stepModel) Complete(ctx context.Context, req *llm.Request) (*llm.Respons
 }
 
 func (m stepModel) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
-	return func(yield func(llm.StreamEvent, error) bool) {
-		resp, err := m.Complete(ctx, req)
-		if err != nil {
-			yield(llm.StreamEvent{}, err)
-			return
-		}
-		yield(llm.StreamEvent{Type: llm.StreamDone, Response: resp}, nil)
-	}
+	return llm.StreamFromComplete(ctx, req, m.Complete)
 }
 
 // payTool's side effect is a line in dir/ran.log per execution; while

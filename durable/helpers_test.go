@@ -34,10 +34,7 @@ func (s stepAnswer) Complete(context.Context, *llm.Request) (*llm.Response, erro
 }
 
 func (s stepAnswer) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
-	return func(yield func(llm.StreamEvent, error) bool) {
-		resp, err := s.Complete(ctx, req)
-		yield(llm.StreamEvent{Type: llm.StreamDone, Response: resp}, err)
-	}
+	return llm.StreamFromComplete(ctx, req, s.Complete)
 }
 
 // scriptedTurns is a stateless model that makes the calls, one per step,
@@ -59,8 +56,5 @@ func (s scriptedTurns) Complete(_ context.Context, req *llm.Request) (*llm.Respo
 }
 
 func (s scriptedTurns) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
-	return func(yield func(llm.StreamEvent, error) bool) {
-		resp, err := s.Complete(ctx, req)
-		yield(llm.StreamEvent{Type: llm.StreamDone, Response: resp}, err)
-	}
+	return llm.StreamFromComplete(ctx, req, s.Complete)
 }

@@ -1,6 +1,7 @@
 package durable
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -175,7 +176,7 @@ func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
 	bounds := d.Bounds
 	// Tool time limits are the activities' (a stand-in never times out in
 	// the workflow, where the loop must not start goroutines).
-	toolTimeout := cmpOr(bounds.ToolTimeout, r.in.Options.ToolTimeout, 10*time.Minute)
+	toolTimeout := cmp.Or(bounds.ToolTimeout, r.in.Options.ToolTimeout, 10*time.Minute)
 	bounds.ToolTimeout = 0
 	a := &loop.Agent{
 		Provider: modelStandIn{opts: r.in.Options, agent: r.in.Agent}, System: d.System, Model: d.Model, Temperature: d.Temperature, MaxTokens: d.MaxTokens,
@@ -194,14 +195,14 @@ func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
 		var tools []tool.Tool
 		for _, ti := range d.Tools {
 			if len(ti.Specialists) > 0 {
-				tools = append(tools, &delegateStandIn{info: ti, path: path(r.in.Agent, ti.Spec.Name), opts: r.in.Options})
+				tools = append(tools, &delegateStandIn{standIn: standIn{ti}, path: path(r.in.Agent, ti.Spec.Name), opts: r.in.Options})
 				continue
 			}
 			if ti.SubAgent {
-				tools = append(tools, &subAgentStandIn{info: ti, path: path(r.in.Agent, ti.Spec.Name), opts: r.in.Options})
+				tools = append(tools, &subAgentStandIn{standIn: standIn{ti}, path: path(r.in.Agent, ti.Spec.Name), opts: r.in.Options})
 				continue
 			}
-			tools = append(tools, &toolStandIn{agent: r.in.Agent, info: ti, timeout: cmpOr(ti.Flags.Timeout, toolTimeout), heartbeat: cmpOr(r.in.Options.Heartbeat, defaultHeartbeat)})
+			tools = append(tools, &toolStandIn{standIn: standIn{ti}, agent: r.in.Agent, timeout: cmp.Or(ti.Flags.Timeout, toolTimeout), heartbeat: cmp.Or(r.in.Options.Heartbeat, defaultHeartbeat)})
 		}
 		reg, err := tool.NewRegistry(tools...)
 		if err != nil {
@@ -223,15 +224,6 @@ func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
 		})
 	}
 	return a, nil
-}
-
-func cmpOr(ds ...time.Duration) time.Duration {
-	for _, d := range ds {
-		if d > 0 {
-			return d
-		}
-	}
-	return 0
 }
 
 // longHistory reports that the run should continue as new: the server
@@ -334,8 +326,8 @@ func (m modelStandIn) Complete(ctx context.Context, req *llm.Request) (*llm.Resp
 		attempts = 5
 	}
 	ao := workflow.ActivityOptions{
-		StartToCloseTimeout: cmpOr(m.opts.ModelTimeout, 5*time.Minute),
-		HeartbeatTimeout:    cmpOr(m.opts.Heartbeat, defaultHeartbeat),
+		StartToCloseTimeout: cmp.Or(m.opts.ModelTimeout, 5*time.Minute),
+		HeartbeatTimeout:    cmp.Or(m.opts.Heartbeat, defaultHeartbeat),
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: attempts, InitialInterval: time.Second, BackoffCoefficient: 2},
 	}
 	in := ModelInput{Agent: m.agent, Request: req}
@@ -349,16 +341,9 @@ func (m modelStandIn) Complete(ctx context.Context, req *llm.Request) (*llm.Resp
 	return &resp, nil
 }
 
-// Stream is Complete's answer as one event: the workflow does not stream.
+// Stream is Complete's answer, adapted: the workflow does not stream.
 func (m modelStandIn) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
-	return func(yield func(llm.StreamEvent, error) bool) {
-		resp, err := m.Complete(ctx, req)
-		if err != nil {
-			yield(llm.StreamEvent{}, err)
-			return
-		}
-		yield(llm.StreamEvent{Type: llm.StreamDone, Response: resp}, nil)
-	}
+	return llm.StreamFromComplete(ctx, req, m.Complete)
 }
 
 // activityError turns an activity's failure into the loop's terms: a
@@ -387,17 +372,22 @@ func activityError(ctx context.Context, err error) error {
 // at most once, and one whose worker was lost mid-call is reported
 // OutcomeUnknown, never run again.
 type toolStandIn struct {
+	standIn
 	agent     string
-	info      ToolInfo
 	timeout   time.Duration
 	heartbeat time.Duration
 }
 
-func (t *toolStandIn) Spec() llm.ToolSpec { return t.info.Spec }
+// standIn is what every tool stand-in shows the loop: the worker's spec
+// and flags, without a time limit (the activity's or the child's, see
+// run.agent).
+type standIn struct{ info ToolInfo }
 
-func (t *toolStandIn) Flags() tool.Flags {
+func (t *standIn) Spec() llm.ToolSpec { return t.info.Spec }
+
+func (t *standIn) Flags() tool.Flags {
 	f := t.info.Flags
-	f.Timeout = 0 // the activity's (see run.agent)
+	f.Timeout = 0
 	f.Permissions = slices.Clone(f.Permissions)
 	return f
 }
@@ -490,18 +480,9 @@ func path(parent, name string) string {
 // The child's ID is this run's and the call's ("RUN/CALL"): a decision
 // for a call the sub-agent makes is sent to that run.
 type subAgentStandIn struct {
-	info ToolInfo
+	standIn
 	path string
 	opts Options
-}
-
-func (t *subAgentStandIn) Spec() llm.ToolSpec { return t.info.Spec }
-
-func (t *subAgentStandIn) Flags() tool.Flags {
-	f := t.info.Flags
-	f.Timeout = 0
-	f.Permissions = slices.Clone(f.Permissions)
-	return f
 }
 
 func (t *subAgentStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, error) {
@@ -554,18 +535,9 @@ func childResult(res *loop.Result, err error) (*loop.Result, error) {
 // the specialist's loop; the requests to different specialists run at
 // once, those to one specialist one after the other, as Delegate does.
 type delegateStandIn struct {
-	info ToolInfo
+	standIn
 	path string
 	opts Options
-}
-
-func (t *delegateStandIn) Spec() llm.ToolSpec { return t.info.Spec }
-
-func (t *delegateStandIn) Flags() tool.Flags {
-	f := t.info.Flags
-	f.Timeout = 0
-	f.Permissions = slices.Clone(f.Permissions)
-	return f
 }
 
 func (t *delegateStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, error) {

@@ -201,7 +201,9 @@ func (t listTap) noteRequest(r *http.Request) (jsonrpc.ID, bool) {
 	}
 	defer body.Close()
 	data, err := io.ReadAll(io.LimitReader(body, 1<<20))
-	if err != nil {
+	if err != nil || !bytes.Contains(data, []byte(`"tools/list"`)) {
+		// Only a listing is of interest: the rest (tool calls with their
+		// arguments) is not decoded a second time.
 		return jsonrpc.ID{}, false
 	}
 	m, err := jsonrpc.DecodeMessage(data)

@@ -58,6 +58,15 @@ func (t *temporalFlags) client(c client.Client) *durable.Client {
 	return &durable.Client{Temporal: c, TaskQueue: t.queue}
 }
 
+// connect dials the server for a runs verb; done closes the connection.
+func (t *temporalFlags) connect(c *cobra.Command) (dc *durable.Client, done func(), err error) {
+	tc, err := t.dial(c.Context(), c.ErrOrStderr())
+	if err != nil {
+		return nil, nil, err
+	}
+	return t.client(tc), tc.Close, nil
+}
+
 func newWorkerCmd() *cobra.Command {
 	var f agentFlags
 	var tf temporalFlags
@@ -182,12 +191,12 @@ func runsList() *cobra.Command {
 		Short: "List the runs, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			tc, err := tf.dial(c.Context(), c.ErrOrStderr())
+			dc, done, err := tf.connect(c)
 			if err != nil {
 				return err
 			}
-			defer tc.Close()
-			runs, err := tf.client(tc).List(c.Context())
+			defer done()
+			runs, err := dc.List(c.Context())
 			if err != nil {
 				return err
 			}
@@ -215,12 +224,11 @@ func runsShow() *cobra.Command {
 		Short: "Show a run's state: step, usage, pending approvals, transcript",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			tc, err := tf.dial(c.Context(), c.ErrOrStderr())
+			dc, done, err := tf.connect(c)
 			if err != nil {
 				return err
 			}
-			defer tc.Close()
-			dc := tf.client(tc)
+			defer done()
 			if wait {
 				res, err := dc.Result(c.Context(), args[0])
 				if err != nil {
@@ -269,16 +277,16 @@ refused, and nothing is applied. A decision sent while no worker runs waits for
 one.`,
 		Args: cobra.MinimumNArgs(2),
 		RunE: func(c *cobra.Command, args []string) error {
-			tc, err := tf.dial(c.Context(), c.ErrOrStderr())
+			dc, done, err := tf.connect(c)
 			if err != nil {
 				return err
 			}
-			defer tc.Close()
+			defer done()
 			var ds []durable.Decision
 			for _, id := range args[1:] {
 				ds = append(ds, durable.Decision{CallID: id, Approved: approve, Reason: reason})
 			}
-			st, err := tf.client(tc).Decide(c.Context(), args[0], ds...)
+			st, err := dc.Decide(c.Context(), args[0], ds...)
 			if err != nil {
 				return err
 			}
@@ -300,12 +308,12 @@ func runsCancel() *cobra.Command {
 		Short: "Cancel a run: its running tool sees its context cancelled, and the run ends cancelled",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			tc, err := tf.dial(c.Context(), c.ErrOrStderr())
+			dc, done, err := tf.connect(c)
 			if err != nil {
 				return err
 			}
-			defer tc.Close()
-			if err := tf.client(tc).Cancel(c.Context(), args[0]); err != nil {
+			defer done()
+			if err := dc.Cancel(c.Context(), args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.OutOrStdout(), "run %s: cancellation requested\n", args[0])

@@ -13,6 +13,7 @@ package temporaltest
 
 import (
 	"context"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -24,6 +25,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/log"
 )
 
 // Server is a running dev server.
@@ -121,7 +123,7 @@ func (s *Server) run() {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for {
-		c, err := client.Dial(client.Options{HostPort: s.Addr, Logger: quietLogger{}})
+		c, err := client.Dial(client.Options{HostPort: s.Addr, Logger: log.NewStructuredLogger(slog.New(slog.DiscardHandler))})
 		if err == nil {
 			_, err = c.CheckHealth(ctx, &client.CheckHealthRequest{})
 			c.Close()
@@ -185,11 +187,3 @@ func freePorts(t testing.TB, n int) []int {
 	}
 	return ports
 }
-
-// quietLogger drops the SDK's log lines while the server comes up.
-type quietLogger struct{}
-
-func (quietLogger) Debug(string, ...any) {}
-func (quietLogger) Info(string, ...any)  {}
-func (quietLogger) Warn(string, ...any)  {}
-func (quietLogger) Error(string, ...any) {}
