@@ -410,6 +410,9 @@ func (inst *instance) callGuarded(ctx context.Context) (uint64, error) {
 // codes (0xffffffff, 0xefffffff) a guest may pass to proc_exit too: while
 // ctx is live they are the guest's.
 func guestExit(ctx context.Context, err error) (uint32, bool) {
+	if err == nil {
+		return 0, false
+	}
 	var exit *sys.ExitError
 	if !errors.As(err, &exit) {
 		return 0, false

@@ -49,8 +49,12 @@ type compiledEntry struct {
 	// otherImport is the first table or global the module imports (no
 	// host module provides one), "" when it imports none.
 	otherImport string
-	err         error
-	refs        int
+	// inits are the initialisers the module exports, in the order an
+	// instance runs them (see instance.initialise): found once here, as
+	// looking up a missing export formats an error.
+	inits initExports
+	err   error
+	refs  int
 }
 
 // compile returns the compiled module for b, compiling it once per sha256
@@ -252,6 +256,7 @@ func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte, tables int
 	}
 	e.mod = mod
 	exports := mod.ExportedFunctions()
+	e.inits = findInits(exports)
 	switch {
 	case exports["call"] != nil:
 		e.abi = ABIExtism

@@ -240,39 +240,51 @@ func setStack(mod api.Module, budget int64) error {
 // export) and, for an Extism plugin, its runtime's initialiser, as Extism
 // hosts do.
 func (inst *instance) initialise(ctx context.Context) error {
-	m := inst.mod
+	m, inits := inst.mod, inst.l.entry.inits
 	var stack [2]uint64
-	if f := m.ExportedFunction(startExport); f != nil {
-		if err := inst.invoke(ctx, f, stack[:]); err != nil {
+	if inits.start {
+		if err := inst.invoke(ctx, m.ExportedFunction(startExport), stack[:]); err != nil {
 			return err
 		}
 	}
 	if inst.l.entry.abi != ABIExtism && !inst.l.extismInit {
 		return nil
 	}
-	noParams := func(name string) api.Function {
-		f := m.ExportedFunction(name)
-		if f == nil || len(f.Definition().ParamTypes()) != 0 {
-			return nil
-		}
-		return f
-	}
-	if f := noParams("_initialize"); f != nil {
-		if err := inst.invoke(ctx, f, stack[:]); err != nil {
-			return err
-		}
-	} else if f := noParams("__wasm_call_ctors"); f != nil {
-		if err := inst.invoke(ctx, f, stack[:]); err != nil {
+	if inits.runtime != "" {
+		if err := inst.invoke(ctx, m.ExportedFunction(inits.runtime), stack[:]); err != nil {
 			return err
 		}
 	}
-	if f := m.ExportedFunction("hs_init"); f != nil && len(f.Definition().ParamTypes()) == 2 {
+	if inits.hsInit {
 		stack = [2]uint64{}
-		if err := inst.invoke(ctx, f, stack[:]); err != nil {
+		if err := inst.invoke(ctx, m.ExportedFunction("hs_init"), stack[:]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// initExports are the initialisers a module exports.
+type initExports struct {
+	start   bool   // startExport, the module's start function
+	runtime string // _initialize, else __wasm_call_ctors (without parameters); "" for neither
+	hsInit  bool   // hs_init(argc, argv), GHC's
+}
+
+// findInits reads a module's initialisers from its exports.
+func findInits(exports map[string]api.FunctionDefinition) initExports {
+	var in initExports
+	in.start = exports[startExport] != nil
+	for _, name := range []string{"_initialize", "__wasm_call_ctors"} {
+		if f := exports[name]; f != nil && len(f.ParamTypes()) == 0 {
+			in.runtime = name
+			break
+		}
+	}
+	if f := exports["hs_init"]; f != nil && len(f.ParamTypes()) == 2 {
+		in.hsInit = true
+	}
+	return in
 }
 
 // invoke calls f with its parameters and results in stack. When ctx ends
@@ -417,13 +429,15 @@ func (inst *instance) classify(ctx context.Context, err error) error {
 	if inst.stdout.overflow {
 		return limitErr(LimitOutput, inst.limits.Output)
 	}
-	var exit *sys.ExitError
-	if errors.As(err, &exit) {
-		switch exit.ExitCode() {
-		case sys.ExitCodeDeadlineExceeded:
-			return timeLimitErr(inst.limits.Timeout)
-		case sys.ExitCodeContextCanceled:
-			return context.Canceled
+	if err != nil {
+		var exit *sys.ExitError
+		if errors.As(err, &exit) {
+			switch exit.ExitCode() {
+			case sys.ExitCodeDeadlineExceeded:
+				return timeLimitErr(inst.limits.Timeout)
+			case sys.ExitCodeContextCanceled:
+				return context.Canceled
+			}
 		}
 	}
 	if ctx.Err() == context.DeadlineExceeded {
@@ -459,10 +473,10 @@ func trapReason(err error) string {
 
 // moduleConfig is the WASI view of the module's grants.
 func (l *Loaded) moduleConfig(inst *instance, describing bool) wazero.ModuleConfig {
-	cfg := wazero.NewModuleConfig().
-		WithName("").
-		WithStartFunctions().
-		WithArgs(l.name).
+	l.baseConfigOnce.Do(func() {
+		l.baseConfig = wazero.NewModuleConfig().WithName("").WithStartFunctions().WithArgs(l.name)
+	})
+	cfg := l.baseConfig.
 		WithStdin(&inst.stdin).
 		WithStdout(&inst.stdout).
 		WithStderr(&inst.stderr)

@@ -5,12 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/tetratelabs/wazero/api"
 	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
 
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
@@ -75,12 +77,17 @@ type Loaded struct {
 	// called after a stateful module's lists changed; under mu.
 	onListChanged func()
 
-	env     [][2]string       // granted env variables that are set
-	config  map[string]string // Extism config
-	roots   []*os.Root
-	mounts  []fsMount // the fs grants' directories, mounted per instance
-	net     *netPolicy
-	kvNames []string
+	env    [][2]string       // granted env variables that are set
+	config map[string]string // Extism config
+	roots  []*os.Root
+	mounts []fsMount // the fs grants' directories, mounted per instance
+	// baseConfig is what every instance's module config shares (name,
+	// arguments, environment), made once: each With of wazero's config
+	// copies it.
+	baseConfig     wazero.ModuleConfig
+	baseConfigOnce sync.Once
+	net            *netPolicy
+	kvNames        []string
 
 	pool *pool
 	// remote is the sandbox process of an isolated module, nil otherwise.
