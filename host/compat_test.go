@@ -109,3 +109,29 @@ func TestExtismCompatibilityFailures(t *testing.T) {
 		})
 	}
 }
+
+// TestInitialisers: a new instance runs the initialisers an Extism plugin
+// exports (host/ABI.md 1.2): `_initialize` only without parameters (here
+// it takes one, so `__wasm_call_ctors` runs instead), then
+// `hs_init(argc, argv)`; inits.wasm records each one's turn. The
+// initialisers are found once per module, so a second instance, fresh
+// from the same compiled module, runs them too.
+func TestInitialisers(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{})
+	l := load(t, h, "inits.wasm", Module{})
+	for i := range 2 {
+		inst, err := l.newInstance(t.Context(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, failure, err := inst.run(t.Context(), "inits", callInput{})
+		inst.close()
+		if err != nil || failure != "" {
+			t.Fatalf("instance %d: %v %s", i, err, failure)
+		}
+		if string(out) != "ch" {
+			t.Errorf("instance %d ran the initialisers %q, want %q (__wasm_call_ctors, then hs_init)", i, out, "ch")
+		}
+	}
+}

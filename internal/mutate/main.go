@@ -35,6 +35,12 @@ type mutation struct {
 }
 
 var mutations = []mutation{
+	{"initialisers: _initialize taken whatever its parameters", "host/instance.go",
+		"if f := exports[name]; f != nil && len(f.ParamTypes()) == 0 {", "if f := exports[name]; f != nil {",
+		"./host", "TestInitialisers"},
+	{"initialisers: hs_init not run", "host/instance.go",
+		"\t\tin.hsInit = true\n", "",
+		"./host", "TestInitialisers"},
 	{"mcp drain: a cancelled request is no longer crossed off", "mcp/drain.go",
 		"\t\tcase m.Method == \"notifications/cancelled\":\n\t\t\td.done(idKey(m.Params.RequestID))\n", "",
 		"./mcp", "TestDrainCrossesOffCancelledRequests|TestServeIODoesNotWaitForACancelledRequest"},
