@@ -130,6 +130,7 @@ func RunK(ctx context.Context, newAgent NewAgent, cases []Case, opts Options) (*
 		go func() {
 			defer wg.Done()
 			runs := make([]Run, k) // this worker's, reused case after case
+			var parts reportParts  // this worker's cases' failures
 			for !failed.Load() && ctx.Err() == nil {
 				c := int(next.Add(1) - 1)
 				if c >= len(cases) {
@@ -148,7 +149,7 @@ func RunK(ctx context.Context, newAgent NewAgent, cases []Case, opts Options) (*
 					}
 					runs[r] = run
 				}
-				reports[c] = caseReport(&cases[c], runs, opts)
+				reports[c] = caseReport(&cases[c], runs, opts, &parts)
 				if opts.Progress != nil {
 					mu.Lock()
 					done++
@@ -197,8 +198,12 @@ func runOne(ctx context.Context, newAgent NewAgent, c *Case, r int, keep bool) (
 			run.Tokens, run.UsageKnown = n, true
 		}
 	}
-	if err := c.Judge(res, runErr); err != nil {
-		run.Reason = err.Error()
+	reason, err := c.judge(res, runErr)
+	if err != nil {
+		reason = err.Error()
+	}
+	if reason != "" || err != nil {
+		run.Reason = reason
 		if res != nil {
 			run.msgs = res.Messages
 		}
@@ -211,11 +216,36 @@ func runOne(ctx context.Context, newAgent NewAgent, c *Case, r int, keep bool) (
 	return run, nil
 }
 
-// caseReport reduces a case's k runs to its report.
-func caseReport(c *Case, runs []Run, opts Options) CaseReport {
+// reportParts hands out the slices of the failures' reports from larger
+// blocks, so that a suite's thousands of failures are a few allocations
+// (each costs the runs around it time in the collector), not two per
+// case. A block is kept for as long as any of its cases' reports is.
+type reportParts struct {
+	fails []Failure
+	steps []TimelineStep
+}
+
+// partsBlock is how many elements a block of reportParts holds at least.
+const partsBlock = 256
+
+// take returns slices of length 0 and capacities nf and ns.
+func (p *reportParts) take(nf, ns int) ([]Failure, []TimelineStep) {
+	if cap(p.fails)-len(p.fails) < nf {
+		p.fails = make([]Failure, 0, max(nf, partsBlock))
+	}
+	if cap(p.steps)-len(p.steps) < ns {
+		p.steps = make([]TimelineStep, 0, max(ns, partsBlock))
+	}
+	f := p.fails[len(p.fails) : len(p.fails) : len(p.fails)+nf]
+	st := p.steps[len(p.steps) : len(p.steps) : len(p.steps)+ns]
+	p.fails, p.steps = p.fails[:len(p.fails)+nf], p.steps[:len(p.steps)+ns]
+	return f, st
+}
+
+// caseReport reduces a case's k runs to its report, its failures' parts
+// taken from parts.
+func caseReport(c *Case, runs []Run, opts Options, parts *reportParts) CaseReport {
 	cr := CaseReport{ID: c.ID, Runs: len(runs), known: true, budgetPassed: true}
-	// The failures' parts share one allocation each per case (fewer
-	// objects for the collector to mark in a large suite).
 	fails, turns := 0, 0
 	for r := range runs {
 		if !runs[r].Pass {
@@ -223,12 +253,11 @@ func caseReport(c *Case, runs []Run, opts Options) CaseReport {
 			turns += assistantTurns(runs[r].msgs)
 		}
 	}
-	var tokensOf []int64
 	var steps []TimelineStep
 	if fails > 0 {
-		cr.Failures = make([]Failure, 0, fails)
-		tokensOf = make([]int64, 0, fails)
-		steps = make([]TimelineStep, 0, turns)
+		// With their final capacities: a Failure's Tokens points at its
+		// own tokens field, which no append then moves.
+		cr.Failures, steps = parts.take(fails, turns)
 	}
 	var tokens int64
 	for r := range runs {
@@ -236,16 +265,16 @@ func caseReport(c *Case, runs []Run, opts Options) CaseReport {
 		if run.Pass {
 			cr.Passes++
 		} else {
-			f := Failure{Run: r, Reason: run.Reason, Steps: run.Steps}
+			cr.Failures = append(cr.Failures, Failure{Run: r, Reason: run.Reason, Steps: run.Steps})
+			f := &cr.Failures[len(cr.Failures)-1]
 			if run.UsageKnown {
-				tokensOf = append(tokensOf, run.Tokens)
-				f.Tokens = &tokensOf[len(tokensOf)-1]
+				f.tokens = run.Tokens
+				f.Tokens = &f.tokens
 			}
 			start := len(steps)
 			steps = appendTimeline(steps, run.msgs)
 			f.Timeline = steps[start:len(steps):len(steps)]
 			run.msgs = nil
-			cr.Failures = append(cr.Failures, f)
 		}
 		if !run.UsageKnown {
 			cr.known, cr.budgetPassed = false, false

@@ -17,6 +17,8 @@ type Failure struct {
 	// Timeline is what the run did, model turn by model turn; empty when
 	// it ended before the model answered.
 	Timeline []TimelineStep `json:"timeline"`
+
+	tokens int64 // what Tokens points at, for RunK's failures
 }
 
 // TimelineStep is one model turn of a run: what the model said and the

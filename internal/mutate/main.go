@@ -35,6 +35,9 @@ type mutation struct {
 }
 
 var mutations = []mutation{
+	{"eval: a block's failures handed out twice", "eval/runk.go",
+		"\tp.fails, p.steps = p.fails[:len(p.fails)+nf], p.steps[:len(p.steps)+ns]\n", "",
+		"./eval", ""},
 	{"initialisers: _initialize taken whatever its parameters", "host/instance.go",
 		"if f := exports[name]; f != nil && len(f.ParamTypes()) == 0 {", "if f := exports[name]; f != nil {",
 		"./host", "TestInitialisers"},
