@@ -38,6 +38,9 @@ type instance struct {
 	// input and gives its output through Extism memory (runExport).
 	raw   bool
 	stack [1]uint64 // fn's parameters and results
+	// interruptFunc is interrupt as a func value, made once (a method
+	// value made at every invocation is an allocation).
+	interruptFunc func()
 	// stopRequested asks the guest to stop at its next yield (see
 	// rewrite); interrupted records that it was asked, after which the
 	// instance must not run again.
@@ -299,7 +302,10 @@ func (inst *instance) invoke(ctx context.Context, f api.Function, stack []uint64
 	inst.running.Store(true)
 	defer inst.stopRunning()
 	if inst.l.h.opts.deadlines == deadlineInterrupt && inst.l.h.opts.defect != "nointerrupt" {
-		stop := context.AfterFunc(ctx, inst.interrupt)
+		if inst.interruptFunc == nil {
+			inst.interruptFunc = inst.interrupt
+		}
+		stop := context.AfterFunc(ctx, inst.interruptFunc)
 		defer func() {
 			if !stop() {
 				inst.interrupted = true
