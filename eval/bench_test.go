@@ -27,13 +27,13 @@ func benchCases(n int) ([]eval.Case, *answers) {
 // BenchmarkRunK1000x8 is RunK over 1000 cases × k = 8; BenchmarkRuns8000
 // the same 8000 runs made directly: the difference is eval's overhead.
 // A third of the runs fail, so the report explains 2667 failures (reason
-// and timeline each). Measured on a 2-core machine, interleaved runs
-// (benchstat medians): +8.5% to +11.5% wall in four runs of 10-16 rounds
-// (+11.2% and +12.5% CPU in the quietest); with every run passing, +4.3%
-// wall, +5.6% CPU. The failures cost about 0.7 µs each against runs of
-// 2-4 µs: 0.22 µs building the reason and the timeline, the rest the
-// collector marking what they keep (a case's failures share one
-// allocation per part to keep that small).
+// and timeline each). Measured on a 2-core machine (2026-12-02): +10.2 %
+// wall, the median of 6 interleaved rounds in one process (+12.6 % before
+// a failure's reason became one allocation and the reports' parts came
+// from shared blocks: 14.7k allocations more than the runs, now 3.7k), and
+// +11.8 % with each benchmark in its own process; with every run passing,
+// +4.3 %. A CPU profile puts eval's own code at about 4 %; the rest is the
+// collector's work on what the report keeps, and noise.
 func BenchmarkRunK1000x8(b *testing.B) {
 	cases, p := benchCases(1000)
 	newAgent := func(context.Context, *eval.Case, int) (*loop.Agent, error) { return &loop.Agent{Provider: p}, nil }
