@@ -123,6 +123,20 @@ func TestWorkflowMatchesLocalRun(t *testing.T) {
 	}
 }
 
+// runParent runs the workflow with prompt as workflow "parent" and
+// returns its result and the IDs of the child workflows it started.
+func runParent(t *testing.T, acts *durable.Activities, prompt string) (*loop.Result, []string) {
+	t.Helper()
+	e := env(t, acts)
+	e.SetStartWorkflowOptions(startOptions("parent"))
+	var children []string
+	e.SetOnChildWorkflowStartedListener(func(info *workflow.Info, _ workflow.Context, _ converter.EncodedValues) {
+		children = append(children, info.WorkflowExecution.ID)
+	})
+	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: prompt}})
+	return result(t, e), children
+}
+
 func startOptions(id string) (o clientStartOptions) {
 	o.ID = id
 	return o
@@ -391,14 +405,7 @@ func TestWorkflowSubAgentIsChildWorkflow(t *testing.T) {
 		t.Fatal(err)
 	}
 	pay := &counter{name: "pay"}
-	e := env(t, &durable.Activities{Agent: build(pay)})
-	e.SetStartWorkflowOptions(startOptions("parent"))
-	var children []string
-	e.SetOnChildWorkflowStartedListener(func(info *workflow.Info, _ workflow.Context, _ converter.EncodedValues) {
-		children = append(children, info.WorkflowExecution.ID)
-	})
-	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "get it paid"}})
-	got := result(t, e)
+	got, children := runParent(t, &durable.Activities{Agent: build(pay)}, "get it paid")
 	if strings.Join(children, ",") != "parent/p1" {
 		t.Errorf("child workflows: %v", children)
 	}
@@ -438,14 +445,7 @@ func TestWorkflowDelegateIsChildWorkflows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := env(t, &durable.Activities{Agent: build()})
-	e.SetStartWorkflowOptions(startOptions("parent"))
-	var children []string
-	e.SetOnChildWorkflowStartedListener(func(info *workflow.Info, _ workflow.Context, _ converter.EncodedValues) {
-		children = append(children, info.WorkflowExecution.ID)
-	})
-	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "delegate"}})
-	got := result(t, e)
+	got, children := runParent(t, &durable.Activities{Agent: build()}, "delegate")
 	slices.Sort(children)
 	if strings.Join(children, ",") != "parent/d1/0,parent/d1/1,parent/d1/2" {
 		t.Errorf("child workflows: %v", children)

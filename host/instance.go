@@ -38,8 +38,8 @@ type instance struct {
 	// input and gives its output through Extism memory (runExport).
 	raw   bool
 	stack [1]uint64 // fn's parameters and results
-	// interruptFunc is interrupt as a func value, made once (a method
-	// value made at every invocation is an allocation).
+	// interruptFunc is interrupt as a func value, made with the instance
+	// (a method value made at every invocation is an allocation).
 	interruptFunc func()
 	// stopRequested asks the guest to stop at its next yield (see
 	// rewrite); interrupted records that it was asked, after which the
@@ -146,6 +146,7 @@ func (inst *instance) notePeak() {
 // all.
 func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, error) {
 	inst := &instance{l: l, limits: l.limits, describing: describing}
+	inst.interruptFunc = inst.interrupt
 	l.h.watch.register(inst)
 	inst.stdout.limit = l.limits.Output
 	inst.stdout.strict = true
@@ -302,9 +303,6 @@ func (inst *instance) invoke(ctx context.Context, f api.Function, stack []uint64
 	inst.running.Store(true)
 	defer inst.stopRunning()
 	if inst.l.h.opts.deadlines == deadlineInterrupt && inst.l.h.opts.defect != "nointerrupt" {
-		if inst.interruptFunc == nil {
-			inst.interruptFunc = inst.interrupt
-		}
 		stop := context.AfterFunc(ctx, inst.interruptFunc)
 		defer func() {
 			if !stop() {
