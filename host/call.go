@@ -105,6 +105,12 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 		return tool.Errorf("%v", err), nil
 	}
 
+	// One deadline for the whole call: a fresh instance is made under it
+	// too (its memory, start function and initialisers), so a call on a
+	// new instance takes no more than its time limit, as one on a ready
+	// instance does.
+	ctx, cancel := context.WithTimeout(ctx, l.limits.Timeout)
+	defer cancel()
 	inst, pooled, err := l.acquire(ctx)
 	rec.Pooled = pooled
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -321,5 +322,52 @@ func TestMergeDataBoundsTheZerosFilledIn(t *testing.T) {
 	}
 	if got != n {
 		t.Fatalf("%d data bytes after merging, want %d", got, n)
+	}
+}
+
+// TestFreshInstanceUnderTheCallsDeadline: a call that makes its instance
+// makes it under the call's own deadline, so the two together take no
+// more than the time limit. A host function called from the module's
+// start function and from its call sees the same deadline both times.
+func TestFreshInstanceUnderTheCallsDeadline(t *testing.T) {
+	t.Parallel()
+	var (
+		mu        sync.Mutex
+		deadlines []time.Time
+	)
+	mark := Function{Namespace: "app", Name: "mark", Func: func(ctx context.Context, _ *Caller, _ []uint64) error {
+		dl, _ := ctx.Deadline()
+		mu.Lock()
+		deadlines = append(deadlines, dl)
+		mu.Unlock()
+		return nil
+	}}
+	h, _ := newTestHost(t, Options{PoolSize: -1, Functions: []Function{mark}})
+	imp := []byte{1, 3, 'a', 'p', 'p', 4, 'm', 'a', 'r', 'k', 0, 0}
+	b := wasmModule(
+		sec(1, 2, 0x60, 0, 0, 0x60, 0, 1, 0x7f), // types: () -> (), () -> i32
+		sec(2, imp...),                          // import app.mark: () -> ()
+		sec(3, 2, 0, 1),                         // functions
+		sec(7, 1, 4, 'c', 'a', 'l', 'l', 0, 2),  // export "call" = func 2
+		sec(8, 1),                               // start = func 1
+		sec(10, 2,
+			4, 0, 0x10, 0x00, 0x0b, // call mark
+			6, 0, 0x10, 0x00, 0x41, 0x00, 0x0b), // call mark; i32.const 0
+	)
+	l, err := h.Load(t.Context(), Module{Name: "marks", Bytes: b, Grants: grants(t, "host:app.mark"),
+		Sidecar: []byte(`{"tools":[{"name":"t","description":"d","inputSchema":{"type":"object"}}]}`),
+		Limits:  Limits{Timeout: 5 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(t.Context())
+	mu.Lock()
+	deadlines = nil // describe's instance
+	mu.Unlock()
+	call(t, l, "t", `{}`) // its result (no output) does not matter here
+	mu.Lock()
+	defer mu.Unlock()
+	if len(deadlines) != 2 || deadlines[0].IsZero() || !deadlines[0].Equal(deadlines[1]) {
+		t.Fatalf("deadlines seen by the start function and the call: %v, want one and the same", deadlines)
 	}
 }
