@@ -105,12 +105,6 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 		return tool.Errorf("%v", err), nil
 	}
 
-	// One deadline for the whole call: a fresh instance is made under it
-	// too (its memory, start function and initialisers), so a call on a
-	// new instance takes no more than its time limit, as one on a ready
-	// instance does.
-	ctx, cancel := context.WithTimeout(ctx, l.limits.Timeout)
-	defer cancel()
 	inst, pooled, err := l.acquire(ctx)
 	rec.Pooled = pooled
 	if err != nil {
@@ -290,7 +284,15 @@ func (in *callInput) Read(p []byte) (int, error) {
 // exit status), or err when the host stopped the call. The output is
 // valid until inst runs again or is closed.
 func (inst *instance) run(parent context.Context, toolName string, input callInput) (out []byte, failure string, err error) {
-	ctx, cancel := context.WithTimeout(parent, inst.limits.Timeout)
+	// A fresh instance's first run ends by the deadline it was made under
+	// (newInstance), so making it and running it together take no more
+	// than the time limit; any other run has the limit from now.
+	deadline := inst.deadline
+	inst.deadline = time.Time{}
+	if deadline.IsZero() {
+		deadline = time.Now().Add(inst.limits.Timeout)
+	}
+	ctx, cancel := context.WithDeadline(parent, deadline)
 	defer cancel()
 	inst.begin(ctx, toolName)
 	inst.stdout.reset()

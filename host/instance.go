@@ -36,8 +36,12 @@ type instance struct {
 	fn     api.Function // `call` (Extism) or `_start` (WASI command)
 	// raw is set while fn is an export tool's function, which takes its
 	// input and gives its output through Extism memory (runExport).
-	raw   bool
-	stack [1]uint64 // fn's parameters and results
+	raw bool
+	// deadline, until the instance's first run, is the one it was made
+	// under: a call that instantiates for itself is bounded by one time
+	// limit in all. Zero once consumed, or for a pool's ready instance.
+	deadline time.Time
+	stack    [1]uint64 // fn's parameters and results
 	// interruptFunc is interrupt as a func value, made with the instance
 	// (a method value made at every invocation is an allocation).
 	interruptFunc func()
@@ -153,7 +157,8 @@ func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, e
 	inst.stderr.limit = maxStderr
 	cfg := l.moduleConfig(inst, describing)
 
-	ctx, cancel := context.WithTimeout(ctx, l.limits.Timeout)
+	inst.deadline = time.Now().Add(l.limits.Timeout)
+	ctx, cancel := context.WithDeadline(ctx, inst.deadline)
 	defer cancel()
 	inst.begin(ctx, "")
 	ictx := context.WithValue(ctx, instanceKey{}, inst)

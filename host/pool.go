@@ -4,6 +4,7 @@ import (
 	"context"
 	"runtime"
 	"sync"
+	"time"
 )
 
 // pool keeps pre-initialised instances of one module so a call rarely
@@ -77,6 +78,9 @@ func (p *pool) refill() {
 		}
 		p.mu.Unlock()
 		inst, err := p.l.newInstance(context.Background(), false)
+		if err == nil {
+			inst.deadline = time.Time{} // a call that takes it has the whole limit
+		}
 		p.mu.Lock()
 		switch {
 		case err != nil:

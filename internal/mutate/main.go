@@ -35,8 +35,8 @@ type mutation struct {
 }
 
 var mutations = []mutation{
-	{"time limit: a fresh instance made under a deadline of its own", "host/call.go",
-		"\tctx, cancel := context.WithTimeout(ctx, l.limits.Timeout)\n\tdefer cancel()\n\tinst, pooled, err := l.acquire(ctx)", "\tinst, pooled, err := l.acquire(ctx)",
+	{"time limit: a fresh instance's first run gets a limit of its own", "host/call.go",
+		"\tdeadline := inst.deadline\n", "\tdeadline := time.Time{}\n",
 		"./host", "TestFreshInstanceUnderTheCallsDeadline"},
 	{"eval: a block's failures handed out twice", "eval/runk.go",
 		"\tp.fails, p.steps = p.fails[:len(p.fails)+nf], p.steps[:len(p.steps)+ns]\n", "",
