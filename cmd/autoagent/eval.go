@@ -253,7 +253,7 @@ func evalAgents(ctx context.Context, stderr io.Writer, f *agentFlags, cases []ev
 		if p, ok := players[path]; ok {
 			return p, nil
 		}
-		p, err := scripted.Load(path, scripted.Options{PerConversation: true})
+		p, err := scripted.Load(path, scripted.Options{PerConversation: true, ForgetRequests: true})
 		if err != nil {
 			return nil, err
 		}

@@ -35,6 +35,12 @@ type mutation struct {
 }
 
 var mutations = []mutation{
+	{"scripted: ForgetRequests ignored", "providers/scripted/scripted.go",
+		"\tif !p.opts.ForgetRequests {\n", "\tif true {\n",
+		"./providers/scripted", "TestForgetRequests"},
+	{"scripted: calls not counted without requests", "providers/scripted/scripted.go",
+		"\tp.calls++\n", "",
+		"./providers/scripted", "TestForgetRequests"},
 	{"time limit: a fresh instance's first run gets a limit of its own", "host/call.go",
 		"\tdeadline := inst.deadline\n", "\tdeadline := time.Time{}\n",
 		"./host", "TestFreshInstanceUnderTheCallsDeadline"},

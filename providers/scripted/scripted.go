@@ -30,6 +30,11 @@ type Options struct {
 	// in the request instead of by call order, so one Provider serves many
 	// concurrent runs of the same script.
 	PerConversation bool
+	// ForgetRequests keeps no request (Requests returns none; Calls still
+	// counts them): for a provider that serves a long suite of runs, such
+	// as `autoagent eval`'s, which would otherwise hold every transcript
+	// of every run until it ends.
+	ForgetRequests bool
 }
 
 // Provider plays a script. Build it with [New], [NewWithOptions], [Load] or
@@ -40,6 +45,7 @@ type Provider struct {
 
 	mu       sync.Mutex
 	next     int
+	calls    int
 	requests []*llm.Request
 }
 
@@ -77,7 +83,7 @@ func (p *Provider) Requests() []*llm.Request {
 func (p *Provider) Calls() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	return len(p.requests)
+	return p.calls
 }
 
 // Remaining returns the number of turns not played yet (sequential mode).
@@ -91,7 +97,7 @@ func (p *Provider) Remaining() int {
 func (p *Provider) Reset() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.next = 0
+	p.next, p.calls = 0, 0
 	p.requests = nil
 }
 
@@ -101,12 +107,15 @@ func (p *Provider) take(ctx context.Context, req *llm.Request) (*Turn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	cp := *req
-	cp.Messages = slices.Clip(req.Messages)
-	cp.Tools = slices.Clip(req.Tools)
 	p.mu.Lock()
-	p.requests = append(p.requests, &cp)
-	call := len(p.requests)
+	p.calls++
+	if !p.opts.ForgetRequests {
+		cp := *req
+		cp.Messages = slices.Clip(req.Messages)
+		cp.Tools = slices.Clip(req.Tools)
+		p.requests = append(p.requests, &cp)
+	}
+	call := p.calls
 	var i int
 	if p.opts.PerConversation {
 		for _, m := range req.Messages {

@@ -260,3 +260,30 @@ func TestExhaustedConcurrently(t *testing.T) {
 		t.Errorf("%d calls exhausted the one-turn script, want 7", exhausted)
 	}
 }
+
+// TestForgetRequests: with ForgetRequests the provider keeps no request
+// (a long eval suite would otherwise hold every run's transcript), still
+// counts the calls, and still plays each conversation's turn.
+func TestForgetRequests(t *testing.T) {
+	p := NewWithOptions(Options{PerConversation: true, ForgetRequests: true}, Turn{Text: "one"}, Turn{Text: "two"})
+	for range 3 {
+		r, err := p.Complete(t.Context(), req(llm.UserText("go")))
+		if err != nil || r.Message.Text() != "one" {
+			t.Fatalf("first turn: %v, %v", r, err)
+		}
+		r, err = p.Complete(t.Context(), req(llm.UserText("go"), r.Message, llm.UserText("again")))
+		if err != nil || r.Message.Text() != "two" {
+			t.Fatalf("second turn: %v, %v", r, err)
+		}
+	}
+	if n := len(p.Requests()); n != 0 {
+		t.Errorf("%d requests kept, want none", n)
+	}
+	if p.Calls() != 6 {
+		t.Errorf("calls = %d, want 6", p.Calls())
+	}
+	_, err := p.Complete(t.Context(), req(llm.UserText("go"), llm.AssistantText("a"), llm.AssistantText("b")))
+	if !errors.Is(err, ErrExhausted) || !strings.Contains(err.Error(), "call 7 ") {
+		t.Errorf("exhausted error %v, want call 7 named", err)
+	}
+}
