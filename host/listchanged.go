@@ -65,12 +65,16 @@ func (inst *instance) notifyLog(off uint64) {
 	lg.Log(context.Background(), level, data, "module", inst.l.name, "tool", inst.tool, "logger", m.Logger)
 }
 
-// notifyDebug logs a notification the host does not act on.
+// notifyDebug logs a notification the host does not act on, bounded as
+// log_* is: it counts against the call's logs.
 func (inst *instance) notifyDebug(what string, off uint64) {
 	raw := inst.read(off, what, maxLogMessage)
-	if lg := inst.l.h.opts.Logger; lg != nil {
-		lg.Debug("notification: "+what, "module", inst.l.name, "tool", inst.tool, "params", string(raw))
+	lg := inst.l.h.opts.Logger
+	if lg == nil || inst.logs >= maxLogsPerCall {
+		return
 	}
+	inst.logs++
+	lg.Debug("notification: "+what, "module", inst.l.name, "tool", inst.tool, "params", string(raw))
 }
 
 // singleInstance serves a stateful module: one instance, one call at a

@@ -35,6 +35,9 @@ type mutation struct {
 }
 
 var mutations = []mutation{
+	{"host: notifications logged past the call's logs", "host/listchanged.go",
+		"\tif lg == nil || inst.logs >= maxLogsPerCall {\n\t\treturn\n\t}\n\tinst.logs++\n\tlg.Debug(", "\tif lg == nil {\n\t\treturn\n\t}\n\tlg.Debug(",
+		"./host", "TestNotificationsCountAgainstTheLogs"},
 	{"scripted: ForgetRequests ignored", "providers/scripted/scripted.go",
 		"\tif !p.opts.ForgetRequests {\n", "\tif true {\n",
 		"./providers/scripted", "TestForgetRequests"},

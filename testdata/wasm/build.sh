@@ -159,6 +159,7 @@ module spillbomb.wasm $W src/wat/gen/spillbomb.sh -- watgen src/wat/gen/spillbom
 module loopbody.wasm $W src/wat/gen/loopbody.sh -- watgen src/wat/gen/loopbody.sh
 module chain.wasm $W src/wat/gen/chain.sh -- watgen src/wat/gen/chain.sh
 module inits.wasm $W src/wat/inits.wat -- wat src/wat/inits.wat
+module notifyflood.wasm $W src/wat/notifyflood.wat -- wat src/wat/notifyflood.wat
 # Not a module at all: the magic number followed by garbage.
 module malformed.wasm -- bash -c 'printf "\\0asm\\1\\0\\0\\0\\377\\377\\377\\377this is not webassembly" >"$OUT"'
 

@@ -1,0 +1,47 @@
+package host
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"testing"
+)
+
+// countingHandler counts the records it is given, by message, at every
+// level.
+type countingHandler struct {
+	mu    sync.Mutex
+	count map[string]int
+}
+
+func (h *countingHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h *countingHandler) Handle(_ context.Context, r slog.Record) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.count[r.Message]++
+	return nil
+}
+func (h *countingHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h *countingHandler) WithGroup(string) slog.Handler      { return h }
+
+// TestNotificationsCountAgainstTheLogs: hyper-mcp's notify_progress and
+// notify_resource_updated need no grant and are logged at debug level;
+// they count against a call's 1000 logs as log_* does. A module sending
+// them in a loop once wrote 1.7 GB of log lines in one 10 s call.
+func TestNotificationsCountAgainstTheLogs(t *testing.T) {
+	t.Parallel()
+	lh := &countingHandler{count: map[string]int{}}
+	h, _ := newTestHost(t, Options{Logger: slog.New(lh)})
+	l := load(t, h, "notifyflood.wasm", Module{})
+	for range 2 { // the count is per call: the second call logs as many
+		if res := call(t, l, "notifyflood", `{}`); res.IsError {
+			t.Fatalf("the call failed: %+v", res)
+		}
+	}
+	lh.mu.Lock()
+	defer lh.mu.Unlock()
+	got := lh.count["notification: progress"] + lh.count["notification: resource updated"]
+	if got != 2*maxLogsPerCall || lh.count["notification: progress"] != 2*500 {
+		t.Fatalf("%d notifications logged (%v) by two calls that sent 6000 each, want %d, half of them progress", got, lh.count, 2*maxLogsPerCall)
+	}
+}
