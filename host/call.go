@@ -292,6 +292,7 @@ func (inst *instance) run(parent context.Context, toolName string, input callInp
 	if deadline.IsZero() {
 		deadline = time.Now().Add(inst.limits.Timeout)
 	}
+	inst.runDeadline = deadline
 	ctx, cancel := context.WithDeadline(parent, deadline)
 	defer cancel()
 	inst.begin(ctx, toolName)

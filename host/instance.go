@@ -41,7 +41,11 @@ type instance struct {
 	// under: a call that instantiates for itself is bounded by one time
 	// limit in all. Zero once consumed, or for a pool's ready instance.
 	deadline time.Time
-	stack    [1]uint64 // fn's parameters and results
+	// runDeadline is the deadline of the instance's last run: a re-read
+	// of the module's lists after a call (redescribe) is part of the call
+	// and ends by it.
+	runDeadline time.Time
+	stack       [1]uint64 // fn's parameters and results
 	// interruptFunc is interrupt as a func value, made with the instance
 	// (a method value made at every invocation is an allocation).
 	interruptFunc func()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"sync"
+	"time"
 )
 
 // hyper-mcp's notification functions (extism:host/user), which the host
@@ -99,9 +100,17 @@ func (l *Loaded) redescribe(ctx context.Context, inst *instance) error {
 	inst.limits.Output = maxDescribe
 	defer func() { inst.limits = limits }()
 
-	// One export run in inst, where the module's lists live.
+	// One export run in inst, where the module's lists live, by the
+	// deadline of the call that said they changed: the re-read is part of
+	// that call, and a call takes one time limit in all.
+	callDeadline := inst.runDeadline
 	run := func(export string, input callInput) ([]byte, error) {
 		inst.fn = inst.mod.ExportedFunction(export)
+		if d := time.Now().Add(inst.limits.Timeout); callDeadline.IsZero() || d.Before(callDeadline) {
+			inst.deadline = d
+		} else {
+			inst.deadline = callDeadline
+		}
 		out, failure, err := inst.run(ctx, "describe", input)
 		if err == nil && failure != "" {
 			err = errors.New(failure)

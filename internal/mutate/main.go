@@ -35,6 +35,9 @@ type mutation struct {
 }
 
 var mutations = []mutation{
+	{"host: a list re-read gets a time limit of its own", "host/listchanged.go",
+		"\tcallDeadline := inst.runDeadline\n", "\tcallDeadline := time.Time{}\n",
+		"./host", "TestListRereadEndsByTheCallsDeadline"},
 	{"host: notifications logged past the call's logs", "host/listchanged.go",
 		"\tif lg == nil || inst.logs >= maxLogsPerCall {\n\t\treturn\n\t}\n\tinst.logs++\n\tlg.Debug(", "\tif lg == nil {\n\t\treturn\n\t}\n\tlg.Debug(",
 		"./host", "TestNotificationsCountAgainstTheLogs"},

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"sync"
 	"testing"
+	"time"
 )
 
 // countingHandler counts the records it is given, by message, at every
@@ -43,5 +44,32 @@ func TestNotificationsCountAgainstTheLogs(t *testing.T) {
 	got := lh.count["notification: progress"] + lh.count["notification: resource updated"]
 	if got != 2*maxLogsPerCall || lh.count["notification: progress"] != 2*500 {
 		t.Fatalf("%d notifications logged (%v) by two calls that sent 6000 each, want %d, half of them progress", got, lh.count, 2*maxLogsPerCall)
+	}
+}
+
+// TestListRereadEndsByTheCallsDeadline: a stateful module's re-read of
+// its lists after a call that said they changed is part of that call and
+// ends by its deadline. relist.wasm's call spins 1.5 s of its 2 s limit,
+// then its describe spins forever: the call ends at 2 s with its result
+// and the old lists stay (a re-read with a limit of its own took the call
+// to 3.5 s and more).
+func TestListRereadEndsByTheCallsDeadline(t *testing.T) {
+	t.Parallel()
+	lh := &countingHandler{count: map[string]int{}}
+	h, rec := newTestHost(t, Options{Logger: slog.New(lh)})
+	l := load(t, h, "relist.wasm", Module{Limits: Limits{Timeout: 2 * time.Second}})
+	if res := call(t, l, "relist", `{}`); res.IsError {
+		t.Fatalf("the call failed: %+v", res)
+	}
+	if d := rec.last(t).Duration; d > 2*time.Second+500*time.Millisecond {
+		t.Errorf("the call and the re-read of its lists took %v, more than the call's limit of 2s", d)
+	}
+	if _, ok := l.Tool("relist"); !ok {
+		t.Error("the old lists are gone")
+	}
+	lh.mu.Lock()
+	defer lh.mu.Unlock()
+	if lh.count["the module said its tools changed, but reading them again failed: the old ones stay"] != 1 {
+		t.Errorf("logged %v, want the failed re-read reported once", lh.count)
 	}
 }
