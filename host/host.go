@@ -157,9 +157,11 @@ type Host struct {
 	refill chan struct{}
 	// watch follows every running guest (see watchdog).
 	watch *watchdog
-	// idleMem is the memory of every pool's ready instances; poolMemory
-	// its bound (Options.PoolMemory).
-	idleMem    atomic.Int64
+	// idleMem and idleFiles are the memory and the open files of every
+	// pool's ready instances; poolMemory and maxIdleFiles their bounds.
+	idleMu     sync.Mutex
+	idleMem    int64
+	idleFiles  int64
 	poolMemory int64
 
 	mu       sync.Mutex

@@ -83,9 +83,9 @@ type instance struct {
 	openFiles atomic.Int64
 	fsWritten int64
 
-	// idleMem is the memory charged to the host's idle budget while the
-	// instance waits in a pool.
-	idleMem int64
+	// idleMem and idleFiles are what the instance is charged to the
+	// host's idle budgets while it waits in a pool.
+	idleMem, idleFiles int64
 
 	// tree is the call tree the instance serves during a call, and
 	// treeCharged the bytes of its memory charged to it.

@@ -28,8 +28,12 @@ type pool struct {
 	filling bool // a refill goroutine is running
 	failed  bool // the last refill could not instantiate: wait for a call to succeed
 	stopped bool
-	stop    chan struct{} // closed by close
-	wg      sync.WaitGroup
+	// ctx is the refills' context: close cancels it, so an instantiation
+	// in progress (a start function spinning to its time limit) ends at
+	// once instead of holding close up.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 // refillSlots bounds the background instantiations running at once across
@@ -40,7 +44,8 @@ func newPool(l *Loaded, size int) *pool {
 	if size <= 0 {
 		return nil
 	}
-	p := &pool{l: l, size: size, ready: make([]*instance, 0, size), stop: make(chan struct{})}
+	p := &pool{l: l, size: size, ready: make([]*instance, 0, size)}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.mu.Lock()
 	p.startRefill()
 	p.mu.Unlock()
@@ -63,7 +68,7 @@ func (p *pool) refill() {
 	select {
 	case slots <- struct{}{}:
 		defer func() { <-slots }()
-	case <-p.stop:
+	case <-p.ctx.Done():
 		p.mu.Lock()
 		p.filling = false
 		p.mu.Unlock()
@@ -77,7 +82,7 @@ func (p *pool) refill() {
 			return
 		}
 		p.mu.Unlock()
-		inst, err := p.l.newInstance(context.Background(), false)
+		inst, err := p.l.newInstance(p.ctx, false)
 		if err == nil {
 			inst.deadline = time.Time{} // a call that takes it has the whole limit
 		}
@@ -97,7 +102,8 @@ func (p *pool) refill() {
 			return
 		case !p.l.h.holdIdle(inst):
 			// Ready instances of every module together may hold only
-			// Options.PoolMemory: this one would pass it.
+			// Options.PoolMemory and maxIdleFiles: this one would pass
+			// one of them.
 			p.filling = false
 			p.mu.Unlock()
 			inst.close()
@@ -108,26 +114,37 @@ func (p *pool) refill() {
 	}
 }
 
-// holdIdle charges inst's memory to the host's idle budget, reporting
-// false (charging nothing) when the budget cannot take it.
+// maxIdleFiles bounds the files the ready instances of every module may
+// hold open together: a start function that opens files runs when a pool
+// makes an instance ahead of a call, and the instance keeps them while it
+// waits (three modules each opening 250 at the default pool size held
+// 1 016 of a process's 1 024 files, outside any call).
+const maxIdleFiles = 256
+
+// holdIdle charges inst's memory and open files to the host's idle
+// budgets, reporting false (charging nothing) when a budget cannot take
+// them: the instance is then closed, and the next call makes its own.
 func (h *Host) holdIdle(inst *instance) bool {
 	n := inst.linear.size() + inst.kmem.size()
-	for {
-		cur := h.idleMem.Load()
-		if cur+n > h.poolMemory {
-			return false
-		}
-		if h.idleMem.CompareAndSwap(cur, cur+n) {
-			inst.idleMem = n
-			return true
-		}
+	f := inst.openFiles.Load()
+	h.idleMu.Lock()
+	defer h.idleMu.Unlock()
+	if h.idleMem+n > h.poolMemory || h.idleFiles+f > maxIdleFiles {
+		return false
 	}
+	h.idleMem += n
+	h.idleFiles += f
+	inst.idleMem, inst.idleFiles = n, f
+	return true
 }
 
-// releaseIdle gives inst's idle charge back, as it leaves a pool.
+// releaseIdle gives inst's idle charges back, as it leaves a pool.
 func (h *Host) releaseIdle(inst *instance) {
-	h.idleMem.Add(-inst.idleMem)
-	inst.idleMem = 0
+	h.idleMu.Lock()
+	h.idleMem -= inst.idleMem
+	h.idleFiles -= inst.idleFiles
+	h.idleMu.Unlock()
+	inst.idleMem, inst.idleFiles = 0, 0
 }
 
 // get returns a ready instance, or nil.
@@ -195,13 +212,13 @@ func (p *pool) put(inst *instance) {
 	}
 }
 
-// close stops refilling, waits for an instantiation in progress and frees
-// the ready instances.
+// close stops refilling, ends an instantiation in progress and waits for
+// it, and frees the ready instances.
 func (p *pool) close() {
 	p.mu.Lock()
 	if !p.stopped {
 		p.stopped = true
-		close(p.stop)
+		p.cancel()
 	}
 	ready := p.ready
 	p.ready = nil

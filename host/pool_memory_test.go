@@ -24,6 +24,14 @@ func (p *pool) waitIdle(t *testing.T) {
 	}
 }
 
+// idle returns what the host's idle budgets hold.
+func (h *Host) idle() (held struct{ mem, files int64 }) {
+	h.idleMu.Lock()
+	defer h.idleMu.Unlock()
+	held.mem, held.files = h.idleMem, h.idleFiles
+	return held
+}
+
 // TestPoolMemoryBoundsIdleInstances: the ready instances of every module
 // together hold at most Options.PoolMemory; past it an instance is closed
 // instead of pooled, the calls go on, and closing gives the budget back.
@@ -33,9 +41,9 @@ func TestPoolMemoryBoundsIdleInstances(t *testing.T) {
 	big, _ := newTestHost(t, Options{PoolSize: 4})
 	l := load(t, big, "echo.wasm", Module{})
 	l.pool.waitFull()
-	per := big.idleMem.Load() / 4
-	if per <= 0 || per*4 != big.idleMem.Load() {
-		t.Fatalf("4 ready instances hold %d bytes", big.idleMem.Load())
+	per := big.idle().mem / 4
+	if per <= 0 || per*4 != big.idle().mem {
+		t.Fatalf("4 ready instances hold %d bytes", big.idle().mem)
 	}
 
 	h, _ := newTestHost(t, Options{PoolSize: 4, PoolMemory: 2*per + per/2})
@@ -60,7 +68,7 @@ func TestPoolMemoryBoundsIdleInstances(t *testing.T) {
 		}
 		return n
 	}
-	if n, held := ready(), h.idleMem.Load(); n != 2 || held != 2*per {
+	if n, held := ready(), h.idle().mem; n != 2 || held != 2*per {
 		t.Fatalf("%d ready instances holding %d bytes, want 2 holding %d (budget %d)", n, held, 2*per, h.opts.PoolMemory)
 	}
 	for _, m := range []*Loaded{a, b} {
@@ -68,7 +76,84 @@ func TestPoolMemoryBoundsIdleInstances(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if held := h.idleMem.Load(); held != 0 {
+	if held := h.idle().mem; held != 0 {
 		t.Fatalf("closed modules still hold %d bytes of the idle budget", held)
+	}
+}
+
+// TestIdleInstancesFilesBounded: the ready instances of every module
+// together hold at most maxIdleFiles open files. idlefds.wasm's start
+// function opens 100 files, and a pool makes instances ahead of calls:
+// three such modules at pool size 2 would hold 600 files while idle.
+// Past the bound an instance is closed instead of pooled, the calls go
+// on, and closing the modules gives the budget back.
+func TestIdleInstancesFilesBounded(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{PoolSize: 2})
+	g := grants(t, "fs.read:"+t.TempDir())
+	var mods []*Loaded
+	for _, name := range []string{"a", "b", "c"} {
+		l := load(t, h, "idlefds.wasm", Module{Name: name, Grants: g})
+		l.pool.waitIdle(t)
+		mods = append(mods, l)
+	}
+	ready := 0
+	for _, m := range mods {
+		m.pool.mu.Lock()
+		ready += len(m.pool.ready)
+		m.pool.mu.Unlock()
+	}
+	// Each holds its 100 files and its grant's directory.
+	if held := h.idle(); held.files > maxIdleFiles || held.files < int64(100*ready) || ready != 2 {
+		t.Fatalf("%d ready instances holding %d open files, want 2 holding 200 or so (bound %d)", ready, held.files, maxIdleFiles)
+	}
+	for _, m := range mods {
+		if res := call(t, m, "idlefds", `{}`); res.IsError {
+			t.Fatalf("%s: %+v", m.Name(), res)
+		}
+		m.pool.waitIdle(t)
+	}
+	if held := h.idle(); held.files > maxIdleFiles {
+		t.Fatalf("after the calls, ready instances hold %d open files, more than %d", held.files, maxIdleFiles)
+	}
+	for _, m := range mods {
+		if err := m.Close(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if held := h.idle(); held.files != 0 || held.mem != 0 {
+		t.Fatalf("closed modules still hold %+v of the idle budgets", held)
+	}
+}
+
+// TestCloseEndsARefillInProgress: closing a module ends the background
+// instantiation its pool is making instead of waiting for it.
+// startspin.wasm's start function never ends; with a 30 s time limit,
+// closing the module waited that long.
+func TestCloseEndsARefillInProgress(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{PoolSize: 1})
+	l, err := h.Load(t.Context(), Module{Name: "startspin", Bytes: wasmFile(t, "startspin.wasm"),
+		Sidecar: []byte(`{"tools":[{"name":"t","description":"d","inputSchema":{"type":"object"}}]}`),
+		Limits:  Limits{Timeout: 30 * time.Second}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for { // the refill is running the start function
+		l.pool.mu.Lock()
+		filling := l.pool.filling
+		l.pool.mu.Unlock()
+		if filling {
+			break
+		}
+		time.Sleep(time.Millisecond)
+	}
+	time.Sleep(50 * time.Millisecond)
+	start := time.Now()
+	if err := l.Close(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("Close took %v: it waited for the refill's start function", d)
 	}
 }

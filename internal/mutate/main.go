@@ -35,6 +35,12 @@ type mutation struct {
 }
 
 var mutations = []mutation{
+	{"host: closing a pool waits for its refill's start function", "host/pool.go",
+		"\t\tinst, err := p.l.newInstance(p.ctx, false)", "\t\tinst, err := p.l.newInstance(context.Background(), false)",
+		"./host", "TestCloseEndsARefillInProgress"},
+	{"host: idle instances' files unbounded", "host/pool.go",
+		"if h.idleMem+n > h.poolMemory || h.idleFiles+f > maxIdleFiles {", "if h.idleMem+n > h.poolMemory {",
+		"./host", "TestIdleInstancesFilesBounded"},
 	{"host: a list re-read gets a time limit of its own", "host/listchanged.go",
 		"\tcallDeadline := inst.runDeadline\n", "\tcallDeadline := time.Time{}\n",
 		"./host", "TestListRereadEndsByTheCallsDeadline"},

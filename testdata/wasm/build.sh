@@ -161,6 +161,8 @@ module chain.wasm $W src/wat/gen/chain.sh -- watgen src/wat/gen/chain.sh
 module inits.wasm $W src/wat/inits.wat -- wat src/wat/inits.wat
 module notifyflood.wasm $W src/wat/notifyflood.wat -- wat src/wat/notifyflood.wat
 module relist.wasm src/wat/relist.wat -- wat src/wat/relist.wat
+module idlefds.wasm $W src/wat/idlefds.wat -- wat src/wat/idlefds.wat
+module startspin.wasm src/wat/startspin.wat -- wat src/wat/startspin.wat
 # Not a module at all: the magic number followed by garbage.
 module malformed.wasm -- bash -c 'printf "\\0asm\\1\\0\\0\\0\\377\\377\\377\\377this is not webassembly" >"$OUT"'
 
