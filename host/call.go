@@ -90,6 +90,15 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 		rec.Outcome = OutcomeInvalidArgs
 		return tool.Errorf("%v", err), nil
 	}
+	if ctx.Value(callNodeKey{}) == nil {
+		// An outermost call takes its turn (Options.MaxCalls); a nested
+		// one runs in its parent's.
+		if err := l.h.enterCall(ctx); err != nil {
+			rec.Outcome = OutcomeCancelled
+			return tool.Errorf("%v", err), err
+		}
+		defer l.h.leaveCall()
+	}
 	if l.remote != nil {
 		c.Arguments = args
 		return t.callRemote(ctx, c, rec)
@@ -488,4 +497,29 @@ func (inst *instance) usedGrants() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// enterCall takes one of the host's turns for an outermost call
+// (Options.MaxCalls), waiting while ctx allows; leaveCall gives it back.
+func (h *Host) enterCall(ctx context.Context) error {
+	if h.calls == nil {
+		return nil
+	}
+	select {
+	case h.calls <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case h.calls <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("host: %d calls are running, as many as Options.MaxCalls allows at once, and this one waited for a turn until its context ended: %w", cap(h.calls), ctx.Err())
+	}
+}
+
+func (h *Host) leaveCall() {
+	if h.calls != nil {
+		<-h.calls
+	}
 }

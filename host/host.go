@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -52,6 +53,14 @@ type Options struct {
 	// pool hold together while idle; 0 means 256 MiB. A refill that would
 	// pass it stops (calls then instantiate for themselves).
 	PoolMemory int64
+	// MaxCalls bounds the calls running at once across every module of
+	// the host. Each running call may hold its memory limit, its open
+	// files and an OS thread, so this bounds what they hold together; a
+	// call past it waits for another to end, as long as its context
+	// allows. A call nested in another (a tools: grant) runs in its
+	// parent's turn and is not counted. 0 means 4 per CPU and at least 16;
+	// a negative value means no bound.
+	MaxCalls int
 	// OnCall, when set, receives a record of every sandboxed call, after
 	// the call, with the call's context (where the caller's trace span and
 	// run are). It is called from the calling goroutine and must be safe
@@ -155,6 +164,9 @@ type Host struct {
 	kv        *kvStores
 	// refill holds a slot per background instantiation (see pool).
 	refill chan struct{}
+	// calls holds a slot per outermost call running (Options.MaxCalls);
+	// nil without a bound.
+	calls chan struct{}
 	// watch follows every running guest (see watchdog).
 	watch *watchdog
 	// idleMem and idleFiles are the memory and the open files of every
@@ -231,6 +243,12 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		done:           make(chan struct{}),
 	}
 	h.watch = newWatchdog(h)
+	if n := opts.MaxCalls; n >= 0 {
+		if n == 0 {
+			n = max(16, 4*runtime.GOMAXPROCS(0))
+		}
+		h.calls = make(chan struct{}, n)
+	}
 	h.poolMemory = opts.PoolMemory
 	if h.poolMemory <= 0 {
 		h.poolMemory = 256 << 20

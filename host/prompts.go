@@ -131,6 +131,11 @@ func (l *Loaded) request(ctx context.Context, export string, req any) (json.RawM
 			fn(ctx, rec)
 		}
 	}()
+	if err := l.h.enterCall(ctx); err != nil { // as an outermost tool call does
+		rec.Outcome = OutcomeCancelled
+		return nil, err
+	}
+	defer l.h.leaveCall()
 	inst, pooled, err := l.acquire(ctx)
 	rec.Pooled = pooled
 	if err != nil {

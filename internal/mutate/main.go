@@ -35,6 +35,12 @@ type mutation struct {
 }
 
 var mutations = []mutation{
+	{"host: nested calls wait for a turn of their own", "host/call.go",
+		"\tif ctx.Value(callNodeKey{}) == nil {\n\t\t// An outermost call takes its turn", "\tif true {\n\t\t// An outermost call takes its turn",
+		"./host", "TestNestedCallsRunInTheirParentsTurn"},
+	{"host: MaxCalls ignored", "host/host.go",
+		"\t\th.calls = make(chan struct{}, n)\n", "",
+		"./host", "TestMaxCalls"},
 	{"host: closing a pool waits for its refill's start function", "host/pool.go",
 		"\t\tinst, err := p.l.newInstance(p.ctx, false)", "\t\tinst, err := p.l.newInstance(context.Background(), false)",
 		"./host", "TestCloseEndsARefillInProgress"},
