@@ -107,7 +107,8 @@ type rewriteOptions struct {
 	// return left in a wrapped function), "globals" (guest globals not
 	// renumbered past the fuel), "functions" (guest functions not
 	// renumbered past yield), "fuelAtEnd" (the fuel after the module's
-	// globals, as the host once placed it).
+	// globals, as the host once placed it), "refFunc" (a ref.func without
+	// its charge of the stack budget).
 	defect string
 }
 
@@ -791,6 +792,13 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 			}
 		case op == 0x10 || op == 0xd2: // call, ref.func
 			idx := r.u32()
+			if op == 0xd2 && interrupt && count == nil && !(w.opts.defect == "refFunc" && !w.injected) {
+				// wazero keeps a record per ref.func an instance runs, for
+				// as long as it lives: the stack budget pays for it.
+				out = append(out, w.inst.RefFuncCharge()...)
+			} else if op == 0xd2 && interrupt && count == nil {
+				w.injected = true
+			}
 			if r.err == nil {
 				out = appendU32(append(out, op), w.fn(idx))
 			}

@@ -204,6 +204,8 @@ var survivalCases = []survivalCase{
 		want: "open fifo", setup: fsAttackSetup, check: fsAttackCheck},
 	{name: "a guest that never returns to Go", custom: stuckChild, env: []string{"GOGC=off"}, noGC: true,
 		maxTime: 2 * time.Second},
+	{name: "ref.func without end", file: "reffunc.wasm", tool: "reffunc",
+		want: "tool exceeded its stack limit of 8 MiB", maxTime: 5 * time.Second, maxRSS: 128 << 20},
 	{name: "re-entry without end", file: "reentry.wasm", grants: []string{"tools:reentry"}, tool: "reentry",
 		want: "tool exceeded its call depth limit of 4", maxTime: 10 * time.Second,
 		setup: func(c *survivalRun) {

@@ -11,7 +11,7 @@ import (
 
 // instrumentationDefects are the ways the rewrite can be wrong that leave
 // a guest the host cannot stop or bound (rewriteOptions.defect).
-var instrumentationDefects = []string{"loop", "entry", "charge", "cost", "fuel", "return", "globals", "functions", "fuelAtEnd"}
+var instrumentationDefects = []string{"loop", "entry", "charge", "cost", "fuel", "return", "globals", "functions", "fuelAtEnd", "refFunc"}
 
 // defectFinding is what verification says of each defect ("" where the
 // finding depends on the module: renumbering functions wrongly breaks
@@ -26,6 +26,7 @@ var defectFinding = map[string]string{
 	"globals":   "guest code uses the host's global 0",
 	"functions": "",
 	"fuelAtEnd": "",
+	"refFunc":   "a ref.func without its stack budget charge",
 }
 
 // TestVerifyCatchesEveryDefect: one defect in the rewrite, whichever,
@@ -36,7 +37,7 @@ var defectFinding = map[string]string{
 func TestVerifyCatchesEveryDefect(t *testing.T) {
 	t.Parallel()
 	mods := map[string][]byte{"kernel.wasm": kernelWasm}
-	for _, f := range []string{"echo.wasm", "goecho.wasm", "compute.wasm", "loop.wasm", "wasicmd.wasm", "tablegrow.wasm", "recursion.wasm"} {
+	for _, f := range []string{"echo.wasm", "goecho.wasm", "compute.wasm", "loop.wasm", "wasicmd.wasm", "tablegrow.wasm", "recursion.wasm", "reffunc.wasm"} {
 		mods[f] = wasmFile(t, f)
 	}
 	for _, defect := range instrumentationDefects {

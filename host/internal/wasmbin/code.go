@@ -458,7 +458,7 @@ func (f *funcValidator) body() {
 				r.invalid("ref.func %d names a function not declared by an element segment, export or global", idx)
 			}
 			if f.ins != nil {
-				f.ins.refFunc(f, idx)
+				f.ins.refFunc(f, pc, idx)
 			}
 			f.push(FuncRef)
 		case 0xfc:

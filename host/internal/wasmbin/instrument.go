@@ -105,6 +105,22 @@ func (in *Instrumentation) stackEntryTail() []byte {
 	return append(b, 0x0b)
 }
 
+// RefFuncCost is what a ref.func in a function body costs the stack
+// budget, never given back: wazero keeps a record (24 bytes, and its
+// share of the list that holds them) for every ref.func an instance runs,
+// until the instance closes. A loop of them grew the host by 1.1 GB in one
+// 10 s call, outside every limit.
+const RefFuncCost = 64
+
+// RefFuncCharge returns what precedes a ref.func in a function body:
+//
+//	stack -= RefFuncCost; if stack < 0 { yield(1) }
+func (in *Instrumentation) RefFuncCharge() []byte {
+	b := appendU32([]byte{0x23}, in.Stack)
+	b = appendS32(append(b, 0x41), RefFuncCost)
+	return append(b, in.stackEntryTail()...)
+}
+
 // StackExit returns what follows the wrapped body: stack += cost.
 func (in *Instrumentation) StackExit(cost int32) []byte {
 	b := appendU32([]byte{0x23}, in.Stack)
@@ -197,6 +213,8 @@ type funcInstrumentation struct {
 	// counts say how often it was seen inside and outside them.
 	scratch        int
 	chargeEnd      int // a bulk instruction must start right here
+	refChargeEnd   int // a ref.func must start right here, charged refCost
+	refCost        int32
 	chargeShift    byte
 	charges        int
 	scratchOutside int
@@ -213,7 +231,7 @@ type funcInstrumentation struct {
 
 // begin starts verifying the function body at pc (after its locals).
 func (in *Instrumentation) begin(f *funcValidator, pc int) *funcInstrumentation {
-	fi := &funcInstrumentation{in: in, fn: f.r.fn, scratch: len(f.locals) - 1, chargeEnd: -1, exitAt: -1, exitEnd: -1, verifier: f.v}
+	fi := &funcInstrumentation{in: in, fn: f.r.fn, scratch: len(f.locals) - 1, chargeEnd: -1, refChargeEnd: -1, exitAt: -1, exitEnd: -1, verifier: f.v}
 	entry := &region{fn: f.r.fn}
 	fi.regions = []*region{entry}
 	b := f.r.b[pc:]
@@ -254,6 +272,15 @@ func (fi *funcInstrumentation) at(f *funcValidator, pc int) {
 	}
 	if fi.exitEnd >= 0 && (pc != fi.exitEnd || b[pc] != 0x0b) {
 		fi.fail(f, "code after the stack budget's restore")
+	}
+	// A ref.func's charge: the stack budget lowered, never restored.
+	if b[pc] == 0x23 {
+		if cost, n, ok := fi.in.matchStackEntry(b[pc:]); ok {
+			fi.patternEnd = pc + n
+			fi.refChargeEnd, fi.refCost = fi.patternEnd, cost
+			fi.curIn = true
+			return
+		}
 	}
 	// A charge starts with local.tee of the scratch local.
 	if fi.scratch >= 0 && b[pc] == 0x22 {
@@ -352,9 +379,14 @@ func (fi *funcInstrumentation) indirect(f *funcValidator) {
 	fi.regions[len(fi.regions)-1].indirect++
 }
 
-func (fi *funcInstrumentation) refFunc(f *funcValidator, idx uint32) {
+// refFunc checks a ref.func at pc: not of yield, and right after its
+// charge of the stack budget.
+func (fi *funcInstrumentation) refFunc(f *funcValidator, pc int, idx uint32) {
 	if idx == fi.in.Yield {
 		fi.fail(f, "ref.func of the yield import")
+	}
+	if pc != fi.refChargeEnd || fi.refCost < RefFuncCost {
+		fi.fail(f, "a ref.func without its stack budget charge")
 	}
 }
 
