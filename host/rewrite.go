@@ -108,7 +108,8 @@ type rewriteOptions struct {
 	// renumbered past the fuel), "functions" (guest functions not
 	// renumbered past yield), "fuelAtEnd" (the fuel after the module's
 	// globals, as the host once placed it), "refFunc" (a ref.func without
-	// its charge of the stack budget).
+	// its charge of the stack budget), "refCost" (a charge that raises
+	// the budget).
 	defect string
 }
 
@@ -792,12 +793,18 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 			}
 		case op == 0x10 || op == 0xd2: // call, ref.func
 			idx := r.u32()
-			if op == 0xd2 && interrupt && count == nil && !(w.opts.defect == "refFunc" && !w.injected) {
+			if op == 0xd2 && interrupt && count == nil {
 				// wazero keeps a record per ref.func an instance runs, for
 				// as long as it lives: the stack budget pays for it.
-				out = append(out, w.inst.RefFuncCharge()...)
-			} else if op == 0xd2 && interrupt && count == nil {
-				w.injected = true
+				switch cost := int32(wasmbin.RefFuncCost); {
+				case w.opts.defect == "refFunc" && !w.injected:
+					w.injected = true
+				case w.opts.defect == "refCost" && !w.injected:
+					w.injected = true
+					out = append(out, w.inst.RefFuncCharge(-cost)...)
+				default:
+					out = append(out, w.inst.RefFuncCharge(cost)...)
+				}
 			}
 			if r.err == nil {
 				out = appendU32(append(out, op), w.fn(idx))

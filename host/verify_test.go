@@ -11,7 +11,7 @@ import (
 
 // instrumentationDefects are the ways the rewrite can be wrong that leave
 // a guest the host cannot stop or bound (rewriteOptions.defect).
-var instrumentationDefects = []string{"loop", "entry", "charge", "cost", "fuel", "return", "globals", "functions", "fuelAtEnd", "refFunc"}
+var instrumentationDefects = []string{"loop", "entry", "charge", "cost", "fuel", "return", "globals", "functions", "fuelAtEnd", "refFunc", "refCost"}
 
 // defectFinding is what verification says of each defect ("" where the
 // finding depends on the module: renumbering functions wrongly breaks
@@ -27,6 +27,7 @@ var defectFinding = map[string]string{
 	"functions": "",
 	"fuelAtEnd": "",
 	"refFunc":   "a ref.func without its stack budget charge",
+	"refCost":   "a stack budget charge of -64, below 64",
 }
 
 // TestVerifyCatchesEveryDefect: one defect in the rewrite, whichever,

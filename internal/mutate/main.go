@@ -35,11 +35,14 @@ type mutation struct {
 }
 
 var mutations = []mutation{
+	{"verify: a stack budget charge may raise the budget", "host/internal/wasmbin/instrument.go",
+		"\t\t\tif cost < RefFuncCost {\n", "\t\t\tif false {\n",
+		"./host", "TestVerifyCatchesEveryDefect"},
 	{"verify: a ref.func without its charge passes", "host/internal/wasmbin/instrument.go",
 		"\tif pc != fi.refChargeEnd || fi.refCost < RefFuncCost {", "\tif false {",
 		"./host", "TestVerifyCatchesEveryDefect"},
 	{"rewrite: ref.func not charged to the stack budget", "host/rewrite.go",
-		"\t\t\t\tout = append(out, w.inst.RefFuncCharge()...)\n", "",
+		"\t\t\t\t\tout = append(out, w.inst.RefFuncCharge(cost)...)\n", "",
 		"./host", "TestSurvival"},
 	{"host: nested calls wait for a turn of their own", "host/call.go",
 		"\tif ctx.Value(callNodeKey{}) == nil {\n\t\t// An outermost call takes its turn", "\tif true {\n\t\t// An outermost call takes its turn",

@@ -112,12 +112,13 @@ func (in *Instrumentation) stackEntryTail() []byte {
 // 10 s call, outside every limit.
 const RefFuncCost = 64
 
-// RefFuncCharge returns what precedes a ref.func in a function body:
+// RefFuncCharge returns what precedes a ref.func in a function body,
+// with cost at least RefFuncCost:
 //
-//	stack -= RefFuncCost; if stack < 0 { yield(1) }
-func (in *Instrumentation) RefFuncCharge() []byte {
+//	stack -= cost; if stack < 0 { yield(1) }
+func (in *Instrumentation) RefFuncCharge(cost int32) []byte {
 	b := appendU32([]byte{0x23}, in.Stack)
-	b = appendS32(append(b, 0x41), RefFuncCost)
+	b = appendS32(append(b, 0x41), cost)
 	return append(b, in.stackEntryTail()...)
 }
 
@@ -276,6 +277,10 @@ func (fi *funcInstrumentation) at(f *funcValidator, pc int) {
 	// A ref.func's charge: the stack budget lowered, never restored.
 	if b[pc] == 0x23 {
 		if cost, n, ok := fi.in.matchStackEntry(b[pc:]); ok {
+			if cost < RefFuncCost {
+				// One that raised the budget would undo the stack bound.
+				fi.fail(f, "a stack budget charge of %d, below %d", cost, RefFuncCost)
+			}
 			fi.patternEnd = pc + n
 			fi.refChargeEnd, fi.refCost = fi.patternEnd, cost
 			fi.curIn = true
