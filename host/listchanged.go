@@ -34,11 +34,10 @@ var statefulImports = map[string]bool{
 // bounded as log_* is.
 func (inst *instance) notifyLog(off uint64) {
 	raw := inst.read(off, "notify_logging_message", maxLogMessage)
-	lg := inst.l.h.opts.Logger
-	if lg == nil || inst.logs >= maxLogsPerCall {
+	lg := inst.logger()
+	if lg == nil {
 		return
 	}
-	inst.logs++
 	var m struct {
 		Level  string          `json:"level"`
 		Logger string          `json:"logger"`
@@ -70,12 +69,9 @@ func (inst *instance) notifyLog(off uint64) {
 // log_* is: it counts against the call's logs.
 func (inst *instance) notifyDebug(what string, off uint64) {
 	raw := inst.read(off, what, maxLogMessage)
-	lg := inst.l.h.opts.Logger
-	if lg == nil || inst.logs >= maxLogsPerCall {
-		return
+	if lg := inst.logger(); lg != nil {
+		lg.Debug("notification: "+what, "module", inst.l.name, "tool", inst.tool, "params", string(raw))
 	}
-	inst.logs++
-	lg.Debug("notification: "+what, "module", inst.l.name, "tool", inst.tool, "params", string(raw))
 }
 
 // singleInstance serves a stateful module: one instance, one call at a

@@ -22,16 +22,27 @@ const (
 
 var slogLevels = [...]slog.Level{slog.LevelDebug - 4, slog.LevelDebug, slog.LevelInfo, slog.LevelWarn, slog.LevelError}
 
+// logger returns the host's logger for one more of the call's logs, or
+// nil when there is none or the call has had its maxLogsPerCall: every
+// kind of guest log counts against the same bound.
+func (inst *instance) logger() *slog.Logger {
+	lg := inst.l.h.opts.Logger
+	if lg == nil || inst.logs >= maxLogsPerCall {
+		return nil
+	}
+	inst.logs++
+	return lg
+}
+
 // log forwards a guest log message to the host's logger, bounded so a
 // guest cannot flood it.
 func (inst *instance) log(level int, off uint64) {
 	view := inst.view(off, "log")
-	lg := inst.l.h.opts.Logger
-	if lg == nil || inst.logs >= maxLogsPerCall {
+	lg := inst.logger()
+	if lg == nil {
 		inst.k.free(off)
 		return
 	}
-	inst.logs++
 	msg := append([]byte(nil), view[:min(len(view), maxLogMessage)]...)
 	if len(view) > maxLogMessage {
 		msg = append(msg, "…"...)

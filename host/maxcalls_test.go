@@ -127,3 +127,17 @@ func TestNestedCallsRunInTheirParentsTurn(t *testing.T) {
 		t.Fatalf("after %v the nested calls returned %q; want the call depth limit, at once", d, res.Text())
 	}
 }
+
+// BenchmarkCallTurn is what Options.MaxCalls costs a call: taking a turn
+// and giving it back, uncontended (RATIONALE: 38 ns, about 1 % of a warm
+// call).
+func BenchmarkCallTurn(b *testing.B) {
+	h := &Host{calls: make(chan struct{}, 16)}
+	ctx := context.Background()
+	for b.Loop() {
+		if err := h.enterCall(ctx); err != nil {
+			b.Fatal(err)
+		}
+		h.leaveCall()
+	}
+}

@@ -60,7 +60,7 @@ var mutations = []mutation{
 		"\tcallDeadline := inst.runDeadline\n", "\tcallDeadline := time.Time{}\n",
 		"./host", "TestListRereadEndsByTheCallsDeadline"},
 	{"host: notifications logged past the call's logs", "host/listchanged.go",
-		"\tif lg == nil || inst.logs >= maxLogsPerCall {\n\t\treturn\n\t}\n\tinst.logs++\n\tlg.Debug(", "\tif lg == nil {\n\t\treturn\n\t}\n\tlg.Debug(",
+		"\tif lg := inst.logger(); lg != nil {\n\t\tlg.Debug(", "\tif lg := inst.l.h.opts.Logger; lg != nil {\n\t\tlg.Debug(",
 		"./host", "TestNotificationsCountAgainstTheLogs"},
 	{"scripted: ForgetRequests ignored", "providers/scripted/scripted.go",
 		"\tif !p.opts.ForgetRequests {\n", "\tif true {\n",
