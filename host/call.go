@@ -302,13 +302,12 @@ func (inst *instance) run(parent context.Context, toolName string, input callInp
 		deadline = time.Now().Add(inst.limits.Timeout)
 	}
 	inst.runDeadline = deadline
-	ctx, cancel := context.WithDeadline(parent, deadline)
-	defer cancel()
+	rc := inst.startRun(parent, deadline)
+	defer inst.endRun(rc)
+	var ctx context.Context = rc
 	inst.begin(ctx, toolName)
 	inst.stdout.reset()
-	inst.stdout.stop = cancel
 	inst.stderr.reset()
-	cctx := context.WithValue(ctx, instanceKey{}, inst)
 	if inst.fn == nil {
 		return nil, "", &TrapError{Reason: "the module does not export the function to call"}
 	}
@@ -318,7 +317,7 @@ func (inst *instance) run(parent context.Context, toolName string, input callInp
 	// A WASI command has no describe export (its sidecar describes it),
 	// so every run is a call, whatever the tool is named.
 	if inst.l.abi == ABIWASICommand && !inst.raw {
-		return inst.runCommand(ctx, cctx, input)
+		return inst.runCommand(ctx, input)
 	}
 	if n := input.len(); n > 0 {
 		err := inst.guard(func() {
@@ -331,7 +330,7 @@ func (inst *instance) run(parent context.Context, toolName string, input callInp
 			return nil, "", err
 		}
 	}
-	res, callErr := inst.callGuarded(cctx)
+	res, callErr := inst.callGuarded(ctx)
 	// proc_exit inside the call ends it as a return would, as extism/go-sdk
 	// has it: exit(0) after output is success, exit(n) returns n.
 	exited := false
@@ -445,9 +444,9 @@ func guestExit(ctx context.Context, err error) (uint32, bool) {
 }
 
 // runCommand runs a WASI command's _start with the input on stdin.
-func (inst *instance) runCommand(ctx, cctx context.Context, input callInput) ([]byte, string, error) {
+func (inst *instance) runCommand(ctx context.Context, input callInput) ([]byte, string, error) {
 	inst.stdin.r = &input
-	_, callErr := inst.callGuarded(cctx)
+	_, callErr := inst.callGuarded(ctx)
 	code := uint32(0)
 	if c, ok := guestExit(ctx, callErr); ok {
 		code, callErr = c, nil

@@ -46,9 +46,13 @@ type instance struct {
 	// and ends by it.
 	runDeadline time.Time
 	stack       [1]uint64 // fn's parameters and results
-	// interruptFunc is interrupt as a func value, made with the instance
-	// (a method value made at every invocation is an allocation).
-	interruptFunc func()
+	// cur is the run in progress (see runContext), timer the instance's
+	// deadline timer, reset for each run. deadlinePassedFunc and
+	// parentEndedFunc are the methods as func values, made with the
+	// instance (a method value made at every run is an allocation).
+	cur                                 atomic.Pointer[runContext]
+	timer                               *time.Timer
+	deadlinePassedFunc, parentEndedFunc func()
 	// stopRequested asks the guest to stop at its next yield (see
 	// rewrite); interrupted records that it was asked, after which the
 	// instance must not run again.
@@ -154,39 +158,56 @@ func (inst *instance) notePeak() {
 // all.
 func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, error) {
 	inst := &instance{l: l, limits: l.limits, describing: describing}
-	inst.interruptFunc = inst.interrupt
+	inst.deadlinePassedFunc, inst.parentEndedFunc = inst.deadlinePassed, inst.parentEnded
+	inst.stdout.stop = inst.stopOutput
 	l.h.watch.register(inst)
 	inst.stdout.limit = l.limits.Output
 	inst.stdout.strict = true
 	inst.stderr.limit = maxStderr
-	cfg := l.moduleConfig(inst, describing)
 
 	inst.deadline = time.Now().Add(l.limits.Timeout)
-	ctx, cancel := context.WithDeadline(ctx, inst.deadline)
-	defer cancel()
-	inst.begin(ctx, "")
-	ictx := context.WithValue(ctx, instanceKey{}, inst)
+	rc := inst.startRun(ctx, inst.deadline)
+	inst.begin(rc, "")
+	err := inst.instantiate(rc, describing)
+	inst.endRun(rc)
+	if err == nil && inst.interrupted {
+		// The start-up returned as its time ran out or its caller gave
+		// up: the instance was asked to stop and must not run.
+		err = inst.classify(rc, errInterrupted)
+	}
+	if err != nil {
+		inst.close()
+		return nil, err
+	}
+	return inst, nil
+}
+
+// instantiate makes inst's kernel and module instances under the run rc
+// and runs the module's initialisers.
+func (inst *instance) instantiate(rc *runContext, describing bool) error {
+	l := inst.l
 	h := l.h
+	cfg := l.moduleConfig(inst, describing)
+	var ictx context.Context = rc
 	if l.entry.kernel || l.exportTools {
 		kctx := experimental.WithMemoryAllocator(ictx, memoryAllocator{inst, true})
 		kmod, err := h.runtime.InstantiateModule(kctx, h.kernel.mod, h.kernel.config)
 		if err != nil {
-			return nil, inst.classify(ctx, fmt.Errorf("instantiating the Extism kernel: %w", err))
-		}
-		if h.opts.deadlines == deadlineInterrupt {
-			if err := setStack(kmod, kernelStack); err != nil {
-				return nil, inst.classify(ctx, err)
-			}
+			return inst.classify(rc, fmt.Errorf("instantiating the Extism kernel: %w", err))
 		}
 		inst.k.init(h.kernel, kmod, l.limits.Output)
+		if h.opts.deadlines == deadlineInterrupt {
+			if err := setStack(kmod, kernelStack); err != nil {
+				return inst.classify(rc, err)
+			}
+		}
 	}
 	if describing {
 		// Under Inspect, functions an application registers elsewhere
 		// are stood in for (see stubFunctions).
 		stubs, err := h.stubFunctions(ictx, l.entry)
 		if err != nil {
-			inst.close()
-			return nil, err
+			return err
 		}
 		inst.stubs = stubs
 	}
@@ -204,19 +225,16 @@ func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, e
 	ictx = experimental.WithMemoryAllocator(ictx, memoryAllocator{inst, false})
 	mod, err := h.runtime.InstantiateModule(ictx, l.entry.mod, cfg)
 	if err != nil {
-		inst.close()
-		return nil, inst.classify(ctx, fmt.Errorf("instantiating: %w", err))
+		return inst.classify(rc, fmt.Errorf("instantiating: %w", err))
 	}
 	inst.mod = mod
 	if h.opts.deadlines == deadlineInterrupt {
 		if err := setStack(mod, l.limits.Stack); err != nil {
-			inst.close()
-			return nil, inst.classify(ctx, err)
+			return inst.classify(rc, err)
 		}
 	}
 	if err := inst.initialise(ictx); err != nil {
-		inst.close()
-		return nil, inst.classify(ctx, fmt.Errorf("initialising: %w", err))
+		return inst.classify(rc, fmt.Errorf("initialising: %w", err))
 	}
 	// The next instance's memory starts as large as this one's after its
 	// start-up, so a Go guest's runtime does not copy its heap as it grows.
@@ -231,7 +249,7 @@ func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, e
 	default:
 		inst.fn = mod.ExportedFunction("_start")
 	}
-	return inst, nil
+	return nil
 }
 
 // kernelStack is the Extism kernel's stack budget: its functions do not
@@ -300,9 +318,9 @@ func findInits(exports map[string]api.FunctionDefinition) initExports {
 	return in
 }
 
-// invoke calls f with its parameters and results in stack. When ctx ends
-// first (the time limit, the caller), the guest is interrupted at its next
-// function entry or loop header. A panic that escaped the runtime (which
+// invoke calls f with its parameters and results in stack, under the run
+// ctx (a runContext, which interrupts the guest when the run ends first:
+// see startRun), with the watchdog told its deadline. A panic that escaped the runtime (which
 // recovers guest and host-function panics itself) becomes an error.
 func (inst *instance) invoke(ctx context.Context, f api.Function, stack []uint64) (err error) {
 	if dl, ok := ctx.Deadline(); ok {
@@ -311,14 +329,6 @@ func (inst *instance) invoke(ctx context.Context, f api.Function, stack []uint64
 	}
 	inst.running.Store(true)
 	defer inst.stopRunning()
-	if inst.l.h.opts.deadlines == deadlineInterrupt && inst.l.h.opts.defect != "nointerrupt" {
-		stop := context.AfterFunc(ctx, inst.interruptFunc)
-		defer func() {
-			if !stop() {
-				inst.interrupted = true
-			}
-		}()
-	}
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("runtime panic: %v", p)
@@ -639,7 +649,7 @@ type cappedBuffer struct {
 	limit    int64
 	strict   bool
 	overflow bool
-	stop     context.CancelFunc // ends the current call
+	stop     func() // ends the current call
 }
 
 var errOutputLimit = errors.New("output limit reached")

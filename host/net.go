@@ -2,7 +2,6 @@ package host
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,8 +61,9 @@ func (inst *instance) httpRequest(reqOff, bodyOff uint64) uint64 {
 		body = bytes.NewReader(inst.readLimited(bodyOff, "http_request body", LimitHTTPRequest, inst.limits.HTTPRequest))
 		inst.k.free(bodyOff)
 	}
-	ctx := context.WithValue(inst.ctx, instanceKey{}, inst)
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	// inst.ctx is the run's (a runContext): it carries the instance for
+	// the dialer's policy check.
+	req, err := http.NewRequestWithContext(inst.ctx, method, u.String(), body)
 	if err != nil {
 		inst.fail(&TrapError{Reason: fmt.Sprintf("http_request: %v", err)})
 	}

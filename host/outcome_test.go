@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCallOutcomes checks how calls that end without a sandbox failure are
@@ -112,4 +113,40 @@ func TestExitZeroAfterOutputIsSuccess(t *testing.T) {
 			t.Errorf("reuse %v: the call after exit0: %+v", reuse, res)
 		}
 	}
+}
+
+// TestCallCancelledWhileRunning: a caller that gives up while the guest
+// spins ends the call then, not at the time limit, with the context's
+// error; the instance is not used again, fresh or reused, and the module
+// serves its next call.
+func TestCallCancelledWhileRunning(t *testing.T) {
+	t.Parallel()
+	h, rec := newTestHost(t, Options{})
+	for _, reuse := range []bool{false, true} {
+		l := load(t, h, "loop.wasm", Module{Reuse: reuse, Limits: Limits{Timeout: time.Minute}})
+		tl, _ := l.Tool("loop")
+		for range 2 {
+			ctx, cancel := context.WithCancel(context.Background())
+			timer := time.AfterFunc(50*time.Millisecond, cancel)
+			done := make(chan error, 1)
+			go func() {
+				_, err := tl.Call(ctx, toolCall("loop", `{}`))
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("reuse %v: Call = %v, want context.Canceled", reuse, err)
+				}
+			case <-time.After(30 * time.Second):
+				t.Fatalf("reuse %v: a cancelled call still runs 30 s later (its limit is a minute)", reuse)
+			}
+			timer.Stop()
+			cancel()
+			if r := rec.last(t); r.Outcome != OutcomeCancelled {
+				t.Errorf("reuse %v: outcome = %s, want %s", reuse, r.Outcome, OutcomeCancelled)
+			}
+		}
+	}
+	mustEcho(t, h)
 }
