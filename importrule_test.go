@@ -1,6 +1,7 @@
 package autoagent_test
 
 import (
+	"os"
 	"os/exec"
 	"strings"
 	"testing"
@@ -51,7 +52,7 @@ func isInternal(p string) bool {
 
 func under(p, dir string) bool { return p == dir || strings.HasPrefix(p, dir+"/") }
 
-// importRule is DESIGN's import rule for one package: what of ours it may
+// importRule is the import rule (docs/ARCHITECTURE.md §10) for one package: what of ours it may
 // import besides internal packages.
 type importRule struct {
 	pkg     string
@@ -78,6 +79,24 @@ var importRules = []importRule{
 	{"providers/catalog", []string{"llm", "providers/"}, "the catalog is the one table of the providers by name"},
 	{"orchestrator", []string{"llm"}, "the orchestrator drives a model over the host's flow, and knows nothing else"},
 	{"session", []string{"llm"}, "session stores conversations"},
+	{"session/sessiontest", []string{"llm", "session"}, "a conformance suite imports what it checks"},
+	{"synth", []string{"host", "manifest", "tool", "llm"}, "synth → host, manifest, tool, llm"},
+	{"durable", []string{"llm", "loop", "tool"}, "durable runs the loop in a workflow; the tools are the worker's"},
+	{"eval", []string{"llm", "loop", "trace"}, "eval runs agents and reads their traces"},
+	{"trace/otel", []string{"trace", "llm"}, "trace/otel exports trace events"},
+	{"memory/memtool", []string{"memory", "tool", "llm"}, "memtool makes tools of a memory"},
+	{"memory/remote", []string{"memory", "llm"}, "memory/remote serves a memory over go-plugin"},
+	{"memory/sqlitestore", []string{"memory", "llm"}, "sqlitestore stores a Fact memory's facts"},
+	{"memory/memorytest", []string{"memory", "llm"}, "a conformance suite imports what it checks"},
+	{"memory/eval", []string{"memory", "memory/", "tool", "llm"}, "the memory eval runs memories and their tools"},
+}
+
+// unruled are the packages that may import anything of ours: the front
+// door, the CLI, the examples and commands, and packages that hold only
+// data or tests.
+func unruled(p string) bool {
+	return p == "" || under(p, "cmd") || under(p, "examples") || strings.Contains(p, "/cmd/") ||
+		p == "plugins" || p == "pdk/conformance"
 }
 
 func allowedBy(r importRule, imp string) bool {
@@ -92,7 +111,7 @@ func allowedBy(r importRule, imp string) bool {
 	return false
 }
 
-// TestImportRule enforces the import rule (DESIGN.md §1, docs in
+// TestImportRule enforces the import rule (docs/ARCHITECTURE.md §10, docs in
 // RATIONALE.md): each core package imports only what the rule lets it; no
 // internal package imports providers/* (provider construction by name is
 // providers/catalog's) or a public package that imports it back.
@@ -126,6 +145,67 @@ func TestImportRule(t *testing.T) {
 					t.Errorf("%s imports %s, which imports it back", name, imp)
 				}
 			}
+		}
+	}
+}
+
+// TestPackageMap: every package of the module is placed: internal, free
+// of the rule (unruled), or with a rule above; and every directory of it
+// stands in the package map of docs/ARCHITECTURE.md §1, so that a package
+// added without a place in the map, or a map that names what is gone,
+// fails here rather than in review.
+func TestPackageMap(t *testing.T) {
+	g := listPackages(t)
+	ruled := map[string]bool{}
+	for _, r := range importRules {
+		ruled[r.pkg] = true
+	}
+	doc, err := os.ReadFile("docs/ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(doc), "## 1. Package map")
+	pkgMap, _, ok2 := strings.Cut(after, "\n## ")
+	if !ok || !ok2 {
+		t.Fatal("docs/ARCHITECTURE.md has no section 1. Package map")
+	}
+	// The directories the map names, each at the start of a line.
+	named := map[string]bool{}
+	for line := range strings.Lines(pkgMap) {
+		if f := strings.Fields(line); len(f) > 0 && line[0] != ' ' && strings.HasSuffix(f[0], "/") {
+			named[strings.TrimSuffix(f[0], "/")] = true
+		}
+	}
+	for name := range g {
+		if !isInternal(name) && !unruled(name) && !ruled[name] {
+			t.Errorf("%s has no import rule: add one to importRules (and the package to docs/ARCHITECTURE.md §1)", name)
+		}
+		if name == "" || isInternal(name) && strings.HasPrefix(name, "internal/") {
+			continue
+		}
+		placed := false
+		for dir := range named {
+			placed = placed || under(name, dir)
+		}
+		if !placed {
+			t.Errorf("%s: docs/ARCHITECTURE.md §1 does not name it or a directory holding it", name)
+		}
+	}
+	// And the other way: each directory the map names exists as a package
+	// or a directory of packages.
+	for dir := range named {
+		if strings.Contains(dir, "*") {
+			continue
+		}
+		found := false
+		for name := range g {
+			if under(name, dir) {
+				found = true
+				break
+			}
+		}
+		if !found && dir != "testdata/wasm" {
+			t.Errorf("docs/ARCHITECTURE.md §1 names %s/, which holds no package", dir)
 		}
 	}
 }

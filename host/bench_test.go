@@ -13,7 +13,7 @@ import (
 	"time"
 )
 
-// Benchmarks of DESIGN.md §9. Run with:
+// Benchmarks of docs/ARCHITECTURE.md §9. Run with:
 //
 //	go test ./host -run '^$' -bench . -benchtime 2s -count 5
 //

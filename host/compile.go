@@ -19,7 +19,7 @@ import (
 // ABI is how the host talks to a module.
 type ABI string
 
-// The two tool-module ABIs of DESIGN.md §3.
+// The two tool-module ABIs of docs/ARCHITECTURE.md §3.
 const (
 	ABIExtism      ABI = "extism"       // exports describe/call, Extism kernel I/O
 	ABIWASICommand ABI = "wasi-command" // exports _start, JSON on stdin/stdout

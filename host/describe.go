@@ -10,7 +10,7 @@ import (
 	"github.com/autoagent-go/autoagent/tool"
 )
 
-// Description is a module's describe document (DESIGN.md §3): the tools it
+// Description is a module's describe document (docs/ARCHITECTURE.md §3): the tools it
 // offers and the capabilities it asks for. It is what the module's
 // `describe` export returns, or what its sidecar NAME.tool.json holds.
 type Description struct {

@@ -32,7 +32,7 @@
 //
 // # Capabilities
 //
-// A module gets nothing it was not granted (DESIGN.md §4): net: through the
+// A module gets nothing it was not granted (docs/ARCHITECTURE.md §4): net: through the
 // host's own http_request, every hop checked against the grants and every
 // resolved address checked at dial time (loopback, private, link-local and
 // metadata addresses need an explicit IP grant); fs.read: and fs.write: as

@@ -64,7 +64,7 @@ type Limits struct {
 	FSWrite int64
 }
 
-// DefaultLimits are the limits of DESIGN.md §4 and of host/ABI.md.
+// DefaultLimits are the limits of docs/ARCHITECTURE.md §4 and of host/ABI.md.
 // Changing it changes the defaults of every Host created afterwards; set
 // Options.Limits instead.
 var DefaultLimits = Limits{

@@ -25,7 +25,7 @@ type Module struct {
 	// Bytes is the WebAssembly binary. These exact bytes are hashed and
 	// compiled; the host never re-reads a path.
 	Bytes []byte
-	// Grants are the capabilities the module gets (DESIGN.md §4). Nothing
+	// Grants are the capabilities the module gets (docs/ARCHITECTURE.md §4). Nothing
 	// else is available to it.
 	Grants []manifest.Grant
 	// Limits bound each call; zero fields take the Host's defaults.

@@ -75,7 +75,7 @@ func (o DirOptions) withDefaults() DirOptions {
 // Status is what became of one .wasm file of a plugins directory.
 type Status string
 
-// The statuses of DESIGN.md §5.
+// The statuses of docs/ARCHITECTURE.md §5.
 const (
 	// StatusApproved: the manifest approves these exact bytes; the module
 	// is loaded with the approved grants and limits.

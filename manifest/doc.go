@@ -20,7 +20,7 @@
 //
 // # The file
 //
-// The manifest (DESIGN.md §5) is a JSON object meant to be committed:
+// The manifest (docs/ARCHITECTURE.md §5) is a JSON object meant to be committed:
 //
 //	{
 //	  "version": 1,
@@ -66,7 +66,7 @@
 //
 // # Grants
 //
-// The package also owns the grant grammar of DESIGN.md §4 ([ParseGrant]),
+// The package also owns the grant grammar of docs/ARCHITECTURE.md §4 ([ParseGrant]),
 // shared by the manifest file, the CLI's --grant flags and the host:
 //
 //	net:HOST  net:*.HOST  net:HOST:PORT  net:[IPv6]:PORT

@@ -16,7 +16,7 @@ import (
 // Kind is the capability a [Grant] gives.
 type Kind string
 
-// The grant kinds of DESIGN.md §4.
+// The grant kinds of docs/ARCHITECTURE.md §4.
 const (
 	KindNet     Kind = "net"      // outbound HTTP(S) to a host
 	KindFSRead  Kind = "fs.read"  // a host directory, read-only

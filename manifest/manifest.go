@@ -18,7 +18,7 @@ import (
 const Version = 1
 
 // Limits are the resource limits an approval sets for a module. A zero
-// field means the host's default (DESIGN.md §4: 64 MiB, 10 s, 1 MiB output,
+// field means the host's default (docs/ARCHITECTURE.md §4: 64 MiB, 10 s, 1 MiB output,
 // 4 MiB HTTP response).
 type Limits struct {
 	// MemoryMB caps the module's linear memory, in MiB (at most 4096, the
@@ -274,7 +274,7 @@ func (m *Manifest) Delete(sum string) (Entry, bool) {
 	return e, ok
 }
 
-// fileJSON and entryJSON are the on-disk shapes (DESIGN.md §5).
+// fileJSON and entryJSON are the on-disk shapes (docs/ARCHITECTURE.md §5).
 type fileJSON struct {
 	Version int                  `json:"version"`
 	Tools   map[string]entryJSON `json:"tools"`

@@ -82,7 +82,7 @@ func TestMarshalFormat(t *testing.T) {
 }
 
 func TestParseDesignExample(t *testing.T) {
-	// The example of DESIGN.md §5, with a real hash in place of the
+	// The example of docs/ARCHITECTURE.md §5, with a real hash in place of the
 	// placeholder.
 	doc := `{"version": 1,
  "tools": {"` + sumA + `": {"file": "fetch_url.wasm", "name": "fetch_url",

@@ -11,7 +11,7 @@ import (
 
 // Spec is what a tool the model wrote says about itself: the name, the
 // description and the input schema the calling model sees, and the
-// capabilities (grant strings, DESIGN.md §4) it asks for.
+// capabilities (grant strings, docs/ARCHITECTURE.md §4) it asks for.
 type Spec struct {
 	Name         string          `json:"name"`
 	Description  string          `json:"description"`

@@ -19,7 +19,7 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// agentFlags are the flags `run` and `chat` share (DESIGN.md §8).
+// agentFlags are the flags `run` and `chat` share (docs/ARCHITECTURE.md §8).
 type agentFlags struct {
 	provider, model, baseURL, apiKeyEnv, script string
 	plugins, manifest                           string

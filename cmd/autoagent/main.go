@@ -1,5 +1,5 @@
 // Command autoagent runs agents, manages sandboxed WebAssembly tools and
-// their approvals, and serves them over MCP. See DESIGN.md §8 for the
+// their approvals, and serves them over MCP. See docs/ARCHITECTURE.md §8 for the
 // contract of every verb.
 //
 // Exit codes: 0 success, 1 the operation failed (message on stderr),

@@ -24,7 +24,7 @@ func (e *cliEnv) writeScript(lines ...string) string {
 	return p
 }
 
-// runJSON is the CLI contract of `run --json` (DESIGN.md §8), decoded
+// runJSON is the CLI contract of `run --json` (docs/ARCHITECTURE.md §8), decoded
 // strictly so a renamed or extra top-level key fails the test.
 type runJSON struct {
 	Output string `json:"output"`
@@ -240,7 +240,7 @@ func TestChatAnswerEndingWithNewline(t *testing.T) {
 	}
 }
 
-// TestChatJSON: chat takes run's flags (DESIGN.md §8), --json included:
+// TestChatJSON: chat takes run's flags (docs/ARCHITECTURE.md §8), --json included:
 // one run --json object per turn, per line, the conversation kept.
 func TestChatJSON(t *testing.T) {
 	e := newCLIEnv(t)

@@ -93,7 +93,7 @@ func TestSynthCommandFailures(t *testing.T) {
 	if code != 1 {
 		t.Fatalf("exit %d, want 1\n%s%s", code, out.String(), errb.String())
 	}
-	// Exit 1 comes with its message on stderr (DESIGN.md §8).
+	// Exit 1 comes with its message on stderr (docs/ARCHITECTURE.md §8).
 	if !strings.Contains(errb.String(), "autoagent: synth: no tool accepted after 1 attempt(s)") {
 		t.Errorf("stderr: %s", errb.String())
 	}

@@ -129,7 +129,7 @@ func runToolsCall(c *cobra.Command, target string, f callFlags) error {
 }
 
 // callOutput is what tools call prints: the tool's Result with every key
-// DESIGN.md §8 names always present, so a script can read isError without
+// docs/ARCHITECTURE.md §8 names always present, so a script can read isError without
 // treating a missing key as false, and content is a list even when empty.
 type callOutput struct {
 	Content           []tool.Content  `json:"content"`

@@ -135,7 +135,7 @@ func TestToolsCallName(t *testing.T) {
 	}
 }
 
-// TestToolsCallOutputAndNames pins what DESIGN.md §8 says tools call
+// TestToolsCallOutputAndNames pins what docs/ARCHITECTURE.md §8 says tools call
 // prints (content, structuredContent, isError: isError present even when
 // false) and which tool a NAME or a FILE without --tool means: a NAME may
 // be a tool of an approved module, and a module with several tools runs

@@ -100,7 +100,7 @@ type inspectOutput struct {
 	Approval      *inspectApproval `json:"approval"`
 	Requested     []string         `json:"requested"`
 	// Capabilities is what the describe document's "capabilities" asks
-	// for, under DESIGN.md's name; Requested is the same list.
+	// for, under docs/ARCHITECTURE.md's name (§8); Requested is the same list.
 	Capabilities []string `json:"capabilities"`
 	Needs        []string `json:"needs"`
 	Imports      []string `json:"imports"`

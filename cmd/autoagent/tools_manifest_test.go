@@ -288,7 +288,7 @@ func TestToolsVerify(t *testing.T) {
 		t.Errorf("verify after a flipped byte:\n%s", r.stdout)
 	}
 	// Exit 1 means the operation failed with its message on stderr
-	// (DESIGN.md §8): the message names the changed file.
+	// (docs/ARCHITECTURE.md §8): the message names the changed file.
 	if !strings.HasPrefix(r.stderr, "autoagent: verify: 1 of 2 approved files failed") || !strings.Contains(r.stderr, echo) {
 		t.Errorf("verify after a flipped byte: stderr %q", r.stderr)
 	}
@@ -362,7 +362,7 @@ func TestToolsInspect(t *testing.T) {
 		len(out.Describe.Tools) != 1 || out.Describe.Tools[0].Name != "fetch" {
 		t.Errorf("inspect --json = %+v", out)
 	}
-	// DESIGN.md §8: "describe + sha256 + requested capabilities + status",
+	// docs/ARCHITECTURE.md §8: "describe + sha256 + requested capabilities + status",
 	// under those names.
 	var keys map[string]json.RawMessage
 	if err := json.Unmarshal([]byte(r.stdout), &keys); err != nil {
@@ -401,7 +401,7 @@ func compactJSONText(t *testing.T, raw json.RawMessage) string {
 
 // TestManifestBesideModule: without --plugins or --manifest, approve and
 // inspect use the manifest of the module's own directory, wherever the
-// command runs (DESIGN.md §8 gives approve and inspect only FILE.wasm).
+// command runs (docs/ARCHITECTURE.md §8 gives approve and inspect only FILE.wasm).
 func TestManifestBesideModule(t *testing.T) {
 	e := newCLIEnv(t)
 	echo := e.add("echo.wasm")
