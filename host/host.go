@@ -2,8 +2,6 @@ package host
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -192,7 +190,7 @@ type Host struct {
 
 // New returns a Host configured by opts.
 func New(ctx context.Context, opts Options) (*Host, error) {
-	limits := opts.Limits.withDefaults(DefaultLimits)
+	limits := opts.Limits.withDefaults(defaultLimits)
 	if err := limits.validate(); err != nil {
 		return nil, err
 	}
@@ -385,10 +383,3 @@ func (h *Host) begin() error {
 
 // Limits returns the host's default limits.
 func (h *Host) Limits() Limits { return h.limits }
-
-// Hash returns the hex sha256 of b, the digest the host, the manifest and
-// the CLI name a module by.
-func Hash(b []byte) string {
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}

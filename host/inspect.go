@@ -43,7 +43,7 @@ func (h *Host) Inspect(ctx context.Context, name string, b, sidecar []byte) (*In
 	if h.isolated() {
 		return h.inspectIsolated(ctx, name, b, sidecar)
 	}
-	sha := Hash(b)
+	sha := manifest.Sum(b)
 	e, err := h.compile(ctx, sha, b, h.limits.Tables)
 	if err != nil {
 		return nil, compileErr(name, err)

@@ -3,6 +3,8 @@ package host
 import (
 	"slices"
 	"testing"
+
+	"github.com/autoagent-go/autoagent/manifest"
 )
 
 func TestInspect(t *testing.T) {
@@ -12,7 +14,7 @@ func TestInspect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ins.ABI != ABIExtism || ins.SHA256 != Hash(wasmFile(t, "fetch.wasm")) ||
+	if ins.ABI != ABIExtism || ins.SHA256 != manifest.Sum(wasmFile(t, "fetch.wasm")) ||
 		!slices.Equal(ins.Needs, []string{"net"}) || !slices.Equal(ins.Description.Capabilities, []string{"net:example.com"}) ||
 		len(ins.Description.Tools) != 1 || ins.Description.Tools[0].Name != "fetch" {
 		t.Fatalf("inspection = %+v", ins)

@@ -64,10 +64,15 @@ type Limits struct {
 	FSWrite int64
 }
 
-// DefaultLimits are the limits of docs/ARCHITECTURE.md §4 and of host/ABI.md.
-// Changing it changes the defaults of every Host created afterwards; set
-// Options.Limits instead.
-var DefaultLimits = Limits{
+// DefaultLimits returns the limits of docs/ARCHITECTURE.md §4 and of
+// host/ABI.md, which a Host applies to every zero field of
+// Options.Limits and of a module's Limits. It is a function, not a
+// variable, so that no code in the process can lower (or raise) the
+// sandbox's defaults behind the embedder's back; to change them, set
+// Options.Limits.
+func DefaultLimits() Limits { return defaultLimits }
+
+var defaultLimits = Limits{
 	Memory:         64 << 20,
 	Timeout:        10 * time.Second,
 	Output:         1 << 20,

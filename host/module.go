@@ -130,7 +130,7 @@ func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
 	if m.Isolated && h.isolated() {
 		return h.loadIsolated(ctx, m, limits)
 	}
-	sha := Hash(m.Bytes)
+	sha := manifest.Sum(m.Bytes)
 	entry, err := h.compile(ctx, sha, m.Bytes, limits.Tables)
 	if err != nil {
 		return nil, compileErr(m.Name, err)

@@ -61,20 +61,6 @@ func underlying(t tool.Tool) tool.Tool {
 	return t
 }
 
-// AddTools adds plugin tools to reg without ever replacing a tool already
-// there: a plugin cannot take the name of a host tool. It adds every tool
-// it can and returns an error (wrapping [tool.ErrDuplicate]) naming each
-// one refused.
-func AddTools(reg *tool.Registry, tools []tool.Tool) error {
-	var errs []error
-	for _, t := range tools {
-		if err := reg.Add(t); err != nil {
-			errs = append(errs, fmt.Errorf("host: plugin tool %q not added: %w", t.Spec().Name, err))
-		}
-	}
-	return errors.Join(errs...)
-}
-
 // Publish adds the Dir's tools to reg now, and keeps reg in step after
 // every reload: new tools are added, changed ones replaced, gone ones
 // removed (see [tool.Publication]). Only names the Dir itself added are ever

@@ -98,7 +98,7 @@ func (b *Builder) Build(ctx context.Context, req Request) (*Tool, error) {
 		return nil, step(StageBuild, start, err, "")
 	}
 	if pkg.sha == "" {
-		pkg.sha = host.Hash(pkg.Module)
+		pkg.sha = manifest.Sum(pkg.Module)
 	}
 	ev.SHA256 = pkg.sha
 	step(StageBuild, start, nil, fmt.Sprintf("%d bytes", len(pkg.Module)))

@@ -102,7 +102,7 @@ func readEngine(path string) (*engine, error) {
 	if len(b) < 8 || string(b[:4]) != "\x00asm" {
 		return nil, fmt.Errorf("%w: %s is not a WebAssembly module; rebuild it with `make synth-engine`", ErrNoEngine, path)
 	}
-	return &engine{path: path, bytes: b, sha: host.Hash(b)}, nil
+	return &engine{path: path, bytes: b, sha: manifest.Sum(b)}, nil
 }
 
 // WarmEngine compiles the engine module at path in h, so that later tools

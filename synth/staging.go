@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/manifest"
 )
 
 // Staged is an accepted tool written to the staging directory, waiting for
@@ -84,7 +84,7 @@ func (b *Builder) stage(t *Tool, rec *Record) (*Staged, error) {
 	sha := t.SHA256()
 	sideSHA := ""
 	if t.pkg.Sidecar != nil {
-		sideSHA = host.Hash(t.pkg.Sidecar)
+		sideSHA = manifest.Sum(t.pkg.Sidecar)
 	}
 	stem, err := freeStem(dir, t.Name(), sha, sideSHA)
 	if err != nil {
@@ -102,14 +102,14 @@ func (b *Builder) stage(t *Tool, rec *Record) (*Staged, error) {
 		r = *rec
 	}
 	r.Name, r.Description, r.Language = t.Name(), t.draft.Description, t.Language()
-	r.SHA256, r.SourceSHA256 = sha, host.Hash([]byte(t.Source()))
+	r.SHA256, r.SourceSHA256 = sha, manifest.Sum([]byte(t.Source()))
 	r.Capabilities = t.draft.Capabilities
 	r.CreatedAt = time.Now().UTC().Truncate(time.Second)
 	// The module goes last: a staged module is never seen without its
 	// sidecar, source and record.
 	if side := t.pkg.Sidecar; side != nil {
 		st.Sidecar = filepath.Join(dir, stem+".tool.json")
-		st.SidecarSHA256 = host.Hash(side)
+		st.SidecarSHA256 = manifest.Sum(side)
 		r.SidecarSHA256 = st.SidecarSHA256
 		if err := writeAtomic(st.Sidecar, side); err != nil {
 			return nil, err
@@ -160,7 +160,7 @@ func freeStem(dir, name, sha, sideSHA string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("synth: staging: %w", err)
 		}
-		if host.Hash(b) == sha {
+		if manifest.Sum(b) == sha {
 			return stem, nil
 		}
 	}
@@ -201,5 +201,5 @@ func sidecarSum(path string) string {
 	if err != nil {
 		return ""
 	}
-	return host.Hash(b)
+	return manifest.Sum(b)
 }
