@@ -19,6 +19,7 @@ import (
 	"github.com/autoagent-go/autoagent/mcp"
 	"github.com/autoagent-go/autoagent/memory"
 	"github.com/autoagent-go/autoagent/memory/memtool"
+	"github.com/autoagent-go/autoagent/policy"
 	"github.com/autoagent-go/autoagent/providers/remote"
 	"github.com/autoagent-go/autoagent/session"
 	"github.com/autoagent-go/autoagent/synth"
@@ -62,7 +63,7 @@ type Config struct {
 	MCP []MCPServer
 
 	// Policy decides every tool call before it runs; PolicyFile, when
-	// Policy is nil, loads one (loop.LoadPolicy: allow/deny/approve
+	// Policy is nil, loads one (policy.Load: allow/deny/approve
 	// rules).
 	Policy     loop.Policy
 	PolicyFile string
@@ -279,7 +280,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		OutputSchema: cfg.OutputSchema,
 	}
 	if cfg.Policy == nil && cfg.PolicyFile != "" {
-		pol, err := loop.LoadPolicy(cfg.PolicyFile)
+		pol, err := policy.Load(cfg.PolicyFile)
 		if err != nil {
 			return nil, err
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/policy"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -116,7 +117,7 @@ func (a *Activities) Describe(ctx context.Context, path string) (*Description, e
 	}
 	switch p := ag.Policy.(type) {
 	case nil:
-	case *loop.PolicySpec:
+	case *policy.Spec:
 		raw, err := json.Marshal(p)
 		if err != nil {
 			return nil, temporal.NewNonRetryableApplicationError("durable: the policy: "+err.Error(), "config", nil)

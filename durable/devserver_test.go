@@ -22,6 +22,7 @@ import (
 	"github.com/autoagent-go/autoagent/internal/temporaltest"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/policy"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -69,14 +70,14 @@ func waitState(t *testing.T, dc *durable.Client, id, want string) *durable.Statu
 func TestDevServerRunWithApprovals(t *testing.T) {
 	srv := temporaltest.Start(t)
 	c := dial(t, srv)
-	policy, err := loop.ParsePolicy([]byte(approvePay))
+	pol, err := policy.Parse([]byte(approvePay))
 	if err != nil {
 		t.Fatal(err)
 	}
 
 	// The local run, with the same decisions.
 	local := newAgent(t, &counter{name: "pay"}, turns()...)
-	local.Policy = policy
+	local.Policy = pol
 	_, err = local.Run(t.Context(), "pay twice")
 	var stop *loop.StopError
 	if !errors.As(err, &stop) {
@@ -93,7 +94,7 @@ func TestDevServerRunWithApprovals(t *testing.T) {
 
 	pay := &counter{name: "pay"}
 	agent := newAgent(t, pay, turns()...)
-	agent.Policy = policy
+	agent.Policy = pol
 	startWorker(t, c, "q-approvals", &durable.Activities{Agent: agent})
 	dc := &durable.Client{Temporal: c, TaskQueue: "q-approvals"}
 	id, err := dc.Start(t.Context(), "run-approvals", durable.RunInput{Prompt: "pay twice"}, durable.Options{})

@@ -19,6 +19,7 @@ import (
 	"github.com/autoagent-go/autoagent/internal/temporaltest"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/policy"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -280,13 +281,13 @@ func TestApprovalWithoutWorkerAndServerRestart(t *testing.T) {
 	srv := temporaltest.Start(t)
 	c := dial(t, srv)
 	dir := t.TempDir()
-	policy, err := loop.ParsePolicy([]byte(approvePay))
+	pol, err := policy.Parse([]byte(approvePay))
 	if err != nil {
 		t.Fatal(err)
 	}
 	agent := func() *loop.Agent {
 		a := faultAgent(dir, false)
-		a.Policy = policy
+		a.Policy = pol
 		return a
 	}
 	w1 := durable.NewWorker(c, "q-approve", &durable.Activities{Agent: agent()})

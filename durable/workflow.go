@@ -16,6 +16,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/policy"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -212,7 +213,7 @@ func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
 	}
 	switch {
 	case len(d.Policy) > 0:
-		p, err := loop.ParsePolicy(d.Policy)
+		p, err := policy.Parse(d.Policy)
 		if err != nil {
 			return nil, fmt.Errorf("durable: the worker's policy: %w", err)
 		}

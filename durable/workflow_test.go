@@ -19,6 +19,7 @@ import (
 	"github.com/autoagent-go/autoagent/durable"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/policy"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -162,7 +163,7 @@ const approvePay = `{"version":1,"rules":[{"tool":"pay","action":"approve","reas
 func TestWorkflowApproval(t *testing.T) {
 	pay := &counter{name: "pay"}
 	agent := newAgent(t, pay, turns()...)
-	p, err := loop.ParsePolicy([]byte(approvePay))
+	p, err := policy.Parse([]byte(approvePay))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +326,7 @@ func TestWorkflowContinueAsNew(t *testing.T) {
 // kept.
 func TestWorkflowCancelWhilePaused(t *testing.T) {
 	agent := newAgent(t, &counter{name: "pay"}, turns()...)
-	agent.Policy, _ = loop.ParsePolicy([]byte(approvePay))
+	agent.Policy, _ = policy.Parse([]byte(approvePay))
 	e := env(t, &durable.Activities{Agent: agent})
 	e.RegisterDelayedCallback(e.CancelWorkflow, time.Hour)
 	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "pay"}})

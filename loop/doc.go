@@ -108,9 +108,10 @@
 //   - a checkpoint or journal failure stops the run, and a call whose start
 //     could not be journaled does not run.
 //
-// Policies can be data: [ParsePolicy] compiles a JSON [PolicySpec] with
-// strict validation (errors name the position) and deny > approve > allow
-// precedence. [Agent.AuditTrifecta] lists risky tool combinations at boot.
+// Policies can be data: package policy compiles a JSON policy file
+// (policy.Parse, policy.Load) with strict validation (errors name the
+// position) and deny > approve > allow precedence, into a Policy that may
+// switch guardrails on too ([PolicyGuardrails]). [Agent.AuditTrifecta] lists risky tool combinations at boot.
 //
 // # Durable runs
 //

@@ -10,6 +10,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/policy"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -84,8 +85,8 @@ func ExampleAgent_Resume() {
 		scripted.Turn{Text: "Bob has been paid."},
 	)
 	tools, _ := tool.NewRegistry(pay)
-	policy, _ := loop.ParsePolicy([]byte(`{"rules":[{"tool":"pay","action":"approve","reason":"payments need a human"}]}`))
-	agent := &loop.Agent{Provider: model, Tools: tools, Policy: policy}
+	pol, _ := policy.Parse([]byte(`{"rules":[{"tool":"pay","action":"approve","reason":"payments need a human"}]}`))
+	agent := &loop.Agent{Provider: model, Tools: tools, Policy: pol}
 
 	_, err := agent.Run(context.Background(), "Pay bob 40 EUR")
 	var stop *loop.StopError
@@ -130,11 +131,4 @@ func ExampleOpenFileStore() {
 	fmt.Println(st.Status, st.Step)
 	// Output:
 	// done 1
-}
-
-func ExampleParsePolicy() {
-	_, err := loop.ParsePolicy([]byte(`{"rules":[{"tool":"send_email","action":"deny","when":{"args":{"to":{"endswith":"@example.com"}}}}]}`))
-	fmt.Println(err)
-	// Output:
-	// loop: policy: rules[0].when.args.to.endswith: unknown operator (want eq, ne, in, not_in, starts_with, ends_with, contains, matches, max_length, max_items, lt, le, gt, ge, exists, path_within, url_host or not)
 }

@@ -112,11 +112,24 @@ func (r *runner) guardrails(stage GuardStage) []Guardrail {
 	case GuardToolResult:
 		own = r.a.ToolResultGuardrails
 	}
-	spec, ok := r.a.Policy.(*PolicySpec)
-	if !ok || len(spec.guardrailsFor(stage)) == 0 {
+	pg, ok := r.a.Policy.(PolicyGuardrails)
+	if !ok {
 		return own
 	}
-	return append(slices.Clip(own), spec.guardrailsFor(stage)...)
+	more := pg.GuardrailsAt(stage)
+	if len(more) == 0 {
+		return own
+	}
+	return append(slices.Clip(own), more...)
+}
+
+// PolicyGuardrails is a [Policy] that also switches guardrails on, as a
+// policy file's "guardrails" object does (package policy's Spec): a run
+// whose Agent.Policy implements it adds the guardrails of each stage
+// after the agent's own.
+type PolicyGuardrails interface {
+	Policy
+	GuardrailsAt(stage GuardStage) []Guardrail
 }
 
 // checkGuardrails runs gs over text at stage. It returns the text (redacted), a

@@ -9,6 +9,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/policy"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
@@ -162,7 +163,7 @@ func TestGuardrailsInARun(t *testing.T) {
 // A policy file switches built-in guardrails on, per stage; its errors
 // name the field.
 func TestPolicyGuardrails(t *testing.T) {
-	spec, err := loop.ParsePolicy([]byte(`{"rules": [], "guardrails": {
+	spec, err := policy.Parse([]byte(`{"rules": [], "guardrails": {
 		"input": {"pii": "redact"},
 		"output": {"deny": ["(?i)acme"], "max_length": 100}}}`))
 	if err != nil {
@@ -185,10 +186,10 @@ func TestPolicyGuardrails(t *testing.T) {
 		{`{"guardrails": {"output": {"profanity": "block"}}}`, "guardrails"},
 		{`{"guardrails": {"everywhere": {}}}`, "guardrails"},
 	} {
-		_, err := loop.ParsePolicy([]byte(tt.doc))
-		var pe *loop.PolicyError
+		_, err := policy.Parse([]byte(tt.doc))
+		var pe *policy.Error
 		if !errors.As(err, &pe) || pe.Path != tt.path {
-			t.Errorf("ParsePolicy(%s): %v; want an error at %s", tt.doc, err, tt.path)
+			t.Errorf("policy.Parse(%s): %v; want an error at %s", tt.doc, err, tt.path)
 		}
 	}
 }

@@ -1,7 +1,7 @@
 # Loop, tracing and the scripted provider: tests, fuzzing, benchmarks and
 # the prompt-injection demo (examples/injection, offline, scripted model).
 
-LOOP_PKGS := ./loop/ ./trace/... ./providers/scripted/ ./examples/injection/
+LOOP_PKGS := ./loop/ ./policy/ ./trace/... ./providers/scripted/ ./examples/injection/
 FUZZTIME ?= 30s
 
 .PHONY: test-loop fuzz-loop bench-loop demo-injection
@@ -11,7 +11,7 @@ test-loop:
 
 # go test -fuzz takes one package and one target at a time.
 fuzz-loop:
-	$(GO) test -run '^$$' -fuzz '^FuzzParsePolicy$$' -fuzztime $(FUZZTIME) ./loop/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./policy/
 	$(GO) test -run '^$$' -fuzz '^FuzzTruncateMiddle$$' -fuzztime $(FUZZTIME) ./loop/
 	$(GO) test -run '^$$' -fuzz '^FuzzRedact$$' -fuzztime $(FUZZTIME) ./trace/
 	$(GO) test -run '^$$' -fuzz '^FuzzEncoder$$' -fuzztime $(FUZZTIME) ./trace/

@@ -1,4 +1,4 @@
-package loop_test
+package policy_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/policy"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -35,7 +36,7 @@ const examplePolicy = `{
   ]
 }`
 
-func decideWith(t *testing.T, p *loop.PolicySpec, name, args string, step int, tainted bool, flags tool.Flags) loop.Decision {
+func decideWith(t *testing.T, p *policy.Spec, name, args string, step int, tainted bool, flags tool.Flags) loop.Decision {
 	t.Helper()
 	d, err := p.Decide(context.Background(), &loop.PolicyInput{Call: llm.ToolCall{ID: "c", Name: name, Arguments: json.RawMessage(args)}, Step: step, Tainted: tainted, Flags: flags, Known: true})
 	if err != nil {
@@ -45,7 +46,7 @@ func decideWith(t *testing.T, p *loop.PolicySpec, name, args string, step int, t
 }
 
 func TestPolicySpecDecisions(t *testing.T) {
-	p, err := loop.ParsePolicy([]byte(examplePolicy))
+	p, err := policy.Parse([]byte(examplePolicy))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +122,8 @@ func TestPolicySpecErrorsNameThePosition(t *testing.T) {
 		`{"rules":[{"tool":"x","action":"deny","when":{"args":{"n":{"max_length":-1}}}}]}`:        `want a non-negative integer`,
 	}
 	for src, want := range cases {
-		_, err := loop.ParsePolicy([]byte(src))
-		var pe *loop.PolicyError
+		_, err := policy.Parse([]byte(src))
+		var pe *policy.Error
 		if !errors.As(err, &pe) || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParsePolicy(%s) = %v, want error containing %q", src, err, want)
 		}
@@ -130,12 +131,12 @@ func TestPolicySpecErrorsNameThePosition(t *testing.T) {
 }
 
 func TestPolicySpecRoundTripNarrowExpand(t *testing.T) {
-	p, err := loop.ParsePolicy([]byte(examplePolicy))
+	p, err := policy.Parse([]byte(examplePolicy))
 	if err != nil {
 		t.Fatal(err)
 	}
 	b, _ := json.Marshal(p)
-	q, err := loop.ParsePolicy(b)
+	q, err := policy.Parse(b)
 	if err != nil {
 		t.Fatalf("re-parse: %v\n%s", err, b)
 	}
@@ -143,7 +144,7 @@ func TestPolicySpecRoundTripNarrowExpand(t *testing.T) {
 	if string(b) != string(b2) {
 		t.Fatalf("round trip differs:\n%s\n%s", b, b2)
 	}
-	n, err := p.Narrow(loop.PolicyRule{Tool: "search", Action: loop.VerdictDeny, Reason: "no search today"})
+	n, err := p.Narrow(policy.Rule{Tool: "search", Action: loop.VerdictDeny, Reason: "no search today"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,13 +154,13 @@ func TestPolicySpecRoundTripNarrowExpand(t *testing.T) {
 	if d := decideWith(t, p, "search", `{"q":"go"}`, 1, false, tool.Flags{}); d.Verdict != loop.VerdictAllow {
 		t.Errorf("Narrow modified the original: %+v", d)
 	}
-	if _, err := p.Narrow(loop.PolicyRule{Tool: "x", Action: loop.VerdictAllow}); err == nil {
+	if _, err := p.Narrow(policy.Rule{Tool: "x", Action: loop.VerdictAllow}); err == nil {
 		t.Error("Narrow accepted an allow rule")
 	}
-	if _, err := p.Expand(false, loop.VerdictAllow); !errors.Is(err, loop.ErrExpandNeedsApproval) {
+	if _, err := p.Expand(false, loop.VerdictAllow); !errors.Is(err, policy.ErrExpandNeedsApproval) {
 		t.Errorf("unapproved Expand: %v", err)
 	}
-	e, err := p.Expand(true, loop.VerdictDeny, loop.PolicyRule{Tool: "fresh", Action: loop.VerdictAllow})
+	e, err := p.Expand(true, loop.VerdictDeny, policy.Rule{Tool: "fresh", Action: loop.VerdictAllow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,8 +170,8 @@ func TestPolicySpecRoundTripNarrowExpand(t *testing.T) {
 	if d := decideWith(t, e, "fresh", `{}`, 1, false, tool.Flags{}); d.Verdict != loop.VerdictAllow {
 		t.Errorf("expanded rule: %+v", d)
 	}
-	var unc loop.PolicySpec
-	unc.Rules = []loop.PolicyRule{{Tool: "x", Action: loop.VerdictDeny}}
+	var unc policy.Spec
+	unc.Rules = []policy.Rule{{Tool: "x", Action: loop.VerdictDeny}}
 	if _, err := unc.Decide(context.Background(), &loop.PolicyInput{}); err == nil {
 		t.Error("an uncompiled spec decided")
 	}
@@ -179,7 +180,7 @@ func TestPolicySpecRoundTripNarrowExpand(t *testing.T) {
 func TestPolicyFileInTheLoop(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "policy.json")
 	os.WriteFile(path, []byte(examplePolicy), 0o600)
-	pol, err := loop.LoadPolicy(path)
+	pol, err := policy.Load(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,22 +192,22 @@ func TestPolicyFileInTheLoop(t *testing.T) {
 		t.Fatalf("err %v, mail %d", err, mail.count())
 	}
 	os.WriteFile(path, []byte(`{"rules":[{"tool":1}]}`), 0o600)
-	if _, err := loop.LoadPolicy(path); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "rules[0].tool") {
+	if _, err := policy.Load(path); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "rules[0].tool") {
 		t.Errorf("bad policy file: %v", err)
 	}
 }
 
-func FuzzParsePolicy(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	f.Add([]byte(examplePolicy), []byte(`{"to":"a@b.c","path":"/srv/out/x","eur":5}`))
 	f.Add([]byte(`{"default":"deny","rules":[{"tool":"*","action":"allow","when":{"args":{"a":{"not":{"not":{"eq":null}}}}}}]}`), []byte(`{"a":null}`))
 	f.Add([]byte(`{"rules":[{"tool":"x*","action":"approve","when":{"permissions":{"contains":"p"},"step":{"ge":1e400}}}]}`), []byte(`{}`))
 	f.Add([]byte(`{"rules":[{"tool":"x","action":"deny","when":{"args":{"u":{"url_host":"*.x"},"p":{"path_within":"."}}}}]}`), []byte(`{"u":"http://[::1]:80/","p":"./a/../../b"}`))
-	f.Fuzz(func(t *testing.T, policy, args []byte) {
-		p, err := loop.ParsePolicy(policy)
+	f.Fuzz(func(t *testing.T, doc, args []byte) {
+		p, err := policy.Parse(doc)
 		if err != nil {
-			var pe *loop.PolicyError
+			var pe *policy.Error
 			if !errors.As(err, &pe) {
-				t.Fatalf("error is not a *PolicyError: %v", err)
+				t.Fatalf("error is not a *policy.Error: %v", err)
 			}
 			return
 		}
@@ -226,7 +227,7 @@ func FuzzParsePolicy(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := loop.ParsePolicy(b); err != nil {
+		if _, err := policy.Parse(b); err != nil {
 			t.Fatalf("re-parse of %s: %v", b, err)
 		}
 	})

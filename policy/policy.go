@@ -1,4 +1,4 @@
-package loop
+package policy
 
 import (
 	"bytes"
@@ -17,10 +17,11 @@ import (
 	"unicode/utf8"
 
 	"github.com/autoagent-go/autoagent/internal/jsonvalue"
+	"github.com/autoagent-go/autoagent/loop"
 )
 
-// PolicySpec is a tool policy written as data (JSON), compiled when it is
-// parsed. It implements [Policy].
+// Spec is a tool policy written as data (JSON), compiled when it is
+// parsed. It implements [loop.Policy].
 //
 //	{
 //	  "default": "allow",
@@ -60,19 +61,19 @@ import (
 // Parsing is strict: an unknown key, action or operator, a wrong type or a
 // bad regular expression is an error naming its position
 // ("rules[1].when.args.to.starts_with: want a string").
-type PolicySpec struct {
+type Spec struct {
 	// Version is 1 (or 0, meaning 1).
 	Version int `json:"version,omitempty"`
 	// Default is the verdict when no rule matches; "" means allow.
-	Default Verdict `json:"default,omitempty"`
+	Default loop.Verdict `json:"default,omitempty"`
 	// Rules are the rules, in the order given.
-	Rules []PolicyRule `json:"rules"`
+	Rules []Rule `json:"rules"`
 	// Guardrails switches built-in guardrails on, per stage: a run whose
 	// Agent.Policy is this spec adds them after the agent's own.
 	Guardrails *GuardrailSpec `json:"guardrails,omitempty"`
 
 	compiled []compiledRule
-	guards   map[GuardStage][]Guardrail
+	guards   map[loop.GuardStage][]loop.Guardrail
 }
 
 // GuardrailSpec is the "guardrails" object of a policy file:
@@ -89,8 +90,8 @@ type GuardrailSpec struct {
 }
 
 // GuardSet is the built-ins of one stage: Secrets and PII are "redact" or
-// "block" (SecretsGuardrail, PIIGuardrail), Deny the patterns of a
-// DenyGuardrail, MaxLength the bound of a MaxLengthGuardrail.
+// "block" (loop.SecretsGuardrail, loop.PIIGuardrail), Deny the patterns of a
+// loop.DenyGuardrail, MaxLength the bound of a loop.MaxLengthGuardrail.
 type GuardSet struct {
 	Secrets   string   `json:"secrets,omitempty"`
 	PII       string   `json:"pii,omitempty"`
@@ -98,8 +99,10 @@ type GuardSet struct {
 	MaxLength int      `json:"max_length,omitempty"`
 }
 
-// guardrailsFor returns the guardrails the spec switches on at stage.
-func (p *PolicySpec) guardrailsFor(stage GuardStage) []Guardrail {
+// GuardrailsAt returns the guardrails the spec switches on at stage; a
+// run whose Agent.Policy is p adds them after the agent's own (see
+// [loop.PolicyGuardrails]).
+func (p *Spec) GuardrailsAt(stage loop.GuardStage) []loop.Guardrail {
 	if p == nil {
 		return nil
 	}
@@ -107,18 +110,18 @@ func (p *PolicySpec) guardrailsFor(stage GuardStage) []Guardrail {
 }
 
 // compileGuardrails builds the spec's guardrails; errors name the field.
-func (p *PolicySpec) compileGuardrails() error {
+func (p *Spec) compileGuardrails() error {
 	p.guards = nil
 	g := p.Guardrails
 	if g == nil {
 		return nil
 	}
-	p.guards = map[GuardStage][]Guardrail{}
+	p.guards = map[loop.GuardStage][]loop.Guardrail{}
 	for _, st := range []struct {
 		name  string
-		stage GuardStage
+		stage loop.GuardStage
 		set   *GuardSet
-	}{{"input", GuardInput, g.Input}, {"tool_results", GuardToolResult, g.ToolResults}, {"output", GuardOutput, g.Output}} {
+	}{{"input", loop.GuardInput, g.Input}, {"tool_results", loop.GuardToolResult, g.ToolResults}, {"output", loop.GuardOutput, g.Output}} {
 		if st.set == nil {
 			continue
 		}
@@ -132,101 +135,101 @@ func (p *PolicySpec) compileGuardrails() error {
 			case "block":
 				return true, true, nil
 			}
-			return false, false, &PolicyError{Path: at + "." + field, Reason: `want "redact" or "block"`}
+			return false, false, &Error{Path: at + "." + field, Reason: `want "redact" or "block"`}
 		}
-		var out []Guardrail
+		var out []loop.Guardrail
 		if on, block, err := mode("secrets", st.set.Secrets); err != nil {
 			return err
 		} else if on {
-			out = append(out, SecretsGuardrail(block))
+			out = append(out, loop.SecretsGuardrail(block))
 		}
 		if on, block, err := mode("pii", st.set.PII); err != nil {
 			return err
 		} else if on {
-			out = append(out, PIIGuardrail(block))
+			out = append(out, loop.PIIGuardrail(block))
 		}
 		if len(st.set.Deny) > 0 {
-			d, err := DenyGuardrail("policy deny", st.set.Deny...)
+			d, err := loop.DenyGuardrail("policy deny", st.set.Deny...)
 			if err != nil {
-				return &PolicyError{Path: at + ".deny", Reason: err.Error()}
+				return &Error{Path: at + ".deny", Reason: err.Error()}
 			}
 			out = append(out, d)
 		}
 		switch {
 		case st.set.MaxLength < 0:
-			return &PolicyError{Path: at + ".max_length", Reason: "want a positive number of characters"}
+			return &Error{Path: at + ".max_length", Reason: "want a positive number of characters"}
 		case st.set.MaxLength > 0:
-			out = append(out, MaxLengthGuardrail(st.set.MaxLength))
+			out = append(out, loop.MaxLengthGuardrail(st.set.MaxLength))
 		}
 		p.guards[st.stage] = out
 	}
 	return nil
 }
 
-// PolicyRule is one rule of a [PolicySpec].
-type PolicyRule struct {
+// Rule is one rule of a [Spec].
+type Rule struct {
 	Tool   string          `json:"tool"`
-	Action Verdict         `json:"action"`
+	Action loop.Verdict    `json:"action"`
 	When   json.RawMessage `json:"when,omitempty"`
 	Reason string          `json:"reason,omitempty"`
 }
 
-// ErrExpandNeedsApproval is returned by [PolicySpec.Expand] without approval.
-var ErrExpandNeedsApproval = errors.New("loop: expanding a policy requires human approval")
+// ErrExpandNeedsApproval is returned by [Spec.Expand] without approval.
+var ErrExpandNeedsApproval = errors.New("policy: expanding a policy requires human approval")
 
-// PolicyError is a policy that does not compile. Path is the position of
+// Error is a policy that does not compile. Path is the position of
 // the problem ("rules[2].when.args.path.path_within").
-type PolicyError struct {
+type Error struct {
 	Path   string
 	Reason string
 }
 
-func (e *PolicyError) Error() string {
+func (e *Error) Error() string {
 	if e.Path == "" {
-		return "loop: policy: " + e.Reason
+		return "policy: " + e.Reason
 	}
-	return "loop: policy: " + e.Path + ": " + e.Reason
+	return "policy: " + e.Path + ": " + e.Reason
 }
 
-// LoadPolicy reads and compiles the JSON policy at path.
-func LoadPolicy(path string) (*PolicySpec, error) {
+// Load reads and compiles the JSON policy at path.
+func Load(path string) (*Spec, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("loop: %w", err)
 	}
-	p, err := ParsePolicy(data)
+	p, err := Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return p, nil
 }
 
-// ParsePolicy parses and compiles a JSON policy.
-func ParsePolicy(data []byte) (*PolicySpec, error) {
+// Parse parses and compiles a JSON policy.
+func Parse(data []byte) (*Spec, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
 		return nil, syntaxError(data, err)
 	}
 	if top == nil {
-		return nil, &PolicyError{Reason: "want a JSON object {\"default\": ..., \"rules\": [...]}"}
+		return nil, &Error{Reason: "want a JSON object {\"default\": ..., \"rules\": [...]}"}
 	}
-	p := &PolicySpec{}
+	p := &Spec{}
 	for k, v := range top {
 		switch k {
 		case "version":
 			if err := json.Unmarshal(v, &p.Version); err != nil || (p.Version != 0 && p.Version != 1) {
-				return nil, &PolicyError{Path: "version", Reason: "want 1"}
+				return nil, &Error{Path: "version", Reason: "want 1"}
 			}
 		case "default":
 			var s string
 			if err := json.Unmarshal(v, &s); err != nil {
-				return nil, &PolicyError{Path: "default", Reason: `want "allow", "deny" or "approve"`}
+				return nil, &Error{Path: "default", Reason: `want "allow", "deny" or "approve"`}
 			}
-			p.Default = Verdict(s)
+			p.Default = loop.Verdict(s)
 		case "rules":
 			var raw []json.RawMessage
 			if err := json.Unmarshal(v, &raw); err != nil {
-				return nil, &PolicyError{Path: "rules", Reason: "want an array of rules"}
+				return nil, &Error{Path: "rules", Reason: "want an array of rules"}
 			}
 			for i, r := range raw {
 				rule, err := parseRule(r, fmt.Sprintf("rules[%d]", i))
@@ -240,10 +243,10 @@ func ParsePolicy(data []byte) (*PolicySpec, error) {
 			dec.DisallowUnknownFields()
 			p.Guardrails = &GuardrailSpec{}
 			if err := dec.Decode(p.Guardrails); err != nil {
-				return nil, &PolicyError{Path: "guardrails", Reason: "want {\"input\", \"tool_results\", \"output\"}, each {\"secrets\", \"pii\", \"deny\", \"max_length\"}: " + err.Error()}
+				return nil, &Error{Path: "guardrails", Reason: "want {\"input\", \"tool_results\", \"output\"}, each {\"secrets\", \"pii\", \"deny\", \"max_length\"}: " + err.Error()}
 			}
 		default:
-			return nil, &PolicyError{Path: k, Reason: `unknown key (want "version", "default", "rules" or "guardrails")`}
+			return nil, &Error{Path: k, Reason: `unknown key (want "version", "default", "rules" or "guardrails")`}
 		}
 	}
 	if err := p.Compile(); err != nil {
@@ -263,17 +266,17 @@ func syntaxError(data []byte, err error) error {
 				col++
 			}
 		}
-		return &PolicyError{Reason: fmt.Sprintf("invalid JSON at line %d, column %d: %v", line, col, se)}
+		return &Error{Reason: fmt.Sprintf("invalid JSON at line %d, column %d: %v", line, col, se)}
 	}
-	return &PolicyError{Reason: "want a JSON object {\"default\": ..., \"rules\": [...]}: " + err.Error()}
+	return &Error{Reason: "want a JSON object {\"default\": ..., \"rules\": [...]}: " + err.Error()}
 }
 
-func parseRule(raw json.RawMessage, at string) (PolicyRule, error) {
+func parseRule(raw json.RawMessage, at string) (Rule, error) {
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil || m == nil {
-		return PolicyRule{}, &PolicyError{Path: at, Reason: "want an object {\"tool\", \"action\", \"when\", \"reason\"}"}
+		return Rule{}, &Error{Path: at, Reason: "want an object {\"tool\", \"action\", \"when\", \"reason\"}"}
 	}
-	var r PolicyRule
+	var r Rule
 	for k, v := range m {
 		var err error
 		switch k {
@@ -282,31 +285,31 @@ func parseRule(raw json.RawMessage, at string) (PolicyRule, error) {
 		case "action":
 			var s string
 			err = json.Unmarshal(v, &s)
-			r.Action = Verdict(s)
+			r.Action = loop.Verdict(s)
 		case "reason":
 			err = json.Unmarshal(v, &r.Reason)
 		case "when":
 			r.When = v
 		default:
-			return PolicyRule{}, &PolicyError{Path: at + "." + k, Reason: `unknown key (want "tool", "action", "when" or "reason")`}
+			return Rule{}, &Error{Path: at + "." + k, Reason: `unknown key (want "tool", "action", "when" or "reason")`}
 		}
 		if err != nil {
-			return PolicyRule{}, &PolicyError{Path: at + "." + k, Reason: "want a string"}
+			return Rule{}, &Error{Path: at + "." + k, Reason: "want a string"}
 		}
 	}
 	return r, nil
 }
 
-// Compile validates the spec and prepares it for Decide. ParsePolicy calls
-// it; call it after building or changing a PolicySpec in Go.
-func (p *PolicySpec) Compile() error {
+// Compile validates the spec and prepares it for Decide. Parse calls
+// it; call it after building or changing a Spec in Go.
+func (p *Spec) Compile() error {
 	if p.Version != 0 && p.Version != 1 {
-		return &PolicyError{Path: "version", Reason: "want 1"}
+		return &Error{Path: "version", Reason: "want 1"}
 	}
 	switch p.Default {
-	case "", VerdictAllow, VerdictDeny, VerdictApprove:
+	case "", loop.VerdictAllow, loop.VerdictDeny, loop.VerdictApprove:
 	default:
-		return &PolicyError{Path: "default", Reason: fmt.Sprintf(`%q is not "allow", "deny" or "approve"`, p.Default)}
+		return &Error{Path: "default", Reason: fmt.Sprintf(`%q is not "allow", "deny" or "approve"`, p.Default)}
 	}
 	compiled := make([]compiledRule, len(p.Rules))
 	for i, r := range p.Rules {
@@ -323,7 +326,7 @@ func (p *PolicySpec) Compile() error {
 // compiledRule is a rule ready to evaluate.
 type compiledRule struct {
 	tool   string
-	action Verdict
+	action loop.Verdict
 	reason string
 	conds  []cond
 }
@@ -339,24 +342,24 @@ type pred func(v any, present bool) bool
 
 // policyView is what rules read of a call.
 type policyView struct {
-	in   *PolicyInput
+	in   *loop.PolicyInput
 	args map[string]any
 }
 
-func compileRule(r PolicyRule, at string) (compiledRule, error) {
+func compileRule(r Rule, at string) (compiledRule, error) {
 	c := compiledRule{tool: r.Tool, action: r.Action, reason: r.Reason}
 	if r.Tool == "" {
-		return c, &PolicyError{Path: at + ".tool", Reason: `missing: name a tool, "*" or a glob`}
+		return c, &Error{Path: at + ".tool", Reason: `missing: name a tool, "*" or a glob`}
 	}
 	if _, err := path.Match(r.Tool, ""); err != nil {
-		return c, &PolicyError{Path: at + ".tool", Reason: fmt.Sprintf("bad glob %q", r.Tool)}
+		return c, &Error{Path: at + ".tool", Reason: fmt.Sprintf("bad glob %q", r.Tool)}
 	}
 	switch r.Action {
-	case VerdictAllow, VerdictDeny, VerdictApprove:
+	case loop.VerdictAllow, loop.VerdictDeny, loop.VerdictApprove:
 	case "":
-		return c, &PolicyError{Path: at + ".action", Reason: `missing: want "allow", "deny" or "approve"`}
+		return c, &Error{Path: at + ".action", Reason: `missing: want "allow", "deny" or "approve"`}
 	default:
-		return c, &PolicyError{Path: at + ".action", Reason: fmt.Sprintf(`%q is not "allow", "deny" or "approve"`, r.Action)}
+		return c, &Error{Path: at + ".action", Reason: fmt.Sprintf(`%q is not "allow", "deny" or "approve"`, r.Action)}
 	}
 	if w := bytes.TrimSpace(r.When); len(w) == 0 || string(w) == "null" {
 		return c, nil
@@ -372,7 +375,7 @@ func compileRule(r PolicyRule, at string) (compiledRule, error) {
 		case "args":
 			args, ok := v.(map[string]any)
 			if !ok {
-				return c, &PolicyError{Path: p, Reason: "want an object of argument predicates"}
+				return c, &Error{Path: p, Reason: "want an object of argument predicates"}
 			}
 			for _, name := range slices.Sorted(maps.Keys(args)) {
 				t, err := compilePred(args[name], p+"."+name)
@@ -412,7 +415,7 @@ func compileRule(r PolicyRule, at string) (compiledRule, error) {
 				return perms, true
 			}, test: t})
 		default:
-			return c, &PolicyError{Path: p, Reason: `unknown condition (want "args", "tainted", "egress", "untrusted", "idempotent", "known", "step" or "permissions")`}
+			return c, &Error{Path: p, Reason: `unknown condition (want "args", "tainted", "egress", "untrusted", "idempotent", "known", "step" or "permissions")`}
 		}
 	}
 	return c, nil
@@ -448,7 +451,7 @@ func compileTypedPred(v any, at, want string) (pred, error) {
 			_, ok = v.(json.Number)
 		}
 		if !ok {
-			return nil, &PolicyError{Path: at, Reason: "want a " + want + " or an object of operators"}
+			return nil, &Error{Path: at, Reason: "want a " + want + " or an object of operators"}
 		}
 	}
 	return compilePred(v, at)
@@ -462,7 +465,7 @@ func compilePred(v any, at string) (pred, error) {
 		return func(x any, present bool) bool { return present && jsonvalue.Equal(x, want) }, nil
 	}
 	if len(ops) == 0 {
-		return nil, &PolicyError{Path: at, Reason: "empty predicate object (use {\"eq\": {}} to compare with an empty object)"}
+		return nil, &Error{Path: at, Reason: "empty predicate object (use {\"eq\": {}} to compare with an empty object)"}
 	}
 	var preds []pred
 	for _, op := range slices.Sorted(maps.Keys(ops)) {
@@ -483,7 +486,7 @@ func compilePred(v any, at string) (pred, error) {
 }
 
 func compileOp(op string, e any, at string) (pred, error) {
-	bad := func(reason string) error { return &PolicyError{Path: at, Reason: reason} }
+	bad := func(reason string) error { return &Error{Path: at, Reason: reason} }
 	switch op {
 	case "eq":
 		return func(x any, present bool) bool { return present && jsonvalue.Equal(x, e) }, nil
@@ -641,10 +644,10 @@ func compileOp(op string, e any, at string) (pred, error) {
 	return nil, bad("unknown operator (want eq, ne, in, not_in, starts_with, ends_with, contains, matches, max_length, max_items, lt, le, gt, ge, exists, path_within, url_host or not)")
 }
 
-// Decide applies the rules to a call (see [PolicySpec]).
-func (p *PolicySpec) Decide(_ context.Context, in *PolicyInput) (Decision, error) {
+// Decide applies the rules to a call (see [Spec]).
+func (p *Spec) Decide(_ context.Context, in *loop.PolicyInput) (loop.Decision, error) {
 	if p.compiled == nil && len(p.Rules) > 0 {
-		return Decision{}, errors.New("policy spec was not compiled: call Compile (ParsePolicy does)")
+		return loop.Decision{}, errors.New("policy spec was not compiled: call Compile (Parse does)")
 	}
 	view := &policyView{in: in, args: decodeArgs(in.Call.Arguments)}
 	best := -1
@@ -660,30 +663,30 @@ func (p *PolicySpec) Decide(_ context.Context, in *PolicyInput) (Decision, error
 	if best < 0 {
 		v := p.Default
 		if v == "" {
-			v = VerdictAllow
+			v = loop.VerdictAllow
 		}
 		reason := ""
-		if v != VerdictAllow {
+		if v != loop.VerdictAllow {
 			reason = fmt.Sprintf("`%s` is not allowed by the tool policy (default %s)", in.Call.Name, v)
 		}
-		return Decision{Verdict: v, Reason: reason}, nil
+		return loop.Decision{Verdict: v, Reason: reason}, nil
 	}
 	r := &p.compiled[best]
 	reason := r.reason
-	if reason == "" && r.action != VerdictAllow {
+	if reason == "" && r.action != loop.VerdictAllow {
 		reason = fmt.Sprintf("`%s` is refused by the tool policy (rules[%d])", in.Call.Name, best)
-		if r.action == VerdictApprove {
+		if r.action == loop.VerdictApprove {
 			reason = fmt.Sprintf("`%s` requires approval under the tool policy (rules[%d])", in.Call.Name, best)
 		}
 	}
-	return Decision{Verdict: r.action, Reason: reason}, nil
+	return loop.Decision{Verdict: r.action, Reason: reason}, nil
 }
 
-func rank(v Verdict) int {
+func rank(v loop.Verdict) int {
 	switch v {
-	case VerdictDeny:
+	case loop.VerdictDeny:
 		return 3
-	case VerdictApprove:
+	case loop.VerdictApprove:
 		return 2
 	}
 	return 1
@@ -706,13 +709,13 @@ func (r *compiledRule) matches(v *policyView) bool {
 
 // Narrow returns a copy of p with more deny or approve rules. Narrowing is
 // free: it can only refuse more.
-func (p *PolicySpec) Narrow(rules ...PolicyRule) (*PolicySpec, error) {
+func (p *Spec) Narrow(rules ...Rule) (*Spec, error) {
 	for i, r := range rules {
-		if r.Action != VerdictDeny && r.Action != VerdictApprove {
-			return nil, &PolicyError{Path: fmt.Sprintf("narrow[%d].action", i), Reason: "narrowing accepts only deny and approve rules (allowing more is Expand)"}
+		if r.Action != loop.VerdictDeny && r.Action != loop.VerdictApprove {
+			return nil, &Error{Path: fmt.Sprintf("narrow[%d].action", i), Reason: "narrowing accepts only deny and approve rules (allowing more is Expand)"}
 		}
 	}
-	q := &PolicySpec{Version: p.Version, Default: p.Default, Rules: append(slices.Clone(rules), p.Rules...)}
+	q := &Spec{Version: p.Version, Default: p.Default, Rules: append(slices.Clone(rules), p.Rules...)}
 	if err := q.Compile(); err != nil {
 		return nil, err
 	}
@@ -722,11 +725,11 @@ func (p *PolicySpec) Narrow(rules ...PolicyRule) (*PolicySpec, error) {
 // Expand returns a copy of p with more rules of any action and, when def is
 // not "", a new default. Expanding can allow what was refused, so it needs
 // a human's approval: without approved it returns ErrExpandNeedsApproval.
-func (p *PolicySpec) Expand(approved bool, def Verdict, rules ...PolicyRule) (*PolicySpec, error) {
+func (p *Spec) Expand(approved bool, def loop.Verdict, rules ...Rule) (*Spec, error) {
 	if !approved {
 		return nil, ErrExpandNeedsApproval
 	}
-	q := &PolicySpec{Version: p.Version, Default: p.Default, Rules: append(slices.Clone(p.Rules), rules...)}
+	q := &Spec{Version: p.Version, Default: p.Default, Rules: append(slices.Clone(p.Rules), rules...)}
 	if def != "" {
 		q.Default = def
 	}
@@ -741,11 +744,11 @@ func decodeObject(raw json.RawMessage, at string) (map[string]any, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, &PolicyError{Path: at, Reason: "invalid JSON: " + err.Error()}
+		return nil, &Error{Path: at, Reason: "invalid JSON: " + err.Error()}
 	}
 	m, ok := v.(map[string]any)
 	if !ok {
-		return nil, &PolicyError{Path: at, Reason: "want an object of conditions"}
+		return nil, &Error{Path: at, Reason: "want an object of conditions"}
 	}
 	return m, nil
 }
