@@ -116,7 +116,7 @@ func (m testModel) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.S
 // ends. It returns the memory and the backend's directory.
 func start(t testing.TB, mode string, opts Options) (Memory, string) {
 	t.Helper()
-	dir := opts.dirOr(t)
+	dir := dirOr(t, opts)
 	if opts.Path == "" {
 		opts.Path = os.Args[0]
 	}
@@ -136,7 +136,7 @@ func start(t testing.TB, mode string, opts Options) (Memory, string) {
 }
 
 // dirOr returns the directory a test put in Env, or a fresh one.
-func (o Options) dirOr(t testing.TB) string {
+func dirOr(t testing.TB, o Options) string {
 	for _, e := range o.Env {
 		if v, ok := strings.CutPrefix(e, testDirEnv+"="); ok {
 			return v

@@ -3,9 +3,7 @@ package remote
 import (
 	"context"
 	"fmt"
-	"io"
 	"slices"
-	"time"
 
 	"google.golang.org/grpc"
 
@@ -16,46 +14,16 @@ import (
 )
 
 // Options says which backend to run and how. The zero value of every
-// field but Name (or Path) works.
-type Options struct {
-	// Name is the backend's name: the binary autoagent-memory-NAME in Dir.
-	// Required unless Path is set.
-	Name string
-	// Dir is the backends directory searched for Name. Empty means
-	// $AUTOAGENT_BACKENDS, or ./backends when that is unset.
-	Dir string
-	// Path runs this binary instead of searching Dir; Name then only
-	// labels the backend in errors (by default it is taken from the file
-	// name).
-	Path string
-	// Args are the backend's command-line arguments (for
-	// autoagent-memory-sqlite: --db, --identity, ...).
-	Args []string
-	// Env holds "KEY=VALUE" entries added to the backend's environment.
-	Env []string
-	// InheritEnv gives the backend the host's whole environment. By default
-	// it sees only PATH, HOME, the temporary directory, locale, time zone,
-	// TLS roots and proxy settings, plus Env.
-	InheritEnv bool
-	// StartTimeout bounds the start and handshake of the process
-	// (default 10s).
-	StartTimeout time.Duration
-	// MinRestartBackoff and MaxRestartBackoff bound the wait before a
-	// process is restarted after a crash or a failed start; it doubles with
-	// each consecutive failure and resets after a successful call
-	// (defaults 100ms and 10s).
-	MinRestartBackoff, MaxRestartBackoff time.Duration
-	// HealthTimeout bounds the health check made before reusing a process
-	// whose previous call ended with its context (default 2s).
-	HealthTimeout time.Duration
-	// Stderr receives a copy of the backend's standard error (default: not
-	// copied). The last few KiB are kept regardless and quoted in the
-	// error of a crash.
-	Stderr io.Writer
-
-	// dialOptions are extra gRPC dial options (tests).
-	dialOptions []grpc.DialOption
-}
+// field but Name (or Path) works. It is the one Options type of both
+// backend kinds (providers/remote.Options is the same type): Name, Dir or
+// Path find the binary (autoagent-memory-NAME in Dir, $AUTOAGENT_BACKENDS or
+// ./backends); Args and Env are its command line and the variables added
+// to its environment, which holds only a few safe variables unless
+// InheritEnv; StartTimeout, MinRestartBackoff, MaxRestartBackoff and
+// HealthTimeout bound its start, its restarts and its health checks
+// (defaults 10s, 100ms, 10s, 2s); Stderr receives a copy of its standard
+// error.
+type Options = supervisor.Options
 
 // Memory is a memory.Memory served by a backend subprocess. The value New
 // returns also implements exactly those of memory.Rememberer,
@@ -83,18 +51,16 @@ type Memory interface {
 // Memory for it. A backend that cannot be found, started or handshaken is
 // an error here rather than at the first call. The process runs until
 // Close.
-func New(ctx context.Context, opts Options) (Memory, error) {
-	path, name, err := backend.Resolve(backend.KindMemory, opts.Name, opts.Dir, opts.Path)
+func New(ctx context.Context, opts Options) (Memory, error) { return newDial(ctx, opts, nil) }
+
+// newDial is New with extra gRPC dial options (tests observe the wire
+// through them).
+func newDial(ctx context.Context, opts Options, dial []grpc.DialOption) (Memory, error) {
+	cfg, name, err := opts.Config(backend.KindMemory, versions(nil), dial)
 	if err != nil {
 		return nil, fmt.Errorf("remote: %w", err)
 	}
-	sup := supervisor.New[*stub](supervisor.Config{
-		Kind: backend.KindMemory, Name: name, Path: path, Args: opts.Args,
-		Env: opts.Env, InheritEnv: opts.InheritEnv,
-		Plugins: versions(nil), Dispense: backend.PluginName(backend.KindMemory),
-		StartTimeout: opts.StartTimeout, MinBackoff: opts.MinRestartBackoff, MaxBackoff: opts.MaxRestartBackoff,
-		PingTimeout: opts.HealthTimeout, Stderr: opts.Stderr, DialOptions: opts.dialOptions,
-	})
+	sup := supervisor.New[*stub](cfg)
 	c := &client{name: name, sup: sup}
 	var info infoResponse
 	if err := c.do(ctx, "Info", &infoRequest{}, &info); err != nil {

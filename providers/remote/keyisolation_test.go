@@ -120,10 +120,9 @@ func TestAPIKeyStaysInTheBackend(t *testing.T) {
 		Args: []string{"--provider", "openai", "--model", "gpt-test", "--base-url", srv.URL + "/v1", "--api-key-file", keyFile, "--max-retries", "-1"},
 		Env:  []string{testBackendEnv + "=http", "GORACE=atexit_sleep_ms=0"},
 	}
-	opts.dialOptions = tap.dialOptions()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	p, err := New(ctx, opts)
+	p, err := newDial(ctx, opts, tap.dialOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
