@@ -11,16 +11,16 @@ import (
 	"time"
 )
 
-// The actions of audit [Record]s.
+// The actions of audit [AuditEntry] values.
 const (
 	ActionApprove = "approve"
 	ActionRevoke  = "revoke"
 )
 
-// Record is one line of the audit log (JSON Lines, beside the manifest,
+// AuditEntry is one line of the audit log (JSON Lines, beside the manifest,
 // [Store.LogPath]): who changed which approval, when. The log is only
 // appended to, under the manifest's lock, after the manifest is written.
-type Record struct {
+type AuditEntry struct {
 	Time   time.Time `json:"time"`
 	Action string    `json:"action"` // ActionApprove or ActionRevoke
 	By     string    `json:"by"`
@@ -39,15 +39,15 @@ type Record struct {
 	Replaced bool `json:"replaced,omitempty"`
 }
 
-func recordOf(action string, e Entry, by string, at time.Time) Record {
-	return Record{
+func recordOf(action string, e Entry, by string, at time.Time) AuditEntry {
+	return AuditEntry{
 		Time: at.UTC(), Action: action, By: by, SHA256: e.SHA256, File: e.File, Name: e.Name,
 		Grants: canonicalGrants(e.Grants), Limits: e.Limits, Note: e.Note, SidecarSHA256: e.SidecarSHA256,
 	}
 }
 
 // appendLog appends recs as JSON lines in one write and flushes them.
-func appendLog(path string, recs []Record) error {
+func appendLog(path string, recs []AuditEntry) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -78,23 +78,23 @@ func appendLog(path string, recs []Record) error {
 // missing log yields nothing. A line that does not parse yields an error
 // naming the line, and the sequence goes on with the next. The sequence
 // reads the file as it is iterated and can be ranged over more than once.
-func ReadLog(path string) iter.Seq2[Record, error] {
-	return func(yield func(Record, error) bool) {
+func ReadLog(path string) iter.Seq2[AuditEntry, error] {
+	return func(yield func(AuditEntry, error) bool) {
 		f, err := os.Open(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			return
 		}
 		if err != nil {
-			yield(Record{}, fmt.Errorf("manifest: audit log: %w", err))
+			yield(AuditEntry{}, fmt.Errorf("manifest: audit log: %w", err))
 			return
 		}
 		defer f.Close()
 		sc := bufio.NewScanner(f)
 		sc.Buffer(make([]byte, 0, 64*1024), 16<<20)
 		for line := 1; sc.Scan(); line++ {
-			var r Record
+			var r AuditEntry
 			if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-				if !yield(Record{}, fmt.Errorf("manifest: audit log %s:%d: %w", path, line, err)) {
+				if !yield(AuditEntry{}, fmt.Errorf("manifest: audit log %s:%d: %w", path, line, err)) {
 					return
 				}
 				continue
@@ -104,7 +104,7 @@ func ReadLog(path string) iter.Seq2[Record, error] {
 			}
 		}
 		if err := sc.Err(); err != nil {
-			yield(Record{}, fmt.Errorf("manifest: audit log %s: %w", path, err))
+			yield(AuditEntry{}, fmt.Errorf("manifest: audit log %s: %w", path, err))
 		}
 	}
 }

@@ -59,7 +59,7 @@
 // exclusive lock on PATH.lock (so concurrent writers in several processes
 // never lose an entry), replace the file atomically, and append one line
 // per change to the audit log PATH without ".json" + ".log.jsonl"
-// ([Record], [ReadLog]). Approving grants beyond what the module requests
+// ([AuditEntry], [ReadLog]). Approving grants beyond what the module requests
 // is refused with an *[ExceedError] unless forced. Re-approving an edited
 // module adds an entry for its new bytes; revoking a name removes every
 // approval of that name.

@@ -157,7 +157,7 @@ func (s *Store) Approve(ctx context.Context, a Approval) (Entry, error) {
 	if err := e.validate(); err != nil {
 		return Entry{}, fmt.Errorf("manifest: invalid approval: %w", err)
 	}
-	err := s.update(ctx, func(m *Manifest) ([]Record, error) {
+	err := s.update(ctx, func(m *Manifest) ([]AuditEntry, error) {
 		_, replaced := m.Lookup(e.SHA256)
 		if err := m.Put(e); err != nil {
 			return nil, err
@@ -167,7 +167,7 @@ func (s *Store) Approve(ctx context.Context, a Approval) (Entry, error) {
 		if len(exceeding) > 0 {
 			rec.Forced = canonicalGrants(exceeding)
 		}
-		return []Record{rec}, nil
+		return []AuditEntry{rec}, nil
 	})
 	if err != nil {
 		return Entry{}, err
@@ -199,13 +199,13 @@ func (s *Store) Revoke(ctx context.Context, r Revocation) ([]Entry, error) {
 		return nil, errors.New("manifest: Revocation.By is empty: say who revokes")
 	}
 	var removed []Entry
-	err := s.update(ctx, func(m *Manifest) ([]Record, error) {
+	err := s.update(ctx, func(m *Manifest) ([]AuditEntry, error) {
 		matches, err := m.resolve(r.Target)
 		if err != nil {
 			return nil, err
 		}
 		at := s.now().UTC().Truncate(time.Second)
-		var recs []Record
+		var recs []AuditEntry
 		for _, e := range matches {
 			m.Delete(e.SHA256)
 			rec := recordOf(ActionRevoke, e, r.By, at)
@@ -250,7 +250,7 @@ func (m *Manifest) resolve(target string) ([]Entry, error) {
 // update runs fn on the current manifest under the lock and, when fn
 // succeeds, writes the manifest and then appends fn's audit records. A
 // manifest that does not load is left as it is.
-func (s *Store) update(ctx context.Context, fn func(*Manifest) ([]Record, error)) error {
+func (s *Store) update(ctx context.Context, fn func(*Manifest) ([]AuditEntry, error)) error {
 	if s.Path == "" {
 		return errors.New("manifest: Store.Path is empty")
 	}

@@ -45,9 +45,9 @@ func load(t *testing.T, s *Store) *Manifest {
 	return m
 }
 
-func logRecords(t *testing.T, s *Store) []Record {
+func logRecords(t *testing.T, s *Store) []AuditEntry {
 	t.Helper()
-	var out []Record
+	var out []AuditEntry
 	for r, err := range ReadLog(s.LogPath()) {
 		if err != nil {
 			t.Fatal(err)
@@ -99,7 +99,7 @@ func TestApproveWritesEntryAndLog(t *testing.T) {
 		t.Errorf("stored entry (-want +got):\n%s", diff)
 	}
 	recs := logRecords(t, s)
-	wantRec := []Record{{Time: fixedNow, Action: ActionApprove, By: "alice", SHA256: sumA, File: "fetch_url.wasm", Name: "fetch_url",
+	wantRec := []AuditEntry{{Time: fixedNow, Action: ActionApprove, By: "alice", SHA256: sumA, File: "fetch_url.wasm", Name: "fetch_url",
 		Grants: mustGrants(t, "net:api.example.com"), Limits: Limits{MemoryMB: 32}, Note: "looked at it"}}
 	if diff := cmp.Diff(wantRec, recs); diff != "" {
 		t.Errorf("audit log (-want +got):\n%s", diff)

@@ -158,7 +158,7 @@ func (c *CreateTool) Call(ctx context.Context, call tool.Call) (tool.Result, err
 	if !c.b.opts.NoStaging {
 		// The tool works for this run either way: failing to stage it for
 		// review must not take it away.
-		if st, err := c.b.Stage(ctx, t, &Record{Goal: a.Capability}); err != nil {
+		if st, err := c.b.Stage(ctx, t, &Provenance{Goal: a.Capability}); err != nil {
 			out["staging_error"] = err.Error()
 		} else {
 			out["staged_for_review"] = st.Stem

@@ -38,8 +38,9 @@ type Staged struct {
 	SHA256, SidecarSHA256           string
 }
 
-// Record is the provenance written beside a staged tool (NAME.synth.json).
-type Record struct {
+// Provenance is what is written beside a staged tool (NAME.synth.json):
+// where it came from.
+type Provenance struct {
 	Name          string     `json:"name"`
 	Description   string     `json:"description"`
 	Language      string     `json:"language"`
@@ -63,7 +64,7 @@ var sourceExt = map[string]string{"js": ".js", "go": ".go"}
 // records only what the tool itself says). Files are written atomically;
 // a staged tool of the same name and module is replaced, one with a
 // different module is kept and the new one gets the next free stem.
-func (b *Builder) Stage(ctx context.Context, t *Tool, rec *Record) (*Staged, error) {
+func (b *Builder) Stage(ctx context.Context, t *Tool, rec *Provenance) (*Staged, error) {
 	start := time.Now()
 	st, err := b.stage(t, rec)
 	ev := Event{Stage: StageStaging, Tool: t.Name(), Language: t.Language(), Status: StatusOK, Duration: time.Since(start), SHA256: t.SHA256()}
@@ -76,7 +77,7 @@ func (b *Builder) Stage(ctx context.Context, t *Tool, rec *Record) (*Staged, err
 	return st, err
 }
 
-func (b *Builder) stage(t *Tool, rec *Record) (*Staged, error) {
+func (b *Builder) stage(t *Tool, rec *Provenance) (*Staged, error) {
 	dir := b.opts.StagingDir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("synth: staging directory: %w", err)
@@ -97,7 +98,7 @@ func (b *Builder) stage(t *Tool, rec *Record) (*Staged, error) {
 	}
 	st.Source = filepath.Join(dir, stem+ext)
 	st.Record = filepath.Join(dir, stem+".synth.json")
-	r := Record{}
+	r := Provenance{}
 	if rec != nil {
 		r = *rec
 	}

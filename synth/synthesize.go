@@ -185,7 +185,7 @@ func (b *Builder) Synthesize(ctx context.Context, task Task) (*Synthesis, error)
 	}
 	out.Usage = acc.total()
 	if out.Tool != nil && !b.opts.NoStaging {
-		st, err := b.Stage(ctx, out.Tool, &Record{Goal: task.Goal, Examples: len(task.Examples), Shown: len(shown), HeldOut: len(held), Attempts: len(out.Attempts), Usage: out.Usage})
+		st, err := b.Stage(ctx, out.Tool, &Provenance{Goal: task.Goal, Examples: len(task.Examples), Shown: len(shown), HeldOut: len(held), Attempts: len(out.Attempts), Usage: out.Usage})
 		if err != nil {
 			return out, err
 		}

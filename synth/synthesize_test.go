@@ -142,7 +142,7 @@ func TestSynthesizeRejectsOverfittingAndNeverLeaksHeldOutCases(t *testing.T) {
 	if string(src) != reverseJS {
 		t.Fatalf("staged source %q", src)
 	}
-	var rec Record
+	var rec Provenance
 	raw, _ := os.ReadFile(st.Record)
 	if err := json.Unmarshal(raw, &rec); err != nil || rec.SHA256 != res.Tool.SHA256() || rec.SidecarSHA256 == "" || rec.Attempts != 2 || rec.HeldOut != 4 {
 		t.Fatalf("record %s (%v)", raw, err)

@@ -144,7 +144,7 @@ func TestToolsApproveListRevoke(t *testing.T) {
 	}
 
 	// The audit log has the approval.
-	var recs []manifest.Record
+	var recs []manifest.AuditEntry
 	for rec, err := range manifest.ReadLog(filepath.Join(e.plugins, "manifest.log.jsonl")) {
 		if err != nil {
 			t.Fatal(err)
