@@ -13,6 +13,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 
+	"github.com/autoagent-go/autoagent/host/internal/rewrite"
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 )
 
@@ -100,9 +101,9 @@ func (h *Host) compile(ctx context.Context, sha string, b []byte, tables int64) 
 	return e, nil
 }
 
-// rewriteOptions are the rewrites every module gets (see rewrite).
-func (h *Host) rewriteOptions(tables int64) rewriteOptions {
-	return rewriteOptions{interrupt: h.opts.deadlines == deadlineInterrupt, mergeData: true, tables: uint32(tables), defect: h.opts.defect}
+// rewriteOptions are the rewrites every module gets (see package rewrite).
+func (h *Host) rewriteOptions(tables int64) rewrite.Options {
+	return rewrite.Options{Interrupt: h.opts.deadlines == deadlineInterrupt, MergeData: true, Tables: uint32(tables), Defect: h.opts.defect}
 }
 
 // compileCached compiles b, through the compilation cache, within the
@@ -177,7 +178,7 @@ func verifyLimits(l wasmbin.Limits) wasmbin.Limits {
 // compilePrepared reads what the host needs of the prepared module and
 // compiles it.
 func (e *compiledEntry) compilePrepared(ctx context.Context, h *Host, prepared []byte) (wazero.CompiledModule, error) {
-	minPages, other, err := scanModule(prepared)
+	minPages, other, err := rewrite.Scan(prepared)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
@@ -198,23 +199,27 @@ func (e *compiledEntry) compilePrepared(ctx context.Context, h *Host, prepared [
 
 // prepare validates b, rewrites it and verifies the rewrite. Only the
 // kernel may import from goModule.
-func (h *Host) prepare(b []byte, opts rewriteOptions, kernel bool) ([]byte, error) {
+func (h *Host) prepare(b []byte, opts rewrite.Options, kernel bool) ([]byte, error) {
 	m, err := wasmbin.Validate(b, h.moduleLimits)
 	if err != nil {
 		return nil, moduleError(err)
 	}
 	for _, imp := range m.Imports {
-		if imp.Module == goModule && (!kernel || imp.Name == yieldImport) {
+		if imp.Module == goModule && (!kernel || imp.Name == rewrite.YieldImport) {
 			// The kernel's own functions; Load names the module.
 			return nil, &ImportError{Import: imp.Module + "." + imp.Name}
 		}
 	}
-	prepared, err := rewrite(m, b, opts)
+	prepared, err := rewrite.Apply(m, b, opts)
 	if err != nil {
+		var le *wasmbin.LimitError
+		if errors.As(err, &le) {
+			return nil, moduleError(err) // a table past the Tables limit
+		}
 		return nil, err
 	}
-	if opts.interrupt {
-		if _, err := wasmbin.Verify(prepared, verifyLimits(h.moduleLimits), instrumentation(m)); err != nil {
+	if opts.Interrupt {
+		if _, err := wasmbin.Verify(prepared, verifyLimits(h.moduleLimits), rewrite.Instrumentation(m)); err != nil {
 			return nil, fmt.Errorf("%w: the host's instrumentation of the module failed its own verification, so it is not run (a defect of the host; please report it): %v", ErrUnsafe, err)
 		}
 	}
@@ -227,7 +232,7 @@ func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte, tables int
 	// The module limits are part of the key: a module prepared under
 	// looser ones must be validated again under these.
 	limits := sha256.Sum256(fmt.Appendf(nil, "%+v", h.moduleLimits))
-	key := fmt.Sprintf("%s-%s-%x-%v-%v-%d%s", e.sha, rewriteVersion, limits[:8], opts.interrupt, opts.mergeData, opts.tables, opts.defect)
+	key := fmt.Sprintf("%s-%s-%x-%v-%v-%d%s", e.sha, rewriteVersion, limits[:8], opts.Interrupt, opts.MergeData, opts.Tables, opts.Defect)
 	var mod wazero.CompiledModule
 	// A prepared module in the cache was validated, rewritten and
 	// verified by this version of the host: the directory is trusted as
@@ -278,7 +283,7 @@ func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte, tables int
 	e.kernel = e.abi == ABIExtism
 	for _, f := range mod.ImportedFunctions() {
 		m, n, _ := f.Import()
-		if m == goModule && n == yieldImport {
+		if m == goModule && n == rewrite.YieldImport {
 			continue // added by the rewrite
 		}
 		e.imports = append(e.imports, m+"."+n)
@@ -342,7 +347,7 @@ func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bo
 		case goModule:
 			// The rewrite's yield; the kernel's other imports are the
 			// kernel's alone.
-			ok = n == yieldImport && string(f.ParamTypes()) == string([]api.ValueType{api.ValueTypeI32}) && len(f.ResultTypes()) == 0
+			ok = n == rewrite.YieldImport && string(f.ParamTypes()) == string([]api.ValueType{api.ValueTypeI32}) && len(f.ResultTypes()) == 0
 			if ok {
 				continue
 			}
@@ -413,64 +418,4 @@ func signature(f api.FunctionDefinition) string {
 		}
 	}
 	return s
-}
-
-var errBadBinary = errors.New("truncated or malformed section")
-
-// scanModule returns the initial page count of the module's memory (0
-// when it has none) and the first table or global it imports ("" when
-// none). It reads the binary itself because wazero exposes memory limits
-// only for exported memories and no table or global imports at all, and a
-// module must be refused before an instance tries to allocate more than
-// its limit. b was validated, but may come from the disk cache.
-func scanModule(b []byte) (pages uint32, otherImport string, err error) {
-	if len(b) < 8 || string(b[:4]) != "\x00asm" {
-		return 0, "", errors.New("missing the \\0asm header")
-	}
-	r := reader{b: b, p: 8}
-	for !r.done() {
-		id := r.byte()
-		body := r.take(int(r.u32()))
-		if r.err != nil {
-			return 0, "", errBadBinary
-		}
-		switch id {
-		case secImport:
-			ir := reader{b: body}
-			n := ir.u32()
-			for i := uint32(0); i < n && ir.err == nil && otherImport == ""; i++ {
-				mod, name := ir.name(), ir.name()
-				switch ir.byte() {
-				case 0: // function
-					ir.u32()
-				case 1: // table
-					ir.byte()
-					ir.limits()
-					otherImport = mod + "." + name
-				case 2: // memory
-					ir.limits()
-				case 3: // global
-					ir.byte()
-					ir.byte()
-					otherImport = mod + "." + name
-				default:
-					return 0, "", errBadBinary
-				}
-			}
-			if ir.err != nil {
-				return 0, "", errBadBinary
-			}
-		case secMemory:
-			mem := reader{b: body}
-			if mem.u32() == 0 {
-				continue
-			}
-			mem.byte() // limits flags
-			pages = mem.u32()
-			if mem.err != nil || pages > 65536 {
-				return 0, "", errBadBinary
-			}
-		}
-	}
-	return pages, otherImport, nil
 }

@@ -114,7 +114,7 @@ type Options struct {
 	// deadlines chooses how a running guest is stopped; only the overhead
 	// benchmark sets it.
 	deadlines deadlineMode
-	// defect injects a defect into the rewrite (see rewriteOptions), or
+	// defect injects a defect into the rewrite (see rewrite.Options), or
 	// with "nointerrupt" into the deadline handling; only tests set it.
 	defect string
 	// watchdogGrace and watchdogTick replace the watchdog's, and

@@ -18,6 +18,7 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/autoagent-go/autoagent/host/internal/rewrite"
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 )
 
@@ -259,7 +260,7 @@ const kernelStack = 256 << 10
 // setStack gives a new instance its stack budget, the global the rewrite
 // added and exported for the host alone.
 func setStack(mod api.Module, budget int64) error {
-	g, ok := mod.ExportedGlobal(stackExport).(api.MutableGlobal)
+	g, ok := mod.ExportedGlobal(rewrite.StackExport).(api.MutableGlobal)
 	if !ok {
 		return errors.New("the module lacks the host's stack budget")
 	}
@@ -274,7 +275,7 @@ func (inst *instance) initialise(ctx context.Context) error {
 	m, inits := inst.mod, inst.l.entry.inits
 	var stack [2]uint64
 	if inits.start {
-		if err := inst.invoke(ctx, m.ExportedFunction(startExport), stack[:]); err != nil {
+		if err := inst.invoke(ctx, m.ExportedFunction(rewrite.StartExport), stack[:]); err != nil {
 			return err
 		}
 	}
@@ -297,7 +298,7 @@ func (inst *instance) initialise(ctx context.Context) error {
 
 // initExports are the initialisers a module exports.
 type initExports struct {
-	start   bool   // startExport, the module's start function
+	start   bool   // rewrite.StartExport, the module's start function
 	runtime string // _initialize, else __wasm_call_ctors (without parameters); "" for neither
 	hsInit  bool   // hs_init(argc, argv), GHC's
 }
@@ -305,7 +306,7 @@ type initExports struct {
 // findInits reads a module's initialisers from its exports.
 func findInits(exports map[string]api.FunctionDefinition) initExports {
 	var in initExports
-	in.start = exports[startExport] != nil
+	in.start = exports[rewrite.StartExport] != nil
 	for _, name := range []string{"_initialize", "__wasm_call_ctors"} {
 		if f := exports[name]; f != nil && len(f.ParamTypes()) == 0 {
 			in.runtime = name

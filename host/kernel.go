@@ -9,6 +9,8 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/autoagent-go/autoagent/host/internal/rewrite"
 )
 
 // The host modules a guest may import from (host/ABI.md).
@@ -16,8 +18,8 @@ const (
 	envModule  = "extism:host/env"
 	userModule = "extism:host/user"
 	// goModule holds the Go functions the kernel imports; guests may not
-	// import it.
-	goModule = "autoagent:kernel"
+	// import it (the rewrite's import of yield is from it).
+	goModule = rewrite.KernelModule
 	// wasiModule is WASI's, which wazero provides.
 	wasiModule = "wasi_snapshot_preview1"
 )
@@ -89,7 +91,7 @@ type kernelRuntime struct {
 func (h *Host) newKernelRuntime(ctx context.Context) (*kernelRuntime, error) {
 	rt := h.runtime
 	opts := h.rewriteOptions(0)
-	opts.defect = "" // the tests' defects are for guests
+	opts.Defect = "" // the tests' defects are for guests
 	prepared, err := h.prepare(kernelWasm, opts, true)
 	if err != nil {
 		return nil, fmt.Errorf("host: preparing the Extism kernel: %w", err)
@@ -477,7 +479,7 @@ func (inst *instance) varSet(nameOff, valueOff uint64) {
 // call's context.
 func instantiateHostModules(ctx context.Context, rt wazero.Runtime, fs functions) error {
 	b := rt.NewHostModuleBuilder(goModule)
-	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(yield), []api.ValueType{i32}, nil).Export(yieldImport)
+	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(yield), []api.ValueType{i32}, nil).Export(rewrite.YieldImport)
 	addHostFuncs(b, goFuncs)
 	if _, err := b.Instantiate(ctx); err != nil {
 		return fmt.Errorf("host: instantiating %s: %w", goModule, err)

@@ -92,6 +92,12 @@ func TestModuleLimitsRefuseCompileBombs(t *testing.T) {
 			t.Errorf("%s: %v, want the %s limit", c.name, err, c.limit)
 		}
 	}
+	// A declared table past the Tables limit, which the rewrite finds, is
+	// the same typed error.
+	_, err := h.Inspect(t.Context(), "tables", wasmFile(t, "tabledeclared.wasm"), nil)
+	if le := (*ModuleLimitError)(nil); !errors.As(err, &le) || le.Limit != "Tables" {
+		t.Errorf("tabledeclared.wasm: %v, want the Tables limit as a *ModuleLimitError", err)
+	}
 	// Just under each limit the modules are valid, and load.
 	for _, c := range []struct {
 		name string

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 
+	"github.com/autoagent-go/autoagent/host/internal/rewrite"
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 )
 
@@ -22,11 +23,11 @@ func prepareChecked(t testing.TB, rt wazero.Runtime, b []byte) bool {
 	if err != nil {
 		return false
 	}
-	out, err := rewrite(m, b, rewriteOptions{interrupt: true, mergeData: true, tables: 1 << 20})
+	out, err := rewrite.Apply(m, b, rewrite.Options{Interrupt: true, MergeData: true, Tables: 1 << 20})
 	if err != nil {
 		return false // refused by the rewrite (a reserved name), not run
 	}
-	if _, err := wasmbin.Verify(out, verifyLimits(wasmbin.DefaultLimits), instrumentation(m)); err != nil {
+	if _, err := wasmbin.Verify(out, verifyLimits(wasmbin.DefaultLimits), rewrite.Instrumentation(m)); err != nil {
 		t.Fatalf("a valid module's rewrite fails verification: %v", err)
 	}
 	for what, bin := range map[string][]byte{"module": b, "rewritten module": out} {

@@ -16,6 +16,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
+	"github.com/autoagent-go/autoagent/host/internal/rewrite"
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 )
 
@@ -52,17 +53,17 @@ func TestRewriteCorpus(t *testing.T) {
 		if err != nil || verr != nil {
 			continue
 		}
-		opts := rewriteOptions{interrupt: true, mergeData: true, tables: 1 << 20}
-		out, err := rewrite(m, b, opts)
-		var mle *ModuleLimitError
-		if errors.As(err, &mle) && name == "tabledeclared.wasm" {
+		opts := rewrite.Options{Interrupt: true, MergeData: true, Tables: 1 << 20}
+		out, err := rewrite.Apply(m, b, opts)
+		var le *wasmbin.LimitError
+		if errors.As(err, &le) && le.Limit == "Tables" && name == "tabledeclared.wasm" {
 			continue // refused for its table, as it must be
 		}
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if _, err := wasmbin.Verify(out, verifyLimits(wasmbin.DefaultLimits), instrumentation(m)); err != nil {
+		if _, err := wasmbin.Verify(out, verifyLimits(wasmbin.DefaultLimits), rewrite.Instrumentation(m)); err != nil {
 			t.Errorf("%s: the rewrite fails verification: %v", name, err)
 		}
 		got, err := rt.CompileModule(ctx, out)
@@ -76,7 +77,7 @@ func TestRewriteCorpus(t *testing.T) {
 			}
 		}
 		imports := got.ImportedFunctions()
-		if m, n, _ := imports[len(imports)-1].Import(); m != goModule || n != yieldImport {
+		if m, n, _ := imports[len(imports)-1].Import(); m != goModule || n != rewrite.YieldImport {
 			t.Errorf("%s: the last import is %s.%s, want the yield", name, m, n)
 		}
 		if !bytes.Contains(out, []byte{0x41, 0x01, 0x48, 0x04, 0x40, 0x41, 0x00, 0x10}) && strings.Contains(name, "loop") {
@@ -96,7 +97,7 @@ func TestMergeDataKeepsMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	merged, err := rewrite(m, b, rewriteOptions{mergeData: true})
+	merged, err := rewrite.Apply(m, b, rewrite.Options{MergeData: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,17 +130,11 @@ func TestMergeDataKeepsMemory(t *testing.T) {
 
 func countDataSegments(t *testing.T, b []byte) uint32 {
 	t.Helper()
-	r := reader{b: b, p: 8}
-	for !r.done() {
-		id := r.byte()
-		body := r.take(int(r.u32()))
-		if id == secData {
-			br := reader{b: body}
-			return br.u32()
-		}
+	m, err := wasmbin.Validate(b, wasmbin.Limits{})
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no data section")
-	return 0
+	return uint32(m.Data)
 }
 
 // stubImports registers module with a function for each of cm's imports
@@ -238,6 +233,16 @@ func TestKernelImportRefused(t *testing.T) {
 }
 
 // sec encodes one section of a module.
+// appendU32 appends v in unsigned LEB128, as the binary format writes
+// counts and indices.
+func appendU32(b []byte, v uint32) []byte {
+	for v >= 0x80 {
+		b = append(b, byte(v)|0x80)
+		v >>= 7
+	}
+	return append(b, byte(v))
+}
+
 func sec(id byte, body ...byte) []byte {
 	return append(append([]byte{id}, appendU32(nil, uint32(len(body)))...), body...)
 }
@@ -277,52 +282,6 @@ func importModule(module, name string) []byte {
 		sec(7, 1, 4, 'c', 'a', 'l', 'l', 0, 1),
 		sec(10, 1, 4, 0, 0x41, 0x00, 0x0b),
 	)
-}
-
-// TestMergeDataBoundsTheZerosFilledIn: merging fills the gaps between
-// segments with zeros, at most as many as the data section's own bytes
-// (or 1 MiB): 200 000 one-byte segments 4 KiB apart, a 2 MB module, became
-// one 800 MB segment (2.4 GiB to load).
-func TestMergeDataBoundsTheZerosFilledIn(t *testing.T) {
-	t.Parallel()
-	const n = 100_000
-	body := appendU32(nil, n)
-	for i := range n {
-		body = append(body, 0x00, 0x41)
-		body = appendS32(body, int32(i*4097))
-		body = append(body, 0x0b, 1, 0xaa)
-	}
-	out, count, ok := mergeData(body)
-	if !ok {
-		t.Fatal("mergeData declined")
-	}
-	if limit := max(len(body), 1<<20) + len(body); len(out) > limit {
-		t.Fatalf("%d segments of %d bytes merged into %d bytes in %d segments, more than %d", n, len(body), len(out), count, limit)
-	}
-	if count >= n {
-		t.Errorf("nothing was merged: %d segments", count)
-	}
-	// What memory holds is unchanged: every byte still lands where it did.
-	r := reader{b: out}
-	got := 0
-	for range r.u32() {
-		r.u32()
-		r.byte()
-		off := r.s32()
-		r.byte()
-		data := r.take(int(r.u32()))
-		for j, b := range data {
-			if b == 0xaa {
-				if (int(off)+j)%4097 != 0 {
-					t.Fatalf("a data byte at %d", int(off)+j)
-				}
-				got++
-			}
-		}
-	}
-	if got != n {
-		t.Fatalf("%d data bytes after merging, want %d", got, n)
-	}
 }
 
 // TestFreshInstanceUnderTheCallsDeadline: a call that makes its instance

@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/host/internal/rewrite"
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 )
 
 // instrumentationDefects are the ways the rewrite can be wrong that leave
-// a guest the host cannot stop or bound (rewriteOptions.defect).
+// a guest the host cannot stop or bound (rewrite.Options.Defect).
 var instrumentationDefects = []string{"loop", "entry", "charge", "cost", "fuel", "return", "globals", "functions", "fuelAtEnd", "refFunc", "refCost"}
 
 // defectFinding is what verification says of each defect ("" where the
@@ -49,20 +50,19 @@ func TestVerifyCatchesEveryDefect(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				opts := rewriteOptions{interrupt: true, mergeData: true, tables: 1 << 20, defect: defect}
-				w := &rewriter{}
-				out, err := rewriteWith(w, m, b, opts)
+				opts := rewrite.Options{Interrupt: true, MergeData: true, Tables: 1 << 20, Defect: defect}
+				out, placed, err := rewrite.ApplyInjected(m, b, opts)
 				if err != nil {
 					t.Fatalf("%s: %v", name, err)
 				}
-				if !w.injected && defect != "globals" && defect != "functions" && defect != "fuelAtEnd" {
+				if !placed && defect != "globals" && defect != "functions" && defect != "fuelAtEnd" {
 					continue // nothing for this defect in this module
 				}
 				if string(out) == string(mustRewrite(t, m, b)) {
 					continue // the defect changed nothing here
 				}
 				injected++
-				_, err = wasmbin.Verify(out, verifyLimits(wasmbin.DefaultLimits), instrumentation(m))
+				_, err = wasmbin.Verify(out, verifyLimits(wasmbin.DefaultLimits), rewrite.Instrumentation(m))
 				switch want := defectFinding[defect]; {
 				case err == nil:
 					t.Errorf("%s: the rewrite with defect %q passed verification", name, defect)
@@ -84,7 +84,7 @@ func TestVerifyCatchesEveryDefect(t *testing.T) {
 
 func mustRewrite(t *testing.T, m *wasmbin.Module, b []byte) []byte {
 	t.Helper()
-	out, err := rewrite(m, b, rewriteOptions{interrupt: true, mergeData: true, tables: 1 << 20})
+	out, err := rewrite.Apply(m, b, rewrite.Options{Interrupt: true, MergeData: true, Tables: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

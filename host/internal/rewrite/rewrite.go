@@ -1,16 +1,5 @@
-package host
-
-import (
-	"errors"
-	"fmt"
-	"slices"
-	"strings"
-
-	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
-)
-
-// The host rewrites a module's binary once, before compiling it, and only
-// after wasmbin.Validate has found it valid as written (see RATIONALE.md
+// Package rewrite instruments a module's binary for the host, once,, before compiling it, and only
+// after wasmbin.Validate has found it valid as written ([Apply]; see RATIONALE.md
 // "Why does the host rewrite modules?" and "What stops a guest the
 // instrumentation missed?"):
 //
@@ -23,17 +12,18 @@ import (
 //     i32 global, the fuel, and starts every loop body and every function
 //     but a small leaf with a check
 //
-//     fuel -= cost; if fuel <= 0 { yield(0); fuel = yieldEvery }
+//     fuel -= cost; if fuel <= 0 { yield(0); fuel = YieldEvery }
 //
 //     where cost counts the instructions of the straight-line region the
 //     check guards (the loop's body outside the loops it holds, or the
 //     function outside its loops, with the small leaves it calls), so the
 //     fuel is instructions run, and the guest exits to Go about once every
-//     yieldEvery of them: yield ends the call when its time is up or its
+//     YieldEvery of them: yield ends the call when its time is up or its
 //     caller gave up, and is where the Go scheduler may preempt it. A bulk
 //     instruction (memory.fill, .copy, .init, table.fill, .copy, .init)
 //     costs time in proportion to its length, so it is charged fuel in
 //     proportion first.
+//
 //   - Stack. Every function that makes calls (only those can recurse) also
 //     starts with the fuel check, then lowers a second added global, the
 //     stack budget the host sets after instantiation, by a bound on its
@@ -44,14 +34,17 @@ import (
 //     wrapped in a block, after which the budget is given back (a return
 //     becomes a branch to that block). Deep recursion then ends at the
 //     module's stack limit instead of growing wazero's stack to 400 MB.
+//
 //   - By construction, guest code cannot name what the rewrite adds: the
 //     yield import takes the function index just after the module's own
 //     imports and the two globals the indices just after its imported
 //     globals, so every index the module defines is renumbered past them
 //     and an index that was out of range stays out of range.
+//
 //   - Tables. Each defined table's maximum is capped so that all tables
 //     together hold at most Limits.Tables entries: table.grow past it
 //     fails (-1) as the specification allows.
+//
 //   - Instantiation. A Go guest's data section holds tens of thousands of
 //     small active segments, each costing allocations per instantiation.
 //     Adjacent ones are merged (the gaps filled with the zeros memory starts
@@ -60,29 +53,43 @@ import (
 // Custom sections (names, debug information) are dropped: their indices
 // would be wrong. The rewritten module is then verified (wasmbin.Verify,
 // another decoder than the one here) before it is compiled.
+package rewrite
 
-// yieldEvery is how much fuel, in instructions, a guest spends between two
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
+)
+
+// YieldEvery is how much fuel, in instructions, a guest spends between two
 // exits to Go: a millisecond or so of compute (more for code that misses
 // the cache at every load), so the time limit and the garbage collector
 // wait about that long at most, while the exits cost nothing measurable.
-const yieldEvery = 1_000_000
+const YieldEvery = 1_000_000
 
-// yieldImport is the host function the rewrite imports; guests may not
-// import anything from goModule themselves.
-const yieldImport = "yield"
+// KernelModule holds the Go functions the host's kernel imports, yield
+// among them; guests may not import it.
+const KernelModule = "autoagent:kernel"
+
+// YieldImport is the host function the rewrite imports; guests may not
+// import anything from KernelModule themselves.
+const YieldImport = "yield"
 
 // The names the rewrite exports for the host; a module's own exports may
-// not start with reservedPrefix.
+// not start with ReservedPrefix.
 const (
-	reservedPrefix = "autoagent:"
-	// startExport names the module's start function, which the rewrite
+	ReservedPrefix = "autoagent:"
+	// StartExport names the module's start function, which the rewrite
 	// turns into an export the host calls right after instantiation, under
 	// the call's time limit: the start section would run inside
 	// instantiation, before the host can interrupt anything.
-	startExport = "autoagent:start"
-	// stackExport is the stack budget, which the host sets after
+	StartExport = "autoagent:start"
+	// StackExport is the stack budget, which the host sets after
 	// instantiation.
-	stackExport = "autoagent:stack"
+	StackExport = "autoagent:stack"
 )
 
 // The fuel one unit of a bulk instruction's length costs: 2^memShift
@@ -93,13 +100,13 @@ const (
 	tableShift = 3
 )
 
-// rewriteOptions choose what rewrite does.
-type rewriteOptions struct {
-	interrupt bool // add the instrumentation (fuel, stack, charges, yield)
-	mergeData bool // merge adjacent active data segments
-	// tables caps the entries of all tables together (0: no cap).
-	tables uint32
-	// defect makes the rewrite wrong in one way, for the tests that show
+// Options choose what rewrite does.
+type Options struct {
+	Interrupt bool // add the instrumentation (fuel, stack, charges, yield)
+	MergeData bool // merge adjacent active data segments
+	// Tables caps the entries of all tables together (0: no cap).
+	Tables uint32
+	// Defect makes the rewrite wrong in one way, for the tests that show
 	// its verification refuses every such module (see verify_test.go):
 	// "loop" (a loop without its fuel check), "entry" (a function that
 	// calls, without its stack check), "charge" (a bulk instruction
@@ -110,7 +117,7 @@ type rewriteOptions struct {
 	// globals, as the host once placed it), "refFunc" (a ref.func without
 	// its charge of the stack budget), "refCost" (a charge that raises
 	// the budget).
-	defect string
+	Defect string
 }
 
 // errRewrite wraps what the rewrite refuses.
@@ -152,7 +159,7 @@ const mergeGap = 4096
 // rewriter holds what one rewrite learned about the module.
 type rewriter struct {
 	m    *wasmbin.Module
-	opts rewriteOptions
+	opts Options
 	inst wasmbin.Instrumentation
 	// yieldType is the type index of yield's (i32) -> ().
 	yieldType uint32
@@ -161,13 +168,13 @@ type rewriter struct {
 	wrapTypes     map[string]uint32
 	wrapTypeOrder [][]wasmbin.ValType
 	usesDataIndex bool // memory.init or data.drop: data segments keep their numbers
-	injected      bool // the defect of opts.defect was made once
+	injected      bool // the defect of opts.Defect was made once
 	costs         []funcCosts
 }
 
 // fn maps an original function index to the rewritten one.
 func (w *rewriter) fn(i uint32) uint32 {
-	if w.opts.interrupt && int(i) >= w.m.ImportedFuncs && w.opts.defect != "functions" {
+	if w.opts.Interrupt && int(i) >= w.m.ImportedFuncs && w.opts.Defect != "functions" {
 		return i + 1
 	}
 	return i
@@ -175,47 +182,56 @@ func (w *rewriter) fn(i uint32) uint32 {
 
 // global maps an original global index to the rewritten one.
 func (w *rewriter) global(i uint32) uint32 {
-	if w.opts.interrupt && int(i) >= w.m.ImportedGlobals && w.opts.defect != "globals" {
+	if w.opts.Interrupt && int(i) >= w.m.ImportedGlobals && w.opts.Defect != "globals" {
 		return i + 2
 	}
 	return i
 }
 
-// instrumentation returns what the rewrite adds to m.
-func instrumentation(m *wasmbin.Module) wasmbin.Instrumentation {
+// Instrumentation returns what the rewrite adds to m, for wasmbin.Verify.
+func Instrumentation(m *wasmbin.Module) wasmbin.Instrumentation {
 	g := uint32(m.ImportedGlobals)
 	return wasmbin.Instrumentation{
-		Fuel: g, Stack: g + 1, Yield: uint32(m.ImportedFuncs), YieldEvery: yieldEvery, SmallLeaf: smallLeaf,
-		YieldModule: goModule, YieldName: yieldImport, MemShift: memShift, TableShift: tableShift,
+		Fuel: g, Stack: g + 1, Yield: uint32(m.ImportedFuncs), YieldEvery: YieldEvery, SmallLeaf: smallLeaf,
+		YieldModule: KernelModule, YieldName: YieldImport, MemShift: memShift, TableShift: tableShift,
 	}
 }
 
-// rewrite applies opts to the module b, which wasmbin.Validate found valid
-// as m.
-func rewrite(m *wasmbin.Module, b []byte, opts rewriteOptions) ([]byte, error) {
+// Apply applies opts to the module b, which wasmbin.Validate found valid
+// as m, and returns the rewritten binary. A declared table past
+// opts.Tables is a *wasmbin.LimitError (Limit "Tables").
+func Apply(m *wasmbin.Module, b []byte, opts Options) ([]byte, error) {
 	return rewriteWith(&rewriter{}, m, b, opts)
 }
 
+// ApplyInjected is Apply that also reports whether opts.Defect found a
+// place in the module to be injected (the verifier's tests).
+func ApplyInjected(m *wasmbin.Module, b []byte, opts Options) (out []byte, injected bool, err error) {
+	w := &rewriter{}
+	out, err = rewriteWith(w, m, b, opts)
+	return out, w.injected, err
+}
+
 // rewriteWith is rewrite with the rewriter's state kept in w.
-func rewriteWith(w *rewriter, m *wasmbin.Module, b []byte, opts rewriteOptions) ([]byte, error) {
-	if !opts.interrupt && !opts.mergeData && opts.tables == 0 {
+func rewriteWith(w *rewriter, m *wasmbin.Module, b []byte, opts Options) ([]byte, error) {
+	if !opts.Interrupt && !opts.MergeData && opts.Tables == 0 {
 		return b, nil
 	}
 	for _, e := range m.Exports {
-		if strings.HasPrefix(e.Name, reservedPrefix) {
-			return nil, fmt.Errorf("%w: it exports %q; names starting with %q are the host's", errRewrite, e.Name, reservedPrefix)
+		if strings.HasPrefix(e.Name, ReservedPrefix) {
+			return nil, fmt.Errorf("%w: it exports %q; names starting with %q are the host's", errRewrite, e.Name, ReservedPrefix)
 		}
 	}
 	for _, imp := range m.Imports {
-		if imp.Module == goModule && imp.Name == yieldImport {
+		if imp.Module == KernelModule && imp.Name == YieldImport {
 			return nil, fmt.Errorf("%w: it imports %s.%s, which the rewrite adds", errRewrite, imp.Module, imp.Name)
 		}
 	}
-	*w = rewriter{m: m, opts: opts, inst: instrumentation(m), yieldType: uint32(len(m.Types)), wrapTypes: map[string]uint32{}}
+	*w = rewriter{m: m, opts: opts, inst: Instrumentation(m), yieldType: uint32(len(m.Types)), wrapTypes: map[string]uint32{}}
 	next := w.yieldType + 1
 	for i, c := range m.Code {
 		res := m.FuncType(uint32(m.ImportedFuncs + i)).Results
-		if !opts.interrupt || !c.Calls || len(res) < 2 {
+		if !opts.Interrupt || !c.Calls || len(res) < 2 {
 			continue
 		}
 		key := fmt.Sprint(res)
@@ -234,7 +250,7 @@ func rewriteWith(w *rewriter, m *wasmbin.Module, b []byte, opts rewriteOptions) 
 	if err != nil {
 		return nil, err
 	}
-	if opts.mergeData && !w.usesDataIndex {
+	if opts.MergeData && !w.usesDataIndex {
 		w.mergeDataSections(out)
 	}
 	size := 8
@@ -259,7 +275,7 @@ func (w *rewriter) rewriteSections(secs []section) ([]section, error) {
 	// add creates the sections the module lacks that rank before id (all
 	// of them for id 0).
 	add := func(before byte) {
-		if !w.opts.interrupt {
+		if !w.opts.Interrupt {
 			return
 		}
 		for _, id := range []byte{secType, secImport, secGlobal, secExport} {
@@ -290,11 +306,11 @@ func (w *rewriter) rewriteSections(secs []section) ([]section, error) {
 		var err error
 		switch s.id {
 		case secType:
-			if w.opts.interrupt {
+			if w.opts.Interrupt {
 				s.body = w.types(s.body)
 			}
 		case secImport:
-			if w.opts.interrupt {
+			if w.opts.Interrupt {
 				s.body = w.imports(s.body)
 			}
 		case secTable:
@@ -304,8 +320,8 @@ func (w *rewriter) rewriteSections(secs []section) ([]section, error) {
 		case secExport:
 			s.body, err = w.exports(s.body)
 		case secStart:
-			if w.opts.interrupt {
-				continue // now an export (startExport)
+			if w.opts.Interrupt {
+				continue // now an export (StartExport)
 			}
 		case secElement:
 			s.body, err = w.elements(s.body)
@@ -357,20 +373,20 @@ func valTypes(ts []wasmbin.ValType) []byte {
 // imports adds autoagent:kernel.yield after the module's imports: its
 // function index is the number of functions the module imports.
 func (w *rewriter) imports(body []byte) []byte {
-	e := appendU32(nil, uint32(len(goModule)))
-	e = append(e, goModule...)
-	e = appendU32(e, uint32(len(yieldImport)))
-	e = append(e, yieldImport...)
+	e := appendU32(nil, uint32(len(KernelModule)))
+	e = append(e, KernelModule...)
+	e = appendU32(e, uint32(len(YieldImport)))
+	e = append(e, YieldImport...)
 	e = append(e, 0x00)
 	e = appendU32(e, w.yieldType)
 	return extend(body, e, 1)
 }
 
-// globals returns the global section: the fuel (starting at yieldEvery)
+// globals returns the global section: the fuel (starting at YieldEvery)
 // and the stack budget (0 until the host sets it) first, then the
 // module's own globals (body, nil when it has none), already renumbered.
 func (w *rewriter) globals(body []byte) []byte {
-	e := appendS32([]byte{0x7f, 0x01, 0x41}, yieldEvery)
+	e := appendS32([]byte{0x7f, 0x01, 0x41}, YieldEvery)
 	e = append(e, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b)
 	var count uint32
 	rest := body
@@ -380,7 +396,7 @@ func (w *rewriter) globals(body []byte) []byte {
 		rest = body[r.p:]
 	}
 	out := appendU32(make([]byte, 0, len(body)+len(e)+5), count+2)
-	if w.opts.defect == "fuelAtEnd" {
+	if w.opts.Defect == "fuelAtEnd" {
 		return append(append(out, rest...), e...)
 	}
 	out = append(out, e...)
@@ -406,19 +422,19 @@ func (w *rewriter) rewriteGlobals(body []byte) ([]byte, error) {
 	if r.err != nil || !r.done() {
 		return nil, fmt.Errorf("%w: malformed global section", errRewrite)
 	}
-	if !w.opts.interrupt {
+	if !w.opts.Interrupt {
 		return out, nil
 	}
 	return w.globals(out), nil
 }
 
 // tables caps each defined table's maximum so that all tables together
-// hold at most opts.tables entries (each table gets an equal share).
+// hold at most opts.Tables entries (each table gets an equal share).
 func (w *rewriter) tables(body []byte) ([]byte, error) {
-	if w.opts.tables == 0 {
+	if w.opts.Tables == 0 {
 		return body, nil
 	}
-	share := w.opts.tables / uint32(max(len(w.m.Tables), 1))
+	share := w.opts.Tables / uint32(max(len(w.m.Tables), 1))
 	r := reader{b: body}
 	n := r.u32()
 	out := appendU32(nil, n)
@@ -429,10 +445,10 @@ func (w *rewriter) tables(body []byte) ([]byte, error) {
 		t := defined[i]
 		if t.Min > share {
 			what := fmt.Sprintf("table %d declares %d entries", len(w.m.Tables)-int(n)+int(i), t.Min)
-			if share < w.opts.tables {
+			if share < w.opts.Tables {
 				what += fmt.Sprintf(", more than its share (%d) of the module's %d tables", share, len(w.m.Tables))
 			}
-			return nil, &ModuleLimitError{Limit: "Tables", Max: int64(w.opts.tables), What: what}
+			return nil, &wasmbin.LimitError{Limit: "Tables", Max: int64(w.opts.Tables), What: what}
 		}
 		limit := share
 		if t.HasMax && t.Max < limit {
@@ -469,11 +485,11 @@ func (w *rewriter) exports(body []byte) ([]byte, error) {
 			return nil, fmt.Errorf("%w: malformed export section", errRewrite)
 		}
 	}
-	if w.opts.interrupt {
-		out = appendExport(out, stackExport, 0x03, w.inst.Stack)
+	if w.opts.Interrupt {
+		out = appendExport(out, StackExport, 0x03, w.inst.Stack)
 		n++
 		if w.m.Start >= 0 {
-			out = appendExport(out, startExport, 0x00, w.fn(uint32(w.m.Start)))
+			out = appendExport(out, StartExport, 0x00, w.fn(uint32(w.m.Start)))
 			n++
 		}
 	}
@@ -587,7 +603,7 @@ func (w *rewriter) code(body []byte) ([]byte, error) {
 		return nil, fmt.Errorf("%w: trailing bytes in the code section", errRewrite)
 	}
 	var fn []byte
-	if w.opts.interrupt {
+	if w.opts.Interrupt {
 		w.costs = make([]funcCosts, n)
 		for i, code := range codes {
 			var err error
@@ -645,7 +661,7 @@ func (w *rewriter) regionCost(i, k int) int32 {
 	if k == 0 && w.m.Code[i].Calls {
 		cost += 2 // the block that wraps the body, and its end
 	}
-	if w.opts.defect == "fuel" && !w.injected {
+	if w.opts.Defect == "fuel" && !w.injected {
 		w.injected = true
 		return 1
 	}
@@ -663,7 +679,7 @@ func (w *rewriter) regionCost(i, k int) int32 {
 func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([]byte, error) {
 	info := w.m.Code[i]
 	typ := w.m.FuncType(uint32(w.m.ImportedFuncs + i))
-	interrupt := w.opts.interrupt
+	interrupt := w.opts.Interrupt
 	wrap := interrupt && info.Calls
 	// The regions open around the current instruction (counting) and
 	// the next loop's region (writing).
@@ -699,7 +715,7 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 		locals++
 	}
 	var cost int32
-	if wrap && w.opts.defect == "entry" && !w.injected && count == nil {
+	if wrap && w.opts.Defect == "entry" && !w.injected && count == nil {
 		wrap, w.injected = false, true
 	}
 	switch {
@@ -708,7 +724,7 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 		// The patterns push at most 3 values above the body's own height.
 		// The wrapper block pushes the results once more.
 		cost = wasmbin.FrameCost(locals, info.MaxStack+3, info.Values+len(typ.Results))
-		if w.opts.defect == "cost" {
+		if w.opts.Defect == "cost" {
 			cost, w.injected = 1, true
 		}
 		out = append(out, w.inst.StackEntry(w.regionCost(i, 0), cost)...)
@@ -768,7 +784,7 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 			op == 0x1a || op == 0x1b || op == 0xd1 || (op >= 0x45 && op <= 0xc4):
 			// no immediates
 		case op == 0x0f: // return
-			if wrap && w.opts.defect == "return" && !w.injected && count == nil {
+			if wrap && w.opts.Defect == "return" && !w.injected && count == nil {
 				w.injected = true
 				break
 			}
@@ -797,9 +813,9 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 				// wazero keeps a record per ref.func an instance runs, for
 				// as long as it lives: the stack budget pays for it.
 				switch cost := int32(wasmbin.RefFuncCost); {
-				case w.opts.defect == "refFunc" && !w.injected:
+				case w.opts.Defect == "refFunc" && !w.injected:
 					w.injected = true
-				case w.opts.defect == "refCost" && !w.injected:
+				case w.opts.Defect == "refCost" && !w.injected:
 					w.injected = true
 					out = append(out, w.inst.RefFuncCharge(-cost)...)
 				default:
@@ -857,7 +873,7 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 			if err != nil {
 				return nil, err
 			}
-			if scratch && w.opts.defect == "charge" && !w.injected && count == nil && (sub == 8 || sub == 10 || sub == 11) {
+			if scratch && w.opts.Defect == "charge" && !w.injected && count == nil && (sub == 8 || sub == 10 || sub == 11) {
 				w.injected = true
 			} else if scratch {
 				switch sub {
@@ -880,7 +896,7 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 		out = append(out, code[start:r.p]...)
 		if loop && interrupt && count == nil {
 			loopRegion++
-			if w.opts.defect == "loop" && !w.injected {
+			if w.opts.Defect == "loop" && !w.injected {
 				w.injected = true
 				continue
 			}

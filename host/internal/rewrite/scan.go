@@ -1,0 +1,64 @@
+package rewrite
+
+import "errors"
+
+// ErrBadBinary is what Scan returns for a section it cannot read.
+var ErrBadBinary = errors.New("truncated or malformed section")
+
+// Scan returns the initial page count of the module's memory (0
+// when it has none) and the first table or global it imports ("" when
+// none). It reads the binary itself because wazero exposes memory limits
+// only for exported memories and no table or global imports at all, and a
+// module must be refused before an instance tries to allocate more than
+// its limit. b was validated, but may come from the disk cache.
+func Scan(b []byte) (pages uint32, otherImport string, err error) {
+	if len(b) < 8 || string(b[:4]) != "\x00asm" {
+		return 0, "", errors.New("missing the \\0asm header")
+	}
+	r := reader{b: b, p: 8}
+	for !r.done() {
+		id := r.byte()
+		body := r.take(int(r.u32()))
+		if r.err != nil {
+			return 0, "", ErrBadBinary
+		}
+		switch id {
+		case secImport:
+			ir := reader{b: body}
+			n := ir.u32()
+			for i := uint32(0); i < n && ir.err == nil && otherImport == ""; i++ {
+				mod, name := ir.name(), ir.name()
+				switch ir.byte() {
+				case 0: // function
+					ir.u32()
+				case 1: // table
+					ir.byte()
+					ir.limits()
+					otherImport = mod + "." + name
+				case 2: // memory
+					ir.limits()
+				case 3: // global
+					ir.byte()
+					ir.byte()
+					otherImport = mod + "." + name
+				default:
+					return 0, "", ErrBadBinary
+				}
+			}
+			if ir.err != nil {
+				return 0, "", ErrBadBinary
+			}
+		case secMemory:
+			mem := reader{b: body}
+			if mem.u32() == 0 {
+				continue
+			}
+			mem.byte() // limits flags
+			pages = mem.u32()
+			if mem.err != nil || pages > 65536 {
+				return 0, "", ErrBadBinary
+			}
+		}
+	}
+	return pages, otherImport, nil
+}
