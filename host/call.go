@@ -13,6 +13,7 @@ import (
 
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/autoagent-go/autoagent/internal/jsonvalue"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
@@ -200,7 +201,7 @@ func (inst *instance) leaveTree() {
 // the schema validator, which decodes the whole document, then only runs
 // to explain a failure.
 func (t *moduleTool) validate(args json.RawMessage) error {
-	if t.anyObject && isJSONObject(args) {
+	if t.anyObject && jsonvalue.IsObject(args) {
 		return nil
 	}
 	return t.in.Validate(args)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/autoagent-go/autoagent/internal/jsonvalue"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -89,52 +90,52 @@ func decodeResultSlow(out []byte) (decodedResult, error) {
 // syntax errors, values of the wrong type, duplicate keys, keys that match
 // a field only case-insensitively, trailing data.
 func decodeResultFast(out []byte) (d decodedResult, ok bool) {
-	s := jsonScanner{b: out}
-	if s.peek() != '{' {
+	s := jsonvalue.NewScanner(out)
+	if s.Peek() != '{' {
 		return d, false
 	}
 	var seen [len(resultFields)]bool
-	ok = s.object(func(key []byte, escaped bool) bool {
+	ok = s.Object(func(key []byte, escaped bool) bool {
 		i := fieldIndex(key, escaped, resultFields[:])
 		switch {
 		case i < 0:
 			return false
 		case i == len(resultFields):
-			return s.value()
+			return s.Value()
 		case seen[i]:
 			return false
 		}
 		seen[i] = true
 		switch i {
 		case 0:
-			switch s.peek() {
+			switch s.Peek() {
 			case 'n':
-				return s.lit("null")
+				return s.Lit("null")
 			case '[':
 				d.hasContent = true
-				return s.array(func(int) bool {
-					c, ok := s.content()
+				return s.Array(func(int) bool {
+					c, ok := scanContent(&s)
 					d.content = append(d.content, c)
 					return ok && len(d.content) <= maxContentItems
 				})
 			}
 			return false
 		case 1:
-			start := s.p
-			if !s.value() {
+			start := s.Pos()
+			if !s.Value() {
 				return false
 			}
-			d.structured = out[start:s.p]
+			d.structured = out[start:s.Pos()]
 			return true
 		default:
-			switch s.peek() {
+			switch s.Peek() {
 			case 't':
 				d.isError = true
-				return s.lit("true")
+				return s.Lit("true")
 			case 'f':
-				return s.lit("false")
+				return s.Lit("false")
 			case 'n':
-				return s.lit("null")
+				return s.Lit("null")
 			}
 			return false
 		}
@@ -142,8 +143,8 @@ func decodeResultFast(out []byte) (d decodedResult, ok bool) {
 	if !ok {
 		return decodedResult{}, false
 	}
-	s.ws()
-	return d, s.p == len(out)
+	s.WS()
+	return d, s.Pos() == len(out)
 }
 
 // The JSON names of the fields of wireResult, wireContent and its
@@ -179,28 +180,28 @@ func fieldIndex(key []byte, escaped bool, names []string) int {
 }
 
 // content decodes one content item: an object with string fields.
-func (s *jsonScanner) content() (wireContent, bool) {
+func scanContent(s *jsonvalue.Scanner) (wireContent, bool) {
 	var c wireContent
-	if s.peek() != '{' {
+	if s.Peek() != '{' {
 		return c, false
 	}
 	var seen [len(contentFields)]bool
-	ok := s.object(func(key []byte, escaped bool) bool {
+	ok := s.Object(func(key []byte, escaped bool) bool {
 		i := fieldIndex(key, escaped, contentFields[:])
 		switch {
 		case i < 0:
 			return false
 		case i == len(contentFields):
-			return s.value()
+			return s.Value()
 		case seen[i]:
 			return false
 		}
 		seen[i] = true
 		if contentFields[i] == "resource" {
-			if s.peek() == 'n' {
-				return s.lit("null")
+			if s.Peek() == 'n' {
+				return s.Lit("null")
 			}
-			if s.peek() != '{' {
+			if s.Peek() != '{' {
 				return false
 			}
 			c.Resource = &struct {
@@ -208,37 +209,37 @@ func (s *jsonScanner) content() (wireContent, bool) {
 				Text string `json:"text"`
 			}{}
 			var rseen [len(resourceFields)]bool
-			return s.object(func(key []byte, escaped bool) bool {
+			return s.Object(func(key []byte, escaped bool) bool {
 				j := fieldIndex(key, escaped, resourceFields[:])
 				switch {
 				case j < 0:
 					return false
 				case j == len(resourceFields):
-					return s.value()
+					return s.Value()
 				case rseen[j]:
 					return false
 				}
 				rseen[j] = true
-				return s.stringField([]*string{&c.Resource.URI, &c.Resource.Text}[j])
+				return scanString(s, []*string{&c.Resource.URI, &c.Resource.Text}[j])
 			})
 		}
-		return s.stringField([]*string{&c.Type, &c.Text, &c.Data, &c.MIMEType, &c.URI}[i])
+		return scanString(s, []*string{&c.Type, &c.Text, &c.Data, &c.MIMEType, &c.URI}[i])
 	})
 	return c, ok
 }
 
 // stringField reads a string (or null, which leaves *dst alone, as
 // encoding/json does).
-func (s *jsonScanner) stringField(dst *string) bool {
-	switch s.peek() {
+func scanString(s *jsonvalue.Scanner, dst *string) bool {
+	switch s.Peek() {
 	case '"':
-		raw, escaped, ok := s.str()
+		raw, escaped, ok := s.Str()
 		if ok {
-			*dst = unquote(raw, escaped)
+			*dst = jsonvalue.Unquote(raw, escaped)
 		}
 		return ok
 	case 'n':
-		return s.lit("null")
+		return s.Lit("null")
 	}
 	return false
 }

@@ -8,6 +8,13 @@
 //
 // The loop's policies and guards and synth's example checks use it, so a
 // value means the same thing to both.
+//
+// It also scans JSON in one pass, accepting exactly what encoding/json
+// accepts ([Scanner], [Valid], [IsObject], [Unquote]): the host checks
+// every call's arguments and decodes every module's result with it.
+//
+//	jsonvalue.IsObject([]byte(`{"q":"x"}`)) // true
+//	jsonvalue.Valid([]byte(`[1,]`))         // false
 package jsonvalue
 
 import (

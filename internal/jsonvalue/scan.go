@@ -1,4 +1,4 @@
-package host
+package jsonvalue
 
 import (
 	"bytes"
@@ -8,81 +8,92 @@ import (
 	"unsafe"
 )
 
-// A single-pass JSON scanner for the two documents every call handles: the
-// arguments (checked to be a JSON object when the tool's schema asks for
-// nothing more) and the module's result. encoding/json scans a document
-// two or three times before decoding it, which for a 64 KiB result costs
-// more than running the tool; this scanner validates while it reads, 8
-// bytes at a time inside strings. It accepts exactly what encoding/json
-// accepts (fuzz tests compare the two), and the result decoder hands
-// anything unusual (an error, a duplicate or differently-cased key) to
-// encoding/json, so errors and edge cases read the same as before.
+// MaxDepth is encoding/json's nesting limit, which Scanner keeps too.
+const MaxDepth = 10000
 
-// maxJSONDepth is encoding/json's nesting limit.
-const maxJSONDepth = 10000
-
-type jsonScanner struct {
+// Scanner is a single-pass JSON scanner, for the two documents every
+// sandboxed call handles: the arguments (checked to be a JSON object when
+// the tool's schema asks for nothing more) and the module's result.
+// encoding/json scans a document two or three times before decoding it,
+// which for a 64 KiB result costs more than running the tool; this
+// scanner validates while it reads, 8 bytes at a time inside strings. It
+// accepts exactly what encoding/json accepts (fuzz tests compare the two),
+// and the host's result decoder hands anything unusual (an error, a
+// duplicate or differently-cased key) to encoding/json, so errors and edge
+// cases read the same as before.
+//
+// A Scanner reads b from the start (NewScanner); each method reads what it
+// names at the current position, reports whether it was valid JSON, and
+// moves past it.
+type Scanner struct {
 	b     []byte
 	p     int
 	depth int
 }
 
+// NewScanner returns a Scanner at the start of b.
+func NewScanner(b []byte) Scanner { return Scanner{b: b} }
+
+// Pos returns the offset of the next byte to read.
+func (s *Scanner) Pos() int { return s.p }
+
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
-func (s *jsonScanner) ws() {
+// WS skips white space.
+func (s *Scanner) WS() {
 	for s.p < len(s.b) && isSpace(s.b[s.p]) {
 		s.p++
 	}
 }
 
-// peek returns the next byte after white space, 0 at the end.
-func (s *jsonScanner) peek() byte {
-	s.ws()
+// Peek returns the next byte after white space, 0 at the end.
+func (s *Scanner) Peek() byte {
+	s.WS()
 	if s.p >= len(s.b) {
 		return 0
 	}
 	return s.b[s.p]
 }
 
-// value skips one JSON value, reporting whether it is valid.
-func (s *jsonScanner) value() bool {
-	switch s.peek() {
+// Value skips one JSON value, reporting whether it is valid.
+func (s *Scanner) Value() bool {
+	switch s.Peek() {
 	case '{':
-		return s.object(nil)
+		return s.Object(nil)
 	case '[':
-		return s.array(nil)
+		return s.Array(nil)
 	case '"':
-		_, _, ok := s.str()
+		_, _, ok := s.Str()
 		return ok
 	case 't':
-		return s.lit("true")
+		return s.Lit("true")
 	case 'f':
-		return s.lit("false")
+		return s.Lit("false")
 	case 'n':
-		return s.lit("null")
+		return s.Lit("null")
 	default:
-		return s.num()
+		return s.Num()
 	}
 }
 
-// object skips an object, calling field (when not nil) for each key with
+// Object skips an object, calling field (when not nil) for each key with
 // the scanner at the key's value; field must consume the value.
-func (s *jsonScanner) object(field func(key []byte, escaped bool) bool) bool {
-	if s.depth++; s.depth > maxJSONDepth {
+func (s *Scanner) Object(field func(key []byte, escaped bool) bool) bool {
+	if s.depth++; s.depth > MaxDepth {
 		return false
 	}
 	s.p++ // {
-	if s.peek() == '}' {
+	if s.Peek() == '}' {
 		s.p++
 		s.depth--
 		return true
 	}
 	for {
-		if s.peek() != '"' {
+		if s.Peek() != '"' {
 			return false
 		}
-		key, escaped, ok := s.str()
-		if !ok || s.peek() != ':' {
+		key, escaped, ok := s.Str()
+		if !ok || s.Peek() != ':' {
 			return false
 		}
 		s.p++
@@ -90,10 +101,10 @@ func (s *jsonScanner) object(field func(key []byte, escaped bool) bool) bool {
 			if !field(key, escaped) {
 				return false
 			}
-		} else if !s.value() {
+		} else if !s.Value() {
 			return false
 		}
-		switch s.peek() {
+		switch s.Peek() {
 		case ',':
 			s.p++
 		case '}':
@@ -106,14 +117,14 @@ func (s *jsonScanner) object(field func(key []byte, escaped bool) bool) bool {
 	}
 }
 
-// array skips an array, calling elem (when not nil) with the scanner at
+// Array skips an array, calling elem (when not nil) with the scanner at
 // each element; elem must consume it.
-func (s *jsonScanner) array(elem func(i int) bool) bool {
-	if s.depth++; s.depth > maxJSONDepth {
+func (s *Scanner) Array(elem func(i int) bool) bool {
+	if s.depth++; s.depth > MaxDepth {
 		return false
 	}
 	s.p++ // [
-	if s.peek() == ']' {
+	if s.Peek() == ']' {
 		s.p++
 		s.depth--
 		return true
@@ -123,10 +134,10 @@ func (s *jsonScanner) array(elem func(i int) bool) bool {
 			if !elem(i) {
 				return false
 			}
-		} else if !s.value() {
+		} else if !s.Value() {
 			return false
 		}
-		switch s.peek() {
+		switch s.Peek() {
 		case ',':
 			s.p++
 		case ']':
@@ -139,7 +150,8 @@ func (s *jsonScanner) array(elem func(i int) bool) bool {
 	}
 }
 
-func (s *jsonScanner) lit(word string) bool {
+// Lit reads the literal word (true, false, null) at the current position.
+func (s *Scanner) Lit(word string) bool {
 	if len(s.b)-s.p < len(word) || string(s.b[s.p:s.p+len(word)]) != word {
 		return false
 	}
@@ -149,8 +161,8 @@ func (s *jsonScanner) lit(word string) bool {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
-// num skips a number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
-func (s *jsonScanner) num() bool {
+// Num skips a number: -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *Scanner) Num() bool {
 	b, p := s.b, s.p
 	if p < len(b) && b[p] == '-' {
 		p++
@@ -208,9 +220,9 @@ func plain(x uint64) bool {
 
 func isHex(c byte) bool { return isDigit(c) || (c|0x20) >= 'a' && (c|0x20) <= 'f' }
 
-// str reads a string token, returning its raw contents (between the
+// Str reads a string token, returning its raw contents (between the
 // quotes) and whether it holds escapes.
-func (s *jsonScanner) str() (raw []byte, escaped, ok bool) {
+func (s *Scanner) Str() (raw []byte, escaped, ok bool) {
 	b := s.b
 	start := s.p + 1
 	p := start
@@ -249,10 +261,10 @@ func (s *jsonScanner) str() (raw []byte, escaped, ok bool) {
 	}
 }
 
-// unquote returns the Go string a string token's raw contents decode to, as
+// Unquote returns the Go string a string token's raw contents decode to, as
 // encoding/json decodes it: escapes resolved, unpaired surrogates and
 // invalid UTF-8 replaced by U+FFFD.
-func unquote(raw []byte, escaped bool) string {
+func Unquote(raw []byte, escaped bool) string {
 	if !escaped && utf8.Valid(raw) {
 		return string(raw)
 	}
@@ -339,18 +351,18 @@ func hex4(b []byte) rune {
 	return r
 }
 
-// validJSON reports whether b holds exactly one JSON value.
-func validJSON(b []byte) bool {
-	s := jsonScanner{b: b}
-	if !s.value() {
+// Valid reports whether b holds exactly one JSON value.
+func Valid(b []byte) bool {
+	s := Scanner{b: b}
+	if !s.Value() {
 		return false
 	}
-	s.ws()
+	s.WS()
 	return s.p == len(b)
 }
 
-// isJSONObject reports whether b holds exactly one JSON object.
-func isJSONObject(b []byte) bool {
-	s := jsonScanner{b: b}
-	return s.peek() == '{' && validJSON(b)
+// IsObject reports whether b holds exactly one JSON object.
+func IsObject(b []byte) bool {
+	s := Scanner{b: b}
+	return s.Peek() == '{' && Valid(b)
 }

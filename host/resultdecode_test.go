@@ -7,13 +7,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/internal/jsonvalue"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
-var jsonSeeds = []string{
-	``, ` `, `{}`, `[]`, `null`, `true`, `false`, `0`, `-0`, `01`, `1.`, `1.5e+3`, `-1E-2`, `1e`, `.5`,
-	`"a"`, `"\u00e9\ud83d\ude00"`, `"\ud83d"`, `"\ude00\ud83d"`, `"\x"`, "\"a\x01\"", `"\/\b\f\n\r\t"`,
-	"\"\xff\xfe\"", "\"caf\xc3\xa9\"", `{"a":1,"a":2}`, `{"a" 1}`, `{"a":1,}`, `[1,]`, `[1 2]`, `{"a":[{"b":null}]}`,
+// resultSeeds are result documents, well-formed and not, for the result
+// decoder's fuzz test and the argument shortcut's.
+var resultSeeds = []string{
 	`{"content":[{"type":"text","text":"hi"}]}`, `{"content":[{"type":"text","text":"hi"}]} `, `{"content":[]}}`,
 	`{"content":[{"type":"text","text":"a\"b\\c\u0041"}],"structuredContent":{"x":[1,2,{"y":"z"}]},"isError":false}`,
 	`{"Content":[{"type":"text","text":"case"}]}`, `{"content":[{"Type":"text","text":"case"}]}`,
@@ -28,52 +28,10 @@ var jsonSeeds = []string{
 	`{"contenté":[]}`, `{"structuredcontent":{}}`, `{"content":[{"type":"text","text":"x","uri":"u","data":"d"}]}`,
 }
 
-// FuzzValidJSON: the scanner accepts exactly what encoding/json accepts.
-func FuzzValidJSON(f *testing.F) {
-	for _, s := range jsonSeeds {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if got, want := validJSON(b), json.Valid(b); got != want {
-			t.Fatalf("validJSON(%q) = %v, encoding/json says %v", b, got, want)
-		}
-		var v any
-		isObj := json.Unmarshal(b, &v) == nil && reflect.TypeOf(v) == reflect.TypeFor[map[string]any]()
-		if got := isJSONObject(b); got != isObj {
-			t.Fatalf("isJSONObject(%q) = %v, want %v", b, got, isObj)
-		}
-	})
-}
-
-// FuzzUnquote: a string token decodes to what encoding/json decodes it to,
-// escapes, surrogates and invalid UTF-8 included.
-func FuzzUnquote(f *testing.F) {
-	for _, s := range []string{``, `a`, `\"`, `\u00e9`, `\ud83d\ude00`, `\ud83d`, `\ud83dx`, `\ude00`, `\ud83d\u0041`,
-		"\xff", "a\xc3", "\xed\xa0\x80", `\\\/\b\f\n\r\t`, `\u0000`, strings.Repeat("long text ", 20) + `\n`} {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, body []byte) {
-		tok := append(append([]byte{'"'}, body...), '"')
-		s := jsonScanner{b: tok}
-		raw, escaped, ok := s.str()
-		var want string
-		valid := json.Unmarshal(tok, &want) == nil
-		if whole := ok && s.p == len(tok); whole != valid {
-			t.Fatalf("str(%q): ok %v (end %d of %d), encoding/json valid %v", tok, ok, s.p, len(tok), valid)
-		}
-		if !valid {
-			return
-		}
-		if got := unquote(raw, escaped); got != want {
-			t.Fatalf("unquote(%q) = %q, encoding/json gives %q", raw, got, want)
-		}
-	})
-}
-
 // FuzzParseResult: the one-pass decoder and encoding/json give the same
 // result and the same error for any output.
 func FuzzParseResult(f *testing.F) {
-	for _, s := range jsonSeeds {
+	for _, s := range resultSeeds {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, out []byte) {
@@ -113,16 +71,6 @@ func TestResultFastPathTaken(t *testing.T) {
 	}
 }
 
-// TestJSONDepthLimit: nesting is limited as encoding/json limits it.
-func TestJSONDepthLimit(t *testing.T) {
-	for _, depth := range []int{maxJSONDepth, maxJSONDepth + 1} {
-		doc := []byte(strings.Repeat("[", depth) + strings.Repeat("]", depth))
-		if got, want := validJSON(doc), json.Valid(doc); got != want {
-			t.Errorf("depth %d: validJSON %v, encoding/json %v", depth, got, want)
-		}
-	}
-}
-
 // TestAcceptsAnyObject: only schemas that accept every object take the
 // scanner's shortcut, and the shortcut agrees with the schema validator.
 func TestAcceptsAnyObject(t *testing.T) {
@@ -148,11 +96,11 @@ func TestAcceptsAnyObject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, args := range jsonSeeds {
+	for _, args := range resultSeeds {
 		if args == "" {
 			continue
 		}
-		if fast, full := isJSONObject([]byte(args)), s.Validate(json.RawMessage(args)) == nil; fast && !full {
+		if fast, full := jsonvalue.IsObject([]byte(args)), s.Validate(json.RawMessage(args)) == nil; fast && !full {
 			t.Errorf("%s: the scanner accepts what the schema refuses", args)
 		}
 	}
