@@ -13,6 +13,7 @@ import (
 	"sync"
 
 	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
@@ -156,7 +157,7 @@ type Runtime struct {
 	agent       *loop.Agent
 	tools       *tool.Registry
 	host        *host.Host
-	plugins     *host.Dir
+	plugins     *plugindir.Dir
 	clients     []*mcp.Client
 	tracer      *trace.Tracer // owned (TraceFile)
 	sessions    *session.SQLiteStore
@@ -418,7 +419,7 @@ func (rt *Runtime) Agent() *loop.Agent { return rt.agent }
 func (rt *Runtime) Tools() *tool.Registry { return rt.tools }
 
 // Plugins is the plugins directory, nil without one.
-func (rt *Runtime) Plugins() *host.Dir { return rt.plugins }
+func (rt *Runtime) Plugins() *plugindir.Dir { return rt.plugins }
 
 // Sessions is the session store, nil without SessionsFile.
 func (rt *Runtime) Sessions() session.Store {

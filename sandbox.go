@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/trace"
 )
@@ -84,12 +85,12 @@ type PluginsConfig struct {
 // the run) and loads the plugins directory into it: approved modules run
 // with their approved grants and limits, the others are reported in the
 // snapshot. Close the returned Dir, then the Host.
-func OpenPlugins(ctx context.Context, cfg PluginsConfig) (*host.Host, *host.Dir, error) {
+func OpenPlugins(ctx context.Context, cfg PluginsConfig) (*host.Host, *plugindir.Dir, error) {
 	h, err := host.New(ctx, HostOptions(cfg.Tracer))
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := host.OpenDir(ctx, h, host.DirOptions{Dir: cfg.Dir, Manifest: cfg.Manifest, Quarantine: cfg.Quarantine})
+	d, err := plugindir.Open(ctx, h, plugindir.Options{Dir: cfg.Dir, Manifest: cfg.Manifest, Quarantine: cfg.Quarantine})
 	if err != nil {
 		h.Close(ctx)
 		return nil, nil, err
@@ -100,13 +101,13 @@ func OpenPlugins(ctx context.Context, cfg PluginsConfig) (*host.Host, *host.Dir,
 // ReportPlugins tells a person, on w, which plugins of snap did not load
 // (not approved, invalid) and which tool names conflict, with the command
 // that helps.
-func ReportPlugins(w io.Writer, snap *host.Snapshot) {
+func ReportPlugins(w io.Writer, snap *plugindir.Snapshot) {
 	var pending, invalid []string
 	for _, p := range snap.Plugins {
 		switch p.Status {
-		case host.StatusPending:
+		case plugindir.StatusPending:
 			pending = append(pending, p.File)
-		case host.StatusInvalid:
+		case plugindir.StatusInvalid:
 			invalid = append(invalid, fmt.Sprintf("%s (%v)", p.File, p.Err))
 		}
 	}

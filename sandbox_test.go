@@ -12,6 +12,7 @@ import (
 
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/providers/scripted"
@@ -110,7 +111,7 @@ func TestOpenPluginsTracesSandboxedCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	snap := d.Snapshot()
-	if len(snap.Plugins) != 1 || snap.Plugins[0].Status != host.StatusPending || len(snap.Tools()) != 0 {
+	if len(snap.Plugins) != 1 || snap.Plugins[0].Status != plugindir.StatusPending || len(snap.Tools()) != 0 {
 		t.Errorf("an unapproved module: %+v, tools %d; want pending and no tools", snap.Plugins, len(snap.Tools()))
 	}
 	d.Close(ctx)

@@ -67,10 +67,15 @@ func (d Description) RequestedGrants() ([]manifest.Grant, error) {
 	return manifest.ParseRequests(d.Capabilities)
 }
 
-// maxDescribe bounds a describe document, maxDescribeObjects the objects
-// of all its schemas together (each takes about a kilobyte compiled).
+// MaxDescribe bounds a describe document, whether a module's describe
+// export returns it or a sidecar holds it (a longer one is refused).
+const MaxDescribe = 1 << 20
+
+// maxDescribe is MaxDescribe; maxDescribeObjects bounds the objects of
+// all a document's schemas together (each takes about a kilobyte
+// compiled).
 const (
-	maxDescribe        = 1 << 20
+	maxDescribe        = MaxDescribe
 	maxDescribeObjects = 16384
 )
 

@@ -144,6 +144,16 @@ func (l *Loaded) redescribe(ctx context.Context, inst *instance) error {
 	return nil
 }
 
+// OnListChanged makes f run after a call of the module said its lists
+// changed and they were read again (a stateful module's tools, prompts or
+// resources), so whoever serves them can publish the change; nil stops
+// it. The plugins directory sets it for the modules it loads.
+func (l *Loaded) OnListChanged(f func()) {
+	l.mu.Lock()
+	l.onListChanged = f
+	l.mu.Unlock()
+}
+
 // listsChanged re-reads the lists of a module whose call said they
 // changed; a failure leaves the old lists and is logged.
 func (l *Loaded) listsChanged(ctx context.Context, inst *instance) {

@@ -18,7 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/autoagent-go/autoagent"
-	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/mcp"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -140,7 +140,7 @@ func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine bool)
 
 // pluginCatalog returns the prompts, resources and resource templates of
 // the loaded plugins (hyper-mcp v2 plugins list them), for mcp serve.
-func pluginCatalog(snap *host.Snapshot) ([]mcp.Prompt, []mcp.Resource) {
+func pluginCatalog(snap *plugindir.Snapshot) ([]mcp.Prompt, []mcp.Resource) {
 	var (
 		prompts   []mcp.Prompt
 		resources []mcp.Resource
@@ -212,7 +212,7 @@ func toolList(tools []tool.Tool) string {
 	return fmt.Sprintf("%d tool(s) (%s)", len(tools), strings.Join(names, ", "))
 }
 
-func describeChange(ch host.Change) string {
+func describeChange(ch plugindir.Change) string {
 	var parts []string
 	for _, p := range []struct {
 		sign  string

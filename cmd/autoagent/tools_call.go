@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/internal/safefile"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -190,7 +191,7 @@ func baseName(p string) string {
 // namedTool finds NAME among the approved plugins of the plugins
 // directory (or, failing that, among the tools they expose).
 func namedTool(ctx context.Context, h *host.Host, name string, f callFlags) (tool.Tool, error) {
-	d, err := host.OpenDir(ctx, h, host.DirOptions{Dir: f.paths.plugins, Manifest: f.paths.manifestPath()})
+	d, err := plugindir.Open(ctx, h, plugindir.Options{Dir: f.paths.plugins, Manifest: f.paths.manifestPath()})
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +203,7 @@ func namedTool(ctx context.Context, h *host.Host, name string, f callFlags) (too
 		}
 		return nil, fmt.Errorf("no plugin named %q in %s (give a FILE.wasm path to call a module that is not in the plugins directory)", name, f.paths.plugins)
 	}
-	if p.Loaded == nil || p.Status != host.StatusApproved {
+	if p.Loaded == nil || p.Status != plugindir.StatusApproved {
 		reason := ""
 		if p.Err != nil {
 			reason = ": " + safeText(p.Err.Error())

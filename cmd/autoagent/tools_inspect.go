@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/internal/safefile"
 	"github.com/autoagent-go/autoagent/manifest"
 )
@@ -148,7 +149,7 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 			if asJSON {
 				out := inspectOutput{
 					File: file, SHA256: r.sha256, Sidecar: r.sidecarFile, SidecarSHA256: r.sidecarSHA256,
-					Status: string(host.StatusInvalid), Reason: err.Error(), Manifest: paths.manifestPath(),
+					Status: string(plugindir.StatusInvalid), Reason: err.Error(), Manifest: paths.manifestPath(),
 					Requested: []string{}, Capabilities: []string{}, Needs: []string{}, Imports: []string{}, HostFunctions: []string{},
 					Describe: host.Description{Tools: []host.ToolDescription{}},
 				}
@@ -164,7 +165,7 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 	requested := manifest.GrantStrings(r.requested)
 	out := inspectOutput{
 		File: file, SHA256: r.sha256, Sidecar: r.sidecarFile, SidecarSHA256: r.sidecarSHA256,
-		ABI: r.inspection.ABI, Manifest: paths.manifestPath(), Status: string(host.StatusPending),
+		ABI: r.inspection.ABI, Manifest: paths.manifestPath(), Status: string(plugindir.StatusPending),
 		Requested: requested, Capabilities: requested, Needs: r.inspection.Needs, Imports: r.inspection.Imports,
 		HostFunctions: r.inspection.HostFunctions, Describe: r.inspection.Description,
 	}
@@ -184,7 +185,7 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 		fmt.Fprintf(c.ErrOrStderr(), "autoagent: %v\n", err)
 		out.Status = "unknown"
 	} else if e, ok := r.approval(m); ok {
-		out.Status = string(host.StatusApproved)
+		out.Status = string(plugindir.StatusApproved)
 		out.Approval = &inspectApproval{Name: e.Name, File: e.File, Grants: manifest.GrantStrings(e.Grants), Limits: e.Limits,
 			ApprovedBy: e.ApprovedBy, ApprovedAt: e.ApprovedAt, Note: e.Note}
 	}

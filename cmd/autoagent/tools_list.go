@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -38,10 +39,10 @@ type listedPlugin struct {
 }
 
 type listOutput struct {
-	Dir       string          `json:"dir"`
-	Manifest  string          `json:"manifest"`
-	Plugins   []listedPlugin  `json:"plugins"`
-	Conflicts []host.Conflict `json:"conflicts"`
+	Dir       string               `json:"dir"`
+	Manifest  string               `json:"manifest"`
+	Plugins   []listedPlugin       `json:"plugins"`
+	Conflicts []plugindir.Conflict `json:"conflicts"`
 }
 
 func newToolsListCmd() *cobra.Command {
@@ -82,7 +83,7 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 		return err
 	}
 	defer h.Close(ctx)
-	d, err := host.OpenDir(ctx, h, host.DirOptions{Dir: paths.plugins, Manifest: paths.manifestPath()})
+	d, err := plugindir.Open(ctx, h, plugindir.Options{Dir: paths.plugins, Manifest: paths.manifestPath()})
 	if err != nil {
 		return err
 	}
@@ -94,7 +95,7 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 	snap := d.Snapshot()
 	out := listOutput{Dir: paths.plugins, Manifest: paths.manifestPath(), Plugins: []listedPlugin{}, Conflicts: snap.Conflicts}
 	if out.Conflicts == nil {
-		out.Conflicts = []host.Conflict{}
+		out.Conflicts = []plugindir.Conflict{}
 	}
 	present := map[string]bool{}
 	for _, p := range snap.Plugins {
@@ -107,7 +108,7 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 				row.Limits = &e.Limits
 			}
 		}
-		if p.Status != host.StatusApproved && p.Err != nil {
+		if p.Status != plugindir.StatusApproved && p.Err != nil {
 			row.Reason = p.Err.Error()
 		}
 		if row.Tools == nil {
@@ -155,9 +156,9 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 	pending := 0
 	for _, r := range out.Plugins {
 		switch r.Status {
-		case string(host.StatusInvalid), statusMissing:
+		case string(plugindir.StatusInvalid), statusMissing:
 			fmt.Fprintf(w, "%s: %s\n", safeText(r.File), safeText(r.Reason))
-		case string(host.StatusPending):
+		case string(plugindir.StatusPending):
 			pending++
 		}
 	}

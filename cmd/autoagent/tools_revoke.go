@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -75,13 +76,13 @@ func toolModule(ctx context.Context, paths pluginPaths, name string) (sum, modul
 		return "", "", false
 	}
 	defer h.Close(ctx)
-	d, err := host.OpenDir(ctx, h, host.DirOptions{Dir: paths.plugins, Manifest: paths.manifestPath()})
+	d, err := plugindir.Open(ctx, h, plugindir.Options{Dir: paths.plugins, Manifest: paths.manifestPath()})
 	if err != nil {
 		return "", "", false
 	}
 	defer d.Close(ctx)
 	for _, p := range d.Snapshot().Plugins {
-		if p.Status == host.StatusApproved && slices.Contains(p.Tools, name) {
+		if p.Status == plugindir.StatusApproved && slices.Contains(p.Tools, name) {
 			return p.SHA256, p.Name, true
 		}
 	}

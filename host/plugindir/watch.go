@@ -1,4 +1,4 @@
-package host
+package plugindir
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 // sidecar added, replaced or removed in the plugins directory, or the
 // manifest edited (by `autoagent tools approve`/`revoke` or by hand),
 // triggers a [Dir.Reload] once the burst of file events has been quiet for
-// [DirOptions.Debounce]. Watch reloads once when it starts, so nothing that
-// changed since [OpenDir] is missed.
+// [Options.Debounce]. Watch reloads once when it starts, so nothing that
+// changed since [Open] is missed.
 //
 // It yields each reload that changed something, and errors that do not end
 // the watch: a manifest that does not load (the previous tool set stays

@@ -1,4 +1,4 @@
-package host
+package plugindir
 
 import (
 	"encoding/json"

@@ -1,6 +1,6 @@
 //go:build darwin || freebsd
 
-package host
+package plugindir
 
 import "syscall"
 

@@ -1,10 +1,11 @@
-package host
+package plugindir
 
 import (
 	"context"
 	"errors"
 	"fmt"
 
+	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -44,7 +45,7 @@ func (t *dirTool) Unwrap() tool.Tool { return t.t }
 func (t *dirTool) Call(ctx context.Context, c tool.Call) (tool.Result, error) {
 	c.Name = t.t.Spec().Name
 	res, err := t.t.Call(ctx, c)
-	if errors.Is(err, ErrClosed) {
+	if errors.Is(err, host.ErrClosed) {
 		return t.unavailable(), nil
 	}
 	return res, err

@@ -1,4 +1,4 @@
-package host
+package plugindir
 
 import (
 	"context"
@@ -80,7 +80,7 @@ func answer(t *testing.T, d *Dir, name string) string {
 
 func TestWatchAddReplaceTamperRevokeRemove(t *testing.T) {
 	e := newPDEnv(t)
-	d := e.open(DirOptions{Debounce: 20 * time.Millisecond})
+	d := e.open(Options{Debounce: 20 * time.Millisecond})
 	w, _ := startWatch(t, d)
 
 	// Add: a file dropped in does nothing until approved.
@@ -132,7 +132,7 @@ func TestWatchCorruptManifestKeepsTools(t *testing.T) {
 	e := newPDEnv(t)
 	e.put("alpha.wasm", waTextModule("v1", "a1"), waSidecar(nil, "alpha"))
 	e.approve("alpha.wasm", manifest.Limits{})
-	d := e.open(DirOptions{Debounce: 20 * time.Millisecond})
+	d := e.open(Options{Debounce: 20 * time.Millisecond})
 	w, _ := startWatch(t, d)
 	if err := os.WriteFile(e.store.Path, []byte(`{"version": 1, "tools": {"x"`), 0o644); err != nil {
 		t.Fatal(err)
@@ -153,7 +153,7 @@ func TestWatchCorruptManifestKeepsTools(t *testing.T) {
 
 func TestWatchEndsWithContextAndLeavesNoGoroutine(t *testing.T) {
 	e := newPDEnv(t)
-	d := e.open(DirOptions{Debounce: 10 * time.Millisecond})
+	d := e.open(Options{Debounce: 10 * time.Millisecond})
 	base := runtime.NumGoroutine()
 	_, stop := startWatch(t, d)
 	e.put("alpha.wasm", waTextModule("v1", "a1"), waSidecar(nil, "alpha"))
@@ -164,7 +164,7 @@ func TestWatchEndsWithContextAndLeavesNoGoroutine(t *testing.T) {
 
 func TestWatchStopsWhenYieldReturnsFalse(t *testing.T) {
 	e := newPDEnv(t)
-	d := e.open(DirOptions{Debounce: 10 * time.Millisecond})
+	d := e.open(Options{Debounce: 10 * time.Millisecond})
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -184,7 +184,7 @@ func TestWatchStopsWhenYieldReturnsFalse(t *testing.T) {
 
 func TestWatchMissingDirectory(t *testing.T) {
 	e := newPDEnv(t)
-	d, err := OpenDir(context.Background(), e.h, DirOptions{Dir: filepath.Join(e.dir, "nope")})
+	d, err := Open(context.Background(), e.h, Options{Dir: filepath.Join(e.dir, "nope")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +210,7 @@ func TestWatchManifestBehindSymlink(t *testing.T) {
 		t.Skipf("symlinks unavailable: %v", err)
 	}
 	e.put("alpha.wasm", waTextModule("v1", "a1"), waSidecar(nil, "alpha"))
-	d := e.open(DirOptions{Debounce: 20 * time.Millisecond})
+	d := e.open(Options{Debounce: 20 * time.Millisecond})
 	startWatch(t, d)
 	e.approve("alpha.wasm", manifest.Limits{})
 	eventually(t, "alpha approved through the linked manifest", func() bool { return answer(t, d, "alpha") == "v1" })

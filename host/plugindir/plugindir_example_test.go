@@ -1,4 +1,4 @@
-package host
+package plugindir
 
 import (
 	"context"
@@ -7,13 +7,14 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
 // A plugins directory with one approved and one pending module: only the
 // approved one's tool reaches the registry, next to the host's own tools.
-func ExampleOpenDir() {
+func ExampleOpen() {
 	ctx := context.Background()
 	dir, _ := os.MkdirTemp("", "plugins")
 	defer os.RemoveAll(dir)
@@ -33,12 +34,12 @@ func ExampleOpenDir() {
 		log.Fatal(err)
 	}
 
-	h, err := New(ctx, Options{NoDiskCache: true})
+	h, err := host.New(ctx, host.Options{NoDiskCache: true})
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer h.Close(ctx)
-	plugins, err := OpenDir(ctx, h, DirOptions{Dir: dir})
+	plugins, err := Open(ctx, h, Options{Dir: dir})
 	if err != nil {
 		log.Fatal(err) // the manifest is corrupt, or the directory unreadable
 	}

@@ -1,7 +1,8 @@
-package host
+package plugindir
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/tool"
 )
 
 // TestReloadReadsOnlyChangedFiles: a reload reads a module file again only
@@ -32,7 +34,7 @@ func TestReloadReadsOnlyChangedFiles(t *testing.T) {
 	racyWindow = 0
 	t.Cleanup(func() { racyWindow = saved })
 	ctx := context.Background()
-	d := e.open(DirOptions{})
+	d := e.open(Options{})
 	n0 := moduleReads.Load()
 	for range 3 {
 		if _, err := d.Reload(ctx); err != nil {
@@ -94,7 +96,7 @@ func TestCopiedApprovalDoesNotKnockTheToolOut(t *testing.T) {
 	e.put("echo.wasm", waTextModule("current", "c"), waSidecar(nil, "echo_tool"))
 	e.approve("echo.wasm", manifest.Limits{})
 	e.put("aaa.wasm", old, waSidecar(nil, "echo_tool"))
-	d := e.open(DirOptions{})
+	d := e.open(Options{})
 	snap := d.Snapshot()
 	if len(snap.Conflicts) != 0 {
 		t.Errorf("conflicts %+v", snap.Conflicts)
@@ -102,7 +104,7 @@ func TestCopiedApprovalDoesNotKnockTheToolOut(t *testing.T) {
 	if !slices.Contains(toolNames(d.Tools()), "echo_tool") {
 		t.Fatalf("the tool is out of service: %v", toolNames(d.Tools()))
 	}
-	res, err := d.Tools()[0].Call(context.Background(), toolCall("echo_tool", `{}`))
+	res, err := d.Tools()[0].Call(context.Background(), tool.Call{ID: "c", Name: "echo_tool", Arguments: json.RawMessage(`{}`)})
 	if err != nil || res.Text() != "current" {
 		t.Errorf("echo_tool ran %q (%v), want the current bytes", res.Text(), err)
 	}

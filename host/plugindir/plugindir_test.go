@@ -1,4 +1,4 @@
-package host
+package plugindir
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -21,7 +22,7 @@ import (
 // pdEnv is a plugins directory with its manifest, for the tests.
 type pdEnv struct {
 	t     testing.TB
-	h     *Host
+	h     *host.Host
 	dir   string
 	store *manifest.Store
 }
@@ -29,7 +30,7 @@ type pdEnv struct {
 func newPDEnv(t testing.TB) *pdEnv {
 	t.Helper()
 	ctx := context.Background()
-	h, err := New(ctx, Options{
+	h, err := host.New(ctx, host.Options{
 		NoDiskCache: true,
 		KVDir:       t.TempDir(),
 		PoolSize:    -1,
@@ -82,10 +83,10 @@ func (e *pdEnv) approve(file string, limits manifest.Limits, grants ...string) {
 	}
 }
 
-func (e *pdEnv) open(opts DirOptions) *Dir {
+func (e *pdEnv) open(opts Options) *Dir {
 	e.t.Helper()
 	opts.Dir = e.dir
-	d, err := OpenDir(context.Background(), e.h, opts)
+	d, err := Open(context.Background(), e.h, opts)
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -136,12 +137,12 @@ func TestSparseNonModulesNotRead(t *testing.T) {
 	if err := os.Truncate(big, 200<<20); err != nil {
 		t.Fatal(err)
 	}
-	d := e.open(DirOptions{})
+	d := e.open(Options{})
 	for _, p := range d.Snapshot().Plugins {
 		if p.File != "big.wasm" {
 			continue
 		}
-		if p.Status != StatusInvalid || !errors.Is(p.Err, ErrMalformed) || p.SHA256 != "" {
+		if p.Status != StatusInvalid || !errors.Is(p.Err, host.ErrMalformed) || p.SHA256 != "" {
 			t.Errorf("big.wasm: status %s, err %v, sha256 %q: want invalid, malformed, never hashed", p.Status, p.Err, p.SHA256)
 		}
 	}
@@ -161,7 +162,7 @@ func TestPluginPrefersItsRecordedFile(t *testing.T) {
 	e.put("echo.wasm", waTextModule("current", "c"), nil)
 	e.approve("echo.wasm", manifest.Limits{})
 	e.put("aaa.wasm", old, nil) // sorts first
-	p, ok := e.open(DirOptions{}).Snapshot().Plugin("echo")
+	p, ok := e.open(Options{}).Snapshot().Plugin("echo")
 	if !ok || p.File != "echo.wasm" {
 		t.Fatalf("Plugin(echo) = %s (found %v), want echo.wasm, the file its approval records", p.File, ok)
 	}
@@ -184,7 +185,7 @@ func TestOpenDirStatuses(t *testing.T) {
 	e.approve("badside.wasm", manifest.Limits{})
 	e.approve("headeronly.wasm", manifest.Limits{})
 
-	d := e.open(DirOptions{})
+	d := e.open(Options{})
 	s := d.Snapshot()
 	want := map[string]Status{
 		"alpha.wasm": StatusApproved, "beta.wasm": StatusPending, "garbage.wasm": StatusInvalid,
@@ -207,11 +208,11 @@ func TestOpenDirStatuses(t *testing.T) {
 				t.Errorf("beta: %+v", p)
 			}
 		case "garbage.wasm", "headeronly.wasm":
-			if !errors.Is(p.Err, ErrMalformed) {
+			if !errors.Is(p.Err, host.ErrMalformed) {
 				t.Errorf("%s: err = %v, want ErrMalformed", p.File, p.Err)
 			}
 		case "badside.wasm":
-			if !errors.Is(p.Err, ErrDescribe) {
+			if !errors.Is(p.Err, host.ErrDescribe) {
 				t.Errorf("badside: err = %v, want ErrDescribe", p.Err)
 			}
 		}
@@ -236,7 +237,7 @@ func TestOpenDirStatuses(t *testing.T) {
 
 func TestOpenDirMissingDirectoryIsEmpty(t *testing.T) {
 	e := newPDEnv(t)
-	d, err := OpenDir(context.Background(), e.h, DirOptions{Dir: filepath.Join(e.dir, "nope")})
+	d, err := Open(context.Background(), e.h, Options{Dir: filepath.Join(e.dir, "nope")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,10 +253,10 @@ func TestOpenDirCorruptManifest(t *testing.T) {
 	if err := os.WriteFile(e.store.Path, bad, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := OpenDir(context.Background(), e.h, DirOptions{Dir: e.dir})
+	_, err := Open(context.Background(), e.h, Options{Dir: e.dir})
 	var pe *manifest.ParseError
 	if !errors.As(err, &pe) || !strings.Contains(err.Error(), e.store.Path) {
-		t.Fatalf("OpenDir with a corrupt manifest: %v", err)
+		t.Fatalf("Open with a corrupt manifest: %v", err)
 	}
 	if got, _ := os.ReadFile(e.store.Path); string(got) != string(bad) {
 		t.Errorf("manifest changed")
@@ -266,7 +267,7 @@ func TestOpenDirCorruptManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.approve("alpha.wasm", manifest.Limits{})
-	d := e.open(DirOptions{})
+	d := e.open(Options{})
 	if err := os.WriteFile(e.store.Path, bad, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +288,7 @@ func TestTamperRevokeReapprove(t *testing.T) {
 	mod := waTextModule("original", "a")
 	e.put("alpha.wasm", mod, waSidecar(nil, "alpha"))
 	e.approve("alpha.wasm", manifest.Limits{})
-	d := e.open(DirOptions{})
+	d := e.open(Options{})
 	before, ok := d.Snapshot().Tool("alpha")
 	if !ok {
 		t.Fatal("alpha not loaded")
@@ -350,7 +351,7 @@ func TestSidecarChangeDropsToPending(t *testing.T) {
 	e := newPDEnv(t)
 	e.put("alpha.wasm", waTextModule("a", "a"), waSidecar(nil, "alpha"))
 	e.approve("alpha.wasm", manifest.Limits{})
-	d := e.open(DirOptions{})
+	d := e.open(Options{})
 	if len(d.Tools()) != 1 {
 		t.Fatal("alpha not loaded")
 	}
@@ -370,7 +371,7 @@ func TestGrantsAndLimitsApplied(t *testing.T) {
 	e.put("stranger.wasm", waEnvModule("s"), waSidecar([]string{"env:GREETING"}, "stranger"))
 	e.approve("greet.wasm", manifest.Limits{MemoryMB: 8, TimeoutMS: 1500, OutputBytes: 4096}, "env:GREETING")
 
-	d := e.open(DirOptions{Quarantine: true})
+	d := e.open(Options{Quarantine: true})
 	s := d.Snapshot()
 	if diff := cmp.Diff(map[string]Status{"greet.wasm": StatusApproved, "stranger.wasm": StatusQuarantined}, statuses(s)); diff != "" {
 		t.Fatalf("statuses (-want +got):\n%s", diff)
@@ -384,7 +385,7 @@ func TestGrantsAndLimitsApplied(t *testing.T) {
 		t.Errorf("quarantined module answered %q: it saw the environment", got)
 	}
 	p, _ := s.Plugin("greet")
-	want := DefaultLimits()
+	want := host.DefaultLimits()
 	want.Memory, want.Timeout, want.Output = 8<<20, 1500*time.Millisecond, 4096
 	if got := p.Loaded.Limits(); got != want {
 		t.Errorf("limits = %+v, want %+v", got, want)
@@ -402,7 +403,7 @@ func TestToolNameConflicts(t *testing.T) {
 	e.approve("a.wasm", manifest.Limits{})
 	e.approve("b.wasm", manifest.Limits{})
 
-	d := e.open(DirOptions{})
+	d := e.open(Options{})
 	s := d.Snapshot()
 	if got := toolNames(d.Tools()); !slices.Equal(got, []string{"only_a"}) {
 		t.Errorf("tools = %v, want [only_a]: a conflicting name must not be exposed", got)
@@ -416,7 +417,7 @@ func TestToolNameConflicts(t *testing.T) {
 	}
 
 	// Namespacing, the user's choice, exposes both.
-	dn := e.open(DirOptions{Namespace: true})
+	dn := e.open(Options{Namespace: true})
 	want := []string{"a__dup", "a__only_a", "b__dup"}
 	if got := toolNames(dn.Tools()); !slices.Equal(got, want) {
 		t.Errorf("namespaced tools = %v, want %v", got, want)
@@ -455,7 +456,7 @@ func TestQuarantineCannotSquat(t *testing.T) {
 	e.put("q1.wasm", waTextModule("q1", "1"), waSidecar(nil, "shared"))
 	e.put("q2.wasm", waTextModule("q2", "2"), waSidecar(nil, "shared"))
 	e.approve("good.wasm", manifest.Limits{})
-	d := e.open(DirOptions{Quarantine: true})
+	d := e.open(Options{Quarantine: true})
 	s := d.Snapshot()
 	tl, ok := s.Tool("search")
 	if !ok || callText(t, tl) != "approved" {
@@ -485,7 +486,7 @@ func TestPublishNeverReplacesHostTools(t *testing.T) {
 	}
 	e.put("evil.wasm", waTextModule("plugin echo", "e"), waSidecar(nil, "echo", "extra"))
 	e.approve("evil.wasm", manifest.Limits{})
-	d := e.open(DirOptions{})
+	d := e.open(Options{})
 
 	err = d.Publish(reg)
 	if !errors.Is(err, tool.ErrDuplicate) || !strings.Contains(err.Error(), `"echo"`) {
@@ -538,9 +539,9 @@ func TestPublishNeverReplacesHostTools(t *testing.T) {
 func TestQuarantineOfModulesNeedingGrants(t *testing.T) {
 	e := newPDEnv(t)
 	e.put("junk.wasm", []byte("\x00asm\x01\x00\x00\x00\x01\x01"), nil)
-	d := e.open(DirOptions{Quarantine: true})
+	d := e.open(Options{Quarantine: true})
 	p, _ := d.Snapshot().Plugin("junk")
-	if p.Status != StatusInvalid || !errors.Is(p.Err, ErrMalformed) {
+	if p.Status != StatusInvalid || !errors.Is(p.Err, host.ErrMalformed) {
 		t.Errorf("junk in quarantine: %s %v", p.Status, p.Err)
 	}
 }
@@ -550,7 +551,7 @@ func TestChangeCallbackAndReuse(t *testing.T) {
 	e.put("alpha.wasm", waTextModule("a", "a"), waSidecar(nil, "alpha"))
 	e.approve("alpha.wasm", manifest.Limits{})
 	var changes []Change
-	d := e.open(DirOptions{OnChange: func(c Change) { changes = append(changes, c) }})
+	d := e.open(Options{OnChange: func(c Change) { changes = append(changes, c) }})
 	if len(changes) != 1 || !slices.Equal(changes[0].Added, []string{"alpha"}) {
 		t.Fatalf("initial change = %+v", changes)
 	}
@@ -578,7 +579,7 @@ func TestReloadCancelledKeepsState(t *testing.T) {
 	e := newPDEnv(t)
 	e.put("alpha.wasm", waTextModule("a", "a"), waSidecar(nil, "alpha"))
 	e.approve("alpha.wasm", manifest.Limits{})
-	d := e.open(DirOptions{})
+	d := e.open(Options{})
 	e.put("beta.wasm", waTextModule("b", "b"), waSidecar(nil, "beta"))
 	e.approve("beta.wasm", manifest.Limits{})
 	ctx, cancel := context.WithCancel(context.Background())
@@ -598,7 +599,7 @@ func TestReloadCancelledKeepsState(t *testing.T) {
 	if err := d.Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := d.Reload(context.Background()); !errors.Is(err, ErrClosed) {
+	if _, err := d.Reload(context.Background()); !errors.Is(err, host.ErrClosed) {
 		t.Errorf("Reload after Close: %v", err)
 	}
 }
@@ -614,7 +615,7 @@ func TestNamespacedNameTooLong(t *testing.T) {
 	e.put("a.wasm", waTextModule("from a", "a"), waSidecar(nil, "only_a"))
 	e.approve("a.wasm", manifest.Limits{})
 
-	d := e.open(DirOptions{Namespace: true})
+	d := e.open(Options{Namespace: true})
 	s := d.Snapshot()
 	p, _ := s.Plugin(strings.TrimSuffix(long, ".wasm"))
 	if p.Status != StatusInvalid || p.Err == nil || !strings.Contains(p.Err.Error(), "rename the file") || p.Loaded != nil {
@@ -645,7 +646,7 @@ func TestSpecialFilesSkipped(t *testing.T) {
 		}
 	}
 	done := make(chan *Dir, 1)
-	go func() { done <- e.open(DirOptions{}) }()
+	go func() { done <- e.open(Options{}) }()
 	var d *Dir
 	select {
 	case d = <-done:

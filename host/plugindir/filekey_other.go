@@ -1,6 +1,6 @@
 //go:build !(linux || darwin || freebsd)
 
-package host
+package plugindir
 
 type fileKey struct{}
 

@@ -1,4 +1,4 @@
-package host
+package plugindir
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/internal/safefile"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
@@ -24,10 +25,10 @@ import (
 // sidecar).
 var ErrNotApproved = errors.New("host: not approved")
 
-// DirOptions configure [OpenDir]. The zero value loads ./plugins against
+// Options configure [Open]. The zero value loads ./plugins against
 // ./plugins/manifest.json, refuses tool-name conflicts, leaves pending
 // modules unloaded and debounces reloads by 100 ms.
-type DirOptions struct {
+type Options struct {
 	// Dir is the plugins directory; "" means "plugins". A missing
 	// directory holds no plugins.
 	Dir string
@@ -56,7 +57,7 @@ type DirOptions struct {
 	OnChange func(Change)
 }
 
-func (o DirOptions) withDefaults() DirOptions {
+func (o Options) withDefaults() Options {
 	if o.Dir == "" {
 		o.Dir = "plugins"
 	}
@@ -83,7 +84,7 @@ const (
 	// StatusPending: no approval for these bytes; not loaded.
 	StatusPending Status = "pending"
 	// StatusQuarantined: no approval, loaded with no grants at all
-	// ([DirOptions.Quarantine]).
+	// ([Options.Quarantine]).
 	StatusQuarantined Status = "quarantined"
 	// StatusInvalid: not a module, a bad ABI, a failing or invalid
 	// describe, or a module its approval cannot load; Err says why.
@@ -116,7 +117,7 @@ type Plugin struct {
 	Skipped []string
 	// Loaded is the running module, nil when not loaded. The Dir owns it:
 	// do not Close it.
-	Loaded *Loaded
+	Loaded *host.Loaded
 }
 
 // Conflict is a tool name offered by more than one plugin. Neither tool is
@@ -197,14 +198,14 @@ func (s *Snapshot) Err() error {
 // swapped after approval never runs: at the next scan it drops to pending.
 // A Dir is safe for concurrent use.
 type Dir struct {
-	h    *Host
-	opts DirOptions
+	h    *host.Host
+	opts Options
 
 	reloadMu sync.Mutex // serialises reloads
 	snap     atomic.Pointer[Snapshot]
 	// modules are the loaded modules of the current snapshot by load key,
 	// shared by plugins with the same bytes, grants and limits.
-	modules map[string]*Loaded
+	modules map[string]*host.Loaded
 	// sums remembers, by file, the sha256 of the bytes last read and the
 	// file's identity then (see fileKey), so a reload reads only files
 	// that changed.
@@ -219,12 +220,12 @@ type Dir struct {
 	listChanged chan struct{}
 }
 
-// OpenDir loads the plugins directory. The error is for what prevents any
+// Open loads the plugins directory. The error is for what prevents any
 // decision: a manifest that does not load (corrupt, another version) or a
 // directory that cannot be listed. Problems with single modules are in
 // the snapshot's plugins.
-func OpenDir(ctx context.Context, h *Host, opts DirOptions) (*Dir, error) {
-	d := &Dir{h: h, opts: opts.withDefaults(), modules: map[string]*Loaded{}, sums: map[string]fileSum{}, listChanged: make(chan struct{}, 1)}
+func Open(ctx context.Context, h *host.Host, opts Options) (*Dir, error) {
+	d := &Dir{h: h, opts: opts.withDefaults(), modules: map[string]*host.Loaded{}, sums: map[string]fileSum{}, listChanged: make(chan struct{}, 1)}
 	d.snap.Store(&Snapshot{Dir: d.opts.Dir, Manifest: d.opts.Manifest, byName: map[string]tool.Tool{}})
 	if _, err := d.Reload(ctx); err != nil {
 		return nil, err
@@ -247,7 +248,7 @@ func (d *Dir) Snapshot() *Snapshot { return d.snap.Load() }
 func (d *Dir) Tools() []tool.Tool { return d.snap.Load().Tools() }
 
 // Options returns the options in effect, defaults applied.
-func (d *Dir) Options() DirOptions { return d.opts }
+func (d *Dir) Options() Options { return d.opts }
 
 // Change describes what one reload changed.
 type Change struct {
@@ -284,7 +285,7 @@ func (d *Dir) Reload(ctx context.Context) (Change, error) {
 	d.reloadMu.Lock()
 	defer d.reloadMu.Unlock()
 	if d.closed {
-		return Change{}, ErrClosed
+		return Change{}, host.ErrClosed
 	}
 	old := d.snap.Load()
 	m, err := (&manifest.Store{Path: d.opts.Manifest}).Load()
@@ -296,7 +297,7 @@ func (d *Dir) Reload(ctx context.Context) (Change, error) {
 		return Change{}, err
 	}
 	next := &Snapshot{Dir: d.opts.Dir, Manifest: d.opts.Manifest, byName: map[string]tool.Tool{}}
-	modules := map[string]*Loaded{}
+	modules := map[string]*host.Loaded{}
 	sums := d.sums
 	d.sums = map[string]fileSum{}
 	for _, f := range files {
@@ -305,7 +306,7 @@ func (d *Dir) Reload(ctx context.Context) (Change, error) {
 	if err := ctx.Err(); err != nil {
 		// Loads cut short by ctx would read as invalid modules: keep the
 		// current state and drop what this reload loaded.
-		var fresh []*Loaded
+		var fresh []*host.Loaded
 		for key, l := range modules {
 			if d.modules[key] != l {
 				fresh = append(fresh, l)
@@ -318,11 +319,11 @@ func (d *Dir) Reload(ctx context.Context) (Change, error) {
 
 	// Modules no plugin uses any more are closed after the swap: those of
 	// files gone or changed, and those expose found invalid.
-	used := map[*Loaded]bool{}
+	used := map[*host.Loaded]bool{}
 	for _, p := range next.Plugins {
 		used[p.Loaded] = true
 	}
-	unused := make([]*Loaded, 0)
+	unused := make([]*host.Loaded, 0)
 	for key, l := range modules {
 		if !used[l] {
 			delete(modules, key)
@@ -353,17 +354,17 @@ func (d *Dir) Close(ctx context.Context) error {
 	d.reloadMu.Lock()
 	defer d.reloadMu.Unlock()
 	d.closed = true
-	var all []*Loaded
+	var all []*host.Loaded
 	for _, l := range d.modules {
 		all = append(all, l)
 	}
-	d.modules = map[string]*Loaded{}
+	d.modules = map[string]*host.Loaded{}
 	return d.unload(ctx, all)
 }
 
 // unload closes modules; their tools then answer that they are no longer
 // available (see dirTool).
-func (d *Dir) unload(ctx context.Context, ls []*Loaded) error {
+func (d *Dir) unload(ctx context.Context, ls []*host.Loaded) error {
 	var errs []error
 	for _, l := range ls {
 		errs = append(errs, l.Close(ctx))
@@ -400,7 +401,7 @@ var wasmHeader = []byte("\x00asm\x01\x00\x00\x00")
 // quarantined). modules collects the loaded modules by load key; a module
 // already loaded with the same key (by this or the previous snapshot) is
 // reused rather than compiled and described again.
-func (d *Dir) loadPlugin(ctx context.Context, m *manifest.Manifest, file string, modules map[string]*Loaded, sums map[string]fileSum) Plugin {
+func (d *Dir) loadPlugin(ctx context.Context, m *manifest.Manifest, file string, modules map[string]*host.Loaded, sums map[string]fileSum) Plugin {
 	p := Plugin{File: file, Path: filepath.Join(d.opts.Dir, file), Name: strings.TrimSuffix(file, ".wasm")}
 	invalid := func(err error) Plugin {
 		p.Status, p.Err = StatusInvalid, err
@@ -429,7 +430,7 @@ func (d *Dir) loadPlugin(ctx context.Context, m *manifest.Manifest, file string,
 		d.sums[file] = fileSum{key: fkey, sum: p.SHA256}
 	}
 	sidecarPath := filepath.Join(d.opts.Dir, manifest.SidecarFile(file))
-	sidecar, err := readCapped(sidecarPath, maxDescribe)
+	sidecar, err := readCapped(sidecarPath, host.MaxDescribe)
 	if errors.Is(err, fs.ErrNotExist) {
 		sidecar, err = nil, nil
 	}
@@ -441,7 +442,7 @@ func (d *Dir) loadPlugin(ctx context.Context, m *manifest.Manifest, file string,
 		sidecarSum = manifest.Sum(sidecar)
 	}
 
-	mod := Module{Name: p.Name, Bytes: b, Sidecar: sidecar}
+	mod := host.Module{Name: p.Name, Bytes: b, Sidecar: sidecar}
 	entry, approved := m.Lookup(p.SHA256)
 	if approved && entry.SidecarSHA256 != sidecarSum {
 		approved = false
@@ -491,9 +492,7 @@ func (d *Dir) loadPlugin(ctx context.Context, m *manifest.Manifest, file string,
 			}
 			return invalid(err)
 		}
-		l.mu.Lock()
-		l.onListChanged = d.signalListChanged
-		l.mu.Unlock()
+		l.OnListChanged(d.signalListChanged)
 	}
 	modules[key] = l
 	p.Loaded = l
@@ -515,7 +514,7 @@ func sidecarMismatch(want, got, file string) error {
 
 // isModuleDefect reports a load error that no grant would fix.
 func isModuleDefect(err error) bool {
-	var ie *ImportError
+	var ie *host.ImportError
 	if errors.As(err, &ie) && ie.Need != "" && ie.Detail == "" {
 		return false
 	}
@@ -524,14 +523,14 @@ func isModuleDefect(err error) bool {
 
 // loadKey identifies a loaded module: same bytes, sidecar, grants and
 // limits give the same running module.
-func loadKey(sum, sidecarSum string, m Module) string {
+func loadKey(sum, sidecarSum string, m host.Module) string {
 	return fmt.Sprintf("%s|%s|%s|%s|%+v", sum, sidecarSum, m.Name, strings.Join(manifest.GrantStrings(m.Grants), ","), m.Limits)
 }
 
 // limitsOf converts an approval's limits; zero fields stay zero, which the
 // Host reads as its defaults.
-func limitsOf(l manifest.Limits) Limits {
-	return Limits{
+func limitsOf(l manifest.Limits) host.Limits {
+	return host.Limits{
 		Memory:       int64(l.MemoryMB) << 20,
 		Timeout:      l.Timeout(),
 		Output:       int64(l.OutputBytes),
@@ -555,7 +554,7 @@ func readModuleFile(path string, max int64) ([]byte, error) {
 	moduleReads.Add(1)
 	b, err := safefile.ReadPrefixed(path, max, wasmHeader)
 	if errors.Is(err, safefile.ErrPrefix) {
-		return nil, fmt.Errorf("%w: the file does not start with the WebAssembly header", ErrMalformed)
+		return nil, fmt.Errorf("%w: the file does not start with the WebAssembly header", host.ErrMalformed)
 	}
 	return b, err
 }

@@ -1,4 +1,4 @@
-package host
+package plugindir
 
 import (
 	"context"
@@ -18,7 +18,7 @@ func BenchmarkDirReloadUnchanged10(b *testing.B) {
 		e.put(file, waTextModule("x", file), waSidecar(nil, fmt.Sprintf("tool%d", i)))
 		e.approve(file, manifest.Limits{})
 	}
-	d, err := OpenDir(context.Background(), e.h, DirOptions{Dir: e.dir})
+	d, err := Open(context.Background(), e.h, Options{Dir: e.dir})
 	if err != nil {
 		b.Fatal(err)
 	}
