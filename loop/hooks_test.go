@@ -12,6 +12,7 @@ import (
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/tool"
+	"github.com/autoagent-go/autoagent/trace"
 )
 
 type cityIn struct {
@@ -107,9 +108,11 @@ func TestToolHooksNoEarlyStart(t *testing.T) {
 	var n atomic.Int32
 	echo := countingTool(t, "echo", &n, "e", tool.Flags{Idempotent: true})
 	denied := 0
+	var tr events
 	a := &loop.Agent{
 		Provider: scripted.New(scripted.Turn{ToolCalls: []llm.ToolCall{call("a", "echo", `{}`)}}, scripted.Turn{Text: "done"}),
 		Tools:    nestedRegistry(t, echo),
+		Tracer:   tr.tracer(),
 		PreToolHooks: []loop.PreToolHook{func(context.Context, *loop.HookCall) (loop.HookDecision, error) {
 			denied++
 			return loop.HookDecision{Deny: "no"}, nil
@@ -122,5 +125,10 @@ func TestToolHooksNoEarlyStart(t *testing.T) {
 	}
 	if n.Load() != 0 || denied != 1 {
 		t.Errorf("echo ran %d times (denied %d): a denied call started early", n.Load(), denied)
+	}
+	// The early start is cancelled when the hook denies the call, so it
+	// may not get to run the tool: the trace says whether it began.
+	if evs := tr.of(trace.ToolCallEarlyStart); len(evs) != 0 {
+		t.Errorf("%d calls started early before the pre-tool hooks saw them", len(evs))
 	}
 }
