@@ -71,13 +71,9 @@ func (d Description) RequestedGrants() ([]manifest.Grant, error) {
 // export returns it or a sidecar holds it (a longer one is refused).
 const MaxDescribe = 1 << 20
 
-// maxDescribe is MaxDescribe; maxDescribeObjects bounds the objects of
-// all a document's schemas together (each takes about a kilobyte
-// compiled).
-const (
-	maxDescribe        = MaxDescribe
-	maxDescribeObjects = 16384
-)
+// maxDescribeObjects bounds the objects of all a document's schemas
+// together (each takes about a kilobyte compiled).
+const maxDescribeObjects = 16384
 
 // parseDescription decodes and validates a describe document, returning
 // the compiled input and output schemas of each tool.
@@ -85,8 +81,8 @@ func parseDescription(raw []byte) (Description, []*tool.Schema, []*tool.Schema, 
 	bad := func(format string, args ...any) (Description, []*tool.Schema, []*tool.Schema, error) {
 		return Description{}, nil, nil, fmt.Errorf("%w: %s", ErrDescribe, fmt.Sprintf(format, args...))
 	}
-	if len(raw) > maxDescribe {
-		return bad("%d bytes, more than the %d allowed", len(raw), maxDescribe)
+	if len(raw) > MaxDescribe {
+		return bad("%d bytes, more than the %d allowed", len(raw), MaxDescribe)
 	}
 	var d Description
 	dec := json.NewDecoder(bytes.NewReader(raw))

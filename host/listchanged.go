@@ -93,7 +93,7 @@ func (l *Loaded) redescribe(ctx context.Context, inst *instance) error {
 	defer func() { inst.fn = fn }()
 	limits := inst.limits
 	inst.limits.Timeout = min(limits.Timeout, describeTimeout)
-	inst.limits.Output = maxDescribe
+	inst.limits.Output = MaxDescribe
 	defer func() { inst.limits = limits }()
 
 	// One export run in inst, where the module's lists live, by the

@@ -329,7 +329,7 @@ func (h *Host) runDescribe(ctx context.Context, e *compiledEntry, name string, l
 	}
 	dl := &Loaded{h: h, name: name, abi: e.abi, entry: e, has: map[string]bool{}, limits: limits}
 	dl.limits.Timeout = min(limits.Timeout, describeTimeout)
-	dl.limits.Output = maxDescribe
+	dl.limits.Output = MaxDescribe
 	key := fmt.Sprintf("%s-%s-%s-%d-%d", e.sha, describeVersion, rewriteVersion, dl.limits.Memory, dl.limits.Timeout)
 	cache := e.size >= artifactMinSize
 	if cache {
