@@ -69,6 +69,14 @@ func (r *rootFS) charge(n int64) {
 	}
 }
 
+// checkStop ends the call here once its time is up or the host is
+// closing (see instance.checkStop).
+func (r *rootFS) checkStop() {
+	if r.inst != nil {
+		r.inst.checkStop()
+	}
+}
+
 // opened counts a file the guest is opening and ends the call past the
 // open file limit. (WASI has EMFILE but wazero's errors do not, and a
 // guest told EACCES would look for the wrong cause.)
@@ -98,6 +106,22 @@ func rel(p string) string {
 	return p
 }
 
+// maxPath bounds a path the guest passes, as PATH_MAX does the system's.
+// os.Root resolves a path one component at a time, in Go, outside every
+// deadline, so one path_open of a path of 60 MiB would take seconds; the
+// system refuses such paths anyway.
+const maxPath = 4096
+
+// tooLong reports whether any of the guest's paths passes maxPath.
+func tooLong(paths ...string) bool {
+	for _, p := range paths {
+		if len(p) > maxPath {
+			return true
+		}
+	}
+	return false
+}
+
 // errno maps an os error to WASI's, treating a path that escapes the root
 // (os.Root's non-errno error) as a permission error.
 func errno(err error) experimentalsys.Errno {
@@ -118,6 +142,9 @@ const writeFlags = experimentalsys.O_RDWR | experimentalsys.O_WRONLY | experimen
 	experimentalsys.O_TRUNC | experimentalsys.O_APPEND | experimentalsys.O_EXCL
 
 func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode) (experimentalsys.File, experimentalsys.Errno) {
+	if tooLong(p) {
+		return nil, experimentalsys.ENAMETOOLONG
+	}
 	if r.readOnly && flag&writeFlags != 0 {
 		return nil, experimentalsys.EROFS
 	}
@@ -190,6 +217,9 @@ func (r *rootFS) openFile(name string, flag experimentalsys.Oflag, perm fs.FileM
 }
 
 func (r *rootFS) Lstat(p string) (sys.Stat_t, experimentalsys.Errno) {
+	if tooLong(p) {
+		return sys.Stat_t{}, experimentalsys.ENAMETOOLONG
+	}
 	fi, err := r.root.Lstat(rel(p))
 	if err != nil {
 		return sys.Stat_t{}, errno(err)
@@ -198,6 +228,9 @@ func (r *rootFS) Lstat(p string) (sys.Stat_t, experimentalsys.Errno) {
 }
 
 func (r *rootFS) Stat(p string) (sys.Stat_t, experimentalsys.Errno) {
+	if tooLong(p) {
+		return sys.Stat_t{}, experimentalsys.ENAMETOOLONG
+	}
 	fi, err := r.root.Stat(rel(p))
 	if err != nil {
 		return sys.Stat_t{}, errno(err)
@@ -206,6 +239,9 @@ func (r *rootFS) Stat(p string) (sys.Stat_t, experimentalsys.Errno) {
 }
 
 func (r *rootFS) Mkdir(p string, perm fs.FileMode) experimentalsys.Errno {
+	if tooLong(p) {
+		return experimentalsys.ENAMETOOLONG
+	}
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
@@ -214,6 +250,9 @@ func (r *rootFS) Mkdir(p string, perm fs.FileMode) experimentalsys.Errno {
 }
 
 func (r *rootFS) Chmod(p string, perm fs.FileMode) experimentalsys.Errno {
+	if tooLong(p) {
+		return experimentalsys.ENAMETOOLONG
+	}
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
@@ -224,6 +263,9 @@ func (r *rootFS) Chmod(p string, perm fs.FileMode) experimentalsys.Errno {
 // relative link's target depends on where the link is, so moving it could
 // leave a link inside the directory that resolves outside it.
 func (r *rootFS) Rename(from, to string) experimentalsys.Errno {
+	if tooLong(from, to) {
+		return experimentalsys.ENAMETOOLONG
+	}
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
@@ -279,6 +321,9 @@ func (r *rootFS) noLinksBelow(dir string) bool {
 }
 
 func (r *rootFS) Rmdir(p string) experimentalsys.Errno {
+	if tooLong(p) {
+		return experimentalsys.ENAMETOOLONG
+	}
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
@@ -293,6 +338,9 @@ func (r *rootFS) Rmdir(p string) experimentalsys.Errno {
 }
 
 func (r *rootFS) Unlink(p string) experimentalsys.Errno {
+	if tooLong(p) {
+		return experimentalsys.ENAMETOOLONG
+	}
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
@@ -310,6 +358,9 @@ func (r *rootFS) Unlink(p string) experimentalsys.Errno {
 // link is a copy of the link elsewhere, where its target may resolve
 // outside the directory.
 func (r *rootFS) Link(oldPath, newPath string) experimentalsys.Errno {
+	if tooLong(oldPath, newPath) {
+		return experimentalsys.ENAMETOOLONG
+	}
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
@@ -338,6 +389,9 @@ func (r *rootFS) Symlink(target, link string) experimentalsys.Errno {
 }
 
 func (r *rootFS) Readlink(p string) (string, experimentalsys.Errno) {
+	if tooLong(p) {
+		return "", experimentalsys.ENAMETOOLONG
+	}
 	s, err := r.root.Readlink(rel(p))
 	if err != nil {
 		return "", errno(err)
@@ -346,6 +400,9 @@ func (r *rootFS) Readlink(p string) (string, experimentalsys.Errno) {
 }
 
 func (r *rootFS) Utimens(p string, atim, mtim int64) experimentalsys.Errno {
+	if tooLong(p) {
+		return experimentalsys.ENAMETOOLONG
+	}
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
@@ -443,7 +500,25 @@ func (f *rootFile) SetAppend(enable bool) experimentalsys.Errno {
 	return experimentalsys.ENOSYS
 }
 
+// Read and Pread check the call's deadline before every read, as Write
+// and Pwrite do before every write: one fd_read or fd_pread is a list of
+// up to maxWASIList iovecs, each as long as the guest's memory (and all
+// of them the same memory), read one system call each in wazero's Go
+// code, where no fuel check runs. 1 024 reads of 60 MiB are seconds; the
+// check at the WASI call's start alone let the call run that long past
+// its limit.
+func (f *rootFile) Read(buf []byte) (int, experimentalsys.Errno) {
+	f.fs.checkStop()
+	return f.File.Read(buf)
+}
+
+func (f *rootFile) Pread(buf []byte, off int64) (int, experimentalsys.Errno) {
+	f.fs.checkStop()
+	return f.File.Pread(buf, off)
+}
+
 func (f *rootFile) Write(buf []byte) (int, experimentalsys.Errno) {
+	f.fs.checkStop()
 	if f.fs.readOnly {
 		return 0, experimentalsys.EBADF
 	}
@@ -457,6 +532,7 @@ func (f *rootFile) Write(buf []byte) (int, experimentalsys.Errno) {
 }
 
 func (f *rootFile) Pwrite(buf []byte, off int64) (int, experimentalsys.Errno) {
+	f.fs.checkStop()
 	if f.fs.readOnly {
 		return 0, experimentalsys.EBADF
 	}

@@ -156,3 +156,27 @@ func TestFSGrantMissingDirectory(t *testing.T) {
 		t.Fatalf("error = %v", err)
 	}
 }
+
+// TestFSPathTooLong: a path past maxPath is refused with ENAMETOOLONG
+// before os.Root resolves it (one component at a time, outside every
+// deadline); one within it resolves as usual.
+func TestFSPathTooLong(t *testing.T) {
+	t.Parallel()
+	granted, _ := fsDirs(t)
+	h, _ := newTestHost(t, Options{})
+	l := load(t, h, "wasicmd.wasm", Module{Grants: grants(t, "fs.write:"+granted)})
+	long := granted + "/" + strings.Repeat("sub/", maxPath/4) + "deep.txt"
+	for _, tool := range []string{"readfile", "listdir"} {
+		res := call(t, l, tool, `{"path":"`+long+`"}`)
+		if !res.IsError || !strings.Contains(strings.ToLower(res.Text()), "too long") {
+			t.Errorf("%s of a %d-byte path = %.200s, want a name too long", tool, len(long), tail(res.Text(), 120))
+		}
+	}
+	if res := call(t, l, "writefile", `{"path":"`+long+`","text":"x"}`); !res.IsError || !strings.Contains(strings.ToLower(res.Text()), "too long") {
+		t.Errorf("writefile of a %d-byte path = %.200s, want a name too long", len(long), tail(res.Text(), 120))
+	}
+	ok := granted + "/" + strings.Repeat("sub/../", 100) + "sub/deep.txt"
+	if res := call(t, l, "readfile", `{"path":"`+ok+`"}`); res.IsError || res.Text() != "deep inside" {
+		t.Errorf("readfile of a %d-byte path = %+v", len(ok), res)
+	}
+}

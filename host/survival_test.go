@@ -132,6 +132,20 @@ var survivalCases = []survivalCase{
 	{name: "one WASI write of 8 million iovecs", file: "writev.wasm", limits: Limits{Timeout: 5 * time.Second}, tool: "writev",
 		want: "fd_write: a list of 8000000 entries, more than the 1024 allowed", maxTime: 5 * time.Second,
 		setup: grantOutDir},
+	// One fd_pread of 1 024 iovecs over the same 60 MiB reads 60 GiB
+	// (seconds) in wazero's Go code: the limit holds within one iovec's
+	// read only because each read of a granted file checks the deadline.
+	{name: "one WASI read of 60 GiB, in a loop", file: "preadloop.wasm", limits: Limits{Timeout: time.Second}, tool: "preadloop",
+		want: "tool exceeded its time limit of 1s", maxTime: 2 * time.Second,
+		setup: func(c *survivalRun) {
+			d := filepath.Join(c.dir, "in")
+			_ = os.Mkdir(d, 0o700)
+			if f, err := os.Create(filepath.Join(d, "big")); err == nil {
+				_ = f.Truncate(64 << 30) // sparse: its reads cost no disk
+				_ = f.Close()
+			}
+			c.grants = []string{"fs.read:" + d}
+		}},
 	{name: "open files without end", file: "fdhog.wasm", tool: "fdhog", reuse: true,
 		want: "tool exceeded its open files limit of 256 files", maxTime: 5 * time.Second,
 		setup: func(c *survivalRun) {

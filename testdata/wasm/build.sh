@@ -151,6 +151,7 @@ module branchbomb.wasm $W src/wat/gen/branchbomb.sh -- watgen src/wat/gen/branch
 module schemabomb.wasm $W src/wat/gen/schemabomb.sh -- watgen src/wat/gen/schemabomb.sh
 module randomloop.wasm $W src/wat/randomloop.wat -- wat src/wat/randomloop.wat
 module writev.wasm $W src/wat/writev.wat -- wat src/wat/writev.wat
+module preadloop.wasm $W src/wat/preadloop.wat -- wat src/wat/preadloop.wat
 module fdhog.wasm $W src/wat/fdhog.wat -- wat src/wat/fdhog.wat
 module diskfill.wasm $W src/wat/diskfill.wat -- wat src/wat/diskfill.wat
 module varbomb.wasm $W src/wat/varbomb.wat -- wat src/wat/varbomb.wat

@@ -54,7 +54,7 @@ static int text(const char *s, int is_error) {
 }
 
 static int oserr(const char *what, const char *path) {
-	char msg[512];
+	static char msg[1 << 14];
 	snprintf(msg, sizeof msg, "%s %s: %s", what, path, strerror(errno));
 	return text(msg, 1);
 }
@@ -62,7 +62,8 @@ static int oserr(const char *what, const char *path) {
 int main(void) {
 	size_t n = fread(in, 1, sizeof in - 1, stdin);
 	in[n] = 0;
-	char name[64], path[512], buf[4096];
+	char name[64], buf[4096];
+	static char path[1 << 13]; /* past PATH_MAX: the host refuses it, not the guest */
 	arg("name", name, sizeof name);
 	arg("path", path, sizeof path);
 	if (!strcmp(name, "readfile")) {
