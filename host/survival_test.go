@@ -197,6 +197,8 @@ var survivalCases = []survivalCase{
 		loadErr: "nested 8001 deep, more than the 64 allowed"},
 	{name: "deep recursion", file: "recursion.wasm", limits: Limits{Timeout: time.Minute}, tool: "recursion",
 		want: "tool exceeded its stack limit of 8 MiB", maxTime: 10 * time.Second, maxRSS: 128 << 20},
+	{name: "deep recursion from a loop", file: "looprecursion.wasm", limits: Limits{Timeout: time.Minute}, tool: "looprecursion",
+		want: "tool exceeded its stack limit of 8 MiB", maxTime: 10 * time.Second, maxRSS: 128 << 20},
 	{name: "frames of spilled values", file: "spillbomb.wasm", limits: Limits{Timeout: time.Minute}, tool: "spillbomb",
 		want: "tool exceeded its stack limit of 8 MiB", maxTime: 10 * time.Second, maxRSS: 160 << 20, maxLoad: time.Minute},
 	{name: "memory bomb", file: "membomb.wasm", tool: "membomb", args: `{"mode":"grow"}`,

@@ -165,6 +165,7 @@ module relist.wasm src/wat/relist.wat -- wat src/wat/relist.wat
 module idlefds.wasm $W src/wat/idlefds.wat -- wat src/wat/idlefds.wat
 module startspin.wasm src/wat/startspin.wat -- wat src/wat/startspin.wat
 module reffunc.wasm $W src/wat/reffunc.wat -- wat src/wat/reffunc.wat
+module looprecursion.wasm $W src/wat/looprecursion.wat -- wat src/wat/looprecursion.wat
 # Not a module at all: the magic number followed by garbage.
 module malformed.wasm -- bash -c 'printf "\\0asm\\1\\0\\0\\0\\377\\377\\377\\377this is not webassembly" >"$OUT"'
 

@@ -1,5 +1,6 @@
-// Package rewrite instruments a module's binary for the host, once,, before compiling it, and only
-// after wasmbin.Validate has found it valid as written ([Apply]; see RATIONALE.md
+// Package rewrite instruments a module's binary for the host, once, before
+// compiling it, and only after wasmbin.Validate has found it valid as
+// written ([Apply]; see RATIONALE.md
 // "Why does the host rewrite modules?" and "What stops a guest the
 // instrumentation missed?"):
 //
@@ -10,13 +11,16 @@
 //     also hold up every garbage collection of the process. The rewrite
 //     imports a host function (autoagent:kernel.yield) and adds a mutable
 //     i32 global, the fuel, and starts every loop body and every function
-//     but a small leaf with a check
+//     but those its callers pay for with a check
 //
 //     fuel -= cost; if fuel <= 0 { yield(0); fuel = YieldEvery }
 //
 //     where cost counts the instructions of the straight-line region the
 //     check guards (the loop's body outside the loops it holds, or the
-//     function outside its loops, with the small leaves it calls), so the
+//     function outside its loops, with the code outside loops of the
+//     functions it calls that have no check: those whose code outside
+//     loops calls nothing and costs at most what a call_indirect is
+//     charged, small leaves or a recursion whose calls sit in a loop), so the
 //     fuel is instructions run, and the guest exits to Go about once every
 //     YieldEvery of them: yield ends the call when its time is up or its
 //     caller gave up, and is where the Go scheduler may preempt it. A bulk
@@ -24,8 +28,9 @@
 //     costs time in proportion to its length, so it is charged fuel in
 //     proportion first.
 //
-//   - Stack. Every function that makes calls (only those can recurse) also
-//     starts with the fuel check, then lowers a second added global, the
+//   - Stack. Every function that makes calls (only those can recurse)
+//     also starts, after its fuel check if it has one, by lowering a
+//     second added global, the
 //     stack budget the host sets after instantiation, by a bound on its
 //     frame's size (wasmbin.FrameCost: every local, operand stack slot and
 //     value its instructions produce, since wazero may spill each value
@@ -116,7 +121,11 @@ type Options struct {
 	// renumbered past yield), "fuelAtEnd" (the fuel after the module's
 	// globals, as the host once placed it), "refFunc" (a ref.func without
 	// its charge of the stack budget), "refCost" (a charge that raises
-	// the budget).
+	// the budget), "bigEntry" (a function that calls, whose code outside
+	// loops costs more than a call_indirect charges, left without its fuel
+	// check), "entryCalls" (a function that calls outside its loops left
+	// so), "unpaid" (a caller that does not pay for such a function it
+	// calls).
 	Defect string
 }
 
@@ -170,6 +179,7 @@ type rewriter struct {
 	usesDataIndex bool // memory.init or data.drop: data segments keep their numbers
 	injected      bool // the defect of opts.Defect was made once
 	costs         []funcCosts
+	isUnchecked   []bool // per defined function, unchecked's answer
 }
 
 // fn maps an original function index to the rewritten one.
@@ -611,6 +621,10 @@ func (w *rewriter) code(body []byte) ([]byte, error) {
 				return nil, fmt.Errorf("%w: function %d: %w", errRewrite, w.m.ImportedFuncs+i, err)
 			}
 		}
+		w.isUnchecked = make([]bool, n)
+		for i := range w.isUnchecked {
+			w.isUnchecked[i] = w.unchecked(i)
+		}
 	}
 	out := make([]byte, 0, len(body)+len(body)/4)
 	out = appendU32(out, n)
@@ -642,11 +656,40 @@ type costRegion struct {
 	indirect int64
 }
 
-// leaf reports whether function i (a defined function's index among the
-// defined) gets no check: it calls nothing and costs at most smallLeaf.
-func (w *rewriter) leaf(i int) bool {
-	c := &w.costs[i]
-	return !c.calls && c.regions[0].count <= smallLeaf
+// unchecked reports whether function i (a defined function's index among
+// the defined) gets no fuel check at its entry, its callers paying for its
+// code outside loops (entryCost): that code calls nothing and costs at most
+// smallLeaf, which is what a call_indirect charges and what a host call
+// runs before the next check. It holds for small leaves, and for
+// recursion whose calls sit in a loop (fib as clang compiles it), which
+// then pays one check per call instead of two.
+func (w *rewriter) unchecked(i int) bool {
+	entry := &w.costs[i].regions[0]
+	if len(entry.callees) > 0 || entry.indirect > 0 {
+		if w.opts.Defect == "entryCalls" && !w.injected && w.entryCost(i) <= smallLeaf {
+			w.injected = true
+			return true
+		}
+		return false
+	}
+	if w.entryCost(i) > smallLeaf {
+		if w.opts.Defect == "bigEntry" && !w.injected && w.costs[i].calls {
+			w.injected = true
+			return true
+		}
+		return false
+	}
+	return true
+}
+
+// entryCost is what a caller pays for calling unchecked function d: its
+// code outside loops, with the block that wraps its body and its end.
+func (w *rewriter) entryCost(d int) int64 {
+	cost := w.costs[d].regions[0].count
+	if w.m.Code[d].Calls {
+		cost += 2
+	}
+	return cost
 }
 
 // regionCost is what region k of function i's check charges.
@@ -654,8 +697,12 @@ func (w *rewriter) regionCost(i, k int) int32 {
 	g := &w.costs[i].regions[k]
 	cost := g.count + g.indirect*smallLeaf
 	for _, c := range g.callees {
-		if d := int(c) - w.m.ImportedFuncs; d >= 0 && w.leaf(d) {
-			cost += w.costs[d].regions[0].count
+		if d := int(c) - w.m.ImportedFuncs; d >= 0 && w.isUnchecked[d] {
+			if w.opts.Defect == "unpaid" && !w.injected && w.m.Code[d].Calls {
+				w.injected = true
+				continue
+			}
+			cost += w.entryCost(d)
 		}
 	}
 	if k == 0 && w.m.Code[i].Calls {
@@ -727,7 +774,11 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 		if w.opts.Defect == "cost" {
 			cost, w.injected = 1, true
 		}
-		out = append(out, w.inst.StackEntry(w.regionCost(i, 0), cost)...)
+		if w.isUnchecked[i] {
+			out = append(out, w.inst.StackOnlyEntry(cost)...)
+		} else {
+			out = append(out, w.inst.StackEntry(w.regionCost(i, 0), cost)...)
+		}
 		out = append(out, 0x02)
 		switch len(typ.Results) {
 		case 0:
@@ -737,7 +788,7 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 		default:
 			out = appendS32(out, int32(w.wrapTypes[fmt.Sprint(typ.Results)]))
 		}
-	case interrupt && !w.leaf(i):
+	case interrupt && !w.isUnchecked[i]:
 		out = append(out, w.inst.FuelCheck(w.regionCost(i, 0))...)
 	}
 	var memCharge, tableCharge []byte

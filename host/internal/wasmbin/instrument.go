@@ -11,19 +11,21 @@ import "bytes"
 //     covers and calls the yield import with reason 0 when it falls below
 //     one (where the host stops a guest whose time is up). One follows
 //     every loop's block type, covering the loop's body (nested loops
-//     have their own); one starts every function but the small leaves,
-//     covering the function outside its loops. A region's cost is its
-//     instructions, plus the cost of each small leaf it calls directly
-//     (a function that calls nothing, whose code outside loops is at most
-//     SmallLeaf instructions, and which therefore has no check of its
-//     own), plus SmallLeaf for each call_indirect. Code between two checks
-//     thus runs at most as many instructions as the first one charged.
+//     have their own); one starts every function but those its callers
+//     pay for, covering the function outside its loops. Callers pay for a
+//     function whose code outside loops calls nothing and is at most
+//     SmallLeaf instructions (a small leaf, or a recursion whose calls
+//     sit in a loop). A region's cost is its instructions, plus the code
+//     outside loops of each such function it calls directly, plus
+//     SmallLeaf for each call_indirect. Code between two checks thus runs
+//     at most as many instructions as the first one charged.
 //   - the stack budget: a mutable i32 global the host sets after
 //     instantiation, that every function which calls starts by lowering
 //     by its frame's cost (StackEntry: the function's FuelCheck, the
 //     decrement, and a call of yield with reason 1 when it falls below
-//     zero), raising it again after the body, which it wraps in a block so
-//     no branch or return skips the raise (StackExit);
+//     zero; StackOnlyEntry, without the FuelCheck, in a function its
+//     callers pay for), raising it again after the body, which it wraps
+//     in a block so no branch or return skips the raise (StackExit);
 //   - a Charge before every bulk memory and table instruction: its length
 //     operand, kept in a scratch local, lowers the fuel in proportion;
 //   - the yield import itself, autoagent:kernel.yield of type (i32) -> ().
@@ -90,8 +92,23 @@ func (in *Instrumentation) fuelCheckTail() []byte {
 //
 //	stack -= cost; if stack < 0 { yield(1) }
 func (in *Instrumentation) StackEntry(fuel, cost int32) []byte {
-	b := in.FuelCheck(fuel)
-	b = appendU32(append(b, 0x23), in.Stack)
+	return append(in.FuelCheck(fuel), in.stackCharge(cost)...)
+}
+
+// StackOnlyEntry returns what starts a function that calls but has no
+// fuel check of its own (see [Instrumentation]): StackEntry without the
+// FuelCheck,
+//
+//	stack -= cost; if stack < 0 { yield(1) }
+//
+// followed by the block that wraps the body.
+func (in *Instrumentation) StackOnlyEntry(cost int32) []byte { return in.stackCharge(cost) }
+
+// stackCharge lowers the stack budget by cost:
+//
+//	stack -= cost; if stack < 0 { yield(1) }
+func (in *Instrumentation) stackCharge(cost int32) []byte {
+	b := appendU32([]byte{0x23}, in.Stack)
 	b = appendS32(append(b, 0x41), cost)
 	return append(b, in.stackEntryTail()...)
 }
@@ -116,11 +133,7 @@ const RefFuncCost = 64
 // with cost at least RefFuncCost:
 //
 //	stack -= cost; if stack < 0 { yield(1) }
-func (in *Instrumentation) RefFuncCharge(cost int32) []byte {
-	b := appendU32([]byte{0x23}, in.Stack)
-	b = appendS32(append(b, 0x41), cost)
-	return append(b, in.stackEntryTail()...)
-}
+func (in *Instrumentation) RefFuncCharge(cost int32) []byte { return in.stackCharge(cost) }
 
 // StackExit returns what follows the wrapped body: stack += cost.
 func (in *Instrumentation) StackExit(cost int32) []byte {
@@ -238,6 +251,13 @@ func (in *Instrumentation) begin(f *funcValidator, pc int) *funcInstrumentation 
 	b := f.r.b[pc:]
 	fuel, n, ok := in.matchFuelCheck(b)
 	if !ok {
+		// A function its callers pay for that calls: StackOnlyEntry, then
+		// the block that wraps the body (a ref.func's charge, the same
+		// bytes, is followed by the ref.func).
+		if cost, m, ok := in.matchStackEntry(b); ok && m < len(b) && b[m] == 0x02 {
+			fi.wrapped, fi.cost = true, cost
+			fi.patternEnd = pc + m
+		}
 		return fi
 	}
 	entry.checked, entry.declared = true, int64(fuel)
@@ -443,8 +463,15 @@ func (fi *funcInstrumentation) end(f *funcValidator) {
 		}
 	}
 	entry := fi.regions[0]
-	if !entry.checked && (fi.calls || entry.count > int64(fi.in.SmallLeaf)) {
-		fi.fail(f, "a function of %d instructions without a fuel check", entry.count)
+	if !entry.checked {
+		// Its callers pay for it (a call_indirect or the host SmallLeaf),
+		// so what it runs before its next check must be that small.
+		switch {
+		case entry.count > int64(fi.in.SmallLeaf):
+			fi.fail(f, "a function of %d instructions without a fuel check", entry.count)
+		case len(entry.callees) > 0 || entry.indirect > 0:
+			fi.fail(f, "a function that calls outside its loops has no fuel check")
+		}
 	}
 	fi.finish(entry)
 }
