@@ -202,7 +202,7 @@ func (w *rewriter) global(i uint32) uint32 {
 func Instrumentation(m *wasmbin.Module) wasmbin.Instrumentation {
 	g := uint32(m.ImportedGlobals)
 	return wasmbin.Instrumentation{
-		Fuel: g, Stack: g + 1, Yield: uint32(m.ImportedFuncs), YieldEvery: YieldEvery, SmallLeaf: smallLeaf,
+		Fuel: g, Stack: g + 1, Yield: uint32(m.ImportedFuncs), YieldEvery: YieldEvery, MaxUnchecked: maxUnchecked,
 		YieldModule: KernelModule, YieldName: YieldImport, MemShift: memShift, TableShift: tableShift,
 	}
 }
@@ -639,9 +639,9 @@ func (w *rewriter) code(body []byte) ([]byte, error) {
 	return out, nil
 }
 
-// smallLeaf is the largest cost of a function that gets no fuel check of
+// maxUnchecked is the largest cost of a function that gets no fuel check of
 // its own (its callers pay for it); a call_indirect costs this much.
-const smallLeaf = 64
+const maxUnchecked = 64
 
 // funcCosts is what the first pass counts of one function: its fuel
 // regions, the function's own first, then its loops in order.
@@ -659,20 +659,20 @@ type costRegion struct {
 // unchecked reports whether function i (a defined function's index among
 // the defined) gets no fuel check at its entry, its callers paying for its
 // code outside loops (entryCost): that code calls nothing and costs at most
-// smallLeaf, which is what a call_indirect charges and what a host call
+// maxUnchecked, which is what a call_indirect charges and what a host call
 // runs before the next check. It holds for small leaves, and for
 // recursion whose calls sit in a loop (fib as clang compiles it), which
 // then pays one check per call instead of two.
 func (w *rewriter) unchecked(i int) bool {
 	entry := &w.costs[i].regions[0]
 	if len(entry.callees) > 0 || entry.indirect > 0 {
-		if w.opts.Defect == "entryCalls" && !w.injected && w.entryCost(i) <= smallLeaf {
+		if w.opts.Defect == "entryCalls" && !w.injected && w.entryCost(i) <= maxUnchecked {
 			w.injected = true
 			return true
 		}
 		return false
 	}
-	if w.entryCost(i) > smallLeaf {
+	if w.entryCost(i) > maxUnchecked {
 		if w.opts.Defect == "bigEntry" && !w.injected && w.costs[i].calls {
 			w.injected = true
 			return true
@@ -695,7 +695,7 @@ func (w *rewriter) entryCost(d int) int64 {
 // regionCost is what region k of function i's check charges.
 func (w *rewriter) regionCost(i, k int) int32 {
 	g := &w.costs[i].regions[k]
-	cost := g.count + g.indirect*smallLeaf
+	cost := g.count + g.indirect*maxUnchecked
 	for _, c := range g.callees {
 		if d := int(c) - w.m.ImportedFuncs; d >= 0 && w.isUnchecked[d] {
 			if w.opts.Defect == "unpaid" && !w.injected && w.m.Code[d].Calls {

@@ -14,10 +14,10 @@ import "bytes"
 //     have their own); one starts every function but those its callers
 //     pay for, covering the function outside its loops. Callers pay for a
 //     function whose code outside loops calls nothing and is at most
-//     SmallLeaf instructions (a small leaf, or a recursion whose calls
+//     MaxUnchecked instructions (a small leaf, or a recursion whose calls
 //     sit in a loop). A region's cost is its instructions, plus the code
 //     outside loops of each such function it calls directly, plus
-//     SmallLeaf for each call_indirect. Code between two checks thus runs
+//     MaxUnchecked for each call_indirect. Code between two checks thus runs
 //     at most as many instructions as the first one charged.
 //   - the stack budget: a mutable i32 global the host sets after
 //     instantiation, that every function which calls starts by lowering
@@ -38,8 +38,8 @@ type Instrumentation struct {
 	Fuel, Stack uint32 // global indices
 	Yield       uint32 // function index
 	YieldEvery  int32
-	// SmallLeaf is the largest cost of a function without a check.
-	SmallLeaf int32
+	// MaxUnchecked is the largest cost of a function without a check.
+	MaxUnchecked int32
 	// YieldModule and YieldName are the import's names.
 	YieldModule, YieldName string
 	// MemShift and TableShift scale a bulk instruction's length to fuel:
@@ -464,10 +464,10 @@ func (fi *funcInstrumentation) end(f *funcValidator) {
 	}
 	entry := fi.regions[0]
 	if !entry.checked {
-		// Its callers pay for it (a call_indirect or the host SmallLeaf),
+		// Its callers pay for it (a call_indirect or the host MaxUnchecked),
 		// so what it runs before its next check must be that small.
 		switch {
-		case entry.count > int64(fi.in.SmallLeaf):
+		case entry.count > int64(fi.in.MaxUnchecked):
 			fi.fail(f, "a function of %d instructions without a fuel check", entry.count)
 		case len(entry.callees) > 0 || entry.indirect > 0:
 			fi.fail(f, "a function that calls outside its loops has no fuel check")
@@ -491,7 +491,7 @@ func (v *validator) checkRegions() {
 		if !g.checked {
 			continue
 		}
-		need := g.count + g.indirect*int64(in.SmallLeaf)
+		need := g.count + g.indirect*int64(in.MaxUnchecked)
 		for _, c := range g.callees {
 			if int(c) >= m.ImportedFuncs {
 				need += leaf[int(c)]
