@@ -48,7 +48,7 @@
 // # Limits and failures
 //
 // Each call runs under the module's [Limits] (memory, wall time, output,
-// HTTP response and kv value sizes; [DefaultLimits] apply to zero fields).
+// HTTP response and kv value sizes; [manifest.DefaultLimits] apply to zero fields).
 // A call past a limit, a refused action, a crash or invalid output ends as
 // an error Result the model reads ("tool exceeded its time limit of 10s");
 // the instance is discarded and the host keeps serving. Tool.Call returns a

@@ -18,12 +18,13 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
+	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
 // Options configure a [Host]. The zero value works: compiled modules are
 // cached under the user cache directory, kv stores live under the user
-// data directory, limits are [DefaultLimits], two instances per module are
+// data directory, limits are [manifest.DefaultLimits], two instances per module are
 // kept ready, and nothing is observed.
 type Options struct {
 	// CacheDir holds compiled machine code across processes, keyed by the
@@ -39,7 +40,7 @@ type Options struct {
 	// user config directory on macOS and Windows).
 	KVDir string
 	// Limits are the defaults for every module's zero limits; zero fields
-	// take DefaultLimits.
+	// take manifest.DefaultLimits.
 	Limits Limits
 	// PoolSize is how many pre-initialised instances each module keeps
 	// ready so a call rarely waits for instantiation. 0 means 2; a negative
@@ -190,9 +191,9 @@ type Host struct {
 
 // New returns a Host configured by opts.
 func New(ctx context.Context, opts Options) (*Host, error) {
-	limits := opts.Limits.withDefaults(defaultLimits)
-	if err := limits.validate(); err != nil {
-		return nil, err
+	limits := opts.Limits.WithDefaults(manifest.DefaultLimits())
+	if err := limits.Validate(); err != nil {
+		return nil, fmt.Errorf("host: %w", err)
 	}
 	if opts.PoolSize == 0 {
 		opts.PoolSize = 2

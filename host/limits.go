@@ -5,156 +5,16 @@ import (
 	"time"
 
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
+	"github.com/autoagent-go/autoagent/manifest"
 )
 
-// Limits bound what one call of a module may use. A zero field takes the
-// Host's default (see [DefaultLimits]); a call past a limit ends with a
-// [*LimitError] result, its instance is discarded and the host keeps
+// Limits bound what one call of a module may use: the one limits type,
+// defined beside the grants in package manifest so that an approval
+// records the same limits the host enforces. A zero field takes the
+// Host's default ([manifest.DefaultLimits]); a call past a limit ends with
+// a [*LimitError] result, its instance is discarded and the host keeps
 // serving. host/ABI.md lists each limit and what a guest sees past it.
-type Limits struct {
-	// Memory caps the guest's linear memory plus its Extism memory blocks,
-	// in bytes (rounded up to 64 KiB pages). At most 4 GiB.
-	Memory int64
-	// Timeout caps the wall time of one call, host functions (HTTP)
-	// included.
-	Timeout time.Duration
-	// Output caps the bytes of a call's result (Extism output or WASI
-	// stdout).
-	Output int64
-	// HTTPResponse caps the body of one HTTP response.
-	HTTPResponse int64
-	// KVValue caps one value stored in the key-value store.
-	KVValue int64
-
-	// HTTPRequest caps the body of one HTTP request a guest sends.
-	HTTPRequest int64
-	// KVNamespace caps the bytes one kv namespace holds, across calls and
-	// processes, each entry counting its key, its value and 64 bytes for
-	// the store's own; a write past it fails.
-	KVNamespace int64
-	// Stack caps the guest's call stack: each call of a function that
-	// calls others costs a bound on its frame (16 bytes per local,
-	// operand stack slot and value its instructions produce, plus 96), and
-	// a call past the limit ends the call. It bounds the host memory deep
-	// recursion takes.
-	Stack int64
-	// Tables caps the entries of the module's tables together (8 bytes of
-	// host memory each): a table that declares more is refused at load,
-	// and table.grow past it returns -1.
-	Tables int64
-	// ErrorText caps the error message a tool sets (Extism error_set, a
-	// WASI command's stderr); a longer one is cut and marked.
-	ErrorText int64
-	// CallDepth caps how deeply sandboxed calls nest: a guest calling a
-	// tool (tools: grant) that runs another sandboxed call counts one
-	// level more. The call past it is refused.
-	CallDepth int
-	// CallTreeMemory caps the memory of every instance of one call tree
-	// together (a call and the sandboxed calls it makes through tools:),
-	// on top of each one's Memory limit.
-	CallTreeMemory int64
-	// OpenFiles caps the files and directories an instance holds open
-	// under its fs grants, across calls (a reused instance keeps what it
-	// left open); the open past it ends the call.
-	OpenFiles int
-	// FSWrite caps the bytes one call writes under its fs.write grants
-	// (each file, directory or link it makes counts 4 KiB more). It
-	// bounds the disk a call can fill; it is not a quota on the
-	// directory, which the embedder sets with the file system's own.
-	FSWrite int64
-}
-
-// DefaultLimits returns the limits of docs/ARCHITECTURE.md §4 and of
-// host/ABI.md, which a Host applies to every zero field of
-// Options.Limits and of a module's Limits. It is a function, not a
-// variable, so that no code in the process can lower (or raise) the
-// sandbox's defaults behind the embedder's back; to change them, set
-// Options.Limits.
-func DefaultLimits() Limits { return defaultLimits }
-
-var defaultLimits = Limits{
-	Memory:         64 << 20,
-	Timeout:        10 * time.Second,
-	Output:         1 << 20,
-	HTTPResponse:   4 << 20,
-	KVValue:        1 << 20,
-	HTTPRequest:    4 << 20,
-	KVNamespace:    64 << 20,
-	Stack:          8 << 20,
-	Tables:         1 << 20,
-	ErrorText:      64 << 10,
-	CallDepth:      4,
-	CallTreeMemory: 256 << 20,
-	OpenFiles:      256,
-	FSWrite:        256 << 20,
-}
-
-const maxMemory = 4 << 30 // the wasm32 address space
-
-// withDefaults fills zero fields from d.
-func (l Limits) withDefaults(d Limits) Limits {
-	fill := func(v *int64, def int64) {
-		if *v == 0 {
-			*v = def
-		}
-	}
-	fill(&l.Memory, d.Memory)
-	if l.Timeout == 0 {
-		l.Timeout = d.Timeout
-	}
-	fill(&l.Output, d.Output)
-	fill(&l.HTTPResponse, d.HTTPResponse)
-	fill(&l.KVValue, d.KVValue)
-	fill(&l.HTTPRequest, d.HTTPRequest)
-	fill(&l.KVNamespace, d.KVNamespace)
-	fill(&l.Stack, d.Stack)
-	fill(&l.Tables, d.Tables)
-	fill(&l.ErrorText, d.ErrorText)
-	if l.CallDepth == 0 {
-		l.CallDepth = d.CallDepth
-	}
-	fill(&l.CallTreeMemory, d.CallTreeMemory)
-	if l.OpenFiles == 0 {
-		l.OpenFiles = d.OpenFiles
-	}
-	fill(&l.FSWrite, d.FSWrite)
-	return l
-}
-
-// validate reports a negative or out-of-range limit.
-func (l Limits) validate() error {
-	switch {
-	case l.Memory < 0 || l.Memory > maxMemory:
-		return fmt.Errorf("host: memory limit %d out of range (0 to 4 GiB)", l.Memory)
-	case l.Timeout < 0:
-		return fmt.Errorf("host: negative time limit %v", l.Timeout)
-	case l.Output < 0:
-		return fmt.Errorf("host: negative output limit %d", l.Output)
-	case l.HTTPResponse < 0:
-		return fmt.Errorf("host: negative HTTP response limit %d", l.HTTPResponse)
-	case l.KVValue < 0:
-		return fmt.Errorf("host: negative kv value limit %d", l.KVValue)
-	case l.HTTPRequest < 0:
-		return fmt.Errorf("host: negative HTTP request limit %d", l.HTTPRequest)
-	case l.KVNamespace < 0:
-		return fmt.Errorf("host: negative kv namespace limit %d", l.KVNamespace)
-	case l.Stack < 0 || l.Stack > 1<<30:
-		return fmt.Errorf("host: stack limit %d out of range (0 to 1 GiB)", l.Stack)
-	case l.Tables < 0 || l.Tables > 1<<28:
-		return fmt.Errorf("host: table limit %d out of range (0 to 2^28 entries)", l.Tables)
-	case l.ErrorText < 0:
-		return fmt.Errorf("host: negative error text limit %d", l.ErrorText)
-	case l.CallDepth < 0:
-		return fmt.Errorf("host: negative call depth limit %d", l.CallDepth)
-	case l.CallTreeMemory < 0:
-		return fmt.Errorf("host: negative call tree memory limit %d", l.CallTreeMemory)
-	case l.OpenFiles < 0:
-		return fmt.Errorf("host: negative open file limit %d", l.OpenFiles)
-	case l.FSWrite < 0:
-		return fmt.Errorf("host: negative fs write limit %d", l.FSWrite)
-	}
-	return nil
-}
+type Limits = manifest.Limits
 
 // The limits a LimitError names.
 const (

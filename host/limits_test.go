@@ -1,19 +1,23 @@
 package host
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/autoagent-go/autoagent/manifest"
+)
 
 // TestDefaultLimitsCannotBeChanged: the defaults are a function's result,
 // a copy: code that changes what it got does not change the limits of
 // the Hosts made afterwards, and a Host fills its zero fields from them.
 func TestDefaultLimitsCannotBeChanged(t *testing.T) {
-	d := DefaultLimits()
+	d := manifest.DefaultLimits()
 	if d.Memory != 64<<20 || d.Output != 1<<20 || d.ErrorText != 64<<10 {
 		t.Fatalf("DefaultLimits = %+v, want the documented 64 MiB memory, 1 MiB output, 64 KiB error text", d)
 	}
 	d.Memory, d.Timeout = 1, 1
 	h, _ := newTestHost(t, Options{Limits: Limits{Output: 4096}})
 	got := h.Limits()
-	if got.Memory != 64<<20 || got.Timeout != DefaultLimits().Timeout {
+	if got.Memory != 64<<20 || got.Timeout != manifest.DefaultLimits().Timeout {
 		t.Fatalf("a Host made after its caller changed a copy of the defaults has %+v", got)
 	}
 	if got.Output != 4096 {

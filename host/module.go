@@ -119,9 +119,9 @@ func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
 	if m.Name == "" {
 		m.Name = "module"
 	}
-	limits := m.Limits.withDefaults(h.limits)
-	if err := limits.validate(); err != nil {
-		return nil, err
+	limits := m.Limits.WithDefaults(h.limits)
+	if err := limits.Validate(); err != nil {
+		return nil, fmt.Errorf("host: %w", err)
 	}
 	if err := h.begin(); err != nil {
 		return nil, err

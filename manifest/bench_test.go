@@ -14,7 +14,7 @@ func benchManifest(b *testing.B, n int) []byte {
 	gs := mustGrants(b, "net:api.example.com", "kv:notes", "clock")
 	for i := range n {
 		err := m.Put(Entry{SHA256: Sum(fmt.Appendf(nil, "%d", i)), File: fmt.Sprintf("tool%d.wasm", i), Name: fmt.Sprintf("tool%d", i),
-			Grants: gs, Limits: Limits{MemoryMB: 64}, ApprovedBy: "alice", ApprovedAt: fixedNow, Note: "reviewed"})
+			Grants: gs, Limits: Limits{Memory: 64 << 20}, ApprovedBy: "alice", ApprovedAt: fixedNow, Note: "reviewed"})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -6,6 +6,7 @@ import (
 	"log"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/autoagent-go/autoagent/manifest"
 )
@@ -25,7 +26,7 @@ func Example() {
 		File:      "fetch_url.wasm",
 		Grants:    []manifest.Grant{grant},
 		Requested: []manifest.Grant{grant},
-		Limits:    manifest.Limits{TimeoutMS: 5000},
+		Limits:    manifest.Limits{Timeout: 5 * time.Second},
 		By:        "alice",
 	})
 	if err != nil {
@@ -37,7 +38,7 @@ func Example() {
 		log.Fatal(err)
 	}
 	if e, ok := m.Lookup(manifest.Sum(module)); ok {
-		fmt.Println(e.Name, e.Grants, e.Limits.Timeout())
+		fmt.Println(e.Name, e.Grants, e.Limits.Timeout)
 	}
 	module[len(module)-1] ^= 1 // one changed byte
 	_, ok := m.Lookup(manifest.Sum(module))

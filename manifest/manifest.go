@@ -17,44 +17,6 @@ import (
 // file of any other version is refused rather than guessed at.
 const Version = 1
 
-// Limits are the resource limits an approval sets for a module. A zero
-// field means the host's default (docs/ARCHITECTURE.md §4: 64 MiB, 10 s, 1 MiB output,
-// 4 MiB HTTP response).
-type Limits struct {
-	// MemoryMB caps the module's linear memory, in MiB (at most 4096, the
-	// 32-bit address space).
-	MemoryMB int `json:"memory_mb,omitempty"`
-	// TimeoutMS caps the wall time of one call, in milliseconds.
-	TimeoutMS int `json:"timeout_ms,omitempty"`
-	// OutputBytes caps the size of one call's result.
-	OutputBytes int `json:"output_bytes,omitempty"`
-	// HTTPResponseBytes caps the body of one HTTP response the module reads.
-	HTTPResponseBytes int `json:"http_response_bytes,omitempty"`
-}
-
-// Timeout returns TimeoutMS as a duration (0 when unset).
-func (l Limits) Timeout() time.Duration { return time.Duration(l.TimeoutMS) * time.Millisecond }
-
-// IsZero reports whether no limit is set.
-func (l Limits) IsZero() bool { return l == Limits{} }
-
-// MaxMemoryMB is the largest memory limit: a 32-bit module addresses 4 GiB.
-const MaxMemoryMB = 4096
-
-func (l Limits) validate() error {
-	switch {
-	case l.MemoryMB < 0 || l.MemoryMB > MaxMemoryMB:
-		return fmt.Errorf("memory_mb %d: want 0 (default) to %d", l.MemoryMB, MaxMemoryMB)
-	case l.TimeoutMS < 0:
-		return fmt.Errorf("timeout_ms %d: want 0 (default) or more", l.TimeoutMS)
-	case l.OutputBytes < 0:
-		return fmt.Errorf("output_bytes %d: want 0 (default) or more", l.OutputBytes)
-	case l.HTTPResponseBytes < 0:
-		return fmt.Errorf("http_response_bytes %d: want 0 (default) or more", l.HTTPResponseBytes)
-	}
-	return nil
-}
-
 // Entry is one approval: the module whose bytes hash to SHA256 may run with
 // Grants and Limits.
 type Entry struct {
@@ -163,7 +125,7 @@ func (e *Entry) validate() error {
 	if !ValidName(e.Name) {
 		return fmt.Errorf("name %q: want 1-128 letters, digits, '_', '.' or '-', starting with a letter or digit", e.Name)
 	}
-	if err := e.Limits.validate(); err != nil {
+	if err := e.Limits.Validate(); err != nil {
 		return fmt.Errorf("limits: %v", err)
 	}
 	if len(e.SkipTools) > 256 {
@@ -281,15 +243,15 @@ type fileJSON struct {
 }
 
 type entryJSON struct {
-	File       string   `json:"file"`
-	Name       string   `json:"name"`
-	Grants     []string `json:"grants"`
-	Limits     Limits   `json:"limits,omitzero"`
-	ApprovedBy string   `json:"approved_by"`
-	ApprovedAt string   `json:"approved_at"`
-	Note       string   `json:"note,omitempty"`
-	Sidecar    string   `json:"sidecar_sha256,omitempty"`
-	SkipTools  []string `json:"skip_tools,omitempty"`
+	File       string     `json:"file"`
+	Name       string     `json:"name"`
+	Grants     []string   `json:"grants"`
+	Limits     limitsJSON `json:"limits,omitzero"`
+	ApprovedBy string     `json:"approved_by"`
+	ApprovedAt string     `json:"approved_at"`
+	Note       string     `json:"note,omitempty"`
+	Sidecar    string     `json:"sidecar_sha256,omitempty"`
+	SkipTools  []string   `json:"skip_tools,omitempty"`
 }
 
 // timeFormat is RFC 3339 in UTC to the second, as in
@@ -303,7 +265,7 @@ func (m *Manifest) MarshalJSON() ([]byte, error) {
 	f := fileJSON{Version: Version, Tools: make(map[string]entryJSON, len(m.tools))}
 	for sum, e := range m.tools {
 		f.Tools[sum] = entryJSON{
-			File: e.File, Name: e.Name, Grants: GrantStrings(e.Grants), Limits: e.Limits,
+			File: e.File, Name: e.Name, Grants: GrantStrings(e.Grants), Limits: e.Limits.toJSON(),
 			ApprovedBy: e.ApprovedBy, ApprovedAt: e.ApprovedAt.UTC().Format(timeFormat), Note: e.Note,
 			Sidecar: e.SidecarSHA256, SkipTools: e.SkipTools,
 		}

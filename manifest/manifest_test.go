@@ -27,7 +27,7 @@ func TestMarshalFormat(t *testing.T) {
 	err := m.Put(Entry{
 		SHA256: sumA, File: "fetch_url.wasm", Name: "fetch_url",
 		Grants:     mustGrants(t, "net:api.example.com", "clock", "net:api.example.com"),
-		Limits:     Limits{MemoryMB: 64, TimeoutMS: 5000},
+		Limits:     Limits{Memory: 64 << 20, Timeout: 5 * time.Second},
 		ApprovedBy: "alice", ApprovedAt: time.Date(2026, 11, 29, 11, 0, 0, 500, time.FixedZone("CET", 3600)),
 		Note: "reviewed <v1.2.0> & signed, café",
 	})
@@ -98,14 +98,14 @@ func TestParseDesignExample(t *testing.T) {
 	}
 	want := Entry{
 		SHA256: sumA, File: "fetch_url.wasm", Name: "fetch_url",
-		Grants: []Grant{{Kind: KindNet, Host: "api.example.com"}}, Limits: Limits{MemoryMB: 64, TimeoutMS: 5000},
+		Grants: []Grant{{Kind: KindNet, Host: "api.example.com"}}, Limits: Limits{Memory: 64 << 20, Timeout: 5 * time.Second},
 		ApprovedBy: "alice", ApprovedAt: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC), Note: "...",
 	}
 	if diff := cmp.Diff(want, e); diff != "" {
 		t.Errorf("entry (-want +got):\n%s", diff)
 	}
-	if e.Limits.Timeout() != 5*time.Second {
-		t.Errorf("Timeout() = %v", e.Limits.Timeout())
+	if e.Limits.Timeout != 5*time.Second {
+		t.Errorf("Timeout() = %v", e.Limits.Timeout)
 	}
 	if _, ok := m.Lookup(sumB); ok {
 		t.Errorf("Lookup(%s) found an entry that is not there", sumB)
@@ -170,8 +170,8 @@ func TestPutRefusesInvalidEntries(t *testing.T) {
 		{"bad name", func(e *Entry) { e.Name = "a b" }, "name"},
 		{"no by", func(e *Entry) { e.ApprovedBy = "" }, "approved_by"},
 		{"no time", func(e *Entry) { e.ApprovedAt = time.Time{} }, "approved_at"},
-		{"negative timeout", func(e *Entry) { e.Limits.TimeoutMS = -1 }, "timeout_ms"},
-		{"huge memory", func(e *Entry) { e.Limits.MemoryMB = 5000 }, "memory_mb"},
+		{"negative timeout", func(e *Entry) { e.Limits.Timeout = -time.Millisecond }, "timeout_ms"},
+		{"huge memory", func(e *Entry) { e.Limits.Memory = 5000 << 20 }, "memory_mb"},
 	}
 	for _, tt := range tests {
 		e := ok

@@ -179,7 +179,11 @@ func parse(path string, data []byte) (*Manifest, error) {
 			return p
 		}
 		off := func(field string) int64 { return w.offsets[at(field)] }
-		e := Entry{SHA256: sum, File: ej.File, Name: ej.Name, Limits: ej.Limits, ApprovedBy: ej.ApprovedBy, Note: ej.Note, SidecarSHA256: ej.Sidecar, SkipTools: ej.SkipTools}
+		limits, err := ej.Limits.limits()
+		if err != nil {
+			return fail(off("limits"), at("limits"), err)
+		}
+		e := Entry{SHA256: sum, File: ej.File, Name: ej.Name, Limits: limits, ApprovedBy: ej.ApprovedBy, Note: ej.Note, SidecarSHA256: ej.Sidecar, SkipTools: ej.SkipTools}
 		if ej.File == "" {
 			return fail(off(""), at("file"), errors.New("missing"))
 		}
@@ -249,10 +253,8 @@ type shape struct {
 
 var (
 	scalarShape = &shape{}
-	limitsShape = &shape{fields: map[string]*shape{
-		"memory_mb": scalarShape, "timeout_ms": scalarShape, "output_bytes": scalarShape, "http_response_bytes": scalarShape,
-	}}
-	entryShape = &shape{fields: map[string]*shape{
+	limitsShape = &shape{fields: scalarFields(limitKeys)}
+	entryShape  = &shape{fields: map[string]*shape{
 		"file": scalarShape, "name": scalarShape, "grants": {elem: scalarShape}, "limits": limitsShape,
 		"approved_by": scalarShape, "approved_at": scalarShape, "note": scalarShape, "sidecar_sha256": scalarShape,
 		"skip_tools": {elem: scalarShape},
@@ -261,6 +263,14 @@ var (
 		"version": scalarShape, "tools": {anyKey: entryShape},
 	}}
 )
+
+func scalarFields(keys []string) map[string]*shape {
+	m := make(map[string]*shape, len(keys))
+	for _, k := range keys {
+		m[k] = scalarShape
+	}
+	return m
+}
 
 // walkResult is what one pass over a syntactically valid document finds:
 // the first duplicate key or non-object top level (fatal at once), the

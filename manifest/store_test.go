@@ -81,13 +81,13 @@ func TestApproveWritesEntryAndLog(t *testing.T) {
 	req := mustGrants(t, "net:*.example.com", "clock")
 	e, err := s.Approve(ctx, Approval{
 		SHA256: sumA, File: "/somewhere/fetch_url.wasm", Grants: mustGrants(t, "net:api.example.com"), Requested: req,
-		Limits: Limits{MemoryMB: 32}, By: "alice", Note: "looked at it",
+		Limits: Limits{Memory: 32 << 20}, By: "alice", Note: "looked at it",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := Entry{SHA256: sumA, File: "fetch_url.wasm", Name: "fetch_url", Grants: mustGrants(t, "net:api.example.com"),
-		Limits: Limits{MemoryMB: 32}, ApprovedBy: "alice", ApprovedAt: fixedNow, Note: "looked at it"}
+		Limits: Limits{Memory: 32 << 20}, ApprovedBy: "alice", ApprovedAt: fixedNow, Note: "looked at it"}
 	if diff := cmp.Diff(want, e); diff != "" {
 		t.Errorf("returned entry (-want +got):\n%s", diff)
 	}
@@ -100,7 +100,7 @@ func TestApproveWritesEntryAndLog(t *testing.T) {
 	}
 	recs := logRecords(t, s)
 	wantRec := []AuditEntry{{Time: fixedNow, Action: ActionApprove, By: "alice", SHA256: sumA, File: "fetch_url.wasm", Name: "fetch_url",
-		Grants: mustGrants(t, "net:api.example.com"), Limits: Limits{MemoryMB: 32}, Note: "looked at it"}}
+		Grants: mustGrants(t, "net:api.example.com"), Limits: Limits{Memory: 32 << 20}, Note: "looked at it"}}
 	if diff := cmp.Diff(wantRec, recs); diff != "" {
 		t.Errorf("audit log (-want +got):\n%s", diff)
 	}

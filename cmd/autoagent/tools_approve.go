@@ -84,7 +84,13 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	if f.timeout < 0 || f.timeout%time.Millisecond != 0 {
 		return usageError(fmt.Errorf("--timeout %s: want a positive duration in whole milliseconds", f.timeout))
 	}
-	limits := manifest.Limits{MemoryMB: f.memoryMB, TimeoutMS: int(f.timeout / time.Millisecond), OutputBytes: f.outputBytes, HTTPResponseBytes: f.httpRespByte}
+	if f.memoryMB < 0 || f.memoryMB > manifest.MaxMemory>>20 {
+		return usageError(fmt.Errorf("--memory %d: want 0 (the default, 64) to %d MiB", f.memoryMB, manifest.MaxMemory>>20))
+	}
+	limits := manifest.Limits{Memory: int64(f.memoryMB) << 20, Timeout: f.timeout, Output: int64(f.outputBytes), HTTPResponse: int64(f.httpRespByte)}
+	if err := limits.Validate(); err != nil {
+		return usageError(err)
+	}
 	name := manifest.NameFromFile(file)
 	if !strings.HasSuffix(file, ".wasm") {
 		return usageError(fmt.Errorf("%s: a module file must end in .wasm (the plugins directory loads only those)", file))

@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	extism "github.com/extism/go-sdk"
 	"github.com/spf13/cobra"
@@ -139,7 +140,7 @@ func importConfig(c *cobra.Command, file, pluginsDir string, copyIn bool) ([]imp
 				if err != nil {
 					prop.Notes = append(prop.Notes, fmt.Sprintf("memory_limit %q: %v; the default limit applies", rc.MemoryLimit, err))
 				} else {
-					prop.Limits.MemoryMB = megabytes(n)
+					prop.Limits.Memory = megabytes(n) << 20
 				}
 			}
 			for _, s := range rc.SkipTools {
@@ -187,14 +188,14 @@ func importConfig(c *cobra.Command, file, pluginsDir string, copyIn bool) ([]imp
 		}
 		if m.Memory != nil {
 			if m.Memory.MaxPages > 0 {
-				prop.Limits.MemoryMB = megabytes(int64(m.Memory.MaxPages) << 16)
+				prop.Limits.Memory = megabytes(int64(m.Memory.MaxPages)<<16) << 20
 			}
 			if m.Memory.MaxHttpResponseBytes > 0 {
-				prop.Limits.HTTPResponseBytes = int(min(m.Memory.MaxHttpResponseBytes, math.MaxInt32))
+				prop.Limits.HTTPResponse = min(m.Memory.MaxHttpResponseBytes, math.MaxInt32)
 			}
 		}
 		if m.Timeout > 0 {
-			prop.Limits.TimeoutMS = int(min(m.Timeout, math.MaxInt32))
+			prop.Limits.Timeout = time.Duration(min(m.Timeout, math.MaxInt32)) * time.Millisecond
 		}
 		props = append(props, prop)
 	default:
@@ -299,11 +300,14 @@ func (p *importProposal) locate(c *cobra.Command, base, pluginsDir string, copyI
 	for _, g := range p.Grants {
 		args = append(args, "--grant", shellQuote(g))
 	}
-	if p.Limits.MemoryMB > 0 {
-		args = append(args, "--memory", strconv.Itoa(p.Limits.MemoryMB))
+	if p.Limits.Memory > 0 {
+		args = append(args, "--memory", strconv.FormatInt(p.Limits.Memory>>20, 10))
 	}
-	if p.Limits.TimeoutMS > 0 {
-		args = append(args, "--timeout", strconv.Itoa(p.Limits.TimeoutMS)+"ms")
+	if p.Limits.Timeout > 0 {
+		args = append(args, "--timeout", p.Limits.Timeout.String())
+	}
+	if p.Limits.HTTPResponse > 0 {
+		args = append(args, "--http-response-bytes", strconv.FormatInt(p.Limits.HTTPResponse, 10))
 	}
 	for _, s := range p.SkipTools {
 		args = append(args, "--skip-tools", shellQuote(s))
@@ -412,7 +416,7 @@ func parseByteSize(s string) (int64, error) {
 }
 
 // megabytes rounds n bytes up to whole MiB.
-func megabytes(n int64) int { return int((n + 1<<20 - 1) >> 20) }
+func megabytes(n int64) int64 { return (n + 1<<20 - 1) >> 20 }
 
 // jsonOf returns the document as JSON: an Extism manifest may be written
 // in YAML too.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autoagent-go/autoagent/manifest"
 )
@@ -55,7 +56,7 @@ func TestToolsImportHyperMCP(t *testing.T) {
 	dyn, remote := out.Plugins[0], out.Plugins[1]
 	wantGrants := []string{"net:*", "net:api.example.com", "fs.write:" + data, "fs.read:" + src,
 		"config:API_KEY=$MY_API_KEY", "config:region=eu-west-1", "config:token=plain-secret"}
-	if !slices.Equal(dyn.Grants, wantGrants) || dyn.Limits.MemoryMB != 256 || !slices.Equal(dyn.SkipTools, []string{"tool_[0-9]+"}) ||
+	if !slices.Equal(dyn.Grants, wantGrants) || dyn.Limits.Memory != 256<<20 || !slices.Equal(dyn.SkipTools, []string{"tool_[0-9]+"}) ||
 		dyn.SHA256 != manifest.Sum(b) || dyn.File != filepath.Join("plugins", "dyn.wasm") {
 		t.Errorf("dyn: %+v", dyn)
 	}
@@ -82,7 +83,7 @@ func TestToolsImportHyperMCP(t *testing.T) {
 	}
 	e.mustRun(0, append(args[1:], "--yes")...)
 	entry, ok := e.loadManifest().Lookup(dyn.SHA256)
-	if !ok || entry.Limits.MemoryMB != 256 || !slices.Equal(entry.SkipTools, []string{"tool_[0-9]+"}) || len(entry.Grants) != len(wantGrants) {
+	if !ok || entry.Limits.Memory != 256<<20 || !slices.Equal(entry.SkipTools, []string{"tool_[0-9]+"}) || len(entry.Grants) != len(wantGrants) {
 		t.Errorf("approval %+v", entry)
 	}
 	// The text report says the same.
@@ -111,7 +112,7 @@ func TestToolsImportExtismManifest(t *testing.T) {
 	}
 	got := out.Plugins[0]
 	want := []string{"net:example.com", "fs.write:" + filepath.Join(e.root, "data") + "=/mnt", "fs.read:/srv/ro=/ro", "config:greeting=hi"}
-	if got.Name != "plain" || !slices.Equal(got.Grants, want) || got.Limits.MemoryMB != 100 || got.Limits.TimeoutMS != 5000 || got.Limits.HTTPResponseBytes != 1<<20 {
+	if got.Name != "plain" || !slices.Equal(got.Grants, want) || got.Limits.Memory != 100<<20 || got.Limits.Timeout != 5*time.Second || got.Limits.HTTPResponse != 1<<20 {
 		t.Errorf("proposal %+v", got)
 	}
 	if r := e.run("", "tools", "import", filepath.Join(e.testdata, "SOURCES")); r.code == 0 {

@@ -127,20 +127,42 @@ func unsafeRune(r rune) bool {
 // limitsText describes an approval's limits, defaults included.
 func limitsText(l manifest.Limits) string {
 	var parts []string
-	if l.MemoryMB != 0 {
-		parts = append(parts, fmt.Sprintf("memory %d MiB", l.MemoryMB))
+	if l.Memory != 0 {
+		parts = append(parts, "memory "+sizeText(l.Memory))
 	}
-	if l.TimeoutMS != 0 {
-		parts = append(parts, "timeout "+l.Timeout().String())
+	if l.Timeout != 0 {
+		parts = append(parts, "timeout "+l.Timeout.String())
 	}
-	if l.OutputBytes != 0 {
-		parts = append(parts, fmt.Sprintf("output %d bytes", l.OutputBytes))
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{
+		{"output", l.Output}, {"HTTP response", l.HTTPResponse}, {"HTTP request", l.HTTPRequest},
+		{"kv value", l.KVValue}, {"kv namespace", l.KVNamespace}, {"stack", l.Stack},
+		{"error text", l.ErrorText}, {"call tree memory", l.CallTreeMemory}, {"fs write", l.FSWrite},
+	} {
+		if f.v != 0 {
+			parts = append(parts, f.name+" "+sizeText(f.v))
+		}
 	}
-	if l.HTTPResponseBytes != 0 {
-		parts = append(parts, fmt.Sprintf("HTTP response %d bytes", l.HTTPResponseBytes))
+	for _, f := range []struct {
+		name string
+		v    int64
+	}{{"table entries", l.Tables}, {"call depth", int64(l.CallDepth)}, {"open files", int64(l.OpenFiles)}} {
+		if f.v != 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", f.name, f.v))
+		}
 	}
 	if len(parts) == 0 {
 		return "host defaults"
 	}
 	return strings.Join(parts, ", ") + " (others: host defaults)"
+}
+
+// sizeText writes n bytes in MiB when it is a whole number of them.
+func sizeText(n int64) string {
+	if n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB", n>>20)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autoagent-go/autoagent/manifest"
 )
@@ -114,6 +115,14 @@ func TestToolsApproveListRevoke(t *testing.T) {
 		t.Errorf("list before approval:\n%s", r.stdout)
 	}
 
+	// A memory limit past the 32-bit address space is refused, not
+	// wrapped around to some other limit (or to 0, the default).
+	for _, mb := range []string{"4097", "17592186044416", "-1"} {
+		r = e.mustRun(2, "tools", "approve", kv, "--grant", "kv:notes", "--by", "alice", "--yes", "--memory", mb)
+		if !strings.Contains(r.stderr, "--memory "+mb+": want 0 (the default, 64) to 4096 MiB") {
+			t.Errorf("approve --memory %s: %s", mb, r.stderr)
+		}
+	}
 	r = e.mustRun(0, "tools", "approve", kv, "--grant", "kv:notes", "--by", "alice", "--note", "reviewed", "--yes", "--memory", "32", "--timeout", "2s")
 	for _, want := range []string{"sha256:    " + sum, "requests:  kv:notes", "grants:    kv:notes", "memory 32 MiB, timeout 2s", "Approved " + kv + " -> " + sum[:12]} {
 		if !strings.Contains(r.stdout, want) {
@@ -125,7 +134,7 @@ func TestToolsApproveListRevoke(t *testing.T) {
 		t.Fatal("approval not in the manifest")
 	}
 	if e2.Name != "kv" || e2.File != "kv.wasm" || grantList(e2.Grants) != "kv:notes" || e2.ApprovedBy != "alice" || e2.Note != "reviewed" ||
-		e2.Limits != (manifest.Limits{MemoryMB: 32, TimeoutMS: 2000}) {
+		e2.Limits != (manifest.Limits{Memory: 32 << 20, Timeout: 2 * time.Second}) {
 		t.Errorf("manifest entry = %+v", e2)
 	}
 

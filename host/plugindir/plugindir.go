@@ -451,7 +451,7 @@ func (d *Dir) loadPlugin(ctx context.Context, m *manifest.Manifest, file string,
 	switch {
 	case approved:
 		p.Status, p.Entry, p.Name = StatusApproved, &entry, entry.Name
-		mod.Name, mod.Grants, mod.Limits = entry.Name, entry.Grants, limitsOf(entry.Limits)
+		mod.Name, mod.Grants, mod.Limits = entry.Name, entry.Grants, entry.Limits
 	case d.opts.Quarantine:
 		// Nobody approved it: it runs in a sandbox process (unless the
 		// host's Isolation says otherwise), with no grants at all.
@@ -525,17 +525,6 @@ func isModuleDefect(err error) bool {
 // limits give the same running module.
 func loadKey(sum, sidecarSum string, m host.Module) string {
 	return fmt.Sprintf("%s|%s|%s|%s|%+v", sum, sidecarSum, m.Name, strings.Join(manifest.GrantStrings(m.Grants), ","), m.Limits)
-}
-
-// limitsOf converts an approval's limits; zero fields stay zero, which the
-// Host reads as its defaults.
-func limitsOf(l manifest.Limits) host.Limits {
-	return host.Limits{
-		Memory:       int64(l.MemoryMB) << 20,
-		Timeout:      l.Timeout(),
-		Output:       int64(l.OutputBytes),
-		HTTPResponse: int64(l.HTTPResponseBytes),
-	}
 }
 
 // readCapped reads a whole regular file, refusing one larger than max

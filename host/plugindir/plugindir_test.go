@@ -369,7 +369,9 @@ func TestGrantsAndLimitsApplied(t *testing.T) {
 	e := newPDEnv(t)
 	e.put("greet.wasm", waEnvModule("g"), waSidecar([]string{"env:GREETING"}, "greet"))
 	e.put("stranger.wasm", waEnvModule("s"), waSidecar([]string{"env:GREETING"}, "stranger"))
-	e.approve("greet.wasm", manifest.Limits{MemoryMB: 8, TimeoutMS: 1500, OutputBytes: 4096}, "env:GREETING")
+	// A limit the first manifest format had no key for (the stack) reaches
+	// the host as the others do: it is the same type end to end.
+	e.approve("greet.wasm", manifest.Limits{Memory: 8 << 20, Timeout: 1500 * time.Millisecond, Output: 4096, Stack: 1 << 20}, "env:GREETING")
 
 	d := e.open(Options{Quarantine: true})
 	s := d.Snapshot()
@@ -385,8 +387,8 @@ func TestGrantsAndLimitsApplied(t *testing.T) {
 		t.Errorf("quarantined module answered %q: it saw the environment", got)
 	}
 	p, _ := s.Plugin("greet")
-	want := host.DefaultLimits()
-	want.Memory, want.Timeout, want.Output = 8<<20, 1500*time.Millisecond, 4096
+	want := manifest.DefaultLimits()
+	want.Memory, want.Timeout, want.Output, want.Stack = 8<<20, 1500*time.Millisecond, 4096, 1<<20
 	if got := p.Loaded.Limits(); got != want {
 		t.Errorf("limits = %+v, want %+v", got, want)
 	}
