@@ -10,6 +10,10 @@
   (data (i32.const 0) "{\"tools\":[{\"name\":\"reffunc\",\"description\":\"Takes function references without end.\",\"inputSchema\":{\"type\":\"object\"}}]}\00")
   (func $f)
   (elem declare func $f)
+  ;; A function whose first instruction is a ref.func: its charge then
+  ;; opens the body, where a function that calls has its stack entry,
+  ;; and the verifier must tell the two apart.
+  (func $first (result funcref) (ref.func $f))
   (func (export "call") (result i32)
     (loop $l
       (drop (ref.func $f))
