@@ -262,7 +262,7 @@ var mutations = []mutation{
 		"./host", "Survival/(a_loop|a_chain)"},
 	{"WASI calls do not check the deadline", "host/wasiguard.go",
 		"\tinst.checkStop()\n\tif l.list", "\tif l.list",
-		"./host", "Survival/WASI_calls"},
+		"./host", "Survival/WASI_calls|TestWASICallsCheckTheStop"},
 	{"reads of granted files do not check the deadline", "host/fs.go",
 		"func (f *rootFile) Pread(buf []byte, off int64) (int, experimentalsys.Errno) {\n\tf.fs.checkStop()", "func (f *rootFile) Pread(buf []byte, off int64) (int, experimentalsys.Errno) {\n",
 		"./host", "Survival/one_WASI_read"},
