@@ -18,8 +18,9 @@ var everyLimit = Limits{
 }
 
 // TestLimitsJSONKeepsTheOriginalForm: the four limits of the first
-// manifest format are written as it wrote them (DESIGN.md's example), so
-// manifests and audit records an older autoagent hashed read back the same.
+// manifest format are written as it wrote them (the example of
+// docs/ARCHITECTURE.md §5), so manifests and audit records an older
+// autoagent hashed read back the same.
 func TestLimitsJSONKeepsTheOriginalForm(t *testing.T) {
 	for _, c := range []struct {
 		l    Limits
