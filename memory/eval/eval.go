@@ -223,7 +223,7 @@ func runScenario(ctx context.Context, cfg Config, mc MemoryConfig, sc Scenario) 
 // system prompt, the session's exchanges, then the fillers.
 func SessionMessages(s Session) []llm.Message {
 	msgs := []llm.Message{llm.SystemText(SystemPrompt)}
-	for _, t := range append(append([]Turn(nil), s.Turns...), Fillers...) {
+	for _, t := range append(append([]Turn(nil), s.Turns...), fillers...) {
 		msgs = append(msgs, llm.UserText(t.User), llm.AssistantText(t.Assistant))
 	}
 	return msgs

@@ -29,9 +29,9 @@ type Scenario struct {
 	Forbidden []string
 }
 
-// Fillers are appended to every session so that the memory under test
+// fillers are appended to every session so that the memory under test
 // folds it (six more messages than the facts themselves).
-var Fillers = []Turn{
+var fillers = []Turn{
 	{"Let's continue the questionnaire.", "Of course, let's go on."},
 	{"Yes, I'm still here.", "Good, thank you."},
 	{"Let me think a second.", "Take your time."},
