@@ -14,11 +14,12 @@ import (
 //
 //   - one that still exits to Go was not stopped there, a defect of the
 //     host's deadline handling: the watchdog stops it at its next exit;
-//   - one that has not exited since is running machine code that never
-//     returns to Go. Nothing inside the process can preempt it (and every
-//     garbage collection will wait for it), so the watchdog refuses every
-//     new call of its module, logs the failure and reports it through
-//     Options.OnStuck, so the operator can restart the process.
+//   - one that has not exited for a whole grace period is running machine
+//     code that never returns to Go. Nothing inside the process can
+//     preempt it (and every garbage collection will wait for it), so the
+//     watchdog refuses every new call of its module, logs the failure and
+//     reports it through Options.OnStuck, so the operator can restart the
+//     process.
 //
 // A guest blocked in a host function is waiting in Go, not in machine
 // code; it is reported the same way, without disabling its module.
@@ -118,11 +119,15 @@ func (w *watchdog) check(now time.Time) {
 			continue
 		}
 		if dl != inst.watchSeen {
-			inst.watchSeen, inst.watchReported = dl, false // another invocation
+			// Another invocation: it counts as moving from now.
+			inst.watchSeen, inst.watchReported, inst.watchMoved = dl, false, now
 		}
 		exits := inst.exits.Load()
 		moved := exits != inst.watchExits
 		inst.watchExits = exits
+		if moved {
+			inst.watchMoved = now
+		}
 		deadline := time.Unix(0, dl)
 		if now.Before(deadline.Add(w.grace)) {
 			continue
@@ -132,7 +137,10 @@ func (w *watchdog) check(now time.Time) {
 			// It returns to Go but was not stopped: stop it there.
 			inst.watchdogStopped.Store(true)
 			inst.stopRequested.Store(true)
-		case !inst.watchReported:
+		case !inst.watchReported && now.Sub(inst.watchMoved) >= w.grace:
+			// No exit for a whole grace period, not one tick: a guest
+			// whose thread the system did not run for a while (a loaded
+			// machine) is not taken for one that never returns.
 			inst.watchReported = true
 			s := StuckCall{Module: inst.l.name, SHA256: inst.l.sha, Tool: inst.tool, Deadline: deadline, InHost: inst.inHost.Load()}
 			if !s.InHost && inst.l.entry != nil {

@@ -88,3 +88,48 @@ type nilTB struct{ testing.TB }
 
 func (nilTB) Helper()                   {}
 func (nilTB) Fatalf(f string, a ...any) { panic("survival: " + f) }
+
+// TestWatchdogWaitsAWholeGrace: a guest whose exits pause for less than
+// the grace period past its deadline (its thread not run for a while on a
+// loaded machine) is stopped at its next exit, not reported stuck; one
+// that does not exit for a whole grace period is reported once, and its
+// module disabled.
+func TestWatchdogWaitsAWholeGrace(t *testing.T) {
+	t.Parallel()
+	var stuck []StuckCall
+	h, _ := newTestHost(t, Options{watchdogGrace: time.Second, watchdogTick: time.Hour,
+		OnStuck: func(s StuckCall) { stuck = append(stuck, s) }})
+	l := load(t, h, "loop.wasm", Module{})
+	inst, err := l.newInstance(t.Context(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.close()
+	w := h.watch
+	start := time.Now()
+	inst.watchDeadline.Store(start.UnixNano())
+	w.check(start)
+	inst.exited()
+	w.check(start.Add(900 * time.Millisecond))
+	// Past the deadline and its grace, exits pause for 600 ms, then go
+	// on: the watchdog stops the guest and reports nothing.
+	w.check(start.Add(1500 * time.Millisecond))
+	if len(stuck) != 0 || inst.stopRequested.Load() {
+		t.Fatalf("a pause of 600 ms (grace 1 s): stuck %v, stop requested %v", stuck, inst.stopRequested.Load())
+	}
+	inst.exited()
+	w.check(start.Add(1600 * time.Millisecond))
+	if len(stuck) != 0 || !inst.stopRequested.Load() || !inst.watchdogStopped.Load() {
+		t.Fatalf("an exit past the grace: stuck %v, stop requested %v", stuck, inst.stopRequested.Load())
+	}
+	// No exit for a whole grace period from the last one: stuck.
+	w.check(start.Add(2500 * time.Millisecond))
+	if len(stuck) != 0 {
+		t.Fatalf("reported after 900 ms without an exit: %v", stuck)
+	}
+	w.check(start.Add(2700 * time.Millisecond))
+	w.check(start.Add(3500 * time.Millisecond))
+	if len(stuck) != 1 || stuck[0].InHost || !l.entry.stuck.Load() {
+		t.Fatalf("after a whole grace without an exit: %v (module disabled: %v), want one report", stuck, l.entry.stuck.Load())
+	}
+}
