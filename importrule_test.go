@@ -3,6 +3,7 @@ package autoagent_test
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -208,6 +209,35 @@ func TestPackageMap(t *testing.T) {
 		}
 		if !found && dir != "testdata/wasm" {
 			t.Errorf("docs/ARCHITECTURE.md §1 names %s/, which holds no package", dir)
+		}
+	}
+}
+
+// capabilityRules: the host's capability packages are written against
+// hostcall's one narrow interface, so each reads on its own: none imports
+// the host, another capability, or anything of ours beyond these (internal
+// packages included, unlike importRules).
+var capabilityRules = []importRule{
+	{"host/internal/hostcall", []string{"manifest"}, "hostcall is the interface the capabilities are written against"},
+	{"host/internal/kernel", nil, "the Extism kernel's memory knows no grants"},
+	{"host/internal/netcap", []string{"host/internal/hostcall", "manifest"}, "a capability sees the call through hostcall only"},
+	{"host/internal/kvcap", []string{"host/internal/hostcall", "manifest"}, "a capability sees the call through hostcall only"},
+	{"host/internal/fscap", []string{"host/internal/hostcall", "manifest"}, "a capability sees the call through hostcall only"},
+}
+
+// TestCapabilityPackagesStandAlone enforces capabilityRules.
+func TestCapabilityPackagesStandAlone(t *testing.T) {
+	g := listPackages(t)
+	for _, r := range capabilityRules {
+		p, ok := g[r.pkg]
+		if !ok {
+			t.Errorf("the rule names %s, which go list does not know", r.pkg)
+			continue
+		}
+		for _, imp := range p.imports {
+			if !slices.Contains(r.allowed, imp) {
+				t.Errorf("%s imports %s (%s)", r.pkg, imp, r.why)
+			}
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/autoagent-go/autoagent/host/internal/kernel"
 	"github.com/autoagent-go/autoagent/internal/jsonvalue"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/manifest"
@@ -312,8 +313,8 @@ func (inst *instance) run(parent context.Context, toolName string, input callInp
 	if inst.fn == nil {
 		return nil, "", &TrapError{Reason: "the module does not export the function to call"}
 	}
-	if inst.k.mod != nil {
-		inst.k.reset()
+	if inst.k.Module() != nil {
+		inst.k.Reset()
 	}
 	// A WASI command has no describe export (its sidecar describes it),
 	// so every run is a call, whatever the tool is named.
@@ -322,7 +323,10 @@ func (inst *instance) run(parent context.Context, toolName string, input callInp
 	}
 	if n := input.len(); n > 0 {
 		err := inst.guard(func() {
-			dst := inst.setInput(n)
+			dst, ok := inst.k.SetInput(n)
+			if !ok {
+				inst.Exceed(LimitMemory)
+			}
 			for _, part := range input {
 				dst = dst[copy(dst, part):]
 			}
@@ -471,6 +475,19 @@ func (inst *instance) runCommand(ctx context.Context, input callInput) ([]byte, 
 	return nil, msg, nil
 }
 
+// output returns the call's output (a view of the kernel's memory, valid
+// until the instance runs again) and its error message when it set one.
+func (inst *instance) output() (out []byte, errMsg []byte, err error) {
+	out, errMsg, err = inst.k.Output(inst.limits.Output)
+	switch {
+	case errors.Is(err, kernel.ErrOutputLimit):
+		err = limitErr(LimitOutput, inst.limits.Output)
+	case err != nil:
+		err = &TrapError{Reason: err.Error()}
+	}
+	return out, errMsg, err
+}
+
 // capText returns b as a string of at most max bytes: a longer text is
 // cut at a character boundary and says so.
 func capText(b []byte, max int64) string {
@@ -486,10 +503,10 @@ func capText(b []byte, max int64) string {
 
 func (inst *instance) usedGrants() []string {
 	if inst.clockUsed {
-		inst.use("clock")
+		inst.Use("clock")
 	}
 	if inst.randUsed {
-		inst.use("random")
+		inst.Use("random")
 	}
 	out := make([]string, 0, len(inst.used))
 	for g := range inst.used {

@@ -4,11 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/tetratelabs/wazero/api"
 	"log"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/tetratelabs/wazero/api"
 
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/manifest"

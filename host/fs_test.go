@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autoagent-go/autoagent/host/internal/fscap"
 )
 
 // fsDirs makes a granted directory holding a file, a sub-directory, and
@@ -120,7 +122,7 @@ func TestFSWrite(t *testing.T) {
 		}
 	}
 	// A guest cannot plant a symlink at all: one pointing inside could be
-	// moved to resolve outside (see rootFS.Symlink).
+	// moved to resolve outside (see fscap's rootFS.Symlink).
 	for _, target := range []string{secret, "../outside/secret.txt", "sub/../../outside", "sub/deep.txt", "."} {
 		res := call(t, l, "symlink", `{"target":"`+target+`","path":"`+granted+`/planted"}`)
 		if !res.IsError || !strings.Contains(res.Text(), "Operation not permitted") {
@@ -157,7 +159,7 @@ func TestFSGrantMissingDirectory(t *testing.T) {
 	}
 }
 
-// TestFSPathTooLong: a path past maxPath is refused with ENAMETOOLONG
+// TestFSPathTooLong: a path past fscap.MaxPath is refused with ENAMETOOLONG
 // before os.Root resolves it (one component at a time, outside every
 // deadline); one within it resolves as usual.
 func TestFSPathTooLong(t *testing.T) {
@@ -165,7 +167,7 @@ func TestFSPathTooLong(t *testing.T) {
 	granted, _ := fsDirs(t)
 	h, _ := newTestHost(t, Options{})
 	l := load(t, h, "wasicmd.wasm", Module{Grants: grants(t, "fs.write:"+granted)})
-	long := granted + "/" + strings.Repeat("sub/", maxPath/4) + "deep.txt"
+	long := granted + "/" + strings.Repeat("sub/", fscap.MaxPath/4) + "deep.txt"
 	for _, tool := range []string{"readfile", "listdir"} {
 		res := call(t, l, tool, `{"path":"`+long+`"}`)
 		if !res.IsError || !strings.Contains(strings.ToLower(res.Text()), "too long") {

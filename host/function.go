@@ -11,6 +11,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/autoagent-go/autoagent/host/internal/hostcall"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -109,10 +110,10 @@ func (c *Caller) Read(offset uint64) ([]byte, error) {
 	if offset == 0 {
 		return []byte{}, nil
 	}
-	if c.inst.k.mod == nil {
+	if c.inst.k.Module() == nil {
 		return nil, errors.New("host: the module has no Extism memory")
 	}
-	b, ok := c.inst.k.find(offset)
+	b, ok := c.inst.k.Find(offset)
 	if !ok {
 		return nil, fmt.Errorf("host: %d is not an Extism memory block", offset)
 	}
@@ -133,11 +134,11 @@ func (c *Caller) Write(b []byte) (uint64, error) {
 	if c.inst == nil {
 		return 0, errCallerDone
 	}
-	if c.inst.k.mod == nil {
+	if c.inst.k.Module() == nil {
 		return 0, errors.New("host: the module has no Extism memory")
 	}
 	var off uint64
-	err := c.inst.guard(func() { off = c.inst.write(b) })
+	err := c.inst.guard(func() { off = c.inst.Write(b) })
 	return off, err
 }
 
@@ -147,8 +148,8 @@ func (c *Caller) WriteString(s string) (uint64, error) { return c.Write([]byte(s
 // Free releases the block at offset; an offset that is not a block is
 // ignored.
 func (c *Caller) Free(offset uint64) {
-	if c.inst != nil && c.inst.k.mod != nil {
-		c.inst.k.free(offset)
+	if c.inst != nil && c.inst.k.Module() != nil {
+		c.inst.k.Free(offset)
 	}
 }
 
@@ -263,14 +264,14 @@ func (f *Function) hostCall(ctx context.Context, _ api.Module, stack []uint64) {
 	inst.checkStop()
 	name := f.grant[len("host:"):] // NAMESPACE.NAME, without allocating
 	if inst.describing {
-		inst.deny(&DeniedError{Kind: "host", Action: "call of host function " + name, Reason: noCapabilities})
+		inst.deny(&DeniedError{Kind: "host", Action: "call of host function " + name, Reason: hostcall.NoCapabilities})
 	}
 	if !inst.l.has[f.grant] {
 		// The import check refuses such a module at load; this is the
 		// second lock on the same door.
 		inst.deny(&DeniedError{Kind: "host", Action: "call of host function " + name, Reason: "the module has no " + f.grant + " grant"})
 	}
-	inst.use(f.grant)
+	inst.Use(f.grant)
 	inst.inHost.Store(true)
 	err := f.run(inst, stack)
 	inst.inHost.Store(false)
@@ -336,7 +337,7 @@ func (h *Host) stubFunctions(ctx context.Context, e *compiledEntry) (map[string]
 				if !ok {
 					panic(&TrapError{Reason: "host function called outside a tool call"})
 				}
-				inst.deny(&DeniedError{Kind: "host", Action: "call of host function " + fn, Reason: noCapabilities})
+				inst.deny(&DeniedError{Kind: "host", Action: "call of host function " + fn, Reason: hostcall.NoCapabilities})
 			}), def.ParamTypes(), def.ResultTypes()).Export(name)
 		}
 		// Compiled, then instantiated without a name: a stand-in is
@@ -365,8 +366,7 @@ func embedderImport(namespace, name string) bool {
 	case envModule, goModule, wasiModule:
 		return false
 	case userModule:
-		own := func(f hostFunc) bool { return f.name == name }
-		return !slices.ContainsFunc(userFuncs, own) && !slices.ContainsFunc(notifyFuncs, own)
+		return !ownUserFunction(name)
 	}
 	return true
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/autoagent-go/autoagent/host/internal/kvcap"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -304,13 +305,13 @@ func TestExportTool(t *testing.T) {
 // Every function of the host's own in extism:host/user is refused as a
 // host: grant (manifest keeps the list of names apart from this package).
 func TestOwnUserFunctionsAreNotGrantable(t *testing.T) {
-	for _, fs := range [][]hostFunc{userFuncs, notifyFuncs} {
-		for _, f := range fs {
-			if _, err := manifest.ParseGrant("host:" + userModule + "." + f.name); err == nil {
-				t.Errorf("host:%s.%s parses as a grant", userModule, f.name)
+	for _, fs := range [][]string{names(userFuncs), names(kvcap.Funcs), names(notifyFuncs)} {
+		for _, name := range fs {
+			if _, err := manifest.ParseGrant("host:" + userModule + "." + name); err == nil {
+				t.Errorf("host:%s.%s parses as a grant", userModule, name)
 			}
-			if embedderImport(userModule, f.name) {
-				t.Errorf("%s is taken for an application's function", f.name)
+			if embedderImport(userModule, name) {
+				t.Errorf("%s is taken for an application's function", name)
 			}
 		}
 	}

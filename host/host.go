@@ -17,6 +17,7 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
+	"github.com/autoagent-go/autoagent/host/internal/kvcap"
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
@@ -160,7 +161,7 @@ type Host struct {
 	// cacheDir is the on-disk cache, "" when the cache is in memory.
 	cacheDir  string
 	artifacts artifacts
-	kv        *kvStores
+	kv        *kvcap.Stores
 	// refill holds a slot per background instantiation (see pool).
 	refill chan struct{}
 	// calls holds a slot per outermost call running (Options.MaxCalls);
@@ -235,7 +236,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		cache:          cache,
 		cacheDir:       cacheDir,
 		artifacts:      artifacts{dir: cacheDir},
-		kv:             newKVStores(opts.KVDir),
+		kv:             kvcap.NewStores(opts.KVDir),
 		refill:         make(chan struct{}, refillSlots()),
 		compiled:       map[string]*compiledEntry{},
 		loaded:         map[*Loaded]bool{},

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	mrand "math/rand/v2"
-	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +17,9 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/autoagent-go/autoagent/host/internal/fscap"
+	"github.com/autoagent-go/autoagent/host/internal/kernel"
+	"github.com/autoagent-go/autoagent/host/internal/netcap"
 	"github.com/autoagent-go/autoagent/host/internal/rewrite"
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 )
@@ -33,7 +35,9 @@ type instance struct {
 	mod    api.Module
 	linear *linearMemory // the guest's memory
 	kmem   *linearMemory // the kernel's memory, nil without a kernel
-	k      kernel
+	k      kernel.Memory // the kernel instance's blocks
+	vars   kernel.Vars   // the Extism variables
+	net    *netcap.Session
 	fn     api.Function // `call` (Extism) or `_start` (WASI command)
 	// raw is set while fn is an export tool's function, which takes its
 	// input and gives its output through Extism memory (runExport).
@@ -70,6 +74,7 @@ type instance struct {
 	watchDeadline atomic.Int64
 	watchSeen     int64
 	watchExits    uint64
+	watchMoved    time.Time // when the watchdog last saw exits move
 	watchReported bool
 	// recycle is set by close: the host closes the instance itself, so its
 	// memory may serve another instance.
@@ -83,10 +88,9 @@ type instance struct {
 	unmapPending atomic.Bool
 	unmap        [][]byte
 
-	// openFiles counts the guest's open files under its fs grants;
-	// fsWritten the bytes the running call wrote there (see fs.go).
-	openFiles atomic.Int64
-	fsWritten int64
+	// fs counts the guest's open files under its fs grants and the bytes
+	// the running call wrote there (see fscap).
+	fs fscap.Usage
 
 	// idleMem and idleFiles are what the instance is charged to the
 	// host's idle budgets while it waits in a pool.
@@ -118,8 +122,6 @@ type instance struct {
 	denied     []string
 	peak       int64
 	logs       int
-	httpStatus int32
-	httpHdrs   http.Header
 	describing bool
 	clockUsed  bool
 	randUsed   bool
@@ -141,13 +143,6 @@ func (inst *instance) deny(err *DeniedError) {
 	inst.fail(err)
 }
 
-func (inst *instance) use(grant string) {
-	if inst.used == nil {
-		inst.used = map[string]bool{}
-	}
-	inst.used[grant] = true
-}
-
 func (inst *instance) notePeak() {
 	if n := inst.linear.size() + inst.kmem.size(); n > inst.peak {
 		inst.peak = n
@@ -159,6 +154,9 @@ func (inst *instance) notePeak() {
 // all.
 func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, error) {
 	inst := &instance{l: l, limits: l.limits, describing: describing}
+	if l.net != nil {
+		inst.net = netcap.NewSession(l.net)
+	}
 	inst.deadlinePassedFunc, inst.parentEndedFunc = inst.deadlinePassed, inst.parentEnded
 	inst.stdout.stop = inst.stopOutput
 	l.h.watch.register(inst)
@@ -196,7 +194,7 @@ func (inst *instance) instantiate(rc *runContext, describing bool) error {
 		if err != nil {
 			return inst.classify(rc, fmt.Errorf("instantiating the Extism kernel: %w", err))
 		}
-		inst.k.init(h.kernel, kmod, l.limits.Output)
+		inst.k.Init(kmod, h.kernel.layout, l.limits.Output)
 		if h.opts.deadlines == deadlineInterrupt {
 			if err := setStack(kmod, kernelStack); err != nil {
 				return inst.classify(rc, err)
@@ -212,7 +210,7 @@ func (inst *instance) instantiate(rc *runContext, describing bool) error {
 		}
 		inst.stubs = stubs
 	}
-	if kmod := inst.k.mod; kmod != nil || inst.stubs != nil {
+	if kmod := inst.k.Module(); kmod != nil || inst.stubs != nil {
 		ictx = experimental.WithImportResolver(ictx, func(name string) api.Module {
 			if name == envModule && kmod != nil {
 				return kmod
@@ -413,11 +411,13 @@ func (inst *instance) begin(ctx context.Context, toolName string) {
 	inst.abort, inst.exceeded = nil, nil
 	inst.used, inst.denied = nil, nil
 	inst.logs = 0
-	inst.httpStatus, inst.httpHdrs = 0, nil
+	if inst.net != nil {
+		inst.net.Reset()
+	}
 	inst.clockUsed, inst.randUsed = false, false
 	inst.listChanged = false
 	inst.peak = 0
-	inst.fsWritten = 0
+	inst.fs.Written = 0
 	inst.notePeak()
 }
 
@@ -428,8 +428,8 @@ func (inst *instance) close() {
 	if inst.mod != nil {
 		_ = inst.mod.Close(context.Background())
 	}
-	if inst.k.mod != nil {
-		_ = inst.k.mod.Close(context.Background())
+	if kmod := inst.k.Module(); kmod != nil {
+		_ = kmod.Close(context.Background())
 	}
 	for _, m := range inst.stubs {
 		_ = m.Close(context.Background())
@@ -514,7 +514,7 @@ func (l *Loaded) moduleConfig(inst *instance, describing bool) wazero.ModuleConf
 		cfg = cfg.WithEnv(kv[0], kv[1])
 	}
 	if len(l.mounts) > 0 {
-		cfg = cfg.WithFSConfig(mountAll(l.mounts, inst))
+		cfg = cfg.WithFSConfig(fscap.Config(l.mounts, inst))
 	}
 	if l.h.opts.Deterministic {
 		return cfg.WithWalltime(fakeWalltime(), sys.ClockResolution(time.Millisecond)).

@@ -10,7 +10,7 @@ import (
 // kernelCall calls one of the kernel's exports the way a guest would.
 func kernelCall(t *testing.T, inst *instance, name string, args ...uint64) (uint64, error) {
 	t.Helper()
-	f := inst.k.mod.ExportedFunction(name)
+	f := inst.k.Module().ExportedFunction(name)
 	if f == nil {
 		t.Fatalf("the kernel exports no %s", name)
 	}
@@ -51,7 +51,7 @@ func TestKernelBlocks(t *testing.T) {
 	}
 	a := must("alloc", 10)
 	b := must("alloc", 100)
-	g := inst.write([]byte("from the host"))
+	g := inst.Write([]byte("from the host"))
 	c := must("alloc", 3)
 	offs := []uint64{a, b, g, c}
 	for i, off := range offs {
@@ -71,18 +71,18 @@ func TestKernelBlocks(t *testing.T) {
 		if got := must("length_unsafe", off); got != n {
 			t.Errorf("length_unsafe(%d) = %d, want %d", off, got, n)
 		}
-		if data, ok := inst.k.find(off); !ok || uint64(len(data)) != n {
+		if data, ok := inst.k.Find(off); !ok || uint64(len(data)) != n {
 			t.Errorf("Go side: block %d has %d bytes (%v), want %d", off, len(data), ok, n)
 		}
 	}
-	if got := string(inst.read(g, "test", 1<<20)); got != "from the host" {
+	if got := string(inst.Read(g, "test", 1<<20)); got != "from the host" {
 		t.Errorf("read back %q", got)
 	}
 	for _, forged := range []uint64{a + 8, b - 8, 1, 1 << 40} {
 		if got := must("length", forged); got != 0 {
 			t.Errorf("length(%d) = %d, want 0: not a block", forged, got)
 		}
-		if _, ok := inst.k.find(forged); ok {
+		if _, ok := inst.k.Find(forged); ok {
 			t.Errorf("Go side: %d is taken for a block", forged)
 		}
 	}
@@ -102,7 +102,7 @@ func TestKernelBlocks(t *testing.T) {
 		if got := must("length", f.off); got != 0 {
 			t.Errorf("%s: length = %d, want 0", f.name, got)
 		}
-		if _, ok := inst.k.find(f.off); ok {
+		if _, ok := inst.k.Find(f.off); ok {
 			t.Errorf("%s: the host takes it for a block", f.name)
 		}
 	}
@@ -147,7 +147,7 @@ func TestKernelBlocks(t *testing.T) {
 		t.Errorf("alloc(7) after free = %d, want the freed block %d", d, a)
 	}
 	before := must("memory_bytes")
-	inst.k.free(c)
+	inst.k.Free(c)
 	if after := must("memory_bytes"); after >= before {
 		t.Errorf("memory_bytes %d after freeing the last block, was %d", after, before)
 	}
@@ -177,7 +177,7 @@ func TestKernelMemoryLimit(t *testing.T) {
 		t.Fatalf("alloc past the limit: %v", err)
 	}
 	inst.exceeded = nil
-	err = inst.guard(func() { inst.write(make([]byte, 8<<20)) })
+	err = inst.guard(func() { inst.Write(make([]byte, 8<<20)) })
 	if !errors.As(err, &le) || le.Limit != LimitMemory {
 		t.Fatalf("a host write past the limit: %v", err)
 	}

@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -104,37 +103,5 @@ func TestKVConcurrentHosts(t *testing.T) {
 	}
 	if n+1 != 4*per {
 		t.Fatalf("%d keys stored, want %d: %s", n+1, 4*per, res.Text())
-	}
-}
-
-// TestKVQuotaCountsEntries: each entry counts its key, its value and
-// kvEntryOverhead, so many empty entries reach the quota too; replacing
-// and deleting give their bytes back.
-func TestKVQuotaCountsEntries(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	s := newKVStores(t.TempDir())
-	const per = 1 + 64 // a one-byte key, an empty value and the overhead
-	quota := int64(10 * per)
-	for i := range 10 {
-		if err := s.put(ctx, "q", []byte{byte('a' + i)}, []byte{}, quota); err != nil {
-			t.Fatalf("entry %d of 10: %v", i, err)
-		}
-	}
-	if err := s.put(ctx, "q", []byte("k"), []byte{}, quota); !errors.Is(err, errQuota) {
-		t.Fatalf("the 11th empty entry: %v, want the quota", err)
-	}
-	// Replacing an entry with a same-sized one fits; a larger one does not.
-	if err := s.put(ctx, "q", []byte("a"), []byte{}, quota); err != nil {
-		t.Fatalf("replacing an entry: %v", err)
-	}
-	if err := s.put(ctx, "q", []byte("a"), []byte("x"), quota); !errors.Is(err, errQuota) {
-		t.Fatalf("growing an entry past the quota: %v", err)
-	}
-	if err := s.put(ctx, "q", []byte("a"), nil, quota); err != nil {
-		t.Fatalf("deleting: %v", err)
-	}
-	if err := s.put(ctx, "q", []byte("k"), []byte{}, quota); err != nil {
-		t.Fatalf("an entry after a delete: %v", err)
 	}
 }

@@ -24,3 +24,19 @@ func TestDefaultLimitsCannotBeChanged(t *testing.T) {
 		t.Fatalf("Options.Limits.Output 4096 became %d", got.Output)
 	}
 }
+
+// TestLimitErrorNamesEveryLimit: every limit a capability can end a call
+// with has a value in Limits, formatted as the limit's own error shows it.
+func TestLimitErrorNamesEveryLimit(t *testing.T) {
+	l := manifest.DefaultLimits()
+	for name, want := range map[string]string{
+		LimitMemory: "64 MiB", LimitTime: "10s", LimitOutput: "1 MiB", LimitHTTPResponse: "4 MiB",
+		LimitHTTPRequest: "4 MiB", LimitKVValue: "1 MiB", LimitKVNamespace: "64 MiB", LimitStack: "8 MiB",
+		LimitTables: "1048576 entries", LimitCallDepth: "4", LimitCallTreeMemory: "256 MiB", LimitFSWrite: "256 MiB",
+		LimitOpenFiles: "256 files",
+	} {
+		if e := limitError(l, name); e.Limit != name || e.Value != want {
+			t.Errorf("limitError(%q) = %+v, want the value %q", name, e, want)
+		}
+	}
+}

@@ -13,12 +13,12 @@ import (
 // provides to every module without a grant: they tell the host something
 // and reach nothing outside it.
 var notifyFuncs = []hostFunc{
-	{"notify_tool_list_changed", nil, nil, func(inst *instance, _ []uint64) { inst.listChanged = true }},
-	{"notify_prompt_list_changed", nil, nil, func(inst *instance, _ []uint64) { inst.listChanged = true }},
-	{"notify_resource_list_changed", nil, nil, func(inst *instance, _ []uint64) { inst.listChanged = true }},
-	{"notify_logging_message", sig(i64), nil, func(inst *instance, s []uint64) { inst.notifyLog(s[0]) }},
-	{"notify_progress", sig(i64), nil, func(inst *instance, s []uint64) { inst.notifyDebug("progress", s[0]) }},
-	{"notify_resource_updated", sig(i64), nil, func(inst *instance, s []uint64) { inst.notifyDebug("resource updated", s[0]) }},
+	{Name: "notify_tool_list_changed", Fn: func(inst *instance, _ []uint64) { inst.listChanged = true }},
+	{Name: "notify_prompt_list_changed", Fn: func(inst *instance, _ []uint64) { inst.listChanged = true }},
+	{Name: "notify_resource_list_changed", Fn: func(inst *instance, _ []uint64) { inst.listChanged = true }},
+	{Name: "notify_logging_message", Params: sig(i64), Fn: func(inst *instance, s []uint64) { inst.notifyLog(s[0]) }},
+	{Name: "notify_progress", Params: sig(i64), Fn: func(inst *instance, s []uint64) { inst.notifyDebug("progress", s[0]) }},
+	{Name: "notify_resource_updated", Params: sig(i64), Fn: func(inst *instance, s []uint64) { inst.notifyDebug("resource updated", s[0]) }},
 }
 
 // statefulImports are the imports that make a module stateful: it says its
@@ -33,7 +33,7 @@ var statefulImports = map[string]bool{
 // "data"}, MCP's LoggingMessageNotification params) to the host's logger,
 // bounded as log_* is.
 func (inst *instance) notifyLog(off uint64) {
-	raw := inst.read(off, "notify_logging_message", maxLogMessage)
+	raw := inst.Read(off, "notify_logging_message", maxLogMessage)
 	lg := inst.logger()
 	if lg == nil {
 		return
@@ -68,7 +68,7 @@ func (inst *instance) notifyLog(off uint64) {
 // notifyDebug logs a notification the host does not act on, bounded as
 // log_* is: it counts against the call's logs.
 func (inst *instance) notifyDebug(what string, off uint64) {
-	raw := inst.read(off, what, maxLogMessage)
+	raw := inst.Read(off, what, maxLogMessage)
 	if lg := inst.logger(); lg != nil {
 		lg.Debug("notification: "+what, "module", inst.l.name, "tool", inst.tool, "params", string(raw))
 	}

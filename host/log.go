@@ -37,17 +37,17 @@ func (inst *instance) logger() *slog.Logger {
 // log forwards a guest log message to the host's logger, bounded so a
 // guest cannot flood it.
 func (inst *instance) log(level int, off uint64) {
-	view := inst.view(off, "log")
+	view := inst.View(off, "log")
 	lg := inst.logger()
 	if lg == nil {
-		inst.k.free(off)
+		inst.k.Free(off)
 		return
 	}
 	msg := append([]byte(nil), view[:min(len(view), maxLogMessage)]...)
 	if len(view) > maxLogMessage {
 		msg = append(msg, "…"...)
 	}
-	inst.k.free(off)
+	inst.k.Free(off)
 	lg.Log(context.Background(), slogLevels[level], string(msg), "module", inst.l.name, "tool", inst.tool)
 }
 

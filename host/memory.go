@@ -7,6 +7,9 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 )
 
+// pageSize is a WebAssembly page.
+const pageSize = 65536
+
 // linearMemory backs one memory of an instance (the guest's, or its
 // kernel's, which holds the Extism blocks) and refuses to grow past the
 // instance's memory budget, which the two share. A refused growth makes

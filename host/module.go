@@ -14,6 +14,9 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/autoagent-go/autoagent/host/internal/fscap"
+	"github.com/autoagent-go/autoagent/host/internal/kvcap"
+	"github.com/autoagent-go/autoagent/host/internal/netcap"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -80,14 +83,14 @@ type Loaded struct {
 	env    [][2]string       // granted env variables that are set
 	config map[string]string // Extism config
 	roots  []*os.Root
-	mounts []fsMount // the fs grants' directories, mounted per instance
+	mounts []fscap.Mount // the fs grants' directories, mounted per instance
 	// baseConfig is what every instance's module config shares (name,
 	// arguments, environment), made once: each With of wazero's config
 	// copies it.
 	baseConfig     wazero.ModuleConfig
 	baseConfigOnce sync.Once
-	net            *netPolicy
-	kvNames        []string
+	net            *netcap.Policy // nil without a net: grant
+	kv             kvcap.Access   // the kv: grants' namespaces
 
 	pool *pool
 	// remote is the sandbox process of an isolated module, nil otherwise.
@@ -274,19 +277,20 @@ func (l *Loaded) setupGrants(extra map[string]string) error {
 				at = g.Guest
 			}
 			for _, m := range l.mounts {
-				if m.path == at {
+				if m.Path == at {
 					return fmt.Errorf("host: module %q: grant %s: another fs grant already appears at %s", l.name, g, at)
 				}
 			}
-			l.mounts = append(l.mounts, fsMount{root: root, path: at, readOnly: g.Kind == manifest.KindFSRead})
+			l.mounts = append(l.mounts, fscap.Mount{Root: root, Path: at, ReadOnly: g.Kind == manifest.KindFSRead})
 		case manifest.KindNet:
 			netGrants = append(netGrants, g)
 		case manifest.KindKV:
-			l.kvNames = append(l.kvNames, g.Name)
+			l.kv.Namespaces = append(l.kv.Namespaces, g.Name)
 		}
 	}
+	l.kv.Stores = l.h.kv
 	if len(netGrants) > 0 {
-		l.net = newNetPolicy(netGrants, l.h.opts.Resolver)
+		l.net = netcap.NewPolicy(netGrants, l.h.opts.Resolver)
 	}
 	return nil
 }
@@ -484,7 +488,7 @@ func (l *Loaded) closeResources() {
 		l.remote.close()
 	}
 	if l.net != nil {
-		l.net.close()
+		l.net.Close()
 	}
 	if l.entry != nil {
 		l.h.release(l.entry)
@@ -533,7 +537,7 @@ func (inst *instance) config(key string) (string, bool) {
 	if ok {
 		for _, kv := range inst.l.env {
 			if kv[0] == key {
-				inst.use("env:" + key)
+				inst.Use("env:" + key)
 			}
 		}
 	}

@@ -126,7 +126,7 @@ const maxIdleFiles = 256
 // them: the instance is then closed, and the next call makes its own.
 func (h *Host) holdIdle(inst *instance) bool {
 	n := inst.linear.size() + inst.kmem.size()
-	f := inst.openFiles.Load()
+	f := inst.fs.Open.Load()
 	h.idleMu.Lock()
 	defer h.idleMu.Unlock()
 	if h.idleMem+n > h.poolMemory || h.idleFiles+f > maxIdleFiles {

@@ -16,6 +16,7 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
+	"github.com/autoagent-go/autoagent/host/internal/kernel"
 	"github.com/autoagent-go/autoagent/host/internal/rewrite"
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 )
@@ -31,7 +32,7 @@ func TestRewriteCorpus(t *testing.T) {
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
 	defer rt.Close(ctx)
 	files, _ := filepath.Glob(filepath.Join("..", "testdata", "wasm", "*.wasm"))
-	mods := map[string][]byte{"kernel.wasm": kernelWasm}
+	mods := map[string][]byte{"kernel.wasm": kernel.Wasm}
 	for _, f := range files {
 		b, err := os.ReadFile(f)
 		if err != nil {

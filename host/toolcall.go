@@ -5,27 +5,28 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/autoagent-go/autoagent/host/internal/hostcall"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
-// toolCall implements tool_call: a guest calling a host tool named by a
-// tools: grant, through the embedding application's dispatcher.
 // maxToolCallRequest bounds a guest's tool_call request.
 const maxToolCallRequest = 1 << 20
 
+// toolCall implements tool_call: a guest calling a host tool named by a
+// tools: grant, through the embedding application's dispatcher.
 func (inst *instance) toolCall(reqOff uint64) uint64 {
-	raw := inst.read(reqOff, "tool_call", maxToolCallRequest)
+	raw := inst.Read(reqOff, "tool_call", maxToolCallRequest)
 	var c struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	if err := json.Unmarshal(raw, &c); err != nil {
-		inst.fail(&TrapError{Reason: fmt.Sprintf("tool_call: the request is not JSON {\"name\",\"arguments\"}: %v", err)})
+		inst.Crash(fmt.Sprintf("tool_call: the request is not JSON {\"name\",\"arguments\"}: %v", err))
 	}
 	action := fmt.Sprintf("call of host tool %q", c.Name)
 	if inst.describing {
-		inst.deny(&DeniedError{Kind: "tools", Action: action, Reason: noCapabilities})
+		inst.Deny("tools", action, hostcall.NoCapabilities)
 	}
 	granted := false
 	for _, g := range inst.l.grants {
@@ -34,25 +35,25 @@ func (inst *instance) toolCall(reqOff uint64) uint64 {
 		}
 	}
 	if !granted {
-		inst.deny(&DeniedError{Kind: "tools", Action: action, Reason: fmt.Sprintf("the module has no tools:%s grant", c.Name)})
+		inst.Deny("tools", action, fmt.Sprintf("the module has no tools:%s grant", c.Name))
 	}
 	dispatch := inst.l.h.opts.CallTool
 	if dispatch == nil {
-		inst.deny(&DeniedError{Kind: "tools", Action: action, Reason: "this host has no tool dispatcher (Options.CallTool)"})
+		inst.Deny("tools", action, "this host has no tool dispatcher (Options.CallTool)")
 	}
-	inst.use("tools:" + c.Name)
+	inst.Use("tools:" + c.Name)
 	// The call's context says where in the call tree the host tool's own
 	// sandboxed calls, if any, nest.
 	res, err := dispatch(context.WithValue(inst.ctx, callNodeKey{}, &inst.node), tool.Call{Name: c.Name, Arguments: c.Arguments})
 	if err != nil {
 		if inst.ctx.Err() != nil {
-			inst.fail(timeLimitErr(inst.limits.Timeout))
+			inst.TimeUp()
 		}
 		res = tool.Errorf("%v", err)
 	}
 	out, err := json.Marshal(res)
 	if err != nil {
-		inst.fail(&TrapError{Reason: "tool_call: " + err.Error()})
+		inst.Crash("tool_call: " + err.Error())
 	}
-	return inst.write(out)
+	return inst.Write(out)
 }

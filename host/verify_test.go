@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/host/internal/kernel"
 	"github.com/autoagent-go/autoagent/host/internal/rewrite"
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 )
@@ -41,7 +42,7 @@ var defectFinding = map[string]string{
 // applies, and must apply to at least one.
 func TestVerifyCatchesEveryDefect(t *testing.T) {
 	t.Parallel()
-	mods := map[string][]byte{"kernel.wasm": kernelWasm}
+	mods := map[string][]byte{"kernel.wasm": kernel.Wasm}
 	for _, f := range []string{"echo.wasm", "goecho.wasm", "compute.wasm", "loop.wasm", "wasicmd.wasm", "tablegrow.wasm", "recursion.wasm", "reffunc.wasm"} {
 		mods[f] = wasmFile(t, f)
 	}

@@ -1,8 +1,9 @@
 # host: the test modules of testdata/wasm and the host's Extism kernel
-# (host/kernel/kernel.c -> host/kernel.wasm, embedded in the package): sources
-# and committed .wasm files. build.sh rebuilds a module only when the hash of
-# its sources changed, so a fresh checkout needs no WebAssembly toolchain;
-# `make wasm-testdata-all` rebuilds everything.
+# (host/internal/kernel/src/kernel.c -> host/internal/kernel/kernel.wasm,
+# embedded in package kernel): sources and committed .wasm files. build.sh
+# rebuilds a module only when the hash of its sources changed, so a fresh
+# checkout needs no WebAssembly toolchain; `make wasm-testdata-all`
+# rebuilds everything.
 
 .PHONY: wasm-testdata wasm-testdata-all
 

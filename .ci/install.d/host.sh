@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# host: the toolchain that rebuilds testdata/wasm and host/kernel.wasm (clang,
+# host: the toolchain that rebuilds testdata/wasm and host/internal/kernel/kernel.wasm (clang,
 # lld, wasi-libc, the wasm32 compiler runtime of that clang, wabt for the
 # modules written in WAT). Only needed when a module's
 # sources changed without a rebuild; the committed .wasm files let `go test`

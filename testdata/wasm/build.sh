@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rebuilds the test modules of testdata/wasm whose sources changed, and the
-# host's Extism kernel (host/kernel.wasm, embedded in the host package).
+# host's Extism kernel (host/internal/kernel/kernel.wasm, embedded in package kernel).
 #
 # Each module's sources are hashed (path and content) into SOURCES, and so
 # is its recipe (see recipe); a module is rebuilt only when either differs
@@ -99,7 +99,7 @@ c_freestanding() { # c_freestanding SRC [extra flags...]
 }
 
 # The kernel: no stack to speak of, one page of memory to start.
-module ../../host/kernel.wasm ../../host/kernel/kernel.c -- c_freestanding ../../host/kernel/kernel.c -Wall -Wextra -Werror -Wl,--stack-first -Wl,-z,stack-size=4096 -Wl,--initial-memory=65536
+module ../../host/internal/kernel/kernel.wasm ../../host/internal/kernel/src/kernel.c -- c_freestanding ../../host/internal/kernel/src/kernel.c -Wall -Wextra -Werror -Wl,--stack-first -Wl,-z,stack-size=4096 -Wl,--initial-memory=65536
 
 H="src/guest.h"
 HH="src/guest.h src/hostile.h"

@@ -1,4 +1,4 @@
-package host
+package fscap
 
 import (
 	"errors"
@@ -6,8 +6,8 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -15,7 +15,30 @@ import (
 	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
 	"github.com/tetratelabs/wazero/experimental/sysfs"
 	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/autoagent-go/autoagent/host/internal/hostcall"
 )
+
+// Call is what the file system needs of the instance that mounts it:
+// the call in progress, to end it, and the instance's count of what it
+// uses.
+type Call interface {
+	hostcall.Call
+	// FS returns the instance's use of its mounts.
+	FS() *Usage
+}
+
+// Usage is what an instance uses of its mounts: the files it holds open
+// (across calls, for a reused instance) and the bytes the running call
+// wrote.
+type Usage struct {
+	// Open counts the instance's open files; the host reads it to bound
+	// what idle instances hold.
+	Open atomic.Int64
+	// Written counts the bytes the call wrote; the host clears it as a
+	// call begins.
+	Written int64
+}
 
 // rootFS is a preopened directory backed by os.Root, so `..` and symlinks
 // cannot leave it: the kernel resolves every path component under the
@@ -25,55 +48,55 @@ import (
 //
 // Each instance mounts its own rootFS values, which count what it uses
 // against its limits: the files it holds open (Limits.OpenFiles) and the
-// bytes a call writes (Limits.FSWrite: data written plus fsCreateCost for
-// each file, directory or link made). Past either the call ends with a
-// LimitError.
+// bytes a call writes (Limits.FSWrite: data written plus createCost for
+// each file, directory or link made). Past either the call ends with the
+// limit's error.
 type rootFS struct {
 	experimentalsys.UnimplementedFS
 	root     *os.Root
 	readOnly bool
-	inst     *instance // nil in tests that mount a root alone
+	c        Call // nil in tests that mount a root alone
 }
 
-// fsMount is one fs grant's directory.
-type fsMount struct {
-	root     *os.Root
-	path     string // the host path, where the guest sees it too
-	readOnly bool
+// Mount is one fs grant's directory.
+type Mount struct {
+	Root     *os.Root
+	Path     string // the host path, where the guest sees it too
+	ReadOnly bool   // an fs.read grant
 }
 
-// mountAll mounts the grants' directories for one instance.
-func mountAll(mounts []fsMount, inst *instance) wazero.FSConfig {
-	c := wazero.NewFSConfig()
+// Config mounts the grants' directories for one instance, which c is.
+func Config(mounts []Mount, c Call) wazero.FSConfig {
+	cfg := wazero.NewFSConfig()
 	for _, m := range mounts {
-		c = c.(sysfs.FSConfig).WithSysFSMount(&rootFS{root: m.root, readOnly: m.readOnly, inst: inst}, m.path)
+		cfg = cfg.(sysfs.FSConfig).WithSysFSMount(&rootFS{root: m.Root, readOnly: m.ReadOnly, c: c}, m.Path)
 	}
-	return c
+	return cfg
 }
 
-// fsCreateCost is what making a file, directory or link counts against
+// createCost is what making a file, directory or link counts against
 // the write limit: about a block and an inode, so a call that makes
 // empty files without end stops too.
-const fsCreateCost = 4 << 10
+const createCost = 4 << 10
 
 // charge counts n bytes about to be written against the call's write
 // limit and ends the call past it.
 func (r *rootFS) charge(n int64) {
-	inst := r.inst
-	if inst == nil || n <= 0 {
+	if r.c == nil || n <= 0 {
 		return
 	}
-	inst.fsWritten += n
-	if max := inst.limits.FSWrite; inst.fsWritten > max {
-		inst.fail(limitErr(LimitFSWrite, max))
+	u := r.c.FS()
+	u.Written += n
+	if u.Written > r.c.Limits().FSWrite {
+		r.c.Exceed(hostcall.LimitFSWrite)
 	}
 }
 
 // checkStop ends the call here once its time is up or the host is
-// closing (see instance.checkStop).
+// closing.
 func (r *rootFS) checkStop() {
-	if r.inst != nil {
-		r.inst.checkStop()
+	if r.c != nil {
+		r.c.CheckStop()
 	}
 }
 
@@ -81,19 +104,19 @@ func (r *rootFS) checkStop() {
 // open file limit. (WASI has EMFILE but wazero's errors do not, and a
 // guest told EACCES would look for the wrong cause.)
 func (r *rootFS) opened() {
-	inst := r.inst
-	if inst == nil {
+	if r.c == nil {
 		return
 	}
-	if max := inst.limits.OpenFiles; inst.openFiles.Add(1) > int64(max) {
-		inst.openFiles.Add(-1)
-		inst.fail(&LimitError{Limit: LimitOpenFiles, Value: strconv.Itoa(max) + " files"})
+	u := r.c.FS()
+	if u.Open.Add(1) > int64(r.c.Limits().OpenFiles) {
+		u.Open.Add(-1)
+		r.c.Exceed(hostcall.LimitOpenFiles)
 	}
 }
 
 func (r *rootFS) closed() {
-	if r.inst != nil {
-		r.inst.openFiles.Add(-1)
+	if r.c != nil {
+		r.c.FS().Open.Add(-1)
 	}
 }
 
@@ -106,16 +129,16 @@ func rel(p string) string {
 	return p
 }
 
-// maxPath bounds a path the guest passes, as PATH_MAX does the system's.
+// MaxPath bounds a path the guest passes, as PATH_MAX does the system's.
 // os.Root resolves a path one component at a time, in Go, outside every
 // deadline, so one path_open of a path of 60 MiB would take seconds; the
 // system refuses such paths anyway.
-const maxPath = 4096
+const MaxPath = 4096
 
-// tooLong reports whether any of the guest's paths passes maxPath.
+// tooLong reports whether any of the guest's paths passes MaxPath.
 func tooLong(paths ...string) bool {
 	for _, p := range paths {
-		if len(p) > maxPath {
+		if len(p) > MaxPath {
 			return true
 		}
 	}
@@ -186,7 +209,7 @@ func (r *rootFS) openFile(name string, flag experimentalsys.Oflag, perm fs.FileM
 	}
 	if of&os.O_CREATE != 0 {
 		if _, err := r.root.Lstat(name); errors.Is(err, fs.ErrNotExist) {
-			r.charge(fsCreateCost)
+			r.charge(createCost)
 		}
 	}
 	// Never block in open: a FIFO nobody writes to would hold the call
@@ -245,7 +268,7 @@ func (r *rootFS) Mkdir(p string, perm fs.FileMode) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	r.charge(fsCreateCost)
+	r.charge(createCost)
 	return errno(r.root.Mkdir(rel(p), perm))
 }
 
@@ -371,7 +394,7 @@ func (r *rootFS) Link(oldPath, newPath string) experimentalsys.Errno {
 	if !fi.Mode().IsRegular() {
 		return experimentalsys.EPERM
 	}
-	r.charge(fsCreateCost)
+	r.charge(createCost)
 	return errno(r.root.Link(rel(oldPath), rel(newPath)))
 }
 

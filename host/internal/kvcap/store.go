@@ -1,10 +1,8 @@
-package host
+package kvcap
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -17,12 +15,12 @@ import (
 	bolterrors "go.etcd.io/bbolt/errors"
 )
 
-// kvStores are the persistent stores of kv: grants, one bbolt file per
-// namespace. bbolt locks its file, so processes sharing the directory take
+// Stores are the persistent stores of kv: grants, one bbolt file per
+// namespace, shared by every module of a host. bbolt locks its file, so processes sharing the directory take
 // turns; within a process a namespace's file is opened once while calls
 // use it and closed when the last one is done, so other processes get
 // their turn.
-type kvStores struct {
+type Stores struct {
 	dir string
 	mu  sync.Mutex
 	ns  map[string]*kvNamespace
@@ -44,12 +42,12 @@ var (
 	usedKey    = []byte("charged")
 )
 
-// kvEntryOverhead is what each entry counts beyond its key and value:
+// entryOverhead is what each entry counts beyond its key and value:
 // about what the store spends on it (a B+tree element, page headers), so
 // a namespace of many empty entries stays near its quota on disk too.
-const kvEntryOverhead = 64
+const entryOverhead = 64
 
-func entrySize(key, v []byte) int64 { return int64(len(key) + len(v) + kvEntryOverhead) }
+func entrySize(key, v []byte) int64 { return int64(len(key) + len(v) + entryOverhead) }
 
 // errQuota is how a write past the namespace quota fails inside its
 // transaction (which it rolls back).
@@ -79,7 +77,7 @@ func setUsed(tx *bolt.Tx, n int64) error {
 
 // put stores key = v in namespace ns unless the namespace would then hold
 // more than quota bytes; delete (v nil) removes key.
-func (s *kvStores) put(ctx context.Context, ns string, key, v []byte, quota int64) error {
+func (s *Stores) put(ctx context.Context, ns string, key, v []byte, quota int64) error {
 	return s.withTx(ctx, ns, func(tx *bolt.Tx, b *bolt.Bucket) error {
 		n, err := used(tx, b)
 		if err != nil {
@@ -106,13 +104,16 @@ func (s *kvStores) put(ctx context.Context, ns string, key, v []byte, quota int6
 }
 
 const (
-	maxKVKey       = 512
-	maxKVKeys      = 10000
-	maxKVKeysBytes = 1 << 20 // of a kv_keys listing's JSON
+	maxKey       = 512
+	maxKeys      = 10000
+	maxKeysBytes = 1 << 20 // of a kv_keys listing's JSON
 )
 
-func newKVStores(dir string) *kvStores {
-	return &kvStores{dir: dir, ns: map[string]*kvNamespace{}}
+// NewStores returns the stores kept in dir; "" means the user's data
+// directory ($XDG_DATA_HOME/autoagent/kv, else ~/.local/share/autoagent/kv),
+// made when a store is first opened.
+func NewStores(dir string) *Stores {
+	return &Stores{dir: dir, ns: map[string]*kvNamespace{}}
 }
 
 // defaultKVDir is where stores live when Options.KVDir is empty.
@@ -136,16 +137,16 @@ func defaultKVDir() (string, error) {
 
 // with opens namespace ns (waiting for other processes until ctx ends)
 // and runs fn in a read or write transaction.
-func (s *kvStores) with(ctx context.Context, ns string, write bool, fn func(*bolt.Bucket) error) error {
+func (s *Stores) with(ctx context.Context, ns string, write bool, fn func(*bolt.Bucket) error) error {
 	return s.open2(ctx, ns, write, func(_ *bolt.Tx, b *bolt.Bucket) error { return fn(b) })
 }
 
 // withTx is with for a write that needs its transaction.
-func (s *kvStores) withTx(ctx context.Context, ns string, fn func(*bolt.Tx, *bolt.Bucket) error) error {
+func (s *Stores) withTx(ctx context.Context, ns string, fn func(*bolt.Tx, *bolt.Bucket) error) error {
 	return s.open2(ctx, ns, true, fn)
 }
 
-func (s *kvStores) open2(ctx context.Context, ns string, write bool, fn func(*bolt.Tx, *bolt.Bucket) error) error {
+func (s *Stores) open2(ctx context.Context, ns string, write bool, fn func(*bolt.Tx, *bolt.Bucket) error) error {
 	s.mu.Lock()
 	n := s.ns[ns]
 	if n == nil {
@@ -187,7 +188,7 @@ func (s *kvStores) open2(ctx context.Context, ns string, write bool, fn func(*bo
 	return db.View(func(tx *bolt.Tx) error { return fn(tx, tx.Bucket(kvBucket)) })
 }
 
-func (s *kvStores) open(ctx context.Context, ns string) (*bolt.DB, error) {
+func (s *Stores) open(ctx context.Context, ns string) (*bolt.DB, error) {
 	dir := s.dir
 	if dir == "" {
 		d, err := defaultKVDir()
@@ -215,125 +216,4 @@ func (s *kvStores) open(ctx context.Context, ns string) (*bolt.DB, error) {
 		return nil, fmt.Errorf("kv: opening store %s: %w", path, err)
 	}
 	return db, nil
-}
-
-// namespace resolves a guest's namespace argument against the grants.
-func (inst *instance) namespace(nsOff uint64, op string) string {
-	names := inst.l.kvNames
-	if inst.describing {
-		inst.deny(&DeniedError{Kind: "kv", Action: op, Reason: noCapabilities})
-	}
-	if nsOff == 0 {
-		switch len(names) {
-		case 1:
-			inst.use("kv:" + names[0])
-			return names[0]
-		case 0:
-			inst.deny(&DeniedError{Kind: "kv", Action: op, Reason: "the module has no kv: grant"})
-		default:
-			inst.fail(&TrapError{Reason: fmt.Sprintf("%s: the module has %d kv namespaces; name one", op, len(names))})
-		}
-	}
-	ns := string(inst.read(nsOff, op, maxKVKey))
-	for _, n := range names {
-		if n == ns {
-			inst.use("kv:" + ns)
-			return ns
-		}
-	}
-	inst.deny(&DeniedError{Kind: "kv", Action: fmt.Sprintf("%s in namespace %q", op, ns), Reason: fmt.Sprintf("the module has no kv:%s grant", ns)})
-	return ""
-}
-
-func (inst *instance) kvKey(off uint64, op string) []byte {
-	key := inst.view(off, op+" key")
-	if len(key) == 0 || len(key) > maxKVKey {
-		inst.fail(&TrapError{Reason: fmt.Sprintf("%s: keys are 1 to %d bytes, got %d", op, maxKVKey, len(key))})
-	}
-	return bytes.Clone(key)
-}
-
-func (inst *instance) kvErr(err error) {
-	if err == nil {
-		return
-	}
-	if errors.Is(err, errQuota) {
-		inst.fail(limitErr(LimitKVNamespace, inst.limits.KVNamespace))
-	}
-	if inst.ctx.Err() != nil || inst.stopRequested.Load() {
-		inst.fail(timeLimitErr(inst.limits.Timeout))
-	}
-	if dl, ok := inst.ctx.Deadline(); ok && time.Now().After(dl) {
-		inst.fail(timeLimitErr(inst.limits.Timeout))
-	}
-	inst.fail(&TrapError{Reason: err.Error()})
-}
-
-func (inst *instance) kvGet(nsOff, keyOff uint64) uint64 {
-	ns := inst.namespace(nsOff, "kv_get")
-	key := inst.kvKey(keyOff, "kv_get")
-	var v []byte
-	inst.kvErr(inst.l.h.kv.with(inst.ctx, ns, false, func(b *bolt.Bucket) error {
-		if b != nil {
-			v = bytes.Clone(b.Get(key))
-		}
-		return nil
-	}))
-	if v == nil {
-		return 0
-	}
-	return inst.writePresent(v)
-}
-
-func (inst *instance) kvSet(nsOff, keyOff, valOff uint64) {
-	ns := inst.namespace(nsOff, "kv_set")
-	key := inst.kvKey(keyOff, "kv_set")
-	v := inst.readLimited(valOff, "kv_set value", LimitKVValue, inst.limits.KVValue)
-	if v == nil {
-		v = []byte{}
-	}
-	inst.kvErr(inst.l.h.kv.put(inst.ctx, ns, key, v, inst.limits.KVNamespace))
-}
-
-func (inst *instance) kvDelete(nsOff, keyOff uint64) {
-	ns := inst.namespace(nsOff, "kv_delete")
-	key := inst.kvKey(keyOff, "kv_delete")
-	inst.kvErr(inst.l.h.kv.put(inst.ctx, ns, key, nil, inst.limits.KVNamespace))
-}
-
-func (inst *instance) kvKeys(nsOff, prefixOff uint64) uint64 {
-	ns := inst.namespace(nsOff, "kv_keys")
-	var prefix []byte
-	if prefixOff != 0 {
-		prefix = inst.read(prefixOff, "kv_keys prefix", maxKVKey)
-	}
-	// The listing is written as JSON as it is read, and cut at maxKVKeys
-	// keys or maxKVKeysBytes of JSON: a key of control bytes takes six
-	// times its length once escaped.
-	out := bytes.NewBuffer(make([]byte, 0, 256))
-	out.WriteByte('[')
-	n := 0
-	inst.kvErr(inst.l.h.kv.with(inst.ctx, ns, false, func(b *bolt.Bucket) error {
-		if b == nil {
-			return nil
-		}
-		c := b.Cursor()
-		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && n < maxKVKeys; k, _ = c.Next() {
-			q, err := json.Marshal(string(k))
-			if err != nil {
-				return err
-			}
-			if out.Len()+len(q)+2 > maxKVKeysBytes {
-				break
-			}
-			if n > 0 {
-				out.WriteByte(',')
-			}
-			out.Write(q)
-			n++
-		}
-		return nil
-	}))
-	out.WriteByte(']')
-	return inst.write(out.Bytes())
 }

@@ -1,4 +1,4 @@
-package host
+package netcap
 
 import (
 	"context"
@@ -14,9 +14,10 @@ import (
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
-// netPolicy is one module's view of the network: its net: grants, checked
-// on every hop's URL and again on every address it dials.
-type netPolicy struct {
+// Policy is one module's view of the network: its net: grants, checked
+// on every hop's URL and again on every address it dials. Its client keeps
+// connections for this module alone.
+type Policy struct {
 	grants   []manifest.Grant
 	resolver *net.Resolver
 	client   *http.Client
@@ -24,8 +25,13 @@ type netPolicy struct {
 
 const maxRedirects = 10
 
-func newNetPolicy(grants []manifest.Grant, resolver *net.Resolver) *netPolicy {
-	p := &netPolicy{grants: grants, resolver: resolver}
+// NewPolicy returns the policy of a module granted grants (all of kind
+// net), which resolves names with resolver (nil: the system's).
+func NewPolicy(grants []manifest.Grant, resolver *net.Resolver) *Policy {
+	if resolver == nil {
+		resolver = net.DefaultResolver
+	}
+	p := &Policy{grants: grants, resolver: resolver}
 	// One transport per module: a pooled connection must never serve a
 	// module whose grants would not have allowed dialling it.
 	tr := &http.Transport{
@@ -41,16 +47,16 @@ func newNetPolicy(grants []manifest.Grant, resolver *net.Resolver) *netPolicy {
 		Transport: tr,
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			if len(via) >= maxRedirects {
-				return &DeniedError{Kind: "net", Action: "redirect to " + req.URL.Redacted(),
+				return &Refusal{Action: "redirect to " + req.URL.Redacted(),
 					Reason: fmt.Sprintf("more than %d redirects", maxRedirects)}
 			}
-			g, err := p.checkURL(req.URL)
+			g, err := p.CheckURL(req.URL)
 			if err != nil {
 				err.Action = fmt.Sprintf("redirect from %s to %s", via[len(via)-1].URL.Redacted(), req.URL.Redacted())
 				return err
 			}
-			if inst, ok := req.Context().Value(instanceKey{}).(*instance); ok {
-				inst.use(g.String())
+			if c, ok := req.Context().Value(callKey{}).(Call); ok {
+				c.Use(g.String())
 			}
 			return nil
 		},
@@ -58,7 +64,16 @@ func newNetPolicy(grants []manifest.Grant, resolver *net.Resolver) *netPolicy {
 	return p
 }
 
-func (p *netPolicy) close() { p.client.CloseIdleConnections() }
+// Close closes the policy's idle connections.
+func (p *Policy) Close() { p.client.CloseIdleConnections() }
+
+// Refusal is a request or connection the policy refused.
+type Refusal struct {
+	Action string // what was tried: "request to URL", "connection to HOST:PORT"
+	Reason string // why, and which grant would allow it
+}
+
+func (r *Refusal) Error() string { return "net: " + r.Action + " refused: " + r.Reason }
 
 // urlPort returns the URL's port, or the scheme's default.
 func urlPort(u *url.URL) int {
@@ -75,10 +90,11 @@ func urlPort(u *url.URL) int {
 	return 80
 }
 
-// checkURL returns the grant that allows u, or the refusal.
-func (p *netPolicy) checkURL(u *url.URL) (manifest.Grant, *DeniedError) {
-	deny := func(format string, args ...any) (manifest.Grant, *DeniedError) {
-		return manifest.Grant{}, &DeniedError{Kind: "net", Action: "request to " + u.Redacted(), Reason: fmt.Sprintf(format, args...)}
+// CheckURL returns the grant that allows a request to u, or the refusal.
+// The addresses the host resolves to are checked again when it is dialled.
+func (p *Policy) CheckURL(u *url.URL) (manifest.Grant, *Refusal) {
+	deny := func(format string, args ...any) (manifest.Grant, *Refusal) {
+		return manifest.Grant{}, &Refusal{Action: "request to " + u.Redacted(), Reason: fmt.Sprintf(format, args...)}
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return deny("only http and https URLs are allowed")
@@ -102,7 +118,7 @@ func (p *netPolicy) checkURL(u *url.URL) (manifest.Grant, *DeniedError) {
 		}
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
-		if why := specialAddr(ip); why != "" {
+		if why := SpecialAddr(ip); why != "" {
 			return deny("%s is %s; only an explicit IP grant (%s) allows it", ip, why, ipGrant(ip, port))
 		}
 	}
@@ -122,7 +138,7 @@ func ipGrant(ip netip.Addr, port int) string {
 }
 
 // ipGranted reports whether an IP-literal grant names ip:port.
-func (p *netPolicy) ipGranted(ip netip.Addr, port int) bool {
+func (p *Policy) ipGranted(ip netip.Addr, port int) bool {
 	for _, g := range p.grants {
 		if g.IsIPLiteral() && g.MatchHost(ip.Unmap().String(), port) {
 			return true
@@ -134,7 +150,7 @@ func (p *netPolicy) ipGranted(ip netip.Addr, port int) bool {
 // dial resolves the name itself and dials a checked IP, never the name,
 // so DNS cannot answer differently between the check and the connection
 // (rebinding).
-func (p *netPolicy) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+func (p *Policy) dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	host, portStr, err := net.SplitHostPort(addr)
 	if err != nil {
 		return nil, err
@@ -152,24 +168,24 @@ func (p *netPolicy) dial(ctx context.Context, network, addr string) (net.Conn, e
 			return nil, err
 		}
 	}
-	var refused *DeniedError
+	var refused *Refusal
 	var lastErr error
 	d := net.Dialer{}
 	for _, ip := range ips {
 		ip = ip.Unmap()
 		if ip.Zone() != "" {
 			if refused == nil {
-				refused = &DeniedError{Kind: "net", Action: "connection to " + addr, Reason: fmt.Sprintf("%s has an IPv6 zone, which is never allowed", ip)}
+				refused = &Refusal{Action: "connection to " + addr, Reason: fmt.Sprintf("%s has an IPv6 zone, which is never allowed", ip)}
 			}
 			continue
 		}
-		if why := specialAddr(ip); why != "" && !p.ipGranted(ip, port) {
+		if why := SpecialAddr(ip); why != "" && !p.ipGranted(ip, port) {
 			if refused == nil {
 				reason := fmt.Sprintf("%s is %s; only an explicit IP grant (%s) allows it", ip, why, ipGrant(ip, port))
 				if host != ip.String() {
 					reason = fmt.Sprintf("%s resolves to %s, %s; only an explicit IP grant (%s) allows it", host, ip, why, ipGrant(ip, port))
 				}
-				refused = &DeniedError{Kind: "net", Action: "connection to " + addr, Reason: reason}
+				refused = &Refusal{Action: "connection to " + addr, Reason: reason}
 			}
 			continue
 		}
@@ -228,19 +244,19 @@ var specialRanges = []struct {
 	{netip.MustParsePrefix("ff00::/8"), "a multicast address"},
 }
 
-// specialAddr says why ip is off limits for a name grant, or "" when it
+// SpecialAddr says why ip is off limits for a name grant, or "" when it
 // is an ordinary public address. IPv4 addresses embedded in IPv6 (mapped,
 // NAT64, 6to4) are judged by the IPv4 address they reach.
-func specialAddr(ip netip.Addr) string {
+func SpecialAddr(ip netip.Addr) string {
 	// A zone hides the address from Prefix.Contains: judge the address.
 	ip = ip.WithZone("").Unmap()
 	if ip.Is6() {
 		b := ip.As16()
 		switch {
 		case netip.MustParsePrefix("64:ff9b::/96").Contains(ip):
-			return specialAddr(netip.AddrFrom4([4]byte(b[12:16])))
+			return SpecialAddr(netip.AddrFrom4([4]byte(b[12:16])))
 		case netip.MustParsePrefix("2002::/16").Contains(ip):
-			return specialAddr(netip.AddrFrom4([4]byte(b[2:6])))
+			return SpecialAddr(netip.AddrFrom4([4]byte(b[2:6])))
 		}
 	}
 	for _, r := range specialRanges {

@@ -1,0 +1,169 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/autoagent-go/autoagent/host/internal/fscap"
+	"github.com/autoagent-go/autoagent/host/internal/hostcall"
+	"github.com/autoagent-go/autoagent/host/internal/kvcap"
+	"github.com/autoagent-go/autoagent/host/internal/netcap"
+)
+
+// The running instance is the call every host function sees: it
+// implements hostcall.Call once, and each capability's view of it.
+var (
+	_ hostcall.Call = (*instance)(nil)
+	_ netcap.Call   = (*instance)(nil)
+	_ kvcap.Call    = (*instance)(nil)
+	_ fscap.Call    = (*instance)(nil)
+)
+
+// Context is the run's context (a runContext): it carries the instance
+// and ends with the run.
+func (inst *instance) Context() context.Context { return inst.ctx }
+
+// Describing reports whether the instance serves a describe.
+func (inst *instance) Describing() bool { return inst.describing }
+
+// Limits are the call's limits.
+func (inst *instance) Limits() Limits { return inst.limits }
+
+// CheckStop ends the call when its time is up or the host is closing.
+func (inst *instance) CheckStop() { inst.checkStop() }
+
+// Read returns a copy of block off, ending the call when it is not a
+// block or holds more than max bytes.
+func (inst *instance) Read(off uint64, what string, max int64) []byte {
+	b := inst.View(off, what)
+	if int64(len(b)) > max {
+		inst.Crash(fmt.Sprintf("%s: %d bytes, more than the %d it takes", what, len(b), max))
+	}
+	return append([]byte(nil), b...)
+}
+
+// ReadLimited is Read for a value a limit bounds: past max the call ends
+// with that limit's error.
+func (inst *instance) ReadLimited(off uint64, what, limit string, max int64) []byte {
+	b := inst.View(off, what)
+	if int64(len(b)) > max {
+		inst.Exceed(limit)
+	}
+	return append([]byte(nil), b...)
+}
+
+// View returns block off in the kernel's memory, valid until the guest
+// runs again. Offset 0 reads as empty: it is what alloc returns for no
+// bytes.
+func (inst *instance) View(off uint64, what string) []byte {
+	if off == 0 {
+		return []byte{}
+	}
+	b, ok := inst.k.Find(off)
+	if !ok {
+		inst.Crash(fmt.Sprintf("%s: %d is not an Extism memory block", what, off))
+	}
+	return b
+}
+
+// alloc returns a new block of n bytes, ending the call past the memory
+// limit.
+func (inst *instance) alloc(n uint64) (uint64, []byte) {
+	off, data, ok := inst.k.Alloc(n)
+	if !ok {
+		inst.Exceed(LimitMemory)
+	}
+	return off, data
+}
+
+// Write copies b into a new block.
+func (inst *instance) Write(b []byte) uint64 {
+	off, data := inst.alloc(uint64(len(b)))
+	copy(data, b)
+	return off
+}
+
+// WritePresent is Write for a result where block 0 means "none": an
+// empty b still gets a block of its own, of length 0.
+func (inst *instance) WritePresent(b []byte) uint64 {
+	if len(b) > 0 {
+		return inst.Write(b)
+	}
+	off, ok := inst.k.AllocEmpty()
+	if !ok {
+		inst.Exceed(LimitMemory)
+	}
+	return off
+}
+
+// Free releases block off.
+func (inst *instance) Free(off uint64) { inst.k.Free(off) }
+
+// Use records that the call used grant.
+func (inst *instance) Use(grant string) {
+	if inst.used == nil {
+		inst.used = map[string]bool{}
+	}
+	inst.used[grant] = true
+}
+
+// Deny records and ends the call with a refusal.
+func (inst *instance) Deny(kind, action, reason string) {
+	inst.deny(&DeniedError{Kind: kind, Action: action, Reason: reason})
+}
+
+// Crash ends the call as a crash.
+func (inst *instance) Crash(reason string) { inst.fail(&TrapError{Reason: reason}) }
+
+// Exceed ends the call with the error of one of its limits.
+func (inst *instance) Exceed(limit string) { inst.fail(limitError(inst.limits, limit)) }
+
+// TimeUp ends the call with its time limit's error.
+func (inst *instance) TimeUp() { inst.fail(timeLimitErr(inst.limits.Timeout)) }
+
+// Net is the instance's use of the network, nil without a net: grant.
+func (inst *instance) Net() *netcap.Session { return inst.net }
+
+// KV is what the module may reach of the kv stores.
+func (inst *instance) KV() kvcap.Access { return inst.l.kv }
+
+// FS is the instance's use of its fs grants' directories.
+func (inst *instance) FS() *fscap.Usage { return &inst.fs }
+
+// limitError is the error of the limit named limit (a Limit* constant)
+// at its value in limits.
+func limitError(limits Limits, limit string) *LimitError {
+	var n int64
+	switch limit {
+	case LimitTime:
+		return timeLimitErr(limits.Timeout)
+	case LimitOpenFiles:
+		return &LimitError{Limit: limit, Value: strconv.Itoa(limits.OpenFiles) + " files"}
+	case LimitTables:
+		return &LimitError{Limit: limit, Value: strconv.FormatInt(limits.Tables, 10) + " entries"}
+	case LimitCallDepth:
+		return &LimitError{Limit: limit, Value: strconv.Itoa(limits.CallDepth)}
+	case LimitMemory:
+		n = limits.Memory
+	case LimitOutput:
+		n = limits.Output
+	case LimitHTTPResponse:
+		n = limits.HTTPResponse
+	case LimitHTTPRequest:
+		n = limits.HTTPRequest
+	case LimitKVValue:
+		n = limits.KVValue
+	case LimitKVNamespace:
+		n = limits.KVNamespace
+	case LimitFSWrite:
+		n = limits.FSWrite
+	case LimitStack:
+		n = limits.Stack
+	case LimitCallTreeMemory:
+		n = limits.CallTreeMemory
+	default:
+		panic("host: no limit " + strconv.Quote(limit))
+	}
+	return limitErr(limit, n)
+}
