@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/autoagent-go/autoagent/host/internal/hostcall"
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 	"github.com/autoagent-go/autoagent/manifest"
 )
@@ -17,21 +16,22 @@ import (
 // serving. host/ABI.md lists each limit and what a guest sees past it.
 type Limits = manifest.Limits
 
-// The limits a LimitError names.
+// The limits a LimitError names. (host/internal/hostcall names the same
+// limits for the capabilities; TestLimitNamesAgree keeps them one.)
 const (
-	LimitMemory         = hostcall.LimitMemory
-	LimitTime           = hostcall.LimitTime
-	LimitOutput         = hostcall.LimitOutput
-	LimitHTTPResponse   = hostcall.LimitHTTPResponse
-	LimitKVValue        = hostcall.LimitKVValue
-	LimitHTTPRequest    = hostcall.LimitHTTPRequest
-	LimitKVNamespace    = hostcall.LimitKVNamespace
-	LimitStack          = hostcall.LimitStack
-	LimitTables         = hostcall.LimitTables
-	LimitCallDepth      = hostcall.LimitCallDepth
-	LimitCallTreeMemory = hostcall.LimitCallTreeMemory
-	LimitFSWrite        = hostcall.LimitFSWrite
-	LimitOpenFiles      = hostcall.LimitOpenFiles
+	LimitMemory         = "memory"
+	LimitTime           = "time"
+	LimitOutput         = "output"
+	LimitHTTPResponse   = "HTTP response"
+	LimitKVValue        = "kv value"
+	LimitHTTPRequest    = "HTTP request"
+	LimitKVNamespace    = "kv namespace"
+	LimitStack          = "stack"
+	LimitTables         = "table"
+	LimitCallDepth      = "call depth"
+	LimitCallTreeMemory = "call tree memory"
+	LimitFSWrite        = "fs write"
+	LimitOpenFiles      = "open files"
 )
 
 // LimitError reports a call that went past one of its module's limits.

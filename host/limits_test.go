@@ -3,6 +3,7 @@ package host
 import (
 	"testing"
 
+	"github.com/autoagent-go/autoagent/host/internal/hostcall"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -37,6 +38,23 @@ func TestLimitErrorNamesEveryLimit(t *testing.T) {
 	} {
 		if e := limitError(l, name); e.Limit != name || e.Value != want {
 			t.Errorf("limitError(%q) = %+v, want the value %q", name, e, want)
+		}
+	}
+}
+
+// TestLimitNamesAgree: the capabilities name each limit as the host's
+// LimitError does.
+func TestLimitNamesAgree(t *testing.T) {
+	for host, cap := range map[string]string{
+		LimitMemory: hostcall.LimitMemory, LimitTime: hostcall.LimitTime, LimitOutput: hostcall.LimitOutput,
+		LimitHTTPResponse: hostcall.LimitHTTPResponse, LimitKVValue: hostcall.LimitKVValue,
+		LimitHTTPRequest: hostcall.LimitHTTPRequest, LimitKVNamespace: hostcall.LimitKVNamespace,
+		LimitStack: hostcall.LimitStack, LimitTables: hostcall.LimitTables, LimitCallDepth: hostcall.LimitCallDepth,
+		LimitCallTreeMemory: hostcall.LimitCallTreeMemory, LimitFSWrite: hostcall.LimitFSWrite,
+		LimitOpenFiles: hostcall.LimitOpenFiles,
+	} {
+		if host != cap {
+			t.Errorf("the host names a limit %q, the capabilities %q", host, cap)
 		}
 	}
 }
