@@ -120,18 +120,7 @@ func allowedBy(r importRule, imp string) bool {
 // providers/catalog's) or a public package that imports it back.
 func TestImportRule(t *testing.T) {
 	g := listPackages(t)
-	for _, r := range importRules {
-		p, ok := g[r.pkg]
-		if !ok {
-			t.Errorf("the rule names %s, which go list does not know", r.pkg)
-			continue
-		}
-		for _, imp := range p.imports {
-			if !allowedBy(r, imp) {
-				t.Errorf("%s imports %s (%s)", r.pkg, imp, r.why)
-			}
-		}
-	}
+	checkRules(t, g, importRules, allowedBy)
 	for name, p := range g {
 		if !isInternal(name) {
 			continue
@@ -227,15 +216,22 @@ var capabilityRules = []importRule{
 
 // TestCapabilityPackagesStandAlone enforces capabilityRules.
 func TestCapabilityPackagesStandAlone(t *testing.T) {
-	g := listPackages(t)
-	for _, r := range capabilityRules {
+	checkRules(t, listPackages(t), capabilityRules, func(r importRule, imp string) bool {
+		return slices.Contains(r.allowed, imp)
+	})
+}
+
+// checkRules reports every import of a ruled package that allowed refuses.
+func checkRules(t *testing.T, g pkgGraph, rules []importRule, allowed func(importRule, string) bool) {
+	t.Helper()
+	for _, r := range rules {
 		p, ok := g[r.pkg]
 		if !ok {
 			t.Errorf("the rule names %s, which go list does not know", r.pkg)
 			continue
 		}
 		for _, imp := range p.imports {
-			if !slices.Contains(r.allowed, imp) {
+			if !allowed(r, imp) {
 				t.Errorf("%s imports %s (%s)", r.pkg, imp, r.why)
 			}
 		}
