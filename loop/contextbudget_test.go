@@ -70,7 +70,7 @@ func TestContextBudget(t *testing.T) {
 	for _, ev := range events {
 		if ev.Type == trace.ContextBudget {
 			budget++
-			if ev.Payload.InputTokens != 850 || ev.Payload.Status != "compacted, pruned" {
+			if p := payload[trace.Memory](t, ev); p.InputTokens != 850 || p.Status != "compacted, pruned" {
 				t.Errorf("context_budget event %+v", ev.Payload)
 			}
 		}

@@ -62,7 +62,7 @@ func TestAsToolCountsSubAgentUsageInParentBudget(t *testing.T) {
 	}
 	var toolSpan string
 	for _, ev := range events {
-		if ev.Type == trace.ToolCallStart && ev.Payload.Name == "researcher" {
+		if ev.Type == trace.ToolCallStart && payload[trace.ToolCall](t, ev).Name == "researcher" {
 			toolSpan = ev.SpanID
 		}
 	}

@@ -153,7 +153,7 @@ func TestShadowModeChangesNothingButTraces(t *testing.T) {
 	if len(toolResults(enforced.Messages)) != len(toolResults(shadowed.Messages)) {
 		t.Error("shadow mode changed the transcript shape")
 	}
-	end := func(evs []trace.Event) trace.Payload { return evs[len(evs)-1].Payload }
+	end := func(evs []trace.Event) trace.Run { return payload[trace.Run](t, evs[len(evs)-1]) }
 	if e := end(evsS); !e.ShadowGuards || e.WouldBlock != 2 {
 		t.Errorf("run_end in shadow mode = %+v", e)
 	}

@@ -36,6 +36,17 @@ func (c *collector) byType(typ trace.Type) []trace.Event {
 	return out
 }
 
+// payload returns ev's payload as the family P, and fails the test when
+// it is another.
+func payload[P trace.Payload](t *testing.T, ev trace.Event) P {
+	t.Helper()
+	p, ok := ev.Payload.(P)
+	if !ok {
+		t.Fatalf("%s carries a %T payload", ev.Type, ev.Payload)
+	}
+	return p
+}
+
 func TestTraceSpanTree(t *testing.T) {
 	col := &collector{}
 	broken := &counter{name: "broken", reply: func(string) (tool.Result, error) { return tool.Result{}, errors.New("backend died") }}
@@ -48,7 +59,10 @@ func TestTraceSpanTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := col.byType(trace.RunStart)
-	if len(runs) != 1 || runs[0].ParentID != "" || runs[0].Payload.Model != "m" || runs[0].Payload.MaxSteps != 8 || runs[0].Payload.ToolCount != 2 {
+	if len(runs) != 1 {
+		t.Fatalf("run_start = %+v", runs)
+	}
+	if p := payload[trace.Run](t, runs[0]); runs[0].ParentID != "" || p.Model != "m" || p.MaxSteps != 8 || p.ToolCount != 2 {
 		t.Fatalf("run_start = %+v", runs)
 	}
 	run := runs[0].SpanID
@@ -57,11 +71,11 @@ func TestTraceSpanTree(t *testing.T) {
 	if len(reqs) != 2 || len(resps) != 2 || reqs[0].ParentID != run || resps[0].ParentID != reqs[0].SpanID {
 		t.Fatalf("llm spans wrong: %+v / %+v", reqs, resps)
 	}
-	if resps[0].Payload.InputTokens != 10 || resps[0].Payload.ToolCallCount != 2 || resps[0].Payload.HasReasoning {
-		t.Errorf("llm_response payload = %+v", resps[0].Payload)
+	if p := payload[trace.ModelCall](t, resps[0]); p.InputTokens != 10 || p.ToolCallCount != 2 || p.HasReasoning {
+		t.Errorf("llm_response payload = %+v", p)
 	}
-	if resps[1].Payload.ToolCallCount != 0 || !resps[1].Payload.HasReasoning {
-		t.Errorf("final llm_response payload = %+v", resps[1].Payload)
+	if p := payload[trace.ModelCall](t, resps[1]); p.ToolCallCount != 0 || !p.HasReasoning {
+		t.Errorf("final llm_response payload = %+v", p)
 	}
 	starts := col.byType(trace.ToolCallStart)
 	ends := col.byType(trace.ToolCallEnd)
@@ -79,22 +93,27 @@ func TestTraceSpanTree(t *testing.T) {
 	}
 	for _, s := range starts {
 		e, ok := endOf[s.SpanID]
-		if !ok || e.Payload.CallID != s.Payload.CallID {
-			t.Errorf("tool_call_end does not close %s", s.Payload.CallID)
+		sp := payload[trace.ToolCall](t, s)
+		ep, _ := e.Payload.(trace.ToolCall) // zero when there is no end
+		if !ok || ep.CallID != sp.CallID {
+			t.Errorf("tool_call_end does not close %s", sp.CallID)
 		}
-		if s.Payload.Name == "broken" && (!e.Payload.Infrastructure || e.Payload.Status != "error" || e.Payload.Error != "backend died") {
-			t.Errorf("infrastructure failure not traced as such: %+v", e.Payload)
+		if sp.Name == "broken" && (!ep.Infrastructure || ep.Status != "error" || ep.Error != "backend died") {
+			t.Errorf("infrastructure failure not traced as such: %+v", ep)
 		}
-		if strings.Contains(s.Payload.Arguments, "abcdefgh12345678") {
-			t.Errorf("arguments preview leaks: %q", s.Payload.Arguments)
+		if strings.Contains(sp.Arguments, "abcdefgh12345678") {
+			t.Errorf("arguments preview leaks: %q", sp.Arguments)
 		}
 	}
 	end := col.byType(trace.RunEnd)
-	if len(end) != 1 || end[0].ParentID != run || end[0].Payload.Status != "ok" || end[0].Payload.Steps != 2 || end[0].Payload.InputTokens != 30 {
+	if len(end) != 1 {
 		t.Fatalf("run_end = %+v", end)
 	}
-	if strings.Contains(end[0].Payload.Output, "sk-proj-ABCDEFGHIJKLMNOPQRSTUV") || !strings.Contains(end[0].Payload.Output, trace.Redacted) {
-		t.Errorf("output preview = %q", end[0].Payload.Output)
+	if p := payload[trace.Run](t, end[0]); end[0].ParentID != run || p.Status != "ok" || p.Steps != 2 || p.InputTokens != 30 {
+		t.Fatalf("run_end = %+v", end)
+	}
+	if out := payload[trace.Run](t, end[0]).Output; strings.Contains(out, "sk-proj-ABCDEFGHIJKLMNOPQRSTUV") || !strings.Contains(out, trace.Redacted) {
+		t.Errorf("output preview = %q", out)
 	}
 	for _, ev := range col.evs {
 		if ev.RunID != runs[0].RunID {
@@ -119,7 +138,7 @@ func TestTraceStopStatuses(t *testing.T) {
 		a := &loop.Agent{Provider: scripted.New(c.turns...), Tools: registry(t, echo(t)), Bounds: c.bounds, Tracer: trace.New(col)}
 		_, _ = a.Run(context.Background(), "go")
 		end := col.byType(trace.RunEnd)
-		if len(end) != 1 || end[0].Payload.Status != c.status {
+		if len(end) != 1 || payload[trace.Run](t, end[0]).Status != c.status {
 			t.Errorf("%s: run_end = %+v", c.status, end)
 		}
 		if c.event != "" && len(col.byType(c.event)) != 1 {
@@ -158,7 +177,7 @@ func TestTruncationIsTracedUnderTheModelCall(t *testing.T) {
 	if len(cut) != 1 || len(reqs) != 2 || cut[0].ParentID != reqs[0].SpanID {
 		t.Fatalf("result_truncated = %+v, want one child of the first llm_request", cut)
 	}
-	if p := cut[0].Payload; p.CallID != "c1" || p.Name != "big" || p.Chars != 500 || p.Limit != 200 {
+	if p := payload[trace.ToolCall](t, cut[0]); p.CallID != "c1" || p.Name != "big" || p.Chars != 500 || p.Limit != 200 {
 		t.Errorf("result_truncated payload = %+v", p)
 	}
 }
