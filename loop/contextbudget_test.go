@@ -38,7 +38,7 @@ func TestContextBudget(t *testing.T) {
 	a := &loop.Agent{
 		Provider: model, Tools: nestedRegistry(t, echo), Memory: mem,
 		Bounds: loop.Bounds{MaxSteps: 10, ContextWindow: 1000},
-		Tracer: trace.New(trace.SinkFunc(func(ev trace.Event) { events = append(events, ev) })),
+		Tracer: trace.New(familySink(func(ev trace.Event) { events = append(events, ev) })),
 	}
 	if _, err := a.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)

@@ -109,7 +109,7 @@ type events struct {
 }
 
 func (e *events) tracer() *trace.Tracer {
-	return trace.New(trace.SinkFunc(func(ev trace.Event) {
+	return trace.New(familySink(func(ev trace.Event) {
 		e.mu.Lock()
 		e.evs = append(e.evs, ev)
 		e.mu.Unlock()
@@ -834,7 +834,7 @@ func TestEarlyStartEndsBeforeRunEnd(t *testing.T) {
 		}}
 	var tr events
 	var once sync.Once
-	tracer := trace.New(trace.SinkFunc(func(ev trace.Event) {
+	tracer := trace.New(familySink(func(ev trace.Event) {
 		tr.mu.Lock()
 		tr.evs = append(tr.evs, ev)
 		tr.mu.Unlock()

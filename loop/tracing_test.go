@@ -2,7 +2,13 @@ package loop_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +26,7 @@ type collector struct {
 }
 
 func (c *collector) WriteEvent(ev trace.Event) error {
+	checkFamily(ev)
 	c.mu.Lock()
 	c.evs = append(c.evs, ev)
 	c.mu.Unlock()
@@ -34,6 +41,53 @@ func (c *collector) byType(typ trace.Type) []trace.Event {
 		}
 	}
 	return out
+}
+
+// wrongFamily lists the events, seen by any test's collector or
+// familySink, whose payload is not the family of their type: read back
+// from a trace file, such an event would be another value (its fields
+// lost). TestMain fails the package when there is one.
+var wrongFamily struct {
+	sync.Mutex
+	events []string
+}
+
+// checkFamily reads ev back from its JSON line and records it in
+// wrongFamily when it differs.
+func checkFamily(ev trace.Event) {
+	b, err := json.Marshal(ev)
+	var back trace.Event
+	if err == nil {
+		err = json.Unmarshal(b, &back)
+	}
+	if err != nil || !reflect.DeepEqual(back.Payload, ev.Payload) {
+		wrongFamily.Lock()
+		wrongFamily.events = append(wrongFamily.events, fmt.Sprintf("%s with a %T payload: %s (%v)", ev.Type, ev.Payload, b, err))
+		wrongFamily.Unlock()
+	}
+}
+
+// checked is a sink that checks each event's family first.
+type checked struct{ trace.Sink }
+
+func (c checked) WriteEvent(ev trace.Event) error {
+	checkFamily(ev)
+	return c.Sink.WriteEvent(ev)
+}
+
+// familySink is trace.SinkFunc(f), checked.
+func familySink(f func(trace.Event)) trace.Sink { return checked{trace.SinkFunc(f)} }
+
+// familyJSONL is trace.JSONL(w), checked.
+func familyJSONL(w io.Writer) trace.Sink { return checked{trace.JSONL(w)} }
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if len(wrongFamily.events) > 0 {
+		fmt.Fprintf(os.Stderr, "events whose payload is not their type's family:\n  %s\n", strings.Join(wrongFamily.events, "\n  "))
+		code = 1
+	}
+	os.Exit(code)
 }
 
 // payload returns ev's payload as the family P, and fails the test when
@@ -179,5 +233,77 @@ func TestTruncationIsTracedUnderTheModelCall(t *testing.T) {
 	}
 	if p := payload[trace.ToolCall](t, cut[0]); p.CallID != "c1" || p.Name != "big" || p.Chars != 500 || p.Limit != 200 {
 		t.Errorf("result_truncated payload = %+v", p)
+	}
+}
+
+// The events no other traced test reaches: a cancelled run, the post-turn
+// hook's three, and a call whose outcome the journal does not know, each
+// with its family's fields (and checked by checkFamily, as every event of
+// these tests is).
+func TestTraceCancelHookAndUnknownOutcome(t *testing.T) {
+	col := &collector{}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := (&loop.Agent{Provider: scripted.New(text("never")), Tracer: trace.New(col)}).Run(ctx, "go"); !errors.Is(err, loop.ErrCancelled) {
+		t.Fatalf("cancelled run: %v", err)
+	}
+	if c := col.byType(trace.Cancelled); len(c) != 1 || payload[trace.Run](t, c[0]) != (trace.Run{}) {
+		t.Errorf("cancelled events = %+v", c)
+	}
+
+	col = &collector{}
+	hookCalls := 0
+	a := &loop.Agent{Provider: scripted.New(text("v1"), text("v2")), Tracer: trace.New(col), MaxCorrections: 2,
+		PostTurn: func(context.Context, *loop.Turn) (*llm.Message, error) {
+			if hookCalls++; hookCalls == 1 {
+				m := llm.UserText("Cite your sources.")
+				return &m, nil
+			}
+			return nil, errors.New("checker down")
+		}}
+	if res, err := a.Run(context.Background(), "go"); err != nil || res.Output != "v2" {
+		t.Fatalf("run with a post-turn hook: %+v, %v", res, err)
+	}
+	invoked, corrections, failures := col.byType(trace.HookInvoked), col.byType(trace.HookCorrection), col.byType(trace.HookError)
+	if len(invoked) != 2 || len(corrections) != 1 || len(failures) != 1 {
+		t.Fatalf("hook events: %d invoked, %d corrections, %d errors", len(invoked), len(corrections), len(failures))
+	}
+	if p := payload[trace.Hook](t, invoked[1]); p.Step != 2 || p.Corrections != 1 {
+		t.Errorf("second post_turn_hook_invoked = %+v", p)
+	}
+	if p := payload[trace.Hook](t, corrections[0]); corrections[0].ParentID != invoked[0].SpanID || p.Step != 1 || p.Content != "Cite your sources." {
+		t.Errorf("post_turn_hook_correction = %+v, %+v", corrections[0], p)
+	}
+	if p := payload[trace.Hook](t, failures[0]); failures[0].ParentID != invoked[1].SpanID || !strings.Contains(p.Error, "checker down") {
+		t.Errorf("post_turn_hook_error = %+v, %+v", failures[0], p)
+	}
+
+	path := filepath.Join(t.TempDir(), "state.json")
+	pay := payTool(tool.Flags{})
+	store, err := loop.OpenFileStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a = &loop.Agent{Provider: scripted.New(calls(call("c", "pay", `{}`))), Tools: registry(t, pay), Checkpoint: store.Checkpoint, Journal: failingFinish{store.Journal()}}
+	if _, err := a.Run(context.Background(), "pay"); !errors.Is(err, loop.ErrJournal) {
+		t.Fatalf("first run: %v", err)
+	}
+	store.Close()
+	if store, err = loop.OpenFileStore(path); err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	st, err := store.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col = &collector{}
+	b := &loop.Agent{Provider: scripted.New(text("checked")), Tools: registry(t, pay), Tracer: trace.New(col)}
+	store.Attach(b)
+	if _, err := b.Resume(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	if u := col.byType(trace.OutcomeUnknown); len(u) != 1 || payload[trace.ToolCall](t, u[0]) != (trace.ToolCall{Step: 1, Name: "pay", CallID: "c"}) {
+		t.Errorf("outcome_unknown events = %+v", u)
 	}
 }
