@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/autoagent-go/autoagent/host"
@@ -12,32 +13,16 @@ import (
 	"github.com/autoagent-go/autoagent/trace"
 )
 
-// SandboxCall is the trace event type of one sandboxed tool call, emitted by
-// the observer TraceSandboxCalls returns.
-const SandboxCall trace.Type = "sandbox_call"
-
 // TraceSandboxCalls returns a host.Options.OnCall observer that writes every
-// sandboxed call to tr as a SandboxCall event: tool, call id, module hash,
-// grants held and used, refused actions, duration, memory peak and outcome.
-// The host itself imports no tracing package; this is the bridge.
+// sandboxed call to tr as a trace.SandboxCall event: tool, call id, module
+// hash, grants held and used, refused actions, duration, memory peak and
+// outcome (a trace.Sandbox payload). The host itself imports no tracing
+// package; this is the bridge.
 func TraceSandboxCalls(tr *trace.Tracer) func(context.Context, host.CallRecord) {
 	if tr == nil {
 		return nil
 	}
 	return func(ctx context.Context, r host.CallRecord) {
-		attrs := map[string]string{
-			"module":      r.Module,
-			"sha256":      r.SHA256,
-			"abi":         fmt.Sprint(r.ABI),
-			"outcome":     fmt.Sprint(r.Outcome),
-			"grants":      strings.Join(r.Grants, " "),
-			"grants_used": strings.Join(r.Used, " "),
-			"memory_peak": fmt.Sprint(r.MemoryPeak),
-			"pooled":      fmt.Sprint(r.Pooled),
-		}
-		if len(r.Denied) > 0 {
-			attrs["denied"] = strings.Join(r.Denied, "; ")
-		}
 		// The event joins the span of the tool call that ran the module
 		// and the run it belongs to, as the loop set them in ctx.
 		var runID string
@@ -45,15 +30,25 @@ func TraceSandboxCalls(tr *trace.Tracer) func(context.Context, host.CallRecord) 
 			runID = info.RunID
 		}
 		tr.Emit(trace.Event{
-			Type:     SandboxCall,
+			Type:     trace.SandboxCall,
 			ParentID: trace.SpanFromContext(ctx),
 			RunID:    runID,
-			Payload: trace.Payload{
+			Payload: trace.Sandbox{
 				Name:       r.Tool,
 				CallID:     r.CallID,
-				DurationMS: float64(r.Duration.Microseconds()) / 1000,
 				Error:      r.Error,
-				Attrs:      attrs,
+				DurationMS: float64(r.Duration.Microseconds()) / 1000,
+				Module:     r.Module,
+				SHA256:     r.SHA256,
+				ABI:        string(r.ABI),
+				Outcome:    string(r.Outcome),
+				// Copies: a sink may keep or change what it is given,
+				// and these may be the module's own.
+				Grants:     slices.Clone(r.Grants),
+				GrantsUsed: slices.Clone(r.Used),
+				Denied:     slices.Clone(r.Denied),
+				MemoryPeak: r.MemoryPeak,
+				Pooled:     r.Pooled,
 			},
 		})
 	}
@@ -77,7 +72,8 @@ type PluginsConfig struct {
 	Manifest string
 	// Quarantine loads modules nobody approved, with no grants at all.
 	Quarantine bool
-	// Tracer, when set, receives a SandboxCall event per sandboxed call.
+	// Tracer, when set, receives a trace.SandboxCall event per sandboxed
+	// call.
 	Tracer *trace.Tracer
 }
 

@@ -61,32 +61,48 @@ func TestTraceSandboxCallsEvent(t *testing.T) {
 		t.Fatalf("%d events, want 2", len(evs))
 	}
 	for _, ev := range evs {
-		if ev.Type != autoagent.SandboxCall {
-			t.Errorf("event type %q, want %q", ev.Type, autoagent.SandboxCall)
+		if ev.Type != trace.SandboxCall {
+			t.Errorf("event type %q, want %q", ev.Type, trace.SandboxCall)
 		}
 	}
-	want := trace.Payload{
+	want := trace.Sandbox{
 		Name: "fetch_url", CallID: "call_7", DurationMS: 1.5, Error: "refused",
-		Attrs: map[string]string{
-			"module": "fetch", "sha256": "ab12", "abi": "extism", "outcome": "denied",
-			"grants": "net:api.example.com clock", "grants_used": "net:api.example.com",
-			"denied":      "net: evil.example is not granted; env: HOME is not granted",
-			"memory_peak": "2097152", "pooled": "true",
-		},
+		Module: "fetch", SHA256: "ab12", ABI: "extism", Outcome: "denied",
+		Grants: []string{"net:api.example.com", "clock"}, GrantsUsed: []string{"net:api.example.com"},
+		Denied:     []string{"net: evil.example is not granted", "env: HOME is not granted"},
+		MemoryPeak: 2 << 20, Pooled: true,
 	}
 	if diff := cmp.Diff(want, evs[0].Payload); diff != "" {
 		t.Errorf("payload (-want +got):\n%s", diff)
 	}
 	// Nothing refused: no denied attribute at all.
-	want = trace.Payload{
-		Name: "echo", CallID: "c2",
-		Attrs: map[string]string{
-			"module": "echo", "sha256": "", "abi": "wasi-command", "outcome": "ok",
-			"grants": "", "grants_used": "", "memory_peak": "0", "pooled": "false",
-		},
-	}
+	want = trace.Sandbox{Name: "echo", CallID: "c2", Module: "echo", ABI: "wasi-command", Outcome: "ok"}
 	if diff := cmp.Diff(want, evs[1].Payload); diff != "" {
 		t.Errorf("payload of a call with nothing refused (-want +got):\n%s", diff)
+	}
+	// In the trace file: memory_peak a number, pooled a boolean, the lists
+	// arrays (format 2), the attributes under "attrs" as before.
+	for i, line := range []string{
+		`"payload":{"name":"fetch_url","call_id":"call_7","error":"refused","duration_ms":1.5,"attrs":{"abi":"extism","denied":["net: evil.example is not granted","env: HOME is not granted"],"grants":["net:api.example.com","clock"],"grants_used":["net:api.example.com"],"memory_peak":2097152,"module":"fetch","outcome":"denied","pooled":true,"sha256":"ab12"}}}`,
+		`"payload":{"name":"echo","call_id":"c2","attrs":{"abi":"wasi-command","grants":[],"grants_used":[],"memory_peak":0,"module":"echo","outcome":"ok","pooled":false,"sha256":""}}}`,
+	} {
+		if b, _ := json.Marshal(evs[i]); !strings.HasSuffix(string(b), line) {
+			t.Errorf("trace line %s\nwant it to end %s", b, line)
+		}
+	}
+}
+
+// The observer hands the tracer copies of the record's lists: a sink that
+// changes what it is given does not change the host's record.
+func TestTraceSandboxCallsCopiesTheLists(t *testing.T) {
+	tr := trace.New(trace.SinkFunc(func(ev trace.Event) {
+		p := ev.Payload.(trace.Sandbox)
+		p.Grants[0], p.GrantsUsed[0], p.Denied[0] = "changed", "changed", "changed"
+	}))
+	r := host.CallRecord{Tool: "t", Grants: []string{"clock"}, Used: []string{"clock"}, Denied: []string{"env: HOME"}}
+	autoagent.TraceSandboxCalls(tr)(context.Background(), r)
+	if r.Grants[0] != "clock" || r.Used[0] != "clock" || r.Denied[0] != "env: HOME" {
+		t.Errorf("a sink changed the host's record: %+v", r)
 	}
 }
 
@@ -136,7 +152,11 @@ func TestOpenPluginsTracesSandboxedCalls(t *testing.T) {
 		t.Fatalf("echo: %+v, %v", res, err)
 	}
 	evs := events()
-	if len(evs) != 1 || evs[0].Type != autoagent.SandboxCall || evs[0].Payload.Name != "echo" || evs[0].Payload.CallID != "c1" || evs[0].Payload.Attrs["outcome"] != "ok" {
+	var p trace.Sandbox
+	if len(evs) == 1 {
+		p, _ = evs[0].Payload.(trace.Sandbox)
+	}
+	if len(evs) != 1 || evs[0].Type != trace.SandboxCall || p.Name != "echo" || p.CallID != "c1" || p.Outcome != "ok" {
 		t.Errorf("events after one sandboxed call: %+v", evs)
 	}
 }
@@ -179,7 +199,7 @@ func TestSandboxCallJoinsItsToolSpan(t *testing.T) {
 		switch ev.Type {
 		case trace.ToolCallStart:
 			toolSpan, runID = ev.SpanID, ev.RunID
-		case autoagent.SandboxCall:
+		case trace.SandboxCall:
 			sandbox = &ev
 		}
 	}

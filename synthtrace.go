@@ -10,8 +10,9 @@ import (
 )
 
 // TraceSynth returns a synth.Options.Observer that writes every step of
-// building a model-written tool to tr as a "synth_<stage>" event (tool,
-// status, error, detail, duration, writer usage, module hash). synth itself
+// building a model-written tool to tr as a "synth_<stage>" event with a
+// trace.Synth payload (tool, status, error, detail, duration, writer usage,
+// module hash). synth itself
 // imports no tracing package; this is the bridge. Events never carry
 // held-out examples, only counts.
 func TraceSynth(tr *trace.Tracer) func(synth.Event) {
@@ -19,19 +20,15 @@ func TraceSynth(tr *trace.Tracer) func(synth.Event) {
 		return nil
 	}
 	return func(ev synth.Event) {
-		p := trace.Payload{
-			Name:       ev.Tool,
+		p := trace.Synth{
+			Attempt:    ev.Attempt,
 			Status:     ev.Status,
+			Name:       ev.Tool,
+			Detail:     ev.Detail,
 			Error:      ev.Error,
-			Content:    ev.Detail,
 			DurationMS: float64(ev.Duration.Microseconds()) / 1000,
-			Attrs:      map[string]string{"language": ev.Language},
-		}
-		if ev.Attempt > 0 {
-			p.Step = ev.Attempt
-		}
-		if ev.SHA256 != "" {
-			p.Attrs["sha256"] = ev.SHA256
+			Language:   ev.Language,
+			SHA256:     ev.SHA256,
 		}
 		if u := ev.Usage; u != nil {
 			p.InputTokens, p.OutputTokens, p.CachedTokens = u.InputTokens, u.OutputTokens, u.CachedTokens

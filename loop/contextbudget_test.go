@@ -38,7 +38,7 @@ func TestContextBudget(t *testing.T) {
 	a := &loop.Agent{
 		Provider: model, Tools: nestedRegistry(t, echo), Memory: mem,
 		Bounds: loop.Bounds{MaxSteps: 10, ContextWindow: 1000},
-		Tracer: trace.New(trace.SinkFunc(func(ev trace.Event) { events = append(events, ev) })),
+		Tracer: trace.New(familySink(func(ev trace.Event) { events = append(events, ev) })),
 	}
 	if _, err := a.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)
@@ -70,7 +70,7 @@ func TestContextBudget(t *testing.T) {
 	for _, ev := range events {
 		if ev.Type == trace.ContextBudget {
 			budget++
-			if ev.Payload.InputTokens != 850 || ev.Payload.Status != "compacted, pruned" {
+			if p := payload[trace.Memory](t, ev); p.InputTokens != 850 || p.Status != "compacted, pruned" {
 				t.Errorf("context_budget event %+v", ev.Payload)
 			}
 		}

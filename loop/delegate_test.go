@@ -18,7 +18,7 @@ import (
 func TestAsToolCountsSubAgentUsageInParentBudget(t *testing.T) {
 	checkNoLeak(t)
 	var buf bytes.Buffer
-	tr := trace.New(trace.JSONL(&buf))
+	tr := trace.New(familyJSONL(&buf))
 	subP := scripted.New(
 		scripted.Turn{ToolCalls: []llm.ToolCall{call("s1", "echo", `{"text":"x"}`)}, Usage: usage(100, 20)},
 		scripted.Turn{Text: "sub answer", Usage: usage(150, 30)},
@@ -62,7 +62,7 @@ func TestAsToolCountsSubAgentUsageInParentBudget(t *testing.T) {
 	}
 	var toolSpan string
 	for _, ev := range events {
-		if ev.Type == trace.ToolCallStart && ev.Payload.Name == "researcher" {
+		if ev.Type == trace.ToolCallStart && payload[trace.ToolCall](t, ev).Name == "researcher" {
 			toolSpan = ev.SpanID
 		}
 	}

@@ -109,7 +109,7 @@ type events struct {
 }
 
 func (e *events) tracer() *trace.Tracer {
-	return trace.New(trace.SinkFunc(func(ev trace.Event) {
+	return trace.New(familySink(func(ev trace.Event) {
 		e.mu.Lock()
 		e.evs = append(e.evs, ev)
 		e.mu.Unlock()
@@ -132,13 +132,13 @@ func (e *events) of(typ trace.Type) []trace.Event {
 	return out
 }
 
-func (e *events) runEnd(t *testing.T) trace.Payload {
+func (e *events) runEnd(t *testing.T) trace.Run {
 	t.Helper()
 	ends := e.of(trace.RunEnd)
 	if len(ends) != 1 {
 		t.Fatalf("%d run_end events", len(ends))
 	}
-	return ends[0].Payload
+	return payload[trace.Run](t, ends[0])
 }
 
 // drain runs a Stream to its end and returns its events and final error.
@@ -185,7 +185,10 @@ func TestEarlyStartBeginsBeforeTheStreamEnds(t *testing.T) {
 		t.Fatalf("the tool ran %d times, want exactly once", n)
 	}
 	early := tr.of(trace.ToolCallEarlyStart)
-	if len(early) != 1 || early[0].Payload.CallID != "c1" || early[0].Payload.Name != "lookup" || early[0].Payload.Step != 1 {
+	if len(early) != 1 {
+		t.Fatalf("tool_call_early_start events = %+v", early)
+	}
+	if p := payload[trace.ToolCall](t, early[0]); p.CallID != "c1" || p.Name != "lookup" || p.Step != 1 {
 		t.Fatalf("tool_call_early_start events = %+v", early)
 	}
 	if got := tr.runEnd(t).EarlyToolCalls; got != 1 {
@@ -197,7 +200,7 @@ func TestEarlyStartBeginsBeforeTheStreamEnds(t *testing.T) {
 	for _, ev := range tr.all() {
 		switch ev.Type {
 		case trace.ToolCallEarlyStart, trace.ToolCallStart, trace.LLMResponse:
-			if ev.Payload.Step == 1 || ev.Type != trace.LLMResponse {
+			if ev.Type != trace.LLMResponse || payload[trace.ModelCall](t, ev).Step == 1 {
 				order = append(order, ev.Type)
 			}
 		}
@@ -288,7 +291,8 @@ func TestEarlyStartIsInvisibleInTheRun(t *testing.T) {
 					o.counts = append(o.counts, p.n.Load())
 				}
 				for _, ev := range tr.of(trace.ToolCallEnd) {
-					o.ends = append(o.ends, ev.Payload.Name+" "+ev.Payload.Status+" "+ev.Payload.Content)
+					p := payload[trace.ToolCall](t, ev)
+					o.ends = append(o.ends, p.Name+" "+p.Status+" "+p.Content)
 				}
 				slices.Sort(o.ends)
 				o.early = len(tr.of(trace.ToolCallEarlyStart))
@@ -402,7 +406,7 @@ func TestEarlyStartOnlyWhenEveryCheckAllowsIt(t *testing.T) {
 			}
 			evs, err := drain(a.Stream(context.Background(), "go"))
 			for _, ev := range tr.of(trace.ToolCallEarlyStart) {
-				if ev.Payload.CallID == "c1" {
+				if payload[trace.ToolCall](t, ev).CallID == "c1" {
 					t.Fatalf("c1 started early although a check refused it")
 				}
 			}
@@ -451,10 +455,10 @@ func TestEarlyStartRefusedByTheToolPhaseIsDiscarded(t *testing.T) {
 		}
 	}
 	starts, drops := tr.of(trace.ToolCallEarlyStart), tr.of(trace.ToolCallEarlyDiscarded)
-	if len(starts) != 1 || starts[0].Payload.CallID != "c1" {
+	if len(starts) != 1 || payload[trace.ToolCall](t, starts[0]).CallID != "c1" {
 		t.Fatalf("early starts = %+v, want c1 only", starts)
 	}
-	if len(drops) != 1 || drops[0].Payload.CallID != "c1" || drops[0].Payload.Reason != "refused by the tool phase's checks" {
+	if len(drops) != 1 || payload[trace.ToolCall](t, drops[0]).CallID != "c1" || payload[trace.ToolCall](t, drops[0]).Reason != "refused by the tool phase's checks" {
 		t.Fatalf("discards = %+v", drops)
 	}
 	if got := tr.runEnd(t).EarlyToolCalls; got != 0 {
@@ -519,7 +523,7 @@ func TestEarlyStartOrphanIsCancelled(t *testing.T) {
 		}
 	}
 	drops := tr.of(trace.ToolCallEarlyDiscarded)
-	if len(drops) != 1 || drops[0].Payload.CallID != "ghost" || drops[0].Payload.Reason != "not in the model's final answer" {
+	if len(drops) != 1 || payload[trace.ToolCall](t, drops[0]).CallID != "ghost" || payload[trace.ToolCall](t, drops[0]).Reason != "not in the model's final answer" {
 		t.Fatalf("discards = %+v", drops)
 	}
 	if got := tr.runEnd(t).EarlyToolCalls; got != 1 {
@@ -706,7 +710,7 @@ func TestEarlyStartAndTheJournal(t *testing.T) {
 		t.Fatalf("c2's result after resume = %q", got)
 	}
 	replays := tr.of(trace.JournalReplay)
-	if len(replays) != 1 || replays[0].Payload.CallID != "c2" {
+	if len(replays) != 1 || payload[trace.ToolCall](t, replays[0]).CallID != "c2" {
 		t.Fatalf("journal_replay events = %+v", replays)
 	}
 }
@@ -830,7 +834,7 @@ func TestEarlyStartEndsBeforeRunEnd(t *testing.T) {
 		}}
 	var tr events
 	var once sync.Once
-	tracer := trace.New(trace.SinkFunc(func(ev trace.Event) {
+	tracer := trace.New(familySink(func(ev trace.Event) {
 		tr.mu.Lock()
 		tr.evs = append(tr.evs, ev)
 		tr.mu.Unlock()

@@ -145,10 +145,7 @@ func (r *runner) checkGuardrails(gs []Guardrail, stage GuardStage, step int, par
 		if err != nil {
 			v = GuardVerdict{Action: GuardBlock, Reason: "the guardrail failed: " + err.Error()}
 		}
-		ev := trace.Payload{Step: step, Name: g.Name(), Status: string(v.Action), Reason: v.Reason, Attrs: map[string]string{"stage": string(stage)}}
-		if tool != "" {
-			ev.Attrs["tool"] = tool
-		}
+		ev := trace.Guard{Step: step, Name: g.Name(), Status: string(v.Action), Reason: v.Reason, Stage: string(stage), Tool: tool}
 		switch v.Action {
 		case GuardAllow, "allow":
 			continue

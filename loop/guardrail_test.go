@@ -104,7 +104,7 @@ func TestGuardrailsInARun(t *testing.T) {
 		ToolResultGuardrails: []loop.Guardrail{loop.PIIGuardrail(false)},
 		OutputGuardrails:     []loop.Guardrail{loop.MaxLengthGuardrail(10)},
 		MaxCorrections:       2,
-		Tracer:               trace.New(trace.SinkFunc(func(ev trace.Event) { events = append(events, ev) })),
+		Tracer:               trace.New(familySink(func(ev trace.Event) { events = append(events, ev) })),
 	}
 	res, err := a.Run(context.Background(), "my mail is bob@example.org")
 	if err != nil {

@@ -59,7 +59,7 @@ func (r *runner) postTurn(step int, llmSpan string, answer string) *llm.Message 
 	if r.st.Corrections >= r.correctionCap() {
 		return nil
 	}
-	span := r.traceEvent(trace.HookInvoked, llmSpan, trace.Payload{Step: step, Corrections: r.st.Corrections})
+	span := r.traceEvent(trace.HookInvoked, llmSpan, trace.Hook{Step: step, Corrections: r.st.Corrections})
 	msgs := r.st.Messages
 	turn := &Turn{Step: step, Answer: answer, Messages: msgs, New: msgs[min(r.st.TurnStart, len(msgs)):], Corrections: r.st.Corrections}
 	for _, m := range turn.New {
@@ -81,11 +81,11 @@ func (r *runner) postTurn(step int, llmSpan string, answer string) *llm.Message 
 		}
 	}
 	if err != nil {
-		r.traceEvent(trace.HookError, span, trace.Payload{Step: step, Error: err.Error()})
+		r.traceEvent(trace.HookError, span, trace.Hook{Step: step, Error: err.Error()})
 		return nil
 	}
 	if msg != nil {
-		r.traceEvent(trace.HookCorrection, span, trace.Payload{Step: step, Content: r.preview(msg.Text())})
+		r.traceEvent(trace.HookCorrection, span, trace.Hook{Step: step, Content: r.preview(msg.Text())})
 	}
 	return msg
 }

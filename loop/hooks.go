@@ -68,7 +68,7 @@ func (r *runner) preHooks(step int, llmSpan string, p *plan) {
 	if len(r.a.PreToolHooks) == 0 {
 		return
 	}
-	ev := trace.Payload{Step: step, Name: p.call.Name, CallID: p.call.ID}
+	ev := trace.Hook{Step: step, Name: p.call.Name, CallID: p.call.ID}
 	for i, h := range r.a.PreToolHooks {
 		in := &HookCall{Call: p.call, Flags: p.flags, Known: p.tool != nil, Step: step, RunID: r.st.RunID}
 		if p.tool != nil {
@@ -125,7 +125,7 @@ func (r *runner) postHooks(step int, llmSpan string, c llm.ToolCall, raw *rawRes
 		res := HookResult{Content: raw.text, IsError: raw.isError}
 		err := protect("post-tool hook", func() error { return h(r.ctx, c, &res) })
 		if err != nil {
-			r.traceEvent(trace.ToolHook, llmSpan, trace.Payload{Step: step, Name: c.Name, CallID: c.ID, Status: "error", Error: fmt.Sprintf("post-tool hook %d: %v", i+1, err)})
+			r.traceEvent(trace.ToolHook, llmSpan, trace.Hook{Step: step, Name: c.Name, CallID: c.ID, Status: "error", Error: fmt.Sprintf("post-tool hook %d: %v", i+1, err)})
 			continue
 		}
 		raw.text, raw.isError = res.Content, res.IsError

@@ -29,7 +29,7 @@ func TestMaxToolCallsWindsDown(t *testing.T) {
 	a := &loop.Agent{
 		Provider: model, Tools: nestedRegistry(t, echo),
 		Bounds: loop.Bounds{MaxToolCalls: 2},
-		Tracer: trace.New(trace.SinkFunc(func(ev trace.Event) { events = append(events, ev) })),
+		Tracer: trace.New(familySink(func(ev trace.Event) { events = append(events, ev) })),
 	}
 	res, err := a.Run(context.Background(), "go")
 	if err != nil {

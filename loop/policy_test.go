@@ -108,7 +108,7 @@ func TestApprovalPauseExecutesNothingAndResumeRunsOnce(t *testing.T) {
 		text("Paid bob."),
 	)
 	var buf bytes.Buffer
-	a := &loop.Agent{Provider: p, Tools: registry(t, pay, lookup), Policy: approvePolicy("pay"), Tracer: trace.New(trace.JSONL(&buf))}
+	a := &loop.Agent{Provider: p, Tools: registry(t, pay, lookup), Policy: approvePolicy("pay"), Tracer: trace.New(familyJSONL(&buf))}
 	res, err := a.Run(context.Background(), "pay bob 10")
 	var se *loop.StopError
 	if !errors.As(err, &se) || !errors.Is(err, loop.ErrApprovalRequired) {

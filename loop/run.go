@@ -106,7 +106,7 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 		st.TurnStart = len(st.Messages)
 	}
 	if r.tr != nil {
-		r.runSpan = r.tr.Emit(trace.Event{Type: trace.RunStart, ParentID: trace.SpanFromContext(ctx), RunID: st.RunID, Payload: trace.Payload{
+		r.runSpan = r.tr.Emit(trace.Event{Type: trace.RunStart, ParentID: trace.SpanFromContext(ctx), RunID: st.RunID, Payload: trace.Run{
 			Model: a.Model, MaxSteps: r.b.MaxSteps, MessageCount: len(st.Messages), ToolCount: len(r.specs),
 			Streaming: emit != nil, ResumedFromStep: resumedFrom,
 		}})
@@ -152,12 +152,12 @@ func (r *runner) compact() {
 		r.addUsage(*u)
 	}
 	if err != nil {
-		r.traceEvent(trace.MemoryError, r.runSpan, trace.Payload{Error: err.Error()})
+		r.traceEvent(trace.MemoryError, r.runSpan, trace.Memory{Error: err.Error()})
 		return
 	}
 	r.st.Messages = out
 	r.st.TurnStart = len(out)
-	p := trace.Payload{MessageCount: before, Kept: len(out)}
+	p := trace.Memory{MessageCount: before, Kept: len(out)}
 	if u != nil {
 		p.InputTokens, p.OutputTokens, p.CachedTokens = u.InputTokens, u.OutputTokens, u.CachedTokens
 	}
@@ -315,12 +315,12 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 	var llmSpan string
 	var t0 time.Time
 	if r.tr != nil {
-		llmSpan = r.traceEvent(trace.LLMRequest, r.runSpan, trace.Payload{Step: step, MessageCount: len(view), ToolCount: len(specs), Streaming: r.emit != nil})
+		llmSpan = r.traceEvent(trace.LLMRequest, r.runSpan, trace.ModelCall{Step: step, MessageCount: len(view), ToolCount: len(specs), Streaming: r.emit != nil})
 		if disabled {
-			r.traceEvent(trace.ToolsDisabled, llmSpan, trace.Payload{Step: step, Limit: r.b.MaxToolCalls})
+			r.traceEvent(trace.ToolsDisabled, llmSpan, trace.Guard{Step: step, Limit: r.b.MaxToolCalls})
 		}
 		if pruned > 0 {
-			r.traceEvent(trace.ContextPruned, llmSpan, trace.Payload{Step: step, Pruned: pruned, CharsSaved: saved, Kept: keep, Batch: r.b.PruneBatch})
+			r.traceEvent(trace.ContextPruned, llmSpan, trace.Memory{Step: step, Pruned: pruned, CharsSaved: saved, Kept: keep, Batch: r.b.PruneBatch})
 		}
 		t0 = time.Now()
 	}
@@ -338,7 +338,7 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 		err = errors.New("provider returned neither a response nor an error")
 	}
 	if r.tr != nil {
-		p := trace.Payload{Step: step, DurationMS: msSince(t0)}
+		p := trace.ModelCall{Step: step, DurationMS: msSince(t0)}
 		if err != nil {
 			p.Status, p.Error = "error", err.Error()
 		} else {
@@ -417,7 +417,7 @@ func (r *runner) checkpoint() error {
 	st := r.st.snapshot()
 	err := protect("checkpoint", func() error { return cp(context.WithoutCancel(r.ctx), st) })
 	if r.tr != nil {
-		p := trace.Payload{Step: r.st.Step, Status: "ok"}
+		p := trace.Run{Step: r.st.Step, Status: "ok"}
 		if err != nil {
 			p.Status, p.Error = "error", err.Error()
 		}
@@ -455,12 +455,12 @@ func (r *runner) stop(reason StopReason, cause error) (*Result, error) {
 	switch reason {
 	case StopMaxSteps:
 		serr.MaxSteps = r.b.MaxSteps
-		r.traceEvent(trace.MaxStepsExceeded, r.runSpan, trace.Payload{MaxSteps: r.b.MaxSteps, Step: r.st.Step})
+		r.traceEvent(trace.MaxStepsExceeded, r.runSpan, trace.Run{MaxSteps: r.b.MaxSteps, Step: r.st.Step})
 	case StopTokenBudget:
 		serr.TokenBudget, serr.Spent = r.b.TokenBudget, r.spent()
-		r.traceEvent(trace.TokenBudgetExceeded, r.runSpan, trace.Payload{TokenBudget: r.b.TokenBudget, Spent: r.spent(), Step: r.st.Step})
+		r.traceEvent(trace.TokenBudgetExceeded, r.runSpan, trace.Run{TokenBudget: r.b.TokenBudget, Spent: r.spent(), Step: r.st.Step})
 	case StopCancelled:
-		r.traceEvent(trace.Cancelled, r.runSpan, trace.Payload{Step: r.st.Step})
+		r.traceEvent(trace.Cancelled, r.runSpan, trace.Run{Step: r.st.Step})
 	}
 	if err := r.checkpoint(); err != nil {
 		return r.fail(r.st.Step, err)

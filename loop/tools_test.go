@@ -246,7 +246,7 @@ func TestLoopGuardRefusesTheNPlusFirstIdenticalCall(t *testing.T) {
 	same := func() scripted.Turn { return calls(call("", "search", `{"q":"go","page":1}`)) }
 	p := scripted.New(same(), calls(call("", "search", `{ "page":1, "q":"go" }`)), same(), calls(call("", "search", `{"q":"rust"}`)), text("ok"))
 	var buf bytes.Buffer
-	a := &loop.Agent{Provider: p, Tools: registry(t, c), Bounds: loop.Bounds{MaxRepeatedToolCalls: 2}, Tracer: trace.New(trace.JSONL(&buf))}
+	a := &loop.Agent{Provider: p, Tools: registry(t, c), Bounds: loop.Bounds{MaxRepeatedToolCalls: 2}, Tracer: trace.New(familyJSONL(&buf))}
 	res, err := a.Run(context.Background(), "go")
 	if err != nil {
 		t.Fatal(err)
@@ -277,7 +277,7 @@ func TestToolFailureTiers(t *testing.T) {
 	failing := &counter{name: "failing", reply: func(string) (tool.Result, error) { return tool.Errorf("no such city"), nil }}
 	panicking := &counter{name: "panicking", reply: func(string) (tool.Result, error) { panic("bug") }}
 	p := scripted.New(calls(call("1", "broken", `{}`), call("2", "failing", `{}`), call("3", "panicking", `{}`), call("4", "nope", `{}`), call("5", "echo", `{"txt":1}`)), text("ok"))
-	a := &loop.Agent{Provider: p, Tools: registry(t, broken, failing, panicking, echo(t)), Tracer: trace.New(trace.JSONL(&buf))}
+	a := &loop.Agent{Provider: p, Tools: registry(t, broken, failing, panicking, echo(t)), Tracer: trace.New(familyJSONL(&buf))}
 	res, err := a.Run(context.Background(), "go")
 	if err != nil {
 		t.Fatal(err)
@@ -303,7 +303,7 @@ func TestPruningChangesOnlyTheView(t *testing.T) {
 	}
 	p := scripted.New(append(turns, text("ok"))...)
 	var buf bytes.Buffer
-	a := &loop.Agent{Provider: p, Tools: registry(t, c), Bounds: loop.Bounds{MaxSteps: 10, PruneToolResultsAfter: 2, PruneBatch: 2}, Tracer: trace.New(trace.JSONL(&buf))}
+	a := &loop.Agent{Provider: p, Tools: registry(t, c), Bounds: loop.Bounds{MaxSteps: 10, PruneToolResultsAfter: 2, PruneBatch: 2}, Tracer: trace.New(familyJSONL(&buf))}
 	res, err := a.Run(context.Background(), "go")
 	if err != nil {
 		t.Fatal(err)

@@ -33,7 +33,7 @@ func (r *runner) endTrace(status, output string, err error) {
 		return
 	}
 	u := r.st.Usage
-	p := trace.Payload{Status: status, Steps: r.st.Step, Output: r.preview(output),
+	p := trace.Run{Status: status, Steps: r.st.Step, Output: r.preview(output),
 		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedTokens: u.CachedTokens, Tainted: r.st.Tainted}
 	if r.b.ShadowGuards {
 		p.ShadowGuards, p.WouldBlock = true, int(r.wouldBlock.Load())

@@ -2,7 +2,13 @@ package loop_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +26,7 @@ type collector struct {
 }
 
 func (c *collector) WriteEvent(ev trace.Event) error {
+	checkFamily(ev)
 	c.mu.Lock()
 	c.evs = append(c.evs, ev)
 	c.mu.Unlock()
@@ -36,6 +43,64 @@ func (c *collector) byType(typ trace.Type) []trace.Event {
 	return out
 }
 
+// wrongFamily lists the events, seen by any test's collector or
+// familySink, whose payload is not the family of their type: read back
+// from a trace file, such an event would be another value (its fields
+// lost). TestMain fails the package when there is one.
+var wrongFamily struct {
+	sync.Mutex
+	events []string
+}
+
+// checkFamily reads ev back from its JSON line and records it in
+// wrongFamily when it differs.
+func checkFamily(ev trace.Event) {
+	b, err := json.Marshal(ev)
+	var back trace.Event
+	if err == nil {
+		err = json.Unmarshal(b, &back)
+	}
+	if err != nil || !reflect.DeepEqual(back.Payload, ev.Payload) {
+		wrongFamily.Lock()
+		wrongFamily.events = append(wrongFamily.events, fmt.Sprintf("%s with a %T payload: %s (%v)", ev.Type, ev.Payload, b, err))
+		wrongFamily.Unlock()
+	}
+}
+
+// checked is a sink that checks each event's family first.
+type checked struct{ trace.Sink }
+
+func (c checked) WriteEvent(ev trace.Event) error {
+	checkFamily(ev)
+	return c.Sink.WriteEvent(ev)
+}
+
+// familySink is trace.SinkFunc(f), checked.
+func familySink(f func(trace.Event)) trace.Sink { return checked{trace.SinkFunc(f)} }
+
+// familyJSONL is trace.JSONL(w), checked.
+func familyJSONL(w io.Writer) trace.Sink { return checked{trace.JSONL(w)} }
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if len(wrongFamily.events) > 0 {
+		fmt.Fprintf(os.Stderr, "events whose payload is not their type's family:\n  %s\n", strings.Join(wrongFamily.events, "\n  "))
+		code = 1
+	}
+	os.Exit(code)
+}
+
+// payload returns ev's payload as the family P, and fails the test when
+// it is another.
+func payload[P trace.Payload](t *testing.T, ev trace.Event) P {
+	t.Helper()
+	p, ok := ev.Payload.(P)
+	if !ok {
+		t.Fatalf("%s carries a %T payload", ev.Type, ev.Payload)
+	}
+	return p
+}
+
 func TestTraceSpanTree(t *testing.T) {
 	col := &collector{}
 	broken := &counter{name: "broken", reply: func(string) (tool.Result, error) { return tool.Result{}, errors.New("backend died") }}
@@ -48,7 +113,10 @@ func TestTraceSpanTree(t *testing.T) {
 		t.Fatal(err)
 	}
 	runs := col.byType(trace.RunStart)
-	if len(runs) != 1 || runs[0].ParentID != "" || runs[0].Payload.Model != "m" || runs[0].Payload.MaxSteps != 8 || runs[0].Payload.ToolCount != 2 {
+	if len(runs) != 1 {
+		t.Fatalf("run_start = %+v", runs)
+	}
+	if p := payload[trace.Run](t, runs[0]); runs[0].ParentID != "" || p.Model != "m" || p.MaxSteps != 8 || p.ToolCount != 2 {
 		t.Fatalf("run_start = %+v", runs)
 	}
 	run := runs[0].SpanID
@@ -57,11 +125,11 @@ func TestTraceSpanTree(t *testing.T) {
 	if len(reqs) != 2 || len(resps) != 2 || reqs[0].ParentID != run || resps[0].ParentID != reqs[0].SpanID {
 		t.Fatalf("llm spans wrong: %+v / %+v", reqs, resps)
 	}
-	if resps[0].Payload.InputTokens != 10 || resps[0].Payload.ToolCallCount != 2 || resps[0].Payload.HasReasoning {
-		t.Errorf("llm_response payload = %+v", resps[0].Payload)
+	if p := payload[trace.ModelCall](t, resps[0]); p.InputTokens != 10 || p.ToolCallCount != 2 || p.HasReasoning {
+		t.Errorf("llm_response payload = %+v", p)
 	}
-	if resps[1].Payload.ToolCallCount != 0 || !resps[1].Payload.HasReasoning {
-		t.Errorf("final llm_response payload = %+v", resps[1].Payload)
+	if p := payload[trace.ModelCall](t, resps[1]); p.ToolCallCount != 0 || !p.HasReasoning {
+		t.Errorf("final llm_response payload = %+v", p)
 	}
 	starts := col.byType(trace.ToolCallStart)
 	ends := col.byType(trace.ToolCallEnd)
@@ -79,22 +147,27 @@ func TestTraceSpanTree(t *testing.T) {
 	}
 	for _, s := range starts {
 		e, ok := endOf[s.SpanID]
-		if !ok || e.Payload.CallID != s.Payload.CallID {
-			t.Errorf("tool_call_end does not close %s", s.Payload.CallID)
+		sp := payload[trace.ToolCall](t, s)
+		ep, _ := e.Payload.(trace.ToolCall) // zero when there is no end
+		if !ok || ep.CallID != sp.CallID {
+			t.Errorf("tool_call_end does not close %s", sp.CallID)
 		}
-		if s.Payload.Name == "broken" && (!e.Payload.Infrastructure || e.Payload.Status != "error" || e.Payload.Error != "backend died") {
-			t.Errorf("infrastructure failure not traced as such: %+v", e.Payload)
+		if sp.Name == "broken" && (!ep.Infrastructure || ep.Status != "error" || ep.Error != "backend died") {
+			t.Errorf("infrastructure failure not traced as such: %+v", ep)
 		}
-		if strings.Contains(s.Payload.Arguments, "abcdefgh12345678") {
-			t.Errorf("arguments preview leaks: %q", s.Payload.Arguments)
+		if strings.Contains(sp.Arguments, "abcdefgh12345678") {
+			t.Errorf("arguments preview leaks: %q", sp.Arguments)
 		}
 	}
 	end := col.byType(trace.RunEnd)
-	if len(end) != 1 || end[0].ParentID != run || end[0].Payload.Status != "ok" || end[0].Payload.Steps != 2 || end[0].Payload.InputTokens != 30 {
+	if len(end) != 1 {
 		t.Fatalf("run_end = %+v", end)
 	}
-	if strings.Contains(end[0].Payload.Output, "sk-proj-ABCDEFGHIJKLMNOPQRSTUV") || !strings.Contains(end[0].Payload.Output, trace.Redacted) {
-		t.Errorf("output preview = %q", end[0].Payload.Output)
+	if p := payload[trace.Run](t, end[0]); end[0].ParentID != run || p.Status != "ok" || p.Steps != 2 || p.InputTokens != 30 {
+		t.Fatalf("run_end = %+v", end)
+	}
+	if out := payload[trace.Run](t, end[0]).Output; strings.Contains(out, "sk-proj-ABCDEFGHIJKLMNOPQRSTUV") || !strings.Contains(out, trace.Redacted) {
+		t.Errorf("output preview = %q", out)
 	}
 	for _, ev := range col.evs {
 		if ev.RunID != runs[0].RunID {
@@ -119,7 +192,7 @@ func TestTraceStopStatuses(t *testing.T) {
 		a := &loop.Agent{Provider: scripted.New(c.turns...), Tools: registry(t, echo(t)), Bounds: c.bounds, Tracer: trace.New(col)}
 		_, _ = a.Run(context.Background(), "go")
 		end := col.byType(trace.RunEnd)
-		if len(end) != 1 || end[0].Payload.Status != c.status {
+		if len(end) != 1 || payload[trace.Run](t, end[0]).Status != c.status {
 			t.Errorf("%s: run_end = %+v", c.status, end)
 		}
 		if c.event != "" && len(col.byType(c.event)) != 1 {
@@ -158,7 +231,79 @@ func TestTruncationIsTracedUnderTheModelCall(t *testing.T) {
 	if len(cut) != 1 || len(reqs) != 2 || cut[0].ParentID != reqs[0].SpanID {
 		t.Fatalf("result_truncated = %+v, want one child of the first llm_request", cut)
 	}
-	if p := cut[0].Payload; p.CallID != "c1" || p.Name != "big" || p.Chars != 500 || p.Limit != 200 {
+	if p := payload[trace.ToolCall](t, cut[0]); p.CallID != "c1" || p.Name != "big" || p.Chars != 500 || p.Limit != 200 {
 		t.Errorf("result_truncated payload = %+v", p)
+	}
+}
+
+// The events no other traced test reaches: a cancelled run, the post-turn
+// hook's three, and a call whose outcome the journal does not know, each
+// with its family's fields (and checked by checkFamily, as every event of
+// these tests is).
+func TestTraceCancelHookAndUnknownOutcome(t *testing.T) {
+	col := &collector{}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := (&loop.Agent{Provider: scripted.New(text("never")), Tracer: trace.New(col)}).Run(ctx, "go"); !errors.Is(err, loop.ErrCancelled) {
+		t.Fatalf("cancelled run: %v", err)
+	}
+	if c := col.byType(trace.Cancelled); len(c) != 1 || payload[trace.Run](t, c[0]) != (trace.Run{}) {
+		t.Errorf("cancelled events = %+v", c)
+	}
+
+	col = &collector{}
+	hookCalls := 0
+	a := &loop.Agent{Provider: scripted.New(text("v1"), text("v2")), Tracer: trace.New(col), MaxCorrections: 2,
+		PostTurn: func(context.Context, *loop.Turn) (*llm.Message, error) {
+			if hookCalls++; hookCalls == 1 {
+				m := llm.UserText("Cite your sources.")
+				return &m, nil
+			}
+			return nil, errors.New("checker down")
+		}}
+	if res, err := a.Run(context.Background(), "go"); err != nil || res.Output != "v2" {
+		t.Fatalf("run with a post-turn hook: %+v, %v", res, err)
+	}
+	invoked, corrections, failures := col.byType(trace.HookInvoked), col.byType(trace.HookCorrection), col.byType(trace.HookError)
+	if len(invoked) != 2 || len(corrections) != 1 || len(failures) != 1 {
+		t.Fatalf("hook events: %d invoked, %d corrections, %d errors", len(invoked), len(corrections), len(failures))
+	}
+	if p := payload[trace.Hook](t, invoked[1]); p.Step != 2 || p.Corrections != 1 {
+		t.Errorf("second post_turn_hook_invoked = %+v", p)
+	}
+	if p := payload[trace.Hook](t, corrections[0]); corrections[0].ParentID != invoked[0].SpanID || p.Step != 1 || p.Content != "Cite your sources." {
+		t.Errorf("post_turn_hook_correction = %+v, %+v", corrections[0], p)
+	}
+	if p := payload[trace.Hook](t, failures[0]); failures[0].ParentID != invoked[1].SpanID || !strings.Contains(p.Error, "checker down") {
+		t.Errorf("post_turn_hook_error = %+v, %+v", failures[0], p)
+	}
+
+	path := filepath.Join(t.TempDir(), "state.json")
+	pay := payTool(tool.Flags{})
+	store, err := loop.OpenFileStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a = &loop.Agent{Provider: scripted.New(calls(call("c", "pay", `{}`))), Tools: registry(t, pay), Checkpoint: store.Checkpoint, Journal: failingFinish{store.Journal()}}
+	if _, err := a.Run(context.Background(), "pay"); !errors.Is(err, loop.ErrJournal) {
+		t.Fatalf("first run: %v", err)
+	}
+	store.Close()
+	if store, err = loop.OpenFileStore(path); err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	st, err := store.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col = &collector{}
+	b := &loop.Agent{Provider: scripted.New(text("checked")), Tools: registry(t, pay), Tracer: trace.New(col)}
+	store.Attach(b)
+	if _, err := b.Resume(context.Background(), st); err != nil {
+		t.Fatal(err)
+	}
+	if u := col.byType(trace.OutcomeUnknown); len(u) != 1 || payload[trace.ToolCall](t, u[0]) != (trace.ToolCall{Step: 1, Name: "pay", CallID: "c"}) {
+		t.Errorf("outcome_unknown events = %+v", u)
 	}
 }

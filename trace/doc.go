@@ -16,6 +16,8 @@
 //	sum, _ := trace.Summarize(f)
 //	fmt.Print(sum)
 //
+// The package example writes events, reads the file back and summarises it.
+//
 // # Events and spans
 //
 // Each [Event] has a [Type], a SpanID and the ParentID of the span it
@@ -26,6 +28,28 @@
 // share a Tracer. A JSONL line is
 //
 //	{"type":"tool_call_end","span_id":"…","parent_id":"…","run_id":"…","ts":"…","payload":{…}}
+//
+// # Payloads
+//
+// An event's [Payload] is typed by the family of its type: [Run] (run
+// start, end and stops, checkpoints), [ModelCall], [ToolCall], [Guard]
+// (guards, policy, approvals, guardrails), [Hook], [Memory] (context
+// window and memory), [Sandbox] (sandbox_call, from the WASM host) and
+// [Synth] (synth_<stage>, from building a model-written tool). Each
+// type's comment says which fields it sets. An embedder's own event types
+// carry [Fields]; so does, when a file is read, any type this version does
+// not know, with every field kept.
+//
+// # File format
+//
+// Trace files are in format 2. Format 1 (before typed payloads) wrote the
+// same keys for the same events, except that a sandbox_call's "attrs"
+// held only strings: memory_peak ("2097152") and pooled ("true") are now
+// a number and a boolean, and grants, grants_used and denied, once joined
+// by spaces or "; ", are arrays. [Event.UnmarshalJSON], and so
+// [Summarize], reads both formats. It ignores the keys it does not know in
+// an event of a type it knows, and keeps every field of a type it does
+// not know.
 //
 // # Cost and failure
 //

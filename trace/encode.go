@@ -1,6 +1,7 @@
 package trace
 
 import (
+	"encoding/json"
 	"maps"
 	"math"
 	"slices"
@@ -10,9 +11,10 @@ import (
 )
 
 // Events are encoded by hand: reflection-based encoding/json made tracing
-// cost several microseconds per event. The output is byte-for-byte what
-// encoding/json produces from the struct tags (a test holds it to that), so
-// trace files decode with encoding/json as before.
+// cost several microseconds per event. A payload's output is byte for byte
+// what encoding/json produces from its struct tags (with "attrs" nested
+// where a family has them; a test holds it to that), so trace files decode
+// with any JSON reader.
 
 // MarshalJSON encodes ev as one JSON object.
 func (ev Event) MarshalJSON() ([]byte, error) { return appendEvent(nil, &ev), nil }
@@ -41,7 +43,11 @@ func appendEvent(b []byte, ev *Event) []byte {
 		b = append(b, '"')
 	}
 	b = append(b, `,"payload":`...)
-	b = appendPayload(b, &ev.Payload)
+	if ev.Payload == nil {
+		b = append(b, '{', '}')
+	} else {
+		b = ev.Payload.appendJSON(b)
+	}
 	return append(b, '}')
 }
 
@@ -89,8 +95,11 @@ func (w *payloadWriter) float(k string, v float64) {
 	}
 }
 
-// appendPayload writes p's set fields in declaration order (omitempty).
-func appendPayload(b []byte, p *Payload) []byte {
+// The payloads write their set fields in the order of the keys of the
+// first format (one struct for every event, its fields in this order), so
+// a line of a loop event is byte for byte what that format wrote.
+
+func (p Run) appendJSON(b []byte) []byte {
 	w := payloadWriter{b: append(b, '{'), first: true}
 	w.int("step", int64(p.Step))
 	w.int("steps", int64(p.Steps))
@@ -101,26 +110,29 @@ func appendPayload(b []byte, p *Payload) []byte {
 	w.int("tool_count", int64(p.ToolCount))
 	w.bool("streaming", p.Streaming)
 	w.int("resumed_from_step", int64(p.ResumedFromStep))
-	w.str("name", p.Name)
-	w.str("call_id", p.CallID)
-	w.str("arguments_preview", p.Arguments)
-	w.str("content_preview", p.Content)
 	w.str("output_preview", p.Output)
 	w.str("error", p.Error)
-	w.bool("infrastructure", p.Infrastructure)
-	w.str("reason", p.Reason)
-	w.str("verdict", p.Verdict)
-	if len(p.Names) > 0 {
-		w.key("names")
-		w.b = append(w.b, '[')
-		for i, n := range p.Names {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.b = appendString(w.b, n)
-		}
-		w.b = append(w.b, ']')
-	}
+	w.int("input_tokens", p.InputTokens)
+	w.int("output_tokens", p.OutputTokens)
+	w.int("cached_tokens", p.CachedTokens)
+	w.int("token_budget", p.TokenBudget)
+	w.int("spent", p.Spent)
+	w.bool("shadow_guards", p.ShadowGuards)
+	w.int("would_block", int64(p.WouldBlock))
+	w.bool("tainted", p.Tainted)
+	w.int("early_tool_calls", int64(p.EarlyToolCalls))
+	return append(w.b, '}')
+}
+
+func (p ModelCall) appendJSON(b []byte) []byte {
+	w := payloadWriter{b: append(b, '{'), first: true}
+	w.int("step", int64(p.Step))
+	w.str("status", p.Status)
+	w.int("message_count", int64(p.MessageCount))
+	w.int("tool_count", int64(p.ToolCount))
+	w.bool("streaming", p.Streaming)
+	w.str("content_preview", p.Content)
+	w.str("error", p.Error)
 	w.float("duration_ms", p.DurationMS)
 	w.int("tool_call_count", int64(p.ToolCallCount))
 	w.bool("has_reasoning", p.HasReasoning)
@@ -128,34 +140,171 @@ func appendPayload(b []byte, p *Payload) []byte {
 	w.int("input_tokens", p.InputTokens)
 	w.int("output_tokens", p.OutputTokens)
 	w.int("cached_tokens", p.CachedTokens)
-	w.int("token_budget", p.TokenBudget)
-	w.int("spent", p.Spent)
+	return append(w.b, '}')
+}
+
+func (p ToolCall) appendJSON(b []byte) []byte {
+	w := payloadWriter{b: append(b, '{'), first: true}
+	w.int("step", int64(p.Step))
+	w.str("status", p.Status)
+	w.str("name", p.Name)
+	w.str("call_id", p.CallID)
+	w.str("arguments_preview", p.Arguments)
+	w.str("content_preview", p.Content)
+	w.str("error", p.Error)
+	w.bool("infrastructure", p.Infrastructure)
+	w.str("reason", p.Reason)
+	w.float("duration_ms", p.DurationMS)
+	w.int("chars", int64(p.Chars))
+	w.int("limit", int64(p.Limit))
+	return append(w.b, '}')
+}
+
+func (p Guard) appendJSON(b []byte) []byte {
+	w := payloadWriter{b: append(b, '{'), first: true}
+	w.int("step", int64(p.Step))
+	w.str("status", p.Status)
+	w.str("name", p.Name)
+	w.str("call_id", p.CallID)
+	w.str("reason", p.Reason)
+	w.str("verdict", p.Verdict)
+	if len(p.Names) > 0 {
+		w.key("names")
+		w.b = appendStrings(w.b, p.Names)
+	}
 	w.int("repeats", int64(p.Repeats))
+	w.int("limit", int64(p.Limit))
+	if p.Stage != "" || p.Tool != "" {
+		w.key("attrs")
+		a := payloadWriter{b: append(w.b, '{'), first: true}
+		a.str("stage", p.Stage)
+		a.str("tool", p.Tool)
+		w.b = append(a.b, '}')
+	}
+	return append(w.b, '}')
+}
+
+func (p Hook) appendJSON(b []byte) []byte {
+	w := payloadWriter{b: append(b, '{'), first: true}
+	w.int("step", int64(p.Step))
+	w.str("status", p.Status)
+	w.str("name", p.Name)
+	w.str("call_id", p.CallID)
+	w.str("content_preview", p.Content)
+	w.str("error", p.Error)
+	w.str("reason", p.Reason)
 	w.int("corrections", int64(p.Corrections))
+	return append(w.b, '}')
+}
+
+func (p Memory) appendJSON(b []byte) []byte {
+	w := payloadWriter{b: append(b, '{'), first: true}
+	w.int("step", int64(p.Step))
+	w.str("status", p.Status)
+	w.int("message_count", int64(p.MessageCount))
+	w.str("error", p.Error)
+	w.int("input_tokens", p.InputTokens)
+	w.int("output_tokens", p.OutputTokens)
+	w.int("cached_tokens", p.CachedTokens)
 	w.int("pruned", int64(p.Pruned))
 	w.int("chars_saved", int64(p.CharsSaved))
 	w.int("kept", int64(p.Kept))
 	w.int("batch", int64(p.Batch))
-	w.int("chars", int64(p.Chars))
 	w.int("limit", int64(p.Limit))
-	w.bool("shadow_guards", p.ShadowGuards)
-	w.int("would_block", int64(p.WouldBlock))
-	w.bool("tainted", p.Tainted)
-	w.int("early_tool_calls", int64(p.EarlyToolCalls))
-	if len(p.Attrs) > 0 {
-		w.key("attrs")
-		w.b = append(w.b, '{')
-		for i, k := range slices.Sorted(maps.Keys(p.Attrs)) {
-			if i > 0 {
-				w.b = append(w.b, ',')
-			}
-			w.b = appendString(w.b, k)
-			w.b = append(w.b, ':')
-			w.b = appendString(w.b, p.Attrs[k])
-		}
-		w.b = append(w.b, '}')
-	}
 	return append(w.b, '}')
+}
+
+// appendJSON writes the attributes in key order, as the first format
+// wrote its string map; since format 2, memory_peak is a number, pooled a
+// boolean and the three lists are arrays.
+func (p Sandbox) appendJSON(b []byte) []byte {
+	w := payloadWriter{b: append(b, '{'), first: true}
+	w.str("name", p.Name)
+	w.str("call_id", p.CallID)
+	w.str("error", p.Error)
+	w.float("duration_ms", p.DurationMS)
+	w.key("attrs")
+	b = append(w.b, `{"abi":`...)
+	b = appendString(b, p.ABI)
+	if len(p.Denied) > 0 {
+		b = append(b, `,"denied":`...)
+		b = appendStrings(b, p.Denied)
+	}
+	b = append(b, `,"grants":`...)
+	b = appendStrings(b, p.Grants)
+	b = append(b, `,"grants_used":`...)
+	b = appendStrings(b, p.GrantsUsed)
+	b = append(b, `,"memory_peak":`...)
+	b = strconv.AppendInt(b, p.MemoryPeak, 10)
+	b = append(b, `,"module":`...)
+	b = appendString(b, p.Module)
+	b = append(b, `,"outcome":`...)
+	b = appendString(b, p.Outcome)
+	b = append(b, `,"pooled":`...)
+	b = strconv.AppendBool(b, p.Pooled)
+	b = append(b, `,"sha256":`...)
+	b = appendString(b, p.SHA256)
+	return append(b, '}', '}')
+}
+
+func (p Synth) appendJSON(b []byte) []byte {
+	w := payloadWriter{b: append(b, '{'), first: true}
+	w.int("step", int64(p.Attempt))
+	w.str("status", p.Status)
+	w.str("name", p.Name)
+	w.str("content_preview", p.Detail)
+	w.str("error", p.Error)
+	w.float("duration_ms", p.DurationMS)
+	w.int("input_tokens", p.InputTokens)
+	w.int("output_tokens", p.OutputTokens)
+	w.int("cached_tokens", p.CachedTokens)
+	w.key("attrs")
+	b = append(w.b, `{"language":`...)
+	b = appendString(b, p.Language)
+	if p.SHA256 != "" {
+		b = append(b, `,"sha256":`...)
+		b = appendString(b, p.SHA256)
+	}
+	return append(b, '}', '}')
+}
+
+// appendJSON writes the fields with their keys sorted. A value
+// encoding/json cannot write (a NaN, a channel) is written as null: Emit
+// never fails.
+func (p Fields) appendJSON(b []byte) []byte {
+	b = append(b, '{')
+	for i, k := range slices.Sorted(maps.Keys(p)) {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, k)
+		b = append(b, ':')
+		b = appendAny(b, p[k])
+	}
+	return append(b, '}')
+}
+
+func appendAny(b []byte, v any) []byte {
+	if s, ok := v.(string); ok {
+		return appendString(b, s)
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, raw...)
+}
+
+// appendStrings writes list as a JSON array; nil as [].
+func appendStrings(b []byte, list []string) []byte {
+	b = append(b, '[')
+	for i, s := range list {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendString(b, s)
+	}
+	return append(b, ']')
 }
 
 // appendFloat formats like encoding/json: shortest representation, 'e'

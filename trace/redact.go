@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"regexp"
+	"slices"
 )
 
 // Redacted replaces every secret [Redact] finds.
@@ -266,4 +267,153 @@ func redactValue(v any) any {
 		return out
 	}
 	return v
+}
+
+// redactStrings redacts each string in place and reports whether any
+// changed.
+func redactStrings(ss ...*string) bool {
+	changed := false
+	for _, s := range ss {
+		if r := Redact(*s); r != *s {
+			*s, changed = r, true
+		}
+	}
+	return changed
+}
+
+// redactList returns list redacted: list itself when nothing changed, a
+// copy otherwise (the caller's slice is never modified).
+func redactList(list []string) ([]string, bool) {
+	for i, s := range list {
+		if r := Redact(s); r != s {
+			out := slices.Clone(list)
+			out[i] = r
+			for j := i + 1; j < len(out); j++ {
+				out[j] = Redact(out[j])
+			}
+			return out, true
+		}
+	}
+	return list, false
+}
+
+func (p Run) redacted() Payload {
+	if !redactStrings(&p.Status, &p.Model, &p.Output, &p.Error) {
+		return nil
+	}
+	return p
+}
+
+func (p ModelCall) redacted() Payload {
+	if !redactStrings(&p.Status, &p.Content, &p.Error, &p.FinishReason) {
+		return nil
+	}
+	return p
+}
+
+func (p ToolCall) redacted() Payload {
+	if !redactStrings(&p.Status, &p.Name, &p.CallID, &p.Arguments, &p.Content, &p.Error, &p.Reason) {
+		return nil
+	}
+	return p
+}
+
+func (p Guard) redacted() Payload {
+	changed := redactStrings(&p.Status, &p.Name, &p.CallID, &p.Reason, &p.Verdict, &p.Stage, &p.Tool)
+	var names bool
+	if p.Names, names = redactList(p.Names); !changed && !names {
+		return nil
+	}
+	return p
+}
+
+func (p Hook) redacted() Payload {
+	if !redactStrings(&p.Status, &p.Name, &p.CallID, &p.Content, &p.Error, &p.Reason) {
+		return nil
+	}
+	return p
+}
+
+func (p Memory) redacted() Payload {
+	if !redactStrings(&p.Status, &p.Error) {
+		return nil
+	}
+	return p
+}
+
+func (p Sandbox) redacted() Payload {
+	changed := redactStrings(&p.Name, &p.CallID, &p.Error, &p.Module, &p.SHA256, &p.ABI, &p.Outcome)
+	var g, u, d bool
+	p.Grants, g = redactList(p.Grants)
+	p.GrantsUsed, u = redactList(p.GrantsUsed)
+	p.Denied, d = redactList(p.Denied)
+	if !changed && !g && !u && !d {
+		return nil
+	}
+	return p
+}
+
+func (p Synth) redacted() Payload {
+	if !redactStrings(&p.Status, &p.Name, &p.Detail, &p.Error, &p.Language, &p.SHA256) {
+		return nil
+	}
+	return p
+}
+
+// redacted returns a redacted copy of the fields, always (the caller's
+// map and what it holds are never modified): every key and string
+// redacted, the value of a secret-named key replaced whole unless it is an
+// object or array (whose own keys are then looked at), and any value that
+// is not a string, number, boolean, null, Fields, map[string]any or []any
+// first replaced by its JSON form read back, so no string inside it
+// escapes.
+func (p Fields) redacted() Payload {
+	if p == nil {
+		return nil
+	}
+	return redactFields(p)
+}
+
+func redactFields(m map[string]any) Fields {
+	out := make(Fields, len(m))
+	for k, v := range m {
+		out[Redact(k)] = redactField(isSecretName(k), v)
+	}
+	return out
+}
+
+func redactField(secret bool, v any) any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case string, bool, json.Number, float64, int, int64:
+		if secret {
+			return Redacted
+		}
+		if s, ok := x.(string); ok {
+			return Redact(s)
+		}
+		return x
+	case Fields:
+		return redactFields(x)
+	case map[string]any:
+		return map[string]any(redactFields(x))
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = redactField(false, e)
+		}
+		return out
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil
+	}
+	var generic any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if dec.Decode(&generic) != nil {
+		return nil
+	}
+	return redactField(secret, generic)
 }

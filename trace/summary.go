@@ -180,11 +180,11 @@ func (s *Summary) addRun(ev *Event, runs map[string]int) {
 		s.PerRun = append(s.PerRun, RunStats{RunID: ev.RunID})
 	}
 	r := &s.PerRun[i]
-	p := &ev.Payload
 	switch ev.Type {
 	case RunStart:
 		r.start = ev.Time
 	case RunEnd:
+		p, _ := ev.Payload.(Run)
 		r.Status, r.Steps = p.Status, p.Steps
 		if !r.start.IsZero() && !ev.Time.IsZero() {
 			r.DurationMS = float64(ev.Time.Sub(r.start)) / float64(time.Millisecond)
@@ -195,6 +195,7 @@ func (s *Summary) addRun(ev *Event, runs map[string]int) {
 	case LLMRequest:
 		r.LLMCalls++
 	case LLMResponse:
+		p, _ := ev.Payload.(ModelCall)
 		if p.InputTokens != 0 || p.OutputTokens != 0 || p.CachedTokens != 0 {
 			r.TokensReported = true
 		}
@@ -202,11 +203,11 @@ func (s *Summary) addRun(ev *Event, runs map[string]int) {
 		r.OutputTokens += p.OutputTokens
 	case ToolCallEnd:
 		r.ToolCalls++
-		if p.Status == "error" {
+		if p, _ := ev.Payload.(ToolCall); p.Status == "error" {
 			r.ToolErrors++
 		}
 	case ApprovalDecision:
-		if p.Verdict == "reject" {
+		if p, _ := ev.Payload.(Guard); p.Verdict == "reject" {
 			r.Refusals++
 		}
 	}
@@ -239,16 +240,17 @@ func (s *Summary) ratios() {
 
 func (s *Summary) add(ev *Event, tools map[string]*ToolStats, seen map[string]bool) {
 	s.Events++
-	p := &ev.Payload
 	switch ev.Type {
 	case RunStart:
 		s.Runs++
 	case RunEnd:
+		p, _ := ev.Payload.(Run)
 		s.RunsByStatus[p.Status]++
 		s.Steps += p.Steps
 	case LLMRequest:
 		s.LLMCalls++
 	case LLMResponse:
+		p, _ := ev.Payload.(ModelCall)
 		s.LLMMillis += p.DurationMS
 		if p.Status == "error" {
 			s.LLMErrors++
@@ -260,12 +262,14 @@ func (s *Summary) add(ev *Event, tools map[string]*ToolStats, seen map[string]bo
 		s.OutputTokens += p.OutputTokens
 		s.CachedTokens += p.CachedTokens
 	case ToolCallStart:
+		p, _ := ev.Payload.(ToolCall)
 		key := ev.RunID + "\x00" + p.Name + "\x00" + p.Arguments
 		if seen[key] {
 			s.RedundantToolCalls++
 		}
 		seen[key] = true
 	case ToolCallEnd:
+		p, _ := ev.Payload.(ToolCall)
 		s.ToolCalls++
 		t := tools[p.Name]
 		if t == nil {
@@ -286,7 +290,7 @@ func (s *Summary) add(ev *Event, tools map[string]*ToolStats, seen map[string]bo
 	case ApprovalRequired:
 		s.Approvals++
 	case ApprovalDecision:
-		if p.Verdict == "reject" {
+		if p, _ := ev.Payload.(Guard); p.Verdict == "reject" {
 			s.Refusals[string(ev.Type)]++
 		}
 	case LoopGuardWouldBlock, TrifectaWouldBlock:
@@ -296,6 +300,7 @@ func (s *Summary) add(ev *Event, tools map[string]*ToolStats, seen map[string]bo
 	case ToolCallEarlyDiscarded:
 		s.EarlyDiscarded++
 	case ContextPruned:
+		p, _ := ev.Payload.(Memory)
 		s.PrunedChars += p.CharsSaved
 	}
 	if refusalTypes[ev.Type] {

@@ -42,28 +42,28 @@ func writeRun(t *testing.T) *bytes.Buffer {
 	var buf bytes.Buffer
 	tr := New(JSONL(&buf))
 	run := tr.Emit(Event{Type: RunStart, RunID: "a"})
-	llm := tr.Emit(Event{Type: LLMRequest, ParentID: run, RunID: "a", Payload: Payload{Step: 1}})
-	tr.Emit(Event{Type: LLMResponse, ParentID: llm, RunID: "a", Payload: Payload{Step: 1, InputTokens: 100, OutputTokens: 10, CachedTokens: 40, DurationMS: 5}})
+	llm := tr.Emit(Event{Type: LLMRequest, ParentID: run, RunID: "a", Payload: ModelCall{Step: 1}})
+	tr.Emit(Event{Type: LLMResponse, ParentID: llm, RunID: "a", Payload: ModelCall{Step: 1, InputTokens: 100, OutputTokens: 10, CachedTokens: 40, DurationMS: 5}})
 	for i, args := range []string{`{"q":"x"}`, `{"q":"x"}`, `{"q":"y"}`} {
-		s := tr.Emit(Event{Type: ToolCallStart, ParentID: llm, RunID: "a", Payload: Payload{Name: "search", Arguments: args}})
+		s := tr.Emit(Event{Type: ToolCallStart, ParentID: llm, RunID: "a", Payload: ToolCall{Name: "search", Arguments: args}})
 		status := "ok"
 		if i == 2 {
 			status = "error"
 		}
-		tr.Emit(Event{Type: ToolCallEnd, ParentID: s, RunID: "a", Payload: Payload{Name: "search", Status: status, DurationMS: float64(2 * (i + 1))}})
+		tr.Emit(Event{Type: ToolCallEnd, ParentID: s, RunID: "a", Payload: ToolCall{Name: "search", Status: status, DurationMS: float64(2 * (i + 1))}})
 	}
-	tr.Emit(Event{Type: LoopGuardBlock, ParentID: llm, RunID: "a", Payload: Payload{Name: "search"}})
+	tr.Emit(Event{Type: LoopGuardBlock, ParentID: llm, RunID: "a", Payload: Guard{Name: "search"}})
 	tr.Emit(Event{Type: TrifectaWouldBlock, ParentID: llm, RunID: "a"})
-	s := tr.Emit(Event{Type: ToolCallStart, ParentID: llm, RunID: "a", Payload: Payload{Name: "fetch"}})
-	tr.Emit(Event{Type: ToolCallEnd, ParentID: s, RunID: "a", Payload: Payload{Name: "fetch", Status: "error", Infrastructure: true, DurationMS: 7}})
-	tr.Emit(Event{Type: RunEnd, ParentID: run, RunID: "a", Payload: Payload{Status: "ok", Steps: 2}})
+	s := tr.Emit(Event{Type: ToolCallStart, ParentID: llm, RunID: "a", Payload: ToolCall{Name: "fetch"}})
+	tr.Emit(Event{Type: ToolCallEnd, ParentID: s, RunID: "a", Payload: ToolCall{Name: "fetch", Status: "error", Infrastructure: true, DurationMS: 7}})
+	tr.Emit(Event{Type: RunEnd, ParentID: run, RunID: "a", Payload: Run{Status: "ok", Steps: 2}})
 	run2 := tr.Emit(Event{Type: RunStart, RunID: "b"})
 	llm2 := tr.Emit(Event{Type: LLMRequest, ParentID: run2, RunID: "b"})
-	s2 := tr.Emit(Event{Type: ToolCallStart, ParentID: llm2, RunID: "b", Payload: Payload{Name: "search", Arguments: `{"q":"x"}`}})
-	tr.Emit(Event{Type: ToolCallEnd, ParentID: s2, RunID: "b", Payload: Payload{Name: "search", Status: "ok", DurationMS: 1}})
+	s2 := tr.Emit(Event{Type: ToolCallStart, ParentID: llm2, RunID: "b", Payload: ToolCall{Name: "search", Arguments: `{"q":"x"}`}})
+	tr.Emit(Event{Type: ToolCallEnd, ParentID: s2, RunID: "b", Payload: ToolCall{Name: "search", Status: "ok", DurationMS: 1}})
 	tr.Emit(Event{Type: PolicyDeny, ParentID: llm2, RunID: "b"})
 	tr.Emit(Event{Type: ApprovalRequired, ParentID: llm2, RunID: "b"})
-	tr.Emit(Event{Type: RunEnd, ParentID: run2, RunID: "b", Payload: Payload{Status: "approval_required", Steps: 1}})
+	tr.Emit(Event{Type: RunEnd, ParentID: run2, RunID: "b", Payload: Run{Status: "approval_required", Steps: 1}})
 	return &buf
 }
 
@@ -127,14 +127,14 @@ func TestSummarizeCountsEarlyStarts(t *testing.T) {
 	var buf bytes.Buffer
 	tr := New(JSONL(&buf))
 	run := tr.Emit(Event{Type: RunStart, RunID: "a"})
-	llm := tr.Emit(Event{Type: LLMRequest, ParentID: run, RunID: "a", Payload: Payload{Step: 1}})
+	llm := tr.Emit(Event{Type: LLMRequest, ParentID: run, RunID: "a", Payload: ModelCall{Step: 1}})
 	for _, id := range []string{"c1", "c2"} {
-		tr.Emit(Event{Type: ToolCallEarlyStart, ParentID: llm, RunID: "a", Payload: Payload{Step: 1, Name: "lookup", CallID: id}})
-		s := tr.Emit(Event{Type: ToolCallStart, ParentID: llm, RunID: "a", Payload: Payload{Name: "lookup", CallID: id}})
-		tr.Emit(Event{Type: ToolCallEnd, ParentID: s, RunID: "a", Payload: Payload{Name: "lookup", Status: "ok"}})
+		tr.Emit(Event{Type: ToolCallEarlyStart, ParentID: llm, RunID: "a", Payload: ToolCall{Step: 1, Name: "lookup", CallID: id}})
+		s := tr.Emit(Event{Type: ToolCallStart, ParentID: llm, RunID: "a", Payload: ToolCall{Name: "lookup", CallID: id}})
+		tr.Emit(Event{Type: ToolCallEnd, ParentID: s, RunID: "a", Payload: ToolCall{Name: "lookup", Status: "ok"}})
 	}
-	tr.Emit(Event{Type: ToolCallEarlyDiscarded, ParentID: llm, RunID: "a", Payload: Payload{Step: 1, Name: "lookup", CallID: "c2", Reason: "not in the final answer"}})
-	tr.Emit(Event{Type: RunEnd, ParentID: run, RunID: "a", Payload: Payload{Status: "ok", Steps: 1, EarlyToolCalls: 1}})
+	tr.Emit(Event{Type: ToolCallEarlyDiscarded, ParentID: llm, RunID: "a", Payload: ToolCall{Step: 1, Name: "lookup", CallID: "c2", Reason: "not in the final answer"}})
+	tr.Emit(Event{Type: RunEnd, ParentID: run, RunID: "a", Payload: Run{Status: "ok", Steps: 1, EarlyToolCalls: 1}})
 	if !strings.Contains(buf.String(), `"early_tool_calls":1`) {
 		t.Errorf("run_end lacks early_tool_calls:\n%s", buf.String())
 	}

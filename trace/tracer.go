@@ -180,41 +180,17 @@ func SpanFromContext(ctx context.Context) string {
 	return s
 }
 
-// redactEvent redacts every string of ev in place. Names is copied first:
-// the caller's slice is never modified.
+// redactEvent redacts every string of ev in place. The payload is
+// replaced by a redacted copy when anything changed: the caller's slices
+// and maps are never modified.
 func redactEvent(ev *Event) {
 	ev.Type = Type(Redact(string(ev.Type)))
 	ev.SpanID = Redact(ev.SpanID)
 	ev.ParentID = Redact(ev.ParentID)
 	ev.RunID = Redact(ev.RunID)
-	p := &ev.Payload
-	p.Status = Redact(p.Status)
-	p.Model = Redact(p.Model)
-	p.Name = Redact(p.Name)
-	p.CallID = Redact(p.CallID)
-	p.Arguments = Redact(p.Arguments)
-	p.Content = Redact(p.Content)
-	p.Output = Redact(p.Output)
-	p.Error = Redact(p.Error)
-	p.Reason = Redact(p.Reason)
-	p.Verdict = Redact(p.Verdict)
-	p.FinishReason = Redact(p.FinishReason)
-	if len(p.Names) > 0 {
-		names := make([]string, len(p.Names))
-		for i, n := range p.Names {
-			names[i] = Redact(n)
+	if ev.Payload != nil {
+		if p := ev.Payload.redacted(); p != nil {
+			ev.Payload = p
 		}
-		p.Names = names
-	}
-	if len(p.Attrs) > 0 {
-		attrs := make(map[string]string, len(p.Attrs))
-		for k, v := range p.Attrs {
-			k = Redact(k)
-			if isSecretName(k) {
-				v = Redacted
-			}
-			attrs[k] = Redact(v)
-		}
-		p.Attrs = attrs
 	}
 }

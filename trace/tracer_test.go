@@ -28,7 +28,7 @@ func TestEmitStampsAndReturnsSpanID(t *testing.T) {
 	var got []Event
 	tr := NewWithOptions(Options{Sinks: []Sink{SinkFunc(func(ev Event) { got = append(got, ev) })}, Clock: func() time.Time { return at }})
 	root := tr.Emit(Event{Type: RunStart, RunID: "r1"})
-	child := tr.Emit(Event{Type: LLMRequest, ParentID: root, RunID: "r1", Payload: Payload{Step: 1}})
+	child := tr.Emit(Event{Type: LLMRequest, ParentID: root, RunID: "r1", Payload: ModelCall{Step: 1}})
 	if len(root) != 16 || root == child {
 		t.Fatalf("span ids %q %q", root, child)
 	}
@@ -75,7 +75,7 @@ func TestJSONLOrderUnderConcurrentEmitters(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range 200 {
-				tr.Emit(Event{Type: ToolCallEnd, Payload: Payload{Name: "g" + strconv.Itoa(g), Step: i + 1}})
+				tr.Emit(Event{Type: ToolCallEnd, Payload: ToolCall{Name: "g" + strconv.Itoa(g), Step: i + 1}})
 			}
 		}()
 	}
@@ -91,10 +91,11 @@ func TestJSONLOrderUnderConcurrentEmitters(t *testing.T) {
 		if ev.SpanID != order[i] {
 			t.Fatalf("line %d: file order differs from emission order", i+1)
 		}
-		if ev.Payload.Step <= last[ev.Payload.Name] {
+		p := ev.Payload.(ToolCall)
+		if p.Step <= last[p.Name] {
 			t.Fatalf("events of one emitter out of order")
 		}
-		last[ev.Payload.Name] = ev.Payload.Step
+		last[p.Name] = p.Step
 		i++
 	}
 	if i != 1600 {

@@ -19,8 +19,9 @@
 // it refers to, or on its nearest ancestor still open (a guard event refers
 // to a model call that has ended), and is dropped when none is open.
 //
-// Attributes are "autoagent.KEY" for each payload field that is set (lists
-// and maps as JSON text). [GenAI] adds, never replaces, the gen_ai semantic
+// Attributes are "autoagent.KEY" for each key of the payload as the trace
+// file holds it (arrays and objects, such as a sandbox_call's "attrs", as
+// JSON text). [GenAI] adds, never replaces, the gen_ai semantic
 // convention attributes: gen_ai.operation.name, gen_ai.request.model,
 // gen_ai.usage.input_tokens, gen_ai.usage.output_tokens, gen_ai.tool.name
 // and gen_ai.tool.call.id.
@@ -146,9 +147,9 @@ func (e *Exporter) WriteEvent(ev trace.Event) error {
 		}
 		delete(e.open, ev.ParentID)
 		span.SetAttributes(attrs...)
-		switch ev.Payload.Status {
+		switch status, msg := outcome(ev.Payload); status {
 		case "error", "cancelled", "max_steps", "token_budget":
-			span.SetStatus(codes.Error, ev.Payload.Status+describe(ev.Payload.Error))
+			span.SetStatus(codes.Error, status+describe(msg))
 		default:
 			if ev.Type != trace.LLMResponse {
 				span.SetStatus(codes.Ok, "")
@@ -174,6 +175,19 @@ func (e *Exporter) WriteEvent(ev trace.Event) error {
 	return nil
 }
 
+// outcome returns the status and error of a closer's payload.
+func outcome(p trace.Payload) (status, msg string) {
+	switch p := p.(type) {
+	case trace.Run:
+		return p.Status, p.Error
+	case trace.ModelCall:
+		return p.Status, p.Error
+	case trace.ToolCall:
+		return p.Status, p.Error
+	}
+	return "", ""
+}
+
 func describe(msg string) string {
 	if msg == "" {
 		return ""
@@ -195,15 +209,17 @@ func (e *Exporter) spanName(ev *trace.Event) string {
 		}
 		return "llm"
 	default:
+		p, _ := ev.Payload.(trace.ToolCall)
 		if gen {
-			return "execute_tool " + ev.Payload.Name
+			return "execute_tool " + p.Name
 		}
-		return "tool." + ev.Payload.Name
+		return "tool." + p.Name
 	}
 }
 
-// attributes turns the payload's set fields into autoagent.* attributes,
-// plus the gen_ai ones when configured.
+// attributes turns the keys of the payload's JSON form into autoagent.*
+// attributes, plus the gen_ai ones when configured: the attributes are
+// those of the trace file, whatever the payload's family.
 func (e *Exporter) attributes(ev *trace.Event) []attribute.KeyValue {
 	raw, err := json.Marshal(ev.Payload)
 	if err != nil {
@@ -237,7 +253,6 @@ func (e *Exporter) attributes(ev *trace.Event) []attribute.KeyValue {
 		}
 	}
 	if e.semconv == GenAI {
-		p := &ev.Payload
 		switch ev.Type {
 		case trace.LLMRequest, trace.LLMResponse:
 			attrs = append(attrs, attribute.String("gen_ai.operation.name", "chat"))
@@ -246,17 +261,19 @@ func (e *Exporter) attributes(ev *trace.Event) []attribute.KeyValue {
 		case trace.RunStart:
 			attrs = append(attrs, attribute.String("gen_ai.operation.name", "invoke_agent"))
 		}
-		if p.Model != "" {
-			attrs = append(attrs, attribute.String("gen_ai.request.model", p.Model))
+		if model, _ := fields["model"].(string); model != "" {
+			attrs = append(attrs, attribute.String("gen_ai.request.model", model))
 		}
-		if p.InputTokens != 0 || p.OutputTokens != 0 {
-			attrs = append(attrs, attribute.Int64("gen_ai.usage.input_tokens", p.InputTokens), attribute.Int64("gen_ai.usage.output_tokens", p.OutputTokens))
+		in, _ := fields["input_tokens"].(float64)
+		out, _ := fields["output_tokens"].(float64)
+		if in != 0 || out != 0 {
+			attrs = append(attrs, attribute.Int64("gen_ai.usage.input_tokens", int64(in)), attribute.Int64("gen_ai.usage.output_tokens", int64(out)))
 		}
-		if p.Name != "" && (ev.Type == trace.ToolCallStart || ev.Type == trace.ToolCallEnd) {
-			attrs = append(attrs, attribute.String("gen_ai.tool.name", p.Name))
+		if name, _ := fields["name"].(string); name != "" && (ev.Type == trace.ToolCallStart || ev.Type == trace.ToolCallEnd) {
+			attrs = append(attrs, attribute.String("gen_ai.tool.name", name))
 		}
-		if p.CallID != "" {
-			attrs = append(attrs, attribute.String("gen_ai.tool.call.id", p.CallID))
+		if id, _ := fields["call_id"].(string); id != "" {
+			attrs = append(attrs, attribute.String("gen_ai.tool.call.id", id))
 		}
 	}
 	return attrs

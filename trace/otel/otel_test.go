@@ -34,14 +34,14 @@ func attr(s sdktrace.ReadOnlySpan, key string) (attribute.Value, bool) {
 func TestSpanTreeAndAttributes(t *testing.T) {
 	tr, _, rec := setup(t, Options{})
 	t0 := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	run := tr.Emit(trace.Event{Type: trace.RunStart, RunID: "r1", Time: t0, Payload: trace.Payload{Model: "m", MaxSteps: 8}})
-	llm := tr.Emit(trace.Event{Type: trace.LLMRequest, ParentID: run, Time: t0.Add(time.Millisecond), Payload: trace.Payload{Step: 1}})
-	tr.Emit(trace.Event{Type: trace.LLMResponse, ParentID: llm, Time: t0.Add(3 * time.Millisecond), Payload: trace.Payload{Step: 1, InputTokens: 12, OutputTokens: 3}})
-	call := tr.Emit(trace.Event{Type: trace.ToolCallStart, ParentID: llm, Payload: trace.Payload{Name: "fetch", CallID: "c1", Arguments: `{"url":"x?key=abcdef123456"}`}})
-	tr.Emit(trace.Event{Type: trace.TrifectaBlock, ParentID: llm, Payload: trace.Payload{Name: "send"}})
+	run := tr.Emit(trace.Event{Type: trace.RunStart, RunID: "r1", Time: t0, Payload: trace.Run{Model: "m", MaxSteps: 8}})
+	llm := tr.Emit(trace.Event{Type: trace.LLMRequest, ParentID: run, Time: t0.Add(time.Millisecond), Payload: trace.ModelCall{Step: 1}})
+	tr.Emit(trace.Event{Type: trace.LLMResponse, ParentID: llm, Time: t0.Add(3 * time.Millisecond), Payload: trace.ModelCall{Step: 1, InputTokens: 12, OutputTokens: 3}})
+	call := tr.Emit(trace.Event{Type: trace.ToolCallStart, ParentID: llm, Payload: trace.ToolCall{Name: "fetch", CallID: "c1", Arguments: `{"url":"x?key=abcdef123456"}`}})
+	tr.Emit(trace.Event{Type: trace.TrifectaBlock, ParentID: llm, Payload: trace.Guard{Name: "send"}})
 	tr.Emit(trace.Event{Type: trace.Checkpoint, ParentID: "not-open"})
-	tr.Emit(trace.Event{Type: trace.ToolCallEnd, ParentID: call, Payload: trace.Payload{Name: "fetch", Status: "error", Error: "timeout"}})
-	tr.Emit(trace.Event{Type: trace.RunEnd, ParentID: run, Payload: trace.Payload{Status: "max_steps", Steps: 8}})
+	tr.Emit(trace.Event{Type: trace.ToolCallEnd, ParentID: call, Payload: trace.ToolCall{Name: "fetch", Status: "error", Error: "timeout"}})
+	tr.Emit(trace.Event{Type: trace.RunEnd, ParentID: run, Payload: trace.Run{Status: "max_steps", Steps: 8}})
 
 	ended := rec.Ended()
 	if len(ended) != 3 {
@@ -80,9 +80,9 @@ func TestSpanTreeAndAttributes(t *testing.T) {
 
 func TestGenAIConventionAndClose(t *testing.T) {
 	tr, exp, rec := setup(t, Options{Semconv: GenAI})
-	run := tr.Emit(trace.Event{Type: trace.RunStart, Payload: trace.Payload{Model: "gpt-x"}})
-	call := tr.Emit(trace.Event{Type: trace.ToolCallStart, ParentID: run, Payload: trace.Payload{Name: "fetch", CallID: "c9"}})
-	tr.Emit(trace.Event{Type: trace.ToolCallEnd, ParentID: call, Payload: trace.Payload{Name: "fetch", Status: "ok"}})
+	run := tr.Emit(trace.Event{Type: trace.RunStart, Payload: trace.Run{Model: "gpt-x"}})
+	call := tr.Emit(trace.Event{Type: trace.ToolCallStart, ParentID: run, Payload: trace.ToolCall{Name: "fetch", CallID: "c9"}})
+	tr.Emit(trace.Event{Type: trace.ToolCallEnd, ParentID: call, Payload: trace.ToolCall{Name: "fetch", Status: "ok"}})
 	ended := rec.Ended()
 	if len(ended) != 1 || ended[0].Name() != "execute_tool fetch" || ended[0].Status().Code != codes.Ok {
 		t.Fatalf("ended = %v", ended)
@@ -120,5 +120,37 @@ func TestNewValidates(t *testing.T) {
 	tp := sdktrace.NewTracerProvider()
 	if _, err := New(tp, Options{Semconv: "otel"}); err == nil {
 		t.Error("unknown semconv accepted")
+	}
+}
+
+// Every family's keys become attributes as the trace file holds them: a
+// sandbox_call's attributes nest under "attrs", with numbers and booleans
+// as themselves (format 2), and its call id is gen_ai's.
+func TestPayloadFamiliesAsAttributes(t *testing.T) {
+	tr, _, rec := setup(t, Options{Semconv: GenAI})
+	call := tr.Emit(trace.Event{Type: trace.ToolCallStart, Payload: trace.ToolCall{Name: "fetch", CallID: "c1"}})
+	tr.Emit(trace.Event{Type: trace.SandboxCall, ParentID: call, Payload: trace.Sandbox{Name: "fetch", CallID: "c1", Module: "fetch", MemoryPeak: 2097152, Pooled: true, Grants: []string{"clock"}}})
+	tr.Emit(trace.Event{Type: trace.Guardrail, ParentID: call, Payload: trace.Guard{Name: "pii", Status: "redact", Stage: "tool_result", Tool: "fetch"}})
+	tr.Emit(trace.Event{Type: trace.ToolCallEnd, ParentID: call, Payload: trace.ToolCall{Name: "fetch", Status: "ok"}})
+	ended := rec.Ended()
+	if len(ended) != 1 || len(ended[0].Events()) != 2 {
+		t.Fatalf("ended = %v", ended)
+	}
+	evAttr := func(i int, key string) string {
+		for _, kv := range ended[0].Events()[i].Attributes {
+			if string(kv.Key) == key {
+				return kv.Value.String()
+			}
+		}
+		return ""
+	}
+	if got, want := evAttr(0, "autoagent.attrs"), `{"abi":"","grants":["clock"],"grants_used":[],"memory_peak":2097152,"module":"fetch","outcome":"","pooled":true,"sha256":""}`; got != want {
+		t.Errorf("sandbox_call attrs = %s, want %s", got, want)
+	}
+	if got := evAttr(0, "gen_ai.tool.call.id"); got != "c1" {
+		t.Errorf("sandbox_call gen_ai.tool.call.id = %q", got)
+	}
+	if got := evAttr(1, "autoagent.attrs"); got != `{"stage":"tool_result","tool":"fetch"}` {
+		t.Errorf("guardrail attrs = %s", got)
 	}
 }
