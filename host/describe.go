@@ -75,6 +75,17 @@ const MaxDescribe = 1 << 20
 // together (each takes about a kilobyte compiled).
 const maxDescribeObjects = 16384
 
+// maxTools bounds the tools of a describe document: each costs a schema
+// compiled, a registry entry and a line of every tool list, and a module
+// of 29 000 tools without schemas held 75 MB per load (found by attacking
+// our own sandbox).
+const maxTools = 1024
+
+// maxDescribeFootprint bounds what all a document's compiled schemas hold
+// (tool.Schema.Footprint): each is bounded, but a thousand bounded
+// schemas are not.
+const maxDescribeFootprint = 32 << 20
+
 // parseDescription decodes and validates a describe document, returning
 // the compiled input and output schemas of each tool.
 func parseDescription(raw []byte) (Description, []*tool.Schema, []*tool.Schema, error) {
@@ -94,6 +105,9 @@ func parseDescription(raw []byte) (Description, []*tool.Schema, []*tool.Schema, 
 	}
 	if len(d.Tools) == 0 {
 		return bad("no tools")
+	}
+	if len(d.Tools) > maxTools {
+		return bad("%d tools, more than the %d a module may offer", len(d.Tools), maxTools)
 	}
 	if _, err := d.RequestedGrants(); err != nil {
 		return bad("capabilities: %v", err)
@@ -130,6 +144,7 @@ func parseDescription(raw []byte) (Description, []*tool.Schema, []*tool.Schema, 
 	if objects > maxDescribeObjects {
 		return bad("its schemas hold %d objects, more than the %d allowed", objects, maxDescribeObjects)
 	}
+	footprint := 0
 	for i, t := range d.Tools {
 		if !tool.ValidName(t.Name) {
 			return bad("tool %d: invalid name %q: want 1-64 letters, digits, '_' or '-'", i, t.Name)
@@ -147,10 +162,15 @@ func parseDescription(raw []byte) (Description, []*tool.Schema, []*tool.Schema, 
 		}
 		in[i] = s
 		d.Tools[i].InputSchema = s.JSON()
+		footprint += s.Footprint()
 		if len(bytes.TrimSpace(t.OutputSchema)) > 0 {
 			if out[i], err = tool.CompileSchema(t.OutputSchema); err != nil {
 				return bad("tool %q: outputSchema: %v", t.Name, err)
 			}
+			footprint += out[i].Footprint()
+		}
+		if footprint > maxDescribeFootprint {
+			return bad("its compiled schemas hold more than %d MiB (at tool %q)", maxDescribeFootprint>>20, t.Name)
 		}
 	}
 	return d, in, out, nil

@@ -126,3 +126,28 @@ func TestDescribeRefusesSelfApplyingSchemas(t *testing.T) {
 	}
 	mustEcho(t, h)
 }
+
+// TestDescribeCompiledSchemasBounded: schemas each within their bounds
+// (patterns of 49 \pL, some 64 000 character ranges, half a megabyte
+// compiled) are refused together once the document's compiled schemas
+// pass 32 MiB; fewer of them load.
+func TestDescribeCompiledSchemasBounded(t *testing.T) {
+	doc := func(n int) string {
+		var b strings.Builder
+		b.WriteString(`{"tools":[`)
+		for i := range n {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, `{"name":"t%d","inputSchema":{"type":"object","properties":{"s":{"type":"string","pattern":"%s"}}}}`, i, strings.Repeat(`\\pL`, 49))
+		}
+		b.WriteString(`]}`)
+		return b.String()
+	}
+	if _, _, _, err := parseDescription([]byte(doc(80))); err == nil || !strings.Contains(err.Error(), "compiled schemas hold more than 32 MiB") {
+		t.Errorf("80 schemas of half a megabyte: %v", err)
+	}
+	if _, _, _, err := parseDescription([]byte(doc(20))); err != nil {
+		t.Errorf("20 of them: %v", err)
+	}
+}

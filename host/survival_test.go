@@ -195,6 +195,28 @@ var survivalCases = []survivalCase{
 		loadErr: "module exceeds the CompileWork limit of 1200000000"},
 	{name: "schema bomb", file: "schemabomb.wasm",
 		loadErr: "nested 8001 deep, more than the 64 allowed"},
+	{name: "a pattern that compiles to thousands of instructions", file: "patternbomb.wasm",
+		loadErr: "compiles to 6003 instructions, more than the 4096 allowed"},
+	{name: "two thousand tools", file: "manytools.wasm",
+		loadErr: "2000 tools, more than the 1024 a module may offer"},
+	{name: "an output schema exponential in the result's depth", file: "schemacost.wasm", tool: "expout",
+		want: "structuredContent does not match the outputSchema: checking the value against its schema takes more than 4194304 steps",
+		maxTime: 3 * time.Second, maxRSS: 128 << 20},
+	{name: "an output schema of four thousand branches per item", file: "schemacost.wasm", tool: "branchesout",
+		want: "takes more than 4194304 steps", maxTime: 3 * time.Second, maxRSS: 160 << 20},
+	{name: "an output schema whose every branch fails on a large result", file: "schemacost.wasm", tool: "errout",
+		want: `a: anyOf: matches none of the 4091 alternatives; the first: a: type: an array of 500000 items has type "array", want "string"`,
+		maxTime: 3 * time.Second, maxRSS: 160 << 20,
+		check: func(_ *survivalRun, res tool.Result) error {
+			if n := len(res.Text()); n > 4096 {
+				return fmt.Errorf("an error text of %d bytes", n)
+			}
+			return nil
+		}},
+	{name: "an input schema exponential in the arguments' depth", file: "schemacost.wasm", tool: "expin",
+		args: `{"v":` + strings.Repeat("[", 24) + "1" + strings.Repeat("]", 24) + `}`,
+		want: "invalid arguments: checking the value against its schema takes more than 4194304 steps",
+		maxTime: 3 * time.Second, maxRSS: 128 << 20},
 	{name: "deep recursion", file: "recursion.wasm", limits: Limits{Timeout: time.Minute}, tool: "recursion",
 		want: "tool exceeded its stack limit of 8 MiB", maxTime: 10 * time.Second, maxRSS: 128 << 20},
 	{name: "deep recursion from a loop", file: "looprecursion.wasm", limits: Limits{Timeout: time.Minute}, tool: "looprecursion",

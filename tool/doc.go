@@ -39,4 +39,9 @@
 // is the property's description; the `enum` tag lists allowed values
 // separated by commas. Arguments are validated against the schema before the
 // handler runs, and the error names the offending field.
+//
+// Validation ([Schema.Validate]) is bounded whatever the schema: schemas
+// come from modules, MCP servers and models, so each validation has a
+// budget of steps, patterns are bounded before they compile, and an error
+// is one short line (RATIONALE.md, "Why our own JSON Schema validator?").
 package tool

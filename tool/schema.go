@@ -5,20 +5,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math/big"
 	"reflect"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	schema "github.com/autoagent-go/autoagent/internal/jsonschema"
+	"github.com/autoagent-go/autoagent/internal/jsonvalue"
 )
 
 // Schema is a compiled JSON Schema that validates tool arguments.
 // It is safe for concurrent use.
 type Schema struct {
 	raw      json.RawMessage
-	resolved *jsonschema.Resolved
+	compiled *schema.Schema
 }
 
 // CompileSchema parses and resolves a JSON Schema document. An empty
@@ -46,16 +47,20 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("tool: invalid input schema: %w", err)
 	}
-	var s jsonschema.Schema
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fmt.Errorf("tool: invalid input schema: %w", err)
+	doc, ok := jsonvalue.Decode(raw)
+	if !ok {
+		return nil, errors.New("tool: invalid input schema: not one JSON document")
 	}
-	rs, err := s.Resolve(nil)
+	c, err := schema.Compile(schema.Normalize(doc))
 	if err != nil {
 		return nil, fmt.Errorf("tool: invalid input schema: %w", err)
 	}
-	return &Schema{raw: raw, resolved: rs}, nil
+	return &Schema{raw: raw, compiled: c}, nil
 }
+
+// Footprint estimates the bytes the compiled schema holds, for a caller
+// that bounds the sum over many schemas (a module's describe document).
+func (s *Schema) Footprint() int { return s.compiled.Footprint() + len(s.raw) }
 
 // Bounds on a schema CompileSchema accepts: real tools' schemas are a few
 // KiB and nest a dozen levels.
@@ -122,6 +127,12 @@ func (e *ValidationError) Error() string {
 
 // Validate checks args, a JSON document, against the schema. Empty args
 // are treated as the empty object. The error is a *ValidationError.
+//
+// Validation has a budget of about four million steps (a subschema
+// applied, a value compared, 64 bytes of a string measured, a byte matched
+// against 64 instructions of a pattern): arguments past it are refused as
+// too costly to check, valid or not, since schemas come from modules, MCP
+// servers and models and validation runs outside every sandbox limit.
 func (s *Schema) Validate(args json.RawMessage) error {
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage(`{}`)
@@ -135,127 +146,23 @@ func (s *Schema) Validate(args json.RawMessage) error {
 	if dec.More() {
 		return &ValidationError{Reason: "arguments hold more than one JSON value"}
 	}
-	v = numbersToFloat(v)
-	if err := s.resolved.Validate(v); err != nil {
-		return describeValidation(err)
-	}
-	return nil
+	return s.validateValue(schema.Normalize(v))
 }
 
-// numbersToFloat converts json.Number to float64 (what the validator
-// understands) while keeping integers exact enough for "integer" checks.
-func numbersToFloat(v any) any {
-	switch x := v.(type) {
-	case json.Number:
-		if i, err := x.Int64(); err == nil {
-			return float64(i)
-		}
-		f, _ := x.Float64()
-		return f
-	case map[string]any:
-		for k, e := range x {
-			x[k] = numbersToFloat(e)
-		}
-	case []any:
-		for i, e := range x {
-			x[i] = numbersToFloat(e)
-		}
+// validateValue checks a decoded value (numbers as float64).
+func (s *Schema) validateValue(v any) error {
+	err := s.compiled.Validate(v, 0)
+	var verr *schema.Error
+	var cost *schema.CostError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &verr):
+		return &ValidationError{Field: verr.Field, Reason: verr.Reason}
+	case errors.As(err, &cost):
+		return &ValidationError{Reason: cost.Error() + "; the schema is too costly for this value"}
 	}
-	return v
-}
-
-// numericRE matches the validator's numeric comparisons, which print the
-// value as a fraction ("9/1") and the bound with %f ("5.000000").
-var numericRE = regexp.MustCompile(`^(multipleOf|minimum|maximum|exclusiveMinimum|exclusiveMaximum): (-?\d+(?:/\d+)?) (is .*?) (-?\d+(?:\.\d+)?)$`)
-
-// plainNumbers writes the numbers of a numeric comparison as JSON would:
-// "maximum: 9 is greater than 5".
-func plainNumbers(reason string) string {
-	m := numericRE.FindStringSubmatch(reason)
-	if m == nil {
-		return reason
-	}
-	value := m[2]
-	if r, ok := new(big.Rat).SetString(value); ok {
-		if r.IsInt() {
-			value = r.Num().String()
-		} else {
-			f, _ := r.Float64()
-			value = strconv.FormatFloat(f, 'g', -1, 64)
-		}
-	}
-	bound := m[4]
-	if f, err := strconv.ParseFloat(bound, 64); err == nil {
-		bound = strconv.FormatFloat(f, 'g', -1, 64)
-	}
-	return m[1] + ": " + value + " " + m[3] + " " + bound
-}
-
-// The validator reports "validating /properties/a/items: ...: reason"; we
-// turn the deepest schema path into a field path a model can act on.
-var validatingRE = regexp.MustCompile(`validating (\S+): `)
-
-func describeValidation(err error) *ValidationError {
-	msg := err.Error()
-	path := ""
-	for _, m := range validatingRE.FindAllStringSubmatch(msg, -1) {
-		path = m[1]
-	}
-	// The validator prints a JSON null as "<invalid reflect.Value>".
-	reason := strings.ReplaceAll(validatingRE.ReplaceAllString(msg, ""), "<invalid reflect.Value>", "null")
-	reason = plainNumbers(reason)
-	field := fieldFromSchemaPath(path)
-	// Missing required properties are reported at the parent: name them.
-	if i := strings.Index(reason, "required: missing properties: "); i >= 0 {
-		var names []string
-		list := strings.Trim(reason[i+len("required: missing properties: "):], "[] ")
-		for _, q := range strings.Fields(list) {
-			if n, err := strconv.Unquote(q); err == nil {
-				names = append(names, n)
-			}
-		}
-		if len(names) > 0 {
-			f := joinField(field, names[0])
-			return &ValidationError{Field: f, Reason: "required property is missing"}
-		}
-	}
-	if i := strings.Index(reason, "unexpected additional properties "); i >= 0 {
-		return &ValidationError{Field: field, Reason: "unknown " + strings.TrimPrefix(reason[i:], "unexpected additional ") + " (not in the schema)"}
-	}
-	return &ValidationError{Field: field, Reason: reason}
-}
-
-func joinField(parent, name string) string {
-	if parent == "" {
-		return name
-	}
-	return parent + "." + name
-}
-
-// fieldFromSchemaPath turns "/properties/a/items/properties/b" into "a[].b".
-func fieldFromSchemaPath(p string) string {
-	if p == "" || p == "root" {
-		return ""
-	}
-	segs := strings.Split(strings.TrimPrefix(p, "/"), "/")
-	var b strings.Builder
-	for i := 0; i < len(segs); i++ {
-		switch segs[i] {
-		case "properties":
-			if i+1 < len(segs) {
-				if b.Len() > 0 {
-					b.WriteByte('.')
-				}
-				b.WriteString(segs[i+1])
-				i++
-			}
-		case "items", "prefixItems":
-			b.WriteString("[]")
-		case "additionalProperties":
-			b.WriteString(".*")
-		}
-	}
-	return b.String()
+	return &ValidationError{Reason: err.Error()}
 }
 
 // inferSchema derives the JSON Schema of t, applying `enum` tags.

@@ -10,8 +10,8 @@ import (
 	"strings"
 )
 
-// A schema's $ref makes it a graph rather than a tree, and the validator
-// (jsonschema-go) follows references with no bound: {"$ref":"#"} applies
+// A schema's $ref makes it a graph rather than a tree, and a validator
+// that follows references with no bound (jsonschema-go did) never ends: {"$ref":"#"} applies
 // the root to the same value again and again until the goroutine's stack
 // passes Go's limit, a fatal error no recover catches, and forty levels of
 // {"allOf":[{"$ref":next},{"$ref":next}]} take 2^40 steps to validate {}.

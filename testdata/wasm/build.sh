@@ -114,6 +114,7 @@ module hostfndescribe.wasm $H src/hostfn.c -- c_freestanding src/hostfn.c -DDESC
 module plain.wasm $H src/plain.c -- c_freestanding src/plain.c
 module loop.wasm $HH src/loop.c -- c_freestanding src/loop.c
 module membomb.wasm $HH src/membomb.c -- c_freestanding src/membomb.c
+module schemacost.wasm $H src/schemacost.c -- c_freestanding src/schemacost.c
 module hugeout.wasm $HH src/hugeout.c -- c_freestanding src/hugeout.c
 module recursion.wasm $HH src/recursion.c -- c_freestanding src/recursion.c
 module trap.wasm $HH src/trap.c -- c_freestanding src/trap.c
@@ -149,6 +150,8 @@ module bulkfill.wasm $W src/wat/gen/bulkfill.sh -- watgen src/wat/gen/bulkfill.s
 module nestbomb.wasm $W src/wat/gen/nestbomb.sh -- watgen src/wat/gen/nestbomb.sh
 module branchbomb.wasm $W src/wat/gen/branchbomb.sh -- watgen src/wat/gen/branchbomb.sh
 module schemabomb.wasm $W src/wat/gen/schemabomb.sh -- watgen src/wat/gen/schemabomb.sh
+module patternbomb.wasm $W src/wat/gen/patternbomb.sh -- watgen src/wat/gen/patternbomb.sh
+module manytools.wasm $W src/wat/gen/manytools.sh -- watgen src/wat/gen/manytools.sh
 module randomloop.wasm $W src/wat/randomloop.wat -- wat src/wat/randomloop.wat
 module writev.wasm $W src/wat/writev.wat -- wat src/wat/writev.wat
 module preadloop.wasm $W src/wat/preadloop.wat -- wat src/wat/preadloop.wat
