@@ -200,12 +200,12 @@ var survivalCases = []survivalCase{
 	{name: "two thousand tools", file: "manytools.wasm",
 		loadErr: "2000 tools, more than the 1024 a module may offer"},
 	{name: "an output schema exponential in the result's depth", file: "schemacost.wasm", tool: "expout",
-		want: "structuredContent does not match the outputSchema: checking the value against its schema takes more than 4194304 steps",
+		want:    "structuredContent does not match the outputSchema: checking the value against its schema takes more than 4194304 steps",
 		maxTime: 3 * time.Second, maxRSS: 128 << 20},
 	{name: "an output schema of four thousand branches per item", file: "schemacost.wasm", tool: "branchesout",
 		want: "takes more than 4194304 steps", maxTime: 3 * time.Second, maxRSS: 160 << 20},
 	{name: "an output schema whose every branch fails on a large result", file: "schemacost.wasm", tool: "errout",
-		want: `a: anyOf: matches none of the 4091 alternatives; the first: a: type: an array of 500000 items has type "array", want "string"`,
+		want:    `a: anyOf: matches none of the 4091 alternatives; the first: a: type: an array of 500000 items has type "array", want "string"`,
 		maxTime: 3 * time.Second, maxRSS: 160 << 20,
 		check: func(_ *survivalRun, res tool.Result) error {
 			if n := len(res.Text()); n > 4096 {
@@ -214,8 +214,8 @@ var survivalCases = []survivalCase{
 			return nil
 		}},
 	{name: "an input schema exponential in the arguments' depth", file: "schemacost.wasm", tool: "expin",
-		args: `{"v":` + strings.Repeat("[", 24) + "1" + strings.Repeat("]", 24) + `}`,
-		want: "invalid arguments: checking the value against its schema takes more than 4194304 steps",
+		args:    `{"v":` + strings.Repeat("[", 24) + "1" + strings.Repeat("]", 24) + `}`,
+		want:    "invalid arguments: checking the value against its schema takes more than 4194304 steps",
 		maxTime: 3 * time.Second, maxRSS: 128 << 20},
 	{name: "deep recursion", file: "recursion.wasm", limits: Limits{Timeout: time.Minute}, tool: "recursion",
 		want: "tool exceeded its stack limit of 8 MiB", maxTime: 10 * time.Second, maxRSS: 128 << 20},
