@@ -1,12 +1,14 @@
 package host
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/autoagent-go/autoagent/host/internal/fscap"
+	"github.com/autoagent-go/autoagent/manifest"
 )
 
 // fsDirs makes a granted directory holding a file, a sub-directory, and
@@ -180,5 +182,38 @@ func TestFSPathTooLong(t *testing.T) {
 	ok := granted + "/" + strings.Repeat("sub/../", 100) + "sub/deep.txt"
 	if res := call(t, l, "readfile", `{"path":"`+ok+`"}`); res.IsError || res.Text() != "deep inside" {
 		t.Errorf("readfile of a %d-byte path = %+v", len(ok), res)
+	}
+}
+
+// TestGrantsMayNotReachTheHostsDirectories: a module whose fs grant
+// reaches the host's cache of compiled code (to write) or the kv stores
+// (at all) does not load, whatever its approval says: it could put
+// machine code in the host, or read and change every module's data (found
+// by attacking our own sandbox, with the plugins directory: see
+// plugindir's TestGrantsMayNotReachThePluginsDirectory).
+func TestGrantsMayNotReachTheHostsDirectories(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	kv, cache := filepath.Join(root, "data", "kv"), filepath.Join(root, "cache")
+	h, _ := newTestHost(t, Options{KVDir: kv, CacheDir: cache})
+	b := wasmFile(t, "echo.wasm")
+	for spec, refused := range map[string]string{
+		"fs.write:" + root:                        "reaches " + cache,
+		"fs.write:" + filepath.Join(root, "data"): "reaches " + kv + ", the kv stores",
+		"fs.read:" + filepath.Join(root, "data"):  "the kv stores",
+		"fs.write:" + cache:                       "the host's cache of compiled modules",
+		"fs.read:" + cache:                        "",
+	} {
+		if err := os.MkdirAll(strings.TrimPrefix(strings.TrimPrefix(spec, "fs.write:"), "fs.read:"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		_, err := h.Load(t.Context(), Module{Name: "m", Bytes: b, Grants: grants(t, spec)})
+		var pe *manifest.ProtectedError
+		switch {
+		case refused == "" && err != nil:
+			t.Errorf("%s: %v", spec, err)
+		case refused != "" && (!errors.As(err, &pe) || !strings.Contains(err.Error(), refused)):
+			t.Errorf("%s: %v, want it refused: %q", spec, err, refused)
+		}
 	}
 }

@@ -108,6 +108,16 @@ type Loaded struct {
 	idle    chan struct{} // closed once drained and no call is in flight
 }
 
+// protected are the host's directories no fs grant may reach: its cache of
+// compiled code (a module able to write there could put machine code in
+// the host) and the kv stores (every module's data).
+func (h *Host) protected() []manifest.Protected {
+	return []manifest.Protected{
+		{Dir: h.cacheBase(), What: "the host's cache of compiled modules, where a module able to write could put machine code the host runs"},
+		{Dir: h.kv.Dir(), What: "the kv stores of every module", Read: true},
+	}
+}
+
 // describeTimeout caps a describe call, whatever the module's limit.
 const describeTimeout = 5 * time.Second
 
@@ -116,8 +126,10 @@ const describeTimeout = 5 * time.Second
 // the module with one tool.Tool per described tool.
 //
 // It fails with an error wrapping ErrMalformed, ErrNoABI or ErrDescribe, an
-// *ImportError naming an import the module may not use, or a *LimitError
-// when the module needs more memory at start than its limit.
+// *ImportError naming an import the module may not use, a *LimitError
+// when the module needs more memory at start than its limit, or a
+// *manifest.ProtectedError when an fs grant reaches the host's cache of
+// compiled code (fs.write) or the kv stores (fs.read or fs.write).
 func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
 	if m.Name == "" {
 		m.Name = "module"
@@ -125,6 +137,9 @@ func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
 	limits := m.Limits.WithDefaults(h.limits)
 	if err := limits.Validate(); err != nil {
 		return nil, fmt.Errorf("host: %w", err)
+	}
+	if err := manifest.CheckProtected(m.Grants, h.protected()); err != nil {
+		return nil, fmt.Errorf("host: module %q: %w", m.Name, err)
 	}
 	if err := h.begin(); err != nil {
 		return nil, err

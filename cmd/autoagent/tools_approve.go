@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -107,6 +108,13 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	if len(exceeding) > 0 && !f.force {
 		return fmt.Errorf("refusing to grant %s to %s: the module requests %s; pass --force to grant it anyway",
 			grantList(exceeding), file, requestsText(r.requested))
+	}
+	// A module that can write the plugins directory or the manifest's can
+	// approve itself anything: the plugins directory would refuse to load
+	// it; say so now, before a person approves it.
+	protected := plugindir.Options{Dir: f.paths.plugins, Manifest: f.paths.manifestPath()}.Protected()
+	if err := manifest.CheckProtected(grants, protected); err != nil {
+		return fmt.Errorf("refusing to approve %s: %w", file, err)
 	}
 	for _, p := range f.skipTools {
 		if err := manifest.ValidSkipPattern(p); err != nil {

@@ -31,7 +31,7 @@ func TestApproveBareKindRequest(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "--force") {
 		t.Errorf("a net: grant to a module requesting fs.read: exit %d, stderr %q", r.code, r.stderr)
 	}
-	data := filepath.Join(e.root, "data")
+	data := filepath.Join(e.root, "files")
 	if err := os.Mkdir(data, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -46,4 +46,25 @@ func TestApproveBareKindRequest(t *testing.T) {
 	if !strings.Contains(r.stdout, "granted") {
 		t.Errorf("read_file with its approved grant: %s", r.stdout)
 	}
+}
+
+// TestApproveRefusesGrantsReachingThePluginsDirectory: an fs grant whose
+// directory holds the plugins directory is refused at approval, even with
+// --force: a module able to write there could approve itself any grant
+// (found by attacking our own sandbox).
+func TestApproveRefusesGrantsReachingThePluginsDirectory(t *testing.T) {
+	e := newCLIEnv(t)
+	mod := e.add("echo.wasm")
+	r := e.run("", "tools", "approve", mod, "--grant", "fs.write:"+e.root, "--force", "--yes")
+	if r.code != 1 || !strings.Contains(r.stderr, "refusing to approve") || !strings.Contains(r.stderr, "could add modules of its own") {
+		t.Errorf("fs.write of the directory holding the plugins: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if _, ok := e.loadManifest().Lookup(sha256Hex(t, mod)); ok {
+		t.Error("the approval was recorded")
+	}
+	data := filepath.Join(e.root, "files")
+	if err := os.Mkdir(data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.mustRun(0, "tools", "approve", mod, "--grant", "fs.write:"+data, "--force", "--yes")
 }

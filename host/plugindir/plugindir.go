@@ -57,6 +57,20 @@ type Options struct {
 	OnChange func(Change)
 }
 
+// Protected returns the directories no fs grant of a module loaded from
+// this plugins directory may reach (Open refuses such a module as invalid,
+// whatever its approval says): the plugins directory and the manifest's,
+// where a module able to write would add modules and approve itself any
+// grant (found by attacking our own sandbox: fs.write of a project
+// directory holding plugins/ was every capability).
+func (o Options) Protected() []manifest.Protected {
+	o = o.withDefaults()
+	return []manifest.Protected{
+		{Dir: o.Dir, What: "the plugins directory, where a module able to write could add modules of its own"},
+		{Dir: filepath.Dir(o.Manifest), What: "the manifest's directory, where a module able to write could approve itself any grant"},
+	}
+}
+
 func (o Options) withDefaults() Options {
 	if o.Dir == "" {
 		o.Dir = "plugins"
@@ -452,6 +466,9 @@ func (d *Dir) loadPlugin(ctx context.Context, m *manifest.Manifest, file string,
 	case approved:
 		p.Status, p.Entry, p.Name = StatusApproved, &entry, entry.Name
 		mod.Name, mod.Grants, mod.Limits = entry.Name, entry.Grants, entry.Limits
+		if err := manifest.CheckProtected(entry.Grants, d.opts.Protected()); err != nil {
+			return invalid(err)
+		}
 	case d.opts.Quarantine:
 		// Nobody approved it: it runs in a sandbox process (unless the
 		// host's Isolation says otherwise), with no grants at all.

@@ -397,6 +397,39 @@ func TestGrantsAndLimitsApplied(t *testing.T) {
 	}
 }
 
+// TestGrantsMayNotReachThePluginsDirectory: a module approved with an fs
+// grant that holds the plugins directory (or lies inside it) is invalid,
+// not loaded: it could write a module and an approval of its own (found by
+// attacking our own sandbox: fs.write of the project directory was every
+// capability, the forged entry loaded and tools verify passed it). A grant
+// beside the directory loads.
+func TestGrantsMayNotReachThePluginsDirectory(t *testing.T) {
+	e := newPDEnv(t)
+	project := filepath.Dir(e.dir)
+	beside := filepath.Join(project, "data")
+	if err := os.Mkdir(beside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.put("escalate.wasm", waEnvModule("e"), waSidecar(nil, "escalate"))
+	e.put("inside.wasm", waEnvModule("i"), waSidecar(nil, "inside"))
+	e.put("beside.wasm", waEnvModule("b"), waSidecar(nil, "beside"))
+	e.approve("escalate.wasm", manifest.Limits{}, "fs.write:"+project)
+	e.approve("inside.wasm", manifest.Limits{}, "fs.write:"+e.dir)
+	e.approve("beside.wasm", manifest.Limits{}, "fs.write:"+beside, "fs.read:"+project)
+	s := e.open(Options{}).Snapshot()
+	if diff := cmp.Diff(map[string]Status{"escalate.wasm": StatusInvalid, "inside.wasm": StatusInvalid, "beside.wasm": StatusApproved}, statuses(s)); diff != "" {
+		t.Fatalf("statuses (-want +got):\n%s", diff)
+	}
+	p, _ := s.Plugin("escalate")
+	var pe *manifest.ProtectedError
+	if !errors.As(p.Err, &pe) || !strings.Contains(p.Err.Error(), "where a module able to write could add modules of its own") {
+		t.Errorf("escalate: %v", p.Err)
+	}
+	if _, ok := s.Tool("escalate"); ok {
+		t.Error("the module that reaches the plugins directory is served")
+	}
+}
+
 func TestToolNameConflicts(t *testing.T) {
 	e := newPDEnv(t)
 	e.put("a.wasm", waTextModule("from a", "a"), waSidecar(nil, "dup", "only_a"))

@@ -116,6 +116,16 @@ func NewStores(dir string) *Stores {
 	return &Stores{dir: dir, ns: map[string]*kvNamespace{}}
 }
 
+// Dir returns the directory the stores are kept in ("" when there is no
+// data directory to put them in).
+func (s *Stores) Dir() string {
+	if s.dir != "" {
+		return s.dir
+	}
+	d, _ := defaultKVDir()
+	return d
+}
+
 // defaultKVDir is where stores live when Options.KVDir is empty.
 func defaultKVDir() (string, error) {
 	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
