@@ -161,6 +161,19 @@ var survivalCases = []survivalCase{
 			}
 			return nil
 		}},
+	{name: "directory listings of a large directory, many times open", file: "readdirbomb.wasm", tool: "readdirbomb",
+		ok: true, want: "done", limits: Limits{Timeout: 10 * time.Second}, maxTime: 10 * time.Second, maxRSS: 128 << 20,
+		setup: func(c *survivalRun) {
+			d := filepath.Join(c.dir, "big")
+			_ = os.Mkdir(d, 0o700)
+			for i := range 20000 {
+				f, err := os.Create(filepath.Join(d, fmt.Sprintf("file-with-a-longer-name-%06d", i)))
+				if err == nil {
+					f.Close()
+				}
+			}
+			c.grants = []string{"fs.read:" + d}
+		}},
 	{name: "a disk filled without end", file: "diskfill.wasm", tool: "diskfill", limits: Limits{FSWrite: 32 << 20},
 		want: "tool exceeded its fs write limit of 32 MiB", maxTime: 5 * time.Second,
 		setup: grantOutDir,

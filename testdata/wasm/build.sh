@@ -156,6 +156,7 @@ module randomloop.wasm $W src/wat/randomloop.wat -- wat src/wat/randomloop.wat
 module writev.wasm $W src/wat/writev.wat -- wat src/wat/writev.wat
 module preadloop.wasm $W src/wat/preadloop.wat -- wat src/wat/preadloop.wat
 module fdhog.wasm $W src/wat/fdhog.wat -- wat src/wat/fdhog.wat
+module readdirbomb.wasm $W src/wat/readdirbomb.wat -- wat src/wat/readdirbomb.wat
 module diskfill.wasm $W src/wat/diskfill.wat -- wat src/wat/diskfill.wat
 module varbomb.wasm $W src/wat/varbomb.wat -- wat src/wat/varbomb.wat
 module sparse.wasm $W src/wat/sparse.wat -- wat src/wat/sparse.wat
