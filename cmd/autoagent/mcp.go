@@ -139,32 +139,56 @@ func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine bool)
 }
 
 // pluginCatalog returns the prompts, resources and resource templates of
-// the loaded plugins (hyper-mcp v2 plugins list them), for mcp serve.
+// the loaded plugins (hyper-mcp v2 plugins list them), for mcp serve. A
+// name (a prompt's) or URI (a resource's) offered twice is served from
+// the first plugin offering it, approved plugins first: a quarantined
+// drop-in nobody approved cannot take an approved plugin's prompt or
+// resource (found by attacking our own sandbox), as it cannot take its
+// tools.
 func pluginCatalog(snap *plugindir.Snapshot) ([]mcp.Prompt, []mcp.Resource) {
 	var (
 		prompts   []mcp.Prompt
 		resources []mcp.Resource
+		taken     = map[string]bool{}
 	)
-	for _, p := range snap.Plugins {
-		l := p.Loaded
-		if l == nil {
-			continue
+	add := func(key string) bool {
+		if taken[key] {
+			return false
 		}
-		for _, pr := range l.Prompts() {
-			def, _ := json.Marshal(pr)
-			name := pr.Name
-			prompts = append(prompts, mcp.Prompt{Definition: def, Complete: l.Complete,
-				Get: func(ctx context.Context, args map[string]string) (json.RawMessage, error) {
-					return l.GetPrompt(ctx, name, args)
-				}})
-		}
-		for _, r := range l.Resources() {
-			def, _ := json.Marshal(r)
-			resources = append(resources, mcp.Resource{Definition: def, Read: l.ReadResource, Complete: l.Complete})
-		}
-		for _, r := range l.ResourceTemplates() {
-			def, _ := json.Marshal(r)
-			resources = append(resources, mcp.Resource{Definition: def, Template: true, Read: l.ReadResource, Complete: l.Complete})
+		taken[key] = true
+		return true
+	}
+	for _, approved := range []bool{true, false} {
+		for _, p := range snap.Plugins {
+			l := p.Loaded
+			if l == nil || (p.Status == plugindir.StatusApproved) != approved {
+				continue
+			}
+			for _, pr := range l.Prompts() {
+				if !add("prompt " + pr.Name) {
+					continue
+				}
+				def, _ := json.Marshal(pr)
+				name := pr.Name
+				prompts = append(prompts, mcp.Prompt{Definition: def, Complete: l.Complete,
+					Get: func(ctx context.Context, args map[string]string) (json.RawMessage, error) {
+						return l.GetPrompt(ctx, name, args)
+					}})
+			}
+			for _, r := range l.Resources() {
+				if !add("resource " + r.URI) {
+					continue
+				}
+				def, _ := json.Marshal(r)
+				resources = append(resources, mcp.Resource{Definition: def, Read: l.ReadResource, Complete: l.Complete})
+			}
+			for _, r := range l.ResourceTemplates() {
+				if !add("template " + r.URITemplate) {
+					continue
+				}
+				def, _ := json.Marshal(r)
+				resources = append(resources, mcp.Resource{Definition: def, Template: true, Read: l.ReadResource, Complete: l.Complete})
+			}
 		}
 	}
 	return prompts, resources

@@ -16,6 +16,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/mcp"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -294,5 +296,56 @@ func TestToolsCallHyperMCPPlugins(t *testing.T) {
 	r = e.mustRun(0, "tools", "call", "greet", "--args", `{"name":"Ada"}`)
 	if !strings.Contains(r.stdout, "Hello, Ada!") {
 		t.Errorf("tools call greet (Rust v2):\n%s", r.stdout)
+	}
+}
+
+// TestPluginCatalogApprovedFirst: a quarantined drop-in offering an
+// approved plugin's prompt and resources (found first in the directory)
+// does not take them: each is served once, from the approved plugin (found
+// by attacking our own sandbox: the drop-in's definitions were listed and
+// prompts/get failed).
+func TestPluginCatalogApprovedFirst(t *testing.T) {
+	e := newCLIEnv(t)
+	b, err := os.ReadFile(filepath.Join(e.testdata, "hypermcpv2rust.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.plugins, "zz_review.wasm"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.mustRun(0, "tools", "approve", filepath.Join(e.plugins, "zz_review.wasm"), "--grant", "clock", "--yes")
+	if b, err = os.ReadFile(filepath.Join(e.testdata, "hypermcpv2go.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.plugins, "aa_drop.wasm"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	h, err := host.New(ctx, host.Options{PoolSize: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	d, err := plugindir.Open(ctx, h, plugindir.Options{Dir: e.plugins, Quarantine: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	snap := d.Snapshot()
+	prompts, resources := pluginCatalog(snap)
+	if len(prompts) != 1 || len(resources) != 2 {
+		t.Fatalf("%d prompts and %d resources, want each served once: 1 and 2 (a resource and a template)", len(prompts), len(resources))
+	}
+	// Served from the approved plugin: with the drop-in closed, the prompt
+	// still answers.
+	for _, p := range snap.Plugins {
+		if p.File == "aa_drop.wasm" {
+			if p.Status != plugindir.StatusQuarantined || p.Loaded == nil {
+				t.Fatalf("the drop-in: %v %v", p.Status, p.Err)
+			}
+			p.Loaded.Close(ctx)
+		}
+	}
+	if _, err := prompts[0].Get(ctx, map[string]string{"language": "Go"}); err != nil {
+		t.Errorf("the prompt, with the drop-in closed: %v", err)
 	}
 }

@@ -9,8 +9,10 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -229,11 +231,14 @@ func printInspection(w io.Writer, r *review, out inspectOutput) {
 		fmt.Fprintf(w, "host functions: %s (each needs the grant host:NAME, and the application running the module registers it)\n",
 			safeText(strings.Join(out.HostFunctions, ", ")))
 	}
+	if changes := listChanges(out.Imports); changes != "" {
+		fmt.Fprintf(w, "changes:   its %s may change after approval (it imports notify_*_list_changed): what it adds is not shown here, and a tool another plugin serves stays with that plugin\n", changes)
+	}
 	fmt.Fprintf(w, "tools:\n")
 	for _, t := range out.Describe.Tools {
 		fmt.Fprintf(w, "  %s\n", safeText(t.Name))
 		if t.Description != "" {
-			fmt.Fprintf(w, "    %s\n", safeText(t.Description))
+			fmt.Fprintf(w, "    %s\n", oneLine(t.Description))
 		}
 		if t.Export != "" {
 			fmt.Fprintf(w, "    export: %s (an Extism function: input the argument \"input\", output the text)\n", safeText(t.Export))
@@ -243,6 +248,52 @@ func printInspection(w io.Writer, r *review, out inspectOutput) {
 			fmt.Fprintf(w, "    output: %s\n", safeText(compactJSON(t.OutputSchema)))
 		}
 	}
+	// A hyper-mcp v2 plugin's prompts and resources reach an MCP client
+	// as its tools do: the person approving it sees them too.
+	if d := out.Describe; len(d.Prompts)+len(d.Resources)+len(d.ResourceTemplates) > 0 {
+		fmt.Fprintf(w, "prompts and resources:\n")
+		for _, p := range d.Prompts {
+			fmt.Fprintf(w, "  prompt %s: %s\n", safeText(p.Name), oneLine(p.Description))
+		}
+		for _, r := range d.Resources {
+			fmt.Fprintf(w, "  resource %s (%s): %s\n", safeText(r.URI), safeText(r.Name), oneLine(r.Description))
+		}
+		for _, r := range d.ResourceTemplates {
+			fmt.Fprintf(w, "  resource template %s (%s): %s\n", safeText(r.URITemplate), safeText(r.Name), oneLine(r.Description))
+		}
+	}
+}
+
+// listChanges names the lists a module may change at run time, by the
+// hyper-mcp notifications it imports ("" for none).
+func listChanges(imports []string) string {
+	var lists []string
+	for _, l := range []string{"tool", "prompt", "resource"} {
+		if slices.Contains(imports, "extism:host/user.notify_"+l+"_list_changed") {
+			lists = append(lists, l+"s")
+		}
+	}
+	return strings.Join(lists, ", ")
+}
+
+// maxDescription bounds a description as inspect prints it.
+const maxDescription = 500
+
+// oneLine is safeText of a module's free text on one line: runs of spaces
+// folded, cut at maxDescription bytes, so a description cannot pad itself
+// to the terminal's width and draw lines of its own below the real ones
+// (found by attacking our own sandbox: "status: approved by
+// security-team" after a screen of spaces).
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > maxDescription {
+		cut := maxDescription
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return safeText(s)
 }
 
 func nonEmpty(ss []string) []string {

@@ -57,3 +57,38 @@ func TestToolListChangedInDir(t *testing.T) {
 	}
 	t.Fatal("Watch ended without the change")
 }
+
+// TestListChangeCannotTakeAServedTool: a stateful module that adds, at run
+// time, a tool another approved plugin already serves does not take it out
+// of service (it was a conflict, withheld from both: found by attacking our
+// own sandbox); its other new tools are published.
+func TestListChangeCannotTakeAServedTool(t *testing.T) {
+	t.Parallel()
+	e := newPDEnv(t)
+	e.put("dyn.wasm", wasmFile(t, "hypermcpv1go.wasm"), nil)
+	e.approve("dyn.wasm", manifest.Limits{})
+	e.put("first.wasm", waEnvModule("f"), waSidecar(nil, "tool_1"))
+	e.approve("first.wasm", manifest.Limits{})
+	d := e.open(Options{})
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	add, _ := d.Snapshot().Tool("add_tool")
+	for range 2 { // tool_1, then tool_2
+		if _, err := add.Call(ctx, tool.Call{ID: "c", Name: "add_tool", Arguments: json.RawMessage(`{}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := d.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	s := d.Snapshot()
+	if len(s.Conflicts) != 0 {
+		t.Errorf("conflicts %v", s.Conflicts)
+	}
+	if p, _ := s.Plugin("first"); !slices.Contains(p.Tools, "tool_1") {
+		t.Errorf("first.wasm serves %v, want tool_1 still", p.Tools)
+	}
+	if p, _ := s.Plugin("dyn"); !slices.Contains(p.Tools, "tool_2") || slices.Contains(p.Tools, "tool_1") || !slices.Contains(p.Shadowed, "tool_1") {
+		t.Errorf("dyn.wasm serves %v, shadowed %v", p.Tools, p.Shadowed)
+	}
+}

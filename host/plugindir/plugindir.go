@@ -635,6 +635,22 @@ func (d *Dir) expose(old, s *Snapshot) {
 				return true
 			})
 		}
+		// A tool already served keeps being served from its plugin: a
+		// module whose lists change at run time (a stateful hyper-mcp
+		// plugin) cannot take another plugin's tool out of service by
+		// offering its name after both were loaded (found by attacking our
+		// own sandbox). Only a name both offered from the start, or that
+		// no longer has its server, is a conflict.
+		if served := old.servedBy(name); served != "" && slices.ContainsFunc(offs, func(o offer) bool { return s.Plugins[o.plugin].File == served }) {
+			offs = slices.DeleteFunc(offs, func(o offer) bool {
+				p := &s.Plugins[o.plugin]
+				if p.File == served {
+					return false
+				}
+				p.Shadowed = append(p.Shadowed, name)
+				return true
+			})
+		}
 		switch len(offs) {
 		case 0:
 		case 1:
@@ -654,6 +670,20 @@ func (d *Dir) expose(old, s *Snapshot) {
 			s.Conflicts = append(s.Conflicts, c)
 		}
 	}
+}
+
+// servedBy returns the file of the plugin that served the exposed tool
+// name in s, "" when s did not serve it.
+func (s *Snapshot) servedBy(name string) string {
+	if _, ok := s.byName[name]; !ok {
+		return ""
+	}
+	for _, p := range s.Plugins {
+		if slices.Contains(p.Tools, name) {
+			return p.File
+		}
+	}
+	return ""
 }
 
 // inRecordedFile reports whether p is approved and lies in the file its
