@@ -128,6 +128,9 @@ func (inst *instance) Net() *netcap.Session { return inst.net }
 // KV is what the module may reach of the kv stores.
 func (inst *instance) KV() kvcap.Access { return inst.l.kv }
 
+// KVWritten counts the bytes the call wrote under its kv grants.
+func (inst *instance) KVWritten() *int64 { return &inst.kvWritten }
+
 // FS is the instance's use of its fs grants' directories.
 func (inst *instance) FS() *fscap.Usage { return &inst.fs }
 
@@ -158,6 +161,8 @@ func limitError(limits Limits, limit string) *LimitError {
 		n = limits.KVNamespace
 	case LimitFSWrite:
 		n = limits.FSWrite
+	case LimitKVWrite:
+		n = limits.KVWrite
 	case LimitStack:
 		n = limits.Stack
 	case LimitCallTreeMemory:

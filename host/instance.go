@@ -91,6 +91,9 @@ type instance struct {
 	// fs counts the guest's open files under its fs grants and the bytes
 	// the running call wrote there (see fscap).
 	fs fscap.Usage
+	// kvWritten counts the bytes the running call wrote under its kv
+	// grants (see kvcap).
+	kvWritten int64
 
 	// idleMem and idleFiles are what the instance is charged to the
 	// host's idle budgets while it waits in a pool.
@@ -418,6 +421,7 @@ func (inst *instance) begin(ctx context.Context, toolName string) {
 	inst.listChanged = false
 	inst.peak = 0
 	inst.fs.Written = 0
+	inst.kvWritten = 0
 	inst.notePeak()
 }
 

@@ -32,6 +32,7 @@ const (
 	LimitCallTreeMemory = "call tree memory"
 	LimitFSWrite        = "fs write"
 	LimitOpenFiles      = "open files"
+	LimitKVWrite        = "kv write"
 )
 
 // LimitError reports a call that went past one of its module's limits.

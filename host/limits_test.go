@@ -34,7 +34,7 @@ func TestLimitErrorNamesEveryLimit(t *testing.T) {
 		LimitMemory: "64 MiB", LimitTime: "10s", LimitOutput: "1 MiB", LimitHTTPResponse: "4 MiB",
 		LimitHTTPRequest: "4 MiB", LimitKVValue: "1 MiB", LimitKVNamespace: "64 MiB", LimitStack: "8 MiB",
 		LimitTables: "1048576 entries", LimitCallDepth: "4", LimitCallTreeMemory: "256 MiB", LimitFSWrite: "256 MiB",
-		LimitOpenFiles: "256 files",
+		LimitOpenFiles: "256 files", LimitKVWrite: "64 MiB",
 	} {
 		if e := limitError(l, name); e.Limit != name || e.Value != want {
 			t.Errorf("limitError(%q) = %+v, want the value %q", name, e, want)
@@ -51,7 +51,7 @@ func TestLimitNamesAgree(t *testing.T) {
 		LimitHTTPRequest: hostcall.LimitHTTPRequest, LimitKVNamespace: hostcall.LimitKVNamespace,
 		LimitStack: hostcall.LimitStack, LimitTables: hostcall.LimitTables, LimitCallDepth: hostcall.LimitCallDepth,
 		LimitCallTreeMemory: hostcall.LimitCallTreeMemory, LimitFSWrite: hostcall.LimitFSWrite,
-		LimitOpenFiles: hostcall.LimitOpenFiles,
+		LimitOpenFiles: hostcall.LimitOpenFiles, LimitKVWrite: hostcall.LimitKVWrite,
 	} {
 		if host != cap {
 			t.Errorf("the host names a limit %q, the capabilities %q", host, cap)

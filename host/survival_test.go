@@ -251,6 +251,9 @@ var survivalCases = []survivalCase{
 			}
 			return nil
 		}},
+	{name: "one kv key rewritten without end", file: "kvchurn.wasm", grants: []string{"kv:churn"},
+		tool: "kvchurn", want: "tool exceeded its kv write limit of 64 MiB", maxTime: 10 * time.Second,
+		setup: func(c *survivalRun) { c.opts.KVDir = c.dir }},
 	{name: "filesystem escapes and a FIFO", file: "fsattack.wasm", tool: "fsattack", ok: true,
 		want: "open fifo", setup: fsAttackSetup, check: fsAttackCheck},
 	{name: "a guest that never returns to Go", custom: stuckChild, env: []string{"GOGC=off"}, noGC: true,

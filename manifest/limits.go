@@ -66,6 +66,12 @@ type Limits struct {
 	// bounds the disk a call can fill; it is not a quota on the
 	// directory, which the embedder sets with the file system's own.
 	FSWrite int64
+	// KVWrite caps the bytes one call writes under its kv: grants (each
+	// kv_set or kv_delete its key, its value and 64 bytes). A rewrite of
+	// one key does not grow the namespace, so the namespace quota does not
+	// bound it: this bounds the disk traffic a call causes (a call
+	// rewriting one 1 MiB value wrote 1.2 GB in 10 s).
+	KVWrite int64
 }
 
 // DefaultLimits returns the limits of docs/ARCHITECTURE.md §4 and of
@@ -90,6 +96,7 @@ var defaultLimits = Limits{
 	CallTreeMemory: 256 << 20,
 	OpenFiles:      256,
 	FSWrite:        256 << 20,
+	KVWrite:        64 << 20,
 }
 
 // MaxMemory is the largest memory limit: a 32-bit module addresses 4 GiB.
@@ -125,6 +132,7 @@ func (l Limits) WithDefaults(d Limits) Limits {
 		l.OpenFiles = d.OpenFiles
 	}
 	fill(&l.FSWrite, d.FSWrite)
+	fill(&l.KVWrite, d.KVWrite)
 	return l
 }
 
@@ -157,6 +165,7 @@ func (l Limits) Validate() error {
 		{l.ErrorText, "error text", "error_text_bytes"},
 		{l.CallTreeMemory, "call tree memory", "call_tree_memory_bytes"},
 		{l.FSWrite, "fs write", "fs_write_bytes"},
+		{l.KVWrite, "kv write", "kv_write_bytes"},
 	} {
 		if f.v < 0 {
 			return fmt.Errorf("negative %s limit %d (%s)", f.name, f.v, f.key)
@@ -187,6 +196,7 @@ type limitsJSON struct {
 	CallTreeMemoryBytes int64 `json:"call_tree_memory_bytes,omitempty"`
 	OpenFiles           int64 `json:"open_files,omitempty"`
 	FSWriteBytes        int64 `json:"fs_write_bytes,omitempty"`
+	KVWriteBytes        int64 `json:"kv_write_bytes,omitempty"`
 }
 
 // limitKeys are limitsJSON's keys, for the manifest parser's shape.
@@ -194,6 +204,7 @@ var limitKeys = []string{
 	"memory_mb", "timeout_ms", "output_bytes", "http_response_bytes",
 	"memory_bytes", "kv_value_bytes", "http_request_bytes", "kv_namespace_bytes", "stack_bytes",
 	"table_entries", "error_text_bytes", "call_depth", "call_tree_memory_bytes", "open_files", "fs_write_bytes",
+	"kv_write_bytes",
 }
 
 func (l Limits) toJSON() limitsJSON {
@@ -203,7 +214,7 @@ func (l Limits) toJSON() limitsJSON {
 		KVValueBytes: l.KVValue, HTTPRequestBytes: l.HTTPRequest, KVNamespaceBytes: l.KVNamespace,
 		StackBytes: l.Stack, TableEntries: l.Tables, ErrorTextBytes: l.ErrorText,
 		CallDepth: int64(l.CallDepth), CallTreeMemoryBytes: l.CallTreeMemory,
-		OpenFiles: int64(l.OpenFiles), FSWriteBytes: l.FSWrite,
+		OpenFiles: int64(l.OpenFiles), FSWriteBytes: l.FSWrite, KVWriteBytes: l.KVWrite,
 	}
 	if l.Timeout < 0 {
 		j.TimeoutMS = int64(l.Timeout / time.Millisecond)
@@ -234,7 +245,7 @@ func (j limitsJSON) limits() (Limits, error) {
 		KVValue: j.KVValueBytes, HTTPRequest: j.HTTPRequestBytes, KVNamespace: j.KVNamespaceBytes,
 		Stack: j.StackBytes, Tables: j.TableEntries, ErrorText: j.ErrorTextBytes,
 		CallDepth: int(j.CallDepth), CallTreeMemory: j.CallTreeMemoryBytes,
-		OpenFiles: int(j.OpenFiles), FSWrite: j.FSWriteBytes,
+		OpenFiles: int(j.OpenFiles), FSWrite: j.FSWriteBytes, KVWrite: j.KVWriteBytes,
 	}
 	return l, l.Validate()
 }

@@ -139,7 +139,7 @@ func limitsText(l manifest.Limits) string {
 	}{
 		{"output", l.Output}, {"HTTP response", l.HTTPResponse}, {"HTTP request", l.HTTPRequest},
 		{"kv value", l.KVValue}, {"kv namespace", l.KVNamespace}, {"stack", l.Stack},
-		{"error text", l.ErrorText}, {"call tree memory", l.CallTreeMemory}, {"fs write", l.FSWrite},
+		{"error text", l.ErrorText}, {"call tree memory", l.CallTreeMemory}, {"fs write", l.FSWrite}, {"kv write", l.KVWrite},
 	} {
 		if f.v != 0 {
 			parts = append(parts, f.name+" "+sizeText(f.v))

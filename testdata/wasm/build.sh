@@ -145,6 +145,7 @@ module tabledeclared.wasm $W src/wat/tabledeclared.wat -- wat src/wat/tabledecla
 module errorbomb.wasm $W src/wat/errorbomb.wat -- wat src/wat/errorbomb.wat
 module forgeheaders.wasm $W src/wat/forgeheaders.wat -- wat src/wat/forgeheaders.wat
 module kvflood.wasm $W src/wat/kvflood.wat -- wat src/wat/kvflood.wat
+module kvchurn.wasm $W src/wat/kvchurn.wat -- wat src/wat/kvchurn.wat
 module reentry.wasm $W src/wat/reentry.wat -- wat src/wat/reentry.wat
 module bulkfill.wasm $W src/wat/gen/bulkfill.sh -- watgen src/wat/gen/bulkfill.sh
 module nestbomb.wasm $W src/wat/gen/nestbomb.sh -- watgen src/wat/gen/nestbomb.sh

@@ -125,6 +125,7 @@ const (
 	LimitCallTreeMemory = "call tree memory"
 	LimitFSWrite        = "fs write"
 	LimitOpenFiles      = "open files"
+	LimitKVWrite        = "kv write"
 )
 
 // NoCapabilities is the reason every capability gives when it refuses a

@@ -18,6 +18,10 @@ type Call interface {
 	hostcall.Call
 	// KV returns the module's stores and granted namespaces.
 	KV() Access
+	// KVWritten is the call's count of bytes written (kv_set and
+	// kv_delete: key, value and 64 bytes each), which the host clears as
+	// a call begins.
+	KVWritten() *int64
 }
 
 // Access is what a module may reach of the stores: the namespaces of its
@@ -121,12 +125,24 @@ func set(c Call, nsOff, keyOff, valOff uint64) {
 	if v == nil {
 		v = []byte{}
 	}
+	charge(c, entrySize(k, v))
 	check(c, c.KV().Stores.put(c.Context(), ns, k, v, limits.KVNamespace))
+}
+
+// charge counts a write of n bytes against the call's kv write limit,
+// before it is made.
+func charge(c Call, n int64) {
+	w := c.KVWritten()
+	*w += n
+	if *w > c.Limits().KVWrite {
+		c.Exceed(hostcall.LimitKVWrite)
+	}
 }
 
 func del(c Call, nsOff, keyOff uint64) {
 	ns := namespace(c, nsOff, "kv_delete")
 	k := key(c, keyOff, "kv_delete")
+	charge(c, entrySize(k, nil))
 	check(c, c.KV().Stores.put(c.Context(), ns, k, nil, c.Limits().KVNamespace))
 }
 
