@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/autoagent-go/autoagent/mcp"
 	"github.com/autoagent-go/autoagent/tool"
@@ -108,5 +109,58 @@ func TestStreamableHTTPErrorsNameNoSecret(t *testing.T) {
 	}
 	if strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("the error shows the URL's query, which may hold a secret: %v", err)
+	}
+}
+
+// TestStreamableHTTPSessionsBounded: a server serves at most MaxSessions
+// HTTP sessions at once (a client asking for one more is answered 503
+// until one ends), and closes a session idle for SessionTimeout (60 000
+// sessions opened in 49 s grew a server to 872 MB: found by attacking our
+// own sandbox).
+func TestStreamableHTTPSessionsBounded(t *testing.T) {
+	srv := mcp.NewServer(mcp.ServerOptions{MaxSessions: 2, SessionTimeout: 300 * time.Millisecond})
+	if err := srv.SetTools([]tool.Tool{echoTool()}); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv)
+	t.Cleanup(func() {
+		srv.Close()
+		hs.Close()
+	})
+	connect := func() (*mcp.Client, error) {
+		return mcp.Connect(t.Context(), mcp.ClientOptions{URL: hs.URL})
+	}
+	var clients []*mcp.Client
+	for range 2 {
+		c, err := connect()
+		if err != nil {
+			t.Fatal(err)
+		}
+		clients = append(clients, c)
+	}
+	if c, err := connect(); err == nil || !strings.Contains(err.Error(), "Service Unavailable") {
+		if c != nil {
+			c.Close()
+		}
+		t.Fatalf("a third session: %v, want it refused with 503", err)
+	}
+	defer func() {
+		for _, c := range clients {
+			c.Close()
+		}
+	}()
+	// The two clients stay connected but idle: the server closes their
+	// sessions, so a new one is served.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		c, err := connect()
+		if err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no session served after the others ended: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -34,7 +34,22 @@ type ServerOptions struct {
 	// requests and close its end at once, as a shell pipe does);
 	// DefaultDrainTimeout when zero, no wait when negative.
 	DrainTimeout time.Duration
+	// SessionTimeout closes an HTTP session that made no request for this
+	// long; DefaultSessionTimeout when zero, never when negative.
+	SessionTimeout time.Duration
+	// MaxSessions bounds the HTTP sessions open at once: a client asking
+	// for one more is answered 503 until one ends; DefaultMaxSessions when
+	// zero, no bound when negative. Each session holds some 14 KB, and
+	// nothing else bounded them (60 000 in 49 s grew a server to 872 MB:
+	// found by attacking our own sandbox).
+	MaxSessions int
 }
+
+// The defaults of ServerOptions.SessionTimeout and MaxSessions.
+const (
+	DefaultSessionTimeout = 30 * time.Minute
+	DefaultMaxSessions    = 1024
+)
 
 // DefaultDrainTimeout is ServerOptions.DrainTimeout's default: longer than
 // a sandboxed tool's default time limit, so a piped call is answered.
@@ -48,6 +63,7 @@ const DefaultDrainTimeout = 30 * time.Second
 type Server struct {
 	srv   *sdk.Server
 	drain time.Duration // ServerOptions.DrainTimeout, defaulted
+	opts  ServerOptions
 
 	mu    sync.Mutex
 	tools map[string]*servedTool
@@ -74,7 +90,9 @@ func NewServer(opts ServerOptions) *Server {
 	if opts.Version == "" {
 		opts.Version = moduleVersion()
 	}
-	s := &Server{tools: map[string]*servedTool{}, drain: cmp.Or(opts.DrainTimeout, DefaultDrainTimeout)}
+	opts.SessionTimeout = cmp.Or(opts.SessionTimeout, DefaultSessionTimeout)
+	opts.MaxSessions = cmp.Or(opts.MaxSessions, DefaultMaxSessions)
+	s := &Server{tools: map[string]*servedTool{}, drain: cmp.Or(opts.DrainTimeout, DefaultDrainTimeout), opts: opts}
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: opts.Name, Version: opts.Version}, &sdk.ServerOptions{
 		Instructions: opts.Instructions,
 		// Tools, prompts and resources, announced even while there are
@@ -286,9 +304,21 @@ func ended(err error) error {
 // address, put the handler behind one.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.httpOnce.Do(func() {
-		h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv }, nil)
+		h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.srv },
+			&sdk.StreamableHTTPOptions{SessionTimeout: max(0, s.opts.SessionTimeout)})
 		s.http = http.NewCrossOriginProtection().Handler(h)
 	})
+	// A request without a session asks for a new one.
+	if limit := s.opts.MaxSessions; limit > 0 && r.Header.Get("Mcp-Session-Id") == "" && r.Method == http.MethodPost {
+		n := 0
+		for range s.srv.Sessions() {
+			n++
+		}
+		if n >= limit {
+			http.Error(w, fmt.Sprintf("%d MCP sessions are open, as many as this server serves at once: try again when one ends", n), http.StatusServiceUnavailable)
+			return
+		}
+	}
 	s.http.ServeHTTP(w, r)
 }
 

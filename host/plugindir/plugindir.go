@@ -38,6 +38,11 @@ type Options struct {
 	// no grants at all and the host's default limits, in a sandbox process
 	// (Module.Isolated), instead of leaving them unloaded.
 	Quarantine bool
+	// MaxQuarantined bounds the modules Quarantine loads, in the order of
+	// their files; the others stay pending. Each holds a sandbox process
+	// (some 7 MB) as long as it is loaded, and a hundred drop-ins held a
+	// hundred processes (found by attacking our own sandbox). 0 means 16.
+	MaxQuarantined int
 	// Namespace exposes every plugin tool as FILE__TOOL (FILE is the file
 	// name without ".wasm", characters outside [A-Za-z0-9_-] replaced by
 	// '_'), so modules offering the same tool name can coexist. Without it
@@ -80,6 +85,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxModuleBytes == 0 {
 		o.MaxModuleBytes = 256 << 20
+	}
+	if o.MaxQuarantined == 0 {
+		o.MaxQuarantined = 16
 	}
 	if o.Debounce == 0 {
 		o.Debounce = 100 * time.Millisecond
@@ -225,6 +233,9 @@ type Dir struct {
 	// that changed.
 	sums   map[string]fileSum
 	closed bool
+	// quarantineLeft counts down, during a reload, the modules quarantine
+	// may still load (Options.MaxQuarantined).
+	quarantineLeft int
 
 	pubMu sync.Mutex
 	pubs  []*tool.Publication
@@ -314,6 +325,7 @@ func (d *Dir) Reload(ctx context.Context) (Change, error) {
 	modules := map[string]*host.Loaded{}
 	sums := d.sums
 	d.sums = map[string]fileSum{}
+	d.quarantineLeft = d.opts.MaxQuarantined
 	for _, f := range files {
 		next.Plugins = append(next.Plugins, d.loadPlugin(ctx, m, f, modules, sums))
 	}
@@ -469,9 +481,15 @@ func (d *Dir) loadPlugin(ctx context.Context, m *manifest.Manifest, file string,
 		if err := manifest.CheckProtected(entry.Grants, d.opts.Protected()); err != nil {
 			return invalid(err)
 		}
+	case d.opts.Quarantine && d.quarantineLeft <= 0:
+		p.Status = StatusPending
+		p.Err = fmt.Errorf("%w: no approval for sha256 %s, and quarantine already holds %d modules (Options.MaxQuarantined), each in a sandbox process of its own",
+			ErrNotApproved, manifest.Short(p.SHA256), d.opts.MaxQuarantined)
+		return p
 	case d.opts.Quarantine:
 		// Nobody approved it: it runs in a sandbox process (unless the
 		// host's Isolation says otherwise), with no grants at all.
+		d.quarantineLeft--
 		p.Status = StatusQuarantined
 		mod.Isolated = true
 	default:

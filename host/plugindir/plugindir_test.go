@@ -484,6 +484,22 @@ func TestToolNameConflicts(t *testing.T) {
 // approved that offers an approved tool's name does not take that tool out
 // of service; among quarantined drop-ins a shared name is still a
 // conflict.
+// TestQuarantineBounded: quarantine loads at most MaxQuarantined modules,
+// each holding a sandbox process; the others stay pending, saying why.
+func TestQuarantineBounded(t *testing.T) {
+	e := newPDEnv(t)
+	for _, name := range []string{"a", "b", "c"} {
+		e.put(name+".wasm", waEnvModule(name), waSidecar(nil, "t"+name))
+	}
+	s := e.open(Options{Quarantine: true, MaxQuarantined: 2}).Snapshot()
+	if diff := cmp.Diff(map[string]Status{"a.wasm": StatusQuarantined, "b.wasm": StatusQuarantined, "c.wasm": StatusPending}, statuses(s)); diff != "" {
+		t.Fatalf("statuses (-want +got):\n%s", diff)
+	}
+	if p, _ := s.Plugin("c"); !errors.Is(p.Err, ErrNotApproved) || !strings.Contains(p.Err.Error(), "quarantine already holds 2 modules") {
+		t.Errorf("c.wasm: %v", p.Err)
+	}
+}
+
 func TestQuarantineCannotSquat(t *testing.T) {
 	e := newPDEnv(t)
 	e.put("good.wasm", waTextModule("approved", "g"), waSidecar(nil, "search"))
