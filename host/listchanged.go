@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -131,6 +132,13 @@ func (l *Loaded) redescribe(ctx context.Context, inst *instance) error {
 	d, in, out, err := parseDescription(raw)
 	if err != nil {
 		return err
+	}
+	// Parsing and compiling the lists is part of the re-read too: lists
+	// that took the call past its deadline are not applied (a module
+	// flipping between two lists of 15 000 tools made 100 ms calls take
+	// 3 s; found by attacking our own sandbox).
+	if !callDeadline.IsZero() && time.Now().After(callDeadline) {
+		return fmt.Errorf("reading and compiling its lists took past the call's deadline: %w", timeLimitErr(limits.Timeout))
 	}
 	if err := l.setTools(described{d, in, out}); err != nil {
 		return err
