@@ -122,8 +122,6 @@ type node struct {
 	ref                             *node
 	refTo                           string
 	hasRef                          bool
-	tracks                          bool // it or an in-place subschema has unevaluated*
-	tracksKnown, tracksComputing    bool
 }
 
 type pattern struct {
