@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"net/url"
 	"reflect"
 	"strconv"
 	"strings"
+
+	schema "github.com/autoagent-go/autoagent/internal/jsonschema"
 )
 
 // A schema's $ref makes it a graph rather than a tree, and a validator
@@ -179,30 +180,9 @@ func (g *refGraph) ref(m map[string]any, at string) (any, string, error) {
 	if !ok || (s != "#" && !strings.HasPrefix(s, "#/")) {
 		return nil, "", fmt.Errorf("the schema at %s refers to %v: only references into the document itself (\"#\", \"#/$defs/name\") are supported", at, r)
 	}
-	cur := g.root
-	if s != "#" {
-		for _, tok := range strings.Split(s[2:], "/") {
-			if t, err := url.PathUnescape(tok); err == nil {
-				tok = t
-			}
-			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-			switch v := cur.(type) {
-			case map[string]any:
-				cur = v[tok]
-			case []any:
-				i, err := strconv.Atoi(tok)
-				if err != nil || i < 0 || i >= len(v) {
-					cur = nil
-				} else {
-					cur = v[i]
-				}
-			default:
-				cur = nil
-			}
-			if cur == nil {
-				return nil, "", fmt.Errorf("the schema at %s refers to %s, which the document does not hold", at, s)
-			}
-		}
+	cur, _, ok := schema.Lookup(g.root, s)
+	if !ok {
+		return nil, "", fmt.Errorf("the schema at %s refers to %s, which the document does not hold", at, s)
 	}
 	return cur, s, nil
 }

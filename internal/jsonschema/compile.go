@@ -170,37 +170,52 @@ func (c *compiler) resolve(ref, at string) (*node, error) {
 	if ref != "#" && !strings.HasPrefix(ref, "#/") {
 		return nil, fmt.Errorf("%s: $ref %q: only references into the document itself are supported", at, ref)
 	}
-	canonical := "#"
-	cur := c.root
-	if ref != "#" {
-		for _, tok := range strings.Split(ref[2:], "/") {
-			if t, err := url.PathUnescape(tok); err == nil {
-				tok = t
-			}
-			tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-			canonical += "/" + escapeToken(tok)
-			switch v := cur.(type) {
-			case map[string]any:
-				cur = v[tok]
-			case []any:
-				i, err := strconv.Atoi(tok)
-				if err != nil || i < 0 || i >= len(v) {
-					cur = nil
-				} else {
-					cur = v[i]
-				}
-			default:
-				cur = nil
-			}
-			if cur == nil {
-				return nil, fmt.Errorf("%s: $ref %q: the document does not hold it", at, ref)
-			}
-		}
+	cur, canonical, ok := Lookup(c.root, ref)
+	if !ok {
+		return nil, fmt.Errorf("%s: $ref %q: the document does not hold it", at, ref)
 	}
 	if n, ok := c.nodes[canonical]; ok {
 		return n, nil
 	}
 	return c.compile(cur, canonical)
+}
+
+// Lookup follows a reference into the document root ("#", or a JSON
+// pointer "#/$defs/name", its tokens percent- and ~-escaped) and returns
+// the value there and the pointer in a canonical form; ok is false when
+// the document does not hold it.
+func Lookup(root any, ref string) (value any, canonical string, ok bool) {
+	canonical, cur := "#", root
+	if ref == "#" {
+		return cur, canonical, true
+	}
+	if !strings.HasPrefix(ref, "#/") {
+		return nil, "", false
+	}
+	for _, tok := range strings.Split(ref[2:], "/") {
+		if t, err := url.PathUnescape(tok); err == nil {
+			tok = t
+		}
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		canonical += "/" + escapeToken(tok)
+		switch v := cur.(type) {
+		case map[string]any:
+			cur = v[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(v) {
+				cur = nil
+			} else {
+				cur = v[i]
+			}
+		default:
+			cur = nil
+		}
+		if cur == nil {
+			return nil, "", false
+		}
+	}
+	return cur, canonical, true
 }
 
 func escapeToken(s string) string {

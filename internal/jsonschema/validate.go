@@ -164,6 +164,17 @@ func (st *state) check(n *node, v any, field string, ev *evaluated) bool {
 	return e == nil
 }
 
+// branch checks one alternative of anyOf or oneOf: loudly until one has
+// failed (its error, kept in *first, is the one reported), quietly after.
+func (st *state) branch(n *node, v any, field string, ev *evaluated, first **Error) bool {
+	if *first != nil {
+		return st.check(n, v, field, ev)
+	}
+	e := st.validate(n, v, field, ev)
+	*first = e
+	return e == nil
+}
+
 // validate checks v against n; when ev is not nil it also records there
 // what n evaluated (on success).
 func (st *state) validate(n *node, v any, field string, ev *evaluated) *Error {
@@ -224,14 +235,7 @@ func (st *state) validate(n *node, v any, field string, ev *evaluated) *Error {
 		matched := 0
 		for _, s := range n.anyOf {
 			sub := track(local)
-			var ok bool
-			if first == nil {
-				e := st.validate(s, v, field, sub)
-				ok, first = e == nil, e
-			} else {
-				ok = st.check(s, v, field, sub)
-			}
-			if ok {
+			if st.branch(s, v, field, sub, &first) {
 				matched++
 				local.merge(sub)
 				if local == nil {
@@ -248,14 +252,7 @@ func (st *state) validate(n *node, v any, field string, ev *evaluated) *Error {
 		match := -1
 		for i, s := range n.oneOf {
 			sub := track(local)
-			var ok bool
-			if first == nil {
-				e := st.validate(s, v, field, sub)
-				ok, first = e == nil, e
-			} else {
-				ok = st.check(s, v, field, sub)
-			}
-			if !ok {
+			if !st.branch(s, v, field, sub, &first) {
 				continue
 			}
 			if match >= 0 {
