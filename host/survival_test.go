@@ -377,7 +377,9 @@ const maxGCStop = 250 * time.Millisecond
 // faults on its shadow memory, range accesses over the compiler's slices)
 // runs in C and cannot be preempted; there the same run held stops up to
 // 470 ms, so its bound is looser, still far below a compilation that never
-// yields.
+// yields. The cases whose call is the host's own work (hostWork: schema
+// validation) get the same bound while they call: in CI under the race
+// detector they held stops of 270-340 ms, 3-8 ms without it.
 func maxLoadGCStop() time.Duration {
 	if raceEnabled {
 		return time.Second
@@ -440,7 +442,13 @@ func runSurvivalChild(t *testing.T, exe string, c survivalCase) {
 	if rep.Load > maxLoad {
 		t.Errorf("loading took %v, more than its bound of %v", rep.Load, maxLoad)
 	}
-	if rep.MaxStop > maxGCStop {
+	maxStop := maxGCStop
+	if c.hostWork {
+		// The call's time is the host's own Go code, bounded as
+		// compilation is (see maxLoadGCStop).
+		maxStop = maxLoadGCStop()
+	}
+	if rep.MaxStop > maxStop {
 		t.Errorf("stopping the world for a garbage collection took %v while the guest ran: the guest held up the process", rep.MaxStop)
 	}
 	if rep.LoadStop > maxLoadGCStop() {
