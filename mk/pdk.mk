@@ -11,7 +11,7 @@ PDK_CONF   := pdk/conformance
 PDK_OUT    := $(PDK_CONF)/build
 TOOLBUILD_SRC := $(filter-out %_test.go,$(wildcard internal/toolbuild/*.go internal/toolbuild/pdkbuild/*.go))
 
-PDK_GO_SRC  := $(filter-out %_test.go,$(wildcard pdk/go/*.go)) pdk/go/go.mod
+PDK_GO_SRC  := $(filter-out %_test.go,$(wildcard pdk/go/*.go pdk/go/extism/*.go)) pdk/go/go.mod
 PDK_MODULES := $(addprefix $(PDK_OUT)/word_count.,$(addsuffix .wasm,go c rust assemblyscript zig))
 
 PDK_KV_MODULES := $(addprefix $(PDK_OUT)/kv.,$(addsuffix .wasm,go c rust assemblyscript zig))

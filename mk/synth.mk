@@ -8,7 +8,10 @@
 
 SYNTH_ENGINE_DIR := synth/jsengine
 SYNTH_CACHE      := .cache/synth
-SYNTH_ENGINE_SRC := $(wildcard $(SYNTH_ENGINE_DIR)/*.go) $(SYNTH_ENGINE_DIR)/go.mod $(SYNTH_ENGINE_DIR)/go.sum
+# The engine reaches the host through the Go PDK's binding (pdk/go/extism),
+# so a change there rebuilds it.
+SYNTH_ENGINE_SRC := $(wildcard $(SYNTH_ENGINE_DIR)/*.go) $(SYNTH_ENGINE_DIR)/go.mod $(SYNTH_ENGINE_DIR)/go.sum \
+	$(filter-out %_test.go,$(wildcard pdk/go/extism/*.go)) pdk/go/go.mod
 SYNTH_ENGINE_BUILD = cd $(SYNTH_ENGINE_DIR) && GOOS=wasip1 GOARCH=wasm CGO_ENABLED=0 $(GO) build -buildmode=c-shared -trimpath -ldflags="-s -w"
 
 .PHONY: synth-engine synth-engine-tools test-synth bench-synth test-jsengine bench-jsengine

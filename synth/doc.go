@@ -26,7 +26,8 @@
 // synth-engine`; without it the JavaScript back-end fails with
 // [ErrNoEngine], saying how to build it. [Go] compiles the model's
 // func run(args map[string]any) (any, error) with the local go command
-// (GOOS=wasip1), offline and standard library only.
+// (GOOS=wasip1), offline and standard library only, by the build behind
+// `autoagent tools build`.
 //
 // # Building a tool
 //

@@ -1,7 +1,6 @@
 package synth
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,14 +13,19 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/autoagent-go/autoagent/internal/toolbuild"
 )
 
 // Go is the back-end for tools written in Go: the model writes a file of
 // package main defining func run(args map[string]any) (any, error), and
 // the local go command compiles it with a generated entry point to an
 // Extism plugin (GOOS=wasip1, -buildmode=c-shared) that describes itself.
-// Only the standard library is available; the build runs offline
-// (GOPROXY=off) in a temporary directory that is removed afterwards.
+// The build is internal/toolbuild's, the one behind `autoagent tools
+// build`: only the standard library is available, the build runs offline
+// (GOPROXY=off, GOTOOLCHAIN=local) in a temporary directory that is
+// removed afterwards, and the entry reaches the host through the Go PDK's
+// binding (pdk/go/extism, embedded in autoagent).
 //
 // The zero value uses the go command on PATH.
 type Go struct {
@@ -106,6 +110,11 @@ func (g *Go) Screen(source string) error {
 			}
 		}
 	}
+	for _, name := range packageNames(f) {
+		if strings.HasPrefix(name, "autoagent") {
+			return reject(StageScreen, "names starting with autoagent are reserved for the generated entry point")
+		}
+	}
 	var haveRun bool
 	for _, d := range f.Decls {
 		fn, ok := d.(*ast.FuncDecl)
@@ -123,9 +132,6 @@ func (g *Go) Screen(source string) error {
 			}
 			haveRun = true
 		}
-		if strings.HasPrefix(fn.Name.Name, "autoagent") {
-			return reject(StageScreen, "names starting with autoagent are reserved for the generated entry point")
-		}
 	}
 	if !haveRun {
 		return reject(StageScreen, "the file must define func run(args map[string]any) (any, error)")
@@ -133,77 +139,81 @@ func (g *Go) Screen(source string) error {
 	return nil
 }
 
-// Build compiles the source with the generated entry point.
-func (g *Go) Build(ctx context.Context, spec Spec, source string) (*Package, error) {
-	goBin, err := g.goCommand()
-	if err != nil {
-		return nil, err
+// packageNames lists the names f declares in the package block:
+// functions (not methods), types, variables and constants.
+func packageNames(f *ast.File) []string {
+	var names []string
+	for _, d := range f.Decls {
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv == nil {
+				names = append(names, d.Name.Name)
+			}
+		case *ast.GenDecl:
+			for _, spec := range d.Specs {
+				switch spec := spec.(type) {
+				case *ast.TypeSpec:
+					names = append(names, spec.Name.Name)
+				case *ast.ValueSpec:
+					for _, n := range spec.Names {
+						names = append(names, n.Name)
+					}
+				}
+			}
+		}
 	}
+	return names
+}
+
+// Build compiles the source with the generated entry point through
+// internal/toolbuild, the build behind `autoagent tools build`: in a
+// temporary module under TempDir that requires the Go PDK (for the entry's
+// host bindings, package extism), offline, with the environment's GOFLAGS
+// left out.
+func (g *Go) Build(ctx context.Context, spec Spec, source string) (*Package, error) {
 	dir, err := os.MkdirTemp(g.TempDir, "autoagent-synth-*")
 	if err != nil {
 		return nil, fmt.Errorf("synth: build directory: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	bridge := usesBridge(spec.Capabilities)
-	files := map[string]string{
-		"go.mod":       "module autoagent.local/synthtool\n\ngo 1.24\n",
-		"tool.go":      source,
-		"autoagent.go": goEntry(describeDoc(spec, nil, false), bridge),
+	files := map[string][]byte{
+		"tool.go":      []byte(source),
+		"autoagent.go": []byte(goEntry(describeDoc(spec, nil, false), usesBridge(spec.Capabilities))),
 	}
-	for name, text := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
-			return nil, fmt.Errorf("synth: build directory: %w", err)
-		}
+	opts := toolbuild.Options{Output: filepath.Join(dir, "tool.wasm"), TempDir: dir, Offline: true}
+	if g.Command != "" {
+		opts.Toolchain = map[toolbuild.Language]string{toolbuild.Go: g.Command}
 	}
-	out := filepath.Join(dir, "tool.wasm")
-	cmd := exec.CommandContext(ctx, goBin, "build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w", "-o", out, ".")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0", "GOFLAGS=-mod=mod",
-		"GOPROXY=off", "GOWORK=off", "GOTOOLCHAIN=local", "GO111MODULE=on")
-	var output bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &output, &output
 	stop := reportProgress(g.Progress, "synth: compiling a Go tool (the first build also compiles the standard library for wasip1)")
-	err = cmd.Run()
+	res, err := toolbuild.BuildGoFiles(ctx, files, opts)
 	stop()
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
-	if err != nil {
-		var exit *exec.ExitError
-		if !errors.As(err, &exit) {
-			return nil, fmt.Errorf("synth: running %s: %w", goBin, err)
-		}
-		return nil, reject(StageBuild, "the Go compiler refused the source:\n%s", compilerOutput(output.String(), dir))
+	var missing *toolbuild.MissingToolchainError
+	var failed *toolbuild.BuildError
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &missing):
+		return nil, fmt.Errorf("%w: %s was not found (Go 1.26 or later, on PATH or in $GOROOT/bin); install it, or write tools in JavaScript (--lang js)", ErrNoToolchain, missing.Tool)
+	case errors.As(err, &failed) && errors.As(err, &exit):
+		return nil, reject(StageBuild, "the Go compiler refused the source:\n%s", compilerOutput(failed.Output, dir))
+	case err != nil:
+		return nil, fmt.Errorf("synth: building the Go tool: %w", err)
 	}
-	wasm, err := os.ReadFile(out)
+	wasm, err := os.ReadFile(res.Output)
 	if err != nil {
 		return nil, fmt.Errorf("synth: the go command wrote no module: %w", err)
 	}
 	return &Package{Module: wasm}, nil
 }
 
-func (g *Go) goCommand() (string, error) {
-	if g.Command != "" {
-		return g.Command, nil
-	}
-	if p, err := exec.LookPath("go"); err == nil {
-		return p, nil
-	}
-	if root := os.Getenv("GOROOT"); root != "" {
-		p := filepath.Join(root, "bin", "go")
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%w: the go command is not on PATH; install Go 1.24 or later, or write tools in JavaScript (--lang js)", ErrNoToolchain)
-}
-
-// compilerOutput keeps what the model needs from the compiler's output:
-// paths relative to the build directory, the "# package" header dropped,
-// at most 4 KiB.
+// compilerOutput keeps what the model needs from the compiler's output
+// (toolbuild names the files tool.go and autoagent.go): any path under the
+// build directory made relative, the "# package" header dropped, at most
+// 4 KiB.
 func compilerOutput(out, dir string) string {
 	out = strings.ReplaceAll(out, dir+string(filepath.Separator), "")
-	out = strings.ReplaceAll(out, "./", "")
 	var keep []string
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
 		if strings.HasPrefix(line, "# ") {

@@ -64,6 +64,10 @@ func TestGoBackendRefusals(t *testing.T) {
 		{"third party", "package main\n\nimport \"github.com/x/y\"\n\nfunc run(args map[string]any) (any, error) { return y.Z, nil }\n", StageScreen, "only the standard library"},
 		{"wasmimport", "package main\n\n//go:wasmimport extism:host/env http_request\nfunc req(a, b uint64) uint64\n\nfunc run(args map[string]any) (any, error) { return req(0, 0), nil }\n", StageScreen, "compiler directive"},
 		{"no run", "package main\n\nfunc Run() {}\n", StageScreen, "must define func run"},
+		{"entry's function", "package main\n\nfunc autoagentCall() int32 { return 0 }\nfunc run(args map[string]any) (any, error) { return 1, nil }\n", StageScreen, "reserved for the generated entry point"},
+		{"entry's constant", "package main\n\nconst autoagentDescription = \"{}\"\n\nfunc run(args map[string]any) (any, error) { return 1, nil }\n", StageScreen, "reserved for the generated entry point"},
+		{"entry's import", "package main\n\nvar autoagentextism, x = 1, 2\n\nfunc run(args map[string]any) (any, error) { return x, nil }\n", StageScreen, "reserved for the generated entry point"},
+		{"entry's type", "package main\n\ntype autoagentT int\n\nfunc run(args map[string]any) (any, error) { return 1, nil }\n", StageScreen, "reserved for the generated entry point"},
 		{"bad signature", "package main\n\nfunc run() int { return 1 }\n", StageScreen, "signature"},
 		{"parse error", "package main\n\nfunc run(args map[string]any) (any, error) {\n", StageScreen, "does not parse"},
 	}
@@ -76,6 +80,29 @@ func TestGoBackendRefusals(t *testing.T) {
 				t.Fatalf("err %v; want %s refusal containing %q", err, c.stage, c.want)
 			}
 		})
+	}
+}
+
+// TestGoToolNamesDoNotClashWithTheEntry: the model's file may declare in
+// the package any name the entry does not reserve, the names of the
+// packages the entry imports among them (an import's name is in its file's
+// scope, but a package-level name equal to it would not compile).
+func TestGoToolNamesDoNotClashWithTheEntry(t *testing.T) {
+	src := "package main\n\nimport \"strings\"\n\n" +
+		"var json, fmt, extism, binary = 1, 2, 3, 4\n\n" +
+		"type in struct{ Params int }\n\n" +
+		"func args() int { return json + fmt + extism + binary }\n\n" +
+		"func run(a map[string]any) (any, error) {\n\ttext, _ := a[\"text\"].(string)\n\treturn map[string]any{\"words\": len(strings.Fields(text)), \"sum\": args()}, nil\n}\n"
+	w := scripted.New(turn(draft{Name: "names", Source: src}))
+	b := newBuilder(t, w, func(o *Options) { o.Language, o.NoStaging = "go", true })
+	ctx := context.Background()
+	tl, err := b.Build(ctx, Request{Capability: "x"})
+	if err != nil {
+		t.Fatalf("Build: %v", err)
+	}
+	res, err := tl.Call(ctx, tool.Call{Name: "names", Arguments: json.RawMessage(`{"text":"a b"}`)})
+	if err != nil || res.IsError || res.Text() != `{"sum":10,"words":2}` {
+		t.Fatalf("call: %+v %v", res, err)
 	}
 }
 

@@ -632,6 +632,18 @@ var mutations = []mutation{
 	{"mcp tasks: a required task is called directly", "mcp/remote.go",
 		"\tif c.tasks.requires(t.remote) {", "\tif false {",
 		"./mcp", "TestReferenceServerTasks"},
+	{"toolbuild: an offline build takes the environment's GOFLAGS", "internal/toolbuild/build.go",
+		`"GOTOOLCHAIN=local", "GOFLAGS=-buildvcs=false",`, `"GOTOOLCHAIN=local",`,
+		"./internal/toolbuild", "TestOfflineBuild"},
+	{"toolbuild: an offline build may fetch a toolchain", "internal/toolbuild/build.go",
+		`"GOPROXY=off", "GOTOOLCHAIN=local",`, `"GOPROXY=off",`,
+		"./internal/toolbuild", "TestOfflineBuild"},
+	{"toolbuild: the embedded Go PDK unpacks outside its directory", "internal/toolbuild/gomodule.go",
+		" || !filepath.IsLocal(filepath.FromSlash(h.Name)) {", " {",
+		"./internal/toolbuild", "TestUnpackGoPDKRefusesEscapes"},
+	{"synth: a model's Go file may declare the entry's names", "synth/golang.go",
+		"\t\tif strings.HasPrefix(name, \"autoagent\") {", "\t\tif false && strings.HasPrefix(name, \"autoagent\") {",
+		"./synth", "TestGoBackendRefusals"},
 }
 
 func main() {

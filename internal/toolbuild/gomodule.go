@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -25,14 +26,15 @@ const tempModulePath = "autoagent-tool"
 // go.mod has none: the first Go with //go:wasmexport.
 const minGoVersion = "1.24"
 
-// embeddedGoPDK is pdk/go (its go.mod and non-test .go files) as a tar
-// archive, so that an installed autoagent builds a single-file Go tool
-// with no checkout around: the PDK is not published, so a module proxy
-// cannot provide it. An archive rather than a directory of sources: the
-// embed directive refuses a directory holding a go.mod (another module),
-// and one generated file is plainly a build artifact, like the committed
-// .wasm modules. TestEmbeddedGoPDKIsCurrent fails when it differs from pdk/go;
-// `go generate ./internal/toolbuild` rebuilds it.
+// embeddedGoPDK is pdk/go (its go.mod and non-test .go files, those of
+// its subpackages under their relative paths) as a tar archive, so that an
+// installed autoagent builds a single-file Go tool, and synth a tool a
+// model wrote, with no checkout around: the PDK is not published, so a
+// module proxy cannot provide it. An archive rather than a directory of
+// sources: the embed directive refuses a directory holding a go.mod
+// (another module), and one generated file is plainly a build artifact,
+// like the committed .wasm modules. TestEmbeddedGoPDKIsCurrent fails when
+// it differs from pdk/go; `go generate ./internal/toolbuild` rebuilds it.
 //
 //go:generate go test . -run TestEmbeddedGoPDKIsCurrent -update
 //go:embed gopdk.tar
@@ -99,8 +101,14 @@ func (b *builder) localGoPDK() (string, goModFile) {
 
 // writeEmbeddedGoPDK writes the embedded Go PDK into dir as a module.
 func writeEmbeddedGoPDK(dir string) (goModFile, error) {
+	return unpackGoPDK(dir, embeddedGoPDK)
+}
+
+// unpackGoPDK writes the files of archive into dir. Every entry must be a
+// regular file whose name is a clean relative path inside dir.
+func unpackGoPDK(dir string, archive []byte) (goModFile, error) {
 	var mod goModFile
-	tr := tar.NewReader(bytes.NewReader(embeddedGoPDK))
+	tr := tar.NewReader(bytes.NewReader(archive))
 	for {
 		h, err := tr.Next()
 		if err == io.EOF {
@@ -109,8 +117,8 @@ func writeEmbeddedGoPDK(dir string) (goModFile, error) {
 		if err != nil {
 			return mod, fmt.Errorf("reading the embedded Go PDK: %w", err)
 		}
-		if h.Typeflag != tar.TypeReg || h.Name != filepath.Base(h.Name) || h.Name == ".." {
-			return mod, fmt.Errorf("the embedded Go PDK holds %q, which is not a plain file name", h.Name)
+		if h.Typeflag != tar.TypeReg || path.Clean(h.Name) != h.Name || !filepath.IsLocal(filepath.FromSlash(h.Name)) {
+			return mod, fmt.Errorf("the embedded Go PDK holds %q, which is not a file inside the module", h.Name)
 		}
 		b, err := io.ReadAll(tr)
 		if err != nil {
@@ -119,7 +127,11 @@ func writeEmbeddedGoPDK(dir string) (goModFile, error) {
 		if h.Name == "go.mod" {
 			mod = parseGoMod(b)
 		}
-		if err := os.WriteFile(filepath.Join(dir, h.Name), b, 0o644); err != nil {
+		dst := filepath.Join(dir, filepath.FromSlash(h.Name))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return mod, err
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
 			return mod, err
 		}
 	}
@@ -129,37 +141,44 @@ func writeEmbeddedGoPDK(dir string) (goModFile, error) {
 	return mod, nil
 }
 
-// tempGoModule lays out, under root, a module in which a Go source that
-// has no go.mod of its own builds: root/tool holds a copy of the source's
-// .go files and a go.mod requiring the Go PDK, replaced by a local copy
-// (the checkout's pdk/go when one was found, else the copy embedded in
-// autoagent, written to root/pdk). The user's directory is only read.
-// It returns the module's directory and where the PDK came from.
-func (b *builder) tempGoModule(root string) (dir, pdkFrom string, err error) {
-	files, err := b.sources(".go", "")
+// goFiles reads the source's .go files, but its tests, by name.
+func (b *builder) goFiles() (map[string][]byte, error) {
+	paths, err := b.sources(".go", "")
 	if err != nil {
-		return "", "", err
+		return nil, err
 	}
+	files := map[string][]byte{}
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("toolbuild: %w", err)
+		}
+		files[filepath.Base(p)] = src
+	}
+	if len(files) == 0 {
+		return nil, fmt.Errorf("%w of %s: only _test.go files", ErrUnknownLanguage, b.source)
+	}
+	return files, nil
+}
+
+// tempGoModule lays out, under root, a module in which Go sources that
+// have no go.mod of their own build: root/tool holds the files and a
+// go.mod requiring the Go PDK, replaced by a local copy (the checkout's
+// pdk/go when one was found, else the copy embedded in autoagent, written
+// to root/pdk). The user's directory is only read. It returns the
+// module's directory and where the PDK came from.
+func (b *builder) tempGoModule(root string, files map[string][]byte) (dir, pdkFrom string, err error) {
 	dir = filepath.Join(root, "tool")
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return "", "", fmt.Errorf("toolbuild: temporary module: %w", err)
 	}
-	copied := 0
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		src, err := os.ReadFile(f)
-		if err != nil {
-			return "", "", fmt.Errorf("toolbuild: %w", err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), src, 0o644); err != nil {
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), src, 0o644); err != nil {
 			return "", "", fmt.Errorf("toolbuild: temporary module: %w", err)
 		}
-		copied++
-	}
-	if copied == 0 {
-		return "", "", fmt.Errorf("%w of %s: only _test.go files", ErrUnknownLanguage, b.source)
 	}
 	pdkDir, mod := b.localGoPDK()
 	pdkFrom = "from " + pdkDir
@@ -186,7 +205,8 @@ func (b *builder) tempGoModule(root string) (dir, pdkFrom string, err error) {
 
 // sourcePaths makes the go command's messages about the copied files
 // name the user's files: it runs in the temporary module, so it prints
-// ./main.go where the user wrote /their/dir/main.go.
+// ./main.go where the user wrote /their/dir/main.go. With srcDir "" (the
+// sources were given in memory) they are named main.go.
 func sourcePaths(srcDir, modDir string) *strings.Replacer {
 	entries, _ := os.ReadDir(modDir)
 	var pairs []string

@@ -164,3 +164,108 @@ func TestBuildGoWithoutModuleNamesUserFiles(t *testing.T) {
 		t.Errorf("the source directory holds %v after the build, want only main.go", got)
 	}
 }
+
+// TestBuildGoFiles builds sources held in memory with the embedded PDK:
+// the module works in the host, the temporary module lives in TempDir and
+// is removed, and a compile error names the file by its given name.
+func TestBuildGoFiles(t *testing.T) {
+	t.Setenv("AUTOAGENT_PDK", "")
+	src, err := os.ReadFile(tutorialGo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	scratch := t.TempDir()
+	out := filepath.Join(t.TempDir(), "wc.wasm")
+	var progress bytes.Buffer
+	res, err := toolbuild.BuildGoFiles(context.Background(), map[string][]byte{"main.go": src},
+		toolbuild.Options{Output: out, TempDir: scratch, Progress: &progress})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Language != toolbuild.Go || res.Output != out {
+		t.Errorf("result = %+v", res)
+	}
+	callWordCount(t, out)
+	if !strings.Contains(progress.String(), "building 1 Go file (Go)") || !strings.Contains(progress.String(), "embedded in autoagent") {
+		t.Errorf("progress = %q", progress.String())
+	}
+	if left := dirNames(t, scratch); len(left) > 0 {
+		t.Errorf("temporary files left in TempDir: %v", left)
+	}
+
+	bad := map[string][]byte{
+		"main.go": []byte("package main\n\nfunc main() {}\n"),
+		"tool.go": []byte("package main\n\nfunc run() { undefinedThing() }\n"),
+	}
+	_, err = toolbuild.BuildGoFiles(context.Background(), bad, toolbuild.Options{Output: out, TempDir: scratch})
+	var be *toolbuild.BuildError
+	if !errors.As(err, &be) || !strings.Contains(be.Output, "\ntool.go:3:14: undefined: undefinedThing") {
+		t.Errorf("err = %v, want a *BuildError naming tool.go:3:14", err)
+	}
+	if be != nil && strings.Contains(be.Output, scratch) {
+		t.Errorf("the compiler's message names the temporary module: %s", be.Output)
+	}
+
+	// The temporary module is made in TempDir, not in the system's.
+	missing := filepath.Join(t.TempDir(), "missing")
+	if _, err := toolbuild.BuildGoFiles(context.Background(), map[string][]byte{"main.go": src}, toolbuild.Options{Output: out, TempDir: missing}); err == nil || !strings.Contains(err.Error(), missing) {
+		t.Errorf("with a TempDir that does not exist: err = %v", err)
+	}
+}
+
+func TestBuildGoFilesRefusesNames(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "m.wasm")
+	for _, name := range []string{"../main.go", "dir/main.go", "main_test.go", "go.mod", "main.c", ""} {
+		_, err := toolbuild.BuildGoFiles(context.Background(), map[string][]byte{name: []byte("package main\n")}, toolbuild.Options{Output: out})
+		if err == nil || !strings.Contains(err.Error(), "not a Go source file name") {
+			t.Errorf("%q: err = %v", name, err)
+		}
+	}
+	if _, err := toolbuild.BuildGoFiles(context.Background(), nil, toolbuild.Options{Output: out}); err == nil {
+		t.Error("no files: no error")
+	}
+	if _, err := toolbuild.BuildGoFiles(context.Background(), map[string][]byte{"main.go": nil}, toolbuild.Options{}); err == nil {
+		t.Error("no Output: no error")
+	}
+}
+
+// TestOfflineBuild: with Offline the go command fetches no module and no
+// toolchain, and the environment's GOFLAGS do not reach the build.
+func TestOfflineBuild(t *testing.T) {
+	t.Setenv("AUTOAGENT_PDK", "")
+	ctx := context.Background()
+	out := filepath.Join(t.TempDir(), "m.wasm")
+	offline := toolbuild.Options{Output: out, Offline: true}
+	var be *toolbuild.BuildError
+
+	third := map[string][]byte{"main.go": []byte("package main\n\nimport \"example.com/nothing\"\n\nfunc main() { nothing.Do() }\n")}
+	_, err := toolbuild.BuildGoFiles(ctx, third, offline)
+	if !errors.As(err, &be) || !strings.Contains(be.Output, "GOPROXY=off") {
+		t.Errorf("a third-party import built offline: err = %v", err)
+	}
+
+	// A go line the local toolchain is too old for is refused, not
+	// downloaded, whatever GOTOOLCHAIN says.
+	t.Setenv("GOTOOLCHAIN", "auto")
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module future\n\ngo 9.99\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o644)
+	_, err = toolbuild.Build(ctx, dir, offline)
+	if !errors.As(err, &be) || !strings.Contains(be.Output, "GOTOOLCHAIN=local") {
+		t.Errorf("a go line past the local toolchain built offline: err = %v", err)
+	}
+
+	// A build tag from the user's GOFLAGS would select the broken file.
+	t.Setenv("GOFLAGS", "-tags=leak")
+	src, err := os.ReadFile(tutorialGo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tagged := map[string][]byte{"main.go": src, "leak.go": []byte("//go:build leak\n\npackage main\n\nvar _ = undefinedThing\n")}
+	if _, err := toolbuild.BuildGoFiles(ctx, tagged, offline); err != nil {
+		t.Errorf("the environment's GOFLAGS reached an offline build: %v", err)
+	}
+	if _, err := toolbuild.BuildGoFiles(ctx, tagged, toolbuild.Options{Output: out}); err == nil {
+		t.Error("GOFLAGS=-tags=leak did not reach a build that is not offline: the test proves nothing")
+	}
+}

@@ -68,13 +68,17 @@ func rustTarget(ctx context.Context, override string) (rustc, target string) {
 
 // findPDK returns the pdk directory of an autoagent checkout: the explicit
 // one, $AUTOAGENT_PDK, or the first pdk/ holding c/autoagent.h found
-// walking up from the source.
+// walking up from the source ("" when the source is "": sources in memory
+// have no place to start from).
 func findPDK(explicit, source string) string {
 	if explicit != "" {
 		return explicit
 	}
 	if env := os.Getenv("AUTOAGENT_PDK"); env != "" {
 		return env
+	}
+	if source == "" {
+		return ""
 	}
 	dir, err := filepath.Abs(source)
 	if err != nil {

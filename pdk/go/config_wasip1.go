@@ -2,12 +2,6 @@
 
 package pdk
 
-func configGet(key string) (string, bool) {
-	k := writeBlock([]byte(key))
-	off := extismConfigGet(k)
-	extismFree(k) // config_get, unlike var_get, leaves the key to the caller
-	if off == 0 {
-		return "", false
-	}
-	return string(takeBlock(off)), true
-}
+import "github.com/autoagent-go/autoagent/pdk/go/extism"
+
+func configGet(key string) (string, bool) { return extism.Config(key) }

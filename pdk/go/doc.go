@@ -82,4 +82,12 @@
 // host's default 64 MiB cap; GOMEMLIMIT overrides it) so the collector
 // works harder before the host would kill the instance. Tool code should
 // not keep growing caches in package variables for the same reason.
+//
+// # Host functions
+//
+// The `//go:wasmimport` declarations of the host's functions and the
+// copies between the module's memory and the host's blocks are the
+// subpackage [github.com/autoagent-go/autoagent/pdk/go/extism], the one
+// binding autoagent's Go guests share: this package, the entry point of a
+// tool a model writes in Go, and the JavaScript engine.
 package pdk

@@ -8,12 +8,21 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+
+	"github.com/autoagent-go/autoagent/pdk/go/extism"
 )
 
 // gcAfter is the number of bytes a call may move before the kit collects
 // garbage at its end: collecting after every call would cost more than the
 // call, never collecting lets a burst of large calls ratchet memory up.
 const gcAfter = 256 << 10
+
+// maxKeptInput is the largest input buffer kept for the next call.
+const maxKeptInput = 1 << 20
+
+// inputBuf is the input buffer reused across calls; the dispatcher copies
+// what it keeps, so reuse is safe.
+var inputBuf []byte
 
 func init() {
 	if os.Getenv("GOMEMLIMIT") == "" {
@@ -25,20 +34,23 @@ func init() {
 func describe() int32 {
 	doc, err := Describe()
 	if err != nil {
-		extismErrorSet(writeBlock([]byte(err.Error())))
+		extism.SetError(err.Error())
 		return 1
 	}
-	extismOutputSet(writeBlock(doc), uint64(len(doc)))
+	extism.Output(doc)
 	return 0
 }
 
 //go:wasmexport call
 func call() int32 {
-	in := readInput()
+	inputBuf = extism.Input(inputBuf)
+	in := inputBuf
 	out := Call(in)
 	moved := len(in) + len(out)
-	extismOutputSet(writeBlock(out), uint64(len(out)))
-	releaseInput()
+	extism.Output(out)
+	if cap(inputBuf) > maxKeptInput {
+		inputBuf = nil
+	}
 	if moved > gcAfter {
 		runtime.GC()
 	}

@@ -2,7 +2,11 @@
 
 package pdk
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/autoagent-go/autoagent/pdk/go/extism"
+)
 
 func fetch(req Request) (*Response, error) {
 	doc, err := marshal(struct {
@@ -15,14 +19,14 @@ func fetch(req Request) (*Response, error) {
 	}
 	var body uint64
 	if req.Body != nil {
-		body = writeBlock(req.Body)
+		body = extism.Write(req.Body)
 	}
 	// The host frees the request and body blocks; the response block is ours.
-	off := extismHTTPRequest(writeBlock(doc), body)
-	status := extismHTTPStatusCode()
+	off := extism.HTTPRequest(extism.Write(doc), body)
+	status := extism.HTTPStatusCode()
 	resp := &Response{Status: int(status)}
 	if off != 0 {
-		resp.Body = takeBlock(off)
+		resp.Body = extism.Take(off)
 	}
 	if status == 0 {
 		return nil, fmt.Errorf("pdk: %s %s: the host returned no response", req.Method, req.URL)

@@ -2,18 +2,20 @@
 
 package pdk
 
+import "github.com/autoagent-go/autoagent/pdk/go/extism"
+
 func logMessage(level Level, msg string) {
-	off := writeBlock([]byte(msg)) // the host frees it
+	off := extism.Write([]byte(msg)) // the host frees it
 	switch level {
 	case LevelTrace:
-		extismLogTrace(off)
+		extism.LogTrace(off)
 	case LevelDebug:
-		extismLogDebug(off)
+		extism.LogDebug(off)
 	case LevelInfo:
-		extismLogInfo(off)
+		extism.LogInfo(off)
 	case LevelWarn:
-		extismLogWarn(off)
+		extism.LogWarn(off)
 	default:
-		extismLogError(off)
+		extism.LogError(off)
 	}
 }

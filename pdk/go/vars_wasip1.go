@@ -2,18 +2,20 @@
 
 package pdk
 
+import "github.com/autoagent-go/autoagent/pdk/go/extism"
+
 func varGet(name string) ([]byte, bool) {
-	off := extismVarGet(writeBlock([]byte(name))) // the host frees the name
+	off := extism.VarGet(extism.Write([]byte(name))) // the host frees the name
 	if off == 0 {
 		return nil, false
 	}
-	return takeBlock(off), true
+	return extism.Take(off), true
 }
 
 func varSet(name string, value []byte) {
 	var v uint64
 	if value != nil {
-		v = writeBlock(value)
+		v = extism.Write(value)
 	}
-	extismVarSet(writeBlock([]byte(name)), v) // the host frees both blocks
+	extism.VarSet(extism.Write([]byte(name)), v) // the host frees both blocks
 }

@@ -2,10 +2,11 @@
 
 package main
 
-import "encoding/json"
+import (
+	"encoding/json"
 
-//go:wasmimport extism:host/user tool_call
-func toolCall(req uint64) uint64
+	"github.com/autoagent-go/autoagent/pdk/go/extism"
+)
 
 // hostBridge calls a host tool through the host's tool_call function.
 var hostBridge bridge = func(name string, args []byte) ([]byte, error) {
@@ -16,10 +17,5 @@ var hostBridge bridge = func(name string, args []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	off := writeBlock(req)
-	res := toolCall(off)
-	free(off)
-	out := readBlock(res)
-	free(res)
-	return out, nil
+	return extism.CallTool(req), nil
 }

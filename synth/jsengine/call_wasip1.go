@@ -2,7 +2,11 @@
 
 package main
 
-import "runtime/debug"
+import (
+	"runtime/debug"
+
+	"github.com/autoagent-go/autoagent/pdk/go/extism"
+)
 
 // softHeapLimit makes the collector work harder as the heap nears the
 // host's default memory limit (64 MiB), so a script that fits after a
@@ -19,13 +23,13 @@ func init() {
 //go:wasmexport call
 //lint:ignore U1000 exported to the host by go:wasmexport, which staticcheck does not see
 func call() int32 {
-	script, ok := config("script")
-	out, failure := handle(readInput(), script, ok, hostBridge)
+	script, ok := extism.Config("script")
+	out, failure := handle(extism.Input(nil), script, ok, hostBridge)
 	if failure != "" {
-		errorSet(writeBlock([]byte(failure)))
+		extism.SetError(failure)
 		return 1
 	}
-	outputSet(writeBlock(out), uint64(len(out)))
+	extism.Output(out)
 	return 0
 }
 
@@ -35,6 +39,6 @@ func call() int32 {
 //go:wasmexport describe
 //lint:ignore U1000 exported to the host by go:wasmexport, which staticcheck does not see
 func describe() int32 {
-	errorSet(writeBlock([]byte("this module is the autoagent JavaScript engine: the tool it serves is described by its sidecar NAME.tool.json")))
+	extism.SetError("this module is the autoagent JavaScript engine: the tool it serves is described by its sidecar NAME.tool.json")
 	return 1
 }
