@@ -64,7 +64,7 @@ func TestRewriteCorpus(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if _, err := wasmbin.Verify(out, verifyLimits(wasmbin.DefaultLimits), rewrite.Instrumentation(m)); err != nil {
+		if _, err := wasmbin.Verify(out, verifyLimits(wasmbin.DefaultLimits()), rewrite.Instrumentation(m)); err != nil {
 			t.Errorf("%s: the rewrite fails verification: %v", name, err)
 		}
 		got, err := rt.CompileModule(ctx, out)

@@ -66,7 +66,7 @@ func TestVerifyCatchesEveryDefect(t *testing.T) {
 					continue // the defect changed nothing here
 				}
 				injected++
-				_, err = wasmbin.Verify(out, verifyLimits(wasmbin.DefaultLimits), rewrite.Instrumentation(m))
+				_, err = wasmbin.Verify(out, verifyLimits(wasmbin.DefaultLimits()), rewrite.Instrumentation(m))
 				switch want := defectFinding[defect]; {
 				case err == nil:
 					t.Errorf("%s: the rewrite with defect %q passed verification", name, defect)

@@ -47,17 +47,20 @@ type Limits struct {
 	LocalsBranches int64
 }
 
-// DefaultLimits are generous for every real toolchain's output and keep a
-// hostile module's compile cost small. The largest module the project
-// knows, a 19 MB Go build of a JavaScript engine, has 12 509 functions,
-// 5 948 branches in its largest, nesting 1 308, CompileWork 2.9e8, 12 469
-// element entries and at most 65 714 locals times branches in a function;
-// GHC's output nests 1 707 deep and has 7 727 parameters and results in
-// its types; an instrumented C build of Extism's fixtures has a function
-// of 1.98e6 locals times branches. LocalsBranches at 2e6 costs about 1 to
-// 4 s of compilation for that one function, which wazero does not
-// interrupt.
-var DefaultLimits = Limits{
+// DefaultLimits returns the defaults, a copy (no code in the process can
+// change them, as with manifest.DefaultLimits). They are generous for
+// every real toolchain's output and keep a hostile module's compile cost
+// small. The largest module the project knows, a 19 MB Go build of a
+// JavaScript engine, has 12 509 functions, 5 948 branches in its largest,
+// nesting 1 308, CompileWork 2.9e8, 12 469 element entries and at most
+// 65 714 locals times branches in a function; GHC's output nests 1 707
+// deep and has 7 727 parameters and results in its types; an instrumented
+// C build of Extism's fixtures has a function of 1.98e6 locals times
+// branches. LocalsBranches at 2e6 costs about 1 to 4 s of compilation for
+// that one function, which wazero does not interrupt.
+func DefaultLimits() Limits { return defaultLimits }
+
+var defaultLimits = Limits{
 	ModuleBytes:    64 << 20,
 	Functions:      200_000,
 	FunctionBytes:  1 << 20,
@@ -84,7 +87,7 @@ var DefaultLimits = Limits{
 
 // WithDefaults returns l with zero fields filled from DefaultLimits.
 func (l Limits) WithDefaults() Limits {
-	d := DefaultLimits
+	d := defaultLimits
 	fill := func(v *int, def int) {
 		if *v == 0 {
 			*v = def
