@@ -59,6 +59,11 @@
 // on. Emission is serialised, so a file's order is the emission order even
 // with concurrent emitters.
 //
+// An [Event] holds its payload as an interface, so a payload stored in one
+// is copied to the heap. [EmitPayload] takes the payload apart, as its own
+// type, and gives it as it is to a [JSONL] sink: the agent loop emits
+// this way, and an event then allocates only its span id.
+//
 // # Redaction
 //
 // Every string of every event is passed through [Redact] inside Emit,

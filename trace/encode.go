@@ -20,6 +20,23 @@ import (
 func (ev Event) MarshalJSON() ([]byte, error) { return appendEvent(nil, &ev), nil }
 
 func appendEvent(b []byte, ev *Event) []byte {
+	if ev.Payload == nil {
+		return append(appendEventHead(b, ev), `{}}`...)
+	}
+	return appendEventPayload(b, ev, ev.Payload)
+}
+
+// appendEventPayload encodes ev with the payload p in place of
+// ev.Payload. Of a concrete type, p is encoded where it is: it is not
+// copied to the heap as storing it in an interface would.
+func appendEventPayload[P Payload](b []byte, ev *Event, p P) []byte {
+	b = appendEventHead(b, ev)
+	b = p.appendJSON(b)
+	return append(b, '}')
+}
+
+// appendEventHead writes ev up to its payload: `{"type":…,"payload":`.
+func appendEventHead(b []byte, ev *Event) []byte {
 	b = append(b, `{"type":`...)
 	b = appendString(b, string(ev.Type))
 	b = append(b, `,"span_id":`...)
@@ -42,13 +59,7 @@ func appendEvent(b []byte, ev *Event) []byte {
 		b = ev.Time.AppendFormat(b, time.RFC3339Nano)
 		b = append(b, '"')
 	}
-	b = append(b, `,"payload":`...)
-	if ev.Payload == nil {
-		b = append(b, '{', '}')
-	} else {
-		b = ev.Payload.appendJSON(b)
-	}
-	return append(b, '}')
+	return append(b, `,"payload":`...)
 }
 
 // payloadWriter writes the fields of one JSON object, with commas.

@@ -13,7 +13,13 @@ type jsonlSink struct {
 }
 
 func (s *jsonlSink) WriteEvent(ev Event) error {
-	s.buf = append(appendEvent(s.buf[:0], &ev), '\n')
+	return s.writeLine(appendEvent(s.buf[:0], &ev))
+}
+
+// writeLine writes line, one encoded event, and its newline in one Write
+// call. line's storage becomes the buffer of the next line.
+func (s *jsonlSink) writeLine(line []byte) error {
+	s.buf = append(line, '\n')
 	_, err := s.w.Write(s.buf)
 	return err
 }

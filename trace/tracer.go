@@ -85,33 +85,105 @@ func (t *Tracer) Emit(ev Event) string {
 	if t == nil {
 		return ""
 	}
-	if ev.SpanID == "" {
-		ev.SpanID = NewSpanID()
-	}
-	if ev.Time.IsZero() {
-		ev.Time = t.now()
-	}
+	t.stamp(&ev)
 	redactEvent(&ev)
+	t.send(ev)
+	return ev.SpanID
+}
+
+// EmitPayload is [Tracer.Emit] of ev with the payload p in place of
+// ev.Payload: the same event, stamped and redacted the same way, reaches
+// the same sinks. It differs in cost only. An Event holds its payload as
+// an interface, so a payload stored in one is copied to the heap; a
+// [JSONL] sink is given p as it is, and only a sink of another kind
+// receives an Event (holding p, copied once for all of them). The agent
+// loop emits its events this way: with JSONL sinks, tracing an event
+// allocates its span id and nothing else.
+func EmitPayload[P Payload](t *Tracer, ev Event, p P) string {
+	if t == nil {
+		return ""
+	}
+	if any(p) == nil { // P is Payload, and there is none
+		ev.Payload = nil
+		return t.Emit(ev)
+	}
+	t.stamp(&ev)
+	ev.Payload = nil
+	redactEvent(&ev)
+	if r := p.redacted(); r != nil {
+		// Something was redacted (rare): r is the redacted copy, an
+		// interface already, given to every sink as Emit gives it.
+		ev.Payload = r
+		t.send(ev)
+		return ev.SpanID
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
 		return ev.SpanID
 	}
 	for _, s := range t.sinks {
+		if j, ok := s.(*jsonlSink); ok {
+			writeJSONL(t, j, &ev, p)
+			continue
+		}
+		if ev.Payload == nil {
+			ev.Payload = p
+		}
 		t.write(s, ev)
 	}
 	return ev.SpanID
 }
 
+// stamp gives ev a new span id and the time, unless it has them.
+func (t *Tracer) stamp(ev *Event) {
+	if ev.SpanID == "" {
+		ev.SpanID = NewSpanID()
+	}
+	if ev.Time.IsZero() {
+		ev.Time = t.now()
+	}
+}
+
+// send hands ev, stamped and redacted, to every sink, unless the tracer
+// is closed.
+func (t *Tracer) send(ev Event) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return
+	}
+	for _, s := range t.sinks {
+		t.write(s, ev)
+	}
+}
+
 // write calls one sink, keeping the first failure and surviving a panic.
 func (t *Tracer) write(s Sink, ev Event) {
-	defer func() {
-		if p := recover(); p != nil && t.err == nil {
-			t.err = fmt.Errorf("trace: sink panicked: %v", p)
-		}
-	}()
-	if err := s.WriteEvent(ev); err != nil && t.err == nil {
+	defer t.recoverSink()
+	t.sinkFailed(s.WriteEvent(ev))
+}
+
+// writeJSONL is write for a JSONL sink given ev's payload p apart, which
+// it encodes without storing it in ev.
+func writeJSONL[P Payload](t *Tracer, s *jsonlSink, ev *Event, p P) {
+	defer t.recoverSink()
+	t.sinkFailed(s.writeLine(appendEventPayload(s.buf[:0], ev, p)))
+}
+
+// sinkFailed keeps err, a sink's failure, if it is the first. The caller
+// holds t.mu.
+func (t *Tracer) sinkFailed(err error) {
+	if err != nil && t.err == nil {
 		t.err = fmt.Errorf("trace: sink failed: %w", err)
+	}
+}
+
+// recoverSink, deferred around a sink's call, turns its panic into the
+// tracer's error (the first one kept). The caller holds t.mu.
+func (t *Tracer) recoverSink() {
+	if p := recover(); p != nil && t.err == nil {
+		t.err = fmt.Errorf("trace: sink panicked: %v", p)
 	}
 }
 

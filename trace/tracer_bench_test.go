@@ -16,3 +16,15 @@ func BenchmarkEmitJSONL(b *testing.B) {
 		tr.Emit(Event{Type: ToolCallEnd, ParentID: "p", RunID: "r", Payload: ToolCall{Step: step, Name: "fetch", CallID: "c1", Status: "ok", DurationMS: 1.25, Content: "a result of some length, nothing sensitive in it"}})
 	}
 }
+
+// BenchmarkEmitJSONLPayload is BenchmarkEmitJSONL through EmitPayload, as
+// the agent loop emits: the payload is not copied to the heap.
+func BenchmarkEmitJSONLPayload(b *testing.B) {
+	tr := New(JSONL(io.Discard))
+	b.ReportAllocs()
+	step := 0
+	for b.Loop() {
+		step++
+		EmitPayload(tr, Event{Type: ToolCallEnd, ParentID: "p", RunID: "r"}, ToolCall{Step: step, Name: "fetch", CallID: "c1", Status: "ok", DurationMS: 1.25, Content: "a result of some length, nothing sensitive in it"})
+	}
+}
