@@ -76,12 +76,12 @@ func (r *runner) contextBudget(step int) {
 	status := "pruned"
 	if r.a.Memory != nil {
 		if err := r.compactMidRun(); err != nil {
-			r.traceEvent(trace.MemoryError, r.runSpan, trace.Memory{Step: step, Error: err.Error()})
+			traceEvent(r, trace.MemoryError, r.runSpan, trace.Memory{Step: step, Error: err.Error()})
 		} else {
 			status = "compacted, pruned"
 		}
 	}
-	r.traceEvent(trace.ContextBudget, r.runSpan, trace.Memory{Step: step, InputTokens: r.lastInput, Limit: int(window), Kept: keptResults, Status: status})
+	traceEvent(r, trace.ContextBudget, r.runSpan, trace.Memory{Step: step, InputTokens: r.lastInput, Limit: int(window), Kept: keptResults, Status: status})
 }
 
 // compactMidRun runs the memory over the transcript between turns,

@@ -157,7 +157,7 @@ func (r *runner) announce(step int, llmSpan string, c llm.ToolCall) {
 	ec := &earlyCall{p: p, cancel: cancel, done: make(chan struct{})}
 	e.turn.calls = append(e.turn.calls, ec)
 	e.started++
-	r.traceEvent(trace.ToolCallEarlyStart, llmSpan, trace.ToolCall{Step: step, Name: c.Name, CallID: c.ID})
+	traceEvent(r, trace.ToolCallEarlyStart, llmSpan, trace.ToolCall{Step: step, Name: c.Name, CallID: c.ID})
 	e.wg.Add(1)
 	go func() {
 		defer e.wg.Done()
@@ -238,7 +238,7 @@ func (r *runner) dropEarly(step int, llmSpan, reason string) {
 func (r *runner) discard(step int, llmSpan string, ec *earlyCall, reason string) {
 	ec.cancel()
 	c := ec.p.call
-	r.traceEvent(trace.ToolCallEarlyDiscarded, llmSpan, trace.ToolCall{Step: step, Name: c.Name, CallID: c.ID, Reason: reason})
+	traceEvent(r, trace.ToolCallEarlyDiscarded, llmSpan, trace.ToolCall{Step: step, Name: c.Name, CallID: c.ID, Reason: reason})
 }
 
 // awaitEarly returns the execution of p's early start, waiting for it to

@@ -150,12 +150,12 @@ func (r *runner) checkGuardrails(gs []Guardrail, stage GuardStage, step int, par
 		case GuardAllow, "allow":
 			continue
 		case GuardRedact:
-			r.traceEvent(trace.Guardrail, parent, ev)
+			traceEvent(r, trace.Guardrail, parent, ev)
 			text = v.Text
 			continue
 		case GuardCorrect:
 			if stage == GuardOutput {
-				r.traceEvent(trace.Guardrail, parent, ev)
+				traceEvent(r, trace.Guardrail, parent, ev)
 				return text, correctionText(v), nil
 			}
 		case GuardBlock:
@@ -163,7 +163,7 @@ func (r *runner) checkGuardrails(gs []Guardrail, stage GuardStage, step int, par
 			v.Reason = fmt.Sprintf("unknown verdict %q", v.Action)
 		}
 		ev.Status = string(GuardBlock)
-		r.traceEvent(trace.Guardrail, parent, ev)
+		traceEvent(r, trace.Guardrail, parent, ev)
 		return text, "", &GuardrailError{Stage: stage, Guardrail: g.Name(), Reason: v.Reason}
 	}
 	return text, "", nil

@@ -59,7 +59,7 @@ func (r *runner) postTurn(step int, llmSpan string, answer string) *llm.Message 
 	if r.st.Corrections >= r.correctionCap() {
 		return nil
 	}
-	span := r.traceEvent(trace.HookInvoked, llmSpan, trace.Hook{Step: step, Corrections: r.st.Corrections})
+	span := traceEvent(r, trace.HookInvoked, llmSpan, trace.Hook{Step: step, Corrections: r.st.Corrections})
 	msgs := r.st.Messages
 	turn := &Turn{Step: step, Answer: answer, Messages: msgs, New: msgs[min(r.st.TurnStart, len(msgs)):], Corrections: r.st.Corrections}
 	for _, m := range turn.New {
@@ -81,11 +81,11 @@ func (r *runner) postTurn(step int, llmSpan string, answer string) *llm.Message 
 		}
 	}
 	if err != nil {
-		r.traceEvent(trace.HookError, span, trace.Hook{Step: step, Error: err.Error()})
+		traceEvent(r, trace.HookError, span, trace.Hook{Step: step, Error: err.Error()})
 		return nil
 	}
 	if msg != nil {
-		r.traceEvent(trace.HookCorrection, span, trace.Hook{Step: step, Content: r.preview(msg.Text())})
+		traceEvent(r, trace.HookCorrection, span, trace.Hook{Step: step, Content: r.preview(msg.Text())})
 	}
 	return msg
 }

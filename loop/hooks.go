@@ -82,24 +82,24 @@ func (r *runner) preHooks(step int, llmSpan string, p *plan) {
 		switch {
 		case err != nil:
 			ev.Status, ev.Error = "error", err.Error()
-			r.traceEvent(trace.ToolHook, llmSpan, ev)
+			traceEvent(r, trace.ToolHook, llmSpan, ev)
 			p.refusal = fmt.Sprintf("ToolHookDenied: the call was refused because a check failed (hook %d: %v).", i+1, err)
 			return
 		case d.Deny != "":
 			ev.Status, ev.Reason = "deny", d.Deny
-			r.traceEvent(trace.ToolHook, llmSpan, ev)
+			traceEvent(r, trace.ToolHook, llmSpan, ev)
 			p.refusal = "ToolHookDenied: " + d.Deny
 			return
 		case d.Arguments != nil:
 			if err := validateArguments(p, d.Arguments); err != nil {
 				ev.Status, ev.Error = "error", err.Error()
-				r.traceEvent(trace.ToolHook, llmSpan, ev)
+				traceEvent(r, trace.ToolHook, llmSpan, ev)
 				p.refusal = fmt.Sprintf("ToolHookDenied: hook %d rewrote the arguments into ones the tool refuses: %v", i+1, err)
 				return
 			}
 			p.call.Arguments = append(json.RawMessage(nil), d.Arguments...)
 			ev.Status = "rewrite"
-			r.traceEvent(trace.ToolHook, llmSpan, ev)
+			traceEvent(r, trace.ToolHook, llmSpan, ev)
 		}
 	}
 }
@@ -125,7 +125,7 @@ func (r *runner) postHooks(step int, llmSpan string, c llm.ToolCall, raw *rawRes
 		res := HookResult{Content: raw.text, IsError: raw.isError}
 		err := protect("post-tool hook", func() error { return h(r.ctx, c, &res) })
 		if err != nil {
-			r.traceEvent(trace.ToolHook, llmSpan, trace.Hook{Step: step, Name: c.Name, CallID: c.ID, Status: "error", Error: fmt.Sprintf("post-tool hook %d: %v", i+1, err)})
+			traceEvent(r, trace.ToolHook, llmSpan, trace.Hook{Step: step, Name: c.Name, CallID: c.ID, Status: "error", Error: fmt.Sprintf("post-tool hook %d: %v", i+1, err)})
 			continue
 		}
 		raw.text, raw.isError = res.Content, res.IsError

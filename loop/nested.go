@@ -78,7 +78,7 @@ func CallNested(ctx context.Context, c tool.Call) (tool.Result, error) {
 	call := llm.ToolCall{ID: p.call.ID, Name: c.Name, Arguments: args}
 	var callSpan string
 	if r.tr != nil {
-		callSpan = r.traceEvent(trace.ToolCallStart, span, trace.ToolCall{Step: step, Name: c.Name, CallID: call.ID, Arguments: r.preview(string(args))})
+		callSpan = traceEvent(r, trace.ToolCallStart, span, trace.ToolCall{Step: step, Name: c.Name, CallID: call.ID, Arguments: r.preview(string(args))})
 		t0 = time.Now()
 	}
 	tc := &toolCtx{Context: ctx, call: callCtx{info: CallInfo{RunID: r.st.RunID, Step: step, CallID: call.ID, Name: c.Name}, sink: &r.sink, run: r}}

@@ -106,10 +106,10 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 		st.TurnStart = len(st.Messages)
 	}
 	if r.tr != nil {
-		r.runSpan = r.tr.Emit(trace.Event{Type: trace.RunStart, ParentID: trace.SpanFromContext(ctx), RunID: st.RunID, Payload: trace.Run{
+		r.runSpan = trace.EmitPayload(r.tr, trace.Event{Type: trace.RunStart, ParentID: trace.SpanFromContext(ctx), RunID: st.RunID}, trace.Run{
 			Model: a.Model, MaxSteps: r.b.MaxSteps, MessageCount: len(st.Messages), ToolCount: len(r.specs),
 			Streaming: emit != nil, ResumedFromStep: resumedFrom,
-		}})
+		})
 	}
 	if !resumed {
 		r.compact()
@@ -152,7 +152,7 @@ func (r *runner) compact() {
 		r.addUsage(*u)
 	}
 	if err != nil {
-		r.traceEvent(trace.MemoryError, r.runSpan, trace.Memory{Error: err.Error()})
+		traceEvent(r, trace.MemoryError, r.runSpan, trace.Memory{Error: err.Error()})
 		return
 	}
 	r.st.Messages = out
@@ -161,7 +161,7 @@ func (r *runner) compact() {
 	if u != nil {
 		p.InputTokens, p.OutputTokens, p.CachedTokens = u.InputTokens, u.OutputTokens, u.CachedTokens
 	}
-	r.traceEvent(trace.MemoryCompacted, r.runSpan, p)
+	traceEvent(r, trace.MemoryCompacted, r.runSpan, p)
 }
 
 func (r *runner) addUsage(u llm.Usage) {
@@ -315,12 +315,12 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 	var llmSpan string
 	var t0 time.Time
 	if r.tr != nil {
-		llmSpan = r.traceEvent(trace.LLMRequest, r.runSpan, trace.ModelCall{Step: step, MessageCount: len(view), ToolCount: len(specs), Streaming: r.emit != nil})
+		llmSpan = traceEvent(r, trace.LLMRequest, r.runSpan, trace.ModelCall{Step: step, MessageCount: len(view), ToolCount: len(specs), Streaming: r.emit != nil})
 		if disabled {
-			r.traceEvent(trace.ToolsDisabled, llmSpan, trace.Guard{Step: step, Limit: r.b.MaxToolCalls})
+			traceEvent(r, trace.ToolsDisabled, llmSpan, trace.Guard{Step: step, Limit: r.b.MaxToolCalls})
 		}
 		if pruned > 0 {
-			r.traceEvent(trace.ContextPruned, llmSpan, trace.Memory{Step: step, Pruned: pruned, CharsSaved: saved, Kept: keep, Batch: r.b.PruneBatch})
+			traceEvent(r, trace.ContextPruned, llmSpan, trace.Memory{Step: step, Pruned: pruned, CharsSaved: saved, Kept: keep, Batch: r.b.PruneBatch})
 		}
 		t0 = time.Now()
 	}
@@ -349,7 +349,7 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 				p.InputTokens, p.OutputTokens, p.CachedTokens = resp.Usage.InputTokens, resp.Usage.OutputTokens, resp.Usage.CachedTokens
 			}
 		}
-		r.traceEvent(trace.LLMResponse, llmSpan, p)
+		traceEvent(r, trace.LLMResponse, llmSpan, p)
 	}
 	if err == nil {
 		a.Recorder.llm(r, step, req, resp)
@@ -421,7 +421,7 @@ func (r *runner) checkpoint() error {
 		if err != nil {
 			p.Status, p.Error = "error", err.Error()
 		}
-		r.traceEvent(trace.Checkpoint, r.runSpan, p)
+		traceEvent(r, trace.Checkpoint, r.runSpan, p)
 	}
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrCheckpoint, err)
@@ -455,12 +455,12 @@ func (r *runner) stop(reason StopReason, cause error) (*Result, error) {
 	switch reason {
 	case StopMaxSteps:
 		serr.MaxSteps = r.b.MaxSteps
-		r.traceEvent(trace.MaxStepsExceeded, r.runSpan, trace.Run{MaxSteps: r.b.MaxSteps, Step: r.st.Step})
+		traceEvent(r, trace.MaxStepsExceeded, r.runSpan, trace.Run{MaxSteps: r.b.MaxSteps, Step: r.st.Step})
 	case StopTokenBudget:
 		serr.TokenBudget, serr.Spent = r.b.TokenBudget, r.spent()
-		r.traceEvent(trace.TokenBudgetExceeded, r.runSpan, trace.Run{TokenBudget: r.b.TokenBudget, Spent: r.spent(), Step: r.st.Step})
+		traceEvent(r, trace.TokenBudgetExceeded, r.runSpan, trace.Run{TokenBudget: r.b.TokenBudget, Spent: r.spent(), Step: r.st.Step})
 	case StopCancelled:
-		r.traceEvent(trace.Cancelled, r.runSpan, trace.Run{Step: r.st.Step})
+		traceEvent(r, trace.Cancelled, r.runSpan, trace.Run{Step: r.st.Step})
 	}
 	if err := r.checkpoint(); err != nil {
 		return r.fail(r.st.Step, err)

@@ -7,13 +7,16 @@ import (
 	"github.com/autoagent-go/autoagent/trace"
 )
 
-// traceEvent emits one event of this run and returns its span id; without
-// a tracer it does nothing.
-func (r *runner) traceEvent(typ trace.Type, parent string, p trace.Payload) string {
+// traceEvent emits one event of r's run and returns its span id; without
+// a tracer it does nothing. It is a function, not a method, to take the
+// payload as its own type P (a method cannot have a type parameter):
+// [trace.EmitPayload] then writes it to a JSONL sink without copying it to
+// the heap, as passing it as a [trace.Payload] would.
+func traceEvent[P trace.Payload](r *runner, typ trace.Type, parent string, p P) string {
 	if r.tr == nil {
 		return ""
 	}
-	return r.tr.Emit(trace.Event{Type: typ, ParentID: parent, RunID: r.st.RunID, Payload: p})
+	return trace.EmitPayload(r.tr, trace.Event{Type: typ, ParentID: parent, RunID: r.st.RunID}, p)
 }
 
 // preview returns a redacted, bounded preview of s for an event, or "" when
@@ -44,7 +47,7 @@ func (r *runner) endTrace(status, output string, err error) {
 	if err != nil {
 		p.Error = err.Error()
 	}
-	r.traceEvent(trace.RunEnd, r.runSpan, p)
+	traceEvent(r, trace.RunEnd, r.runSpan, p)
 }
 
 func msSince(t0 time.Time) float64 {

@@ -307,3 +307,32 @@ func TestTraceCancelHookAndUnknownOutcome(t *testing.T) {
 		t.Errorf("outcome_unknown events = %+v", u)
 	}
 }
+
+// Tracing to a JSONL sink costs a run one allocation per event (its span
+// id) and three per tool call (the context carrying the call's span, two,
+// and the string of its arguments' preview), and no more: each payload is
+// written where it is, never copied to the heap.
+func TestTracingAllocatesOnlySpans(t *testing.T) {
+	const steps = 4
+	p := scripted.New(stepScript(steps)...)
+	reg := registry(t, nopTool{})
+	allocs := func(tr *trace.Tracer) float64 {
+		a := &loop.Agent{Provider: p, Tools: reg, Bounds: loop.Bounds{MaxSteps: steps}, Tracer: tr}
+		return testing.AllocsPerRun(20, func() {
+			p.Reset()
+			if res, err := a.Run(context.Background(), "go"); err != nil || res.Steps != steps {
+				t.Fatalf("run: %v (%+v)", err, res)
+			}
+		})
+	}
+	events := 0
+	p.Reset()
+	if _, err := (&loop.Agent{Provider: p, Tools: reg, Bounds: loop.Bounds{MaxSteps: steps}, Tracer: trace.New(trace.SinkFunc(func(trace.Event) { events++ }))}).Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	untraced, traced := allocs(nil), allocs(trace.New(trace.JSONL(io.Discard)))
+	t.Logf("%d events: %v allocations traced, %v untraced", events, traced, untraced)
+	if want := float64(events + 3*(steps-1)); traced-untraced > want {
+		t.Errorf("tracing %d events and %d tool calls allocated %v times, want at most %v", events, steps-1, traced-untraced, want)
+	}
+}

@@ -109,7 +109,7 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 		r.st.Tainted = true
 		for i := range plans {
 			if o := &plans[i].out; o.untrusted {
-				r.traceEvent(trace.Tainted, r.runSpan, trace.ToolCall{Step: step, Name: o.res.Name, CallID: o.res.CallID})
+				traceEvent(r, trace.Tainted, r.runSpan, trace.ToolCall{Step: step, Name: o.res.Name, CallID: o.res.CallID})
 				break
 			}
 		}
@@ -124,7 +124,7 @@ func (r *runner) pauseForApproval(step int, llmSpan string, pending []PendingCal
 	for i, p := range pending {
 		names[i] = p.Call.Name
 	}
-	r.traceEvent(trace.ApprovalRequired, llmSpan, trace.Guard{Step: step, CallID: pending[0].Call.ID, Names: names, Reason: pending[0].Reason})
+	traceEvent(r, trace.ApprovalRequired, llmSpan, trace.Guard{Step: step, CallID: pending[0].Call.ID, Names: names, Reason: pending[0].Reason})
 	if !r.send(Event{Type: EventApproval, Step: step, Pending: append([]PendingCall(nil), pending...)}) {
 		return nil, errAborted
 	}
@@ -172,7 +172,7 @@ func (r *runner) plan(step int, llmSpan string, calls []llm.ToolCall) ([]plan, [
 		}
 		if m := r.b.MaxToolCalls; m > 0 && r.st.ToolCalls+counted >= m {
 			p.overLimit, p.refusal = true, toolCallLimitMessage(c.Name, m)
-			r.traceEvent(trace.ToolsDisabled, llmSpan, trace.Guard{Step: step, Name: c.Name, CallID: c.ID, Limit: m})
+			traceEvent(r, trace.ToolsDisabled, llmSpan, trace.Guard{Step: step, Name: c.Name, CallID: c.ID, Limit: m})
 			continue
 		}
 		counted++
@@ -215,7 +215,7 @@ func (r *runner) screen(step int, llmSpan string, p *plan, tainted bool, early *
 	shadow := r.b.ShadowGuards
 	note := func(typ trace.Type, ev trace.Guard) {
 		if early == nil {
-			r.traceEvent(typ, llmSpan, ev)
+			traceEvent(r, typ, llmSpan, ev)
 		}
 	}
 	ev := trace.Guard{Step: step, Name: c.Name, CallID: c.ID}
@@ -472,10 +472,10 @@ func (r *runner) execCall(ctx context.Context, step int, llmSpan string, p *plan
 		ev := trace.ToolCall{Step: step, Name: c.Name, CallID: c.ID}
 		switch {
 		case found && e.Status == JournalFinished:
-			r.traceEvent(trace.JournalReplay, llmSpan, ev)
+			traceEvent(r, trace.JournalReplay, llmSpan, ev)
 			return execution{raw: rawResult{text: e.Content, isError: e.IsError, infra: e.Infrastructure, untrusted: e.Untrusted}}
 		case found && !p.flags.Idempotent && !r.resumesNested(c.ID):
-			r.traceEvent(trace.OutcomeUnknown, llmSpan, ev)
+			traceEvent(r, trace.OutcomeUnknown, llmSpan, ev)
 			return execution{raw: rawResult{text: outcomeUnknownMessage(c.Name), isError: true}}
 		}
 		if err := j.Record(jctx, JournalEntry{RunID: r.st.RunID, CallID: c.ID, Name: c.Name, Step: step, Status: JournalStarted, Time: time.Now().UTC()}); err != nil {
@@ -528,7 +528,7 @@ func (r *runner) settle(step int, llmSpan string, p *plan, x execution) outcome 
 	text := raw.text
 	if cut, ok := truncateMiddle(text, r.b.MaxToolResultChars); ok {
 		if r.tr != nil {
-			r.traceEvent(trace.ResultTruncated, llmSpan, trace.ToolCall{Step: step, Name: c.Name, CallID: c.ID, Chars: utf8.RuneCountInString(text), Limit: r.b.MaxToolResultChars})
+			traceEvent(r, trace.ResultTruncated, llmSpan, trace.ToolCall{Step: step, Name: c.Name, CallID: c.ID, Chars: utf8.RuneCountInString(text), Limit: r.b.MaxToolResultChars})
 		}
 		text = cut
 	}
@@ -555,7 +555,7 @@ func (r *runner) invoke(ctx context.Context, step int, llmSpan string, p *plan) 
 	var span string
 	var t0 time.Time
 	if r.tr != nil {
-		span = r.traceEvent(trace.ToolCallStart, llmSpan, trace.ToolCall{Step: step, Name: c.Name, CallID: c.ID, Arguments: r.preview(string(c.Arguments))})
+		span = traceEvent(r, trace.ToolCallStart, llmSpan, trace.ToolCall{Step: step, Name: c.Name, CallID: c.ID, Arguments: r.preview(string(c.Arguments))})
 		t0 = time.Now()
 	}
 	tc := &toolCtx{Context: ctx, call: callCtx{info: CallInfo{RunID: r.st.RunID, Step: step, CallID: c.ID, Name: c.Name}, sink: &r.sink, run: r}}
@@ -657,7 +657,7 @@ func (r *runner) traceToolEnd(span string, t0 time.Time, step int, c llm.ToolCal
 	if err != nil {
 		ev.Error = err.Error()
 	}
-	r.traceEvent(trace.ToolCallEnd, span, ev)
+	traceEvent(r, trace.ToolCallEnd, span, ev)
 }
 
 // resultText is res.Text() without its allocations in the common case of

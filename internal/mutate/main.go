@@ -414,7 +414,7 @@ var mutations = []mutation{
 		"\t\t\tif err := validateArguments(p, d.Arguments); err != nil {", "\t\t\tif err := validateArguments(p, d.Arguments); false && err != nil {",
 		"./loop", "TestToolHooks"},
 	{"a failing pre-tool hook lets the call through", "loop/hooks.go",
-		"\t\tcase err != nil:\n\t\t\tev.Status, ev.Error = \"error\", err.Error()\n\t\t\tr.traceEvent(trace.ToolHook, llmSpan, ev)\n\t\t\tp.refusal", "\t\tcase false:\n\t\t\tev.Status, ev.Error = \"error\", err.Error()\n\t\t\tr.traceEvent(trace.ToolHook, llmSpan, ev)\n\t\t\tp.refusal",
+		"\t\tcase err != nil:\n\t\t\tev.Status, ev.Error = \"error\", err.Error()\n\t\t\ttraceEvent(r, trace.ToolHook, llmSpan, ev)\n\t\t\tp.refusal", "\t\tcase false:\n\t\t\tev.Status, ev.Error = \"error\", err.Error()\n\t\t\ttraceEvent(r, trace.ToolHook, llmSpan, ev)\n\t\t\tp.refusal",
 		"./loop", "TestToolHooks"},
 	{"a failing guardrail allows", "loop/guardrail.go",
 		"\t\tif err != nil {\n\t\t\tv = GuardVerdict{Action: GuardBlock,", "\t\tif err != nil {\n\t\t\tv = GuardVerdict{Action: GuardAllow,",
