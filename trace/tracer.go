@@ -82,13 +82,9 @@ func OpenFile(path string, extra ...Sink) (*Tracer, error) {
 // redacts every string in it, hands it to each sink and returns its span
 // id. It never fails and never panics; on a nil Tracer it returns "".
 func (t *Tracer) Emit(ev Event) string {
-	if t == nil {
-		return ""
-	}
-	t.stamp(&ev)
-	redactEvent(&ev)
-	t.send(ev)
-	return ev.SpanID
+	p := ev.Payload
+	ev.Payload = nil
+	return EmitPayload(t, ev, p)
 }
 
 // EmitPayload is [Tracer.Emit] of ev with the payload p in place of
@@ -98,64 +94,51 @@ func (t *Tracer) Emit(ev Event) string {
 // [JSONL] sink is given p as it is, and only a sink of another kind
 // receives an Event (holding p, copied once for all of them). The agent
 // loop emits its events this way: with JSONL sinks, tracing an event
-// allocates its span id and nothing else.
+// allocates its span id and nothing else. Emit is EmitPayload with P
+// the Payload interface, where there is nothing left to copy.
 func EmitPayload[P Payload](t *Tracer, ev Event, p P) string {
 	if t == nil {
 		return ""
 	}
-	if any(p) == nil { // P is Payload, and there is none
-		ev.Payload = nil
-		return t.Emit(ev)
-	}
-	t.stamp(&ev)
-	ev.Payload = nil
-	redactEvent(&ev)
-	if r := p.redacted(); r != nil {
-		// Something was redacted (rare): r is the redacted copy, an
-		// interface already, given to every sink as Emit gives it.
-		ev.Payload = r
-		t.send(ev)
-		return ev.SpanID
-	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.closed {
-		return ev.SpanID
-	}
-	for _, s := range t.sinks {
-		if j, ok := s.(*jsonlSink); ok {
-			writeJSONL(t, j, &ev, p)
-			continue
-		}
-		if ev.Payload == nil {
-			ev.Payload = p
-		}
-		t.write(s, ev)
-	}
-	return ev.SpanID
-}
-
-// stamp gives ev a new span id and the time, unless it has them.
-func (t *Tracer) stamp(ev *Event) {
 	if ev.SpanID == "" {
 		ev.SpanID = NewSpanID()
 	}
 	if ev.Time.IsZero() {
 		ev.Time = t.now()
 	}
-}
-
-// send hands ev, stamped and redacted, to every sink, unless the tracer
-// is closed.
-func (t *Tracer) send(ev Event) {
+	ev.Payload = nil
+	redactEvent(&ev)
+	// boxed is what a sink given an Event gets: the redacted copy when
+	// redaction changed something (then a JSONL sink gets it too, rare),
+	// p otherwise, stored in ev by the first such sink.
+	var boxed Payload
+	direct := any(p) != nil
+	if direct {
+		if r := p.redacted(); r != nil {
+			boxed, direct = r, false
+		}
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
-		return
+		return ev.SpanID
 	}
 	for _, s := range t.sinks {
+		if j, ok := s.(*jsonlSink); ok && direct {
+			writeJSONL(t, j, &ev, p)
+			continue
+		}
+		if ev.Payload == nil {
+			switch {
+			case boxed != nil:
+				ev.Payload = boxed
+			case direct:
+				ev.Payload = p
+			}
+		}
 		t.write(s, ev)
 	}
+	return ev.SpanID
 }
 
 // write calls one sink, keeping the first failure and surviving a panic.
@@ -252,17 +235,12 @@ func SpanFromContext(ctx context.Context) string {
 	return s
 }
 
-// redactEvent redacts every string of ev in place. The payload is
-// replaced by a redacted copy when anything changed: the caller's slices
-// and maps are never modified.
+// redactEvent redacts the strings of ev outside its payload, in place;
+// EmitPayload redacts the payload itself (a redacted copy when anything
+// changed: the caller's slices and maps are never modified).
 func redactEvent(ev *Event) {
 	ev.Type = Type(Redact(string(ev.Type)))
 	ev.SpanID = Redact(ev.SpanID)
 	ev.ParentID = Redact(ev.ParentID)
 	ev.RunID = Redact(ev.RunID)
-	if ev.Payload != nil {
-		if p := ev.Payload.redacted(); p != nil {
-			ev.Payload = p
-		}
-	}
 }
