@@ -12,7 +12,7 @@ BIN     := bin
 PKGS    := ./...
 BENCHTIME ?= 1s
 
-.PHONY: all build test demo bench check lint deps plugins clean
+.PHONY: all build test demo bench benchcmp check lint deps plugins clean
 
 all: build
 
@@ -28,6 +28,16 @@ test: deps
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
+
+# benchcmp: the working tree's benchmarks against BASE's, alternating short
+# runs in the same session (see internal/benchcmp). Example:
+#   make benchcmp BASE=fe5ec54 BASEPATCH=internal/benchcmp/patches/fe5ec54-gc.diff
+BASE ?= HEAD
+BENCHPKG ?= ./host
+BENCHRE ?= ^Benchmark(CallWarm|CallFresh|CallPooled|Deadline)$$
+ROUNDS ?= 30
+benchcmp:
+	$(GO) run ./internal/benchcmp -base $(BASE) -pkg $(BENCHPKG) -bench '$(BENCHRE)' -rounds $(ROUNDS) $(if $(BASEPATCH),-patch $(BASEPATCH))
 
 check lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
