@@ -125,7 +125,9 @@ type Options struct {
 	// loops costs more than a call_indirect charges, left without its fuel
 	// check), "entryCalls" (a function that calls outside its loops left
 	// so), "unpaid" (a caller that does not pay for such a function it
-	// calls).
+	// calls), "scopeExit" (a charged block not followed by the budget's
+	// restore), "scopeCalls" (a charged block that leaves a call out),
+	// "scopeBranch" (a charged block a branch leaves).
 	Defect string
 }
 
@@ -648,7 +650,50 @@ const maxUnchecked = 64
 type funcCosts struct {
 	regions []costRegion
 	calls   bool
+	// scope is the offset in the function's code of the block, loop or
+	// if charged to the stack budget (-1: a block wrapped around the
+	// body): the innermost that holds every call and that no branch
+	// leaves but to its own label.
+	scope int
 }
+
+// frameCalls is what the first pass keeps of an open block, loop or if,
+// to choose the charged block.
+type frameCalls struct {
+	start  int // its opcode's offset in the code
+	calls  int // the calls inside it
+	target int // the outermost frame a branch inside it targets (-1: the function's)
+}
+
+// scopeOf returns the charged block's offset among closed frames, each
+// with its depth (0 outermost), for a function of n calls; -1 when none
+// fits. The frames that hold every call are nested in one another; the
+// innermost that no branch leaves is the one.
+func (w *rewriter) scopeOf(closed []closedFrame, n int) int {
+	scope, depth := -1, -1
+	for _, c := range closed {
+		if c.calls == n && c.target >= c.depth && c.depth > depth {
+			scope, depth = c.start, c.depth
+		}
+	}
+	if w.opts.Defect != "scopeCalls" && w.opts.Defect != "scopeBranch" || w.injected {
+		return scope
+	}
+	// The defects: a block that leaves a call out, or one a branch leaves.
+	for _, c := range closed {
+		wrong := c.calls > 0 && c.calls < n && c.target >= c.depth
+		if w.opts.Defect == "scopeBranch" {
+			wrong = c.calls == n && c.target < c.depth && c.depth > depth
+		}
+		if wrong {
+			w.injected = true
+			return c.start
+		}
+	}
+	return scope
+}
+
+type closedFrame struct{ start, depth, calls, target int }
 
 type costRegion struct {
 	count    int64
@@ -727,7 +772,19 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 	info := w.m.Code[i]
 	typ := w.m.FuncType(uint32(w.m.ImportedFuncs + i))
 	interrupt := w.opts.Interrupt
+	// A function that calls either charges the stack budget for one of its
+	// blocks (scope: the code's offset of its opcode), or wraps its body in
+	// a block to charge.
 	wrap := interrupt && info.Calls
+	scope := -1
+	if wrap && count == nil && w.costs[i].scope >= 0 {
+		wrap, scope = false, w.costs[i].scope
+	}
+	scopeDepth := -1 // the depth the charged block opened at, while open
+	// In the first pass: the open frames, and those closed.
+	var frames []frameCalls
+	var closed []closedFrame
+	calls := 0
 	// The regions open around the current instruction (counting) and
 	// the next loop's region (writing).
 	var open []int
@@ -762,20 +819,22 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 		locals++
 	}
 	var cost int32
-	if wrap && w.opts.Defect == "entry" && !w.injected && count == nil {
-		wrap, w.injected = false, true
+	if (wrap || scope >= 0) && w.opts.Defect == "entry" && !w.injected && count == nil {
+		wrap, scope, w.injected = false, -1, true
 	}
-	switch {
-	case count != nil:
-	case wrap:
+	if wrap || scope >= 0 {
 		// The patterns push at most 3 values above the body's own height.
 		// The wrapper block pushes the results once more.
 		cost = wasmbin.FrameCost(locals, info.MaxStack+3, info.Values+len(typ.Results))
 		if w.opts.Defect == "cost" {
 			cost, w.injected = 1, true
 		}
+	}
+	switch {
+	case count != nil:
+	case wrap:
 		if w.isUnchecked[i] {
-			out = append(out, w.inst.StackOnlyEntry(cost)...)
+			out = append(out, w.inst.StackCharge(cost)...)
 		} else {
 			out = append(out, w.inst.StackEntry(w.regionCost(i, 0), cost)...)
 		}
@@ -801,7 +860,16 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 	for !r.done() {
 		start := r.p
 		op := r.byte()
-		loop := false
+		loop, exit := false, false
+		if start == scope {
+			// The charged block: charged before it opens, given back
+			// after it ends and before every return inside it.
+			out = append(out, w.inst.StackCharge(cost)...)
+			scopeDepth = int(depth)
+		}
+		if count != nil && (op == 0x02 || op == 0x03 || op == 0x04) {
+			frames = append(frames, frameCalls{start: start, target: 1 << 30})
+		}
 		if count != nil {
 			// Every instruction counts once, in the innermost region (a
 			// loop's own opcode in the region around it, its end in its
@@ -810,6 +878,15 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 		}
 		switch {
 		case op == 0x0b: // end
+			if count != nil && len(frames) > 0 {
+				c := frames[len(frames)-1]
+				frames = frames[:len(frames)-1]
+				closed = append(closed, closedFrame{start: c.start, depth: len(frames), calls: c.calls, target: c.target})
+				if p := len(frames) - 1; p >= 0 {
+					frames[p].calls += c.calls
+					frames[p].target = min(frames[p].target, c.target)
+				}
+			}
 			if depth > 0 {
 				if l := len(loops) - 1; loops[l] {
 					if count != nil {
@@ -824,6 +901,12 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 				if !r.done() {
 					return nil, fmt.Errorf("bytes after the function's end at offset %d", r.p)
 				}
+				if count != nil {
+					count.scope = -1
+					if calls > 0 {
+						count.scope = w.scopeOf(closed, calls)
+					}
+				}
 				if wrap {
 					out = append(out, 0x0b)
 					out = append(out, w.inst.StackExit(cost)...)
@@ -831,11 +914,14 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 				return append(out, 0x0b), nil
 			}
 			depth--
+			if int(depth) == scopeDepth {
+				exit, scopeDepth = true, -1
+			}
 		case op == 0x00 || op == 0x01 || op == 0x05 ||
 			op == 0x1a || op == 0x1b || op == 0xd1 || (op >= 0x45 && op <= 0xc4):
 			// no immediates
 		case op == 0x0f: // return
-			if wrap && w.opts.Defect == "return" && !w.injected && count == nil {
+			if (wrap || scopeDepth >= 0) && w.opts.Defect == "return" && !w.injected && count == nil {
 				w.injected = true
 				break
 			}
@@ -844,6 +930,9 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 				// budget is given back.
 				out = appendU32(append(out, 0x0c), depth)
 				continue
+			}
+			if scopeDepth >= 0 {
+				out = append(out, w.inst.StackExit(cost)...)
 			}
 		case op == 0x02 || op == 0x04: // block, if
 			r.blockType()
@@ -880,6 +969,10 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 				g := &count.regions[open[len(open)-1]]
 				g.callees = append(g.callees, idx)
 				count.calls = true
+				calls++
+				if len(frames) > 0 {
+					frames[len(frames)-1].calls++
+				}
 			}
 			continue
 		case op == 0x23 || op == 0x24: // global.get, global.set
@@ -888,12 +981,20 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 				out = appendU32(append(out, op), w.global(idx))
 			}
 			continue
-		case op == 0x0c || op == 0x0d || (op >= 0x20 && op <= 0x22) || op == 0x25 || op == 0x26 || op == 0x3f || op == 0x40: // one index
+		case op == 0x0c || op == 0x0d: // br, br_if
+			l := r.u32()
+			if count != nil && len(frames) > 0 {
+				frames[len(frames)-1].target = min(frames[len(frames)-1].target, len(frames)-1-int(l))
+			}
+		case (op >= 0x20 && op <= 0x22) || op == 0x25 || op == 0x26 || op == 0x3f || op == 0x40: // one index
 			r.u32()
 		case op == 0x0e: // br_table
 			n := r.u32()
 			for j := uint32(0); j <= n && r.err == nil; j++ {
-				r.u32()
+				l := r.u32()
+				if count != nil && len(frames) > 0 {
+					frames[len(frames)-1].target = min(frames[len(frames)-1].target, len(frames)-1-int(l))
+				}
 			}
 		case op == 0x11: // call_indirect
 			r.u32()
@@ -901,6 +1002,10 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 			if count != nil {
 				count.regions[open[len(open)-1]].indirect++
 				count.calls = true
+				calls++
+				if len(frames) > 0 {
+					frames[len(frames)-1].calls++
+				}
 			}
 		case op == 0x1c: // select t*
 			n := r.u32()
@@ -945,6 +1050,11 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 			return nil, fmt.Errorf("truncated instruction 0x%02x at offset %d", op, start)
 		}
 		out = append(out, code[start:r.p]...)
+		if exit && w.opts.Defect == "scopeExit" && !w.injected {
+			w.injected = true
+		} else if exit {
+			out = append(out, w.inst.StackExit(cost)...)
+		}
 		if loop && interrupt && count == nil {
 			loopRegion++
 			if w.opts.Defect == "loop" && !w.injected {

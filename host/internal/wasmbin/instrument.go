@@ -20,12 +20,18 @@ import "bytes"
 //     MaxUnchecked for each call_indirect. Code between two checks thus runs
 //     at most as many instructions as the first one charged.
 //   - the stack budget: a mutable i32 global the host sets after
-//     instantiation, that every function which calls starts by lowering
-//     by its frame's cost (StackEntry: the function's FuelCheck, the
-//     decrement, and a call of yield with reason 1 when it falls below
-//     zero; StackOnlyEntry, without the FuelCheck, in a function its
-//     callers pay for), raising it again after the body, which it wraps
-//     in a block so no branch or return skips the raise (StackExit);
+//     instantiation. Every call sits in a charged block: a block, loop or
+//     if that a StackCharge precedes (it lowers the budget by the
+//     function's frame cost and calls yield with reason 1 when it falls
+//     below zero) and a StackExit follows (it raises the budget by the
+//     same cost). No branch leaves a charged block but to its own label,
+//     every return in it follows a StackExit, and charged blocks do not
+//     nest, so each charge is given back exactly once, whichever way the
+//     block is left, and a frame that can call is always paid for. The
+//     rewrite charges the smallest block that holds all of a function's
+//     calls and that no branch leaves, or else a block it wraps around the
+//     whole body (StackEntry); paths that never reach a call (a
+//     recursion's base case) then pay nothing;
 //   - a Charge before every bulk memory and table instruction: its length
 //     operand, kept in a scratch local, lowers the fuel in proportion;
 //   - the yield import itself, autoagent:kernel.yield of type (i32) -> ().
@@ -87,27 +93,18 @@ func (in *Instrumentation) fuelCheckTail() []byte {
 	return append(b, 0x0b)
 }
 
-// StackEntry returns what starts a function that calls, before the block
-// that wraps its body: its fuel check, then
-//
-//	stack -= cost; if stack < 0 { yield(1) }
+// StackEntry returns what starts a function whose whole body the rewrite
+// charges to the stack budget, before the block it wraps the body in: its
+// fuel check, then the StackCharge.
 func (in *Instrumentation) StackEntry(fuel, cost int32) []byte {
-	return append(in.FuelCheck(fuel), in.stackCharge(cost)...)
+	return append(in.FuelCheck(fuel), in.StackCharge(cost)...)
 }
 
-// StackOnlyEntry returns what starts a function that calls but has no
-// fuel check of its own (see [Instrumentation]): StackEntry without the
-// FuelCheck,
+// StackCharge returns what precedes a charged block (see
+// [Instrumentation]), lowering the stack budget by cost:
 //
 //	stack -= cost; if stack < 0 { yield(1) }
-//
-// followed by the block that wraps the body.
-func (in *Instrumentation) StackOnlyEntry(cost int32) []byte { return in.stackCharge(cost) }
-
-// stackCharge lowers the stack budget by cost:
-//
-//	stack -= cost; if stack < 0 { yield(1) }
-func (in *Instrumentation) stackCharge(cost int32) []byte {
+func (in *Instrumentation) StackCharge(cost int32) []byte {
 	b := appendU32([]byte{0x23}, in.Stack)
 	b = appendS32(append(b, 0x41), cost)
 	return append(b, in.stackEntryTail()...)
@@ -133,9 +130,10 @@ const RefFuncCost = 64
 // with cost at least RefFuncCost:
 //
 //	stack -= cost; if stack < 0 { yield(1) }
-func (in *Instrumentation) RefFuncCharge(cost int32) []byte { return in.stackCharge(cost) }
+func (in *Instrumentation) RefFuncCharge(cost int32) []byte { return in.StackCharge(cost) }
 
-// StackExit returns what follows the wrapped body: stack += cost.
+// StackExit returns what follows a charged block, and precedes every
+// return inside it: stack += cost.
 func (in *Instrumentation) StackExit(cost int32) []byte {
 	b := appendU32([]byte{0x23}, in.Stack)
 	b = appendS32(append(b, 0x41), cost)
@@ -173,9 +171,9 @@ func (in *Instrumentation) matchFuelCheck(b []byte) (cost int32, n int, ok bool)
 	return cost, p + len(in.fuelTail), true
 }
 
-// matchStackEntry reads what follows a function's FuelCheck in a
-// StackEntry: its stack cost and length.
-func (in *Instrumentation) matchStackEntry(b []byte) (cost int32, n int, ok bool) {
+// matchStackCharge reads a StackCharge at the start of b: its cost and
+// length.
+func (in *Instrumentation) matchStackCharge(b []byte) (cost int32, n int, ok bool) {
 	cost, p, ok := matchPrefix(b, in.Stack)
 	tail := in.stackEntryTail()
 	if !ok || !bytes.HasPrefix(b[p:], tail) {
@@ -214,15 +212,20 @@ type region struct {
 type funcInstrumentation struct {
 	in *Instrumentation
 	fn int
+	pc int // the current instruction's
 	// patternEnd: instructions before it belong to a matched pattern,
 	// where the instrumentation's own state may be used.
 	patternEnd int
-	// wrapped: the function starts with StackEntry and its body is in a
-	// block (ctrls[1]) closed by StackExit.
-	wrapped bool
-	cost    int32
-	exitAt  int // where StackExit must start, once the wrapper closed
-	exitEnd int // the function's final end must be here
+	// The charged block: scope is its frame's index in ctrls (-1 when
+	// none is open), scopeCost what its StackCharge took. scopeAt is
+	// where the block must start after a StackCharge (-1: none pending),
+	// exitAt where the StackExit must follow its end (-1: none due),
+	// retAt where a return may follow an in-block StackExit.
+	scope, scopeAt, exitAt, retAt int
+	scopeCost, exitCost           int32
+	// charges: the StackCharge costs of the charged blocks, each checked
+	// against the frame's cost once the function is known.
+	scopeCosts []int32
 	// scratch is the local Charge patterns use (the last local); the
 	// counts say how often it was seen inside and outside them.
 	scratch        int
@@ -232,7 +235,6 @@ type funcInstrumentation struct {
 	chargeShift    byte
 	charges        int
 	scratchOutside int
-	calls          bool
 	curIn          bool // the current instruction is part of a pattern
 	// regions: the function's own (first) and the loops open around the
 	// current instruction.
@@ -245,27 +247,14 @@ type funcInstrumentation struct {
 
 // begin starts verifying the function body at pc (after its locals).
 func (in *Instrumentation) begin(f *funcValidator, pc int) *funcInstrumentation {
-	fi := &funcInstrumentation{in: in, fn: f.r.fn, scratch: len(f.locals) - 1, chargeEnd: -1, refChargeEnd: -1, exitAt: -1, exitEnd: -1, verifier: f.v}
+	fi := &funcInstrumentation{in: in, fn: f.r.fn, scratch: len(f.locals) - 1, chargeEnd: -1, refChargeEnd: -1,
+		scope: -1, scopeAt: -1, exitAt: -1, retAt: -1, verifier: f.v}
 	entry := &region{fn: f.r.fn}
 	fi.regions = []*region{entry}
-	b := f.r.b[pc:]
-	fuel, n, ok := in.matchFuelCheck(b)
-	if !ok {
-		// A function its callers pay for that calls: StackOnlyEntry, then
-		// the block that wraps the body (a ref.func's charge, the same
-		// bytes, is followed by the ref.func).
-		if cost, m, ok := in.matchStackEntry(b); ok && m < len(b) && b[m] == 0x02 {
-			fi.wrapped, fi.cost = true, cost
-			fi.patternEnd = pc + m
-		}
-		return fi
-	}
-	entry.checked, entry.declared = true, int64(fuel)
-	fi.patternEnd = pc + n
-	// A function that calls: StackEntry with its cost, then the body.
-	if cost, m, ok := in.matchStackEntry(b[n:]); ok {
-		fi.wrapped, fi.cost = true, cost
-		fi.patternEnd = pc + n + m
+	// A function its callers pay for has no fuel check of its own.
+	if fuel, n, ok := in.matchFuelCheck(f.r.b[pc:]); ok {
+		entry.checked, entry.declared = true, int64(fuel)
+		fi.patternEnd = pc + n
 	}
 	return fi
 }
@@ -276,35 +265,50 @@ func (fi *funcInstrumentation) fail(f *funcValidator, format string, args ...any
 
 // at runs before each instruction at pc.
 func (fi *funcInstrumentation) at(f *funcValidator, pc int) {
+	fi.pc = pc
 	fi.curIn = pc < fi.patternEnd
 	if fi.curIn {
 		return
 	}
 	b := f.r.b
+	if fi.scopeAt >= 0 && pc != fi.scopeAt {
+		fi.fail(f, "a stack budget charge before a block that does not follow it")
+	}
 	if pc == fi.exitAt {
-		exit := fi.in.StackExit(fi.cost)
+		exit := fi.in.StackExit(fi.exitCost)
 		if !bytes.HasPrefix(b[pc:], exit) {
-			fi.fail(f, "the wrapped body is not followed by the stack budget's restore")
+			fi.fail(f, "a charged block is not followed by the stack budget's restore")
 		}
-		fi.patternEnd = pc + len(exit)
-		fi.exitEnd = fi.patternEnd
-		fi.curIn = true
+		fi.patternEnd, fi.exitAt, fi.curIn = pc+len(exit), -1, true
 		return
 	}
-	if fi.exitEnd >= 0 && (pc != fi.exitEnd || b[pc] != 0x0b) {
-		fi.fail(f, "code after the stack budget's restore")
-	}
-	// A ref.func's charge: the stack budget lowered, never restored.
 	if b[pc] == 0x23 {
-		if cost, n, ok := fi.in.matchStackEntry(b[pc:]); ok {
+		// A StackCharge: before a charged block, or a ref.func's (the
+		// budget lowered, never restored).
+		if cost, n, ok := fi.in.matchStackCharge(b[pc:]); ok {
+			fi.patternEnd, fi.curIn = pc+n, true
+			if next := pc + n; next < len(b) && (b[next] == 0x02 || b[next] == 0x03 || b[next] == 0x04) {
+				if fi.scope >= 0 {
+					fi.fail(f, "a stack budget charge inside a charged block")
+				}
+				fi.scopeAt, fi.scopeCost = next, cost
+				fi.scopeCosts = append(fi.scopeCosts, cost)
+				return
+			}
 			if cost < RefFuncCost {
 				// One that raised the budget would undo the stack bound.
 				fi.fail(f, "a stack budget charge of %d, below %d", cost, RefFuncCost)
 			}
-			fi.patternEnd = pc + n
 			fi.refChargeEnd, fi.refCost = fi.patternEnd, cost
-			fi.curIn = true
 			return
+		}
+		// A return from inside the charged block gives the charge back.
+		if fi.scope >= 0 {
+			if exit := fi.in.StackExit(fi.scopeCost); bytes.HasPrefix(b[pc:], exit) && pc+len(exit) < len(b) && b[pc+len(exit)] == 0x0f {
+				fi.patternEnd, fi.curIn = pc+len(exit), true
+				fi.retAt = fi.patternEnd
+				return
+			}
 		}
 	}
 	// A charge starts with local.tee of the scratch local.
@@ -330,6 +334,10 @@ func (fi *funcInstrumentation) inPattern(*funcValidator) bool { return fi.curIn 
 
 // opened runs after a block, loop or if pushed its frame.
 func (fi *funcInstrumentation) opened(f *funcValidator, op byte) {
+	if fi.scopeAt >= 0 && fi.pc == fi.scopeAt {
+		// The block a StackCharge precedes: charged until it ends.
+		fi.scope, fi.scopeAt = len(f.ctrls)-1, -1
+	}
 	if op != 0x03 {
 		fi.loops = append(fi.loops, false)
 		return
@@ -345,8 +353,8 @@ func (fi *funcInstrumentation) opened(f *funcValidator, op byte) {
 	fi.regions = append(fi.regions, &region{fn: fi.fn, checked: true, declared: int64(cost)})
 }
 
-// closed runs after a frame closed (with end); closing the wrapper must be
-// followed by StackExit and the function's end.
+// closed runs after a frame closed (with end); closing the charged block
+// must be followed by its StackExit.
 func (fi *funcInstrumentation) closed(f *funcValidator, c frame) {
 	if len(f.ctrls) > 0 {
 		if last := len(fi.loops) - 1; last >= 0 {
@@ -357,11 +365,8 @@ func (fi *funcInstrumentation) closed(f *funcValidator, c frame) {
 			fi.loops = fi.loops[:last]
 		}
 	}
-	if fi.wrapped && len(f.ctrls) == 1 && !fi.curIn && fi.exitAt < 0 {
-		fi.exitAt = f.r.p
-	}
-	if len(f.ctrls) == 0 && fi.wrapped && fi.exitEnd < 0 {
-		fi.fail(f, "the function's body is not wrapped")
+	if fi.scope >= 0 && len(f.ctrls) == fi.scope && !fi.curIn {
+		fi.exitAt, fi.exitCost, fi.scope = f.r.p, fi.scopeCost, -1
 	}
 }
 
@@ -371,21 +376,25 @@ func (fi *funcInstrumentation) finish(r *region) {
 	v.regions = append(v.regions, r)
 }
 
-// branch checks a branch of depth l: in a wrapped function, none may skip
-// the wrapper to the function's own label.
+// branch checks a branch of depth l: from inside the charged block, none
+// may leave it but to its own label, which its StackExit follows (or, a
+// loop's, starts it again).
 func (fi *funcInstrumentation) branch(f *funcValidator, l int) {
-	if fi.wrapped && l == len(f.ctrls)-1 {
-		fi.fail(f, "a branch past the stack budget's restore")
+	if fi.scope >= 0 && len(f.ctrls)-1-l < fi.scope {
+		fi.fail(f, "a branch out of a charged block, past the stack budget's restore")
 	}
 }
 
+// ret checks a return: inside the charged block, it must follow the
+// StackExit.
 func (fi *funcInstrumentation) ret(f *funcValidator) {
-	if fi.wrapped {
-		fi.fail(f, "a return in a function whose stack cost is restored at its end")
+	if fi.scope >= 0 && fi.pc != fi.retAt {
+		fi.fail(f, "a return from a charged block without the stack budget's restore")
 	}
 }
 
-// call records a call; calling yield is for the patterns only.
+// call records a call, which must be inside the charged block; calling
+// yield is for the patterns only.
 func (fi *funcInstrumentation) call(f *funcValidator, idx uint32) {
 	if idx == fi.in.Yield {
 		if !fi.inPattern(f) {
@@ -393,15 +402,22 @@ func (fi *funcInstrumentation) call(f *funcValidator, idx uint32) {
 		}
 		return
 	}
-	fi.calls = true
 	f.calls = true
+	fi.charged(f)
 	r := fi.regions[len(fi.regions)-1]
 	r.callees = append(r.callees, idx)
 }
 
 func (fi *funcInstrumentation) indirect(f *funcValidator) {
-	fi.calls = true
+	fi.charged(f)
 	fi.regions[len(fi.regions)-1].indirect++
+}
+
+// charged checks that a call is inside a charged block.
+func (fi *funcInstrumentation) charged(f *funcValidator) {
+	if fi.scope < 0 {
+		fi.fail(f, "a call outside a block charged to the stack budget")
+	}
 }
 
 // refFunc checks a ref.func at pc: not of yield, and right after its
@@ -445,13 +461,12 @@ func (fi *funcInstrumentation) bulk(f *funcValidator, pc int, sub uint32) {
 
 // end finishes the function.
 func (fi *funcInstrumentation) end(f *funcValidator) {
-	if fi.calls && !fi.wrapped {
-		fi.fail(f, "a function that calls lacks the stack budget's check")
-	}
-	if fi.wrapped {
+	if len(fi.scopeCosts) > 0 {
 		need := FrameCost(len(f.locals), f.max, f.values)
-		if fi.cost < need {
-			fi.fail(f, "stack cost %d below the frame's %d", fi.cost, need)
+		for _, cost := range fi.scopeCosts {
+			if cost < need {
+				fi.fail(f, "stack cost %d below the frame's %d", cost, need)
+			}
 		}
 	}
 	if fi.charges > 0 {
