@@ -34,6 +34,8 @@ func TestHostileCalls(t *testing.T) {
 			"tool exceeded its output limit of 1 MiB", OutcomeLimit},
 		{"deep recursion", "recursion.wasm", Limits{Timeout: 2 * time.Minute}, "recursion", `{}`,
 			"tool exceeded its stack limit of 8 MiB", OutcomeLimit},
+		{"deep recursion from a charged block", "scoperecursion.wasm", Limits{Timeout: 2 * time.Minute}, "scoperecursion", `{}`,
+			"tool exceeded its stack limit of 8 MiB", OutcomeLimit},
 		{"trap", "trap.wasm", Limits{}, "trap", `{}`,
 			"tool crashed: unreachable", OutcomeTrap},
 		{"stdout flood (WASI command)", "wasicmd.wasm", Limits{Output: 64 << 10}, "flood", `{}`,

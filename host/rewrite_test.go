@@ -172,6 +172,19 @@ func TestInterruptComputeBound(t *testing.T) {
 	mustEcho(t, h)
 }
 
+// TestChargedBlocksKeepResults: scopes.wasm runs a function of every shape
+// the stack budget charges differently (a loop, a block left by a return,
+// an if, a wrapped body) and checks each result itself; it traps at the
+// first wrong one, and outputs "ok" after the last.
+func TestChargedBlocksKeepResults(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{})
+	l := load(t, h, "scopes.wasm", Module{})
+	if res := call(t, l, "scopes", `{}`); res.IsError || res.Text() != "ok" {
+		t.Fatalf("scopes: %+v", res)
+	}
+}
+
 // TestGuestDoesNotHoldUpGC: native code cannot be preempted, so a guest
 // that never left it would stall every garbage collection of the process
 // until it returned. The fuel checks exit to Go regularly: a collection

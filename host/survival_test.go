@@ -239,6 +239,8 @@ var survivalCases = []survivalCase{
 		want: "tool exceeded its stack limit of 8 MiB", maxTime: 10 * time.Second, maxRSS: 128 << 20},
 	{name: "deep recursion from a loop", file: "looprecursion.wasm", limits: Limits{Timeout: time.Minute}, tool: "looprecursion",
 		want: "tool exceeded its stack limit of 8 MiB", maxTime: 10 * time.Second, maxRSS: 128 << 20},
+	{name: "deep recursion from a charged block", file: "scoperecursion.wasm", limits: Limits{Timeout: time.Minute}, tool: "scoperecursion",
+		want: "tool exceeded its stack limit of 8 MiB", maxTime: 10 * time.Second, maxRSS: 128 << 20},
 	{name: "frames of spilled values", file: "spillbomb.wasm", limits: Limits{Timeout: time.Minute}, tool: "spillbomb",
 		want: "tool exceeded its stack limit of 8 MiB", maxTime: 10 * time.Second, maxRSS: 160 << 20, maxLoad: time.Minute},
 	{name: "memory bomb", file: "membomb.wasm", tool: "membomb", args: `{"mode":"grow"}`,

@@ -135,6 +135,8 @@ module hypermcpv2go.wasm $HG src/hypermcp/go/v2/main.go -- bash -c 'cd src/hyper
 # The same in Rust with std, built by Debian's rustc (no crates).
 module hypermcpv1rust.wasm ../../pdk/rust/autoagent.rs src/hypermcp/rust/v1.rs -- rust_wasi src/hypermcp/rust/v1.rs
 module hypermcpv2rust.wasm src/hypermcp/rust/v2.rs -- rust_wasi src/hypermcp/rust/v2.rs
+# The shapes of function the stack budget charges in different blocks.
+module scopes.wasm src/wat/describe.inc src/wat/scopes.wat -- wat src/wat/scopes.wat
 # The hostile corpus of the sandbox's defences (see HOSTILE.md): each
 # module attacks one class, its expected outcome in its source.
 W="src/wat/describe.inc"
@@ -171,6 +173,7 @@ module idlefds.wasm $W src/wat/idlefds.wat -- wat src/wat/idlefds.wat
 module startspin.wasm src/wat/startspin.wat -- wat src/wat/startspin.wat
 module reffunc.wasm $W src/wat/reffunc.wat -- wat src/wat/reffunc.wat
 module looprecursion.wasm $W src/wat/looprecursion.wat -- wat src/wat/looprecursion.wat
+module scoperecursion.wasm $W src/wat/scoperecursion.wat -- wat src/wat/scoperecursion.wat
 # Not a module at all: the magic number followed by garbage.
 module malformed.wasm -- bash -c 'printf "\\0asm\\1\\0\\0\\0\\377\\377\\377\\377this is not webassembly" >"$OUT"'
 

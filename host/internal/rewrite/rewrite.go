@@ -29,16 +29,21 @@
 //     proportion first.
 //
 //   - Stack. Every function that makes calls (only those can recurse)
-//     also starts, after its fuel check if it has one, by lowering a
-//     second added global, the
-//     stack budget the host sets after instantiation, by a bound on its
-//     frame's size (wasmbin.FrameCost: every local, operand stack slot and
-//     value its instructions produce, since wazero may spill each value
-//     live across a call to a slot of its own), calling yield(1) when the
-//     budget is spent; its body is
-//     wrapped in a block, after which the budget is given back (a return
-//     becomes a branch to that block). Deep recursion then ends at the
-//     module's stack limit instead of growing wazero's stack to 400 MB.
+//     lowers a second added global, the stack budget the host sets after
+//     instantiation, by a bound on its frame's size (wasmbin.FrameCost:
+//     every local, operand stack slot and value its instructions produce,
+//     since wazero may spill each value live across a call to a slot of
+//     its own), calling yield(1) when the budget is spent, and gives it
+//     back afterwards. What it charges is a block: the innermost block,
+//     loop or if that holds all of the function's calls and that no
+//     branch leaves but to its own label (a recursion's loop, so its base
+//     case pays nothing), or else a block the rewrite wraps around the
+//     whole body, after its fuel check if it has one (a branch to the
+//     function's label, or a return, then becomes a branch to the
+//     wrapper). The budget is given back after the block's end and before
+//     every return inside it. Deep
+//     recursion then ends at the module's stack limit instead of growing
+//     wazero's stack to 400 MB.
 //
 //   - By construction, guest code cannot name what the rewrite adds: the
 //     yield import takes the function index just after the module's own
@@ -652,27 +657,30 @@ type funcCosts struct {
 	calls   bool
 	// scope is the offset in the function's code of the block, loop or
 	// if charged to the stack budget (-1: a block wrapped around the
-	// body): the innermost that holds every call and that no branch
-	// leaves but to its own label.
+	// body): the innermost that holds every call, that no branch leaves
+	// but to its own label, and that no loop holds (whose every iteration
+	// would pay it).
 	scope int
 }
 
 // frameCalls is what the first pass keeps of an open block, loop or if,
 // to choose the charged block.
 type frameCalls struct {
-	start  int // its opcode's offset in the code
-	calls  int // the calls inside it
-	target int // the outermost frame a branch inside it targets (-1: the function's)
+	start  int  // its opcode's offset in the code
+	calls  int  // the calls inside it
+	target int  // the outermost frame a branch inside it targets (-1: the function's)
+	loop   bool // it is a loop
+	inLoop bool // a loop holds it
 }
 
 // scopeOf returns the charged block's offset among closed frames, each
 // with its depth (0 outermost), for a function of n calls; -1 when none
 // fits. The frames that hold every call are nested in one another; the
-// innermost that no branch leaves is the one.
+// innermost that no branch leaves and no loop holds is the one.
 func (w *rewriter) scopeOf(closed []closedFrame, n int) int {
 	scope, depth := -1, -1
 	for _, c := range closed {
-		if c.calls == n && c.target >= c.depth && c.depth > depth {
+		if c.calls == n && c.target >= c.depth && !c.inLoop && c.depth > depth {
 			scope, depth = c.start, c.depth
 		}
 	}
@@ -693,7 +701,10 @@ func (w *rewriter) scopeOf(closed []closedFrame, n int) int {
 	return scope
 }
 
-type closedFrame struct{ start, depth, calls, target int }
+type closedFrame struct {
+	start, depth, calls, target int
+	inLoop                      bool
+}
 
 type costRegion struct {
 	count    int64
@@ -764,10 +775,11 @@ func (w *rewriter) regionCost(i, k int) int32 {
 // functions and globals and adding the instrumentation: the fuel check
 // after every loop's block type and at the entry of every function but a
 // small leaf, a charge before every bulk instruction, and for a function
-// that makes calls the stack budget's entry check, the block around its
-// body, and the budget's return after it. With count set it is the first
-// pass: it counts the regions' instructions and calls into count, and its
-// output is not used.
+// that makes calls the stack budget's charge of the block chosen in the
+// first pass (count.scope) or of a block around its body, and the budget's
+// return after it. With count set it is the first pass: it counts the
+// regions' instructions and calls into count and chooses the charged
+// block, and its output is not used.
 func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([]byte, error) {
 	info := w.m.Code[i]
 	typ := w.m.FuncType(uint32(w.m.ImportedFuncs + i))
@@ -868,7 +880,11 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 			scopeDepth = int(depth)
 		}
 		if count != nil && (op == 0x02 || op == 0x03 || op == 0x04) {
-			frames = append(frames, frameCalls{start: start, target: 1 << 30})
+			inLoop := false
+			if p := len(frames) - 1; p >= 0 {
+				inLoop = frames[p].loop || frames[p].inLoop
+			}
+			frames = append(frames, frameCalls{start: start, target: 1 << 30, loop: op == 0x03, inLoop: inLoop})
 		}
 		if count != nil {
 			// Every instruction counts once, in the innermost region (a
@@ -881,7 +897,7 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 			if count != nil && len(frames) > 0 {
 				c := frames[len(frames)-1]
 				frames = frames[:len(frames)-1]
-				closed = append(closed, closedFrame{start: c.start, depth: len(frames), calls: c.calls, target: c.target})
+				closed = append(closed, closedFrame{start: c.start, depth: len(frames), calls: c.calls, target: c.target, inLoop: c.inLoop})
 				if p := len(frames) - 1; p >= 0 {
 					frames[p].calls += c.calls
 					frames[p].target = min(frames[p].target, c.target)
