@@ -39,7 +39,9 @@ import "bytes"
 // Guest code may not read or write the two globals, call yield, or touch
 // a scratch local; only the patterns may, and they must match byte for
 // byte (but for the costs they carry, which must be at least what the
-// verifier counts).
+// verifier counts; a FuelCheck's or StackCharge's leading global index and
+// cost are read as numbers, so a longer encoding of the same values
+// matches too, and StackExit, which raises the budget, only byte for byte).
 type Instrumentation struct {
 	Fuel, Stack uint32 // global indices
 	Yield       uint32 // function index
