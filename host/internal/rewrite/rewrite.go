@@ -797,6 +797,19 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 	var frames []frameCalls
 	var closed []closedFrame
 	calls := 0
+	// called and branched record, in the first pass, a call or a branch
+	// of depth l in the innermost open frame.
+	called := func() {
+		calls++
+		if len(frames) > 0 {
+			frames[len(frames)-1].calls++
+		}
+	}
+	branched := func(l uint32) {
+		if top := len(frames) - 1; top >= 0 {
+			frames[top].target = min(frames[top].target, top-int(l))
+		}
+	}
 	// The regions open around the current instruction (counting) and
 	// the next loop's region (writing).
 	var open []int
@@ -985,10 +998,7 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 				g := &count.regions[open[len(open)-1]]
 				g.callees = append(g.callees, idx)
 				count.calls = true
-				calls++
-				if len(frames) > 0 {
-					frames[len(frames)-1].calls++
-				}
+				called()
 			}
 			continue
 		case op == 0x23 || op == 0x24: // global.get, global.set
@@ -998,18 +1008,16 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 			}
 			continue
 		case op == 0x0c || op == 0x0d: // br, br_if
-			l := r.u32()
-			if count != nil && len(frames) > 0 {
-				frames[len(frames)-1].target = min(frames[len(frames)-1].target, len(frames)-1-int(l))
+			if l := r.u32(); count != nil {
+				branched(l)
 			}
 		case (op >= 0x20 && op <= 0x22) || op == 0x25 || op == 0x26 || op == 0x3f || op == 0x40: // one index
 			r.u32()
 		case op == 0x0e: // br_table
 			n := r.u32()
 			for j := uint32(0); j <= n && r.err == nil; j++ {
-				l := r.u32()
-				if count != nil && len(frames) > 0 {
-					frames[len(frames)-1].target = min(frames[len(frames)-1].target, len(frames)-1-int(l))
+				if l := r.u32(); count != nil {
+					branched(l)
 				}
 			}
 		case op == 0x11: // call_indirect
@@ -1018,10 +1026,7 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 			if count != nil {
 				count.regions[open[len(open)-1]].indirect++
 				count.calls = true
-				calls++
-				if len(frames) > 0 {
-					frames[len(frames)-1].calls++
-				}
+				called()
 			}
 		case op == 0x1c: // select t*
 			n := r.u32()

@@ -14,14 +14,6 @@ func TestVerifyScopeAttacks(t *testing.T) {
 	in := scopeInst
 	const cost = 1000
 	charge, exit := in.StackCharge(cost), in.StackExit(cost)
-	cat := func(parts ...[]byte) []byte {
-		var b []byte
-		for _, p := range parts {
-			b = append(b, p...)
-		}
-		return b
-	}
-	bs := func(b ...byte) []byte { return b }
 	fuel := in.FuelCheck(400)
 	call := bs(0x20, 0x00, 0x10, 0x01, 0x1a) // local.get 0; call 1; drop
 	ret := bs(0x0f)
@@ -112,32 +104,6 @@ func TestVerifyScopeAttacks(t *testing.T) {
 	}
 }
 
-// tableModule is scopeModule with a funcref table holding function 1 (an
-// active element segment, which also declares it for ref.func) and, when
-// export is set, the stack budget global exported.
-func tableModule(code []byte, export bool) []byte {
-	sec := func(id byte, body []byte) []byte {
-		return append(appendU32([]byte{id}, uint32(len(body))), body...)
-	}
-	b := []byte{0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00}
-	b = append(b, sec(1, []byte{2, 0x60, 1, 0x7f, 0, 0x60, 1, 0x7f, 1, 0x7f})...)
-	imp := appendU32(nil, 1)
-	imp = append(appendU32(imp, uint32(len(scopeInst.YieldModule))), scopeInst.YieldModule...)
-	imp = append(appendU32(imp, uint32(len(scopeInst.YieldName))), scopeInst.YieldName...)
-	b = append(b, sec(2, append(imp, 0x00, 0x00))...)
-	b = append(b, sec(3, []byte{1, 1})...)
-	b = append(b, sec(4, []byte{1, 0x70, 0x00, 0x01})...)
-	globals := appendS32([]byte{2, 0x7f, 0x01, 0x41}, scopeInst.YieldEvery)
-	globals = append(globals, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b)
-	b = append(b, sec(6, globals)...)
-	if export {
-		b = append(b, sec(7, []byte{1, 1, 's', 0x03, 0x01})...)
-	}
-	b = append(b, sec(9, []byte{1, 0x00, 0x41, 0x00, 0x0b, 1, 0x01})...)
-	body := append([]byte{0}, code...)
-	return append(b, sec(10, append(appendU32([]byte{1}, uint32(len(body))), body...))...)
-}
-
 // TestVerifyScopeTables: call_indirect and ref.func against the charged
 // blocks, in a module with a table (and a control with the budget global
 // exported, as the rewrite exports it for the host).
@@ -146,14 +112,6 @@ func TestVerifyScopeTables(t *testing.T) {
 	in := scopeInst
 	const cost = 1000
 	charge, exit := in.StackCharge(cost), in.StackExit(cost)
-	cat := func(parts ...[]byte) []byte {
-		var b []byte
-		for _, p := range parts {
-			b = append(b, p...)
-		}
-		return b
-	}
-	bs := func(b ...byte) []byte { return b }
 	fuel := in.FuelCheck(400)
 	icall := bs(0x20, 0x00, 0x41, 0x00, 0x11, 0x01, 0x00, 0x1a) // local.get 0; i32.const 0; call_indirect type 1 table 0; drop
 	reff := bs(0xd2, 0x01, 0x1a)                                // ref.func 1; drop
@@ -179,7 +137,7 @@ func TestVerifyScopeTables(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Verify(tableModule(c.code, c.export), Limits{}, in)
+			_, err := Verify(scopeModuleWith(c.code, true, c.export), Limits{}, in)
 			if c.refuse && err == nil {
 				t.Fatal("accepted")
 			}

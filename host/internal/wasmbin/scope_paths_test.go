@@ -152,6 +152,19 @@ type aresult struct {
 	depth int
 }
 
+// leave is what a block or if passes on of how its body ended: a branch
+// to its own label ends there, one to an outer label goes one level out.
+func (res aresult) leave() aresult {
+	if res.kind != 1 {
+		return res
+	}
+	if res.depth == 0 {
+		return aresult{}
+	}
+	res.depth--
+	return res
+}
+
 type arun struct {
 	rnd   *rand.Rand
 	out   []int32 // outstanding charges, in order
@@ -195,13 +208,7 @@ func (r *arun) exec(ns []anode) aresult {
 			r.out = append(r.out[:found], r.out[found+1:]...)
 		case aBlock:
 			res = r.exec(nd.body)
-			if res.kind == 1 {
-				if res.depth == 0 {
-					res = aresult{}
-				} else {
-					res.depth--
-				}
-			}
+			res = res.leave()
 		case aLoop:
 			for {
 				res = r.exec(nd.body)
@@ -219,13 +226,7 @@ func (r *arun) exec(ns []anode) aresult {
 			} else {
 				res = r.exec(nd.els)
 			}
-			if res.kind == 1 {
-				if res.depth == 0 {
-					res = aresult{}
-				} else {
-					res.depth--
-				}
-			}
+			res = res.leave()
 		case aBr:
 			res = aresult{kind: 1, depth: nd.depth}
 		case aBrIf:

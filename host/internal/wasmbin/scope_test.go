@@ -15,7 +15,12 @@ var scopeInst = Instrumentation{
 // scopeModule assembles an instrumented module with one defined function,
 // function 1 of type (i32) -> (i32), whose body (after its locals, of
 // which it has none) is code.
-func scopeModule(code []byte) []byte {
+func scopeModule(code []byte) []byte { return scopeModuleWith(code, false, false) }
+
+// scopeModuleWith is scopeModule, with a funcref table holding function 1
+// (an active element segment, which also declares it for ref.func) when
+// table is set, and the stack budget global exported when export is.
+func scopeModuleWith(code []byte, table, export bool) []byte {
 	sec := func(id byte, body []byte) []byte {
 		return append(appendU32([]byte{id}, uint32(len(body))), body...)
 	}
@@ -26,12 +31,32 @@ func scopeModule(code []byte) []byte {
 	imp = append(appendU32(imp, uint32(len(scopeInst.YieldName))), scopeInst.YieldName...)
 	b = append(b, sec(2, append(imp, 0x00, 0x00))...)
 	b = append(b, sec(3, []byte{1, 1})...)
+	if table {
+		b = append(b, sec(4, []byte{1, 0x70, 0x00, 0x01})...)
+	}
 	globals := appendS32([]byte{2, 0x7f, 0x01, 0x41}, scopeInst.YieldEvery)
 	globals = append(globals, 0x0b, 0x7f, 0x01, 0x41, 0x00, 0x0b)
 	b = append(b, sec(6, globals)...)
+	if export {
+		b = append(b, sec(7, []byte{1, 1, 's', 0x03, 0x01})...)
+	}
+	if table {
+		b = append(b, sec(9, []byte{1, 0x00, 0x41, 0x00, 0x0b, 1, 0x01})...)
+	}
 	body := append([]byte{0}, code...)
 	return append(b, sec(10, append(appendU32([]byte{1}, uint32(len(body))), body...))...)
 }
+
+// cat joins byte strings, bs makes one: the bodies of the scope tests.
+func cat(parts ...[]byte) []byte {
+	var b []byte
+	for _, p := range parts {
+		b = append(b, p...)
+	}
+	return b
+}
+
+func bs(b ...byte) []byte { return b }
 
 // TestVerifyScope: the rules of charged blocks (see Instrumentation), on
 // hand-made bodies: each charge given back once whichever way its block
@@ -40,13 +65,6 @@ func TestVerifyScope(t *testing.T) {
 	in := scopeInst
 	const cost = 1000
 	charge, exit := in.StackCharge(cost), in.StackExit(cost)
-	cat := func(parts ...[]byte) []byte {
-		var b []byte
-		for _, p := range parts {
-			b = append(b, p...)
-		}
-		return b
-	}
 	fuel := in.FuelCheck(100)
 	call := []byte{0x20, 0x00, 0x10, 0x01, 0x1a} // local.get 0; call 1; drop
 	ret := []byte{0x20, 0x00, 0x0f}              // local.get 0; return
