@@ -41,9 +41,8 @@
 //     whole body, after its fuel check if it has one (a branch to the
 //     function's label, or a return, then becomes a branch to the
 //     wrapper). The budget is given back after the block's end and before
-//     every return inside it. Deep
-//     recursion then ends at the module's stack limit instead of growing
-//     wazero's stack to 400 MB.
+//     every return inside it. Deep recursion then ends at the module's
+//     stack limit instead of growing wazero's stack to 400 MB.
 //
 //   - By construction, guest code cannot name what the rewrite adds: the
 //     yield import takes the function index just after the module's own
@@ -663,10 +662,11 @@ type funcCosts struct {
 	scope int
 }
 
-// frameCalls is what the first pass keeps of an open block, loop or if,
-// to choose the charged block.
+// frameCalls is what the first pass keeps of a block, loop or if, to
+// choose the charged block.
 type frameCalls struct {
 	start  int  // its opcode's offset in the code
+	depth  int  // the frames around it (0: outermost)
 	calls  int  // the calls inside it
 	target int  // the outermost frame a branch inside it targets (-1: the function's)
 	loop   bool // it is a loop
@@ -677,7 +677,7 @@ type frameCalls struct {
 // with its depth (0 outermost), for a function of n calls; -1 when none
 // fits. The frames that hold every call are nested in one another; the
 // innermost that no branch leaves and no loop holds is the one.
-func (w *rewriter) scopeOf(closed []closedFrame, n int) int {
+func (w *rewriter) scopeOf(closed []frameCalls, n int) int {
 	scope, depth := -1, -1
 	for _, c := range closed {
 		if c.calls == n && c.target >= c.depth && !c.inLoop && c.depth > depth {
@@ -699,11 +699,6 @@ func (w *rewriter) scopeOf(closed []closedFrame, n int) int {
 		}
 	}
 	return scope
-}
-
-type closedFrame struct {
-	start, depth, calls, target int
-	inLoop                      bool
 }
 
 type costRegion struct {
@@ -795,7 +790,7 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 	scopeDepth := -1 // the depth the charged block opened at, while open
 	// In the first pass: the open frames, and those closed.
 	var frames []frameCalls
-	var closed []closedFrame
+	var closed []frameCalls
 	calls := 0
 	// called and branched record, in the first pass, a call or a branch
 	// of depth l in the innermost open frame.
@@ -897,7 +892,7 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 			if p := len(frames) - 1; p >= 0 {
 				inLoop = frames[p].loop || frames[p].inLoop
 			}
-			frames = append(frames, frameCalls{start: start, target: 1 << 30, loop: op == 0x03, inLoop: inLoop})
+			frames = append(frames, frameCalls{start: start, depth: len(frames), target: 1 << 30, loop: op == 0x03, inLoop: inLoop})
 		}
 		if count != nil {
 			// Every instruction counts once, in the innermost region (a
@@ -910,7 +905,7 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 			if count != nil && len(frames) > 0 {
 				c := frames[len(frames)-1]
 				frames = frames[:len(frames)-1]
-				closed = append(closed, closedFrame{start: c.start, depth: len(frames), calls: c.calls, target: c.target, inLoop: c.inLoop})
+				closed = append(closed, c)
 				if p := len(frames) - 1; p >= 0 {
 					frames[p].calls += c.calls
 					frames[p].target = min(frames[p].target, c.target)
