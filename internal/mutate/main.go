@@ -674,6 +674,21 @@ var mutations = []mutation{
 	{"synth: a model's Go file may declare the entry's names", "synth/golang.go",
 		"\t\tif strings.HasPrefix(name, \"autoagent\") {", "\t\tif false && strings.HasPrefix(name, \"autoagent\") {",
 		"./synth", "TestGoBackendRefusals"},
+
+	// Issue 38, the governance red team: one entry per fix, by area
+	// (docs/GOVERNANCE.md lists each class with its test).
+
+	// 38: code mode's gate and approvals (loop).
+
+	// 38: taint carried by data (loop, memory, session, host).
+
+	// 38: text seen through disguises (markers, guardrails, redaction, policy paths).
+
+	// 38: the trust root (cmd/autoagent, plugindir, manifest, backends).
+
+	// 38: the engine, instances and grants (host).
+
+	// 38: the engine, compilation, instantiation and the cache (host).
 }
 
 func main() {
