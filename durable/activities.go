@@ -182,7 +182,7 @@ func (a *Activities) Tool(ctx context.Context, in ToolInput) (*ToolOutput, error
 	}
 	stop := heartbeat(ctx)
 	defer stop()
-	cctx, report := loop.RemoteCallContext(ctx, loop.CallInfo{RunID: in.RunID, Step: in.Step, CallID: in.CallID, Name: in.Name})
+	cctx, report := loop.RemoteCallContext(ctx, loop.CallInfo{RunID: in.RunID, Step: in.Step, CallID: in.CallID, Name: in.Name}, in.Tainted)
 	res, err := tool.SafeCall(cctx, t, tool.Call{ID: in.CallID, Name: in.Name, Arguments: in.Arguments})
 	if err != nil {
 		if ctx.Err() != nil {

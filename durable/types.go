@@ -89,6 +89,10 @@ type ToolInput struct {
 	CallID    string          `json:"call_id"`
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
+	// Tainted: the run (or the calling tool) had taken in untrusted
+	// content when the call began; the tool sees it through its context
+	// (tool.Tainted), as it would in the loop.
+	Tainted bool `json:"tainted,omitempty"`
 }
 
 // IdempotencyKey is the call's key, as the loop makes it.

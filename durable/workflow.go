@@ -405,7 +405,7 @@ func (t *toolStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, error
 		HeartbeatTimeout:    t.heartbeat,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: attempts, InitialInterval: time.Second},
 	}
-	in := ToolInput{Agent: t.agent, RunID: ci.RunID, Step: ci.Step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments}
+	in := ToolInput{Agent: t.agent, RunID: ci.RunID, Step: ci.Step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments, Tainted: tool.Tainted(ctx)}
 	var out ToolOutput
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(wc, ao), ActivityTool, in).Get(wc, &out)
 	if err != nil {
@@ -424,7 +424,7 @@ func (t *toolStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, error
 		return tool.Result{}, activityError(ctx, err)
 	}
 	if out.Report.Tainted {
-		loop.ReportTaint(ctx)
+		tool.ReportTaint(ctx)
 	}
 	if out.Report.HaveUsage {
 		loop.ReportUsage(ctx, out.Report.Usage)
@@ -510,7 +510,7 @@ func (t *subAgentStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, e
 		loop.ReportUsage(ctx, res.Usage)
 	}
 	if loop.IsTainted(res.Messages) {
-		loop.ReportTaint(ctx)
+		tool.ReportTaint(ctx)
 	}
 	if res.StopReason != loop.StopDone {
 		return tool.Errorf("sub-agent %s failed: %s", t.info.Spec.Name, res.StopReason), nil

@@ -17,10 +17,17 @@ type PendingCall struct {
 	// Source is what asked for approval: "policy" or "trifecta".
 	Source string `json:"source"`
 	// Parent is, for a call a tool made through CallNested (a sandboxed
-	// guest's tools: call), the id of the model's call of that tool; ""
-	// for a call of the model.
+	// guest's tools: call) or a sub-agent's call (AsTool, Delegate), the
+	// id of the model's call of that tool; "" for a call of the model.
 	Parent string `json:"parent,omitempty"`
 }
+
+// Digest is the digest of the call (hex sha256 of its tool and canonical
+// arguments). A decision given for the call's id is bound to it: if the
+// call made under this id on resume is another, the decision does not
+// apply and the call is refused. Show it to the reviewer beside the
+// call, with the whole arguments.
+func (p PendingCall) Digest() string { return callDigest(p.Call) }
 
 // HumanDecision is a reviewer's answer for one call, given to Resume.
 type HumanDecision struct {
@@ -60,24 +67,39 @@ func (o *resumeOptions) set(id string, d HumanDecision) {
 	o.decisions[id] = d
 }
 
-// applyDecisions merges decisions into st, refusing ids that are not calls
-// of the pending turn (a typo must not be silently ignored).
+// DecidableCalls returns the calls of st a decision may be given for: the
+// calls of the pending turn, then the calls tools and sub-agents made
+// that await a decision (PendingCall.Parent set), each once, in order.
+func (s *RunState) DecidableCalls() []llm.ToolCall {
+	turn := s.PendingTurn()
+	calls := slices.Clone(turn)
+	for _, p := range s.Pending {
+		if p.Parent != "" {
+			calls = append(calls, p.Call)
+		}
+	}
+	return calls
+}
+
+// applyDecisions merges decisions into st, refusing ids that are not
+// decidable calls (a typo must not be silently ignored), and binds each to
+// the call it was given for: the call as it awaits approval (after the
+// pre-tool hooks), else as the model made it.
 func applyDecisions(st *RunState, decisions map[string]HumanDecision) error {
 	if len(decisions) == 0 {
 		return nil
 	}
-	turn := st.PendingTurn()
-	ids := make([]string, 0, len(turn)+len(st.Pending))
-	for _, c := range turn {
+	calls := map[string]llm.ToolCall{}
+	var ids []string
+	for _, c := range st.DecidableCalls() {
+		calls[c.ID] = c
 		ids = append(ids, c.ID)
 	}
 	for _, p := range st.Pending {
-		if p.Parent != "" {
-			ids = append(ids, p.Call.ID) // a tool's own call (CallNested)
-		}
+		calls[p.Call.ID] = p.Call
 	}
 	for id := range decisions {
-		if !slices.Contains(ids, id) {
+		if _, ok := calls[id]; !ok {
 			if len(ids) == 0 {
 				return fmt.Errorf("loop: resume: a decision was given for call %q but the run has no pending turn", id)
 			}
@@ -92,7 +114,7 @@ func applyDecisions(st *RunState, decisions map[string]HumanDecision) error {
 		if d.Approved {
 			v = VerdictApprove
 		}
-		st.Decisions[id] = Decision{Verdict: v, Reason: d.Reason}
+		st.Decisions[id] = Decision{Verdict: v, Reason: d.Reason, Digest: callDigest(calls[id])}
 	}
 	return nil
 }

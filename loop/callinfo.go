@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/tool"
 )
 
 // CallInfo describes the tool call a tool is running for. The loop puts it
@@ -28,16 +29,39 @@ type CallInfo struct {
 // exactly-once even when the journal cannot tell whether it ran.
 func (c CallInfo) IdempotencyKey() string { return c.RunID + "/" + c.CallID }
 
-// callCtx is the context value behind CallInfo, ReportUsage and
-// ReportTaint.
+// callCtx is the context value behind CallInfo, ReportUsage and the
+// call's tool.TaintScope.
 type callCtx struct {
 	info    CallInfo
-	tainted atomic.Bool
+	tainted atomic.Bool // the call took in untrusted content
 	sink    *usageSink
-	run     *runner      // the run, for CallNested
-	nested  atomic.Int32 // CallNested calls so far
-	paused  atomic.Bool  // a nested call awaits approval
+	run     *runner  // the run, for CallNested
+	parent  *callCtx // the calling tool's call, for a call made through CallNested
+	// inherited: the caller was tainted when the call began (a call run
+	// away from its loop, see RemoteCallContext).
+	inherited bool
+	nested    atomic.Int32 // CallNested calls so far
+	paused    atomic.Bool  // a nested call awaits approval
+	// over is set once the call returned to the loop: a tool left running
+	// past its time limit can no longer call through CallNested.
+	over atomic.Bool
 }
+
+// Tainted reports whether untrusted content reached the call: its run is
+// tainted, or it (or a call it was made by) took some in so far.
+func (c *callCtx) Tainted() bool {
+	for x := c; x != nil; x = x.parent {
+		if x.tainted.Load() || x.inherited || (x.run != nil && x.run.taint.Load()) {
+			return true
+		}
+	}
+	return false
+}
+
+// Taint marks the call's result as untrusted.
+func (c *callCtx) Taint() { c.tainted.Store(true) }
+
+var _ tool.TaintScope = (*callCtx)(nil)
 
 // usageSink gathers usage reported by the tools of a turn (sub-agents, tools
 // that call models); the loop folds it into the run's spend after the turn.
@@ -73,7 +97,8 @@ type toolCtx struct {
 }
 
 func (c *toolCtx) Value(key any) any {
-	if key == (callKey{}) {
+	switch key {
+	case callKey{}, tool.TaintKey{}:
 		return &c.call
 	}
 	return c.Context.Value(key)
@@ -102,20 +127,6 @@ func ReportUsage(ctx context.Context, u llm.Usage) bool {
 	return true
 }
 
-// ReportTaint marks the result of the running call as untrusted: it is
-// framed as data and taints the run, exactly as if the tool were flagged
-// untrusted. A sub-agent whose run was tainted reports it, so delegation
-// never launders taint. It reports false when ctx does not come from the
-// loop.
-func ReportTaint(ctx context.Context) bool {
-	c, ok := ctx.Value(callKey{}).(*callCtx)
-	if !ok {
-		return false
-	}
-	c.tainted.Store(true)
-	return true
-}
-
 // CallReport is what a tool reported through its context while it ran
 // outside the loop (see [RemoteCallContext]).
 type CallReport struct {
@@ -123,18 +134,19 @@ type CallReport struct {
 	// when it reported nothing.
 	Usage     llm.Usage `json:"usage"`
 	HaveUsage bool      `json:"have_usage,omitempty"`
-	// Tainted is set when the tool called ReportTaint.
+	// Tainted is set when the tool called tool.ReportTaint.
 	Tainted bool `json:"tainted,omitempty"`
 }
 
 // RemoteCallContext returns a context for running one of a run's tool
 // calls away from its loop (a durable engine's worker): CallInfoFrom,
-// ReportUsage and ReportTaint work in it as they do in the loop, and the
+// ReportUsage and the tool.TaintScope work in it as they do in the loop
+// (tainted says whether the run was tainted when the call began), and the
 // function returned says what the tool reported, for the engine to carry
 // back to the loop (where the tool's stand-in reports it again). Nested
 // calls (CallNested) are not available in it.
-func RemoteCallContext(ctx context.Context, info CallInfo) (context.Context, func() CallReport) {
-	tc := &toolCtx{Context: ctx, call: callCtx{info: info, sink: &usageSink{}}}
+func RemoteCallContext(ctx context.Context, info CallInfo, tainted bool) (context.Context, func() CallReport) {
+	tc := &toolCtx{Context: ctx, call: callCtx{info: info, sink: &usageSink{}, inherited: tainted}}
 	return tc, func() CallReport {
 		u, have := tc.call.sink.take()
 		return CallReport{Usage: u, HaveUsage: have, Tainted: tc.call.tainted.Load()}

@@ -41,18 +41,21 @@ func (a *Agent) AsTool(name, description string) (tool.Tool, error) {
 		if strings.TrimSpace(in.Request) == "" {
 			return tool.Errorf("`request` is empty: say what the sub-agent should do"), nil
 		}
-		res, err := a.Run(ctx, in.Request)
-		u, have, tainted := spendOf(res, err)
-		if have {
-			ReportUsage(ctx, u)
+		sub := runSub(ctx, a, "agent", in.Request)
+		if sub.have {
+			ReportUsage(ctx, sub.spent)
 		}
-		if tainted {
-			ReportTaint(ctx)
+		if sub.tainted {
+			tool.ReportTaint(ctx)
 		}
-		if err != nil {
-			return tool.Errorf("sub-agent %s failed: %v", name, err), nil
+		if sub.paused {
+			return tool.Errorf("ApprovalRequired: sub-agent %s paused: a call it made awaits a person's decision; the run pauses after this call and the sub-agent continues once it is decided.", name), nil
 		}
-		return SubAgentResult(res.Output, res.Steps, u, have), nil
+		if sub.err != nil {
+			return tool.Errorf("sub-agent %s failed: %v", name, sub.err), nil
+		}
+		u, have, _ := spendOf(sub.res, nil)
+		return SubAgentResult(sub.res.Output, sub.res.Steps, u, have), nil
 	})
 	if err != nil {
 		return nil, err
@@ -82,6 +85,88 @@ func SubAgentResult(output string, steps int, u llm.Usage, have bool) tool.Resul
 		return tool.Errorf("sub-agent result: %v", err)
 	}
 	return res
+}
+
+// subRun is what one execution of a tool call got from a sub-agent's run.
+type subRun struct {
+	res *Result
+	err error
+	// spent is the spend of this execution only (have: some was
+	// reported): a run continued after a pause reports what it spent
+	// since, a run answered from the record nothing.
+	spent   llm.Usage
+	have    bool
+	tainted bool
+	// paused: the sub-run awaits a decision for one of its calls; the
+	// calling run pauses after the turn.
+	paused bool
+}
+
+// runSub runs a on prompt as a sub-agent of the tool call running with
+// ctx; key names the sub-run among the call's (a Delegate call makes
+// several).
+//
+// The sub-run inherits the caller's taint. When it pauses for approval,
+// its pending calls become the calling run's (id "<call id>/<key>/<its
+// call id>", Parent the call's id), its state is kept in the calling
+// run's record (RunState.Subruns), and the calling tool's result is not
+// kept: the run pauses after the turn. When the call runs again on
+// resume, the sub-run continues from its state with the decisions given
+// for its calls, each applied once; a sub-run that finished before the
+// pause is answered from its state, not run again.
+func runSub(ctx context.Context, a *Agent, key, prompt string) subRun {
+	cc, ok := ctx.Value(callKey{}).(*callCtx)
+	if !ok || cc.run == nil {
+		res, err := a.Run(ctx, prompt)
+		u, have, tainted := spendOf(res, err)
+		return subRun{res: res, err: err, spent: u, have: have, tainted: tainted}
+	}
+	r := cc.run
+	prefix := cc.info.CallID + "/" + key
+	var before llm.Usage
+	var res *Result
+	var err error
+	if st, ok := r.record.subrun(prefix); ok {
+		before = st.Usage
+		var opts []ResumeOption
+		for id, d := range r.st.Decisions {
+			sub, ok := strings.CutPrefix(id, prefix+"/")
+			if !ok {
+				continue
+			}
+			if d.Verdict == VerdictApprove {
+				opts = append(opts, Approve(sub))
+			} else {
+				opts = append(opts, Reject(sub, d.Reason))
+			}
+		}
+		res, err = a.Resume(ctx, st, opts...)
+	} else {
+		res, err = a.Run(ctx, prompt)
+	}
+	u, have, tainted := spendOf(res, err)
+	spent := llm.Usage{InputTokens: u.InputTokens - before.InputTokens, OutputTokens: u.OutputTokens - before.OutputTokens,
+		CachedTokens: u.CachedTokens - before.CachedTokens, TotalTokens: u.TotalTokens - before.TotalTokens}
+	out := subRun{res: res, err: err, spent: spent, have: have && spent != (llm.Usage{}), tainted: tainted}
+	var se *StopError
+	switch {
+	case errors.As(err, &se) && se.Reason == StopApprovalRequired && res != nil && res.State != nil:
+		r.record.keepSubrun(prefix, res.State)
+		for _, p := range res.State.Pending {
+			p.Call.ID = prefix + "/" + p.Call.ID
+			p.Parent = cc.info.CallID
+			r.record.pend(p)
+		}
+		cc.paused.Store(true)
+		out.paused = true
+	case err == nil && res != nil && res.State != nil:
+		// Kept until the turn is done: a Delegate call that runs again
+		// because another specialist paused answers this one from it.
+		r.record.keepSubrun(prefix, res.State)
+	default:
+		r.record.keepSubrun(prefix, nil)
+	}
+	return out
 }
 
 // spendOf returns the usage and taint of a finished or failed run.
@@ -172,12 +257,15 @@ func Delegate(specialists map[string]*Agent, opts DelegateOptions) (tool.Tool, e
 				defer wg.Done()
 				defer func() { <-sem }()
 				for _, r := range group {
-					res, err := specialists[r.Specialist].Run(ctx, r.Request)
-					d.Done(r.Index, res, err)
+					d.done(r.Index, runSub(ctx, specialists[r.Specialist], fmt.Sprintf("request%d", r.Index), r.Request))
 				}
 			}()
 		}
 		wg.Wait()
+		if d.paused {
+			res := d.Result(ctx)
+			return tool.Errorf("ApprovalRequired: a specialist paused: a call it made awaits a person's decision; the run pauses after this call and the specialists continue once it is decided. So far: %s", res.Text()), nil
+		}
 		return d.Result(ctx), nil
 	})
 	if err != nil {
@@ -209,6 +297,7 @@ type Delegation struct {
 	total   llm.Usage
 	have    bool
 	tainted bool
+	paused  bool // a specialist's run awaits a decision (see runSub)
 }
 
 // DelegatedRequest is one request of a delegation: request Index of the
@@ -264,20 +353,28 @@ func (d *Delegation) Groups() [][]DelegatedRequest { return d.groups }
 // Done records the outcome of request i (as Agent.Run returns it).
 func (d *Delegation) Done(i int, res *Result, err error) {
 	u, h, t := spendOf(res, err)
+	d.done(i, subRun{res: res, err: err, spent: u, have: h, tainted: t})
+}
+
+func (d *Delegation) done(i int, s subRun) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	resp := &d.out.Responses[i]
-	if err != nil {
-		resp.Error = err.Error()
-	} else {
-		resp.Output, resp.Steps = res.Output, res.Steps
+	switch {
+	case s.paused:
+		resp.Error = "paused: a call of this specialist awaits a person's decision"
+		d.paused = true
+	case s.err != nil:
+		resp.Error = s.err.Error()
+	default:
+		resp.Output, resp.Steps = s.res.Output, s.res.Steps
 	}
-	if h {
-		tokens := u.TotalTokens
+	if s.have {
+		tokens := s.spent.TotalTokens
 		resp.Tokens = &tokens
-		d.total, d.have = d.total.Add(u), true
+		d.total, d.have = d.total.Add(s.spent), true
 	}
-	d.tainted = d.tainted || t
+	d.tainted = d.tainted || s.tainted
 }
 
 // Result reports the delegation's spend and taint to the calling run (ctx
@@ -293,7 +390,7 @@ func (d *Delegation) Result(ctx context.Context) tool.Result {
 	}
 	if d.tainted {
 		// The calling loop frames the whole result as untrusted.
-		ReportTaint(ctx)
+		tool.ReportTaint(ctx)
 	}
 	res, err := tool.JSON(d.out)
 	if err != nil {

@@ -97,12 +97,17 @@
 //   - built-in guards run first and the policy can only add refusals; a
 //     human approval never overrides a refusal; a human can reject any call;
 //   - an approval pause executes nothing of its turn; Resume runs approved
-//     calls exactly once and tells the model about rejected ones;
+//     calls exactly once and tells the model about rejected ones; a
+//     decision applies only to the call it was given for (its tool and
+//     arguments, [PendingCall.Digest]);
+//   - a call a tool makes through [CallNested] passes the same gate as the
+//     model's, counts as one, and runs at most once across the tool's
+//     re-runs (RunState.Nested);
 //   - taint is monotonic: results of tools flagged untrusted (or whose tool
-//     called [ReportTaint], as sub-agents do) are framed as data between
+//     called tool.ReportTaint, as sub-agents do) are framed as data between
 //     [UntrustedOpen] and [UntrustedClose] (forged markers defused) and taint
 //     the run; pruning, delegation, memory compaction ([TaintSentinel]) and
-//     resume keep it;
+//     resume keep it, and a sub-agent starts with its caller's taint;
 //   - shadow mode (Bounds.ShadowGuards) only traces what the two built-in
 //     guards would refuse; it never weakens the policy or the approve mode;
 //   - a checkpoint or journal failure stops the run, and a call whose start

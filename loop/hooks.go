@@ -25,10 +25,10 @@ import (
 //		return loop.HookDecision{}, nil
 //	}
 //
-// Hooks run on the run's goroutine, once per call of a turn (again when a
-// paused turn resumes: keep them deterministic). Calls of a run with
-// PreToolHooks do not start early. Calls tools make through CallNested do
-// not go through hooks.
+// Hooks run one at a time, once per call of a turn (again when a paused
+// turn resumes: keep them deterministic), on the model's calls and on the
+// calls tools make through CallNested alike (from the calling tool's
+// goroutine). Calls of a run with PreToolHooks do not start early.
 type PreToolHook func(ctx context.Context, c *HookCall) (HookDecision, error)
 
 // HookCall is what a PreToolHook sees: the call (with the arguments the
@@ -50,7 +50,8 @@ type HookDecision struct {
 }
 
 // PostToolHook may transform a result before the model sees it (redact,
-// shorten, annotate): it edits r in place. An error or a panic leaves the
+// shorten, annotate), and a result a tool gets through CallNested before
+// the tool sees it: it edits r in place. An error or a panic leaves the
 // result as the tool gave it, and is traced. Results replayed from the
 // journal go through the hooks as well.
 type PostToolHook func(ctx context.Context, c llm.ToolCall, r *HookResult) error

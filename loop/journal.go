@@ -33,6 +33,11 @@ type JournalEntry struct {
 	Name   string        `json:"name"`
 	Step   int           `json:"step"`
 	Status JournalStatus `json:"status"`
+	// Digest is the call's digest (its tool and canonical arguments):
+	// an entry answers only the call it was recorded for, so a re-run
+	// that makes another call under the same id is refused, not given
+	// this call's result. Entries of older builds have none.
+	Digest string `json:"digest,omitempty"`
 	// The result as the tool produced it (before the loop bounds or frames
 	// it), for finished entries.
 	Content        string    `json:"content,omitempty"`

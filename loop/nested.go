@@ -2,11 +2,14 @@ package loop
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
-	"time"
+	"sync"
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/tool"
@@ -20,20 +23,28 @@ var ErrNotInRun = errors.New("loop: CallNested: not called from a tool of a runn
 
 // CallNested runs a call of one of the run's tools on behalf of the tool
 // running with ctx: code mode, where a sandboxed module calls a host tool
-// (wire it as host.Options.CallTool). The call passes what a call of the
-// model passes, in the same order: the loop guard, the trifecta (against
-// the run's taint and what the calling tool took in so far), the policy
-// and the human decisions. Then:
+// (wire it as host.Options.CallTool). The call passes the gate a call of
+// the model passes, in the same order, and is counted as one: the run's
+// tool-call bound (Bounds.MaxToolCalls), the pre-tool hooks, the loop
+// guard, the trifecta (against the run's taint and what the calling tool
+// took in so far), the policy and the human decisions; its result goes
+// through the post-tool hooks and the tool-result guardrails. Then:
 //
 //   - refused, it does not run and the caller gets the refusal the model
 //     would have seen, as an error result;
 //   - when it needs approval it does not run either: the caller gets an
 //     error result saying so, and the run pauses after the turn with the
 //     call pending (PendingCall.Parent is the calling tool's call). Resumed
-//     with it approved, the calling tool runs again, from its start (its
-//     result was not kept), and this time the call goes through;
+//     with it approved, the calling tool runs again from its start;
 //   - otherwise it runs; a result of an untrusted tool, or one reporting
 //     taint, taints the calling tool's result and so the run.
+//
+// The run keeps a record of the calls each tool made (RunState.Nested):
+// when a paused tool runs again, the calls it makes that are in the record
+// get their recorded result and do not run again, so every call runs at
+// most once. A call that differs from the record at its place (another
+// tool, other arguments) is refused, never run: a re-run that diverges
+// cannot turn an approval of one call into the approval of another.
 //
 // Its id is "<calling call id>/<n>", n counting from 1 the nested calls of
 // this execution of the calling tool, so a guest that makes the same calls
@@ -44,76 +55,296 @@ func CallNested(ctx context.Context, c tool.Call) (tool.Result, error) {
 	if !ok || cc.run == nil {
 		return tool.Result{}, ErrNotInRun
 	}
+	if cc.over.Load() {
+		return tool.Errorf("CallOver: the call of `%s` that made this call has ended (it outlived its time limit); `%s` was not run.", cc.info.Name, c.Name), nil
+	}
+	if cc.paused.Load() {
+		// The program's later calls wait for the decision: on its re-run
+		// they are made in order, after the one decided on.
+		return tool.Errorf("Paused: an earlier call of this program awaits a person's decision, so `%s` was not run. The run pauses after this call.", c.Name), nil
+	}
 	r := cc.run
 	args := c.Arguments
 	if len(args) == 0 {
 		args = json.RawMessage(`{}`)
 	}
 	n := cc.nested.Add(1)
-	p := &plan{call: llm.ToolCall{ID: fmt.Sprintf("%s/%d", cc.info.CallID, n), Name: c.Name, Arguments: args}}
-	if r.a.Tools != nil {
-		if t, ok := r.a.Tools.Get(c.Name); ok {
-			p.tool, p.flags = t, tool.FlagsOf(t)
-		}
-	}
-	if p.tool == nil {
-		return tool.Errorf("unknown tool: %q (the agent has no such tool)", c.Name), nil
-	}
-	span := trace.SpanFromContext(ctx)
+	call := llm.ToolCall{ID: fmt.Sprintf("%s/%d", cc.info.CallID, n), Name: c.Name, Arguments: args}
 	step := cc.info.Step
-	tainted := r.st.Tainted || cc.tainted.Load()
-	pend, _ := r.screenLocked(step, span, p, tainted, nil)
+	span := trace.SpanFromContext(ctx)
+	if rec, ok := r.record.lookup(call.ID); ok {
+		return r.replayNested(cc, step, span, call, rec), nil
+	}
+	p := r.newPlan(call)
+	p.parent = cc
+	if p.tool == nil {
+		p.refusal = fmt.Sprintf("unknown tool: %q (the agent has no such tool)", c.Name)
+		r.record.put(NestedCall{Call: call, Content: p.refusal, IsError: true, Refused: true})
+		return tool.Errorf("%s", p.refusal), nil
+	}
+	pend := r.admit(step, span, &p, cc.Tainted(), true)
 	if p.refusal != "" {
+		r.record.put(NestedCall{Call: p.call, Content: p.refusal, IsError: true, Refused: true})
 		return tool.Errorf("%s", p.refusal), nil
 	}
 	if pend != nil {
 		pend.Parent = cc.info.CallID
-		r.nestMu.Lock()
-		r.nestedPending = append(r.nestedPending, *pend)
-		r.nestMu.Unlock()
+		r.record.pend(*pend)
 		cc.paused.Store(true)
-		return tool.Errorf("ApprovalRequired: `%s` needs a person's approval (%s). It was not run. The run pauses after this call; once it is approved, this tool runs again and the call goes through.", c.Name, pend.Reason), nil
+		return tool.Errorf("ApprovalRequired: `%s` needs a person's approval (%s). It was not run. The run pauses after this call; once it is decided, this tool runs again: the calls it made before get their recorded results, and this one runs if approved.", c.Name, pend.Reason), nil
 	}
-	var t0 time.Time
-	call := llm.ToolCall{ID: p.call.ID, Name: c.Name, Arguments: args}
-	var callSpan string
-	if r.tr != nil {
-		callSpan = traceEvent(r, trace.ToolCallStart, span, trace.ToolCall{Step: step, Name: c.Name, CallID: call.ID, Arguments: r.preview(string(args))})
-		t0 = time.Now()
+	x := r.execCall(ctx, step, span, &p)
+	if x.stop != nil {
+		r.nestedFailure(x.stop)
+		return tool.Errorf("`%s` was not run: %v", c.Name, x.stop), nil
 	}
-	tc := &toolCtx{Context: ctx, call: callCtx{info: CallInfo{RunID: r.st.RunID, Step: step, CallID: call.ID, Name: c.Name}, sink: &r.sink, run: r}}
-	var nctx context.Context = tc
-	if callSpan != "" {
-		nctx = trace.WithSpan(nctx, callSpan)
+	if x.err != nil {
+		r.nestedFailure(x.err)
 	}
-	res, err := tool.SafeCall(nctx, p.tool, tool.Call{ID: call.ID, Name: c.Name, Arguments: args})
-	raw := rawResult{text: resultText(&res), isError: res.IsError, untrusted: p.flags.Untrusted || tc.call.tainted.Load()}
+	raw := x.raw
+	if raw.paused {
+		cc.paused.Store(true) // a call nested deeper awaits approval
+		return tool.Errorf("ApprovalRequired: a call `%s` made awaits a person's approval; the run pauses after this call.", c.Name), nil
+	}
+	shaped, err := r.shape(step, span, p.call, raw)
 	if err != nil {
-		raw = rawResult{text: fmt.Sprintf("tool %s failed: %v", c.Name, err), isError: true, infra: true, untrusted: raw.untrusted}
-		res = tool.Errorf("%s", raw.text)
+		r.nestedFailure(err)
+		return tool.Errorf("Blocked: the result of `%s` was withheld: %v", c.Name, err), nil
 	}
-	r.traceToolEnd(callSpan, t0, step, call, raw, err)
-	if raw.untrusted {
+	if shaped.text != raw.text || shaped.isError != raw.isError {
+		// What the tool gave was changed (a redaction): its structured
+		// form would say what the text no longer does.
+		shaped.structured = nil
+	}
+	if shaped.untrusted {
 		cc.tainted.Store(true)
 	}
-	if tc.call.paused.Load() {
-		cc.paused.Store(true) // a call nested deeper awaits approval
+	rec := NestedCall{Call: p.call, Content: shaped.text, IsError: shaped.isError, Structured: shaped.structured, Untrusted: shaped.untrusted}
+	// A call that failed as the run was cancelled is not kept: its failure
+	// is most likely the cancellation, and a resume runs it again.
+	if !(raw.isError && ctx.Err() != nil) {
+		r.record.put(rec)
 	}
-	return res, nil
+	return rec.result(), nil
 }
 
-// takeNestedPending returns and clears the nested calls awaiting approval.
-func (r *runner) takeNestedPending() []PendingCall {
-	r.nestMu.Lock()
-	defer r.nestMu.Unlock()
-	p := r.nestedPending
-	r.nestedPending = nil
+// replayNested answers a nested call from the record: the recorded result
+// when the call is the one recorded at its place, a refusal otherwise.
+func (r *runner) replayNested(cc *callCtx, step int, span string, call llm.ToolCall, rec NestedCall) tool.Result {
+	if callSignature(call) != callSignature(rec.Call) {
+		msg := divergedMessage(call)
+		traceEvent(r, trace.NestedDiverged, span, trace.ToolCall{Step: step, Name: call.Name, CallID: call.ID, Error: "recorded: " + rec.Call.Name})
+		return tool.Errorf("%s", msg)
+	}
+	traceEvent(r, trace.NestedReplay, span, trace.ToolCall{Step: step, Name: call.Name, CallID: call.ID})
+	r.record.count()
+	if rec.Untrusted {
+		cc.tainted.Store(true)
+	}
+	return rec.result()
+}
+
+// nestedFailure keeps err to stop the run once the turn's tools are done
+// (a guardrail's block, a journal failure): the first one wins.
+func (r *runner) nestedFailure(err error) {
+	r.record.mu.Lock()
+	if r.record.err == nil {
+		r.record.err = err
+	}
+	r.record.mu.Unlock()
+}
+
+// NestedCall is one call a tool made through CallNested, as the run's
+// record keeps it (RunState.Nested): what was called, with what
+// arguments, and what it gave the calling tool.
+type NestedCall struct {
+	// Call is the call, its id "<calling call id>/<n>".
+	Call llm.ToolCall `json:"call"`
+	// Content, IsError and Structured are the result the calling tool got
+	// (after the post-tool hooks and guardrails).
+	Content    string          `json:"content"`
+	IsError    bool            `json:"is_error,omitempty"`
+	Structured json.RawMessage `json:"structured,omitempty"`
+	// Untrusted: the result was untrusted; replaying it taints the calling
+	// tool again.
+	Untrusted bool `json:"untrusted,omitempty"`
+	// Refused: the gate refused the call; Content is the refusal.
+	Refused bool `json:"refused,omitempty"`
+}
+
+func (n NestedCall) result() tool.Result {
+	res := tool.Text(n.Content)
+	res.IsError = n.IsError
+	res.StructuredContent = n.Structured
+	return res
+}
+
+// nestedRecord is the run's record of the nested calls of the turn in
+// progress, and the calls among them awaiting a decision. It is kept in
+// the state when the turn pauses (RunState.Nested), and cleared when the
+// turn is done.
+type nestedRecord struct {
+	mu      sync.Mutex
+	calls   map[string]NestedCall
+	pending []PendingCall
+	// subruns are the states of sub-agents' runs paused inside a call,
+	// by "<call id>/<key>" (see runSub).
+	subruns map[string]*RunState
+	// counted is the number of nested calls of the turn that count
+	// against Bounds.MaxToolCalls, replayed ones included.
+	counted int
+	err     error
+}
+
+func newNestedRecord(st *RunState) *nestedRecord {
+	n := &nestedRecord{}
+	for _, c := range st.Nested {
+		if n.calls == nil {
+			n.calls = map[string]NestedCall{}
+		}
+		n.calls[c.Call.ID] = c
+	}
+	if len(st.Subruns) > 0 {
+		n.subruns = make(map[string]*RunState, len(st.Subruns))
+		for k, s := range st.Subruns {
+			n.subruns[k] = s
+		}
+	}
+	return n
+}
+
+func (n *nestedRecord) lookup(id string) (NestedCall, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	c, ok := n.calls[id]
+	return c, ok
+}
+
+func (n *nestedRecord) put(c NestedCall) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.calls == nil {
+		n.calls = map[string]NestedCall{}
+	}
+	n.calls[c.Call.ID] = c
+}
+
+func (n *nestedRecord) pend(p PendingCall) {
+	n.mu.Lock()
+	n.pending = append(n.pending, p)
+	n.mu.Unlock()
+}
+
+// count counts a replayed call against the run's tool-call bound: it was
+// counted when it ran, in a turn that then paused and so counted nothing.
+func (n *nestedRecord) count() {
+	n.mu.Lock()
+	n.counted++
+	n.mu.Unlock()
+}
+
+// subrun returns the kept state of the sub-run named key, if any.
+func (n *nestedRecord) subrun(key string) (*RunState, bool) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	st, ok := n.subruns[key]
+	return st, ok && st != nil
+}
+
+// keepSubrun keeps st as the state of the sub-run named key (nil forgets
+// it).
+func (n *nestedRecord) keepSubrun(key string, st *RunState) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if st == nil {
+		delete(n.subruns, key)
+		return
+	}
+	if n.subruns == nil {
+		n.subruns = map[string]*RunState{}
+	}
+	n.subruns[key] = st
+}
+
+// takePending returns and clears the nested calls awaiting a decision.
+func (n *nestedRecord) takePending() []PendingCall {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	p := n.pending
+	n.pending = nil
 	return p
 }
 
-// resumesNested reports whether the run was resumed with a decision for a
-// call that call id's tool made through CallNested: the tool paused for it,
-// so it did not finish, and runs again.
+func (n *nestedRecord) takeErr() error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	err := n.err
+	n.err = nil
+	return err
+}
+
+// keep writes the record into st, for a turn that pauses.
+func (n *nestedRecord) keep(st *RunState) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	st.Nested = st.Nested[:0:0]
+	for _, c := range n.calls {
+		st.Nested = append(st.Nested, c)
+	}
+	slices.SortFunc(st.Nested, func(a, b NestedCall) int { return compareCallIDs(a.Call.ID, b.Call.ID) })
+	st.Subruns = nil
+	if len(n.subruns) > 0 {
+		st.Subruns = make(map[string]*RunState, len(n.subruns))
+		for k, s := range n.subruns {
+			st.Subruns[k] = s
+		}
+	}
+}
+
+// reset clears the record once the turn is done.
+func (n *nestedRecord) reset(st *RunState) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.calls, n.pending, n.subruns, n.counted, n.err = nil, nil, nil, 0, nil
+	st.Nested, st.Subruns = nil, nil
+}
+
+// compareCallIDs orders nested ids by their parts, numbers as numbers
+// ("c1/2" before "c1/10").
+func compareCallIDs(a, b string) int {
+	as, bs := strings.Split(a, "/"), strings.Split(b, "/")
+	for i := 0; i < len(as) && i < len(bs); i++ {
+		if as[i] == bs[i] {
+			continue
+		}
+		if len(as[i]) != len(bs[i]) && isDigits(as[i]) && isDigits(bs[i]) {
+			return len(as[i]) - len(bs[i])
+		}
+		return strings.Compare(as[i], bs[i])
+	}
+	return len(as) - len(bs)
+}
+
+func isDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// callDigest is the digest of a call a person decides on: its tool and
+// its arguments (canonical JSON), hex sha256. A decision applies only to
+// a call with the same digest.
+func callDigest(c llm.ToolCall) string {
+	h := sha256.Sum256([]byte(callSignature(c)))
+	return hex.EncodeToString(h[:])
+}
+
+// resumesNested reports whether the calling tool of call id paused for a
+// nested call and so runs again: its journal entry says started, not
+// finished, and that is not an unknown outcome.
 func (r *runner) resumesNested(id string) bool {
 	for d := range r.st.Decisions {
 		if strings.HasPrefix(d, id+"/") {

@@ -24,6 +24,10 @@ type Decision struct {
 	// Reason is what the model sees after "ToolPolicyDenied: " (VerdictDeny), or
 	// what the human is told (VerdictApprove).
 	Reason string `json:"reason,omitempty"`
+	// Digest, in a person's decision kept in a RunState, binds it to the
+	// call the person was shown (its tool and arguments): it applies to
+	// no other call under the same id. A policy leaves it empty.
+	Digest string `json:"digest,omitempty"`
 }
 
 // PolicyInput is what a policy sees of a call.

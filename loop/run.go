@@ -39,13 +39,17 @@ type runner struct {
 	sink       usageSink
 	wouldBlock atomic.Int64
 	parallel   int
-	screenMu   sync.Mutex // see screenLocked
-	// nestMu guards nestedPending: the calls tools made through
-	// CallNested that await approval (tools may run in parallel).
-	nestMu        sync.Mutex
-	nestedPending []PendingCall
-	early         *earlyRun   // nil until a streamed call could start early
-	search        *toolSearch // nil unless the run defers its tools
+	// screenMu is the gate's lock (see admit); it guards counted, the
+	// calls of the turn that count against Bounds.MaxToolCalls.
+	screenMu sync.Mutex
+	counted  int
+	// record is the turn's record of the calls tools made through
+	// CallNested (see CallNested).
+	record *nestedRecord
+	// taint is st.Tainted, for tools that read it while the run goes on.
+	taint  atomic.Bool
+	early  *earlyRun   // nil until a streamed call could start early
+	search *toolSearch // nil unless the run defers its tools
 	// lastInput and lastModel are what the last model call reported;
 	// overBudget is set once its input reached the context budget.
 	lastInput  int64
@@ -120,9 +124,16 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	msgs := make([]llm.Message, len(st.Messages), len(st.Messages)+room)
 	copy(msgs, st.Messages)
 	st.Messages = msgs
-	st.Tainted = st.Tainted || IsTainted(st.Messages)
+	// A run started by a tool (a sub-agent) inherits its caller's taint:
+	// what the caller took in reaches the sub-agent through its request.
+	st.Tainted = st.Tainted || IsTainted(st.Messages) || tool.Tainted(ctx)
+	r.taint.Store(st.Tainted)
+	r.record = newNestedRecord(st)
 	r.ids.seed(st.Messages)
 	r.guard = newLoopGuard(r.b.MaxRepeatedToolCalls, st.Messages)
+	for _, c := range st.Nested {
+		r.guard.observe([]llm.ToolCall{c.Call})
+	}
 	a.Recorder.start(r)
 	if !resumed && len(r.guardrails(GuardInput)) > 0 {
 		if err := r.guardInput(); err != nil {

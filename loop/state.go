@@ -62,6 +62,16 @@ type RunState struct {
 	// ran when the run stopped mid-turn (a cancellation), so Resume does not
 	// run them again.
 	Completed []llm.ToolResult `json:"completed,omitempty"`
+	// Nested is the record of the calls the last turn's tools made
+	// through CallNested, kept when the turn stopped before its end: a
+	// tool that runs again on resume gets these calls' results instead of
+	// making them again (see CallNested).
+	Nested []NestedCall `json:"nested,omitempty"`
+	// Subruns are the states of sub-agents' runs (AsTool, Delegate) that
+	// paused inside a call of the last turn, by "<call id>/<key>": on
+	// resume the sub-agent continues its run, with the decisions given
+	// for its calls.
+	Subruns map[string]*RunState `json:"subruns,omitempty"`
 	// Status is the reason the run stopped, "" while it is running.
 	Status StopReason `json:"status,omitempty"`
 }
@@ -79,6 +89,17 @@ func (s *RunState) Clone() *RunState {
 	}
 	c.Decisions = maps.Clone(s.Decisions)
 	c.Completed = slices.Clone(s.Completed)
+	c.Nested = slices.Clone(s.Nested)
+	for i := range c.Nested {
+		c.Nested[i].Call.Arguments = slices.Clone(c.Nested[i].Call.Arguments)
+		c.Nested[i].Structured = slices.Clone(c.Nested[i].Structured)
+	}
+	if s.Subruns != nil {
+		c.Subruns = make(map[string]*RunState, len(s.Subruns))
+		for k, sub := range s.Subruns {
+			c.Subruns[k] = sub.Clone()
+		}
+	}
 	return &c
 }
 
@@ -90,6 +111,8 @@ func (s *RunState) snapshot() *RunState {
 	c.Pending = slices.Clone(s.Pending)
 	c.Decisions = maps.Clone(s.Decisions)
 	c.Completed = slices.Clone(s.Completed)
+	c.Nested = slices.Clone(s.Nested)
+	c.Subruns = maps.Clone(s.Subruns)
 	return &c
 }
 
@@ -172,6 +195,22 @@ func (s *RunState) Validate() error {
 	for _, r := range s.Completed {
 		if !turn[r.CallID] {
 			return bad("completed result for %q, which is not an unanswered call of the last turn", r.CallID)
+		}
+	}
+	for _, n := range s.Nested {
+		if !strings.Contains(n.Call.ID, "/") || !inTurn(turn, n.Call.ID) {
+			return bad("nested call %q was not made by a call of the last turn", n.Call.ID)
+		}
+	}
+	for k, sub := range s.Subruns {
+		if !strings.Contains(k, "/") || !inTurn(turn, k) {
+			return bad("sub-run %q does not belong to a call of the last turn", k)
+		}
+		if sub == nil {
+			return bad("sub-run %q is null", k)
+		}
+		if err := sub.Validate(); err != nil {
+			return fmt.Errorf("sub-run %q: %w", k, err)
 		}
 	}
 	return nil

@@ -2,6 +2,7 @@ package loop
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -28,7 +29,10 @@ type plan struct {
 	flags     tool.Flags
 	refusal   string     // the error the model sees when the call is refused
 	early     *earlyCall // the call's early start, when it had one
-	out       outcome
+	// parent is the calling tool's call, for a call made through
+	// CallNested; nil for the model's.
+	parent *callCtx
+	out    outcome
 }
 
 // outcome is what one call produced.
@@ -69,33 +73,41 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 	if u, ok := r.sink.take(); ok {
 		r.addUsage(u)
 	}
+	// The record of the turn's nested calls is kept in the state whenever
+	// the turn stops before its end, so the tools that run again on
+	// resume get the results of the calls they made.
+	err := r.record.takeErr()
 	for i := range plans {
-		if err := plans[i].out.err; err != nil {
-			r.st.Completed = completedResults(plans)
-			res, err := r.fail(step, err)
-			return res, err, true
+		if err == nil {
+			err = plans[i].out.err
 		}
+	}
+	if err != nil {
+		r.st.Completed = completedResults(plans)
+		r.record.keep(r.st)
+		res, err := r.fail(step, err)
+		return res, err, true
 	}
 	if ctxErr := r.ctx.Err(); ctxErr != nil {
 		r.st.Completed = completedResults(plans)
+		r.record.keep(r.st)
 		res, err := r.stop(StopCancelled, ctxErr)
 		return res, err, true
 	}
-	if pending := r.takeNestedPending(); len(pending) > 0 {
+	if pending := r.record.takePending(); len(pending) > 0 {
 		// A tool's own call awaits approval: the turn stops here, keeping
 		// the other calls' results; the tools that asked run again on
 		// resume.
 		r.st.Completed = completedResults(plans)
+		r.record.keep(r.st)
 		r.st.Pending = pending
 		res, err := r.pauseForApproval(step, llmSpan, pending)
 		return res, err, true
 	}
 	tainted := false
-	for i := range plans {
-		if !plans[i].overLimit && !plans[i].findTools {
-			r.st.ToolCalls++
-		}
-	}
+	r.st.ToolCalls += r.counted + r.record.counted
+	r.counted = 0
+	r.record.reset(r.st)
 	if r.search != nil {
 		r.st.Revealed = r.search.names()
 	}
@@ -107,6 +119,7 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 	r.st.Decisions, r.st.Completed = nil, nil
 	if tainted && !r.st.Tainted {
 		r.st.Tainted = true
+		r.taint.Store(true)
 		for i := range plans {
 			if o := &plans[i].out; o.untrusted {
 				traceEvent(r, trace.Tainted, r.runSpan, trace.ToolCall{Step: step, Name: o.res.Name, CallID: o.res.CallID})
@@ -129,6 +142,10 @@ func (r *runner) pauseForApproval(step int, llmSpan string, pending []PendingCal
 		return nil, errAborted
 	}
 	return r.stop(StopApprovalRequired, nil)
+}
+
+func approvalMismatchMessage(name string) string {
+	return fmt.Sprintf("ApprovalMismatch: this call of `%s` is not the call a person decided on under this id (the tool or the arguments differ), so it was not run.", name)
 }
 
 func toolCallLimitMessage(name string, limit int) string {
@@ -157,42 +174,70 @@ func (r *runner) plan(step int, llmSpan string, calls []llm.ToolCall) ([]plan, [
 	plans := make([]plan, len(calls))
 	var pending []PendingCall
 	tainted := r.st.Tainted // taint before this turn's tools run
-	counted := 0            // calls of this turn that count against MaxToolCalls
+	r.screenMu.Lock()
+	r.counted = 0
+	r.screenMu.Unlock()
 	for i, c := range calls {
 		p := &plans[i]
-		p.call = c
-		if r.a.Tools != nil {
-			if t, ok := r.a.Tools.Get(c.Name); ok {
-				p.tool, p.flags = t, tool.FlagsOf(t)
-			}
-		}
+		*p = r.newPlan(c)
 		if r.search != nil && c.Name == FindToolsName {
 			p.findTools = true // the run's own; not counted
 			continue
 		}
-		if m := r.b.MaxToolCalls; m > 0 && r.st.ToolCalls+counted >= m {
-			p.overLimit, p.refusal = true, toolCallLimitMessage(c.Name, m)
-			traceEvent(r, trace.ToolsDisabled, llmSpan, trace.Guard{Step: step, Name: c.Name, CallID: c.ID, Limit: m})
-			continue
-		}
-		counted++
-		if r.search != nil && !r.search.isRevealed(c.Name) {
-			p.refusal = notOfferedMessage(c.Name)
-			continue
-		}
-		if r.preHooks(step, llmSpan, p); p.refusal != "" {
-			continue
-		}
-		if pend, _ := r.screenLocked(step, llmSpan, p, tainted, nil); pend != nil {
+		if pend := r.admit(step, llmSpan, p, tainted, false); pend != nil {
 			pending = append(pending, *pend)
 		}
 	}
 	return plans, pending
 }
 
-// screenLocked is screen, one at a time: calls are screened on the run's
-// goroutine, and also by tools running meanwhile (CallNested, tools that
-// started early), so the policy is never asked twice at once.
+// newPlan is the plan of call before the gate: its tool and flags.
+func (r *runner) newPlan(c llm.ToolCall) plan {
+	p := plan{call: c}
+	if r.a.Tools != nil {
+		if t, ok := r.a.Tools.Get(c.Name); ok {
+			p.tool, p.flags = t, tool.FlagsOf(t)
+		}
+	}
+	return p
+}
+
+// admit is the gate every call passes, the model's and those tools make
+// through CallNested, one at a time (tools running in parallel, or
+// started early, screen theirs meanwhile, so no check is asked twice at
+// once): the run's tool-call bound, which counts the call; tool search
+// (for the model's calls: a tool it has not found is not offered); the
+// pre-tool hooks; then screen (the loop guard, the trifecta, the policy,
+// the human decision). It sets p.refusal, or returns the call when it
+// awaits approval.
+func (r *runner) admit(step int, span string, p *plan, tainted, nested bool) *PendingCall {
+	r.screenMu.Lock()
+	defer r.screenMu.Unlock()
+	c := p.call
+	if m := r.b.MaxToolCalls; m > 0 && r.st.ToolCalls+r.counted+r.record.counted >= m {
+		p.overLimit, p.refusal = true, toolCallLimitMessage(c.Name, m)
+		traceEvent(r, trace.ToolsDisabled, span, trace.Guard{Step: step, Name: c.Name, CallID: c.ID, Limit: m})
+		return nil
+	}
+	r.counted++
+	if !nested && r.search != nil && !r.search.isRevealed(c.Name) {
+		p.refusal = notOfferedMessage(c.Name)
+		return nil
+	}
+	if r.preHooks(step, span, p); p.refusal != "" {
+		return nil
+	}
+	if nested {
+		// The model's calls are counted as their turn is appended; a
+		// tool's, as it makes them.
+		r.guard.observe([]llm.ToolCall{p.call})
+	}
+	pend, _ := r.screen(step, span, p, tainted, nil)
+	return pend
+}
+
+// screenLocked is screen under the gate's lock (see admit), for the
+// silent check of a call announced early.
 func (r *runner) screenLocked(step int, llmSpan string, p *plan, tainted bool, early *earlyTurn) (*PendingCall, bool) {
 	r.screenMu.Lock()
 	defer r.screenMu.Unlock()
@@ -284,6 +329,22 @@ func (r *runner) screen(step int, llmSpan string, p *plan, tainted bool, early *
 		}
 	}
 	human, decided := r.st.Decisions[c.ID]
+	if decided && human.Digest == "" && human.Verdict == VerdictApprove {
+		// An approval bound to no call (a state written by an older
+		// build) approves nothing: the call is asked for again.
+		decided = false
+	}
+	if decided && human.Digest != "" && human.Digest != callDigest(c) {
+		// A decision is for the call the person was shown: this one is
+		// another (a tool's re-run that diverged, an edited state).
+		if early != nil {
+			return nil, false
+		}
+		ev.Reason = "the call is not the one that was decided on"
+		note(trace.ApprovalMismatch, ev)
+		p.refusal = approvalMismatchMessage(c.Name)
+		return nil, false
+	}
 	if decided && human.Verdict == VerdictDeny {
 		ev.Verdict, ev.Reason = "reject", human.Reason
 		note(trace.ApprovalDecision, ev)
@@ -416,6 +477,9 @@ type rawResult struct {
 	isError   bool
 	infra     bool // the tool returned a Go error
 	untrusted bool // flagged untrusted, or reported tainted
+	// structured is the tool's structured content, for a nested call's
+	// caller (the model reads text).
+	structured json.RawMessage
 	// paused: a call the tool made through CallNested awaits approval, so
 	// this result is not kept: on resume the tool runs again.
 	paused bool
@@ -470,7 +534,12 @@ func (r *runner) execCall(ctx context.Context, step int, llmSpan string, p *plan
 			return execution{stop: fmt.Errorf("%w: looking up call %s: %v (the call was not run)", ErrJournal, c.ID, err)}
 		}
 		ev := trace.ToolCall{Step: step, Name: c.Name, CallID: c.ID}
+		digest := callDigest(c)
 		switch {
+		case found && e.Digest != "" && e.Digest != digest:
+			ev.Error = "the journal holds another call under this id"
+			traceEvent(r, trace.NestedDiverged, llmSpan, ev)
+			return execution{raw: rawResult{text: divergedMessage(c), isError: true}}
 		case found && e.Status == JournalFinished:
 			traceEvent(r, trace.JournalReplay, llmSpan, ev)
 			return execution{raw: rawResult{text: e.Content, isError: e.IsError, infra: e.Infrastructure, untrusted: e.Untrusted}}
@@ -478,7 +547,7 @@ func (r *runner) execCall(ctx context.Context, step int, llmSpan string, p *plan
 			traceEvent(r, trace.OutcomeUnknown, llmSpan, ev)
 			return execution{raw: rawResult{text: outcomeUnknownMessage(c.Name), isError: true}}
 		}
-		if err := j.Record(jctx, JournalEntry{RunID: r.st.RunID, CallID: c.ID, Name: c.Name, Step: step, Status: JournalStarted, Time: time.Now().UTC()}); err != nil {
+		if err := j.Record(jctx, JournalEntry{RunID: r.st.RunID, CallID: c.ID, Name: c.Name, Step: step, Status: JournalStarted, Digest: digest, Time: time.Now().UTC()}); err != nil {
 			return execution{stop: fmt.Errorf("%w: recording the start of call %s: %v (the call was not run)", ErrJournal, c.ID, err)}
 		}
 	}
@@ -488,7 +557,7 @@ func (r *runner) execCall(ctx context.Context, step int, llmSpan string, p *plan
 	}
 	x := execution{raw: raw, ran: true}
 	if j != nil && !(raw.isError && ctx.Err() != nil) && !raw.paused {
-		err := j.Record(context.WithoutCancel(ctx), JournalEntry{RunID: r.st.RunID, CallID: c.ID, Name: c.Name, Step: step, Status: JournalFinished,
+		err := j.Record(context.WithoutCancel(ctx), JournalEntry{RunID: r.st.RunID, CallID: c.ID, Name: c.Name, Step: step, Status: JournalFinished, Digest: callDigest(c),
 			Content: raw.text, IsError: raw.isError, Infrastructure: raw.infra, Untrusted: raw.untrusted, Time: time.Now().UTC()})
 		if err != nil {
 			x.err = fmt.Errorf("%w: recording the result of call %s: %v (the call ran; resume reports its outcome as unknown)", ErrJournal, c.ID, err)
@@ -517,13 +586,9 @@ func (r *runner) settle(step int, llmSpan string, p *plan, x execution) outcome 
 	}
 	// What the tool gave is recorded and journaled; the hooks and the
 	// guardrails shape what the model sees.
-	r.postHooks(step, llmSpan, c, &raw)
-	if gs := r.guardrails(GuardToolResult); len(gs) > 0 {
-		text, _, err := r.checkGuardrails(gs, GuardToolResult, step, llmSpan, c.Name, raw.text)
-		if err != nil && o.err == nil {
-			o.err = err
-		}
-		raw.text = text
+	raw, err := r.shape(step, llmSpan, c, raw)
+	if err != nil && o.err == nil {
+		o.err = err
 	}
 	text := raw.text
 	if cut, ok := truncateMiddle(text, r.b.MaxToolResultChars); ok {
@@ -542,6 +607,24 @@ func (r *runner) settle(step int, llmSpan string, p *plan, x execution) outcome 
 	return o
 }
 
+// shape runs the post-tool hooks and the tool-result guardrails over a
+// result, for the model's calls and nested ones alike. The error is a
+// guardrail's block, which stops the run.
+func (r *runner) shape(step int, span string, c llm.ToolCall, raw rawResult) (rawResult, error) {
+	r.postHooks(step, span, c, &raw)
+	gs := r.guardrails(GuardToolResult)
+	if len(gs) == 0 {
+		return raw, nil
+	}
+	text, _, err := r.checkGuardrails(gs, GuardToolResult, step, span, c.Name, raw.text)
+	raw.text = text
+	return raw, err
+}
+
+func divergedMessage(c llm.ToolCall) string {
+	return fmt.Sprintf("Diverged: call %s of `%s` is not the call recorded under this id before the run stopped (the tool or the arguments differ), so it was not run. A re-run must make the same calls in the same order.", c.ID, c.Name)
+}
+
 func outcomeUnknownMessage(name string) string {
 	return fmt.Sprintf("OutcomeUnknown: `%s` was started before an interruption and its outcome was not recorded. It was not run again, so that a side effect is not repeated. Check whether it took effect before calling it again.", name)
 }
@@ -558,8 +641,9 @@ func (r *runner) invoke(ctx context.Context, step int, llmSpan string, p *plan) 
 		span = traceEvent(r, trace.ToolCallStart, llmSpan, trace.ToolCall{Step: step, Name: c.Name, CallID: c.ID, Arguments: r.preview(string(c.Arguments))})
 		t0 = time.Now()
 	}
-	tc := &toolCtx{Context: ctx, call: callCtx{info: CallInfo{RunID: r.st.RunID, Step: step, CallID: c.ID, Name: c.Name}, sink: &r.sink, run: r}}
+	tc := &toolCtx{Context: ctx, call: callCtx{info: CallInfo{RunID: r.st.RunID, Step: step, CallID: c.ID, Name: c.Name}, sink: &r.sink, run: r, parent: p.parent}}
 	cc := &tc.call
+	defer cc.over.Store(true)
 	ctx = tc
 	if span != "" {
 		ctx = trace.WithSpan(ctx, span)
@@ -584,7 +668,7 @@ func (r *runner) invoke(ctx context.Context, step int, llmSpan string, p *plan) 
 	default:
 		res = tool.Errorf("unknown tool: %q (this agent has no tools)", c.Name)
 	}
-	raw := rawResult{text: resultText(&res), isError: res.IsError, untrusted: p.flags.Untrusted || cc.tainted.Load(), paused: cc.paused.Load()}
+	raw := rawResult{text: resultText(&res), isError: res.IsError, untrusted: p.flags.Untrusted || cc.tainted.Load(), paused: cc.paused.Load(), structured: res.StructuredContent}
 	if err != nil {
 		// Declared here, not above: errors.As makes it escape, and a heap
 		// allocation per successful call is a cost of the hot path.

@@ -54,6 +54,14 @@ const (
 	// JournalReplay: on resume, a call's result was taken from the journal
 	// instead of running it again (parent: llm_request).
 	JournalReplay Type = "journal_replay"
+	// NestedReplay: a tool running again after an approval pause made a
+	// call it had made before the pause, and got its recorded result
+	// instead of running it again (parent: the calling tool's span).
+	NestedReplay Type = "nested_replay"
+	// NestedDiverged: a tool running again made, at the place of a
+	// recorded call, a different one; it was refused (parent: the calling
+	// tool's span; Error says how it differed).
+	NestedDiverged Type = "nested_diverged"
 	// ResultTruncated: a tool result exceeded the width bound (parent:
 	// llm_request of the turn, as a result taken from the journal has no
 	// tool call span; Chars, Limit).
@@ -78,6 +86,10 @@ const (
 	// ApprovalDecision: a human decision applied on resume (Step, Name,
 	// CallID, Verdict "approve"/"reject", Reason).
 	ApprovalDecision Type = "approval_decision"
+	// ApprovalMismatch: a decision was given for a call id whose call is
+	// not the one the person was shown (another tool or other arguments);
+	// the call was refused (Step, Name, CallID, Reason).
+	ApprovalMismatch Type = "approval_mismatch"
 	// LoopGuardBlock: the loop guard refused a repeated call (Step, Name,
 	// CallID, Repeats).
 	LoopGuardBlock Type = "loop_guard_block"

@@ -16,7 +16,6 @@ import (
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/session"
-	"github.com/autoagent-go/autoagent/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -184,12 +183,8 @@ func appendTurn(ctx context.Context, st session.Store, key session.Key, prompt s
 func askApprovals(c *cobra.Command, in *bufio.Scanner, pending []loop.PendingCall) ([]loop.ResumeOption, bool) {
 	var opts []loop.ResumeOption
 	for _, p := range pending {
-		via := ""
-		if p.Parent != "" {
-			via = fmt.Sprintf(" (asked by the sandboxed tool of call %s)", p.Parent)
-		}
-		fmt.Fprintf(c.ErrOrStderr(), "approve %s %s%s?\n  why: %s\n  [y / n / a reason to refuse] ", safeText(p.Call.Name),
-			safeText(trace.Preview(string(p.Call.Arguments), 500)), via, safeText(p.Reason))
+		showPending(c.ErrOrStderr(), p, "")
+		fmt.Fprintf(c.ErrOrStderr(), "approve %s? [y / n / a reason to refuse] ", safeText(p.Call.Name))
 		if !in.Scan() {
 			fmt.Fprintln(c.ErrOrStderr())
 			return nil, false

@@ -165,7 +165,7 @@ func runDurable(c *cobra.Command, tf *temporalFlags, id, prompt string, asJSON b
 		}
 		if st.State == "awaiting_approval" {
 			for _, p := range st.Pending {
-				fmt.Fprintf(errw, "approval required: call %s of %s %s (%s)\n", p.Call.ID, p.Call.Name, string(p.Call.Arguments), p.Reason)
+				showPending(errw, p, "")
 			}
 			fmt.Fprintf(errw, "the run waits on the server: `autoagent runs approve --temporal %s %s CALL_ID…` or `autoagent runs reject --temporal %s %s CALL_ID --reason …`\n", tf.addr, id, tf.addr, id)
 			partial := &loop.Result{Steps: st.Step, Usage: st.Usage, Messages: st.Messages, StopReason: loop.StopApprovalRequired}
@@ -246,7 +246,7 @@ func runsShow() *cobra.Command {
 			w := c.OutOrStdout()
 			fmt.Fprintf(w, "run %s: %s after %d steps, %d input and %d output tokens\n", st.RunID, st.State, st.Step, st.Usage.InputTokens, st.Usage.OutputTokens)
 			for _, p := range st.Pending {
-				fmt.Fprintf(w, "  awaiting approval: call %s of %s %s (%s)\n", p.Call.ID, p.Call.Name, string(p.Call.Arguments), p.Reason)
+				showPending(w, p, "")
 			}
 			if st.Error != "" {
 				fmt.Fprintf(w, "  error: %s\n", st.Error)

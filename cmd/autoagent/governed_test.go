@@ -135,3 +135,87 @@ func TestRecordAndReplay(t *testing.T) {
 		t.Errorf("replay of a cut recording: exit %d, stderr %q (want 1, naming the step)", r.code, r.stderr)
 	}
 }
+
+// A call a sandboxed module makes through its tools: grant and that a
+// policy sends for approval is shown whole with the id run prints, and
+// resume --approve takes that id: the call runs once, and the module's
+// call completes (issue 38: the CLI refused the nested id).
+func TestResumeApprovesANestedCall(t *testing.T) {
+	e := newCLIEnv(t)
+	e.add("echo.wasm")
+	e.add("hostcall.wasm")
+	e.mustRun(0, "tools", "approve", filepath.Join(e.plugins, "echo.wasm"), "--yes")
+	e.mustRun(0, "tools", "approve", filepath.Join(e.plugins, "hostcall.wasm"), "--grant", "tools:echo", "--yes", "--force")
+	policy := filepath.Join(e.root, "policy.json")
+	if err := os.WriteFile(policy, []byte(`{"default":"allow","rules":[{"tool":"echo","action":"approve","reason":"echo needs a human"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := e.writeScript(
+		`{"tool_calls":[{"id":"call_a","name":"hostcall","arguments":{"tool":"echo"}}]}`,
+		`{"text":"Called."}`,
+	)
+	state := filepath.Join(e.root, "run.state.json")
+	tracePath := filepath.Join(e.root, "trace.jsonl")
+	common := []string{"--provider", "scripted", "--script", script, "--policy", policy, "--trace", tracePath}
+	r := e.mustRun(1, append([]string{"run", "--json", "--checkpoint", state}, append(common, "go")...)...)
+	if got := decodeRunJSON(t, r.stdout); got.StopReason != "approval_required" {
+		t.Fatalf("stop %q: %s", got.StopReason, r.stderr)
+	}
+	for _, want := range []string{"approval required: echo (call call_a/1)", "asked by:  the tool of call call_a", `"city": "Oslo"`, "digest:"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if n := countSandboxCalls(t, tracePath, "echo"); n != 0 {
+		t.Fatalf("echo ran %d times before approval", n)
+	}
+	r = e.mustRun(0, append([]string{"resume", state, "--approve", "call_a/1", "--json"}, common...)...)
+	if got := decodeRunJSON(t, r.stdout); got.StopReason != "done" || got.Output != "Called." {
+		t.Errorf("resumed: %+v", got)
+	}
+	if n := countSandboxCalls(t, tracePath, "echo"); n != 1 {
+		t.Errorf("echo ran %d times after approval, want 1", n)
+	}
+}
+
+// What a reviewer is shown is the whole call: an argument placed far
+// after any preview's cut is on the screen (or, past the inline size, in
+// the file it names), never hidden.
+func TestApprovalShowsTheWholeCall(t *testing.T) {
+	e := newCLIEnv(t)
+	e.add("echo.wasm")
+	e.mustRun(0, "tools", "approve", filepath.Join(e.plugins, "echo.wasm"), "--yes")
+	policy := filepath.Join(e.root, "policy.json")
+	if err := os.WriteFile(policy, []byte(`{"default":"allow","rules":[{"tool":"echo","action":"approve","reason":"r"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range []int{600, 20000} {
+		pad := strings.Repeat("a", size)
+		script := e.writeScript(
+			`{"tool_calls":[{"id":"call_a","name":"echo","arguments":{"msg":"`+pad+`","then":"rm -rf \u001b[2J/"}}]}`,
+			`{"text":"x"}`,
+		)
+		state := filepath.Join(e.root, "s.json")
+		r := e.mustRun(1, "run", "--checkpoint", state, "--provider", "scripted", "--script", script, "--policy", policy, "go")
+		shown := r.stderr
+		if size > 8<<10 {
+			i := strings.Index(shown, "written whole to ")
+			if i < 0 {
+				t.Fatalf("%d bytes of arguments: no file named:\n%s", size, shown)
+			}
+			path := strings.Fields(shown[i+len("written whole to "):])[0]
+			path = strings.TrimSuffix(path, ":")
+			b, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			shown = string(b)
+		}
+		if !strings.Contains(shown, "rm -rf") || !strings.Contains(shown, pad) {
+			t.Errorf("%d bytes of arguments: the argument after them is not shown", size)
+		}
+		if strings.Contains(r.stderr, "\x1b") {
+			t.Errorf("a raw escape reached the terminal")
+		}
+	}
+}

@@ -32,7 +32,7 @@ func TestChatAsksForApproval(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("exit %d: %s", r.code, r.stderr)
 	}
-	if !strings.Contains(r.stderr, "approve echo {\"msg\":\"once\"}") || !strings.Contains(r.stderr, "why: echo needs a human") {
+	if !strings.Contains(r.stderr, "approval required: echo (call call_a)") || !strings.Contains(r.stderr, `"msg": "once"`) || !strings.Contains(r.stderr, "why:       echo needs a human") {
 		t.Errorf("the question on stderr: %q", r.stderr)
 	}
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")

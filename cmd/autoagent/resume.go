@@ -76,13 +76,13 @@ state file does not hold the provider or the tools: pass the same --provider,
 }
 
 // decisions turns --approve and --reject into resume options, refusing ids
-// that are not calls of the state's pending turn.
+// that are not calls awaiting a decision: the pending turn's, or those a
+// tool or a sub-agent made (as run prints them).
 func decisions(st *loop.RunState, approve, reject []string) ([]loop.ResumeOption, error) {
 	turn := map[string]bool{}
-	var ids []string
-	for _, c := range st.PendingTurn() {
-		turn[c.ID] = true
-		ids = append(ids, c.ID)
+	ids := decidableIDs(st)
+	for _, id := range ids {
+		turn[id] = true
 	}
 	check := func(flag, id string) error {
 		if !turn[id] {

@@ -8,11 +8,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 
 	"github.com/autoagent-go/autoagent/loop"
-	"github.com/autoagent-go/autoagent/trace"
 	"github.com/spf13/cobra"
 )
 
@@ -96,8 +96,12 @@ func reportPending(c *cobra.Command, res *loop.Result, stateFile string) {
 		return
 	}
 	w := c.ErrOrStderr()
+	dir := ""
+	if stateFile != "" {
+		dir = filepath.Dir(stateFile)
+	}
 	for _, p := range res.Pending {
-		fmt.Fprintf(w, "approval required: %s (call %s) %s: %s\n", p.Call.Name, p.Call.ID, trace.Preview(string(p.Call.Arguments), 200), p.Reason)
+		showPending(w, p, dir)
 	}
 	if stateFile == "" {
 		fmt.Fprintln(w, "run with --checkpoint FILE to be able to resume after a decision")
