@@ -196,8 +196,8 @@ type nestedRecord struct {
 	err     error
 }
 
-func newNestedRecord(st *RunState) *nestedRecord {
-	n := &nestedRecord{}
+// load starts the record from a state's (a resumed turn's).
+func (n *nestedRecord) load(st *RunState) {
 	for _, c := range st.Nested {
 		if n.calls == nil {
 			n.calls = map[string]NestedCall{}
@@ -210,7 +210,6 @@ func newNestedRecord(st *RunState) *nestedRecord {
 			n.subruns[k] = s
 		}
 	}
-	return n
 }
 
 func (n *nestedRecord) lookup(id string) (NestedCall, bool) {

@@ -45,7 +45,7 @@ type runner struct {
 	counted  int
 	// record is the turn's record of the calls tools made through
 	// CallNested (see CallNested).
-	record *nestedRecord
+	record nestedRecord
 	// taint is st.Tainted, for tools that read it while the run goes on.
 	taint  atomic.Bool
 	early  *earlyRun   // nil until a streamed call could start early
@@ -128,7 +128,7 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	// what the caller took in reaches the sub-agent through its request.
 	st.Tainted = st.Tainted || IsTainted(st.Messages) || tool.Tainted(ctx)
 	r.taint.Store(st.Tainted)
-	r.record = newNestedRecord(st)
+	r.record.load(st)
 	r.ids.seed(st.Messages)
 	r.guard = newLoopGuard(r.b.MaxRepeatedToolCalls, st.Messages)
 	for _, c := range st.Nested {
