@@ -572,3 +572,30 @@ func TestNestedCallAfterTheCallerTimedOut(t *testing.T) {
 		t.Errorf("a call made after the caller's end: send ran %q, it got %q", send.ran(), res.Text())
 	}
 }
+
+// A model cannot name a call the way a tool's own calls are named
+// ("<call id>/<n>"): its id is replaced, so a decision, a record or a
+// journal entry for one can never be taken for the other.
+func TestModelCallIDsCannotNameNestedCalls(t *testing.T) {
+	var runs atomic.Int32
+	pay := &recorder{name: "pay"}
+	a := &loop.Agent{
+		Provider: scripted.New(
+			scripted.Turn{ToolCalls: []llm.ToolCall{call("c1", "program", `{}`), call("c1/1", "pay", `{"path":"x"}`)}},
+			scripted.Turn{Text: "done"},
+		),
+		Tools:  nestedRegistry(t, pay.tool(t), program(t, &runs, func(int32) []tool.Call { return []tool.Call{nc("pay", `{"path":"x"}`)} })),
+		Policy: policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove}),
+	}
+	res, err := a.Run(context.Background(), "go")
+	if !errors.Is(err, loop.ErrApprovalRequired) {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, c := range res.State.PendingTurn() {
+		ids = append(ids, c.ID)
+	}
+	if strings.Join(ids, ",") != "c1,call_1_2" {
+		t.Errorf("the turn's ids: %q, want the model's c1/1 renamed", ids)
+	}
+}

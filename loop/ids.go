@@ -2,6 +2,7 @@ package loop
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/autoagent-go/autoagent/llm"
 )
@@ -42,9 +43,11 @@ func (c *callIDs) has(id string) bool {
 }
 
 // fix gives every tool call of msg a run-unique id, in place in a copy of
-// the parts: an empty or already-used id becomes "call_<step>_<index>"
-// (with a suffix if even that is taken), deterministic so replays and
-// tests see the same ids. It returns msg unchanged when no id changed.
+// the parts: an empty or already-used id, or one holding a "/" (the
+// separator of the ids of calls tools make, "<call id>/<n>", which a model
+// must not be able to name), becomes "call_<step>_<index>" (with a suffix
+// if even that is taken), deterministic so replays and tests see the same
+// ids. It returns msg unchanged when no id changed.
 func (c *callIDs) fix(msg llm.Message, step int) llm.Message {
 	copied := false
 	idx := 0
@@ -54,7 +57,7 @@ func (c *callIDs) fix(msg llm.Message, step int) llm.Message {
 		}
 		idx++
 		id := p.ToolCall.ID
-		if id != "" && !c.has(id) {
+		if id != "" && !c.has(id) && !strings.Contains(id, "/") {
 			c.add(id)
 			continue
 		}
