@@ -54,7 +54,11 @@ type earlyCall struct {
 	p      plan
 	cancel context.CancelFunc
 	done   chan struct{} // closed once x is set
-	x      execution
+	// adopted is closed when the tool phase admitted the call and awaits
+	// it: only then may the calls it makes through CallNested pass the
+	// gate (after it, counted, as in a turn without early starts).
+	adopted chan struct{}
+	x       execution
 	// skipped: the call was cancelled before it got a slot and never ran.
 	skipped bool
 }
@@ -154,7 +158,8 @@ func (r *runner) announce(step int, llmSpan string, c llm.ToolCall) {
 		return
 	}
 	ctx, cancel := context.WithCancel(r.ctx)
-	ec := &earlyCall{p: p, cancel: cancel, done: make(chan struct{})}
+	ec := &earlyCall{p: p, cancel: cancel, done: make(chan struct{}), adopted: make(chan struct{})}
+	ctx = context.WithValue(ctx, earlyKey{}, ec)
 	e.turn.calls = append(e.turn.calls, ec)
 	e.started++
 	traceEvent(r, trace.ToolCallEarlyStart, llmSpan, trace.ToolCall{Step: step, Name: c.Name, CallID: c.ID})
@@ -175,6 +180,26 @@ func (r *runner) announce(step int, llmSpan string, c llm.ToolCall) {
 		defer release(e.slots)
 		ec.x = r.execCall(ctx, step, llmSpan, &ec.p)
 	}()
+}
+
+// earlyKey is the context key of the earlyCall a call started early runs
+// for.
+type earlyKey struct{}
+
+// awaitAdoption holds a call a tool makes through CallNested while the
+// tool runs as an early start, until the tool phase admits the tool's
+// call. It reports false when the early start was discarded instead.
+func awaitAdoption(ctx context.Context) bool {
+	ec, ok := ctx.Value(earlyKey{}).(*earlyCall)
+	if !ok {
+		return true
+	}
+	select {
+	case <-ec.adopted:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
 
 func acquire(ctx context.Context, sem chan struct{}) bool {
@@ -207,6 +232,7 @@ func (r *runner) adoptEarly(step int, llmSpan string, plans []plan, paused bool)
 			if p := &plans[i]; p.early == nil && sameCall(ec.p.call, p.call) {
 				if p.refusal == "" {
 					p.early, reason = ec, ""
+					close(ec.adopted)
 				} else {
 					reason = discardRefused
 				}

@@ -855,3 +855,48 @@ func TestEarlyStartEndsBeforeRunEnd(t *testing.T) {
 		t.Fatalf("run_end is not the last event: %v", types)
 	}
 }
+
+// A tool started early that calls tools through CallNested makes no call
+// before the tool phase admitted (and counted) its own: with
+// MaxToolCalls 2, the program and one of its calls run, as in a turn
+// without early starts.
+func TestEarlyStartNestedCallsWaitForTheToolPhase(t *testing.T) {
+	checkNoLeak(t)
+	send := &recorder{name: "send"}
+	var runs atomic.Int32
+	prog := tool.WithFlags(program(t, &runs, func(int32) []tool.Call {
+		return []tool.Call{nc("send", `{"path":"1"}`), nc("send", `{"path":"2"}`), nc("send", `{"path":"3"}`)}
+	}), idempotent)
+	var sentDuringStream atomic.Int32
+	p := &pausing{Provider: scripted.New(calls(call("c1", "program", `{}`)), text("done")),
+		pause: func(ctx context.Context, c llm.ToolCall) error {
+			// The stream holds the call's announcement until the program
+			// started, then gives it a second to make a call, were it
+			// allowed to (with the rule, it cannot: the wait is the whole
+			// second, and the test passes either way once it has waited).
+			for start := time.Now(); runs.Load() == 0; time.Sleep(time.Millisecond) {
+				if time.Since(start) > deadlock {
+					return fmt.Errorf("the program did not start early")
+				}
+			}
+			for start := time.Now(); len(send.ran()) == 0 && time.Since(start) < time.Second; {
+				time.Sleep(time.Millisecond)
+			}
+			sentDuringStream.Store(int32(len(send.ran())))
+			return nil
+		}}
+	a := &loop.Agent{Provider: p, Tools: registry(t, send.tool(t), prog), Bounds: loop.Bounds{MaxToolCalls: 2}}
+	evs, err := drain(a.Stream(context.Background(), "go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := sentDuringStream.Load(); n != 0 {
+		t.Errorf("%d nested calls ran while the model was still streaming", n)
+	}
+	if got := send.ran(); len(got) != 1 {
+		t.Errorf("send ran %q, want one call: the program and it make the 2 MaxToolCalls allows", got)
+	}
+	if res := evs[len(evs)-1].Result; res == nil || res.State.ToolCalls != 2 {
+		t.Errorf("result %+v", res)
+	}
+}

@@ -599,3 +599,41 @@ func TestModelCallIDsCannotNameNestedCalls(t *testing.T) {
 		t.Errorf("the turn's ids: %q, want the model's c1/1 renamed", ids)
 	}
 }
+
+// A tool that calls itself through CallNested is stopped at a depth no
+// other bound would reach (the arguments differ each time, and
+// MaxToolCalls is off).
+func TestNestedCallsNestAtMostSixteenDeep(t *testing.T) {
+	var depth atomic.Int32
+	var self tool.Tool
+	self, err := tool.New("again", "Calls itself.", func(ctx context.Context, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		depth.Store(max(depth.Load(), int32(in.N)))
+		if in.N >= 40 {
+			return "bottom", nil // without a bound, the test ends here and fails
+		}
+		res, err := loop.CallNested(ctx, nc("again", fmt.Sprintf(`{"n":%d}`, in.N+1)))
+		if err != nil {
+			return "", err
+		}
+		return res.Text(), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &loop.Agent{
+		Provider: scripted.New(scripted.Turn{ToolCalls: []llm.ToolCall{call("c1", "again", `{"n":0}`)}}, scripted.Turn{Text: "done"}),
+		Tools:    nestedRegistry(t, self),
+	}
+	res, err := a.Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := depth.Load(); d != 16 {
+		t.Errorf("the deepest call was at depth %d, want 16", d)
+	}
+	if got := toolResultText(res.Messages, "c1"); !strings.Contains(got, "NestingLimit") {
+		t.Errorf("c1 = %q", got)
+	}
+}

@@ -63,6 +63,12 @@ func CallNested(ctx context.Context, c tool.Call) (tool.Result, error) {
 		// they are made in order, after the one decided on.
 		return tool.Errorf("Paused: an earlier call of this program awaits a person's decision, so `%s` was not run. The run pauses after this call.", c.Name), nil
 	}
+	if !awaitAdoption(ctx) {
+		return tool.Errorf("Cancelled: the call of `%s` that made this call was started early and then discarded; `%s` was not run.", cc.info.Name, c.Name), nil
+	}
+	if depth := nestedDepth(cc); depth >= maxNestedDepth {
+		return tool.Errorf("NestingLimit: calls nest %d deep here, the most a run allows (a tool calling tools calling tools…); `%s` was not run.", depth, c.Name), nil
+	}
 	r := cc.run
 	args := c.Arguments
 	if len(args) == 0 {
@@ -126,6 +132,22 @@ func CallNested(ctx context.Context, c tool.Call) (tool.Result, error) {
 		r.record.put(rec)
 	}
 	return rec.result(), nil
+}
+
+// maxNestedDepth is how deeply calls made through CallNested may nest: a
+// tool whose call calls a tool that calls a tool, and so on. It bounds a
+// tool that calls itself, which no other bound may stop (the loop guard
+// counts identical calls only, and MaxToolCalls may be off).
+const maxNestedDepth = 16
+
+// nestedDepth is how many calls made through CallNested cc's call is
+// nested in: 0 for a call of the model.
+func nestedDepth(cc *callCtx) int {
+	n := 0
+	for x := cc.parent; x != nil; x = x.parent {
+		n++
+	}
+	return n
 }
 
 // replayNested answers a nested call from the record: the recorded result

@@ -174,9 +174,6 @@ func (r *runner) plan(step int, llmSpan string, calls []llm.ToolCall) ([]plan, [
 	plans := make([]plan, len(calls))
 	var pending []PendingCall
 	tainted := r.st.Tainted // taint before this turn's tools run
-	r.screenMu.Lock()
-	r.counted = 0
-	r.screenMu.Unlock()
 	for i, c := range calls {
 		p := &plans[i]
 		*p = r.newPlan(c)
