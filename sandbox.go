@@ -10,6 +10,7 @@ import (
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/trace"
 )
 
@@ -72,6 +73,14 @@ type PluginsConfig struct {
 	Manifest string
 	// Quarantine loads modules nobody approved, with no grants at all.
 	Quarantine bool
+	// Trust, when set, makes the manifest's approvals count only while
+	// this user's trust store trusts its exact content
+	// (plugindir.Options.Trust). Nil trusts the manifest as named: a
+	// program that names its manifest made that decision. The autoagent
+	// command sets it to manifest.DefaultTrustPath's store, since the
+	// manifest it finds in a working directory is the checkout's; set it
+	// too when the manifest may come from a checkout (an agent file's).
+	Trust *manifest.TrustStore
 	// Tracer, when set, receives a trace.SandboxCall event per sandboxed
 	// call.
 	Tracer *trace.Tracer
@@ -86,7 +95,7 @@ func OpenPlugins(ctx context.Context, cfg PluginsConfig) (*host.Host, *plugindir
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := plugindir.Open(ctx, h, plugindir.Options{Dir: cfg.Dir, Manifest: cfg.Manifest, Quarantine: cfg.Quarantine})
+	d, err := plugindir.Open(ctx, h, plugindir.Options{Dir: cfg.Dir, Manifest: cfg.Manifest, Quarantine: cfg.Quarantine, Trust: cfg.Trust})
 	if err != nil {
 		h.Close(ctx)
 		return nil, nil, err
@@ -95,8 +104,9 @@ func OpenPlugins(ctx context.Context, cfg PluginsConfig) (*host.Host, *plugindir
 }
 
 // ReportPlugins tells a person, on w, which plugins of snap did not load
-// (not approved, invalid) and which tool names conflict, with the command
-// that helps.
+// (not approved, invalid), whether the manifest's approvals were ignored
+// as untrusted, and which tool names conflict, with the command that
+// helps.
 func ReportPlugins(w io.Writer, snap *plugindir.Snapshot) {
 	var pending, invalid []string
 	for _, p := range snap.Plugins {
@@ -106,6 +116,9 @@ func ReportPlugins(w io.Writer, snap *plugindir.Snapshot) {
 		case plugindir.StatusInvalid:
 			invalid = append(invalid, fmt.Sprintf("%s (%v)", p.File, p.Err))
 		}
+	}
+	if snap.Untrusted != nil {
+		fmt.Fprintf(w, "autoagent: %d approval(s) ignored, their modules pending: %v\n", snap.Ignored, snap.Untrusted)
 	}
 	if len(pending) > 0 {
 		fmt.Fprintf(w, "autoagent: %d plugin(s) not approved, not loaded: %s (see `autoagent tools list`, approve with `autoagent tools approve FILE`)\n", len(pending), strings.Join(pending, ", "))
