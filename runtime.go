@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -97,6 +98,14 @@ type Config struct {
 	// Notes receives what the runtime tells a person: plugins not
 	// approved or invalid, reloads, trifecta warnings. Nil discards them.
 	Notes io.Writer
+	// Protected are directories and files of the application no fs grant
+	// of a sandboxed tool may reach, beside those the runtime protects
+	// itself: the files that govern the run (PolicyFile, CheckpointFile,
+	// SessionsFile, TraceFile, RecordFile), the backends directory, the
+	// fact memory, the trust store's directory and the program's
+	// executable (host.Options.Protected says how). Load adds the agent
+	// file.
+	Protected []manifest.Protected
 }
 
 // MCPServer is one MCP server to mount: a stdio Command (argv) or a URL.
@@ -229,9 +238,11 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 			return nil, fmt.Errorf("%w: Tools: %v", ErrConfig, err)
 		}
 	}
+	protected := cfg.Protects()
 	if cfg.Plugins != nil {
 		pc := *cfg.Plugins
 		pc.Tracer = cmp.Or(pc.Tracer, tr)
+		pc.Protected = append(slices.Clone(pc.Protected), protected...)
 		if rt.host, rt.plugins, err = OpenPlugins(ctx, pc); err != nil {
 			return nil, fmt.Errorf("plugins %s: %w", cmp.Or(pc.Dir, "plugins"), err)
 		}
@@ -300,7 +311,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		rt.agent.Recorder = rt.recorder
 	}
 	if cfg.CreateTool.Budget > 0 {
-		if err := rt.offerCreateTool(ctx, cfg, model, tr); err != nil {
+		if err := rt.offerCreateTool(ctx, cfg, model, tr, protected); err != nil {
 			return nil, err
 		}
 	}
@@ -321,7 +332,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 // offerCreateTool adds create_tool: the writer model writes tools that run
 // quarantined in the runtime's host, and the run's budget counts what
 // writing them cost.
-func (rt *Runtime) offerCreateTool(ctx context.Context, cfg Config, model llm.Provider, tr *trace.Tracer) error {
+func (rt *Runtime) offerCreateTool(ctx context.Context, cfg Config, model llm.Provider, tr *trace.Tracer, protected []manifest.Protected) error {
 	ct := cfg.CreateTool
 	writer, writerModel := model, cmp.Or(ct.Writer.Model, cfg.Provider.Model)
 	if ct.Writer.Name != "" {
@@ -332,7 +343,9 @@ func (rt *Runtime) offerCreateTool(ctx context.Context, cfg Config, model llm.Pr
 		writer, writerModel = w, ct.Writer.Model
 	}
 	if rt.host == nil {
-		h, err := host.New(ctx, HostOptions(tr))
+		opts := HostOptions(tr)
+		opts.Protected = protected
+		h, err := host.New(ctx, opts)
 		if err != nil {
 			return err
 		}

@@ -84,6 +84,10 @@ type PluginsConfig struct {
 	// Tracer, when set, receives a trace.SandboxCall event per sandboxed
 	// call.
 	Tracer *trace.Tracer
+	// Protected are directories and files no fs grant of a module may
+	// reach (host.Options.Protected), beside the plugins directory, the
+	// manifest's, the host's cache and the kv stores.
+	Protected []manifest.Protected
 }
 
 // OpenPlugins starts a WASM host (HostOptions: traced, code mode gated by
@@ -91,7 +95,9 @@ type PluginsConfig struct {
 // with their approved grants and limits, the others are reported in the
 // snapshot. Close the returned Dir, then the Host.
 func OpenPlugins(ctx context.Context, cfg PluginsConfig) (*host.Host, *plugindir.Dir, error) {
-	h, err := host.New(ctx, HostOptions(cfg.Tracer))
+	opts := HostOptions(cfg.Tracer)
+	opts.Protected = cfg.Protected
+	h, err := host.New(ctx, opts)
 	if err != nil {
 		return nil, nil, err
 	}
