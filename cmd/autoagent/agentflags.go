@@ -80,7 +80,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxSteps, "max-steps", 0, "maximum model calls in the run (default 8)")
 	fs.Int64Var(&f.tokenBudget, "token-budget", 0, "stop the run once input+output tokens reach N (default: no budget)")
 	fs.StringVar(&f.traceFile, "trace", "", "append the run's trace events to FILE.jsonl")
-	fs.StringVar(&f.backends, "backends", "", "backends directory for --provider backend:NAME (default $AUTOAGENT_BACKENDS, else ./backends)")
+	fs.StringVar(&f.backends, "backends", "", "backends directory for --provider backend:NAME (default $AUTOAGENT_BACKENDS, else ~/.config/autoagent/backends; never the working directory's unless named)")
 	fs.StringVar(&f.policy, "policy", "", "JSON tool policy (allow/deny/approve rules) consulted before every tool call")
 	fs.StringVar(&f.record, "record", "", "record model responses and tool results to `FILE.jsonl` (secrets redacted) for autoagent replay")
 	fs.StringVar(&f.trifecta, "trifecta", "deny", "once untrusted content entered the run, calls to egress tools are: deny|approve|off")
