@@ -312,6 +312,13 @@ func (f *agentFlags) newAgent(ctx context.Context, stderr io.Writer, watch bool)
 		}
 	}
 	cfg.NoWatch = cfg.NoWatch || !watch
+	if cfg.Plugins != nil && cfg.Plugins.Trust == nil {
+		// The manifest found here counts only as far as this user
+		// trusts it, whether the flags or an agent file named it.
+		if cfg.Plugins.Trust, err = trustStore(cmp.Or(cfg.Plugins.Dir, defaultPluginsDir)); err != nil {
+			return nil, err
+		}
+	}
 	rt, err := autoagent.New(ctx, cfg)
 	if err != nil {
 		return nil, providerSetupError(err)

@@ -85,7 +85,12 @@ func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine bool)
 		defer ln.Close()
 	}
 
-	h, dir, err := autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: paths.plugins, Manifest: paths.manifest, Quarantine: quarantine})
+	trust, err := trustStore(paths.plugins)
+	if err != nil {
+		return err
+	}
+	h, dir, err := autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: paths.plugins, Manifest: paths.manifest, Quarantine: quarantine, Trust: trust,
+		Protected: autoagent.Config{Plugins: &autoagent.PluginsConfig{Trust: trust}}.Protects()})
 	if err != nil {
 		return fmt.Errorf("loading plugins from %s: %w", paths.plugins, err)
 	}

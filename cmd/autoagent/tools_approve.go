@@ -125,7 +125,10 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	if by == "" {
 		by = defaultApprover()
 	}
-	store := f.paths.store()
+	store, err := f.paths.store()
+	if err != nil {
+		return err
+	}
 
 	w := c.OutOrStdout()
 	fmt.Fprintf(w, "Approving %s\n", safeText(file))
@@ -184,7 +187,13 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	fmt.Fprintln(w, "Any change to the file voids this approval.")
 	if m, err := store.Load(); err == nil {
 		if earlier := len(m.ByFile(filepath.Base(file))) - 1; earlier > 0 {
-			fmt.Fprintf(w, "note: %d earlier approval(s) of %s remain; `autoagent tools revoke SHA256` removes one\n", earlier, filepath.Base(file))
+			fmt.Fprintf(w, "note: %d earlier approval(s) of %s remain; `autoagent tools revoke SHA256` removes one\n", earlier, safeText(filepath.Base(file)))
+		}
+		if err := f.paths.trustState(m); err != nil {
+			// Approving into a manifest others wrote trusts nothing of
+			// theirs: the person reviews the whole of it first.
+			fmt.Fprintf(w, "note: %s holds approvals you have not trusted, so none of them counts yet, this one included: review it with `autoagent tools trust --manifest %s`\n",
+				store.Path, store.Path)
 		}
 	}
 	if inDir, err := sameDir(filepath.Dir(file), filepath.Dir(store.Path)); err == nil && !inDir {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/internal/safefile"
@@ -93,6 +94,9 @@ func runToolsCall(c *cobra.Command, target string, f callFlags) error {
 	h, err := host.New(ctx, host.Options{
 		PoolSize: -1, // one call: a pool would only instantiate for nothing
 		OnCall:   func(_ context.Context, r host.CallRecord) { rec = &r },
+		// Whatever --grant says: this program, the backends and the
+		// trust store stay out of reach.
+		Protected: autoagent.Config{}.Protects(),
 	})
 	if err != nil {
 		return err
@@ -191,7 +195,11 @@ func baseName(p string) string {
 // namedTool finds NAME among the approved plugins of the plugins
 // directory (or, failing that, among the tools they expose).
 func namedTool(ctx context.Context, h *host.Host, name string, f callFlags) (tool.Tool, error) {
-	d, err := plugindir.Open(ctx, h, plugindir.Options{Dir: f.paths.plugins, Manifest: f.paths.manifestPath()})
+	opts, err := f.paths.dirOptions()
+	if err != nil {
+		return nil, err
+	}
+	d, err := plugindir.Open(ctx, h, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -207,6 +215,9 @@ func namedTool(ctx context.Context, h *host.Host, name string, f callFlags) (too
 		reason := ""
 		if p.Err != nil {
 			reason = ": " + safeText(p.Err.Error())
+		}
+		if snap.Untrusted != nil {
+			return nil, fmt.Errorf("plugin %s is %s%s", name, p.Status, reason)
 		}
 		return nil, fmt.Errorf("plugin %s is %s%s; approve it with `autoagent tools approve %s`", name, p.Status, reason, p.Path)
 	}

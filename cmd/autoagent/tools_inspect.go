@@ -92,16 +92,18 @@ type inspectApproval struct {
 }
 
 type inspectOutput struct {
-	File          string           `json:"file"`
-	SHA256        string           `json:"sha256"`
-	Sidecar       string           `json:"sidecar,omitempty"`
-	SidecarSHA256 string           `json:"sidecar_sha256,omitempty"`
-	ABI           host.ABI         `json:"abi"`
-	Status        string           `json:"status"`
-	Reason        string           `json:"reason,omitempty"` // why the module is invalid
-	Manifest      string           `json:"manifest"`
-	Approval      *inspectApproval `json:"approval"`
-	Requested     []string         `json:"requested"`
+	File          string   `json:"file"`
+	SHA256        string   `json:"sha256"`
+	Sidecar       string   `json:"sidecar,omitempty"`
+	SidecarSHA256 string   `json:"sidecar_sha256,omitempty"`
+	ABI           host.ABI `json:"abi"`
+	Status        string   `json:"status"`
+	// Reason says why the module is invalid, or why its approval does
+	// not count (a manifest this user has not trusted).
+	Reason    string           `json:"reason,omitempty"`
+	Manifest  string           `json:"manifest"`
+	Approval  *inspectApproval `json:"approval"`
+	Requested []string         `json:"requested"`
 	// Capabilities is what the describe document's "capabilities" asks
 	// for, under docs/ARCHITECTURE.md's name (§8); Requested is the same list.
 	Capabilities []string `json:"capabilities"`
@@ -180,13 +182,26 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 	if out.Imports == nil {
 		out.Imports = []string{}
 	}
-	m, err := paths.store().Load()
+	m, err := (&manifest.Store{Path: paths.manifestPath()}).Load()
 	if err != nil {
+		m = &manifest.Manifest{}
+	} else {
+		err = paths.trustState(m)
+	}
+	var untrusted *manifest.UntrustedError
+	switch {
+	case errors.As(err, &untrusted):
+		// Approved or not, nothing in it counts for this user.
+		if _, ok := r.approval(m); ok {
+			out.Reason = untrusted.Error()
+		}
+	case err != nil:
 		// The review itself does not depend on the manifest; say why the
 		// status is unknown rather than hide the module's description.
-		fmt.Fprintf(c.ErrOrStderr(), "autoagent: %v\n", err)
+		fmt.Fprintf(c.ErrOrStderr(), "autoagent: %s\n", safeText(err.Error()))
 		out.Status = "unknown"
-	} else if e, ok := r.approval(m); ok {
+	}
+	if e, ok := r.approval(m); ok && err == nil {
 		out.Status = string(plugindir.StatusApproved)
 		out.Approval = &inspectApproval{Name: e.Name, File: e.File, Grants: manifest.GrantStrings(e.Grants), Limits: e.Limits,
 			ApprovedBy: e.ApprovedBy, ApprovedAt: e.ApprovedAt, Note: e.Note}
@@ -220,6 +235,8 @@ func printInspection(w io.Writer, r *review, out inspectOutput) {
 		}
 	case out.Status == "unknown":
 		fmt.Fprintf(w, "status:    unknown (the manifest %s does not load)\n", safeText(out.Manifest))
+	case out.Reason != "":
+		fmt.Fprintf(w, "status:    pending: approved in %s, which does not count: %s\n", safeText(out.Manifest), safeText(out.Reason))
 	default:
 		fmt.Fprintf(w, "status:    pending: no approval for these bytes in %s\n", safeText(out.Manifest))
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -49,7 +50,42 @@ func (p *pluginPaths) manifestPath() string {
 	return filepath.Join(p.plugins, "manifest.json")
 }
 
-func (p *pluginPaths) store() *manifest.Store { return &manifest.Store{Path: p.manifestPath()} }
+// store returns the manifest's store, which keeps this user's trust of
+// the manifest current across their approvals and revocations.
+func (p *pluginPaths) store() (*manifest.Store, error) {
+	ts, err := p.trust()
+	if err != nil {
+		return nil, err
+	}
+	return &manifest.Store{Path: p.manifestPath(), Trust: ts}, nil
+}
+
+// trust returns this user's trust store for the plugins directory.
+func (p *pluginPaths) trust() (*manifest.TrustStore, error) { return trustStore(p.plugins) }
+
+// dirOptions are the plugins directory's options: its manifest counts as
+// far as this user trusts it.
+func (p *pluginPaths) dirOptions() (plugindir.Options, error) {
+	ts, err := p.trust()
+	if err != nil {
+		return plugindir.Options{}, err
+	}
+	return plugindir.Options{Dir: p.plugins, Manifest: p.manifestPath(), Trust: ts}, nil
+}
+
+// trustState says whether this user trusts m's content: nil when they do
+// (or m approves nothing), an *manifest.UntrustedError when not, another
+// error when the trust store cannot tell.
+func (p *pluginPaths) trustState(m *manifest.Manifest) error {
+	if m.Len() == 0 {
+		return nil
+	}
+	ts, err := p.trust()
+	if err != nil {
+		return err
+	}
+	return ts.Check(p.manifestPath(), m.ContentSHA256())
+}
 
 // defaultApprover is who approves or revokes when --by is not given: $USER,
 // else the account name, else "unknown".

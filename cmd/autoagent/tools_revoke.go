@@ -33,7 +33,10 @@ is recorded in the audit log beside the manifest (manifest.log.jsonl).
 Hosts watching the plugins directory drop the module at once.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			store := paths.store()
+			store, err := paths.store()
+			if err != nil {
+				return err
+			}
 			if by == "" {
 				by = defaultApprover()
 			}
@@ -76,7 +79,11 @@ func toolModule(ctx context.Context, paths pluginPaths, name string) (sum, modul
 		return "", "", false
 	}
 	defer h.Close(ctx)
-	d, err := plugindir.Open(ctx, h, plugindir.Options{Dir: paths.plugins, Manifest: paths.manifestPath()})
+	opts, err := paths.dirOptions()
+	if err != nil {
+		return "", "", false
+	}
+	d, err := plugindir.Open(ctx, h, opts)
 	if err != nil {
 		return "", "", false
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -34,8 +35,16 @@ counted, not failed. Run it in CI next to the committed manifest.`,
 }
 
 func toolsVerify(c *cobra.Command, paths pluginPaths) error {
-	m, err := paths.store().Load()
+	m, err := (&manifest.Store{Path: paths.manifestPath()}).Load()
 	if err != nil {
+		return err
+	}
+	// Verify runs nothing: it checks the files against the approvals
+	// whoever wrote them, and says whether they count for this user.
+	switch err := paths.trustState(m); {
+	case errors.Is(err, manifest.ErrUntrusted):
+		fmt.Fprintf(c.ErrOrStderr(), "autoagent: note: %s\n", safeText(err.Error()))
+	case err != nil:
 		return err
 	}
 	rep, err := manifest.Verify(m, paths.plugins)
