@@ -2,6 +2,7 @@ package autoagent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -118,7 +119,9 @@ func ReportPlugins(w io.Writer, snap *plugindir.Snapshot) {
 	for _, p := range snap.Plugins {
 		switch p.Status {
 		case plugindir.StatusPending:
-			pending = append(pending, p.File)
+			if !errors.Is(p.Err, manifest.ErrUntrusted) { // said once below
+				pending = append(pending, p.File)
+			}
 		case plugindir.StatusInvalid:
 			invalid = append(invalid, fmt.Sprintf("%s (%v)", p.File, p.Err))
 		}

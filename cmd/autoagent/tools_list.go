@@ -181,7 +181,7 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 	for _, cf := range out.Conflicts {
 		fmt.Fprintf(w, "conflict: %s\n", cf.Error())
 	}
-	if pending > 0 {
+	if pending > 0 && snap.Untrusted == nil {
 		fmt.Fprintf(w, "%d pending: review with `autoagent tools inspect FILE`, then `autoagent tools approve FILE --grant ...`\n", pending)
 	}
 	return nil
