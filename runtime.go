@@ -15,6 +15,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
@@ -247,7 +248,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 			return nil, fmt.Errorf("plugins %s: %w", cmp.Or(pc.Dir, "plugins"), err)
 		}
 		if err := rt.plugins.Publish(rt.tools); err != nil {
-			fmt.Fprintf(rt.notes, "autoagent: %v\n", err)
+			fmt.Fprintf(rt.notes, "autoagent: %s\n", termtext.Text(err.Error()))
 		}
 		ReportPlugins(rt.notes, rt.plugins.Snapshot())
 		if !cfg.NoWatch {
@@ -259,7 +260,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 				for ch, err := range rt.plugins.Watch(wctx) {
 					switch {
 					case err != nil:
-						fmt.Fprintf(rt.notes, "autoagent: plugins: %v\n", err)
+						fmt.Fprintf(rt.notes, "autoagent: plugins: %s\n", termtext.Text(err.Error()))
 					case !ch.Empty():
 						fmt.Fprintf(rt.notes, "autoagent: tools changed: +%v -%v ~%v\n", ch.Added, ch.Removed, ch.Replaced)
 					}
@@ -324,7 +325,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		}
 	}
 	for _, finding := range rt.agent.AuditTrifecta() {
-		fmt.Fprintf(rt.notes, "autoagent: warning: %s\n", finding)
+		fmt.Fprintf(rt.notes, "autoagent: warning: %s\n", termtext.Text(fmt.Sprint(finding)))
 	}
 	return rt, nil
 }

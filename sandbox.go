@@ -10,6 +10,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/trace"
@@ -120,20 +121,20 @@ func ReportPlugins(w io.Writer, snap *plugindir.Snapshot) {
 		switch p.Status {
 		case plugindir.StatusPending:
 			if !errors.Is(p.Err, manifest.ErrUntrusted) { // said once below
-				pending = append(pending, p.File)
+				pending = append(pending, termtext.Name(p.File))
 			}
 		case plugindir.StatusInvalid:
-			invalid = append(invalid, fmt.Sprintf("%s (%v)", p.File, p.Err))
+			invalid = append(invalid, fmt.Sprintf("%s (%s)", termtext.Name(p.File), termtext.Text(p.Err.Error())))
 		}
 	}
 	if snap.Untrusted != nil {
-		fmt.Fprintf(w, "autoagent: %d approval(s) ignored, their modules pending: %v\n", snap.Ignored, snap.Untrusted)
+		fmt.Fprintf(w, "autoagent: %d approval(s) ignored, their modules pending: %s\n", snap.Ignored, termtext.Text(snap.Untrusted.Error()))
 	}
 	if len(pending) > 0 {
 		fmt.Fprintf(w, "autoagent: %d plugin(s) not approved, not loaded: %s (see `autoagent tools list`, approve with `autoagent tools approve FILE`)\n", len(pending), strings.Join(pending, ", "))
 	}
 	for _, c := range snap.Conflicts {
-		fmt.Fprintf(w, "autoagent: tool conflict: %v\n", c)
+		fmt.Fprintf(w, "autoagent: tool conflict: %s\n", termtext.Name(c.Error()))
 	}
 	for _, i := range invalid {
 		fmt.Fprintf(w, "autoagent: invalid plugin: %s\n", i)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/trace"
@@ -350,12 +351,12 @@ func streamRun(out, errw io.Writer, events func(yield func(loop.Event, error) bo
 	for ev, err := range events {
 		switch ev.Type {
 		case loop.EventText:
-			fmt.Fprint(out, ev.Text)
+			fmt.Fprint(out, termtext.Text(ev.Text))
 			midLine = ev.Text != "" && !strings.HasSuffix(ev.Text, "\n") || midLine && ev.Text == ""
 		case loop.EventToolStart:
 			endLine()
 			if ev.Call != nil {
-				fmt.Fprintf(errw, "→ %s %s\n", ev.Call.Name, trace.Preview(string(ev.Call.Arguments), 120))
+				fmt.Fprintf(errw, "→ %s %s\n", termtext.Name(ev.Call.Name), termtext.Name(trace.Preview(string(ev.Call.Arguments), 120)))
 			}
 		case loop.EventToolEnd:
 			if ev.ToolResult != nil {
@@ -363,13 +364,13 @@ func streamRun(out, errw io.Writer, events func(yield func(loop.Event, error) bo
 				if ev.ToolResult.IsError {
 					mark = "✗"
 				}
-				fmt.Fprintf(errw, "%s %s: %s\n", mark, ev.ToolResult.Name, trace.Preview(ev.ToolResult.Content, 200))
+				fmt.Fprintf(errw, "%s %s: %s\n", mark, termtext.Name(ev.ToolResult.Name), termtext.Name(trace.Preview(ev.ToolResult.Content, 200)))
 			}
 		case loop.EventCorrection:
-			fmt.Fprintf(errw, "\n↺ correction: %s\n", trace.Preview(ev.Text, 200))
+			fmt.Fprintf(errw, "\n↺ correction: %s\n", termtext.Name(trace.Preview(ev.Text, 200)))
 		case loop.EventApproval:
 			for _, p := range ev.Pending {
-				fmt.Fprintf(errw, "⏸ approval required for %s (call %s): %s\n", p.Call.Name, p.Call.ID, p.Reason)
+				fmt.Fprintf(errw, "⏸ approval required for %s (call %s): %s\n", termtext.Name(p.Call.Name), termtext.Name(p.Call.ID), termtext.Name(p.Reason))
 			}
 		case loop.EventDone:
 			res = ev.Result

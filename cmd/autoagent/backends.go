@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/autoagent-go/autoagent/internal/backend"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/memory"
 	memremote "github.com/autoagent-go/autoagent/memory/remote"
 	provremote "github.com/autoagent-go/autoagent/providers/remote"
@@ -178,7 +179,7 @@ func printBackends(c *cobra.Command, dir string, rows []listedBackend, asJSON, n
 		case len(r.Interfaces) > 0:
 			status += " (" + strings.Join(r.Interfaces, ", ") + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, r.Kind, proto, status, r.Path)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termtext.Name(r.Name), r.Kind, proto, termtext.Name(status), termtext.Name(r.Path))
 	}
 	return tw.Flush()
 }

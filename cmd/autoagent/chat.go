@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"os"
 	"os/signal"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/session"
@@ -151,7 +153,7 @@ answers.`,
 					history = res.Messages
 				}
 				if runErr != nil {
-					fmt.Fprintf(c.ErrOrStderr(), "autoagent: %v\n", runErr)
+					fmt.Fprintf(c.ErrOrStderr(), "autoagent: %s\n", termtext.Text(runErr.Error()))
 				}
 			}
 		},
@@ -188,8 +190,8 @@ func askApprovals(c *cobra.Command, in *bufio.Scanner, pending []loop.PendingCal
 		if p.Parent != "" {
 			via = fmt.Sprintf(" (asked by the sandboxed tool of call %s)", p.Parent)
 		}
-		fmt.Fprintf(c.ErrOrStderr(), "approve %s %s%s?\n  why: %s\n  [y / n / a reason to refuse] ", safeText(p.Call.Name),
-			safeText(trace.Preview(string(p.Call.Arguments), 500)), via, safeText(p.Reason))
+		fmt.Fprintf(c.ErrOrStderr(), "approve %s %s%s?\n  why: %s\n  [y / n / a reason to refuse] ", termtext.Name(p.Call.Name),
+			termtext.Name(trace.Preview(string(p.Call.Arguments), 500)), via, termtext.Name(p.Reason))
 		if !in.Scan() {
 			fmt.Fprintln(c.ErrOrStderr())
 			return nil, false
@@ -241,6 +243,9 @@ func turnOf(ctx context.Context, c *cobra.Command, f agentFlags, stream func(con
 // isTerminal reports whether rw (a reader or a writer) is a terminal:
 // an interactive user.
 func isTerminal(rw any) bool {
+	if w, ok := rw.(io.Writer); ok {
+		rw = rawWriter(w)
+	}
 	f, ok := rw.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }

@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/log"
 
 	"github.com/autoagent-go/autoagent/durable"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/loop"
 )
 
@@ -165,7 +166,7 @@ func runDurable(c *cobra.Command, tf *temporalFlags, id, prompt string, asJSON b
 		}
 		if st.State == "awaiting_approval" {
 			for _, p := range st.Pending {
-				fmt.Fprintf(errw, "approval required: call %s of %s %s (%s)\n", p.Call.ID, p.Call.Name, string(p.Call.Arguments), p.Reason)
+				fmt.Fprintf(errw, "approval required: call %s of %s %s (%s)\n", termtext.Name(p.Call.ID), termtext.Name(p.Call.Name), termtext.Name(string(p.Call.Arguments)), termtext.Name(p.Reason))
 			}
 			fmt.Fprintf(errw, "the run waits on the server: `autoagent runs approve --temporal %s %s CALL_ID…` or `autoagent runs reject --temporal %s %s CALL_ID --reason …`\n", tf.addr, id, tf.addr, id)
 			partial := &loop.Result{Steps: st.Step, Usage: st.Usage, Messages: st.Messages, StopReason: loop.StopApprovalRequired}
@@ -246,10 +247,10 @@ func runsShow() *cobra.Command {
 			w := c.OutOrStdout()
 			fmt.Fprintf(w, "run %s: %s after %d steps, %d input and %d output tokens\n", st.RunID, st.State, st.Step, st.Usage.InputTokens, st.Usage.OutputTokens)
 			for _, p := range st.Pending {
-				fmt.Fprintf(w, "  awaiting approval: call %s of %s %s (%s)\n", p.Call.ID, p.Call.Name, string(p.Call.Arguments), p.Reason)
+				fmt.Fprintf(w, "  awaiting approval: call %s of %s %s (%s)\n", termtext.Name(p.Call.ID), termtext.Name(p.Call.Name), termtext.Name(string(p.Call.Arguments)), termtext.Name(p.Reason))
 			}
 			if st.Error != "" {
-				fmt.Fprintf(w, "  error: %s\n", st.Error)
+				fmt.Fprintf(w, "  error: %s\n", termtext.Text(st.Error))
 			}
 			return nil
 		},

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/trace"
 	"github.com/spf13/cobra"
@@ -97,7 +98,8 @@ func reportPending(c *cobra.Command, res *loop.Result, stateFile string) {
 	}
 	w := c.ErrOrStderr()
 	for _, p := range res.Pending {
-		fmt.Fprintf(w, "approval required: %s (call %s) %s: %s\n", p.Call.Name, p.Call.ID, trace.Preview(string(p.Call.Arguments), 200), p.Reason)
+		fmt.Fprintf(w, "approval required: %s (call %s) %s: %s\n", termtext.Name(p.Call.Name), termtext.Name(p.Call.ID),
+			termtext.Name(trace.Preview(string(p.Call.Arguments), 200)), termtext.Name(p.Reason))
 	}
 	if stateFile == "" {
 		fmt.Fprintln(w, "run with --checkpoint FILE to be able to resume after a decision")
@@ -132,9 +134,10 @@ func printResult(w io.Writer, asJSON, printOutput bool, res *loop.Result) error 
 		enc.SetEscapeHTML(false)
 		return enc.Encode(res)
 	case printOutput && res.StopReason == loop.StopDone && len(res.Structured) > 0:
-		fmt.Fprintln(w, string(res.Structured))
+		fmt.Fprintln(w, termtext.Text(string(res.Structured)))
 	case printOutput && res.StopReason == loop.StopDone:
-		fmt.Fprint(w, res.Output)
+		// The model's answer: it may carry what a page or a tool said.
+		fmt.Fprint(w, termtext.Text(res.Output))
 		if !strings.HasSuffix(res.Output, "\n") {
 			fmt.Fprintln(w)
 		}

@@ -18,6 +18,7 @@ import (
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/internal/safefile"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -128,7 +129,7 @@ func runToolsCall(c *cobra.Command, target string, f callFlags) error {
 		return callErr
 	}
 	if rec != nil && !rec.Outcome.Ran() {
-		return fmt.Errorf("%s (%s)", safeText(res.Text()), rec.Outcome)
+		return fmt.Errorf("%s (%s)", termtext.Name(res.Text()), rec.Outcome)
 	}
 	return nil
 }
@@ -214,7 +215,7 @@ func namedTool(ctx context.Context, h *host.Host, name string, f callFlags) (too
 	if p.Loaded == nil || p.Status != plugindir.StatusApproved {
 		reason := ""
 		if p.Err != nil {
-			reason = ": " + safeText(p.Err.Error())
+			reason = ": " + termtext.Name(p.Err.Error())
 		}
 		if snap.Untrusted != nil {
 			return nil, fmt.Errorf("plugin %s is %s%s", name, p.Status, reason)

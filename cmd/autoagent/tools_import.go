@@ -22,6 +22,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/autoagent-go/autoagent/internal/safefile"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -300,7 +301,7 @@ func (p *importProposal) locate(c *cobra.Command, base, pluginsDir string, copyI
 			if err := copyModule(b, p.File); err != nil {
 				p.Notes = append(p.Notes, err.Error())
 			} else {
-				fmt.Fprintf(c.ErrOrStderr(), "autoagent: copied %s to %s\n", safeText(src), safeText(p.File))
+				fmt.Fprintf(c.ErrOrStderr(), "autoagent: copied %s to %s\n", termtext.Name(src), termtext.Name(p.File))
 			}
 		} else if _, err := os.Stat(p.File); err != nil {
 			p.Notes = append(p.Notes, fmt.Sprintf("copy %s to %s (or pass --copy)", src, p.File))
@@ -358,7 +359,7 @@ func (p *importProposal) checkRequested(c *cobra.Command, path string) {
 // lead anywhere).
 func copyModule(b []byte, dst string) error {
 	if fi, err := os.Lstat(dst); err == nil && !fi.Mode().IsRegular() {
-		return fmt.Errorf("%s exists and is not a plain file: not overwritten", safeText(dst))
+		return fmt.Errorf("%s exists and is not a plain file: not overwritten", termtext.Name(dst))
 	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -366,7 +367,7 @@ func copyModule(b []byte, dst string) error {
 		if bytes.Equal(old, b) {
 			return nil
 		}
-		return fmt.Errorf("%s exists with other bytes: not overwritten", safeText(dst))
+		return fmt.Errorf("%s exists with other bytes: not overwritten", termtext.Name(dst))
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -391,22 +392,22 @@ func printProposals(w io.Writer, props []importProposal) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "plugin:    %s\n", safeText(p.Name))
-		fmt.Fprintf(w, "source:    %s\n", safeText(p.Source))
-		fmt.Fprintf(w, "file:      %s\n", safeText(cmp.Or(p.File, "-")))
+		fmt.Fprintf(w, "plugin:    %s\n", termtext.Name(p.Name))
+		fmt.Fprintf(w, "source:    %s\n", termtext.Name(p.Source))
+		fmt.Fprintf(w, "file:      %s\n", termtext.Name(cmp.Or(p.File, "-")))
 		if p.SHA256 != "" {
 			fmt.Fprintf(w, "sha256:    %s\n", p.SHA256)
 		}
-		fmt.Fprintf(w, "grants:    %s\n", safeText(strings.Join(nonEmpty(p.Grants), ", ")))
+		fmt.Fprintf(w, "grants:    %s\n", termtext.Name(strings.Join(nonEmpty(p.Grants), ", ")))
 		fmt.Fprintf(w, "limits:    %s\n", limitsText(p.Limits))
 		if len(p.SkipTools) > 0 {
-			fmt.Fprintf(w, "skip:      %s\n", safeText(strings.Join(p.SkipTools, " ")))
+			fmt.Fprintf(w, "skip:      %s\n", termtext.Name(strings.Join(p.SkipTools, " ")))
 		}
 		for _, n := range p.Notes {
-			fmt.Fprintf(w, "note:      %s\n", safeText(n))
+			fmt.Fprintf(w, "note:      %s\n", termtext.Name(n))
 		}
 		if p.Approve != "" {
-			fmt.Fprintf(w, "approve:   %s\n", safeText(p.Approve))
+			fmt.Fprintf(w, "approve:   %s\n", termtext.Name(p.Approve))
 		}
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/internal/safefile"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -161,7 +162,7 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 					return encErr
 				}
 			} else {
-				fmt.Fprintf(c.OutOrStdout(), "file:      %s\nsha256:    %s\nstatus:    invalid: %s\n", safeText(file), r.sha256, safeText(err.Error()))
+				fmt.Fprintf(c.OutOrStdout(), "file:      %s\nsha256:    %s\nstatus:    invalid: %s\n", termtext.Name(file), r.sha256, termtext.Name(err.Error()))
 			}
 		}
 		return err
@@ -198,7 +199,7 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 	case err != nil:
 		// The review itself does not depend on the manifest; say why the
 		// status is unknown rather than hide the module's description.
-		fmt.Fprintf(c.ErrOrStderr(), "autoagent: %s\n", safeText(err.Error()))
+		fmt.Fprintf(c.ErrOrStderr(), "autoagent: %s\n", termtext.Name(err.Error()))
 		out.Status = "unknown"
 	}
 	if e, ok := r.approval(m); ok && err == nil {
@@ -220,25 +221,25 @@ func printJSON(w io.Writer, v any) error {
 }
 
 func printInspection(w io.Writer, r *review, out inspectOutput) {
-	fmt.Fprintf(w, "file:      %s\n", safeText(out.File))
+	fmt.Fprintf(w, "file:      %s\n", termtext.Name(out.File))
 	fmt.Fprintf(w, "sha256:    %s\n", out.SHA256)
 	if out.Sidecar != "" {
-		fmt.Fprintf(w, "sidecar:   %s (sha256 %s)\n", safeText(out.Sidecar), out.SidecarSHA256)
+		fmt.Fprintf(w, "sidecar:   %s (sha256 %s)\n", termtext.Name(out.Sidecar), out.SidecarSHA256)
 	}
 	fmt.Fprintf(w, "abi:       %s\n", out.ABI)
 	switch a := out.Approval; {
 	case a != nil:
-		fmt.Fprintf(w, "status:    approved by %s at %s in %s\n", safeText(a.ApprovedBy), a.ApprovedAt.Format(time.RFC3339), safeText(out.Manifest))
+		fmt.Fprintf(w, "status:    approved by %s at %s in %s\n", termtext.Name(a.ApprovedBy), a.ApprovedAt.Format(time.RFC3339), termtext.Name(out.Manifest))
 		fmt.Fprintf(w, "grants:    %s\n", strings.Join(nonEmpty(a.Grants), ", "))
 		if a.Note != "" {
-			fmt.Fprintf(w, "note:      %s\n", safeText(a.Note))
+			fmt.Fprintf(w, "note:      %s\n", termtext.Name(a.Note))
 		}
 	case out.Status == "unknown":
-		fmt.Fprintf(w, "status:    unknown (the manifest %s does not load)\n", safeText(out.Manifest))
+		fmt.Fprintf(w, "status:    unknown (the manifest %s does not load)\n", termtext.Name(out.Manifest))
 	case out.Reason != "":
-		fmt.Fprintf(w, "status:    pending: approved in %s, which does not count: %s\n", safeText(out.Manifest), safeText(out.Reason))
+		fmt.Fprintf(w, "status:    pending: approved in %s, which does not count: %s\n", termtext.Name(out.Manifest), termtext.Name(out.Reason))
 	default:
-		fmt.Fprintf(w, "status:    pending: no approval for these bytes in %s\n", safeText(out.Manifest))
+		fmt.Fprintf(w, "status:    pending: no approval for these bytes in %s\n", termtext.Name(out.Manifest))
 	}
 	fmt.Fprintf(w, "requests:  %s\n", requestsText(r.requested))
 	if len(out.Needs) > 0 {
@@ -246,23 +247,23 @@ func printInspection(w io.Writer, r *review, out inspectOutput) {
 	}
 	if len(out.HostFunctions) > 0 {
 		fmt.Fprintf(w, "host functions: %s (each needs the grant host:NAME, and the application running the module registers it)\n",
-			safeText(strings.Join(out.HostFunctions, ", ")))
+			termtext.Name(strings.Join(out.HostFunctions, ", ")))
 	}
 	if changes := listChanges(out.Imports); changes != "" {
 		fmt.Fprintf(w, "changes:   its %s may change after approval (it imports notify_*_list_changed): what it adds is not shown here, and a tool another plugin serves stays with that plugin\n", changes)
 	}
 	fmt.Fprintf(w, "tools:\n")
 	for _, t := range out.Describe.Tools {
-		fmt.Fprintf(w, "  %s\n", safeText(t.Name))
+		fmt.Fprintf(w, "  %s\n", termtext.Name(t.Name))
 		if t.Description != "" {
 			fmt.Fprintf(w, "    %s\n", oneLine(t.Description))
 		}
 		if t.Export != "" {
-			fmt.Fprintf(w, "    export: %s (an Extism function: input the argument \"input\", output the text)\n", safeText(t.Export))
+			fmt.Fprintf(w, "    export: %s (an Extism function: input the argument \"input\", output the text)\n", termtext.Name(t.Export))
 		}
-		fmt.Fprintf(w, "    input:  %s\n", safeText(compactJSON(t.InputSchema)))
+		fmt.Fprintf(w, "    input:  %s\n", termtext.Name(compactJSON(t.InputSchema)))
 		if len(t.OutputSchema) > 0 {
-			fmt.Fprintf(w, "    output: %s\n", safeText(compactJSON(t.OutputSchema)))
+			fmt.Fprintf(w, "    output: %s\n", termtext.Name(compactJSON(t.OutputSchema)))
 		}
 	}
 	// A hyper-mcp v2 plugin's prompts and resources reach an MCP client
@@ -270,13 +271,13 @@ func printInspection(w io.Writer, r *review, out inspectOutput) {
 	if d := out.Describe; len(d.Prompts)+len(d.Resources)+len(d.ResourceTemplates) > 0 {
 		fmt.Fprintf(w, "prompts and resources:\n")
 		for _, p := range d.Prompts {
-			fmt.Fprintf(w, "  prompt %s: %s\n", safeText(p.Name), oneLine(p.Description))
+			fmt.Fprintf(w, "  prompt %s: %s\n", termtext.Name(p.Name), oneLine(p.Description))
 		}
 		for _, r := range d.Resources {
-			fmt.Fprintf(w, "  resource %s (%s): %s\n", safeText(r.URI), safeText(r.Name), oneLine(r.Description))
+			fmt.Fprintf(w, "  resource %s (%s): %s\n", termtext.Name(r.URI), termtext.Name(r.Name), oneLine(r.Description))
 		}
 		for _, r := range d.ResourceTemplates {
-			fmt.Fprintf(w, "  resource template %s (%s): %s\n", safeText(r.URITemplate), safeText(r.Name), oneLine(r.Description))
+			fmt.Fprintf(w, "  resource template %s (%s): %s\n", termtext.Name(r.URITemplate), termtext.Name(r.Name), oneLine(r.Description))
 		}
 	}
 }
@@ -310,7 +311,7 @@ func oneLine(s string) string {
 		}
 		s = s[:cut] + "…"
 	}
-	return safeText(s)
+	return termtext.Name(s)
 }
 
 func nonEmpty(ss []string) []string {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -164,7 +165,7 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 		if tools == "" {
 			tools = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", safeText(r.Name), safeText(r.File), manifest.Short(r.SHA256), r.Status, grants, tools)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Name(r.Name), termtext.Name(r.File), manifest.Short(r.SHA256), r.Status, grants, tools)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -173,7 +174,7 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 	for _, r := range out.Plugins {
 		switch r.Status {
 		case string(plugindir.StatusInvalid), statusMissing:
-			fmt.Fprintf(w, "%s: %s\n", safeText(r.File), safeText(r.Reason))
+			fmt.Fprintf(w, "%s: %s\n", termtext.Name(r.File), termtext.Name(r.Reason))
 		case string(plugindir.StatusPending):
 			pending++
 		}

@@ -6,7 +6,6 @@ import (
 	"os/user"
 	"path/filepath"
 	"strings"
-	"unicode"
 
 	"github.com/spf13/pflag"
 
@@ -130,34 +129,6 @@ func grantList(gs []manifest.Grant) string {
 		return "-"
 	}
 	return strings.Join(manifest.GrantStrings(gs), ", ")
-}
-
-// safeText makes text from a module (its tool descriptions, its error
-// messages) or a hand-edited manifest safe to print on a terminal: control
-// characters, which could move the cursor or rewrite what a reviewer sees,
-// and invisible formatting characters (a right-to-left override makes
-// "fs.write:" display as something else), are shown escaped.
-func safeText(s string) string {
-	if strings.IndexFunc(s, unsafeRune) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unsafeRune(r) {
-			q := fmt.Sprintf("%+q", string(r))
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// unsafeRune reports what safeText escapes: control characters, and
-// formatting characters that change how the text around them displays
-// (direction overrides, zero-width characters, line separators).
-func unsafeRune(r rune) bool {
-	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 // limitsText describes an approval's limits, defaults included.

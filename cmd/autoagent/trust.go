@@ -12,6 +12,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/internal/safefile"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -84,7 +85,7 @@ func isWithin(path, dir string) bool {
 // untrustedNote tells, once, that the manifest's approvals were ignored.
 func untrustedNote(c *cobra.Command, snap *plugindir.Snapshot) {
 	if snap.Untrusted != nil {
-		fmt.Fprintf(c.ErrOrStderr(), "autoagent: %d approval(s) ignored, their modules pending: %v\n", snap.Ignored, safeText(snap.Untrusted.Error()))
+		fmt.Fprintf(c.ErrOrStderr(), "autoagent: %d approval(s) ignored, their modules pending: %v\n", snap.Ignored, termtext.Name(snap.Untrusted.Error()))
 	}
 }
 
@@ -141,7 +142,7 @@ func toolsTrust(c *cobra.Command, paths pluginPaths, by string, yes bool) error 
 	}
 	sum := manifest.Sum(data)
 	w := c.OutOrStdout()
-	fmt.Fprintf(w, "Trusting %s\n", safeText(mpath))
+	fmt.Fprintf(w, "Trusting %s\n", termtext.Name(mpath))
 	fmt.Fprintf(w, "  sha256:    %s\n", sum)
 	switch err := ts.Check(mpath, sum); {
 	case err == nil:
@@ -153,7 +154,7 @@ func toolsTrust(c *cobra.Command, paths pluginPaths, by string, yes bool) error 
 		var ue *manifest.UntrustedError
 		if errors.As(err, &ue) && ue.Trusted != nil {
 			fmt.Fprintf(w, "  status:    changed since you trusted it (sha256 %s, by %s at %s)\n",
-				manifest.Short(ue.Trusted.SHA256), safeText(ue.Trusted.By), ue.Trusted.At.Format("2006-01-02T15:04:05Z"))
+				manifest.Short(ue.Trusted.SHA256), termtext.Name(ue.Trusted.By), ue.Trusted.At.Format("2006-01-02T15:04:05Z"))
 		} else {
 			fmt.Fprintln(w, "  status:    never trusted by you")
 		}
@@ -162,15 +163,15 @@ func toolsTrust(c *cobra.Command, paths pluginPaths, by string, yes bool) error 
 	fmt.Fprintf(w, "  approves:  %d module(s)\n", len(entries))
 	var secrets, hosts, files []string
 	for _, e := range entries {
-		fmt.Fprintf(w, "\n  %s (%s, sha256 %s)\n", safeText(e.Name), safeText(e.File), manifest.Short(e.SHA256))
+		fmt.Fprintf(w, "\n  %s (%s, sha256 %s)\n", termtext.Name(e.Name), termtext.Name(e.File), manifest.Short(e.SHA256))
 		fmt.Fprintf(w, "    grants:  %s\n", grantList(e.Grants))
 		fmt.Fprintf(w, "    limits:  %s\n", limitsText(e.Limits))
-		fmt.Fprintf(w, "    by:      %s at %s\n", safeText(e.ApprovedBy), e.ApprovedAt.Format("2006-01-02T15:04:05Z"))
+		fmt.Fprintf(w, "    by:      %s at %s\n", termtext.Name(e.ApprovedBy), e.ApprovedAt.Format("2006-01-02T15:04:05Z"))
 		if e.Note != "" {
 			fmt.Fprintf(w, "    note:    %s\n", oneLine(e.Note))
 		}
 		if len(e.SkipTools) > 0 {
-			fmt.Fprintf(w, "    skips:   %s\n", safeText(strings.Join(e.SkipTools, " ")))
+			fmt.Fprintf(w, "    skips:   %s\n", termtext.Name(strings.Join(e.SkipTools, " ")))
 		}
 		for _, g := range e.Grants {
 			switch g.Kind {
@@ -184,9 +185,9 @@ func toolsTrust(c *cobra.Command, paths pluginPaths, by string, yes bool) error 
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "  environment and config: %s\n", safeText(strings.Join(nonEmpty(secrets), ", ")))
-	fmt.Fprintf(w, "  network:   %s\n", safeText(strings.Join(nonEmpty(hosts), ", ")))
-	fmt.Fprintf(w, "  files:     %s\n", safeText(strings.Join(nonEmpty(files), ", ")))
+	fmt.Fprintf(w, "  environment and config: %s\n", termtext.Name(strings.Join(nonEmpty(secrets), ", ")))
+	fmt.Fprintf(w, "  network:   %s\n", termtext.Name(strings.Join(nonEmpty(hosts), ", ")))
+	fmt.Fprintf(w, "  files:     %s\n", termtext.Name(strings.Join(nonEmpty(files), ", ")))
 	fmt.Fprintf(w, "  store:     %s\n", ts.Path)
 	if !yes {
 		ok, err := confirm(c.InOrStdin(), w, "Trust this exact content: its modules run with these grants? [y/N] ")
@@ -203,7 +204,7 @@ func toolsTrust(c *cobra.Command, paths pluginPaths, by string, yes bool) error 
 	if _, err := ts.Trust(c.Context(), mpath, sum, by, manifest.TrustByReview); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "Trusted %s (sha256 %s); any change to it by someone else voids this trust.\n", safeText(mpath), manifest.Short(sum))
+	fmt.Fprintf(w, "Trusted %s (sha256 %s); any change to it by someone else voids this trust.\n", termtext.Name(mpath), manifest.Short(sum))
 	return nil
 }
 
@@ -225,7 +226,7 @@ is pending again for you. The manifest itself is left as it is.`,
 				return err
 			}
 			_, err = fmt.Fprintf(c.OutOrStdout(), "Untrusted %s (sha256 %s, trusted by %s at %s)\n",
-				safeText(rec.Manifest), manifest.Short(rec.SHA256), safeText(rec.By), rec.At.Format("2006-01-02T15:04:05Z"))
+				termtext.Name(rec.Manifest), manifest.Short(rec.SHA256), termtext.Name(rec.By), rec.At.Format("2006-01-02T15:04:05Z"))
 			return err
 		},
 	}
