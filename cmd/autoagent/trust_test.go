@@ -253,3 +253,24 @@ func TestRunProtectsGoverningFiles(t *testing.T) {
 		t.Errorf("the refusals are not in the transcript: %s", msgs)
 	}
 }
+
+// No grant reaches the trust store's directory nor the backends
+// directory, whatever --grant says (found by attacking our own fix: a
+// module able to write the trust store trusts any manifest, one able to
+// write the backends directory adds a binary that runs natively).
+func TestGrantsCannotReachTrustStoreOrBackends(t *testing.T) {
+	e := newCLIEnv(t)
+	trust := e.ownTrust()
+	backends := filepath.Join(t.TempDir(), "backends")
+	if err := os.Mkdir(backends, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AUTOAGENT_BACKENDS", backends)
+	module := filepath.Join(e.testdata, "..", "..", "plugins", "write_file.wasm")
+	for dir, what := range map[string]string{filepath.Dir(trust): "the trust store's directory", backends: "the backends directory", filepath.Dir(backends): "the backends directory"} {
+		r := e.run("", "tools", "call", module, "--grant", "fs.write:"+dir, "--args", `{"path":"`+filepath.Join(dir, "x")+`","content":"x"}`)
+		if r.code != 1 || !strings.Contains(r.stderr, what) {
+			t.Errorf("fs.write:%s: exit %d, %s", dir, r.code, r.stderr)
+		}
+	}
+}
