@@ -210,7 +210,7 @@ var mutations = []mutation{
 		"\t\tif taken[key] {\n\t\t\treturn false", "\t\tif false {\n\t\t\treturn false",
 		"./cmd/autoagent", "TestPluginCatalogApprovedFirst"},
 	{"inspect: a description printed as written", "cmd/autoagent/tools_inspect.go",
-		"\t\t\tfmt.Fprintf(w, \"    %s\\n\", oneLine(t.Description))", "\t\t\tfmt.Fprintf(w, \"    %s\\n\", safeText(t.Description))",
+		"\t\t\tfmt.Fprintf(w, \"    %s\\n\", oneLine(t.Description))", "\t\t\tfmt.Fprintf(w, \"    %s\\n\", termtext.Name(t.Description))",
 		"./cmd/autoagent", "TestInspectShowsWhatReachesTheModel"},
 	{"kv: writes of a call are not counted", "host/internal/kvcap/funcs.go",
 		"\t*w += n\n", "",
