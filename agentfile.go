@@ -14,6 +14,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/manifest"
 )
 
 // agentFile is the agent file's layout (YAML, or JSON, which YAML reads):
@@ -155,6 +156,7 @@ func Load(path string) (Config, error) {
 		SessionsFile:   rel(f.Sessions),
 		Memory:         MemoryConfig{Kind: f.Memory.Kind, Dir: rel(f.Memory.Dir), Identity: f.Memory.Identity, MaxMessages: f.Memory.MaxMessages},
 		CreateTool:     CreateToolConfig{Budget: f.CreateTool.Budget, Language: f.CreateTool.Language},
+		Protected:      []manifest.Protected{{File: path, What: "the agent file, which says what the run may do"}},
 	}
 	if err := cfg.Bounds.Validate(); err != nil {
 		return Config{}, fmt.Errorf("%w %s: bounds: %v", ErrAgentFile, path, err)

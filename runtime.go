@@ -9,11 +9,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
@@ -97,6 +99,14 @@ type Config struct {
 	// Notes receives what the runtime tells a person: plugins not
 	// approved or invalid, reloads, trifecta warnings. Nil discards them.
 	Notes io.Writer
+	// Protected are directories and files of the application no fs grant
+	// of a sandboxed tool may reach, beside those the runtime protects
+	// itself: the files that govern the run (PolicyFile, CheckpointFile,
+	// SessionsFile, TraceFile, RecordFile), the backends directory, the
+	// fact memory, the trust store's directory and the program's
+	// executable (host.Options.Protected says how). Load adds the agent
+	// file.
+	Protected []manifest.Protected
 }
 
 // MCPServer is one MCP server to mount: a stdio Command (argv) or a URL.
@@ -229,14 +239,16 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 			return nil, fmt.Errorf("%w: Tools: %v", ErrConfig, err)
 		}
 	}
+	protected := cfg.Protects()
 	if cfg.Plugins != nil {
 		pc := *cfg.Plugins
 		pc.Tracer = cmp.Or(pc.Tracer, tr)
+		pc.Protected = append(slices.Clone(pc.Protected), protected...)
 		if rt.host, rt.plugins, err = OpenPlugins(ctx, pc); err != nil {
 			return nil, fmt.Errorf("plugins %s: %w", cmp.Or(pc.Dir, "plugins"), err)
 		}
 		if err := rt.plugins.Publish(rt.tools); err != nil {
-			fmt.Fprintf(rt.notes, "autoagent: %v\n", err)
+			fmt.Fprintf(rt.notes, "autoagent: %s\n", termtext.Text(err.Error()))
 		}
 		ReportPlugins(rt.notes, rt.plugins.Snapshot())
 		if !cfg.NoWatch {
@@ -248,7 +260,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 				for ch, err := range rt.plugins.Watch(wctx) {
 					switch {
 					case err != nil:
-						fmt.Fprintf(rt.notes, "autoagent: plugins: %v\n", err)
+						fmt.Fprintf(rt.notes, "autoagent: plugins: %s\n", termtext.Text(err.Error()))
 					case !ch.Empty():
 						fmt.Fprintf(rt.notes, "autoagent: tools changed: +%v -%v ~%v\n", ch.Added, ch.Removed, ch.Replaced)
 					}
@@ -300,7 +312,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		rt.agent.Recorder = rt.recorder
 	}
 	if cfg.CreateTool.Budget > 0 {
-		if err := rt.offerCreateTool(ctx, cfg, model, tr); err != nil {
+		if err := rt.offerCreateTool(ctx, cfg, model, tr, protected); err != nil {
 			return nil, err
 		}
 	}
@@ -313,7 +325,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		}
 	}
 	for _, finding := range rt.agent.AuditTrifecta() {
-		fmt.Fprintf(rt.notes, "autoagent: warning: %s\n", finding)
+		fmt.Fprintf(rt.notes, "autoagent: warning: %s\n", termtext.Text(fmt.Sprint(finding)))
 	}
 	return rt, nil
 }
@@ -321,7 +333,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 // offerCreateTool adds create_tool: the writer model writes tools that run
 // quarantined in the runtime's host, and the run's budget counts what
 // writing them cost.
-func (rt *Runtime) offerCreateTool(ctx context.Context, cfg Config, model llm.Provider, tr *trace.Tracer) error {
+func (rt *Runtime) offerCreateTool(ctx context.Context, cfg Config, model llm.Provider, tr *trace.Tracer, protected []manifest.Protected) error {
 	ct := cfg.CreateTool
 	writer, writerModel := model, cmp.Or(ct.Writer.Model, cfg.Provider.Model)
 	if ct.Writer.Name != "" {
@@ -332,7 +344,9 @@ func (rt *Runtime) offerCreateTool(ctx context.Context, cfg Config, model llm.Pr
 		writer, writerModel = w, ct.Writer.Model
 	}
 	if rt.host == nil {
-		h, err := host.New(ctx, HostOptions(tr))
+		opts := HostOptions(tr)
+		opts.Protected = protected
+		h, err := host.New(ctx, opts)
 		if err != nil {
 			return err
 		}

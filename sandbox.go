@@ -2,6 +2,7 @@ package autoagent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -9,7 +10,9 @@ import (
 
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/trace"
 )
 
@@ -72,9 +75,21 @@ type PluginsConfig struct {
 	Manifest string
 	// Quarantine loads modules nobody approved, with no grants at all.
 	Quarantine bool
+	// Trust, when set, makes the manifest's approvals count only while
+	// this user's trust store trusts its exact content
+	// (plugindir.Options.Trust). Nil trusts the manifest as named: a
+	// program that names its manifest made that decision. The autoagent
+	// command sets it to manifest.DefaultTrustPath's store, since the
+	// manifest it finds in a working directory is the checkout's; set it
+	// too when the manifest may come from a checkout (an agent file's).
+	Trust *manifest.TrustStore
 	// Tracer, when set, receives a trace.SandboxCall event per sandboxed
 	// call.
 	Tracer *trace.Tracer
+	// Protected are directories and files no fs grant of a module may
+	// reach (host.Options.Protected), beside the plugins directory, the
+	// manifest's, the host's cache and the kv stores.
+	Protected []manifest.Protected
 }
 
 // OpenPlugins starts a WASM host (HostOptions: traced, code mode gated by
@@ -82,11 +97,13 @@ type PluginsConfig struct {
 // with their approved grants and limits, the others are reported in the
 // snapshot. Close the returned Dir, then the Host.
 func OpenPlugins(ctx context.Context, cfg PluginsConfig) (*host.Host, *plugindir.Dir, error) {
-	h, err := host.New(ctx, HostOptions(cfg.Tracer))
+	opts := HostOptions(cfg.Tracer)
+	opts.Protected = cfg.Protected
+	h, err := host.New(ctx, opts)
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := plugindir.Open(ctx, h, plugindir.Options{Dir: cfg.Dir, Manifest: cfg.Manifest, Quarantine: cfg.Quarantine})
+	d, err := plugindir.Open(ctx, h, plugindir.Options{Dir: cfg.Dir, Manifest: cfg.Manifest, Quarantine: cfg.Quarantine, Trust: cfg.Trust})
 	if err != nil {
 		h.Close(ctx)
 		return nil, nil, err
@@ -95,23 +112,29 @@ func OpenPlugins(ctx context.Context, cfg PluginsConfig) (*host.Host, *plugindir
 }
 
 // ReportPlugins tells a person, on w, which plugins of snap did not load
-// (not approved, invalid) and which tool names conflict, with the command
-// that helps.
+// (not approved, invalid), whether the manifest's approvals were ignored
+// as untrusted, and which tool names conflict, with the command that
+// helps.
 func ReportPlugins(w io.Writer, snap *plugindir.Snapshot) {
 	var pending, invalid []string
 	for _, p := range snap.Plugins {
 		switch p.Status {
 		case plugindir.StatusPending:
-			pending = append(pending, p.File)
+			if !errors.Is(p.Err, manifest.ErrUntrusted) { // said once below
+				pending = append(pending, termtext.Name(p.File))
+			}
 		case plugindir.StatusInvalid:
-			invalid = append(invalid, fmt.Sprintf("%s (%v)", p.File, p.Err))
+			invalid = append(invalid, fmt.Sprintf("%s (%s)", termtext.Name(p.File), termtext.Text(p.Err.Error())))
 		}
+	}
+	if snap.Untrusted != nil {
+		fmt.Fprintf(w, "autoagent: %d approval(s) ignored, their modules pending: %s\n", snap.Ignored, termtext.Text(snap.Untrusted.Error()))
 	}
 	if len(pending) > 0 {
 		fmt.Fprintf(w, "autoagent: %d plugin(s) not approved, not loaded: %s (see `autoagent tools list`, approve with `autoagent tools approve FILE`)\n", len(pending), strings.Join(pending, ", "))
 	}
 	for _, c := range snap.Conflicts {
-		fmt.Fprintf(w, "autoagent: tool conflict: %v\n", c)
+		fmt.Fprintf(w, "autoagent: tool conflict: %s\n", termtext.Name(c.Error()))
 	}
 	for _, i := range invalid {
 		fmt.Fprintf(w, "autoagent: invalid plugin: %s\n", i)

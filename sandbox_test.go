@@ -3,6 +3,7 @@ package autoagent_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -237,5 +238,35 @@ func TestOpenPluginsMissingDirAndCorruptManifest(t *testing.T) {
 	}
 	if !strings.Contains(err.Error(), manifest) {
 		t.Errorf("the error %q does not name the manifest %s", err, manifest)
+	}
+}
+
+// ReportPlugins escapes what a plugins directory's file names and a
+// module's errors carry: it writes to any writer a program gives it, not
+// only the CLI's escaping one (the red team of issue 38: escape sequences
+// in a module's file name reached the operator's terminal through the
+// start-up report).
+func TestReportPluginsEscapesModuleText(t *testing.T) {
+	name := "evil\x1b[2J\nautoagent: all plugins approved\u202e.wasm"
+	snap := &plugindir.Snapshot{
+		Plugins: []plugindir.Plugin{
+			{File: name, Status: plugindir.StatusPending, Err: plugindir.ErrNotApproved},
+			{File: "x\x1b]0;t\x07.wasm", Status: plugindir.StatusInvalid, Err: errors.New("describe said \x1b[31mred")},
+		},
+		Conflicts: []plugindir.Conflict{{Tool: "t", Files: []string{name, "b.wasm"}}},
+	}
+	var b strings.Builder
+	autoagent.ReportPlugins(&b, snap)
+	out := b.String()
+	if strings.ContainsAny(out, "\x1b\x07\u202e") {
+		t.Errorf("raw terminal text: %q", out)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "autoagent: all plugins approved") {
+			t.Errorf("a file name forged a line: %q", out)
+		}
+	}
+	if !strings.Contains(out, `evil\x1b[2J\nautoagent`) {
+		t.Errorf("the name is not shown escaped: %q", out)
 	}
 }

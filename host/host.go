@@ -73,6 +73,16 @@ type Options struct {
 	// LookupEnv reads host environment variables for env: grants. Nil
 	// means os.LookupEnv.
 	LookupEnv func(string) (string, bool)
+	// Protected are the application's own directories and files no fs
+	// grant may reach, beside the host's (its cache of compiled code, the
+	// kv stores): a grant whose directory holds or lies in a protected
+	// directory is refused at load, and a protected file inside a
+	// granted directory is refused to the guest by its identity (device
+	// and inode) under any name, before and after a rename. The autoagent
+	// runtime protects the files that govern a run (policy, agent file,
+	// checkpoint, sessions, trace, record), the backends directory, the
+	// trust store and its own executable.
+	Protected []manifest.Protected
 	// Resolver resolves host names for the HTTP function. Nil means
 	// net.DefaultResolver. Every resolved address is checked before it is
 	// dialled.

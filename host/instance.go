@@ -420,7 +420,7 @@ func (inst *instance) begin(ctx context.Context, toolName string) {
 	inst.clockUsed, inst.randUsed = false, false
 	inst.listChanged = false
 	inst.peak = 0
-	inst.fs.Written = 0
+	inst.fs.Begin()
 	inst.kvWritten = 0
 	inst.notePeak()
 }

@@ -110,12 +110,24 @@ type Loaded struct {
 
 // protected are the host's directories no fs grant may reach: its cache of
 // compiled code (a module able to write there could put machine code in
-// the host) and the kv stores (every module's data).
+// the host) and the kv stores (every module's data), and the
+// application's (Options.Protected).
 func (h *Host) protected() []manifest.Protected {
-	return []manifest.Protected{
+	return append([]manifest.Protected{
 		{Dir: h.cacheBase(), What: "the host's cache of compiled modules, where a module able to write could put machine code the host runs"},
 		{Dir: h.kv.Dir(), What: "the kv stores of every module", Read: true},
+	}, h.opts.Protected...)
+}
+
+// guard is what guards the mounts of a module: the protected files.
+func (h *Host) guard() *fscap.Guard {
+	var files []string
+	for _, p := range h.opts.Protected {
+		if p.File != "" {
+			files = append(files, p.File)
+		}
 	}
+	return fscap.NewGuard(files)
 }
 
 // describeTimeout caps a describe call, whatever the module's limit.
@@ -270,6 +282,7 @@ func (l *Loaded) setupGrants(extra map[string]string) error {
 		l.config[k] = v
 	}
 	var netGrants []manifest.Grant
+	var guard *fscap.Guard
 	for _, g := range l.grants {
 		switch g.Kind {
 		case manifest.KindEnv:
@@ -296,7 +309,10 @@ func (l *Loaded) setupGrants(extra map[string]string) error {
 					return fmt.Errorf("host: module %q: grant %s: another fs grant already appears at %s", l.name, g, at)
 				}
 			}
-			l.mounts = append(l.mounts, fscap.Mount{Root: root, Path: at, ReadOnly: g.Kind == manifest.KindFSRead})
+			if guard == nil {
+				guard = l.h.guard()
+			}
+			l.mounts = append(l.mounts, fscap.Mount{Root: root, Path: at, ReadOnly: g.Kind == manifest.KindFSRead, Guard: guard})
 		case manifest.KindNet:
 			netGrants = append(netGrants, g)
 		case manifest.KindKV:

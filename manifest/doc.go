@@ -74,6 +74,25 @@
 //	env:NAME  kv:NAMESPACE  tools:NAME  clock  random
 //	config:KEY=VALUE  config:KEY=$VAR
 //
+// # Trusting a manifest
+//
+// A manifest is meant to be committed, so the one a program finds in a
+// working directory is whoever wrote the checkout's. A [TrustStore] is one
+// user's record, outside every checkout ([DefaultTrustPath]), of the
+// content they trusted per manifest path: [TrustStore.Check] says whether
+// a manifest's bytes ([Manifest.ContentSHA256]) are that content, with an
+// *[UntrustedError] saying why not. A [Store] with Trust keeps this user's
+// trust current across their own approvals and revocations of trusted
+// content, never of content others wrote. The autoagent command judges
+// every manifest it reads this way; a program that names its manifest
+// itself need not.
+//
+//	ts := &manifest.TrustStore{Path: path} // path from manifest.DefaultTrustPath()
+//	m, _ := store.Load()
+//	if err := ts.Check(store.Path, m.ContentSHA256()); errors.Is(err, manifest.ErrUntrusted) {
+//		// its approvals do not count: err says why and what to run
+//	}
+//
 // # Verifying
 //
 // [Verify] checks a plugins directory against the manifest: which approved

@@ -170,7 +170,16 @@ func (e Entry) clone() Entry {
 // mutation.
 type Manifest struct {
 	tools map[string]Entry
+	// sum is the sha256 of the bytes parsed, "" for a manifest not read
+	// from bytes (a missing file).
+	sum string
 }
+
+// ContentSHA256 returns the sha256 of the exact bytes the manifest was
+// parsed from (what a [TrustStore] trusts), "" for a manifest not read
+// from a file or changed since ([Manifest.Put],
+// [Manifest.Delete]).
+func (m *Manifest) ContentSHA256() string { return m.sum }
 
 // Len returns the number of approvals.
 func (m *Manifest) Len() int { return len(m.tools) }
@@ -224,6 +233,7 @@ func (m *Manifest) Put(e Entry) error {
 		m.tools = make(map[string]Entry)
 	}
 	m.tools[e.SHA256] = e
+	m.sum = ""
 	return nil
 }
 
@@ -232,6 +242,7 @@ func (m *Manifest) Delete(sum string) (Entry, bool) {
 	e, ok := m.tools[sum]
 	if ok {
 		delete(m.tools, sum)
+		m.sum = ""
 	}
 	return e, ok
 }

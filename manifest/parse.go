@@ -169,7 +169,7 @@ func parse(path string, data []byte) (*Manifest, error) {
 		return fail(0, "", err)
 	}
 
-	m := &Manifest{tools: make(map[string]Entry, len(f.Tools))}
+	m := &Manifest{tools: make(map[string]Entry, len(f.Tools)), sum: Sum(data)}
 	for sum, ej := range f.Tools {
 		at := func(field string) string {
 			p := "tools[" + strconv.Quote(sum) + "]"

@@ -59,6 +59,13 @@ type Store struct {
 	// Now returns the current time for approved_at and the audit log;
 	// nil means time.Now.
 	Now func() time.Time
+	// Trust, when set, keeps this user's trust of the manifest current
+	// across their own changes: a change to content the store trusts (or
+	// to a manifest with no approvals) leaves the content written trusted,
+	// since this user wrote it; a change to an untrusted manifest leaves
+	// it untrusted (approving one tool must not trust what others put
+	// there). Nil leaves trust alone.
+	Trust *TrustStore
 }
 
 // LogPath returns the audit log beside the manifest: "manifest.json" →
@@ -157,7 +164,7 @@ func (s *Store) Approve(ctx context.Context, a Approval) (Entry, error) {
 	if err := e.validate(); err != nil {
 		return Entry{}, fmt.Errorf("manifest: invalid approval: %w", err)
 	}
-	err := s.update(ctx, func(m *Manifest) ([]AuditEntry, error) {
+	err := s.update(ctx, a.By, TrustByApprove, func(m *Manifest) ([]AuditEntry, error) {
 		_, replaced := m.Lookup(e.SHA256)
 		if err := m.Put(e); err != nil {
 			return nil, err
@@ -199,7 +206,7 @@ func (s *Store) Revoke(ctx context.Context, r Revocation) ([]Entry, error) {
 		return nil, errors.New("manifest: Revocation.By is empty: say who revokes")
 	}
 	var removed []Entry
-	err := s.update(ctx, func(m *Manifest) ([]AuditEntry, error) {
+	err := s.update(ctx, r.By, TrustByRevoke, func(m *Manifest) ([]AuditEntry, error) {
 		matches, err := m.resolve(r.Target)
 		if err != nil {
 			return nil, err
@@ -248,9 +255,11 @@ func (m *Manifest) resolve(target string) ([]Entry, error) {
 }
 
 // update runs fn on the current manifest under the lock and, when fn
-// succeeds, writes the manifest and then appends fn's audit records. A
-// manifest that does not load is left as it is.
-func (s *Store) update(ctx context.Context, fn func(*Manifest) ([]AuditEntry, error)) error {
+// succeeds, writes the manifest, appends fn's audit records and, with
+// s.Trust, carries the trust of the content before over to the content
+// written (see Store.Trust), still under the lock. A manifest that does
+// not load is left as it is.
+func (s *Store) update(ctx context.Context, by, how string, fn func(*Manifest) ([]AuditEntry, error)) error {
 	if s.Path == "" {
 		return errors.New("manifest: Store.Path is empty")
 	}
@@ -281,6 +290,10 @@ func (s *Store) update(ctx context.Context, fn func(*Manifest) ([]AuditEntry, er
 	if err != nil {
 		return err
 	}
+	carry := false
+	if s.Trust != nil {
+		carry = m.Len() == 0 || s.Trust.Check(s.Path, m.ContentSHA256()) == nil
+	}
 	recs, err := fn(m)
 	if err != nil {
 		return err
@@ -298,6 +311,11 @@ func (s *Store) update(ctx context.Context, fn func(*Manifest) ([]AuditEntry, er
 	}
 	if err := appendLog(real.LogPath(), recs); err != nil {
 		return fmt.Errorf("manifest: %s was updated but its audit log was not: %w", s.Path, err)
+	}
+	if carry {
+		if _, err := s.Trust.Trust(ctx, s.Path, Sum(data), by, how); err != nil {
+			return fmt.Errorf("manifest: %s was updated but your trust of it was not recorded (run `autoagent tools trust --manifest %s`): %w", s.Path, s.Path, err)
+		}
 	}
 	return nil
 }

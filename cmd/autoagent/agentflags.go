@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/trace"
@@ -80,7 +81,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&f.maxSteps, "max-steps", 0, "maximum model calls in the run (default 8)")
 	fs.Int64Var(&f.tokenBudget, "token-budget", 0, "stop the run once input+output tokens reach N (default: no budget)")
 	fs.StringVar(&f.traceFile, "trace", "", "append the run's trace events to FILE.jsonl")
-	fs.StringVar(&f.backends, "backends", "", "backends directory for --provider backend:NAME (default $AUTOAGENT_BACKENDS, else ./backends)")
+	fs.StringVar(&f.backends, "backends", "", "backends directory for --provider backend:NAME (default $AUTOAGENT_BACKENDS, else ~/.config/autoagent/backends; never the working directory's unless named)")
 	fs.StringVar(&f.policy, "policy", "", "JSON tool policy (allow/deny/approve rules) consulted before every tool call")
 	fs.StringVar(&f.record, "record", "", "record model responses and tool results to `FILE.jsonl` (secrets redacted) for autoagent replay")
 	fs.StringVar(&f.trifecta, "trifecta", "deny", "once untrusted content entered the run, calls to egress tools are: deny|approve|off")
@@ -312,6 +313,13 @@ func (f *agentFlags) newAgent(ctx context.Context, stderr io.Writer, watch bool)
 		}
 	}
 	cfg.NoWatch = cfg.NoWatch || !watch
+	if cfg.Plugins != nil && cfg.Plugins.Trust == nil {
+		// The manifest found here counts only as far as this user
+		// trusts it, whether the flags or an agent file named it.
+		if cfg.Plugins.Trust, err = trustStore(cmp.Or(cfg.Plugins.Dir, defaultPluginsDir)); err != nil {
+			return nil, err
+		}
+	}
 	rt, err := autoagent.New(ctx, cfg)
 	if err != nil {
 		return nil, providerSetupError(err)
@@ -343,12 +351,12 @@ func streamRun(out, errw io.Writer, events func(yield func(loop.Event, error) bo
 	for ev, err := range events {
 		switch ev.Type {
 		case loop.EventText:
-			fmt.Fprint(out, ev.Text)
+			fmt.Fprint(out, termtext.Text(ev.Text))
 			midLine = ev.Text != "" && !strings.HasSuffix(ev.Text, "\n") || midLine && ev.Text == ""
 		case loop.EventToolStart:
 			endLine()
 			if ev.Call != nil {
-				fmt.Fprintf(errw, "→ %s %s\n", ev.Call.Name, trace.Preview(string(ev.Call.Arguments), 120))
+				fmt.Fprintf(errw, "→ %s %s\n", termtext.Name(ev.Call.Name), termtext.Name(trace.Preview(string(ev.Call.Arguments), 120)))
 			}
 		case loop.EventToolEnd:
 			if ev.ToolResult != nil {
@@ -356,13 +364,13 @@ func streamRun(out, errw io.Writer, events func(yield func(loop.Event, error) bo
 				if ev.ToolResult.IsError {
 					mark = "✗"
 				}
-				fmt.Fprintf(errw, "%s %s: %s\n", mark, ev.ToolResult.Name, trace.Preview(ev.ToolResult.Content, 200))
+				fmt.Fprintf(errw, "%s %s: %s\n", mark, termtext.Name(ev.ToolResult.Name), termtext.Name(trace.Preview(ev.ToolResult.Content, 200)))
 			}
 		case loop.EventCorrection:
-			fmt.Fprintf(errw, "\n↺ correction: %s\n", trace.Preview(ev.Text, 200))
+			fmt.Fprintf(errw, "\n↺ correction: %s\n", termtext.Name(trace.Preview(ev.Text, 200)))
 		case loop.EventApproval:
 			for _, p := range ev.Pending {
-				fmt.Fprintf(errw, "⏸ approval required for %s (call %s): %s\n", p.Call.Name, p.Call.ID, p.Reason)
+				fmt.Fprintf(errw, "⏸ approval required for %s (call %s): %s\n", termtext.Name(p.Call.Name), termtext.Name(p.Call.ID), termtext.Name(p.Reason))
 			}
 		case loop.EventDone:
 			res = ev.Result

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/loop"
 )
 
@@ -25,11 +26,11 @@ const maxShownArguments = 8 << 10
 // maxShownArguments are written to a file in dir (the state file's
 // directory, or the temporary directory) and the file is named instead.
 func showPending(w io.Writer, p loop.PendingCall, dir string) {
-	fmt.Fprintf(w, "approval required: %s (call %s)\n", safeText(p.Call.Name), safeText(p.Call.ID))
+	fmt.Fprintf(w, "approval required: %s (call %s)\n", termtext.Name(p.Call.Name), termtext.Name(p.Call.ID))
 	if p.Parent != "" {
-		fmt.Fprintf(w, "  asked by:  the tool of call %s (a call it made itself)\n", safeText(p.Parent))
+		fmt.Fprintf(w, "  asked by:  the tool of call %s (a call it made itself)\n", termtext.Name(p.Parent))
 	}
-	fmt.Fprintf(w, "  why:       %s\n", safeText(p.Reason))
+	fmt.Fprintf(w, "  why:       %s\n", termtext.Name(p.Reason))
 	fmt.Fprintf(w, "  digest:    %s (the decision applies to this exact call only)\n", p.Digest())
 	args := indentArguments(p.Call.Arguments)
 	if len(args) > maxShownArguments {
@@ -38,12 +39,12 @@ func showPending(w io.Writer, p loop.PendingCall, dir string) {
 			fmt.Fprintf(w, "  arguments: %d bytes, too long to show here and not written to a file (%v): do not approve what you have not read\n", len(args), err)
 			return
 		}
-		fmt.Fprintf(w, "  arguments: %d bytes, written whole to %s: read them there before deciding\n", len(args), safeText(path))
+		fmt.Fprintf(w, "  arguments: %d bytes, written whole to %s: read them there before deciding\n", len(args), termtext.Name(path))
 		return
 	}
 	fmt.Fprintln(w, "  arguments:")
 	for _, line := range strings.Split(args, "\n") {
-		fmt.Fprintf(w, "    %s\n", safeText(line))
+		fmt.Fprintf(w, "    %s\n", termtext.Name(line))
 	}
 }
 

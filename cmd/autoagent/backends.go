@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/autoagent-go/autoagent/internal/backend"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/memory"
 	memremote "github.com/autoagent-go/autoagent/memory/remote"
 	provremote "github.com/autoagent-go/autoagent/providers/remote"
@@ -51,28 +52,38 @@ func newBackendsListCmd() *cobra.Command {
 	var (
 		dir     string
 		asJSON  bool
+		start   bool
 		noStart bool
 		timeout time.Duration
 	)
 	c := &cobra.Command{
-		Use:   "list [--backends DIR] [--json] [--no-start]",
-		Short: "List the backends directory: name, kind, path, protocol version",
+		Use:   "list [--backends DIR] [--json] [--start]",
+		Short: "List the backends directory: name, kind, path (and with --start, protocol version)",
 		Long: `List the backend binaries of the backends directory: files named
 autoagent-provider-NAME or autoagent-memory-NAME with an execute bit.
 
-Each backend is started, handshaken (which negotiates the protocol version)
-and stopped again, so the list shows whether it works; a backend that needs
-arguments (autoagent-provider-http needs --provider) is best installed as a
-small wrapper script that supplies them. --no-start lists without starting
-anything. The exit status is 1 when a backend failed to start.
+Nothing is started unless you ask: with --start each backend is started,
+handshaken (which negotiates the protocol version) and stopped again, so
+the list shows whether it works, and the exit status is 1 when one failed
+to start. A backend that needs arguments (autoagent-provider-http needs
+--provider) is best installed as a small wrapper script that supplies them.
 
-The directory is --backends, else $AUTOAGENT_BACKENDS, else ./backends.`,
+The directory is --backends, else $AUTOAGENT_BACKENDS, else
+~/.config/autoagent/backends ($XDG_CONFIG_HOME/autoagent/backends): a
+backends directory of the working directory is never searched unless
+named, since a checkout could ship binaries there.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
+			if start && noStart {
+				return usageError(errors.New("--start and --no-start: choose one"))
+			}
 			d := backend.Dir(dir)
+			if d == "" {
+				return fmt.Errorf("no backends directory: name one with --backends DIR or $%s", backend.DirEnv)
+			}
 			found, err := backend.List(d)
 			if errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("backends directory %s does not exist (set it with --backends or $%s)", d, backend.DirEnv)
+				return fmt.Errorf("backends directory %s does not exist: name one with --backends DIR or $%s (a directory of the working directory is never searched unless named)", d, backend.DirEnv)
 			}
 			if err != nil {
 				return err
@@ -81,13 +92,13 @@ The directory is --backends, else $AUTOAGENT_BACKENDS, else ./backends.`,
 			failed := false
 			for _, f := range found {
 				row := listedBackend{Name: f.Name, Kind: f.Kind, Path: f.Path}
-				if !noStart {
+				if start {
 					probeBackend(c.Context(), &row, timeout)
 					failed = failed || row.Error != ""
 				}
 				rows = append(rows, row)
 			}
-			if err := printBackends(c, d, rows, asJSON, noStart); err != nil {
+			if err := printBackends(c, d, rows, asJSON, !start); err != nil {
 				return err
 			}
 			if failed {
@@ -96,9 +107,11 @@ The directory is --backends, else $AUTOAGENT_BACKENDS, else ./backends.`,
 			return nil
 		},
 	}
-	c.Flags().StringVar(&dir, "backends", "", "backends directory (default $"+backend.DirEnv+" or ./backends)")
+	c.Flags().StringVar(&dir, "backends", "", "backends directory (default $"+backend.DirEnv+", else ~/.config/autoagent/backends)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	c.Flags().BoolVar(&noStart, "no-start", false, "list without starting the backends (no protocol version)")
+	c.Flags().BoolVar(&start, "start", false, "start and handshake each backend to show its protocol version and whether it works")
+	c.Flags().BoolVar(&noStart, "no-start", false, "list without starting anything (the default)")
+	c.Flags().MarkHidden("no-start")
 	c.Flags().DurationVar(&timeout, "timeout", 15*time.Second, "how long each backend may take to start and answer")
 	return c
 }
@@ -160,13 +173,13 @@ func printBackends(c *cobra.Command, dir string, rows []listedBackend, asJSON, n
 		proto, status := strconv.Itoa(r.Protocol), "ok: serves "+r.Serves
 		switch {
 		case noStart:
-			proto, status = "-", "not started"
+			proto, status = "-", "not started (--start to check it)"
 		case r.Error != "":
 			proto, status = "-", "failed: "+firstLine(r.Error)
 		case len(r.Interfaces) > 0:
 			status += " (" + strings.Join(r.Interfaces, ", ") + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, r.Kind, proto, status, r.Path)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termtext.Name(r.Name), r.Kind, proto, termtext.Name(status), termtext.Name(r.Path))
 	}
 	return tw.Flush()
 }

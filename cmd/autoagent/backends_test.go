@@ -47,7 +47,7 @@ func backendsDir(t *testing.T) string {
 
 func TestBackendsList(t *testing.T) {
 	dir := backendsDir(t)
-	code, stdout, stderr := backendsCLI(t, "backends", "list", "--backends", dir, "--json")
+	code, stdout, stderr := backendsCLI(t, "backends", "list", "--backends", dir, "--json", "--start")
 	if code != 1 {
 		t.Errorf("exit %d, want 1 (one backend is broken); stderr %s", code, stderr)
 	}
@@ -81,8 +81,47 @@ func TestBackendsList(t *testing.T) {
 		t.Errorf("--no-start: exit %d\n%s", code, stdout)
 	}
 	t.Setenv("AUTOAGENT_BACKENDS", dir)
-	if code, stdout, _ = backendsCLI(t, "backends", "list", "--no-start"); code != 0 || !strings.Contains(stdout, "openai") {
+	if code, stdout, _ = backendsCLI(t, "backends", "list"); code != 0 || !strings.Contains(stdout, "openai") {
 		t.Errorf("$AUTOAGENT_BACKENDS not used: exit %d\n%s", code, stdout)
+	}
+}
+
+// backends list starts nothing unless asked, and no command searches a
+// backends directory of the working directory unless it is named: a
+// checkout shipping ./backends had its binaries started natively by
+// `backends list` and by --provider backend:NAME (the red team of issue
+// 38). Each binary here would leave a file behind if it ran.
+func TestBackendsOfACheckoutNeverRun(t *testing.T) {
+	checkout := t.TempDir()
+	ran := filepath.Join(t.TempDir(), "ran")
+	dir := filepath.Join(checkout, "backends")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"autoagent-provider-evil", "autoagent-memory-evil"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\necho ran >> "+ran+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(checkout)
+	t.Setenv("AUTOAGENT_BACKENDS", "")
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(t.TempDir(), "config"))
+
+	code, _, stderr := backendsCLI(t, "backends", "list")
+	if code != 1 || !strings.Contains(stderr, "--backends DIR") {
+		t.Errorf("backends list in a checkout: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = backendsCLI(t, "run", "--provider", "backend:evil", "hello")
+	if code == 0 || !strings.Contains(stderr, "never searched unless named") {
+		t.Errorf("run --provider backend:evil in a checkout: exit %d, %q", code, stderr)
+	}
+	// Named, the directory is listed, and still nothing starts.
+	code, stdout, _ := backendsCLI(t, "backends", "list", "--backends", "backends")
+	if code != 0 || !strings.Contains(stdout, "evil") || !strings.Contains(stdout, "not started") {
+		t.Errorf("backends list --backends backends: exit %d\n%s", code, stdout)
+	}
+	if _, err := os.Stat(ran); err == nil {
+		t.Fatal("a backend binary of the checkout ran")
 	}
 }
 

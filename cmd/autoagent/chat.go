@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"os"
 	"os/signal"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mattn/go-isatty"
 
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/session"
@@ -150,7 +152,7 @@ answers.`,
 					history = res.Messages
 				}
 				if runErr != nil {
-					fmt.Fprintf(c.ErrOrStderr(), "autoagent: %v\n", runErr)
+					fmt.Fprintf(c.ErrOrStderr(), "autoagent: %s\n", termtext.Text(runErr.Error()))
 				}
 			}
 		},
@@ -184,7 +186,7 @@ func askApprovals(c *cobra.Command, in *bufio.Scanner, pending []loop.PendingCal
 	var opts []loop.ResumeOption
 	for _, p := range pending {
 		showPending(c.ErrOrStderr(), p, "")
-		fmt.Fprintf(c.ErrOrStderr(), "approve %s? [y / n / a reason to refuse] ", safeText(p.Call.Name))
+		fmt.Fprintf(c.ErrOrStderr(), "approve %s? [y / n / a reason to refuse] ", termtext.Name(p.Call.Name))
 		if !in.Scan() {
 			fmt.Fprintln(c.ErrOrStderr())
 			return nil, false
@@ -236,6 +238,9 @@ func turnOf(ctx context.Context, c *cobra.Command, f agentFlags, stream func(con
 // isTerminal reports whether rw (a reader or a writer) is a terminal:
 // an interactive user.
 func isTerminal(rw any) bool {
+	if w, ok := rw.(io.Writer); ok {
+		rw = rawWriter(w)
+	}
 	f, ok := rw.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }

@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/sdk/log"
 
 	"github.com/autoagent-go/autoagent/durable"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/loop"
 )
 
@@ -249,7 +250,7 @@ func runsShow() *cobra.Command {
 				showPending(w, p, "")
 			}
 			if st.Error != "" {
-				fmt.Fprintf(w, "  error: %s\n", st.Error)
+				fmt.Fprintf(w, "  error: %s\n", termtext.Text(st.Error))
 			}
 			return nil
 		},

@@ -181,7 +181,8 @@ func runEval(ctx context.Context, c *cobra.Command, f *agentFlags, ef *evalFlags
 	defer closeRT()
 	tariff, _ := parseTariff(ef.tariff)
 	opts := eval.Options{K: ef.k, Concurrency: ef.concurrency, Tariff: tariff, TokenBudget: ef.atBudget}
-	if w := c.ErrOrStderr(); isTerminal(w) {
+	if w := rawWriter(c.ErrOrStderr()); isTerminal(w) {
+		// The progress line's own escapes, on the terminal itself.
 		opts.Progress = func(done, total int) { fmt.Fprintf(w, "\reval: %d/%d cases", done, total) }
 		defer fmt.Fprint(w, "\r\033[K")
 	}

@@ -14,6 +14,8 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+
+	"github.com/autoagent-go/autoagent/internal/termtext"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -92,8 +94,14 @@ func main() {
 }
 
 // run executes the CLI with args and returns the exit code. Tests call it
-// directly.
+// directly. What it prints goes through termtext.Writer: whatever text
+// from a module, a manifest, a config or a model a command prints
+// without escaping it itself reaches no terminal raw.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	out, errw := termtext.NewWriter(stdout), termtext.NewWriter(stderr)
+	defer out.Flush()
+	defer errw.Flush()
+	stdout, stderr = out, errw
 	root := newRootCmd()
 	// Once a verb's own code runs, its errors are failures (exit 1) unless
 	// it marks them as usage errors itself: only cobra's errors before that
@@ -134,7 +142,17 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return 1
 }
 
-// printError writes err on stderr behind one "autoagent: " prefix.
+// printError writes err on stderr behind one "autoagent: " prefix. An
+// error may quote a module, a manifest or a model: its text is escaped.
 func printError(w io.Writer, err error) {
-	fmt.Fprintf(w, "autoagent: %s\n", strings.TrimPrefix(err.Error(), "autoagent: "))
+	fmt.Fprintf(w, "autoagent: %s\n", termtext.Text(strings.TrimPrefix(err.Error(), "autoagent: ")))
+}
+
+// rawWriter returns the writer under a termtext.Writer, for output meant
+// for a program (an MCP stdio stream) or for escapes of the CLI's own.
+func rawWriter(w io.Writer) io.Writer {
+	if tw, ok := w.(*termtext.Writer); ok {
+		return tw.Raw()
+	}
+	return w
 }

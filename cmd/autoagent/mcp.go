@@ -19,6 +19,7 @@ import (
 
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/host/plugindir"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/mcp"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -85,7 +86,12 @@ func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine bool)
 		defer ln.Close()
 	}
 
-	h, dir, err := autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: paths.plugins, Manifest: paths.manifest, Quarantine: quarantine})
+	trust, err := trustStore(paths.plugins)
+	if err != nil {
+		return err
+	}
+	h, dir, err := autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: paths.plugins, Manifest: paths.manifest, Quarantine: quarantine, Trust: trust,
+		Protected: autoagent.Config{Plugins: &autoagent.PluginsConfig{Trust: trust}}.Protects()})
 	if err != nil {
 		return fmt.Errorf("loading plugins from %s: %w", paths.plugins, err)
 	}
@@ -97,14 +103,14 @@ func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine bool)
 	serveTools := func() []tool.Tool {
 		tools := dir.Tools()
 		if err := srv.SetTools(tools); err != nil {
-			fmt.Fprintf(stderr, "autoagent: %v\n", err)
+			fmt.Fprintf(stderr, "autoagent: %s\n", termtext.Text(err.Error()))
 		}
 		prompts, resources := pluginCatalog(dir.Snapshot())
 		if err := srv.SetPrompts(prompts); err != nil {
-			fmt.Fprintf(stderr, "autoagent: %v\n", err)
+			fmt.Fprintf(stderr, "autoagent: %s\n", termtext.Text(err.Error()))
 		}
 		if err := srv.SetResources(resources); err != nil {
-			fmt.Fprintf(stderr, "autoagent: %v\n", err)
+			fmt.Fprintf(stderr, "autoagent: %s\n", termtext.Text(err.Error()))
 		}
 		return tools
 	}
@@ -116,7 +122,7 @@ func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine bool)
 	wg.Go(func() {
 		for ch, err := range dir.Watch(watchCtx) {
 			if err != nil {
-				fmt.Fprintf(stderr, "autoagent: plugins: %v\n", err)
+				fmt.Fprintf(stderr, "autoagent: plugins: %s\n", termtext.Text(err.Error()))
 				continue
 			}
 			serveTools()
@@ -128,7 +134,9 @@ func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine bool)
 
 	if ln == nil {
 		fmt.Fprintf(stderr, "autoagent: serving %s over MCP on stdio\n", toolList(tools))
-		err = srv.ServeIO(ctx, c.InOrStdin(), c.OutOrStdout())
+		// The protocol's stream is for a program, and JSON-RPC escapes
+		// what it carries.
+		err = srv.ServeIO(ctx, c.InOrStdin(), rawWriter(c.OutOrStdout()))
 	} else {
 		err = serveMCPHTTP(ctx, stderr, srv, ln, tools)
 	}

@@ -39,10 +39,16 @@ running out) is reported with the step where it happened, and exits 1.`,
 				if _, err := os.Stat(plugins); err != nil {
 					return fmt.Errorf("plugins directory %s: %w", plugins, err)
 				}
-				h, dir, err := autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: plugins, Manifest: manifest})
+				trust, err := trustStore(plugins)
 				if err != nil {
 					return err
 				}
+				h, dir, err := autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: plugins, Manifest: manifest, Trust: trust,
+					Protected: autoagent.Config{Plugins: &autoagent.PluginsConfig{Trust: trust}}.Protects()})
+				if err != nil {
+					return err
+				}
+				autoagent.ReportPlugins(c.ErrOrStderr(), dir.Snapshot())
 				defer h.Close(context.WithoutCancel(ctx))
 				defer dir.Close(context.WithoutCancel(ctx))
 				reg := &tool.Registry{}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/spf13/cobra"
 )
@@ -136,9 +137,10 @@ func printResult(w io.Writer, asJSON, printOutput bool, res *loop.Result) error 
 		enc.SetEscapeHTML(false)
 		return enc.Encode(res)
 	case printOutput && res.StopReason == loop.StopDone && len(res.Structured) > 0:
-		fmt.Fprintln(w, string(res.Structured))
+		fmt.Fprintln(w, termtext.Text(string(res.Structured)))
 	case printOutput && res.StopReason == loop.StopDone:
-		fmt.Fprint(w, res.Output)
+		// The model's answer: it may carry what a page or a tool said.
+		fmt.Fprint(w, termtext.Text(res.Output))
 		if !strings.HasSuffix(res.Output, "\n") {
 			fmt.Fprintln(w)
 		}

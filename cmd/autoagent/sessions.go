@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/session"
 )
 
@@ -152,7 +153,7 @@ func printEntry(w io.Writer, e session.Entry, prefix string) {
 	for _, tr := range e.Message.ToolResults() {
 		parts = append(parts, fmt.Sprintf("[result of %s] %s", tr.Name, tr.Content))
 	}
-	fmt.Fprintf(w, "%s#%d %s: %s\n", prefix, e.Seq, e.Message.Role, safeText(strings.Join(parts, " ")))
+	fmt.Fprintf(w, "%s#%d %s: %s\n", prefix, e.Seq, e.Message.Role, termtext.Name(strings.Join(parts, " ")))
 }
 
 func newSessionsForkCmd() *cobra.Command {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/synth"
 	"github.com/autoagent-go/autoagent/trace"
@@ -209,7 +210,7 @@ func readExamples(path string) ([]synth.Example, error) {
 }
 
 func printAttempt(w io.Writer, a synth.Attempt) {
-	name := a.Tool
+	name := termtext.Name(a.Tool) // the model's choice
 	if name == "" {
 		name = "(no tool)"
 	}
@@ -221,7 +222,7 @@ func printAttempt(w io.Writer, a synth.Attempt) {
 		fmt.Fprintf(w, "attempt %d: %s: %s: accepted (%.1fs)\n", a.Index, name, counts, a.Duration.Seconds())
 		return
 	}
-	fmt.Fprintf(w, "attempt %d: %s: %s: rejected at %s (%.1fs): %s\n", a.Index, name, counts, a.Stage, a.Duration.Seconds(), firstLines(a.Feedback, 4))
+	fmt.Fprintf(w, "attempt %d: %s: %s: rejected at %s (%.1fs): %s\n", a.Index, name, counts, a.Stage, a.Duration.Seconds(), firstLines(termtext.Text(a.Feedback), 4))
 }
 
 func firstLines(s string, n int) string {
@@ -243,13 +244,13 @@ func printSynthesis(w io.Writer, res *synth.Synthesis, f synthFlags) {
 	}
 	t := res.Tool
 	fmt.Fprintf(w, "accepted %s (%s) after %d attempt(s): %d shown and %d held-out examples pass; cost: %s\n",
-		t.Name(), t.Language(), len(res.Attempts), res.Shown, res.HeldOut, cost)
+		termtext.Name(t.Name()), t.Language(), len(res.Attempts), res.Shown, res.HeldOut, cost)
 	if st := res.Staged; st != nil {
 		fmt.Fprintf(w, "staged in %s: %s (sha256 %s)\n", st.Dir, filepath.Base(st.Module), st.SHA256)
 		fmt.Fprintf(w, "review %s, then: autoagent synth promote %s --staging %s && autoagent tools approve plugins/%s.wasm\n",
 			st.Source, st.Stem, st.Dir, st.Stem)
 	} else {
-		fmt.Fprintf(w, "source:\n%s\n", t.Source())
+		fmt.Fprintf(w, "source:\n%s\n", termtext.Text(t.Source())) // written by a model
 	}
 }
 

@@ -63,5 +63,9 @@ func runTests(m *testing.M) (int, error) {
 	}
 	sharedCache = dir
 	os.Setenv("XDG_CACHE_HOME", dir)
+	// The tests' trust store: never the user's. A test that approves
+	// through the CLI trusts what it wrote; one that needs another store
+	// sets AUTOAGENT_TRUST itself.
+	os.Setenv("AUTOAGENT_TRUST", filepath.Join(dir, "trust.json"))
 	return m.Run(), nil
 }

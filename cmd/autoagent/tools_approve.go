@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/autoagent-go/autoagent/host/plugindir"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -125,18 +126,21 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	if by == "" {
 		by = defaultApprover()
 	}
-	store := f.paths.store()
+	store, err := f.paths.store()
+	if err != nil {
+		return err
+	}
 
 	w := c.OutOrStdout()
-	fmt.Fprintf(w, "Approving %s\n", safeText(file))
+	fmt.Fprintf(w, "Approving %s\n", termtext.Name(file))
 	fmt.Fprintf(w, "  sha256:    %s\n", r.sha256)
 	if r.sidecarFile != "" {
-		fmt.Fprintf(w, "  sidecar:   %s (sha256 %s)\n", safeText(r.sidecarFile), r.sidecarSHA256)
+		fmt.Fprintf(w, "  sidecar:   %s (sha256 %s)\n", termtext.Name(r.sidecarFile), r.sidecarSHA256)
 	}
-	fmt.Fprintf(w, "  name:      %s\n", safeText(name))
+	fmt.Fprintf(w, "  name:      %s\n", termtext.Name(name))
 	var tools []string
 	for _, t := range r.inspection.Description.Tools {
-		tools = append(tools, safeText(t.Name))
+		tools = append(tools, termtext.Name(t.Name))
 	}
 	fmt.Fprintf(w, "  tools:     %s\n", strings.Join(tools, ", "))
 	if len(f.skipTools) > 0 {
@@ -147,7 +151,7 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 				skipped = append(skipped, t)
 			}
 		}
-		fmt.Fprintf(w, "  skipped:   %s (--skip-tools %s)\n", strings.Join(nonEmpty(skipped), ", "), safeText(strings.Join(f.skipTools, " ")))
+		fmt.Fprintf(w, "  skipped:   %s (--skip-tools %s)\n", strings.Join(nonEmpty(skipped), ", "), termtext.Name(strings.Join(f.skipTools, " ")))
 	}
 	fmt.Fprintf(w, "  requests:  %s\n", requestsText(r.requested))
 	fmt.Fprintf(w, "  grants:    %s\n", grantList(grants))
@@ -160,7 +164,7 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 		fmt.Fprintf(w, "  not granted: %s (the module asks for it; calls that need it will be refused)\n", grantList(missing))
 	}
 	fmt.Fprintf(w, "  limits:    %s\n", limitsText(limits))
-	fmt.Fprintf(w, "  by:        %s\n", safeText(by))
+	fmt.Fprintf(w, "  by:        %s\n", termtext.Name(by))
 	fmt.Fprintf(w, "  manifest:  %s\n", store.Path)
 	if !f.yes {
 		ok, err := confirm(c.InOrStdin(), w, "Approve these bytes with these grants? [y/N] ")
@@ -180,15 +184,21 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "Approved %s -> %s (manifest: %s)\n", safeText(file), manifest.Short(r.sha256), store.Path)
+	fmt.Fprintf(w, "Approved %s -> %s (manifest: %s)\n", termtext.Name(file), manifest.Short(r.sha256), store.Path)
 	fmt.Fprintln(w, "Any change to the file voids this approval.")
 	if m, err := store.Load(); err == nil {
 		if earlier := len(m.ByFile(filepath.Base(file))) - 1; earlier > 0 {
-			fmt.Fprintf(w, "note: %d earlier approval(s) of %s remain; `autoagent tools revoke SHA256` removes one\n", earlier, filepath.Base(file))
+			fmt.Fprintf(w, "note: %d earlier approval(s) of %s remain; `autoagent tools revoke SHA256` removes one\n", earlier, termtext.Name(filepath.Base(file)))
+		}
+		if err := f.paths.trustState(m); err != nil {
+			// Approving into a manifest others wrote trusts nothing of
+			// theirs: the person reviews the whole of it first.
+			fmt.Fprintf(w, "note: %s holds approvals you have not trusted, so none of them counts yet, this one included: review it with `autoagent tools trust --manifest %s`\n",
+				store.Path, store.Path)
 		}
 	}
 	if inDir, err := sameDir(filepath.Dir(file), filepath.Dir(store.Path)); err == nil && !inDir {
-		fmt.Fprintf(w, "note: %s is not in %s; copy it there for the plugins directory to load it\n", safeText(file), filepath.Dir(store.Path))
+		fmt.Fprintf(w, "note: %s is not in %s; copy it there for the plugins directory to load it\n", termtext.Name(file), filepath.Dir(store.Path))
 	}
 	return nil
 }

@@ -14,9 +14,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/internal/safefile"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -93,6 +95,9 @@ func runToolsCall(c *cobra.Command, target string, f callFlags) error {
 	h, err := host.New(ctx, host.Options{
 		PoolSize: -1, // one call: a pool would only instantiate for nothing
 		OnCall:   func(_ context.Context, r host.CallRecord) { rec = &r },
+		// Whatever --grant says: this program, the backends and the
+		// trust store stay out of reach.
+		Protected: autoagent.Config{}.Protects(),
 	})
 	if err != nil {
 		return err
@@ -124,7 +129,7 @@ func runToolsCall(c *cobra.Command, target string, f callFlags) error {
 		return callErr
 	}
 	if rec != nil && !rec.Outcome.Ran() {
-		return fmt.Errorf("%s (%s)", safeText(res.Text()), rec.Outcome)
+		return fmt.Errorf("%s (%s)", termtext.Name(res.Text()), rec.Outcome)
 	}
 	return nil
 }
@@ -191,7 +196,11 @@ func baseName(p string) string {
 // namedTool finds NAME among the approved plugins of the plugins
 // directory (or, failing that, among the tools they expose).
 func namedTool(ctx context.Context, h *host.Host, name string, f callFlags) (tool.Tool, error) {
-	d, err := plugindir.Open(ctx, h, plugindir.Options{Dir: f.paths.plugins, Manifest: f.paths.manifestPath()})
+	opts, err := f.paths.dirOptions()
+	if err != nil {
+		return nil, err
+	}
+	d, err := plugindir.Open(ctx, h, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +215,10 @@ func namedTool(ctx context.Context, h *host.Host, name string, f callFlags) (too
 	if p.Loaded == nil || p.Status != plugindir.StatusApproved {
 		reason := ""
 		if p.Err != nil {
-			reason = ": " + safeText(p.Err.Error())
+			reason = ": " + termtext.Name(p.Err.Error())
+		}
+		if snap.Untrusted != nil {
+			return nil, fmt.Errorf("plugin %s is %s%s", name, p.Status, reason)
 		}
 		return nil, fmt.Errorf("plugin %s is %s%s; approve it with `autoagent tools approve %s`", name, p.Status, reason, p.Path)
 	}

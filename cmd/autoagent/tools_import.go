@@ -22,6 +22,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/autoagent-go/autoagent/internal/safefile"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -70,14 +71,16 @@ type importProposal struct {
 	Name string `json:"name"`
 	// Source is the module's path or URL as the config gives it.
 	Source string `json:"source"`
-	// File is where the plugins directory holds (or would hold) it.
+	// File is where the plugins directory holds (or would hold) it; ""
+	// when the plugin's name is not a module name (nothing is proposed).
 	File string `json:"file"`
 	// SHA256 is the sum of the local module's bytes, "" for a remote one.
 	SHA256    string          `json:"sha256,omitempty"`
 	Grants    []string        `json:"grants"`
 	Limits    manifest.Limits `json:"limits"`
 	SkipTools []string        `json:"skip_tools,omitempty"`
-	// Approve is the command that approves it as proposed.
+	// Approve is the command that approves it as proposed ("" when
+	// nothing is proposed).
 	Approve string `json:"approve"`
 	// Notes say what could not be carried over, and what to do.
 	Notes []string `json:"notes,omitempty"`
@@ -263,12 +266,20 @@ func (p *importProposal) addConfig(key, value string) {
 }
 
 // locate finds the module: a local file is read (and with copyIn copied
-// into the plugins directory), a remote one left to the operator.
+// into the plugins directory), a remote one left to the operator. A name
+// that is not a module name proposes nothing: the config is not trusted,
+// and the name becomes a file name in the plugins directory (`../x`
+// escaped it; the red team of issue 38).
 func (p *importProposal) locate(c *cobra.Command, base, pluginsDir string, copyIn bool) {
-	p.File = filepath.Join(pluginsDir, p.Name+".wasm")
 	if p.Grants == nil {
 		p.Grants = []string{}
 	}
+	file := p.Name + ".wasm"
+	if !manifest.ValidName(p.Name) || !filepath.IsLocal(file) || filepath.Base(file) != file {
+		p.Notes = append(p.Notes, fmt.Sprintf("the plugin name %q is not a module name (1-128 letters, digits, '_', '.' or '-', starting with a letter or digit): nothing is copied or proposed; rename it in the config", p.Name))
+		return
+	}
+	p.File = filepath.Join(pluginsDir, file)
 	src := strings.TrimPrefix(p.Source, "file://")
 	switch {
 	case p.Source == "":
@@ -290,7 +301,7 @@ func (p *importProposal) locate(c *cobra.Command, base, pluginsDir string, copyI
 			if err := copyModule(b, p.File); err != nil {
 				p.Notes = append(p.Notes, err.Error())
 			} else {
-				fmt.Fprintf(c.ErrOrStderr(), "autoagent: copied %s to %s\n", safeText(src), safeText(p.File))
+				fmt.Fprintf(c.ErrOrStderr(), "autoagent: copied %s to %s\n", termtext.Name(src), termtext.Name(p.File))
 			}
 		} else if _, err := os.Stat(p.File); err != nil {
 			p.Notes = append(p.Notes, fmt.Sprintf("copy %s to %s (or pass --copy)", src, p.File))
@@ -343,14 +354,20 @@ func (p *importProposal) checkRequested(c *cobra.Command, path string) {
 	}
 }
 
-// copyModule writes b to dst, atomically, unless a different file is
-// there.
+// copyModule writes b to dst, atomically, unless something else is there:
+// a different file, or anything that is not a plain file (a link could
+// lead anywhere).
 func copyModule(b []byte, dst string) error {
-	if old, err := os.ReadFile(dst); err == nil {
+	if fi, err := os.Lstat(dst); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("%s exists and is not a plain file: not overwritten", termtext.Name(dst))
+	} else if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if old, err := safefile.Read(dst, maxModuleFile); err == nil {
 		if bytes.Equal(old, b) {
 			return nil
 		}
-		return fmt.Errorf("%s exists with other bytes: not overwritten", dst)
+		return fmt.Errorf("%s exists with other bytes: not overwritten", termtext.Name(dst))
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
@@ -375,21 +392,23 @@ func printProposals(w io.Writer, props []importProposal) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "plugin:    %s\n", safeText(p.Name))
-		fmt.Fprintf(w, "source:    %s\n", safeText(p.Source))
-		fmt.Fprintf(w, "file:      %s\n", safeText(p.File))
+		fmt.Fprintf(w, "plugin:    %s\n", termtext.Name(p.Name))
+		fmt.Fprintf(w, "source:    %s\n", termtext.Name(p.Source))
+		fmt.Fprintf(w, "file:      %s\n", termtext.Name(cmp.Or(p.File, "-")))
 		if p.SHA256 != "" {
 			fmt.Fprintf(w, "sha256:    %s\n", p.SHA256)
 		}
-		fmt.Fprintf(w, "grants:    %s\n", safeText(strings.Join(nonEmpty(p.Grants), ", ")))
+		fmt.Fprintf(w, "grants:    %s\n", termtext.Name(strings.Join(nonEmpty(p.Grants), ", ")))
 		fmt.Fprintf(w, "limits:    %s\n", limitsText(p.Limits))
 		if len(p.SkipTools) > 0 {
-			fmt.Fprintf(w, "skip:      %s\n", safeText(strings.Join(p.SkipTools, " ")))
+			fmt.Fprintf(w, "skip:      %s\n", termtext.Name(strings.Join(p.SkipTools, " ")))
 		}
 		for _, n := range p.Notes {
-			fmt.Fprintf(w, "note:      %s\n", safeText(n))
+			fmt.Fprintf(w, "note:      %s\n", termtext.Name(n))
 		}
-		fmt.Fprintf(w, "approve:   %s\n", safeText(p.Approve))
+		if p.Approve != "" {
+			fmt.Fprintf(w, "approve:   %s\n", termtext.Name(p.Approve))
+		}
 	}
 }
 

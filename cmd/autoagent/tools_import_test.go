@@ -152,3 +152,82 @@ func shellFields(t *testing.T, s string) []string {
 	}
 	return out
 }
+
+// A plugin's name in a config is not trusted: it becomes a file name in
+// the plugins directory, and `../x` escaped it (the red team of issue 38).
+// Every spelling that is not a module name proposes nothing and copies
+// nothing; a valid name whose file in the plugins directory is a link is
+// not written through.
+func TestToolsImportRefusesNamesThatAreNotModuleNames(t *testing.T) {
+	e := newCLIEnv(t)
+	src := filepath.Join(e.root, "src")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b := mustRead(t, filepath.Join(e.testdata, "echo.wasm"))
+	if err := os.WriteFile(filepath.Join(src, "m.wasm"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	victim := filepath.Join(e.root, "victim.wasm")
+	if err := os.WriteFile(victim, []byte("the victim"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, filepath.Join(e.plugins, "linked.wasm")); err != nil {
+		t.Fatal(err)
+	}
+	// The names as YAML keys: single quotes keep backslashes, double
+	// quotes write a NUL.
+	keys := []string{`'../escaped'`, `'/abs/escaped'`, `'a/../../escaped'`, `'..\..\escaped'`, `"nul\0byte"`, `'..'`, `'.hidden'`, `'-flag'`, `''`}
+	var cfg strings.Builder
+	cfg.WriteString("plugins:\n")
+	for _, k := range append(keys, "linked") {
+		cfg.WriteString("  " + k + ":\n    path: ./m.wasm\n")
+	}
+	bad := keys
+	cfgPath := filepath.Join(src, "config.yaml")
+	if err := os.WriteFile(cfgPath, []byte(cfg.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.mustRun(0, "tools", "import", cfgPath, "--json", "--copy")
+	var out struct{ Plugins []importProposal }
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || len(out.Plugins) != len(bad)+1 {
+		t.Fatalf("%v\n%s", err, r.stdout)
+	}
+	for _, p := range out.Plugins {
+		notes := strings.Join(p.Notes, "\n")
+		if p.Name == "linked" {
+			if !strings.Contains(notes, "not a plain file: not overwritten") {
+				t.Errorf("linked: %+v", p)
+			}
+			continue
+		}
+		if p.File != "" || p.Approve != "" || !strings.Contains(notes, "is not a module name") {
+			t.Errorf("%q: file %q, approve %q, notes %s", p.Name, p.File, p.Approve, notes)
+		}
+	}
+	// Nothing was written outside the plugins directory, nor through the
+	// link.
+	for _, p := range []string{filepath.Join(e.root, "escaped.wasm"), "/abs/escaped.wasm", filepath.Join(filepath.Dir(e.root), "escaped.wasm")} {
+		if _, err := os.Lstat(p); err == nil {
+			t.Errorf("%s was written", p)
+		}
+	}
+	if got := string(mustRead(t, victim)); got != "the victim" {
+		t.Errorf("written through the link: %q", got)
+	}
+	ents, err := os.ReadDir(e.plugins)
+	if err != nil || len(ents) != 1 {
+		t.Errorf("the plugins directory holds %v (%v), want only the link", ents, err)
+	}
+	// An Extism manifest's module name too.
+	ext := filepath.Join(src, "extism.json")
+	if err := os.WriteFile(ext, []byte(`{"wasm":[{"path":"m.wasm","name":"../escaped"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.mustRun(0, "tools", "import", ext, "--copy"); !strings.Contains(r.stdout, "is not a module name") {
+		t.Errorf("Extism manifest: %s", r.stdout)
+	}
+	if _, err := os.Lstat(filepath.Join(e.root, "escaped.wasm")); err == nil {
+		t.Error("the Extism manifest's name escaped the plugins directory")
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/internal/safefile"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -92,16 +93,18 @@ type inspectApproval struct {
 }
 
 type inspectOutput struct {
-	File          string           `json:"file"`
-	SHA256        string           `json:"sha256"`
-	Sidecar       string           `json:"sidecar,omitempty"`
-	SidecarSHA256 string           `json:"sidecar_sha256,omitempty"`
-	ABI           host.ABI         `json:"abi"`
-	Status        string           `json:"status"`
-	Reason        string           `json:"reason,omitempty"` // why the module is invalid
-	Manifest      string           `json:"manifest"`
-	Approval      *inspectApproval `json:"approval"`
-	Requested     []string         `json:"requested"`
+	File          string   `json:"file"`
+	SHA256        string   `json:"sha256"`
+	Sidecar       string   `json:"sidecar,omitempty"`
+	SidecarSHA256 string   `json:"sidecar_sha256,omitempty"`
+	ABI           host.ABI `json:"abi"`
+	Status        string   `json:"status"`
+	// Reason says why the module is invalid, or why its approval does
+	// not count (a manifest this user has not trusted).
+	Reason    string           `json:"reason,omitempty"`
+	Manifest  string           `json:"manifest"`
+	Approval  *inspectApproval `json:"approval"`
+	Requested []string         `json:"requested"`
 	// Capabilities is what the describe document's "capabilities" asks
 	// for, under docs/ARCHITECTURE.md's name (§8); Requested is the same list.
 	Capabilities []string `json:"capabilities"`
@@ -159,7 +162,7 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 					return encErr
 				}
 			} else {
-				fmt.Fprintf(c.OutOrStdout(), "file:      %s\nsha256:    %s\nstatus:    invalid: %s\n", safeText(file), r.sha256, safeText(err.Error()))
+				fmt.Fprintf(c.OutOrStdout(), "file:      %s\nsha256:    %s\nstatus:    invalid: %s\n", termtext.Name(file), r.sha256, termtext.Name(err.Error()))
 			}
 		}
 		return err
@@ -180,13 +183,26 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 	if out.Imports == nil {
 		out.Imports = []string{}
 	}
-	m, err := paths.store().Load()
+	m, err := (&manifest.Store{Path: paths.manifestPath()}).Load()
 	if err != nil {
+		m = &manifest.Manifest{}
+	} else {
+		err = paths.trustState(m)
+	}
+	var untrusted *manifest.UntrustedError
+	switch {
+	case errors.As(err, &untrusted):
+		// Approved or not, nothing in it counts for this user.
+		if _, ok := r.approval(m); ok {
+			out.Reason = untrusted.Error()
+		}
+	case err != nil:
 		// The review itself does not depend on the manifest; say why the
 		// status is unknown rather than hide the module's description.
-		fmt.Fprintf(c.ErrOrStderr(), "autoagent: %v\n", err)
+		fmt.Fprintf(c.ErrOrStderr(), "autoagent: %s\n", termtext.Name(err.Error()))
 		out.Status = "unknown"
-	} else if e, ok := r.approval(m); ok {
+	}
+	if e, ok := r.approval(m); ok && err == nil {
 		out.Status = string(plugindir.StatusApproved)
 		out.Approval = &inspectApproval{Name: e.Name, File: e.File, Grants: manifest.GrantStrings(e.Grants), Limits: e.Limits,
 			ApprovedBy: e.ApprovedBy, ApprovedAt: e.ApprovedAt, Note: e.Note}
@@ -205,23 +221,25 @@ func printJSON(w io.Writer, v any) error {
 }
 
 func printInspection(w io.Writer, r *review, out inspectOutput) {
-	fmt.Fprintf(w, "file:      %s\n", safeText(out.File))
+	fmt.Fprintf(w, "file:      %s\n", termtext.Name(out.File))
 	fmt.Fprintf(w, "sha256:    %s\n", out.SHA256)
 	if out.Sidecar != "" {
-		fmt.Fprintf(w, "sidecar:   %s (sha256 %s)\n", safeText(out.Sidecar), out.SidecarSHA256)
+		fmt.Fprintf(w, "sidecar:   %s (sha256 %s)\n", termtext.Name(out.Sidecar), out.SidecarSHA256)
 	}
 	fmt.Fprintf(w, "abi:       %s\n", out.ABI)
 	switch a := out.Approval; {
 	case a != nil:
-		fmt.Fprintf(w, "status:    approved by %s at %s in %s\n", safeText(a.ApprovedBy), a.ApprovedAt.Format(time.RFC3339), safeText(out.Manifest))
+		fmt.Fprintf(w, "status:    approved by %s at %s in %s\n", termtext.Name(a.ApprovedBy), a.ApprovedAt.Format(time.RFC3339), termtext.Name(out.Manifest))
 		fmt.Fprintf(w, "grants:    %s\n", strings.Join(nonEmpty(a.Grants), ", "))
 		if a.Note != "" {
-			fmt.Fprintf(w, "note:      %s\n", safeText(a.Note))
+			fmt.Fprintf(w, "note:      %s\n", termtext.Name(a.Note))
 		}
 	case out.Status == "unknown":
-		fmt.Fprintf(w, "status:    unknown (the manifest %s does not load)\n", safeText(out.Manifest))
+		fmt.Fprintf(w, "status:    unknown (the manifest %s does not load)\n", termtext.Name(out.Manifest))
+	case out.Reason != "":
+		fmt.Fprintf(w, "status:    pending: approved in %s, which does not count: %s\n", termtext.Name(out.Manifest), termtext.Name(out.Reason))
 	default:
-		fmt.Fprintf(w, "status:    pending: no approval for these bytes in %s\n", safeText(out.Manifest))
+		fmt.Fprintf(w, "status:    pending: no approval for these bytes in %s\n", termtext.Name(out.Manifest))
 	}
 	fmt.Fprintf(w, "requests:  %s\n", requestsText(r.requested))
 	if len(out.Needs) > 0 {
@@ -229,23 +247,23 @@ func printInspection(w io.Writer, r *review, out inspectOutput) {
 	}
 	if len(out.HostFunctions) > 0 {
 		fmt.Fprintf(w, "host functions: %s (each needs the grant host:NAME, and the application running the module registers it)\n",
-			safeText(strings.Join(out.HostFunctions, ", ")))
+			termtext.Name(strings.Join(out.HostFunctions, ", ")))
 	}
 	if changes := listChanges(out.Imports); changes != "" {
 		fmt.Fprintf(w, "changes:   its %s may change after approval (it imports notify_*_list_changed): what it adds is not shown here, and a tool another plugin serves stays with that plugin\n", changes)
 	}
 	fmt.Fprintf(w, "tools:\n")
 	for _, t := range out.Describe.Tools {
-		fmt.Fprintf(w, "  %s\n", safeText(t.Name))
+		fmt.Fprintf(w, "  %s\n", termtext.Name(t.Name))
 		if t.Description != "" {
 			fmt.Fprintf(w, "    %s\n", oneLine(t.Description))
 		}
 		if t.Export != "" {
-			fmt.Fprintf(w, "    export: %s (an Extism function: input the argument \"input\", output the text)\n", safeText(t.Export))
+			fmt.Fprintf(w, "    export: %s (an Extism function: input the argument \"input\", output the text)\n", termtext.Name(t.Export))
 		}
-		fmt.Fprintf(w, "    input:  %s\n", safeText(compactJSON(t.InputSchema)))
+		fmt.Fprintf(w, "    input:  %s\n", termtext.Name(compactJSON(t.InputSchema)))
 		if len(t.OutputSchema) > 0 {
-			fmt.Fprintf(w, "    output: %s\n", safeText(compactJSON(t.OutputSchema)))
+			fmt.Fprintf(w, "    output: %s\n", termtext.Name(compactJSON(t.OutputSchema)))
 		}
 	}
 	// A hyper-mcp v2 plugin's prompts and resources reach an MCP client
@@ -253,13 +271,13 @@ func printInspection(w io.Writer, r *review, out inspectOutput) {
 	if d := out.Describe; len(d.Prompts)+len(d.Resources)+len(d.ResourceTemplates) > 0 {
 		fmt.Fprintf(w, "prompts and resources:\n")
 		for _, p := range d.Prompts {
-			fmt.Fprintf(w, "  prompt %s: %s\n", safeText(p.Name), oneLine(p.Description))
+			fmt.Fprintf(w, "  prompt %s: %s\n", termtext.Name(p.Name), oneLine(p.Description))
 		}
 		for _, r := range d.Resources {
-			fmt.Fprintf(w, "  resource %s (%s): %s\n", safeText(r.URI), safeText(r.Name), oneLine(r.Description))
+			fmt.Fprintf(w, "  resource %s (%s): %s\n", termtext.Name(r.URI), termtext.Name(r.Name), oneLine(r.Description))
 		}
 		for _, r := range d.ResourceTemplates {
-			fmt.Fprintf(w, "  resource template %s (%s): %s\n", safeText(r.URITemplate), safeText(r.Name), oneLine(r.Description))
+			fmt.Fprintf(w, "  resource template %s (%s): %s\n", termtext.Name(r.URITemplate), termtext.Name(r.Name), oneLine(r.Description))
 		}
 	}
 }
@@ -293,7 +311,7 @@ func oneLine(s string) string {
 		}
 		s = s[:cut] + "…"
 	}
-	return safeText(s)
+	return termtext.Name(s)
 }
 
 func nonEmpty(ss []string) []string {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -39,8 +40,12 @@ type listedPlugin struct {
 }
 
 type listOutput struct {
-	Dir       string               `json:"dir"`
-	Manifest  string               `json:"manifest"`
+	Dir      string `json:"dir"`
+	Manifest string `json:"manifest"`
+	// Trusted is false when this user has not trusted the manifest's
+	// content: its approvals do not count (Untrusted says why).
+	Trusted   bool                 `json:"manifest_trusted"`
+	Untrusted string               `json:"untrusted,omitempty"`
 	Plugins   []listedPlugin       `json:"plugins"`
 	Conflicts []plugindir.Conflict `json:"conflicts"`
 }
@@ -83,17 +88,25 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 		return err
 	}
 	defer h.Close(ctx)
-	d, err := plugindir.Open(ctx, h, plugindir.Options{Dir: paths.plugins, Manifest: paths.manifestPath()})
+	opts, err := paths.dirOptions()
+	if err != nil {
+		return err
+	}
+	d, err := plugindir.Open(ctx, h, opts)
 	if err != nil {
 		return err
 	}
 	defer d.Close(ctx)
-	m, err := paths.store().Load()
-	if err != nil {
-		return err
-	}
 	snap := d.Snapshot()
-	out := listOutput{Dir: paths.plugins, Manifest: paths.manifestPath(), Plugins: []listedPlugin{}, Conflicts: snap.Conflicts}
+	m := &manifest.Manifest{}
+	if snap.Untrusted == nil {
+		// The approvals that count; an untrusted manifest's are listed
+		// as nothing approved (its modules are pending, saying why).
+		if m, err = (&manifest.Store{Path: paths.manifestPath()}).Load(); err != nil {
+			return err
+		}
+	}
+	out := listOutput{Dir: paths.plugins, Manifest: paths.manifestPath(), Trusted: snap.Untrusted == nil, Plugins: []listedPlugin{}, Conflicts: snap.Conflicts}
 	if out.Conflicts == nil {
 		out.Conflicts = []plugindir.Conflict{}
 	}
@@ -128,6 +141,9 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 		})
 	}
 
+	if snap.Untrusted != nil {
+		out.Untrusted = snap.Untrusted.Error()
+	}
 	w := c.OutOrStdout()
 	if asJSON {
 		enc := json.NewEncoder(w)
@@ -138,6 +154,7 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 		_, err := fmt.Fprintf(w, "no modules in %s (manifest %s)\n", paths.plugins, paths.manifestPath())
 		return err
 	}
+	untrustedNote(c, snap)
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tFILE\tSHA256\tSTATUS\tGRANTS\tTOOLS")
 	for _, r := range out.Plugins {
@@ -148,7 +165,7 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 		if tools == "" {
 			tools = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", safeText(r.Name), safeText(r.File), manifest.Short(r.SHA256), r.Status, grants, tools)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Name(r.Name), termtext.Name(r.File), manifest.Short(r.SHA256), r.Status, grants, tools)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -157,7 +174,7 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 	for _, r := range out.Plugins {
 		switch r.Status {
 		case string(plugindir.StatusInvalid), statusMissing:
-			fmt.Fprintf(w, "%s: %s\n", safeText(r.File), safeText(r.Reason))
+			fmt.Fprintf(w, "%s: %s\n", termtext.Name(r.File), termtext.Name(r.Reason))
 		case string(plugindir.StatusPending):
 			pending++
 		}
@@ -165,7 +182,7 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 	for _, cf := range out.Conflicts {
 		fmt.Fprintf(w, "conflict: %s\n", cf.Error())
 	}
-	if pending > 0 {
+	if pending > 0 && snap.Untrusted == nil {
 		fmt.Fprintf(w, "%d pending: review with `autoagent tools inspect FILE`, then `autoagent tools approve FILE --grant ...`\n", pending)
 	}
 	return nil

@@ -6,10 +6,10 @@ import (
 	"os/user"
 	"path/filepath"
 	"strings"
-	"unicode"
 
 	"github.com/spf13/pflag"
 
+	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -49,7 +49,42 @@ func (p *pluginPaths) manifestPath() string {
 	return filepath.Join(p.plugins, "manifest.json")
 }
 
-func (p *pluginPaths) store() *manifest.Store { return &manifest.Store{Path: p.manifestPath()} }
+// store returns the manifest's store, which keeps this user's trust of
+// the manifest current across their approvals and revocations.
+func (p *pluginPaths) store() (*manifest.Store, error) {
+	ts, err := p.trust()
+	if err != nil {
+		return nil, err
+	}
+	return &manifest.Store{Path: p.manifestPath(), Trust: ts}, nil
+}
+
+// trust returns this user's trust store for the plugins directory.
+func (p *pluginPaths) trust() (*manifest.TrustStore, error) { return trustStore(p.plugins) }
+
+// dirOptions are the plugins directory's options: its manifest counts as
+// far as this user trusts it.
+func (p *pluginPaths) dirOptions() (plugindir.Options, error) {
+	ts, err := p.trust()
+	if err != nil {
+		return plugindir.Options{}, err
+	}
+	return plugindir.Options{Dir: p.plugins, Manifest: p.manifestPath(), Trust: ts}, nil
+}
+
+// trustState says whether this user trusts m's content: nil when they do
+// (or m approves nothing), an *manifest.UntrustedError when not, another
+// error when the trust store cannot tell.
+func (p *pluginPaths) trustState(m *manifest.Manifest) error {
+	if m.Len() == 0 {
+		return nil
+	}
+	ts, err := p.trust()
+	if err != nil {
+		return err
+	}
+	return ts.Check(p.manifestPath(), m.ContentSHA256())
+}
 
 // defaultApprover is who approves or revokes when --by is not given: $USER,
 // else the account name, else "unknown".
@@ -94,34 +129,6 @@ func grantList(gs []manifest.Grant) string {
 		return "-"
 	}
 	return strings.Join(manifest.GrantStrings(gs), ", ")
-}
-
-// safeText makes text from a module (its tool descriptions, its error
-// messages) or a hand-edited manifest safe to print on a terminal: control
-// characters, which could move the cursor or rewrite what a reviewer sees,
-// and invisible formatting characters (a right-to-left override makes
-// "fs.write:" display as something else), are shown escaped.
-func safeText(s string) string {
-	if strings.IndexFunc(s, unsafeRune) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unsafeRune(r) {
-			q := fmt.Sprintf("%+q", string(r))
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// unsafeRune reports what safeText escapes: control characters, and
-// formatting characters that change how the text around them displays
-// (direction overrides, zero-width characters, line separators).
-func unsafeRune(r rune) bool {
-	return unicode.IsControl(r) || unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
 // limitsText describes an approval's limits, defaults included.

@@ -437,18 +437,6 @@ func TestManifestBesideModule(t *testing.T) {
 	}
 }
 
-func TestSafeText(t *testing.T) {
-	if got := safeText("ok\x1b[2Jgone\ttab"); got != `ok\x1b[2Jgone\ttab` {
-		t.Errorf("safeText = %q", got)
-	}
-	if got := safeText("read\u202e:etirw\u202c x\u200by"); got != `read\u202e:etirw\u202c x\u200by` {
-		t.Errorf("safeText = %q, want direction overrides and zero-width characters escaped", got)
-	}
-	if got := safeText("café ✓"); got != "café ✓" {
-		t.Errorf("safeText changed printable text: %q", got)
-	}
-}
-
 // TestToolsRevokeByToolName: `tools revoke` takes a tool's name, as
 // `tools call` does, and revokes the module that offers it.
 func TestToolsRevokeByToolName(t *testing.T) {

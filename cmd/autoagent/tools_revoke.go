@@ -10,6 +10,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -33,7 +34,10 @@ is recorded in the audit log beside the manifest (manifest.log.jsonl).
 Hosts watching the plugins directory drop the module at once.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			store := paths.store()
+			store, err := paths.store()
+			if err != nil {
+				return err
+			}
 			if by == "" {
 				by = defaultApprover()
 			}
@@ -42,7 +46,7 @@ Hosts watching the plugins directory drop the module at once.`,
 			if errors.Is(err, manifest.ErrNotFound) {
 				// Not a module: perhaps a tool, as `tools call` takes.
 				if sum, module, ok := toolModule(c.Context(), paths, target); ok {
-					fmt.Fprintf(c.OutOrStdout(), "%s is a tool of module %s (sha256 %s)\n", safeText(target), safeText(module), manifest.Short(sum))
+					fmt.Fprintf(c.OutOrStdout(), "%s is a tool of module %s (sha256 %s)\n", termtext.Name(target), termtext.Name(module), manifest.Short(sum))
 					removed, err = store.Revoke(c.Context(), manifest.Revocation{Target: sum, By: by, Note: note})
 				}
 			}
@@ -55,7 +59,7 @@ Hosts watching the plugins directory drop the module at once.`,
 			w := c.OutOrStdout()
 			for _, e := range removed {
 				fmt.Fprintf(w, "Revoked %s: %s (%s, approved by %s at %s, grants: %s)\n",
-					safeText(e.Name), manifest.Short(e.SHA256), safeText(e.File), safeText(e.ApprovedBy),
+					termtext.Name(e.Name), manifest.Short(e.SHA256), termtext.Name(e.File), termtext.Name(e.ApprovedBy),
 					e.ApprovedAt.Format("2006-01-02T15:04:05Z"), grantList(e.Grants))
 			}
 			_, err = fmt.Fprintf(w, "manifest: %s (audit log: %s)\n", store.Path, store.LogPath())
@@ -76,7 +80,11 @@ func toolModule(ctx context.Context, paths pluginPaths, name string) (sum, modul
 		return "", "", false
 	}
 	defer h.Close(ctx)
-	d, err := plugindir.Open(ctx, h, plugindir.Options{Dir: paths.plugins, Manifest: paths.manifestPath()})
+	opts, err := paths.dirOptions()
+	if err != nil {
+		return "", "", false
+	}
+	d, err := plugindir.Open(ctx, h, opts)
 	if err != nil {
 		return "", "", false
 	}

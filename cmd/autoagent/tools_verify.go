@@ -1,11 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -34,8 +36,16 @@ counted, not failed. Run it in CI next to the committed manifest.`,
 }
 
 func toolsVerify(c *cobra.Command, paths pluginPaths) error {
-	m, err := paths.store().Load()
+	m, err := (&manifest.Store{Path: paths.manifestPath()}).Load()
 	if err != nil {
+		return err
+	}
+	// Verify runs nothing: it checks the files against the approvals
+	// whoever wrote them, and says whether they count for this user.
+	switch err := paths.trustState(m); {
+	case errors.Is(err, manifest.ErrUntrusted):
+		fmt.Fprintf(c.ErrOrStderr(), "autoagent: note: %s\n", termtext.Name(err.Error()))
+	case err != nil:
 		return err
 	}
 	rep, err := manifest.Verify(m, paths.plugins)
@@ -45,7 +55,7 @@ func toolsVerify(c *cobra.Command, paths pluginPaths) error {
 	w := c.OutOrStdout()
 	var failed []string
 	for _, p := range rep.Problems() {
-		failed = append(failed, safeText(p.Path))
+		failed = append(failed, termtext.Name(p.Path))
 		approved := make([]string, len(p.Approvals))
 		for i, e := range p.Approvals {
 			approved[i] = manifest.Short(e.SHA256)
@@ -56,11 +66,11 @@ func toolsVerify(c *cobra.Command, paths pluginPaths) error {
 			if p.Detail != "" && p.SHA256 != "" && containsSum(p.Approvals, p.SHA256) {
 				why = "changed since approval: " + p.Detail
 			}
-			fmt.Fprintf(w, "%s: %s\n", safeText(p.Path), why)
+			fmt.Fprintf(w, "%s: %s\n", termtext.Name(p.Path), why)
 		case manifest.FileMissing:
-			fmt.Fprintf(w, "%s: missing: approved as %s, but the file is not there\n", safeText(p.Path), strings.Join(approved, ", "))
+			fmt.Fprintf(w, "%s: missing: approved as %s, but the file is not there\n", termtext.Name(p.Path), strings.Join(approved, ", "))
 		case manifest.FileUnreadable:
-			fmt.Fprintf(w, "%s: unreadable: %v\n", safeText(p.Path), p.Err)
+			fmt.Fprintf(w, "%s: unreadable: %v\n", termtext.Name(p.Path), p.Err)
 		}
 	}
 	ok := len(rep.Files) - len(rep.Problems())

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/trace"
 	"github.com/spf13/cobra"
 )
@@ -36,7 +37,8 @@ func newTraceCmd() *cobra.Command {
 				enc.SetIndent("", "  ")
 				return enc.Encode(sum)
 			}
-			_, err = fmt.Fprint(c.OutOrStdout(), sum.String())
+			// A trace holds what models and tools said.
+			_, err = fmt.Fprint(c.OutOrStdout(), termtext.Text(sum.String()))
 			return err
 		},
 	}

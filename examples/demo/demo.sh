@@ -15,8 +15,10 @@ mkdir -p "$work/plugins" "$work/data"
 cp plugins/read_file.wasm plugins/text_tools.wasm plugins/http_get.wasm "$work/plugins/"
 printf 'Q3 sales: 1200 units at 35 EUR.\nQ4 sales: 1450 units at 35 EUR.\n' > "$work/data/sales.txt"
 # Keep kv stores inside the demo (compiled modules use the user cache, which
-# `make synth-engine` warmed).
+# `make synth-engine` warmed), and the trust store too: the manifests the
+# demo writes are trusted in a store of its own, never the user's.
 export XDG_DATA_HOME="$work/share"
+export AUTOAGENT_TRUST="$work/trust.json"
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 
@@ -29,6 +31,15 @@ step "Approve read_file with read access to the demo's data directory only"
 step "Approve text_tools (json_query, regex, calc, csv_stats) with no capabilities at all"
 "$bin" tools approve "$work/plugins/text_tools.wasm" --plugins "$work/plugins" --by demo --yes
 "$bin" tools list --plugins "$work/plugins"
+
+step "A manifest someone else wrote (a checkout's) counts only once you trust its exact content"
+mkdir -p "$work/checkout/plugins"
+cp plugins/read_file.wasm "$work/checkout/plugins/"
+AUTOAGENT_TRUST="$work/teammate-trust.json" "$bin" tools approve "$work/checkout/plugins/read_file.wasm" \
+	--grant "fs.read:$work/data" --by teammate --note "approved on another machine" --yes >/dev/null
+"$bin" tools list --plugins "$work/checkout/plugins"
+"$bin" tools trust --plugins "$work/checkout/plugins" --yes
+"$bin" tools list --plugins "$work/checkout/plugins"
 
 step "Run the agent (streamed; tool calls on stderr)"
 sed "s|@DATA@|$work/data|g" examples/demo/script.jsonl > "$work/script.jsonl"

@@ -14,6 +14,7 @@ trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/plugins"
 cp plugins/text_tools.wasm "$work/plugins/"
 export XDG_DATA_HOME="$work/share"
+export AUTOAGENT_TRUST="$work/trust.json" # the manifest it writes is trusted here, not in the user's store
 "$bin" tools approve "$work/plugins/text_tools.wasm" --plugins "$work/plugins" --by eval-example --yes >/dev/null
 report=${EVAL_REPORT:-eval-report.html}
 "$bin" eval examples/eval/cases.jsonl --provider scripted --plugins "$work/plugins" \

@@ -21,5 +21,8 @@
 // never taking an approved tool's name) or invalid (not a module, a bad
 // describe document: listed with the reason, never fatal to the others).
 // Files that are not regular files (FIFOs, devices) are skipped with a
-// reason, and the bytes hashed are the bytes compiled.
+// reason, and the bytes hashed are the bytes compiled. With
+// Options.Trust the manifest's approvals count only while this user's
+// trust store trusts its exact content: a checkout's manifest approves
+// nothing until then (Snapshot.Untrusted says why).
 package plugindir

@@ -34,6 +34,14 @@ type Options struct {
 	Dir string
 	// Manifest is the manifest file; "" means Dir/manifest.json.
 	Manifest string
+	// Trust, when set, makes the manifest's approvals count only while
+	// this trust store trusts its exact content: an untrusted or changed
+	// manifest leaves every module pending (quarantined under
+	// Quarantine), and [Snapshot.Untrusted] says why. Nil trusts the
+	// manifest as named: a program that names its manifest made that
+	// decision. The CLI always sets it, since the manifest it finds in a
+	// working directory is whoever wrote the checkout's.
+	Trust *manifest.TrustStore
 	// Quarantine loads pending modules (no approval for their bytes) with
 	// no grants at all and the host's default limits, in a sandbox process
 	// (Module.Isolated), instead of leaving them unloaded.
@@ -165,9 +173,17 @@ type Snapshot struct {
 	// Conflicts are the tool names withheld because several plugins offer
 	// them.
 	Conflicts []Conflict
+	// Untrusted, when not nil, is why the manifest's approvals did not
+	// count (an *manifest.UntrustedError): Options.Trust does not trust
+	// its content. Ignored is how many approvals that left out.
+	Untrusted error
+	Ignored   int
 
 	tools  []tool.Tool
 	byName map[string]tool.Tool
+	// held is an untrusted manifest's approvals, which do not count: only
+	// to say why a plugin they approve is pending.
+	held *manifest.Manifest
 }
 
 // Tools returns the exposed tools: those of approved (and quarantined)
@@ -236,6 +252,8 @@ type Dir struct {
 	// quarantineLeft counts down, during a reload, the modules quarantine
 	// may still load (Options.MaxQuarantined).
 	quarantineLeft int
+	// loading is the snapshot a reload is building.
+	loading *Snapshot
 
 	pubMu sync.Mutex
 	pubs  []*tool.Publication
@@ -256,6 +274,25 @@ func Open(ctx context.Context, h *host.Host, opts Options) (*Dir, error) {
 		return nil, err
 	}
 	return d, nil
+}
+
+// trusted returns the approvals that count: m when Options.Trust is nil
+// or trusts m's exact content (or m approves nothing), else none, with
+// why in s. An error is for a trust store that cannot be read or lies
+// where a checkout could have written it: nothing can be decided.
+func (d *Dir) trusted(m *manifest.Manifest, s *Snapshot) (*manifest.Manifest, error) {
+	if d.opts.Trust == nil || m.Len() == 0 {
+		return m, nil
+	}
+	err := d.opts.Trust.Check(d.opts.Manifest, m.ContentSHA256())
+	if err == nil {
+		return m, nil
+	}
+	if !errors.Is(err, manifest.ErrUntrusted) {
+		return nil, err
+	}
+	s.Untrusted, s.Ignored, s.held = err, m.Len(), m
+	return &manifest.Manifest{}, nil
 }
 
 // signalListChanged tells Watch that a module's tools changed.
@@ -317,15 +354,20 @@ func (d *Dir) Reload(ctx context.Context) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
+	next := &Snapshot{Dir: d.opts.Dir, Manifest: d.opts.Manifest, byName: map[string]tool.Tool{}}
+	if m, err = d.trusted(m, next); err != nil {
+		return Change{}, err
+	}
 	files, err := d.listModules()
 	if err != nil {
 		return Change{}, err
 	}
-	next := &Snapshot{Dir: d.opts.Dir, Manifest: d.opts.Manifest, byName: map[string]tool.Tool{}}
 	modules := map[string]*host.Loaded{}
 	sums := d.sums
 	d.sums = map[string]fileSum{}
 	d.quarantineLeft = d.opts.MaxQuarantined
+	d.loading = next
+	defer func() { d.loading = nil }()
 	for _, f := range files {
 		next.Plugins = append(next.Plugins, d.loadPlugin(ctx, m, f, modules, sums))
 	}
@@ -487,15 +529,16 @@ func (d *Dir) loadPlugin(ctx context.Context, m *manifest.Manifest, file string,
 			ErrNotApproved, manifest.Short(p.SHA256), d.opts.MaxQuarantined)
 		return p
 	case d.opts.Quarantine:
-		// Nobody approved it: it runs in a sandbox process (unless the
-		// host's Isolation says otherwise), with no grants at all.
+		// Nobody approved it (in a manifest this user trusts): it runs in
+		// a sandbox process (unless the host's Isolation says otherwise),
+		// with no grants at all.
 		d.quarantineLeft--
 		p.Status = StatusQuarantined
 		mod.Isolated = true
 	default:
 		p.Status = StatusPending
 		if p.Err == nil {
-			p.Err = fmt.Errorf("%w: no approval for sha256 %s", ErrNotApproved, manifest.Short(p.SHA256))
+			p.Err = d.notApproved(p.SHA256)
 		}
 		return p
 	}
@@ -535,6 +578,17 @@ func (d *Dir) loadPlugin(ctx context.Context, m *manifest.Manifest, file string,
 		p.Err = fmt.Errorf("%w: loaded in quarantine with no grants (sha256 %s)", ErrNotApproved, manifest.Short(p.SHA256))
 	}
 	return p
+}
+
+// notApproved says why a module whose bytes hash to sum is pending: no
+// approval, or one in a manifest this user has not trusted.
+func (d *Dir) notApproved(sum string) error {
+	if held := d.loading.held; held != nil {
+		if _, ok := held.Lookup(sum); ok {
+			return fmt.Errorf("%w: approved in %s, which does not count: %w", ErrNotApproved, d.opts.Manifest, d.loading.Untrusted)
+		}
+	}
+	return fmt.Errorf("%w: no approval for sha256 %s", ErrNotApproved, manifest.Short(sum))
 }
 
 func sidecarMismatch(want, got, file string) error {

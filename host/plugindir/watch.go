@@ -13,8 +13,8 @@ import (
 
 // Watch keeps the Dir current until ctx ends: a .wasm file or describe
 // sidecar added, replaced or removed in the plugins directory, or the
-// manifest edited (by `autoagent tools approve`/`revoke` or by hand),
-// triggers a [Dir.Reload] once the burst of file events has been quiet for
+// manifest edited (by `autoagent tools approve`/`revoke` or by hand), or
+// the trust store ([Options.Trust]) changed, triggers a [Dir.Reload] once the burst of file events has been quiet for
 // [Options.Debounce]. Watch reloads once when it starts, so nothing that
 // changed since [Open] is missed.
 //
@@ -62,8 +62,21 @@ func (d *Dir) Watch(ctx context.Context) iter.Seq2[Change, error] {
 			}
 			watched[dir] = true
 		}
+		// The trust store too, when there is one: trusting or untrusting
+		// the manifest changes what counts while a host serves. A store
+		// whose directory does not exist yet is not watched.
+		trustPath := ""
+		if d.opts.Trust != nil {
+			trustPath = filepath.Clean(d.opts.Trust.Path)
+			if dir := filepath.Dir(trustPath); !watched[dir] && w.Add(dir) == nil {
+				watched[dir] = true
+			}
+		}
 		manifestName := filepath.Base(manifestPath)
 		relevant := func(ev fsnotify.Event) bool {
+			if trustPath != "" && ev.Name == trustPath {
+				return true
+			}
 			dir, name := filepath.Dir(ev.Name), filepath.Base(ev.Name)
 			if ev.Name == pluginDir || watched[ev.Name] {
 				return true // the directory itself went away or was renamed

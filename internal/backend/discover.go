@@ -16,17 +16,35 @@ import (
 // when no directory is given explicitly.
 const DirEnv = "AUTOAGENT_BACKENDS"
 
-// DefaultDir is the backends directory used when neither an explicit
-// directory nor $AUTOAGENT_BACKENDS is set, relative to the working
-// directory.
-const DefaultDir = "backends"
-
 // ErrNotFound is wrapped by the error [Find] returns when no backend binary
 // has the requested kind and name.
 var ErrNotFound = errors.New("backend: not found")
 
+// DefaultDir returns the backends directory used when neither an explicit
+// directory nor $AUTOAGENT_BACKENDS names one: autoagent/backends in the
+// user's configuration directory ($XDG_CONFIG_HOME when absolute, else
+// ~/.config; the user configuration directory on Windows), never a
+// directory of the working directory, where a checkout could ship
+// binaries that would run natively. "" when there is no home directory.
+func DefaultDir() string {
+	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
+		return filepath.Join(x, "autoagent", "backends")
+	}
+	if runtime.GOOS == "windows" {
+		if d, err := os.UserConfigDir(); err == nil {
+			return filepath.Join(d, "autoagent", "backends")
+		}
+		return ""
+	}
+	if home, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(home, ".config", "autoagent", "backends")
+	}
+	return ""
+}
+
 // Dir returns the backends directory to search: explicit when it is not
-// empty, else $AUTOAGENT_BACKENDS, else [DefaultDir].
+// empty, else $AUTOAGENT_BACKENDS, else [DefaultDir]. No binary runs from
+// a directory the user did not name or own.
 func Dir(explicit string) string {
 	if explicit != "" {
 		return explicit
@@ -34,7 +52,12 @@ func Dir(explicit string) string {
 	if d := os.Getenv(DirEnv); d != "" {
 		return d
 	}
-	return DefaultDir
+	return DefaultDir()
+}
+
+// howToName says how to name a backends directory, for errors.
+func howToName() string {
+	return fmt.Sprintf("name one with --backends DIR or $%s, or install backends in %s; a backends directory of the working directory is never searched unless named", DirEnv, cmp.Or(DefaultDir(), "~/.config/autoagent/backends"))
 }
 
 // Found is a backend binary found in a backends directory.
@@ -78,13 +101,16 @@ func Find(dir string, k Kind, name string) (string, error) {
 	if err := ValidName(name); err != nil {
 		return "", err
 	}
+	if dir == "" {
+		return "", fmt.Errorf("%w: %s backend %q: no backends directory (%s)", ErrNotFound, k, name, howToName())
+	}
 	p := filepath.Join(dir, BinaryName(k, name)+exeSuffix)
 	if isExecutable(p) {
 		return p, nil
 	}
 	found, err := List(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("%w: %s backend %q: backends directory %s does not exist (set it with --backends or $%s)", ErrNotFound, k, name, dir, DirEnv)
+		return "", fmt.Errorf("%w: %s backend %q: backends directory %s does not exist (%s)", ErrNotFound, k, name, dir, howToName())
 	}
 	var names []string
 	for _, f := range found {

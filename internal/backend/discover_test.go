@@ -86,8 +86,14 @@ func TestListAndFind(t *testing.T) {
 
 func TestDirPrecedence(t *testing.T) {
 	t.Setenv(DirEnv, "")
-	if got := Dir(""); got != DefaultDir {
-		t.Errorf("Dir() = %q, want %q", got, DefaultDir)
+	t.Setenv("XDG_CONFIG_HOME", "/cfg")
+	if got := Dir(""); got != "/cfg/autoagent/backends" {
+		t.Errorf("Dir() = %q, want the user's configuration directory", got)
+	}
+	t.Setenv("XDG_CONFIG_HOME", "")
+	t.Setenv("HOME", "/home/u")
+	if got := Dir(""); got != "/home/u/.config/autoagent/backends" {
+		t.Errorf("Dir() = %q, want ~/.config/autoagent/backends", got)
 	}
 	t.Setenv(DirEnv, "/opt/backends")
 	if got := Dir(""); got != "/opt/backends" {
@@ -108,5 +114,30 @@ func TestResolve(t *testing.T) {
 	}
 	if _, _, err := Resolve(KindMemory, "", "", ""); err == nil {
 		t.Error("Resolve with neither name nor path succeeded")
+	}
+}
+
+// A backends directory in the working directory is never searched unless
+// named: a checkout shipping ./backends/autoagent-provider-NAME had it run
+// natively by `--provider backend:NAME` and by `backends list` (the red
+// team of issue 38). The error says how to name a directory.
+func TestWorkingDirectoryBackendsNotSearched(t *testing.T) {
+	checkout := t.TempDir()
+	if err := os.Mkdir(filepath.Join(checkout, "backends"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(checkout, "backends", "autoagent-provider-evil"), []byte("#!/bin/sh\ntouch pwned\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(checkout)
+	t.Setenv(DirEnv, "")
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(t.TempDir(), "config"))
+	_, _, err := Resolve(KindProvider, "evil", "", "")
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "--backends DIR") || !strings.Contains(err.Error(), "never searched unless named") {
+		t.Fatalf("Resolve from a checkout holding ./backends: %v", err)
+	}
+	// Named, it is the user's choice.
+	if p, _, err := Resolve(KindProvider, "evil", "backends", ""); err != nil || p != filepath.Join("backends", "autoagent-provider-evil") {
+		t.Errorf("a named directory: %q %v", p, err)
 	}
 }

@@ -35,9 +35,18 @@ type Usage struct {
 	// Open counts the instance's open files; the host reads it to bound
 	// what idle instances hold.
 	Open atomic.Int64
-	// Written counts the bytes the call wrote; the host clears it as a
-	// call begins.
+	// Written counts the bytes the call wrote; Begin clears it.
 	Written int64
+	// guarded is what the mounts' guard protects, read at the call's
+	// first check; Begin forgets it.
+	guarded *guarded
+}
+
+// Begin starts a call's count: nothing written yet, and the guard's files
+// read again at the first check.
+func (u *Usage) Begin() {
+	u.Written = 0
+	u.guarded = nil
 }
 
 // rootFS is a preopened directory backed by os.Root, so `..` and symlinks
@@ -55,6 +64,7 @@ type rootFS struct {
 	experimentalsys.UnimplementedFS
 	root     *os.Root
 	readOnly bool
+	guard    *Guard
 	c        Call // nil in tests that mount a root alone
 }
 
@@ -63,13 +73,15 @@ type Mount struct {
 	Root     *os.Root
 	Path     string // the host path, where the guest sees it too
 	ReadOnly bool   // an fs.read grant
+	// Guard, when set, refuses the host's own files inside the mount.
+	Guard *Guard
 }
 
 // Config mounts the grants' directories for one instance, which c is.
 func Config(mounts []Mount, c Call) wazero.FSConfig {
 	cfg := wazero.NewFSConfig()
 	for _, m := range mounts {
-		cfg = cfg.(sysfs.FSConfig).WithSysFSMount(&rootFS{root: m.Root, readOnly: m.ReadOnly, c: c}, m.Path)
+		cfg = cfg.(sysfs.FSConfig).WithSysFSMount(&rootFS{root: m.Root, readOnly: m.ReadOnly, guard: m.Guard, c: c}, m.Path)
 	}
 	return cfg
 }
@@ -200,17 +212,27 @@ func (r *rootFS) openFile(name string, flag experimentalsys.Oflag, perm fs.FileM
 		w experimentalsys.Oflag
 		o int
 	}{{experimentalsys.O_APPEND, os.O_APPEND}, {experimentalsys.O_CREAT, os.O_CREATE},
-		{experimentalsys.O_EXCL, os.O_EXCL}, {experimentalsys.O_TRUNC, os.O_TRUNC}} {
+		{experimentalsys.O_EXCL, os.O_EXCL}} {
 		// O_SYNC is not passed on: a synchronous write per iovec would let
-		// one call take minutes while writing little.
+		// one call take minutes while writing little. O_TRUNC is applied
+		// after the checks below, to the file they passed.
 		if flag&m.w != 0 {
 			of |= m.o
 		}
 	}
+	write := of&(os.O_WRONLY|os.O_RDWR) != 0
+	guarded := r.guarded()
+	created := false
 	if of&os.O_CREATE != 0 {
 		if _, err := r.root.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			created = true
 			r.charge(createCost)
 		}
+		if r.protectedName(guarded, name) {
+			return nil, experimentalsys.EACCES
+		}
+		// No guest makes a file the host, or anyone, could execute.
+		perm &^= 0o111
 	}
 	// Never block in open: a FIFO nobody writes to would hold the call
 	// (and an OS thread) past every deadline. Only regular files and
@@ -219,7 +241,14 @@ func (r *rootFS) openFile(name string, flag experimentalsys.Oflag, perm fs.FileM
 	if err != nil {
 		return nil, errno(err)
 	}
-	if e := onlyRegularOrDir(f); e != 0 {
+	fi, e := onlyRegularOrDir(f)
+	if e == 0 {
+		e = r.checkOpened(guarded, name, f, fi, write, created)
+	}
+	if e == 0 && write && flag&experimentalsys.O_TRUNC != 0 {
+		e = errno(f.Truncate(0))
+	}
+	if e != 0 {
 		_ = f.Close()
 		return nil, e
 	}
@@ -239,6 +268,24 @@ func (r *rootFS) openFile(name string, flag experimentalsys.Oflag, perm fs.FileM
 	return rf, 0
 }
 
+// checkOpened refuses a file just opened that is a protected file (by
+// identity, whatever name reached it, or made where one is), and a write
+// to a file with an execute bit: no guest changes what the host, or
+// anyone, may run. The checks read the open file, so no rename between
+// them and the open changes what they saw.
+func (r *rootFS) checkOpened(guarded *guarded, name string, f *os.File, fi fs.FileInfo, write, created bool) experimentalsys.Errno {
+	if guarded.isProtected(fi) || created && r.landedOnProtected(name, f) {
+		if created {
+			_ = r.root.Remove(name)
+		}
+		return experimentalsys.EACCES
+	}
+	if write && executable(fi) {
+		return experimentalsys.EACCES
+	}
+	return 0
+}
+
 func (r *rootFS) Lstat(p string) (sys.Stat_t, experimentalsys.Errno) {
 	if tooLong(p) {
 		return sys.Stat_t{}, experimentalsys.ENAMETOOLONG
@@ -246,6 +293,9 @@ func (r *rootFS) Lstat(p string) (sys.Stat_t, experimentalsys.Errno) {
 	fi, err := r.root.Lstat(rel(p))
 	if err != nil {
 		return sys.Stat_t{}, errno(err)
+	}
+	if r.guarded().isProtected(fi) {
+		return sys.Stat_t{}, experimentalsys.EACCES
 	}
 	return sys.NewStat_t(fi), 0
 }
@@ -258,6 +308,9 @@ func (r *rootFS) Stat(p string) (sys.Stat_t, experimentalsys.Errno) {
 	if err != nil {
 		return sys.Stat_t{}, errno(err)
 	}
+	if r.guarded().isProtected(fi) {
+		return sys.Stat_t{}, experimentalsys.EACCES
+	}
 	return sys.NewStat_t(fi), 0
 }
 
@@ -268,10 +321,17 @@ func (r *rootFS) Mkdir(p string, perm fs.FileMode) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
+	if r.protectedName(r.guarded(), rel(p)) {
+		return experimentalsys.EACCES
+	}
 	r.charge(createCost)
 	return errno(r.root.Mkdir(rel(p), perm))
 }
 
+// Chmod never sets an execute bit on anything but a directory (which
+// needs one to be entered), and never changes a protected file. It acts
+// on the file it opened and checked, so a name swapped under it changes
+// nothing.
 func (r *rootFS) Chmod(p string, perm fs.FileMode) experimentalsys.Errno {
 	if tooLong(p) {
 		return experimentalsys.ENAMETOOLONG
@@ -279,7 +339,28 @@ func (r *rootFS) Chmod(p string, perm fs.FileMode) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	return errno(r.root.Chmod(rel(p), perm))
+	name := rel(p)
+	if r.protectedPath(name) {
+		return experimentalsys.EPERM
+	}
+	f, err := r.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		if perm&0o111 != 0 {
+			return experimentalsys.EPERM // cannot tell it is a directory
+		}
+		return errno(r.root.Chmod(name, perm))
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	switch {
+	case err != nil:
+		return errno(err)
+	case r.guarded().isProtected(fi):
+		return experimentalsys.EPERM
+	case perm&0o111 != 0 && !fi.IsDir():
+		return experimentalsys.EPERM
+	}
+	return errno(f.Chmod(perm))
 }
 
 // Rename refuses to move a symbolic link, or a directory holding one: a
@@ -296,13 +377,22 @@ func (r *rootFS) Rename(from, to string) experimentalsys.Errno {
 	if err != nil {
 		return errno(err)
 	}
+	// A protected file is neither moved nor replaced, and neither is a
+	// directory holding one: the file's name would move, and a file made
+	// at the old name would take its place.
+	if r.protectedPath(rel(from)) || r.protectedPath(rel(to)) {
+		return experimentalsys.EPERM
+	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return experimentalsys.EPERM
 	case fi.IsDir():
-		if !r.noLinksBelow(rel(from)) {
+		if !r.noLinksBelow(rel(from)) || r.holdsProtected(fi) {
 			return experimentalsys.EPERM
 		}
+	}
+	if ti, err := r.root.Lstat(rel(to)); err == nil && ti.IsDir() && r.holdsProtected(ti) {
+		return experimentalsys.EPERM
 	}
 	return errno(r.root.Rename(rel(from), rel(to)))
 }
@@ -374,6 +464,9 @@ func (r *rootFS) Unlink(p string) experimentalsys.Errno {
 	if fi.IsDir() {
 		return experimentalsys.EISDIR
 	}
+	if r.protectedPath(rel(p)) {
+		return experimentalsys.EPERM
+	}
 	return errno(r.root.Remove(rel(p)))
 }
 
@@ -391,7 +484,7 @@ func (r *rootFS) Link(oldPath, newPath string) experimentalsys.Errno {
 	if err != nil {
 		return errno(err)
 	}
-	if !fi.Mode().IsRegular() {
+	if !fi.Mode().IsRegular() || r.protectedPath(rel(oldPath)) || r.protectedName(r.guarded(), rel(newPath)) {
 		return experimentalsys.EPERM
 	}
 	r.charge(createCost)
@@ -428,6 +521,9 @@ func (r *rootFS) Utimens(p string, atim, mtim int64) experimentalsys.Errno {
 	}
 	if r.readOnly {
 		return experimentalsys.EROFS
+	}
+	if r.protectedPath(rel(p)) {
+		return experimentalsys.EPERM
 	}
 	return errno(r.root.Chtimes(rel(p), utime(atim), utime(mtim)))
 }
@@ -468,7 +564,7 @@ func (f *rootFile) Close() experimentalsys.Errno {
 // newRootFile wraps f, already opened under the root with the guest's
 // flags.
 func newRootFile(r *rootFS, name string, f *os.File, flag int) (*rootFile, experimentalsys.Errno) {
-	adapted, e := (&sysfs.AdaptFS{FS: &openedFS{root: r.root, first: f}}).OpenFile(name, experimentalsys.O_RDONLY, 0)
+	adapted, e := (&sysfs.AdaptFS{FS: &openedFS{r: r, first: f}}).OpenFile(name, experimentalsys.O_RDONLY, 0)
 	if e != 0 {
 		_ = f.Close()
 		return nil, e
@@ -479,7 +575,7 @@ func newRootFile(r *rootFS, name string, f *os.File, flag int) (*rootFile, exper
 // openedFS hands wazero's adapter the file the root already opened, and
 // reopens through the root afterwards (a directory rewind).
 type openedFS struct {
-	root  *os.Root
+	r     *rootFS
 	first *os.File
 }
 
@@ -490,11 +586,11 @@ func (o *openedFS) Open(name string) (fs.File, error) {
 	}
 	// A reopen, by name: what is there now may have been swapped for a
 	// FIFO since the first open.
-	f, err := o.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := o.r.root.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
-	if onlyRegularOrDir(f) != 0 {
+	if fi, e := onlyRegularOrDir(f); e != 0 || o.r.guarded().isProtected(fi) {
 		_ = f.Close()
 		return nil, fs.ErrPermission
 	}
@@ -502,16 +598,16 @@ func (o *openedFS) Open(name string) (fs.File, error) {
 }
 
 // onlyRegularOrDir refuses an open file that is neither a regular file
-// nor a directory (a FIFO, a device, a socket).
-func onlyRegularOrDir(f *os.File) experimentalsys.Errno {
+// nor a directory (a FIFO, a device, a socket), and returns what it is.
+func onlyRegularOrDir(f *os.File) (fs.FileInfo, experimentalsys.Errno) {
 	fi, err := f.Stat()
 	if err != nil {
-		return errno(err)
+		return nil, errno(err)
 	}
 	if m := fi.Mode(); !m.IsRegular() && !m.IsDir() {
-		return experimentalsys.EACCES
+		return nil, experimentalsys.EACCES
 	}
-	return 0
+	return fi, 0
 }
 
 // MaxReaddir bounds the entries one Readdir reads. wazero asks for as many
@@ -612,6 +708,9 @@ func (f *rootFile) Datasync() experimentalsys.Errno { return errno(f.f.Sync()) }
 func (f *rootFile) Utimens(atim, mtim int64) experimentalsys.Errno {
 	if f.fs.readOnly {
 		return experimentalsys.EROFS
+	}
+	if f.fs.protectedPath(f.name) {
+		return experimentalsys.EPERM
 	}
 	return errno(f.fs.root.Chtimes(f.name, utime(atim), utime(mtim)))
 }

@@ -1,0 +1,64 @@
+package autoagent
+
+import (
+	"os"
+	"path/filepath"
+
+	"github.com/autoagent-go/autoagent/internal/backend"
+	"github.com/autoagent-go/autoagent/manifest"
+)
+
+// Protects returns what no fs grant of the runtime's sandboxed tools may
+// reach, beside the plugins directory, the manifest's, the host's cache
+// and the kv stores (which plugindir and host protect themselves): the
+// files that govern a run (policy, checkpoint and journal, sessions
+// database and its companions, trace, recording), the backends directory
+// and fact memory, the trust store's directory, the program's own
+// executable, and cfg.Protected (an agent file's path, the application's
+// own). A guest granted a workspace that holds one of these files is
+// refused the file itself (host.Options.Protected).
+func (cfg Config) Protects() []manifest.Protected {
+	var out []manifest.Protected
+	file := func(path, what string) {
+		if path != "" {
+			out = append(out, manifest.Protected{File: path, What: what})
+		}
+	}
+	file(cfg.PolicyFile, "the run's policy, which decides what tools may do")
+	file(cfg.CheckpointFile, "the run's checkpoint, which a resume continues from")
+	if cfg.CheckpointFile != "" {
+		file(cfg.CheckpointFile+".journal", "the run's journal of tool calls")
+	}
+	file(cfg.SessionsFile, "the session store, the conversations runs continue")
+	if cfg.SessionsFile != "" {
+		for _, side := range []string{"-wal", "-shm", "-journal"} {
+			file(cfg.SessionsFile+side, "the session store's log, which SQLite replays into it")
+		}
+	}
+	file(cfg.TraceFile, "the run's trace")
+	file(cfg.RecordFile, "the run's recording, which a replay plays back")
+	if exe, err := os.Executable(); err == nil {
+		file(exe, "the program running the agent")
+	}
+	// The backends directory whether or not this run uses a backend: a
+	// binary put there runs natively in a later one.
+	if dir := backend.Dir(cfg.BackendsDir); dir != "" {
+		out = append(out, manifest.Protected{Dir: dir, Read: true, What: "the backends directory, whose binaries run natively"})
+	}
+	if cfg.Memory.Kind == "fact" && cfg.Memory.Dir != "" {
+		out = append(out, manifest.Protected{Dir: cfg.Memory.Dir, Read: true, What: "the fact memory, what the user said"})
+	}
+	// The trust store's directory, this run's and the default one: a
+	// module able to write there could trust any manifest.
+	trust := map[string]bool{}
+	if cfg.Plugins != nil && cfg.Plugins.Trust != nil {
+		trust[filepath.Dir(cfg.Plugins.Trust.Path)] = true
+	}
+	if p, err := manifest.DefaultTrustPath(); err == nil {
+		trust[filepath.Dir(p)] = true
+	}
+	for dir := range trust {
+		out = append(out, manifest.Protected{Dir: dir, What: "the trust store's directory, where a module able to write could trust any manifest"})
+	}
+	return append(out, cfg.Protected...)
+}
