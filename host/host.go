@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/autoagent-go/autoagent/host/internal/kvcap"
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
@@ -117,7 +116,9 @@ type Options struct {
 	// benchmark sets it.
 	deadlines deadlineMode
 	// defect injects a defect into the rewrite (see rewrite.Options), or
-	// with "nointerrupt" into the deadline handling; only tests set it.
+	// with "nointerrupt" into the deadline handling, or with "reexport"
+	// lets modules export their imports (defectReexport); only tests set
+	// it.
 	defect string
 	// watchdogGrace and watchdogTick replace the watchdog's, and
 	// sandboxSlack the isolation's (see sandboxSlack); only tests set them.
@@ -169,6 +170,8 @@ type Host struct {
 	calls chan struct{}
 	// watch follows every running guest (see watchdog).
 	watch *watchdog
+	// hostMods are the host modules guests import from.
+	hostMods hostModules
 	// idleMem and idleFiles are the memory and the open files of every
 	// pool's ready instances; poolMemory and maxIdleFiles their bounds.
 	idleMu     sync.Mutex
@@ -253,14 +256,16 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if h.poolMemory <= 0 {
 		h.poolMemory = 256 << 20
 	}
-	if _, err := wasi_snapshot_preview1.Instantiate(wasiContext(ctx), rt); err != nil {
+	wasi, err := instantiateWASI(rt)
+	if err != nil {
 		_ = rt.Close(ctx)
-		return nil, fmt.Errorf("host: instantiating WASI: %w", err)
+		return nil, err
 	}
 	if err := instantiateHostModules(ctx, rt, h.functions); err != nil {
 		_ = rt.Close(ctx)
 		return nil, err
 	}
+	h.readHostModules(wasi)
 	if h.kernel, err = h.newKernelRuntime(ctx); err != nil {
 		_ = rt.Close(ctx)
 		return nil, err

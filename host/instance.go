@@ -225,6 +225,9 @@ func (inst *instance) instantiate(rc *runContext, describing bool) error {
 		})
 	}
 	ictx = experimental.WithMemoryAllocator(ictx, memoryAllocator{inst, false})
+	if err := h.ensureWASI(); err != nil {
+		return err
+	}
 	mod, err := h.runtime.InstantiateModule(ictx, l.entry.mod, cfg)
 	if err != nil {
 		return inst.classify(rc, fmt.Errorf("instantiating: %w", err))
@@ -328,6 +331,13 @@ func (inst *instance) invoke(ctx context.Context, f api.Function, stack []uint64
 	if dl, ok := ctx.Deadline(); ok {
 		inst.watchDeadline.Store(dl.UnixNano())
 		defer inst.watchDeadline.Store(0)
+	}
+	if def := f.Definition(); def.GoFunction() != nil {
+		// A host function the module exports as its own: the runtime
+		// would run it with its host module as the caller (WASI's
+		// proc_exit then closes WASI for the process). Load refuses such
+		// modules (checkReexports); this is the host's last word on it.
+		return fmt.Errorf("the module exports the host function %s.%s as its own, which the host does not call", def.ModuleName(), def.Name())
 	}
 	inst.running.Store(true)
 	defer inst.stopRunning()
