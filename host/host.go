@@ -45,8 +45,10 @@ type Options struct {
 	// PoolSize is how many pre-initialised instances each module keeps
 	// ready so a call rarely waits for instantiation. 0 means 2; a negative
 	// value disables the pool (every call instantiates). The pool is filled
-	// when the module loads and refilled in the background after each call
-	// that used an instance, one instantiation at a time per module.
+	// in the background after each call that used an instance, one
+	// instantiation at a time per module, never before the module's first
+	// call: making an instance runs the module's initialisers with its
+	// grants.
 	PoolSize int
 	// PoolMemory caps the memory the ready instances of every module's
 	// pool hold together while idle; 0 means 256 MiB. A refill that would

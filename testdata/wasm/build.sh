@@ -181,6 +181,10 @@ module reexportstart.wasm src/wat/reexportstart.wat -- wat src/wat/reexportstart
 module reexportkernel.wasm $W src/wat/reexportkernel.wat -- wat src/wat/reexportkernel.wat
 module startimport.wasm $W src/wat/startimport.wat -- wat src/wat/startimport.wat
 module tableexit.wasm $W src/wat/tableexit.wat -- wat src/wat/tableexit.wat
+# An initialiser that uses its grants (issue 38).
+module initsend.wasm $W src/wat/initsend.wat -- wat src/wat/initsend.wat
+# A stateful module that keeps every call's input (issue 38).
+module keepinput.wasm $W src/wat/keepinput.wat -- wat src/wat/keepinput.wat
 # Not a module at all: the magic number followed by garbage.
 module malformed.wasm -- bash -c 'printf "\\0asm\\1\\0\\0\\0\\377\\377\\377\\377this is not webassembly" >"$OUT"'
 
