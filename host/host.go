@@ -125,6 +125,10 @@ type Options struct {
 	// watchdogGrace and watchdogTick replace the watchdog's, and
 	// sandboxSlack the isolation's (see sandboxSlack); only tests set them.
 	watchdogGrace, watchdogTick, sandboxSlack time.Duration
+	// inGoHook, when set, runs where a guest enters the host's Go code
+	// for op (see instance.enterGo); only tests set it, to hold a guest
+	// there.
+	inGoHook func(inst *instance, op string)
 }
 
 // deadlineMode is how the host stops a guest at its time limit.

@@ -49,6 +49,9 @@ func newPool(l *Loaded, size int) *pool {
 	}
 	p := &pool{l: l, size: size, ready: make([]*instance, 0, size)}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
+	p.mu.Lock()
+	p.startRefill() // nothing yet: the module has not been called
+	p.mu.Unlock()
 	return p
 }
 
