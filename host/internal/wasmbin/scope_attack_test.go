@@ -113,10 +113,10 @@ func TestVerifyScopeTables(t *testing.T) {
 	const cost = 1000
 	charge, exit := in.StackCharge(cost), in.StackExit(cost)
 	fuel := in.FuelCheck(400)
-	icall := bs(0x20, 0x00, 0x41, 0x00, 0x11, 0x01, 0x00, 0x1a) // local.get 0; i32.const 0; call_indirect type 1 table 0; drop
+	icall := bs(0x20, 0x00, 0x41, 0x00, 0x11, 0x01, 0x00, 0x1a)       // local.get 0; i32.const 0; call_indirect type 1 table 0; drop
 	reff := cat(in.GoEnter(), bs(0xd2, 0x01), in.GoLeave(), bs(0x1a)) // ref.func 1, in Go; drop
-	bare := bs(0xd2, 0x01, 0x1a)                                       // ref.func 1; drop
-	grow := bs(0xd0, 0x70, 0x41, 0x01, 0xfc, 0x0f, 0x00, 0x1a)         // table.grow 0 by 1 (null); drop
+	bare := bs(0xd2, 0x01, 0x1a)                                      // ref.func 1; drop
+	grow := bs(0xd0, 0x70, 0x41, 0x01, 0xfc, 0x0f, 0x00, 0x1a)        // table.grow 0 by 1 (null); drop
 	block := bs(0x02, 0x40)
 	end := bs(0x0b)
 	tail := bs(0x20, 0x00, 0x0b)
