@@ -168,6 +168,10 @@ func BenchmarkCallPooled(b *testing.B) {
 			ctx := context.Background()
 			var rec CallRecord
 			h.opts.OnCall = func(_ context.Context, r CallRecord) { rec = r }
+			// The pool makes instances only after the module's first call.
+			if res, err := tl.Call(ctx, c); err != nil || res.IsError {
+				b.Fatalf("%v %+v", err, res)
+			}
 			b.ReportAllocs()
 			pooled := 0
 			for b.Loop() {
@@ -196,6 +200,11 @@ func BenchmarkCallPooledBackToBack(b *testing.B) {
 		b.Run(g.name, func(b *testing.B) {
 			h := benchHost(b, Options{PoolSize: 2})
 			l := benchLoad(b, h, g.file, Module{})
+			// The pool makes instances only after the module's first call.
+			tl, _ := l.Tool("echo")
+			if res, err := tl.Call(context.Background(), toolCall("echo", benchArgs(100))); err != nil || res.IsError {
+				b.Fatalf("%v %+v", err, res)
+			}
 			l.pool.waitFull()
 			benchCall(b, l, "echo", benchArgs(100))
 		})

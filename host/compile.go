@@ -210,6 +210,9 @@ func (h *Host) prepare(b []byte, opts rewrite.Options, kernel bool) ([]byte, err
 			return nil, &ImportError{Import: imp.Module + "." + imp.Name}
 		}
 	}
+	if err := checkReexports(m); err != nil && h.opts.defect != defectReexport {
+		return nil, err
+	}
 	prepared, err := rewrite.Apply(m, b, opts)
 	if err != nil {
 		var le *wasmbin.LimitError
@@ -328,6 +331,9 @@ func (h *Host) release(e *compiledEntry) {
 // (describe then meets stand-ins, see stubFunctions): a module is reviewed
 // where it is approved, often not in the program that will run it.
 func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bool, inspecting bool) error {
+	if err := checkCompiledReexports(name, e.mod); err != nil && h.opts.defect != defectReexport {
+		return err
+	}
 	if mems := e.mod.ImportedMemories(); len(mems) > 0 {
 		m, n, _ := mems[0].Import()
 		return &ImportError{Module: name, Import: m + "." + n}
@@ -354,10 +360,10 @@ func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bo
 		case envModule:
 			def, ok = h.kernel.funcs[n]
 		case wasiModule:
-			def, ok = h.runtime.Module(m).ExportedFunctionDefinitions()[n]
+			def, ok = h.definition(m, n)
 		default:
 			if !embedderImport(m, n) {
-				def, ok = h.runtime.Module(m).ExportedFunctionDefinitions()[n]
+				def, ok = h.definition(m, n)
 				break
 			}
 			if fn = h.functions.lookup(m, n); fn == nil {
@@ -368,7 +374,7 @@ func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bo
 				imp.Unregistered = true
 				return imp
 			}
-			def, ok = h.runtime.Module(m).ExportedFunctionDefinitions()[n]
+			def, ok = h.definition(m, n)
 		}
 		if !ok {
 			return imp

@@ -62,9 +62,11 @@
 // compiling; for large modules the host also caches its own preparation
 // (the rewritten bytes, the describe document) there. Each call gets a
 // fresh instance by default, taken from a small pool of pre-initialised
-// instances (Options.PoolSize) that refills in the background after calls;
-// Module.Reuse keeps a warm instance across calls for modules that tolerate
-// shared state. Extism memory lives in a small WebAssembly kernel beside
+// instances (Options.PoolSize) that refills in the background after calls,
+// from the module's first call on (an initialiser runs with the module's
+// grants); Module.Reuse keeps a warm instance across calls for modules that
+// tolerate shared state, and the grant state makes one instance serve
+// every call of a module. Extism memory lives in a small WebAssembly kernel beside
 // each instance, so a guest's loads and stores never leave WebAssembly.
 //
 // The time limit costs compute-bound guests almost nothing: the host adds a

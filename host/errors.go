@@ -42,10 +42,17 @@ type ImportError struct {
 	// (a namespace or name that is not the host's own) which this host's
 	// Options.Functions lack.
 	Unregistered bool
+	// Exposed says how the module hands the import to the host as its
+	// own function (`the export "call"`, `its start function`), which no
+	// module may: the host would run the host function in place of the
+	// module's code.
+	Exposed string
 }
 
 func (e *ImportError) Error() string {
 	switch {
+	case e.Exposed != "":
+		return fmt.Sprintf("host: module %q makes its import %s %s: a module may not export a function it imports, nor start with one (the host would run the host function in place of the module's code); export a function of the module's own that calls it", e.Module, e.Import, e.Exposed)
 	case e.Detail != "":
 		return fmt.Sprintf("host: module %q imports %s with the wrong signature: %s", e.Module, e.Import, e.Detail)
 	case strings.HasPrefix(e.Need, "host:"):

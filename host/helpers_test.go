@@ -125,6 +125,23 @@ func toolCall(name, args string) tool.Call {
 	return tool.Call{ID: "c", Name: name, Arguments: json.RawMessage(args)}
 }
 
+// warm lets the pool make instances ahead of calls, as the module's
+// first call does, and waits until it is full: for the tests of what a
+// full pool does, whose subject is not when it starts filling.
+func (p *pool) warm() {
+	p.warmUp()
+	p.waitFull()
+}
+
+// warmUp lets the pool make instances ahead of calls, as the module's
+// first call does, without waiting.
+func (p *pool) warmUp() {
+	p.mu.Lock()
+	p.called = true
+	p.startRefill()
+	p.mu.Unlock()
+}
+
 // waitFull waits until the pool holds its full number of instances.
 func (p *pool) waitFull() {
 	for {

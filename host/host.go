@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/autoagent-go/autoagent/host/internal/kvcap"
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
@@ -46,8 +45,10 @@ type Options struct {
 	// PoolSize is how many pre-initialised instances each module keeps
 	// ready so a call rarely waits for instantiation. 0 means 2; a negative
 	// value disables the pool (every call instantiates). The pool is filled
-	// when the module loads and refilled in the background after each call
-	// that used an instance, one instantiation at a time per module.
+	// in the background after each call that used an instance, one
+	// instantiation at a time per module, never before the module's first
+	// call: making an instance runs the module's initialisers with its
+	// grants.
 	PoolSize int
 	// PoolMemory caps the memory the ready instances of every module's
 	// pool hold together while idle; 0 means 256 MiB. A refill that would
@@ -127,11 +128,17 @@ type Options struct {
 	// benchmark sets it.
 	deadlines deadlineMode
 	// defect injects a defect into the rewrite (see rewrite.Options), or
-	// with "nointerrupt" into the deadline handling; only tests set it.
+	// with "nointerrupt" into the deadline handling, or with "reexport"
+	// lets modules export their imports (defectReexport); only tests set
+	// it.
 	defect string
 	// watchdogGrace and watchdogTick replace the watchdog's, and
 	// sandboxSlack the isolation's (see sandboxSlack); only tests set them.
 	watchdogGrace, watchdogTick, sandboxSlack time.Duration
+	// inGoHook, when set, runs where a guest enters the host's Go code
+	// for op (see instance.enterGo); only tests set it, to hold a guest
+	// there.
+	inGoHook func(inst *instance, op string)
 }
 
 // deadlineMode is how the host stops a guest at its time limit.
@@ -179,6 +186,8 @@ type Host struct {
 	calls chan struct{}
 	// watch follows every running guest (see watchdog).
 	watch *watchdog
+	// hostMods are the host modules guests import from.
+	hostMods hostModules
 	// idleMem and idleFiles are the memory and the open files of every
 	// pool's ready instances; poolMemory and maxIdleFiles their bounds.
 	idleMu     sync.Mutex
@@ -263,14 +272,16 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if h.poolMemory <= 0 {
 		h.poolMemory = 256 << 20
 	}
-	if _, err := wasi_snapshot_preview1.Instantiate(wasiContext(ctx), rt); err != nil {
+	wasi, err := instantiateWASI(rt)
+	if err != nil {
 		_ = rt.Close(ctx)
-		return nil, fmt.Errorf("host: instantiating WASI: %w", err)
+		return nil, err
 	}
 	if err := instantiateHostModules(ctx, rt, h.functions); err != nil {
 		_ = rt.Close(ctx)
 		return nil, err
 	}
+	h.readHostModules(wasi)
 	if h.kernel, err = h.newKernelRuntime(ctx); err != nil {
 		_ = rt.Close(ctx)
 		return nil, err

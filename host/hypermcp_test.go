@@ -186,13 +186,13 @@ func TestHyperMCPInExtismJS(t *testing.T) {
 }
 
 // A plugin that says its tools changed (notify_tool_list_changed, which
-// the host provides without a grant) is stateful: one instance serves
-// every call, and after such a call the host reads its tools again in that
-// instance, with no capabilities.
+// the host provides without a grant) and is granted state is stateful:
+// one instance serves every call, and after such a call the host reads
+// its tools again in that instance, with no capabilities.
 func TestToolListChanged(t *testing.T) {
 	t.Parallel()
 	h, _ := newTestHost(t, Options{})
-	l := load(t, h, "hypermcpv1go.wasm", Module{})
+	l := load(t, h, "hypermcpv1go.wasm", Module{Grants: grants(t, "state")})
 	if l.single == nil {
 		t.Fatal("a module importing notify_tool_list_changed is not served by one instance")
 	}

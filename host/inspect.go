@@ -74,26 +74,31 @@ func (h *Host) Inspect(ctx context.Context, name string, b, sidecar []byte) (*In
 	return ins, nil
 }
 
-// implied are the grants a WASI import asks for by itself: a module that
+// implied are the grants an import asks for by itself: a module that
 // reads the clock or draws randomness may be approved with clock or random
 // though its describe document lists neither (a Go guest's runtime imports
-// both).
+// both), and a hyper-mcp plugin that says its lists change (they live in
+// its instance's memory) asks for state.
 var implied = map[string]manifest.Kind{
-	"wasi_snapshot_preview1.clock_time_get": manifest.KindClock,
-	"wasi_snapshot_preview1.clock_res_get":  manifest.KindClock,
-	"wasi_snapshot_preview1.random_get":     manifest.KindRandom,
+	"wasi_snapshot_preview1.clock_time_get":      manifest.KindClock,
+	"wasi_snapshot_preview1.clock_res_get":       manifest.KindClock,
+	"wasi_snapshot_preview1.random_get":          manifest.KindRandom,
+	userModule + ".notify_tool_list_changed":     manifest.KindState,
+	userModule + ".notify_prompt_list_changed":   manifest.KindState,
+	userModule + ".notify_resource_list_changed": manifest.KindState,
 }
 
 // Requested returns the grants the module asks for: its describe
 // document's, then clock and random where it imports the WASI function
-// that uses them (a module reading the clock asks for it by that), then
+// that uses them (a module reading the clock asks for it by that), state
+// where it imports a notify_*_list_changed function, then
 // host:NAMESPACE.NAME for each host function it imports, each once.
 func (ins *Inspection) Requested() ([]manifest.Grant, error) {
 	gs, err := ins.Description.RequestedGrants()
 	if err != nil {
 		return nil, err
 	}
-	for _, kind := range []manifest.Kind{manifest.KindClock, manifest.KindRandom} {
+	for _, kind := range []manifest.Kind{manifest.KindClock, manifest.KindRandom, manifest.KindState} {
 		g := manifest.Grant{Kind: kind}
 		if ins.Implies(g) && !slices.ContainsFunc(gs, func(h manifest.Grant) bool { return h.Kind == kind }) {
 			gs = append(gs, g)
@@ -109,8 +114,9 @@ func (ins *Inspection) Requested() ([]manifest.Grant, error) {
 }
 
 // Implies reports whether the module's imports ask for g by themselves
-// (clock or random, where it imports the WASI function that uses them; a
-// host function it imports), so granting it is no more than the module
+// (clock or random, where it imports the WASI function that uses them;
+// state, where it imports a notify_*_list_changed function; a host
+// function it imports), so granting it is no more than the module
 // requests.
 func (ins *Inspection) Implies(g manifest.Grant) bool {
 	if g.Kind == manifest.KindHost {

@@ -225,6 +225,9 @@ func (inst *instance) instantiate(rc *runContext, describing bool) error {
 		})
 	}
 	ictx = experimental.WithMemoryAllocator(ictx, memoryAllocator{inst, false})
+	if err := h.ensureWASI(); err != nil {
+		return err
+	}
 	mod, err := h.runtime.InstantiateModule(ictx, l.entry.mod, cfg)
 	if err != nil {
 		return inst.classify(rc, fmt.Errorf("instantiating: %w", err))
@@ -329,6 +332,14 @@ func (inst *instance) invoke(ctx context.Context, f api.Function, stack []uint64
 		inst.watchDeadline.Store(dl.UnixNano())
 		defer inst.watchDeadline.Store(0)
 	}
+	if def := f.Definition(); def.GoFunction() != nil {
+		// A host function the module exports as its own: the runtime
+		// would run it with its host module as the caller (WASI's
+		// proc_exit then closes WASI for the process). Load refuses such
+		// modules (checkReexports); this is the host's last word on it.
+		return fmt.Errorf("the module exports the host function %s.%s as its own, which the host does not call", def.ModuleName(), def.Name())
+	}
+	inst.inHost.Store(false) // a host function that failed may have left it set
 	inst.running.Store(true)
 	defer inst.stopRunning()
 	defer func() {
@@ -380,7 +391,9 @@ var errInterrupted = errors.New("interrupted")
 // yield is where an interruptible guest exits to Go every yieldEvery
 // checks: the Go scheduler may preempt it here, and the host stops it when
 // asked. The rewrite also calls it, with reason wasmbin.YieldStack, when
-// the guest's stack budget is spent.
+// the guest's stack budget is spent, and around every ref.func and
+// table.grow (wasmbin.YieldEnterGo, YieldLeaveGo), which the runtime runs
+// in Go.
 func yield(ctx context.Context, _ api.Module, stack []uint64) {
 	inst, ok := ctx.Value(instanceKey{}).(*instance)
 	if !ok {
@@ -389,8 +402,16 @@ func yield(ctx context.Context, _ api.Module, stack []uint64) {
 		}
 		return
 	}
-	if uint32(stack[0]) == wasmbin.YieldStack {
+	switch uint32(stack[0]) {
+	case wasmbin.YieldStack:
 		inst.fail(limitErr(LimitStack, inst.limits.Stack))
+	case wasmbin.YieldEnterGo:
+		inst.checkStop()
+		inst.enterGo("ref.func or table.grow")
+		return
+	case wasmbin.YieldLeaveGo:
+		inst.leaveGo(false)
+		return
 	}
 	inst.checkStop()
 }

@@ -116,8 +116,9 @@ type wireError struct {
 	Import  string `json:"import,omitempty"`
 	Need    string `json:"need,omitempty"`
 	Detail  string `json:"detail,omitempty"`
-	// Unregistered is ImportError's.
-	Unregistered bool `json:"unregistered,omitempty"`
+	// Unregistered and Exposed are ImportError's.
+	Unregistered bool   `json:"unregistered,omitempty"`
+	Exposed      string `json:"exposed,omitempty"`
 }
 
 func toWire(err error) *wireError {
@@ -132,7 +133,7 @@ func toWire(err error) *wireError {
 	)
 	switch {
 	case errors.As(err, &ie):
-		w.Kind, w.Module, w.Import, w.Need, w.Detail, w.Unregistered = "import", ie.Module, ie.Import, ie.Need, ie.Detail, ie.Unregistered
+		w.Kind, w.Module, w.Import, w.Need, w.Detail, w.Unregistered, w.Exposed = "import", ie.Module, ie.Import, ie.Need, ie.Detail, ie.Unregistered, ie.Exposed
 	case errors.As(err, &mle):
 		w.Kind, w.Limit, w.Max, w.Value = "modulelimit", mle.Limit, mle.Max, mle.What
 	case errors.As(err, &le):
@@ -164,7 +165,7 @@ func (e *sandboxError) Unwrap() error { return e.sentinel }
 func (w *wireError) err() error {
 	switch w.Kind {
 	case "import":
-		return &ImportError{Module: w.Module, Import: w.Import, Need: w.Need, Detail: w.Detail, Unregistered: w.Unregistered}
+		return &ImportError{Module: w.Module, Import: w.Import, Need: w.Need, Detail: w.Detail, Unregistered: w.Unregistered, Exposed: w.Exposed}
 	case "modulelimit":
 		return &ModuleLimitError{Limit: w.Limit, Max: w.Max, What: w.Value}
 	case "limit":

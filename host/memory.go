@@ -155,6 +155,9 @@ func (m *linearMemory) charged(size int64) int64 {
 // would pass the limit.
 func (m *linearMemory) Reallocate(size uint64) []byte {
 	inst := m.inst
+	// memory.grow runs here, in Go: the watchdog counts the time (the
+	// pages faulted in, a copy in the heap) as the host's.
+	defer inst.leaveGo(inst.enterGo("memory.grow"))
 	other := inst.kmem
 	if m.kernel {
 		other = inst.linear

@@ -175,10 +175,21 @@ func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
 		return nil, err
 	}
 	l.spares.max = max(h.opts.PoolSize, 0) + 2
-	if entry.stateful && !m.Isolated {
-		// One instance, kept across calls, as hyper-mcp runs a plugin.
+	switch {
+	case l.has[string(manifest.KindState)] && l.abi == ABIExtism && !m.Isolated:
+		// One instance, kept across calls, as hyper-mcp runs a plugin: a
+		// person granted it (see RATIONALE.md "Why is keeping state
+		// between calls a grant?").
 		l.single, l.reuse = &singleInstance{}, true
-	} else {
+	case entry.stateful && !m.Isolated:
+		// A hyper-mcp plugin that says its lists change, without the
+		// grant: a fresh instance per call, whose lists are read again
+		// after a call that changed them.
+		if lg := h.opts.Logger; lg != nil {
+			lg.Info("the module imports notify_*_list_changed but was not granted state: each call gets a fresh instance, which remembers nothing of the calls before", "module", m.Name)
+		}
+		l.pool = newPool(l, h.opts.PoolSize)
+	default:
 		l.pool = newPool(l, h.opts.PoolSize)
 	}
 	h.mu.Lock()

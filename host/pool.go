@@ -14,11 +14,11 @@ import (
 // Refilling happens in the background, one instantiation at a time per
 // module, and at most refillSlots at a time across the host, so refills
 // never take every core from the callers they exist to serve. A refill
-// starts when the module is loaded and when a call's instance is discarded
-// after the call (not when the call starts: an instantiation running beside the call
-// would slow it down, Go guests' above all, whose start-up allocates
-// megabytes); it ends when the pool is full, so an idle module costs no
-// goroutine.
+// starts when a call's instance is discarded after the call (not when the
+// call starts: an instantiation running beside the call would slow it
+// down, Go guests' above all, whose start-up allocates megabytes), so
+// never before the module's first call; it ends when the pool is full, so
+// an idle module costs no goroutine.
 type pool struct {
 	l    *Loaded
 	size int
@@ -28,6 +28,9 @@ type pool struct {
 	filling bool // a refill goroutine is running
 	failed  bool // the last refill could not instantiate: wait for a call to succeed
 	stopped bool
+	// called is set by the module's first call: only then may the pool
+	// make instances ahead of calls (see startRefill).
+	called bool
 	// ctx is the refills' context: close cancels it, so an instantiation
 	// in progress (a start function spinning to its time limit) ends at
 	// once instead of holding close up.
@@ -47,14 +50,19 @@ func newPool(l *Loaded, size int) *pool {
 	p := &pool{l: l, size: size, ready: make([]*instance, 0, size)}
 	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.mu.Lock()
-	p.startRefill()
+	p.startRefill() // nothing yet: the module has not been called
 	p.mu.Unlock()
 	return p
 }
 
 // startRefill starts the refill goroutine unless one runs; p.mu is held.
+// Nothing is made before the module's first call: making an instance
+// runs its start function and initialisers with the module's grants, and
+// nothing a module does with its grants may happen before a call asks
+// for it (an initialiser sent a granted secret away as `mcp serve`
+// started). See RATIONALE.md "Why does the pool wait for a first call?".
 func (p *pool) startRefill() {
-	if p.filling || p.stopped || p.failed || len(p.ready) >= p.size {
+	if !p.called || p.filling || p.stopped || p.failed || len(p.ready) >= p.size {
 		return
 	}
 	p.filling = true
@@ -147,10 +155,12 @@ func (h *Host) releaseIdle(inst *instance) {
 	inst.idleMem, inst.idleFiles = 0, 0
 }
 
-// get returns a ready instance, or nil.
+// get returns a ready instance, or nil. It is asked at every call, which
+// makes the module called.
 func (p *pool) get() *instance {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.called = true
 	if n := len(p.ready); n > 0 {
 		inst := p.ready[n-1]
 		p.ready[n-1] = nil

@@ -40,7 +40,7 @@ func TestPoolMemoryBoundsIdleInstances(t *testing.T) {
 	// What one ready instance of echo holds.
 	big, _ := newTestHost(t, Options{PoolSize: 4})
 	l := load(t, big, "echo.wasm", Module{})
-	l.pool.waitFull()
+	l.pool.warm()
 	per := big.idle().mem / 4
 	if per <= 0 || per*4 != big.idle().mem {
 		t.Fatalf("4 ready instances hold %d bytes", big.idle().mem)
@@ -48,8 +48,10 @@ func TestPoolMemoryBoundsIdleInstances(t *testing.T) {
 
 	h, _ := newTestHost(t, Options{PoolSize: 4, PoolMemory: 2*per + per/2})
 	a := load(t, h, "echo.wasm", Module{Name: "a"})
+	a.pool.warmUp()
 	a.pool.waitIdle(t)
 	b := load(t, h, "echo.wasm", Module{Name: "b"})
+	b.pool.warmUp()
 	b.pool.waitIdle(t)
 	for i := range 3 {
 		for _, m := range []*Loaded{a, b} {
@@ -94,6 +96,7 @@ func TestIdleInstancesFilesBounded(t *testing.T) {
 	var mods []*Loaded
 	for _, name := range []string{"a", "b", "c"} {
 		l := load(t, h, "idlefds.wasm", Module{Name: name, Grants: g})
+		l.pool.warmUp()
 		l.pool.waitIdle(t)
 		mods = append(mods, l)
 	}
@@ -139,6 +142,7 @@ func TestCloseEndsARefillInProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	l.pool.warmUp()
 	for { // the refill is running the start function
 		l.pool.mu.Lock()
 		filling := l.pool.filling

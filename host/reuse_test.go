@@ -38,7 +38,7 @@ func TestInstanceReuse(t *testing.T) {
 				if l.pool != nil {
 					// Every call takes a pooled instance, the path Reuse
 					// returns instances to.
-					l.pool.waitFull()
+					l.pool.warm()
 				}
 				res := call(t, l, s[0], `{}`)
 				if got := res.Text(); s[1] == "" && !res.IsError || s[1] != "" && (res.IsError || got != s[1]) {
@@ -56,7 +56,7 @@ func TestReusedInstanceWinsAFullPool(t *testing.T) {
 	h, _ := newTestHost(t, Options{})
 	l := load(t, h, "state.wasm", Module{Reuse: true})
 	p := l.pool
-	p.waitFull()
+	p.warm()
 	warm := p.get()
 	fresh, err := l.newInstance(context.Background(), false)
 	if err != nil {

@@ -267,6 +267,18 @@ var survivalCases = []survivalCase{
 		maxTime: 2 * time.Second},
 	{name: "ref.func without end", file: "reffunc.wasm", tool: "reffunc",
 		want: "tool exceeded its stack limit of 8 MiB", maxTime: 5 * time.Second, maxRSS: 128 << 20},
+	{name: "WASI's proc_exit exported as call", file: "reexportexit.wasm",
+		loadErr: `makes its import wasi_snapshot_preview1.proc_exit the export "call"`},
+	{name: "WASI's proc_exit exported as describe", file: "reexportdescribe.wasm",
+		loadErr: `makes its import wasi_snapshot_preview1.proc_exit the export "describe"`},
+	{name: "WASI's proc_exit exported as _start", file: "reexportstart.wasm",
+		loadErr: `makes its import wasi_snapshot_preview1.proc_exit the export "_start"`},
+	{name: "kernel and host functions exported as the module's own", file: "reexportkernel.wasm",
+		loadErr: `makes its import extism:host/env.reset the export "call"`},
+	{name: "an import as the start function", file: "startimport.wasm",
+		loadErr: "makes its import extism:host/env.reset its start function"},
+	{name: "WASI's proc_exit called through the table", file: "tableexit.wasm", tool: "tableexit",
+		want: "tool tableexit exited with status 7"},
 	{name: "re-entry without end", file: "reentry.wasm", grants: []string{"tools:reentry"}, tool: "reentry",
 		want: "tool exceeded its call depth limit of 4", maxTime: 10 * time.Second,
 		setup: func(c *survivalRun) {
@@ -652,9 +664,12 @@ func (c *survivalCase) run(ctx context.Context, h *Host, r *survivalRun, rep *su
 	return res, ""
 }
 
-// goodCall reports whether a well-behaved module still runs in h.
+// goodCall reports whether well-behaved modules still run in h: an
+// Extism plugin, and a WASI command (a guest once closed the host's WASI
+// module for every later one).
 func goodCall(ctx context.Context, h *Host) bool {
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "wasm", "echo.wasm"))
+	dir := filepath.Join("..", "testdata", "wasm")
+	b, err := os.ReadFile(filepath.Join(dir, "echo.wasm"))
 	if err != nil {
 		return false
 	}
@@ -665,7 +680,25 @@ func goodCall(ctx context.Context, h *Host) bool {
 	defer l.Close(ctx)
 	tl, _ := l.Tool("echo")
 	res, err := tl.Call(ctx, tool.Call{ID: "good", Name: "echo", Arguments: json.RawMessage(`{"still":"serving"}`)})
-	return err == nil && !res.IsError && string(res.StructuredContent) == `{"still":"serving"}`
+	if err != nil || res.IsError || string(res.StructuredContent) != `{"still":"serving"}` {
+		return false
+	}
+	b, err = os.ReadFile(filepath.Join(dir, "wasicmd.wasm"))
+	if err != nil {
+		return false
+	}
+	sidecar, err := os.ReadFile(filepath.Join(dir, "wasicmd.tool.json"))
+	if err != nil {
+		return false
+	}
+	w, err := h.Load(ctx, Module{Name: "wasicmd", Bytes: b, Sidecar: sidecar})
+	if err != nil {
+		return false
+	}
+	defer w.Close(ctx)
+	tl, _ = w.Tool("readfile")
+	res, err = tl.Call(ctx, tool.Call{ID: "good", Name: "readfile", Arguments: json.RawMessage(`{"path":"/nowhere"}`)})
+	return err == nil && strings.Contains(res.Text(), "open /nowhere")
 }
 
 func parseGrantList(ss []string) ([]manifest.Grant, error) {

@@ -13,7 +13,7 @@ import (
 
 // instrumentationDefects are the ways the rewrite can be wrong that leave
 // a guest the host cannot stop or bound (rewrite.Options.Defect).
-var instrumentationDefects = []string{"loop", "entry", "charge", "cost", "fuel", "return", "globals", "functions", "fuelAtEnd", "refFunc", "refCost", "bigEntry", "entryCalls", "unpaid", "scopeExit", "scopeCalls", "scopeBranch"}
+var instrumentationDefects = []string{"loop", "entry", "charge", "cost", "fuel", "return", "globals", "functions", "fuelAtEnd", "refFunc", "refCost", "bigEntry", "entryCalls", "unpaid", "scopeExit", "scopeCalls", "scopeBranch", "goEnter", "goLeave"}
 
 // defectFinding is what verification says of each defect ("" where the
 // finding depends on the module: renumbering functions wrongly breaks
@@ -36,6 +36,8 @@ var defectFinding = map[string]string{
 	"scopeExit":   "a charged block is not followed by the stack budget's restore",
 	"scopeCalls":  "a call outside a block charged to the stack budget",
 	"scopeBranch": "a branch out of a charged block",
+	"goEnter":     "a ref.func or table.grow without the host's enter of Go",
+	"goLeave":     "a ref.func or table.grow not followed by the host's leave of Go",
 }
 
 // TestVerifyCatchesEveryDefect: one defect in the rewrite, whichever,

@@ -21,8 +21,10 @@ import (
 //     reports it through Options.OnStuck, so the operator can restart the
 //     process.
 //
-// A guest blocked in a host function is waiting in Go, not in machine
-// code; it is reported the same way, without disabling its module.
+// A guest in the host's Go code (a host function; memory.grow, table.grow
+// or ref.func, which the runtime runs in Go: see instance.enterGo) is not
+// in machine code; it is reported the same way, without disabling its
+// module.
 type watchdog struct {
 	h           *Host
 	grace, tick time.Duration
@@ -44,15 +46,16 @@ type StuckCall struct {
 	Module, SHA256, Tool string
 	// Deadline is when the call should have ended.
 	Deadline time.Time
-	// InHost is set when the guest is blocked in a host function (its
-	// goroutine waits in Go); otherwise it runs machine code that no
-	// longer returns to the host, and its module is disabled.
+	// InHost is set when the guest is held in the host's Go code (a host
+	// function, or memory.grow, table.grow or ref.func, which the runtime
+	// runs in Go); otherwise it runs machine code that no longer returns
+	// to the host, and its module is disabled.
 	InHost bool
 }
 
 func (s StuckCall) String() string {
 	if s.InHost {
-		return fmt.Sprintf("tool %s of module %s (sha256 %s) is blocked in a host function %v past its deadline", s.Tool, s.Module, s.SHA256, time.Since(s.Deadline).Round(time.Second))
+		return fmt.Sprintf("tool %s of module %s (sha256 %s) is held in the host's Go code (a host function, or a growth of its memory or table) %v past its deadline", s.Tool, s.Module, s.SHA256, time.Since(s.Deadline).Round(time.Second))
 	}
 	return fmt.Sprintf("tool %s of module %s (sha256 %s) has not returned to the host for %v past its deadline: its time-limit instrumentation failed; the module is disabled and the process should be restarted (its garbage collections wait for that goroutine)",
 		s.Tool, s.Module, s.SHA256, time.Since(s.Deadline).Round(time.Second))
@@ -167,3 +170,29 @@ func errStuck(name string) error {
 
 // exited counts one exit of the guest to Go.
 func (inst *instance) exited() { inst.exits.Add(1) }
+
+// enterGo marks the guest as in the host's Go code until leaveGo: a host
+// function, or what the runtime runs in Go for the guest (memory.grow,
+// which reaches linearMemory.Reallocate; ref.func and table.grow, which
+// the rewrite brackets with yields). A guest there is not running machine
+// code, however long it stays (a loaded machine, a large growth): the
+// watchdog reports it but never takes it for one that stopped returning.
+// The runtime's growth of the guest's stack is the one exit to Go left
+// unmarked: it happens a few times per instance, and copies at most
+// twice the stack the stack limit bounds. It returns what leaveGo
+// restores: the marks nest (a host function's allocation grows the
+// kernel's memory).
+func (inst *instance) enterGo(op string) (was bool) {
+	inst.exited()
+	was = inst.inHost.Swap(true)
+	if hook := inst.l.h.opts.inGoHook; hook != nil {
+		hook(inst, op)
+	}
+	return was
+}
+
+// leaveGo ends what enterGo marked, restoring the mark it found.
+func (inst *instance) leaveGo(was bool) {
+	inst.inHost.Store(was)
+	inst.exited()
+}

@@ -71,7 +71,7 @@
 //
 //	net:HOST  net:*.HOST  net:HOST:PORT  net:[IPv6]:PORT
 //	fs.read:/ABS/PATH  fs.write:/ABS/PATH
-//	env:NAME  kv:NAMESPACE  tools:NAME  clock  random
+//	env:NAME  kv:NAMESPACE  tools:NAME  clock  random  state
 //	config:KEY=VALUE  config:KEY=$VAR
 //
 // # Trusting a manifest

@@ -28,6 +28,9 @@ const (
 	KindTools   Kind = "tools"    // calling one host tool (code mode)
 	KindConfig  Kind = "config"   // one config value, literal or from the environment
 	KindHost    Kind = "host"     // one host function the embedding application registered
+	// KindState lets a module keep its instance: one serves every call,
+	// in turn, so what one caller gives it the next may read.
+	KindState Kind = "state"
 )
 
 // Grant is one parsed capability grant. Its String form is the grant string
@@ -83,7 +86,7 @@ var (
 //	env:NAME  kv:NAMESPACE  tools:NAME
 //	config:KEY=VALUE  config:KEY=$VAR  (VALUE starting with $$ is a literal $)
 //	host:NAMESPACE.NAME  (e.g. host:extism:host/user.mult)
-//	clock  random
+//	clock  random  state
 //
 // The error is a *GrantError saying what is wrong.
 func ParseGrant(s string) (Grant, error) {
@@ -98,10 +101,12 @@ func ParseGrant(s string) (Grant, error) {
 		return Grant{Kind: KindClock}, nil
 	case string(KindRandom):
 		return Grant{Kind: KindRandom}, nil
+	case string(KindState):
+		return Grant{Kind: KindState}, nil
 	}
 	kind, value, ok := strings.Cut(s, ":")
 	if !ok {
-		return bad("want KIND:VALUE (net, fs.read, fs.write, env, kv, tools, config, host) or clock or random")
+		return bad("want KIND:VALUE (net, fs.read, fs.write, env, kv, tools, config, host) or clock, random or state")
 	}
 	if value == "" {
 		return bad("%s: missing value after ':'", kind)
@@ -176,10 +181,10 @@ func ParseGrant(s string) (Grant, error) {
 			return bad("%v", err)
 		}
 		return Grant{Kind: KindHost, Name: ns + "." + name}, nil
-	case KindClock, KindRandom:
+	case KindClock, KindRandom, KindState:
 		return bad("%s takes no value", kind)
 	}
-	return bad("unknown kind %q (want net, fs.read, fs.write, env, kv, tools, config, host, clock or random)", kind)
+	return bad("unknown kind %q (want net, fs.read, fs.write, env, kv, tools, config, host, clock, random or state)", kind)
 }
 
 // The namespaces a host grant cannot name: the host's own, whose functions
@@ -309,7 +314,7 @@ func (g Grant) String() string {
 		return string(g.Kind)
 	}
 	switch g.Kind {
-	case KindClock, KindRandom:
+	case KindClock, KindRandom, KindState:
 		return string(g.Kind)
 	case KindNet:
 		host := g.Host

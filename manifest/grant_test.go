@@ -32,6 +32,7 @@ func TestParseGrantValid(t *testing.T) {
 		{"tools:http_get", Grant{Kind: KindTools, Name: "http_get"}, ""},
 		{"clock", Grant{Kind: KindClock}, ""},
 		{"random", Grant{Kind: KindRandom}, ""},
+		{"state", Grant{Kind: KindState}, ""},
 		{"config:api-key=$API_KEY", Grant{Kind: KindConfig, Name: "api-key", Value: "$API_KEY"}, ""},
 		{"config:region=eu-west-1", Grant{Kind: KindConfig, Name: "region", Value: "eu-west-1"}, ""},
 		{"config:a b.c=x=y", Grant{Kind: KindConfig, Name: "a b.c", Value: "x=y"}, ""},
@@ -101,6 +102,7 @@ func TestParseGrantInvalid(t *testing.T) {
 		{"kv:a/b", "kv namespace"},
 		{"tools:a b", "tool name"},
 		{"clock:x", "takes no value"},
+		{"state:x", "takes no value"},
 		{"host:mult", "NAMESPACE.NAME"},
 		{"host:.mult", "NAMESPACE.NAME"},
 		{"host:ns.", "NAMESPACE.NAME"},
@@ -194,7 +196,7 @@ func TestExceeding(t *testing.T) {
 }
 
 func FuzzParseGrant(f *testing.F) {
-	for _, s := range []string{"net:a.com", "net:*.a.com:8080", "net:[::1]:1", "fs.read:/x/../y", "env:A", "kv:n", "clock", "tools:t", "net:1.2.3.4"} {
+	for _, s := range []string{"net:a.com", "net:*.a.com:8080", "net:[::1]:1", "fs.read:/x/../y", "env:A", "kv:n", "clock", "state", "tools:t", "net:1.2.3.4"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

@@ -48,6 +48,8 @@ requests. Granting more than it requests is refused unless --force is given
   fs.read:PATH  fs.write:PATH   (a relative PATH is made absolute against
                                  the working directory)
   env:NAME  kv:NAMESPACE  tools:NAME  clock  random
+  state   (one instance serves every call, in turn: what one caller gives
+           the module the next may read)
 
 What is being granted is shown first; on a terminal you are asked to
 confirm. Without a terminal, pass --yes. Approving the same bytes again

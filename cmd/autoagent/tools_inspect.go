@@ -252,6 +252,9 @@ func printInspection(w io.Writer, r *review, out inspectOutput) {
 	if changes := listChanges(out.Imports); changes != "" {
 		fmt.Fprintf(w, "changes:   its %s may change after approval (it imports notify_*_list_changed): what it adds is not shown here, and a tool another plugin serves stays with that plugin\n", changes)
 	}
+	if slices.Contains(r.requested, manifest.Grant{Kind: manifest.KindState}) {
+		fmt.Fprintf(w, "state:     it asks to keep its instance (the grant state): granted, one instance serves every call in turn, so what one caller gives it the next may read; without it each call gets a fresh instance\n")
+	}
 	fmt.Fprintf(w, "tools:\n")
 	for _, t := range out.Describe.Tools {
 		fmt.Fprintf(w, "  %s\n", termtext.Name(t.Name))

@@ -175,6 +175,17 @@ module startspin.wasm src/wat/startspin.wat -- wat src/wat/startspin.wat
 module reffunc.wasm $W src/wat/reffunc.wat -- wat src/wat/reffunc.wat
 module looprecursion.wasm $W src/wat/looprecursion.wat -- wat src/wat/looprecursion.wat
 module scoperecursion.wasm $W src/wat/scoperecursion.wat -- wat src/wat/scoperecursion.wat
+# Imports the module hands the host as its own functions (issue 38).
+module reexportexit.wasm $W src/wat/reexportexit.wat -- wat src/wat/reexportexit.wat
+module reexportdescribe.wasm src/wat/reexportdescribe.wat -- wat src/wat/reexportdescribe.wat
+module reexportstart.wasm src/wat/reexportstart.wat -- wat src/wat/reexportstart.wat
+module reexportkernel.wasm $W src/wat/reexportkernel.wat -- wat src/wat/reexportkernel.wat
+module startimport.wasm $W src/wat/startimport.wat -- wat src/wat/startimport.wat
+module tableexit.wasm $W src/wat/tableexit.wat -- wat src/wat/tableexit.wat
+# An initialiser that uses its grants (issue 38).
+module initsend.wasm $W src/wat/initsend.wat -- wat src/wat/initsend.wat
+# A stateful module that keeps every call's input (issue 38).
+module keepinput.wasm $W src/wat/keepinput.wat -- wat src/wat/keepinput.wat
 # Not a module at all: the magic number followed by garbage.
 module malformed.wasm -- bash -c 'printf "\\0asm\\1\\0\\0\\0\\377\\377\\377\\377this is not webassembly" >"$OUT"'
 

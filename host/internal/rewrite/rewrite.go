@@ -50,6 +50,12 @@
 //     globals, so every index the module defines is renumbered past them
 //     and an index that was out of range stays out of range.
 //
+//   - Time in Go. The runtime runs ref.func and table.grow in Go, where a
+//     table's growth copies it: each is bracketed by yield(2) and yield(3),
+//     so the host's watchdog counts that time as the host's, as it does
+//     a host function's, and does not take a guest kept there by a loaded
+//     machine for one that stopped returning.
+//
 //   - Tables. Each defined table's maximum is capped so that all tables
 //     together hold at most Limits.Tables entries: table.grow past it
 //     fails (-1) as the specification allows.
@@ -131,7 +137,9 @@ type Options struct {
 	// so), "unpaid" (a caller that does not pay for such a function it
 	// calls), "scopeExit" (a charged block not followed by the budget's
 	// restore), "scopeCalls" (a charged block that leaves a call out),
-	// "scopeBranch" (a charged block a branch leaves).
+	// "scopeBranch" (a charged block a branch leaves), "goEnter" (a
+	// ref.func or table.grow without the yield that marks time in Go
+	// before it), "goLeave" (without the one after it).
 	Defect string
 }
 
@@ -985,9 +993,13 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 				default:
 					out = append(out, w.inst.RefFuncCharge(cost)...)
 				}
+				out = w.goEnter(out)
 			}
 			if r.err == nil {
 				out = appendU32(append(out, op), w.fn(idx))
+			}
+			if op == 0xd2 && interrupt && count == nil {
+				out = w.goLeave(out)
 			}
 			if op == 0x10 && count != nil {
 				g := &count.regions[open[len(open)-1]]
@@ -1045,6 +1057,12 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 			if err != nil {
 				return nil, err
 			}
+			if sub == 15 && interrupt && count == nil { // table.grow
+				out = w.goEnter(out)
+				out = append(out, code[start:r.p]...)
+				out = w.goLeave(out)
+				continue
+			}
 			if scratch && w.opts.Defect == "charge" && !w.injected && count == nil && (sub == 8 || sub == 10 || sub == 11) {
 				w.injected = true
 			} else if scratch {
@@ -1081,6 +1099,25 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 		}
 	}
 	return nil, errors.New("the function does not end")
+}
+
+// goEnter and goLeave bracket a ref.func or table.grow, which the runtime
+// runs in Go: the yields tell the host's watchdog that the time is the
+// host's, not a guest that stopped returning (see wasmbin.Instrumentation).
+func (w *rewriter) goEnter(out []byte) []byte {
+	if w.opts.Defect == "goEnter" && !w.injected {
+		w.injected = true
+		return out
+	}
+	return append(out, w.inst.GoEnter()...)
+}
+
+func (w *rewriter) goLeave(out []byte) []byte {
+	if w.opts.Defect == "goLeave" && !w.injected {
+		w.injected = true
+		return out
+	}
+	return append(out, w.inst.GoLeave()...)
 }
 
 // miscOp reads a 0xfc instruction (saturating conversions, bulk memory

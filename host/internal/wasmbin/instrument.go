@@ -34,6 +34,10 @@ import "bytes"
 //     recursion's base case) then pay nothing;
 //   - a Charge before every bulk memory and table instruction: its length
 //     operand, kept in a scratch local, lowers the fuel in proportion;
+//   - a GoEnter before every ref.func and table.grow, and a GoLeave right
+//     after it: the runtime runs those in Go, outside the guest's machine
+//     code, and the yield calls tell the host's watchdog so (time spent
+//     there is time in the host, not a guest that stopped returning);
 //   - the yield import itself, autoagent:kernel.yield of type (i32) -> ().
 //
 // Guest code may not read or write the two globals, call yield, or touch
@@ -59,9 +63,44 @@ type Instrumentation struct {
 
 // Yield reasons, the i32 the patterns pass to the yield import.
 const (
-	YieldFuel  = 0 // the fuel ran out: the host checks the deadline
-	YieldStack = 1 // the stack budget ran out: the host ends the call
+	YieldFuel    = 0 // the fuel ran out: the host checks the deadline
+	YieldStack   = 1 // the stack budget ran out: the host ends the call
+	YieldEnterGo = 2 // a ref.func or table.grow follows, which runs in Go
+	YieldLeaveGo = 3 // the ref.func or table.grow before it returned
 )
+
+// GoEnter returns what precedes a ref.func or table.grow (after a
+// ref.func's RefFuncCharge): yield(YieldEnterGo).
+func (in *Instrumentation) GoEnter() []byte {
+	return appendU32([]byte{0x41, YieldEnterGo, 0x10}, in.Yield)
+}
+
+// GoLeave returns what follows a ref.func or table.grow:
+// yield(YieldLeaveGo).
+func (in *Instrumentation) GoLeave() []byte {
+	return appendU32([]byte{0x41, YieldLeaveGo, 0x10}, in.Yield)
+}
+
+// goOpEnd returns where the ref.func or table.grow at p ends, or -1 when
+// none starts there.
+func goOpEnd(b []byte, p int) int {
+	skip := func(p int) int { // past one LEB128 number of at most 5 bytes
+		for i := 0; i < 5 && p < len(b); i++ {
+			if b[p]&0x80 == 0 {
+				return p + 1
+			}
+			p++
+		}
+		return -1
+	}
+	switch {
+	case p < len(b) && b[p] == 0xd2:
+		return skip(p + 1)
+	case p+1 < len(b) && b[p] == 0xfc && b[p+1] == 15: // table.grow
+		return skip(p + 2)
+	}
+	return -1
+}
 
 // FrameCost is the stack budget one call of a function costs: a bound on
 // the machine stack its frame takes, from its locals (parameters
@@ -230,14 +269,17 @@ type funcInstrumentation struct {
 	scopeCosts []int32
 	// scratch is the local Charge patterns use (the last local); the
 	// counts say how often it was seen inside and outside them.
-	scratch        int
-	chargeEnd      int // a bulk instruction must start right here
-	refChargeEnd   int // a ref.func must start right here, charged refCost
-	refCost        int32
-	chargeShift    byte
-	charges        int
-	scratchOutside int
-	curIn          bool // the current instruction is part of a pattern
+	scratch      int
+	chargeEnd    int // a bulk instruction must start right here
+	refChargeEnd int // a ref.func must start right here, charged refCost
+	// goOp is where the ref.func or table.grow a GoEnter precedes starts,
+	// goLeaveAt where the GoLeave after it must (-1: none due).
+	goOp, goLeaveAt int
+	refCost         int32
+	chargeShift     byte
+	charges         int
+	scratchOutside  int
+	curIn           bool // the current instruction is part of a pattern
 	// regions: the function's own (first) and the loops open around the
 	// current instruction.
 	regions []*region
@@ -250,7 +292,7 @@ type funcInstrumentation struct {
 // begin starts verifying the function body at pc (after its locals).
 func (in *Instrumentation) begin(f *funcValidator, pc int) *funcInstrumentation {
 	fi := &funcInstrumentation{in: in, fn: f.r.fn, scratch: len(f.locals) - 1, chargeEnd: -1, refChargeEnd: -1,
-		scope: -1, scopeAt: -1, exitAt: -1, retAt: -1, verifier: f.v}
+		goOp: -1, goLeaveAt: -1, scope: -1, scopeAt: -1, exitAt: -1, retAt: -1, verifier: f.v}
 	entry := &region{fn: f.r.fn}
 	fi.regions = []*region{entry}
 	// A function its callers pay for has no fuel check of its own.
@@ -275,6 +317,28 @@ func (fi *funcInstrumentation) at(f *funcValidator, pc int) {
 	b := f.r.b
 	if fi.scopeAt >= 0 && pc != fi.scopeAt {
 		fi.fail(f, "a stack budget charge before a block that does not follow it")
+	}
+	if pc == fi.goLeaveAt {
+		leave := fi.in.GoLeave()
+		if !bytes.HasPrefix(b[pc:], leave) {
+			fi.fail(f, "a ref.func or table.grow not followed by the host's leave of Go")
+		}
+		fi.patternEnd, fi.goLeaveAt, fi.curIn = pc+len(leave), -1, true
+		return
+	}
+	if b[pc] == 0x41 {
+		// A GoEnter, before a ref.func or table.grow (and after a
+		// ref.func's charge, whose end it then carries).
+		if enter := fi.in.GoEnter(); bytes.HasPrefix(b[pc:], enter) {
+			if op := pc + len(enter); goOpEnd(b, op) >= 0 {
+				fi.patternEnd, fi.curIn = op, true
+				fi.goOp, fi.goLeaveAt = op, goOpEnd(b, op)
+				if fi.refChargeEnd == pc {
+					fi.refChargeEnd = op
+				}
+				return
+			}
+		}
 	}
 	if pc == fi.exitAt {
 		exit := fi.in.StackExit(fi.exitCost)
@@ -431,6 +495,15 @@ func (fi *funcInstrumentation) refFunc(f *funcValidator, pc int, idx uint32) {
 	if pc != fi.refChargeEnd || fi.refCost < RefFuncCost {
 		fi.fail(f, "a ref.func without its stack budget charge")
 	}
+	fi.enteredGo(f, pc)
+}
+
+// enteredGo checks that a GoEnter precedes the ref.func or table.grow at
+// pc (the verifier then expects its GoLeave).
+func (fi *funcInstrumentation) enteredGo(f *funcValidator, pc int) {
+	if pc != fi.goOp {
+		fi.fail(f, "a ref.func or table.grow without the host's enter of Go")
+	}
 }
 
 func (fi *funcInstrumentation) globalUse(f *funcValidator, g uint32) {
@@ -449,6 +522,9 @@ func (fi *funcInstrumentation) localUse(f *funcValidator, l uint32) {
 func (fi *funcInstrumentation) bulk(f *funcValidator, pc int, sub uint32) {
 	var shift byte
 	switch sub {
+	case 15: // table.grow
+		fi.enteredGo(f, pc)
+		return
 	case 8, 10, 11: // memory.init, memory.copy, memory.fill
 		shift = fi.in.MemShift
 	case 12, 14, 17: // table.init, table.copy, table.fill

@@ -113,8 +113,10 @@ func TestVerifyScopeTables(t *testing.T) {
 	const cost = 1000
 	charge, exit := in.StackCharge(cost), in.StackExit(cost)
 	fuel := in.FuelCheck(400)
-	icall := bs(0x20, 0x00, 0x41, 0x00, 0x11, 0x01, 0x00, 0x1a) // local.get 0; i32.const 0; call_indirect type 1 table 0; drop
-	reff := bs(0xd2, 0x01, 0x1a)                                // ref.func 1; drop
+	icall := bs(0x20, 0x00, 0x41, 0x00, 0x11, 0x01, 0x00, 0x1a)       // local.get 0; i32.const 0; call_indirect type 1 table 0; drop
+	reff := cat(in.GoEnter(), bs(0xd2, 0x01), in.GoLeave(), bs(0x1a)) // ref.func 1, in Go; drop
+	bare := bs(0xd2, 0x01, 0x1a)                                      // ref.func 1; drop
+	grow := bs(0xd0, 0x70, 0x41, 0x01, 0xfc, 0x0f, 0x00, 0x1a)        // table.grow 0 by 1 (null); drop
 	block := bs(0x02, 0x40)
 	end := bs(0x0b)
 	tail := bs(0x20, 0x00, 0x0b)
@@ -132,6 +134,13 @@ func TestVerifyScopeTables(t *testing.T) {
 		{"ref.func charge below 64", cat(fuel, in.StackCharge(63), reff, tail), false, true},
 		{"ref.func as first in a charged block (charge taken by block)", cat(fuel, charge, block, reff, end, exit, tail), false, true},
 		{"ref.func charge then exit of it", cat(fuel, in.StackCharge(64), reff, in.StackExit(64), tail), false, true},
+		{"ref.func charged, without its enter and leave of Go", cat(fuel, in.StackCharge(64), bare, tail), false, true},
+		{"ref.func charged, entered, not left", cat(fuel, in.StackCharge(64), in.GoEnter(), bs(0xd2, 0x01, 0x1a), tail), false, true},
+		{"ref.func charged, left, not entered", cat(fuel, in.StackCharge(64), bs(0xd2, 0x01), in.GoLeave(), bs(0x1a), tail), false, true},
+		{"enter of Go before its charge", cat(fuel, in.GoEnter(), in.StackCharge(64), bare, tail), false, true},
+		{"enter of Go alone", cat(fuel, in.GoEnter(), tail), false, true},
+		{"table.grow in Go (control)", cat(fuel, bs(0xd0, 0x70, 0x41, 0x01), in.GoEnter(), bs(0xfc, 0x0f, 0x00), in.GoLeave(), bs(0x1a), tail), false, false},
+		{"table.grow without its enter and leave of Go", cat(fuel, grow, tail), false, true},
 		{"table.get then call_indirect outside", cat(fuel, bs(0x41, 0x00, 0x25, 0x00, 0x1a), icall, tail), false, true},
 		{"stack global exported (the rewrite exports it for the host: control)", cat(fuel, charge, block, icall, end, exit, tail), true, false},
 	}

@@ -1,0 +1,91 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+)
+
+// hostModules are the host modules of the runtime that guests import
+// from (WASI, extism:host/user, the application's namespaces): what the
+// import check compares a module's imports with, read once at New, and
+// the WASI module, which the host makes again if it was ever closed.
+//
+// The runtime's own view of its modules is not read after New: a module
+// closed there (WASI's proc_exit closes the module that calls it, and a
+// guest once made WASI's host module its own caller) is gone from it,
+// and every import check that looked it up then dereferenced nil.
+type hostModules struct {
+	// defs are every host module's function definitions, by module and
+	// name.
+	defs map[string]map[string]api.FunctionDefinition
+	// wasi is the WASI host module every guest links to; wasiMu
+	// serialises making it again.
+	wasi   atomic.Pointer[api.Module]
+	wasiMu sync.Mutex
+}
+
+// instantiateWASI instantiates the WASI host module, with the guard every
+// WASI call passes (see wasiGuard).
+func instantiateWASI(rt wazero.Runtime) (api.Module, error) {
+	if _, err := wasi_snapshot_preview1.Instantiate(wasiContext(context.Background()), rt); err != nil {
+		return nil, fmt.Errorf("host: instantiating WASI: %w", err)
+	}
+	return rt.Module(wasiModule), nil
+}
+
+// readHostModules records the definitions of the runtime's host modules
+// once they are all instantiated.
+func (h *Host) readHostModules(wasi api.Module) {
+	h.hostMods.wasi.Store(&wasi)
+	h.hostMods.defs = map[string]map[string]api.FunctionDefinition{}
+	names := []string{wasiModule, userModule}
+	for ns := range h.functions {
+		names = append(names, ns)
+	}
+	for _, name := range names {
+		if m := h.runtime.Module(name); m != nil {
+			h.hostMods.defs[name] = m.ExportedFunctionDefinitions()
+		}
+	}
+}
+
+// definition returns the function name of host module module, as it was
+// when the host started.
+func (h *Host) definition(module, name string) (api.FunctionDefinition, bool) {
+	def, ok := h.hostMods.defs[module][name]
+	return def, ok
+}
+
+// ensureWASI makes the WASI host module again when it was closed, so
+// that one guest that managed to close it (see checkReexports and
+// wasiGuard, which now stop every way known) does not fail every later
+// instance of every WASI module of the process. The check costs an
+// atomic load per instantiation.
+func (h *Host) ensureWASI() error {
+	if !(*h.hostMods.wasi.Load()).IsClosed() {
+		return nil
+	}
+	h.hostMods.wasiMu.Lock()
+	defer h.hostMods.wasiMu.Unlock()
+	if !(*h.hostMods.wasi.Load()).IsClosed() {
+		return nil
+	}
+	if h.shut.Load() {
+		return ErrClosed
+	}
+	m, err := instantiateWASI(h.runtime)
+	if err != nil {
+		return err
+	}
+	h.hostMods.wasi.Store(&m)
+	if lg := h.opts.Logger; lg != nil {
+		lg.Error("host: the WASI host module had been closed (a defect of the host's defences); it was made again")
+	}
+	return nil
+}
