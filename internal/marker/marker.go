@@ -51,7 +51,9 @@
 package marker
 
 import (
+	"math/bits"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -155,12 +157,27 @@ const (
 type unit struct {
 	set  uint32
 	weak bool
+	m    [words]uint64 // the automaton's bits set can advance
+}
+
+// mk returns the unit of set.
+func mk(set uint32, weak bool) unit {
+	u := unit{set: set, weak: weak}
+	for s := set; s != 0; s &= s - 1 {
+		sym := bitIndex(s)
+		for w := range words {
+			u.m[w] |= masks[sym][w]
+		}
+	}
+	return u
 }
 
 // maxUnits bounds the units of one character (NFKD expands a character to
 // at most 18; those past 16 are all of one Arabic ligature).
 const maxUnits = 16
 
+// words is the size of the automaton's state, in 64-bit words; find
+// unrolls its loop over them.
 const words = 3
 
 // The phrases, packed into words of a Shift-And automaton: bit j of a
@@ -223,19 +240,31 @@ func find(s string, from int) (start, end int, ok bool) {
 	r := reader{s: s, i: from}
 	for r.i < len(s) {
 		if c := s[r.i]; c < utf8.RuneSelf && !asciiSpecial[c] && r.i >= r.tagEnd {
+			// The common case, unrolled: an ASCII character.
 			r.i++
-			if asciiGap[c] || !step(&d, asciiUnits[c]) {
+			if asciiGap[c] {
 				continue
 			}
-			return spanOf(s, from, r.i, d)
+			m := &asciiUnits[c].m
+			n0 := (d[0]<<1 | initial[0]) & m[0]
+			n1 := (d[1]<<1 | initial[1]) & m[1]
+			n2 := (d[2]<<1 | initial[2]) & m[2]
+			if asciiUnits[c].weak {
+				n0, n1, n2 = n0|d[0], n1|d[1], n2|d[2]
+			}
+			d = [words]uint64{n0, n1, n2}
+			if n0&final[0]|n1&final[1]|n2&final[2] != 0 {
+				return spanOf(s, from, r.i, d)
+			}
+			continue
 		}
 		us, reset := r.next()
 		if reset {
 			d = [words]uint64{}
 			continue
 		}
-		for _, u := range us {
-			if step(&d, u) {
+		for k := range us {
+			if step(&d, &us[k]) {
 				return spanOf(s, from, r.i, d)
 			}
 		}
@@ -244,17 +273,10 @@ func find(s string, from int) (start, end int, ok bool) {
 }
 
 // step advances the automaton by u and reports whether a phrase ended.
-func step(d *[words]uint64, u unit) bool {
-	var m [words]uint64
-	for set := u.set; set != 0; set &= set - 1 {
-		sym := bitIndex(set)
-		for w := range words {
-			m[w] |= masks[sym][w]
-		}
-	}
+func step(d *[words]uint64, u *unit) bool {
 	hit := false
 	for w := range words {
-		n := (d[w]<<1 | initial[w]) & m[w]
+		n := (d[w]<<1 | initial[w]) & u.m[w]
 		if u.weak {
 			n |= d[w]
 		}
@@ -264,14 +286,7 @@ func step(d *[words]uint64, u unit) bool {
 	return hit
 }
 
-func bitIndex(set uint32) int {
-	n := 0
-	for set&1 == 0 {
-		set >>= 1
-		n++
-	}
-	return n
-}
+func bitIndex(set uint32) int { return bits.TrailingZeros32(set) }
 
 // spanOf returns the span of the phrases that ended at end: it reads
 // [from, end) again for each of them, tracking where its readings began.
@@ -307,11 +322,10 @@ func (p *pattern) start(s string, from, end int) int {
 			if u.weak {
 				kept = d
 			}
-			for j := p.n - 1; j >= 0; j-- {
+			for rest := shifted; rest != 0; {
+				j := bits.Len64(rest) - 1 // high to low: begin[j-1] is still the old one
 				bit := uint64(1) << j
-				if shifted&bit == 0 {
-					continue
-				}
+				rest &^= bit
 				b := at
 				if j > 0 {
 					b = begin[j-1]
@@ -355,27 +369,27 @@ func letters(s string) uint32 {
 func classifyASCII(c byte) (unit, bool) {
 	switch {
 	case c == 'l' || c == 'I':
-		return unit{set: letters("li")}, false
+		return mk(letters("li"), false), false
 	case c >= 'a' && c <= 'z':
-		return unit{set: 1 << (c - 'a')}, false
+		return mk(1 << (c - 'a'), false), false
 	case c >= 'A' && c <= 'Z':
-		return unit{set: 1 << (c - 'A')}, false
+		return mk(1 << (c - 'A'), false), false
 	case c >= '0' && c <= '9':
-		return unit{set: letters(leet[c-'0'])}, false
+		return mk(letters(leet[c-'0']), false), false
 	}
 	switch c {
 	case '[', '<':
-		return unit{set: 1 << symBracket, weak: true}, false
+		return mk(1 << symBracket, true), false
 	case '/', '\\':
-		return unit{set: 1 << symSlash, weak: true}, false
+		return mk(1 << symSlash, true), false
 	case ':':
-		return unit{set: 1 << symColon, weak: true}, false
+		return mk(1 << symColon, true), false
 	case '@':
-		return unit{set: letters("a"), weak: true}, false
+		return mk(letters("a"), true), false
 	case '$':
-		return unit{set: letters("s"), weak: true}, false
+		return mk(letters("s"), true), false
 	case '|', '!':
-		return unit{set: letters("li"), weak: true}, false
+		return mk(letters("li"), true), false
 	}
 	return unit{}, true
 }
@@ -412,7 +426,14 @@ func (r *reader) next() (us []unit, reset bool) {
 	}
 	c, n := textfold.Next(s[i:])
 	r.i += n
-	us = runeUnits(r.buf[:0], c)
+	us = r.buf[:0]
+	if e := &twoByte()[c&0x7ff]; c >= utf8.RuneSelf && c < 0x800 && e.n <= 1 {
+		if e.n == 1 {
+			us = append(us, e.u)
+		}
+	} else {
+		us = runeUnits(us, c)
+	}
 	if i < r.tagEnd {
 		for k := range us {
 			us[k].weak = true
@@ -421,7 +442,28 @@ func (r *reader) next() (us []unit, reset bool) {
 	return us, false
 }
 
-// runeUnits appends the units of r.
+// twoByte caches the unit of each character of two UTF-8 bytes (Latin,
+// Greek, Cyrillic, Armenian, Hebrew, Arabic) that has at most one, built
+// on first use.
+var twoByte = sync.OnceValue(func() *[0x800]cachedUnit {
+	t := new([0x800]cachedUnit)
+	var buf [maxUnits]unit
+	for r := rune(utf8.RuneSelf); r < 0x800; r++ {
+		us := runeUnits(buf[:0], r)
+		t[r].n = uint8(len(us))
+		if len(us) == 1 {
+			t[r].u = us[0]
+		}
+	}
+	return t
+})
+
+type cachedUnit struct {
+	u unit
+	n uint8 // the number of units; past 1, they are not cached
+}
+
+// runeUnits appends the units of r, at most cap(u).
 func runeUnits(u []unit, r rune) []unit {
 	if r < utf8.RuneSelf {
 		if asciiGap[r] {
@@ -438,7 +480,7 @@ func runeUnits(u []unit, r rune) []unit {
 		x, gap := classify(f)
 		if one {
 			if alt := readings[r]; alt != "" {
-				x.set, gap = x.set|letters(alt), false
+				x, gap = mk(x.set|letters(alt), x.weak), false
 			}
 		}
 		if !gap {
@@ -454,17 +496,17 @@ func classify(r rune) (unit, bool) {
 		return asciiUnits[r], asciiGap[r]
 	}
 	if alt := readings[r]; alt != "" {
-		return unit{set: letters(alt)}, false
+		return mk(letters(alt), false), false
 	}
 	switch r {
 	case '€':
-		return unit{set: letters("e"), weak: true}, false
+		return mk(letters("e"), true), false
 	case '¡':
-		return unit{set: letters("li"), weak: true}, false
+		return mk(letters("li"), true), false
 	}
 	switch {
 	case unicode.In(r, unicode.Ps, unicode.Pi):
-		return unit{set: 1 << symBracket, weak: true}, false
+		return mk(1 << symBracket, true), false
 	case unicode.IsLetter(r) || unicode.IsNumber(r):
 		return unit{}, false
 	}
