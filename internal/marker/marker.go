@@ -371,19 +371,19 @@ func classifyASCII(c byte) (unit, bool) {
 	case c == 'l' || c == 'I':
 		return mk(letters("li"), false), false
 	case c >= 'a' && c <= 'z':
-		return mk(1 << (c - 'a'), false), false
+		return mk(1<<(c-'a'), false), false
 	case c >= 'A' && c <= 'Z':
-		return mk(1 << (c - 'A'), false), false
+		return mk(1<<(c-'A'), false), false
 	case c >= '0' && c <= '9':
 		return mk(letters(leet[c-'0']), false), false
 	}
 	switch c {
 	case '[', '<':
-		return mk(1 << symBracket, true), false
+		return mk(1<<symBracket, true), false
 	case '/', '\\':
-		return mk(1 << symSlash, true), false
+		return mk(1<<symSlash, true), false
 	case ':':
-		return mk(1 << symColon, true), false
+		return mk(1<<symColon, true), false
 	case '@':
 		return mk(letters("a"), true), false
 	case '$':
@@ -506,7 +506,7 @@ func classify(r rune) (unit, bool) {
 	}
 	switch {
 	case unicode.In(r, unicode.Ps, unicode.Pi):
-		return mk(1 << symBracket, true), false
+		return mk(1<<symBracket, true), false
 	case unicode.IsLetter(r) || unicode.IsNumber(r):
 		return unit{}, false
 	}
