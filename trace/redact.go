@@ -106,6 +106,11 @@ func valueAfter(s string, m []int) (int, int) {
 
 var authScheme = regexp.MustCompile(`^(?i)(?:bearer|basic|token|digest|bot|apikey|key|hmac|negotiate|ntlm|dpop|sharedkey|sharedaccesssignature)[ \t]+`)
 
+var (
+	hashLabel  = regexp.MustCompile(`(?i)(?:h1|sha\d{1,3}|md5|blake\w*|digest|hash|checksum|integrity)\s*[:=]\s*["']?$`)
+	hashPrefix = regexp.MustCompile(`(?i)^(?:sha\d{1,3}|md5|blake2[bs]?)-`)
+)
+
 // nameIsSecret checks that group g of a match, a field's name, says secret.
 func nameIsSecret(g int) func(string, []int) bool {
 	return func(s string, m []int) bool { return isSecretName(s[m[2*g]:m[2*g+1]]) }
@@ -122,9 +127,14 @@ func isBasicCredential(s string, m []int) bool {
 // letters and digits, no words (more than 40% of it in runs of four
 // letters of one case reads as identifiers, paths and names), and at least
 // 3.9 bits of entropy per character. Hex (hashes) and UUIDs have no
-// upper case and pass.
+// upper case and pass; so does a digest labelled as one (sha384-…,
+// h1:…, sha256=…), the form base64 digests take in lock files and
+// integrity attributes.
 func isHighEntropy(s string, m []int) bool {
 	run := s[m[0]:m[1]]
+	if hashLabel.MatchString(s[max(0, m[0]-12):m[0]]) || hashPrefix.MatchString(run) {
+		return false // a digest says what it is: sha384-…, h1:…, sha256=…
+	}
 	var upper, lower, digit, wordy, same int
 	var prevCase byte
 	var counts [256]int

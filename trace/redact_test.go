@@ -416,6 +416,8 @@ func TestRedactControlsStayVisible(t *testing.T) {
 		"THIS_IS_A_VERY_LONG_CONSTANT_NAME_2 getUserAccountSettingsByIdentifier2",
 		"The author's passion for design signals a basic truth about sessions.",
 		"Basic arithmetic is basic; the password policy is strict.",
+		`<script integrity="sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC">`,
+		"golang.org/x/text v0.42.0 h1:n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=",
 	} {
 		if got := Redact(s); got != s {
 			t.Errorf("Redact(%q) = %q, want unchanged", s, got)

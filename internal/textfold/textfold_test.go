@@ -166,3 +166,34 @@ func FuzzFold(f *testing.F) {
 		}
 	})
 }
+
+func TestEncodedRuns(t *testing.T) {
+	for _, c := range []struct{ in, run, text string }{
+		{"token QWxhZGRpbjpvcGVuIHNlc2FtZQ== end", "QWxhZGRpbjpvcGVuIHNlc2FtZQ==", "Aladdin:open sesame"},
+		{"id=YWRhQGV4YW1wbGUub3JnP3g_eQ&z", "YWRhQGV4YW1wbGUub3JnP3g_eQ", "ada@example.org?x?y"},
+		{`{"v":"6164614065786d706c652e6f7267"}`, "6164614065786d706c652e6f7267", "ada@exmple.org"},
+		{"mail ada%40example.org now", "ada%40example.org", "ada@example.org"},
+		{"twice ada%2540example.org", "ada%2540example.org", "ada%40example.org"},
+		{"p%C3%A9%20x", "p%C3%A9%20x", "pé x"},
+	} {
+		var got []EncodedRun
+		for r := range EncodedRuns(c.in) {
+			got = append(got, r)
+		}
+		if len(got) != 1 || c.in[got[0].Start:got[0].End] != c.run || got[0].Text != c.text {
+			t.Errorf("EncodedRuns(%q) = %+v, want %q → %q", c.in, got, c.run, c.text)
+		}
+	}
+	for _, s := range []string{
+		"short QWxhZGRpbg== runs",
+		"a hash 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 in hex",
+		"and n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg= in base64",
+		"a UUID 123e4567-e89b-12d3-a456-426614174000",
+		"internationalization and counterrevolutionaries, the longest words",
+		"100% sure, 50%off",
+	} {
+		for r := range EncodedRuns(s) {
+			t.Errorf("EncodedRuns(%q) found %q → %q", s, s[r.Start:r.End], r.Text)
+		}
+	}
+}
