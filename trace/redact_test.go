@@ -455,3 +455,21 @@ func TestRedactHeaderMaps(t *testing.T) {
 		t.Errorf("RedactJSON: %s", doc)
 	}
 }
+
+// A secret next to an escape: the escape stays whole, and JSON stays JSON.
+func TestRedactKeepsJSONAroundEscapes(t *testing.T) {
+	for _, c := range []struct{ doc, secret string }{
+		{`{"x":"\nZx8Qw2Lp0Rt5Vb7Nm3Kj9Hg1Fd4Sa6Ye0Uc2"}`, "Qw2Lp0Rt5Vb7Nm3Kj9Hg1Fd4Sa6Ye0Uc2"},
+		{`{"x":"\u0041Zx8Qw2Lp0Rt5Vb7Nm3Kj9Hg1Fd4Sa6Ye0Uc2"}`, "Qw2Lp0Rt5Vb7Nm3Kj9Hg1Fd4Sa6Ye0Uc2"},
+		{`{"x":"\\\"Zx8Qw2Lp0Rt5Vb7Nm3Kj9Hg1Fd4Sa6Ye0Uc2\""}`, "Qw2Lp0Rt5Vb7Nm3Kj9Hg1Fd4Sa6Ye0Uc2"},
+		{`{"k":"\u0073k-proj-abcdefghijklmnopqrstuvwx"}`, "abcdefghijklmnopqrstuvwx"},
+		{`{"password":"a\u0022b-and-more"}`, "b-and-more"},
+		{`{"a":"{\"api_key\":\"zz-secret-value-123\"}"}`, "zz-secret-value-123"},
+		{`{"token":12345678}`, "12345678"},
+	} {
+		got := Redact(c.doc)
+		if !json.Valid([]byte(got)) || strings.Contains(got, c.secret) {
+			t.Errorf("%s → %s", c.doc, got)
+		}
+	}
+}

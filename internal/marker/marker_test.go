@@ -141,9 +141,12 @@ func TestDefuseReplacements(t *testing.T) {
 		{"one [/EXTERNAL] two [/UNTRUSTED] three", "one " + marker.Cut + "] two " + marker.Cut + "] three"},
 		// A marker split by a replacement is no marker.
 		{"[/EXTER" + marker.Cut + "NAL]", "[/EXTER" + marker.Cut + "NAL]"},
+		// A replacement is a break: its letters never join what follows
+		// ("removed]" then "ETSURTNU LANRETXE" would read "detsurtnulanretxe").
+		{"x [/EXTERNAL UNTRUSTED CONTENT]ETSURTNU LANRETXE", "x " + marker.Removed + "]ETSURTNU LANRETXE"},
 	} {
-		if got := marker.Defuse(c.in); got != c.want {
-			t.Errorf("Defuse(%q) = %q, want %q", c.in, got, c.want)
+		if got := marker.Defuse(c.in); got != c.want || marker.Defuse(got) != got {
+			t.Errorf("Defuse(%q) = %q, want %q, and that again: %q", c.in, got, c.want, marker.Defuse(got))
 		}
 	}
 }

@@ -197,3 +197,20 @@ func TestEncodedRuns(t *testing.T) {
 		}
 	}
 }
+
+func FuzzEncodedRuns(f *testing.F) {
+	f.Add("token QWxhZGRpbjpvcGVuIHNlc2FtZQ== end ada%2540example.org 616461406578616d706c652e6f7267")
+	f.Add("%E2%80%8B%zz%4 =====QWxh----____++++////")
+	f.Fuzz(func(t *testing.T, s string) {
+		prev := 0
+		for r := range EncodedRuns(s) {
+			if r.Start < prev || r.Start >= r.End || r.End > len(s) {
+				t.Fatalf("run [%d, %d) after %d in a text of %d", r.Start, r.End, prev, len(s))
+			}
+			if !utf8.ValidString(r.Text) || len(r.Text) > r.End-r.Start {
+				t.Fatalf("run %q decodes to %q", s[r.Start:r.End], r.Text)
+			}
+			prev = r.End
+		}
+	})
+}
