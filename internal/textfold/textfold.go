@@ -296,7 +296,7 @@ const lookalikeTable = `` +
 	`ꓮA ꓐB ꓚC ꓓD ꓰE ꓝF ꓖG ꓧH ꓲI ꓙJ ꓗK ꓡL ꓟM ꓠN ꓳO ꓑP ꓣR ꓢS ꓔT ꓴU ꓦV ꓪW ꓫX ꓬY ꓜZ ` +
 	// Latin small capitals and IPA letters
 	`ᴀA ʙB ᴄC ᴅD ᴇE ꜰF ɢG ʜH ɪI ᴊJ ᴋK ʟL ᴍM ɴN ᴏO ᴘP ʀR ꜱS ᴛT ᴜU ᴠV ᴡW ʏY ᴢZ ` +
-	`ɑa ɡg ıi ȷj ɩi ǀl ɾr ʋv ɛe ɵo ` +
+	`ɑa ɡg ıi ȷj ɩi ǀl ɾr ʋv ɛe ɵo ꬲe ᴎN ` +
 	// Latin letters with strokes and hooks, ligatures NFKD leaves alone
 	`łl ŁL øo ØO đd ĐD ðd ÐD ħh ĦH ŧt ŦT ƀb ɃB ɨi ƗI ʉu ɄU ƶz ƵZ ǥg ǤG ɇe ɆE ȼc ȻC ` +
 	`ɍr ɌR ɏy ɎY ƒf ƑF ɓb ƁB ɗd ƊD ƙk ƘK ƈc ƇC ɠg ƓG ɲn ƝN ƥp ƤP ƭt ƬT ȥz ȤZ ɱm ɳn ` +
@@ -484,4 +484,9 @@ var htmlNames = map[string]rune{
 	"shy": 0xAD, "zwj": 0x200D, "zwnj": 0x200C, "lrm": 0x200E, "rlm": 0x200F,
 	"ensp": 0x2002, "emsp": 0x2003, "thinsp": 0x2009, "Tab": '\t', "NewLine": '\n',
 	"middot": 0xB7, "lsquo": 0x2018, "rsquo": 0x2019, "ldquo": 0x201C, "rdquo": 0x201D,
+	"ZeroWidthSpace": 0x200B, "NegativeVeryThinSpace": 0x200B, "NegativeThinSpace": 0x200B,
+	"NegativeMediumSpace": 0x200B, "NegativeThickSpace": 0x200B, "NoBreak": 0x2060,
+	"af": 0x2061, "ApplyFunction": 0x2061, "it": 0x2062, "InvisibleTimes": 0x2062,
+	"ic": 0x2063, "InvisibleComma": 0x2063, "NonBreakingSpace": 0xA0, "ThinSpace": 0x2009,
+	"hairsp": 0x200A, "VeryThinSpace": 0x200A, "MediumSpace": 0x205F, "numsp": 0x2007, "puncsp": 0x2008,
 }
