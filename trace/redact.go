@@ -25,9 +25,9 @@ type secretRule struct {
 	g     int
 	check func(s string, m []int) bool
 	wrap  func(s string, m []int) bool // the secret is a JSON literal: it becomes a string
-	// value, when set, finds the secret after the match instead: the
-	// match is a name and its separator.
-	value func(s string, m []int) (start, end int)
+	// value, when set, finds the secrets after the match instead (the
+	// match is a name and its separator): it yields each one.
+	value func(s string, m []int, yield func(start, end int, wrap bool))
 }
 
 var secretRules = []secretRule{
@@ -40,10 +40,16 @@ var secretRules = []secretRule{
 		check: nameIsSecret(1), wrap: func(s string, m []int) bool { return s[m[4]] != '"' }},
 	// The same inside JSON that was itself encoded as a JSON string: \"password\": \"…\".
 	{re: regexp.MustCompile(`\\"((?:[^"\\]|\\[^"]){1,64}?)\\"\s*:\s*(\\"(?:[^\\]|\\[^"])*\\")`), g: 2, check: nameIsSecret(1)},
-	// name: value and name=value (headers, query parameters, env files,
-	// YAML) whose name says secret, an Authorization scheme included: the
-	// expression finds the name, valueAfter the value.
-	{re: regexp.MustCompile(`(?i)[a-z0-9][a-z0-9_.\-]{0,63}["']?[ \t]*[:=]`), value: valueAfter},
+	// name: value, name=value and name := value (headers, query
+	// parameters, env files, YAML, Go's %v of a header map) whose name
+	// says secret, an Authorization scheme included: the expression finds
+	// the name, valueAfter the value.
+	{re: regexp.MustCompile(`(?i)[a-z0-9][a-z0-9_.\-]{0,63}["']?[ \t]*(?::=|[:=])`), value: valueAfter},
+	// Command-line flags: --password VALUE, -token VALUE.
+	{re: regexp.MustCompile(`(?i)(?:^|\s)--?([a-z][a-z0-9_.\-]{0,63})[ \t]+`), value: flagValue},
+	// XML elements: <password>…</password>.
+	{re: regexp.MustCompile(`<([A-Za-z][\w.:-]{0,63})(?:\s[^<>]{0,256})?>([^<]{1,1000})</([A-Za-z][\w.:-]{0,63})>`), g: 2,
+		check: func(s string, m []int) bool { return s[m[2]:m[3]] == s[m[6]:m[7]] && isSecretName(s[m[2]:m[3]]) }},
 	// Bearer tokens anywhere.
 	{re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})`), g: 1},
 	// Basic credentials anywhere: base64 of user:password.
@@ -75,19 +81,79 @@ var secretRules = []secretRule{
 	{re: regexp.MustCompile(`[A-Za-z0-9+/_=-]{32,256}`), check: isHighEntropy},
 }
 
-// valueAfter returns the value that follows a name and its separator
-// when the name says secret: quotes and an Authorization scheme are part
-// of it, and it runs to a space, quote, bracket or separator of pairs.
-func valueAfter(s string, m []int) (int, int) {
-	name := strings.TrimRight(s[m[0]:m[1]-1], "\"' \t")
+// valueAfter yields the value that follows a name and its separator when
+// the name says secret: what a pair of quotes holds, an Authorization
+// scheme and its token, each item of a list in brackets, or a run to a
+// space, quote, bracket or separator of pairs.
+func valueAfter(s string, m []int, yield func(int, int, bool)) {
+	name := strings.TrimRight(s[m[0]:m[1]-1], "\"' \t:")
 	if !isSecretName(name) {
-		return 0, 0
+		return
 	}
+	// After a quoted name, a number or literal in a list is JSON's: it
+	// becomes a string.
+	inJSON := m[0] > 0 && s[m[0]-1] == '"'
+
 	i := m[1]
 	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
 		i++
 	}
+	if i < len(s) && s[i] == '[' {
+		// A list: ["a", "b"], or [a b] as Go prints a header map.
+		for i++; i < len(s) && i < m[1]+4096; {
+			switch c := s[i]; {
+			case c == ']' || c == '\n':
+				return
+			case c == ' ' || c == '\t' || c == ',':
+				i++
+			default:
+				a, b := valueAt(s, i, 1)
+				if b <= i {
+					return
+				}
+				quoted := s[i] == '"' || s[i] == '\''
+				if quoted {
+					if a != i+1 || b >= len(s) || s[b] != s[i] {
+						return // an unclosed string: no list to read
+					}
+					a, b = i, b+1 // the quotes go with the string, so JSON stays valid
+				}
+				yield(a, b, inJSON && !quoted)
+				i = b
+			}
+		}
+		return
+	}
+	if a, b := valueAt(s, i, 3); b > a {
+		yield(a, b, false)
+	}
+}
+
+// flagValue yields the value of a command-line flag whose name says
+// secret, unless it is another flag.
+func flagValue(s string, m []int, yield func(int, int, bool)) {
+	if !isSecretName(s[m[2]:m[3]]) || m[1] >= len(s) || s[m[1]] == '-' {
+		return
+	}
+	if a, b := valueAt(s, m[1], 3); b > a {
+		yield(a, b, false)
+	}
+}
+
+// valueAt returns the value at s[i:]: what a pair of quotes there holds
+// (on one line), or an Authorization scheme and its token, or a run to a
+// space, quote, bracket or separator of pairs at least minLen long.
+func valueAt(s string, i, minLen int) (int, int) {
 	if i < len(s) && (s[i] == '"' || s[i] == '\'') {
+		q := s[i]
+		for j := i + 1; j < len(s) && j < i+4096 && s[j] != '\n'; j++ {
+			if s[j] == q && !oddBackslashesBefore(s, j) {
+				if j > i+1 {
+					return i + 1, j
+				}
+				return 0, 0
+			}
+		}
 		i++
 	}
 	start := i
@@ -98,7 +164,7 @@ func valueAfter(s string, m []int) (int, int) {
 	for end < len(s) && s[end] > ' ' && s[end] != 0x7f && !strings.ContainsRune(`"'&,;{}[]\`, rune(s[end])) {
 		end++
 	}
-	if end-i < 3 {
+	if end-i < minLen {
 		return 0, 0
 	}
 	return start, end
@@ -184,9 +250,9 @@ func isHighEntropy(s string, m []int) bool {
 // value, header, b64, …) are set aside. The name is secret when its last
 // word is a secret word (key, token, secret, password, passwd, pwd, pass,
 // passphrase, auth, authorization, credential(s), signature, sig, session,
-// cookie, jwt, bearer, otp, hmac, csrf, private key, …) or when its words
-// joined end with a compound (apikey, accesstoken, clientsecret,
-// password, …). The counts and settings stay visible: input_tokens,
+// cookie, jwt, bearer, otp, hmac, csrf, private key, …) or ends with a
+// compound (apikey, accesstoken, clientsecret, password, …: githubtoken,
+// dbpassword). The counts and settings stay visible: input_tokens,
 // max_tokens, token_budget, keyboard, monkey, author, auth_type,
 // auth_url, key_name, cookie_policy.
 func isSecretName(name string) bool {
@@ -201,16 +267,12 @@ func isSecretName(name string) bool {
 	if len(words) == 0 {
 		return false
 	}
-	if secretWords[words[len(words)-1]] {
+	last := words[len(words)-1]
+	if secretWords[last] {
 		return true
 	}
-	var joined [128]byte
-	j := joined[:0]
-	for _, w := range words {
-		j = append(j, w...)
-	}
 	for _, c := range secretCompounds {
-		if bytes.HasSuffix(j, []byte(c)) {
+		if strings.HasSuffix(last, c) {
 			return true
 		}
 	}
@@ -327,18 +389,21 @@ type secretSpan struct {
 func appendSecretSpans(spans []secretSpan, text string, m *textfold.Map) []secretSpan {
 	for _, r := range secretRules {
 		for _, loc := range r.re.FindAllStringSubmatchIndex(text, -1) {
-			a, b := loc[2*r.g], loc[2*r.g+1]
-			if r.value != nil {
-				a, b = r.value(text, loc)
+			add := func(a, b int, wrap bool) {
+				if a < 0 || a >= b {
+					return
+				}
+				if m != nil {
+					a, b = m.Span(a, b)
+				}
+				spans = append(spans, secretSpan{a, b, wrap})
 			}
-			if a < 0 || a == b || (r.check != nil && !r.check(text, loc)) {
-				continue
+			switch {
+			case r.value != nil:
+				r.value(text, loc, add)
+			case r.check == nil || r.check(text, loc):
+				add(loc[2*r.g], loc[2*r.g+1], r.wrap != nil && r.wrap(text, loc))
 			}
-			wrap := r.wrap != nil && r.wrap(text, loc)
-			if m != nil {
-				a, b = m.Span(a, b)
-			}
-			spans = append(spans, secretSpan{a, b, wrap})
 		}
 	}
 	return spans

@@ -374,6 +374,16 @@ var unknownShapes = []struct{ name, text, secret string }{
 	{"npm token", "//registry.example/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123456789", "npm_abcdefghijklmnopqrstuvwxyz0123456789"},
 	{"Google OAuth token", "token ya29.a0AfH6SMBexampleexampleexample", "ya29.a0AfH6SMBexampleexampleexample"},
 	{"xAI key", "xai-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN0123", "xai-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN0123"},
+	// Our own attacks on the name rule: other syntaxes.
+	{"XML element", "<password>hunter2hunter2</password>", "hunter2hunter2"},
+	{"XML element with attributes", `<apiKey kind="x">abc123def456</apiKey>`, "abc123def456"},
+	{"Go's %v of a header map", "map[Accept:[json] X-Auth-Key:[abc123def456]]", "abc123def456"},
+	{"JSON list under a secret name", `{"password": ["abc123", "def456"]}`, "def456"},
+	{"JSON numbers under a secret name", `{"pins": 1, "auth": {"authorization": [123456, 789012]}}`, "789012"},
+	{"Go assignment", "API_KEY := abc123def456", "abc123def456"},
+	{"quoted value with spaces", `password = "correct horse battery"`, "battery"},
+	{"command-line flag", "run --password hunter2hunter2 --verbose", "hunter2hunter2"},
+	{"command-line flag, quoted", "curl --oauth2-bearer 'tok12345678'", "tok12345678"},
 	// Disguised names.
 	{"Cyrillic in the name", "X-\u0410uth-Key: cyr1llic-secret", "cyr1llic-secret"},
 	{"zero-width in the name", "pass\u200bword=zw-secret-123", "zw-secret-123"},
@@ -416,6 +426,8 @@ func TestRedactControlsStayVisible(t *testing.T) {
 		"THIS_IS_A_VERY_LONG_CONSTANT_NAME_2 getUserAccountSettingsByIdentifier2",
 		"The author's passion for design signals a basic truth about sessions.",
 		"Basic arithmetic is basic; the password policy is strict.",
+		"run --verbose --key-file /etc/app.pem --token-limit 100 -n 3",
+		"<author>Ada</author> <title>On keys</title> map[Accept:[json]]",
 		`<script integrity="sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC">`,
 		"golang.org/x/text v0.42.0 h1:n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=",
 	} {
