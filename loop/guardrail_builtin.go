@@ -67,16 +67,17 @@ var (
 	// or a national one starting with 0; 7 to 14 digits after the prefix,
 	// with the usual separators (space, dot, dash, slash, underscore).
 	// Bare numbers do not match, and dates are set aside (looksLikeDate).
-	phoneRE = regexp.MustCompile(`(?:\+\d{1,3}[ ._/-]?(?:\(\d{1,4}\)[ ._/-]?)?|\(\d{2,4}\)[ ._/-]?|\b0)\d(?:[ ._/-]?\d){6,13}\b`)
-	ibanRE  = regexp.MustCompile(`(?i)\b[A-Z]{2}\d{2}(?:[ ._/-]{0,3}[A-Z0-9]{4}){2,7}(?:[ ._/-]{0,3}[A-Z0-9]{1,3})?\b`)
-	cardRE  = regexp.MustCompile(`\b\d(?:[ ._/-]{0,3}\d){12,18}\b`)
+	phoneRE = regexp.MustCompile(`(?:\+ ?\d{1,3}[ ._/-]?(?:\(\d{1,4}\)[ ._/-]?)?|\(\d{2,4}\)[ ._/-]?|\(0\)[ ._/-]?|\b0)\d(?:[ ._/-]?\d){6,13}\b`)
+	ibanRE  = regexp.MustCompile(`(?i)\b[A-Z]{2}\d{2}(?:[\s._/-]{0,3}[A-Z0-9]{4}){2,7}(?:[\s._/-]{0,3}[A-Z0-9]{1,3})?\b`)
+	cardRE  = regexp.MustCompile(`\b\d(?:[\s._/-]{0,3}\d){12,18}\b`)
 	dateRE  = regexp.MustCompile(`^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}$`)
 )
 
 // PIIGuardrail finds personal data: e-mail addresses (also written out:
 // ada [at] example [dot] org), IBANs (checked with their mod-97 digits),
 // payment card numbers (checked with Luhn) and phone numbers, their digit
-// groups separated by spaces, dots, dashes, slashes or underscores. It
+// groups separated by white space (a line break too), dots, dashes,
+// slashes or underscores. It
 // looks at the text as written and as a reader sees it (digits of any
 // script, fullwidth forms, invisible characters, escapes undone), and
 // inside runs of base64, hex or percent-encoding (two layers deep). It
@@ -213,7 +214,7 @@ func luhn(s string) bool {
 // 13616: the rearranged number mod 97 is 1), its separators left out.
 func ibanValid(s string) bool {
 	s = strings.Map(func(r rune) rune {
-		if strings.ContainsRune(" ._/-", r) {
+		if unicode.IsSpace(r) || strings.ContainsRune("._/-", r) {
 			return -1
 		}
 		return unicode.ToUpper(r)

@@ -723,7 +723,7 @@ var mutations = []mutation{
 		"\tif depth == 0 {\n\t\treturn out\n\t}", "\tif true {\n\t\treturn out\n\t}",
 		"./loop", "TestSecretsGuardrailSeesThroughDisguises"},
 	{"guardrails: card digit groups only split by a space or dash", "loop/guardrail_builtin.go",
-		"cardRE  = regexp.MustCompile(`\\b\\d(?:[ ._/-]{0,3}\\d){12,18}\\b`)", "cardRE  = regexp.MustCompile(`\\b\\d(?:[ -]?\\d){12,18}\\b`)",
+		"cardRE  = regexp.MustCompile(`\\b\\d(?:[\\s._/-]{0,3}\\d){12,18}\\b`)", "cardRE  = regexp.MustCompile(`\\b\\d(?:[ -]?\\d){12,18}\\b`)",
 		"./loop", "TestPIIGuardrailSeesThroughDisguises"},
 	{"guardrails: dates read as phone numbers", "loop/guardrail_builtin.go",
 		"func(s string) bool { return !dateRE.MatchString(s) }", "nil",
