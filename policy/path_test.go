@@ -49,6 +49,9 @@ func pathTree(t *testing.T) string {
 		"base/loop1":      "loop2",
 		"base/loop2":      "loop1",
 		"base/self":       "self",
+		"base/rootlink":   "/",
+		"base/chain1":     "chain2",
+		"base/chain2":     "../outlink/../outside",
 		"outlink":         "base",
 	} {
 		if err := os.Symlink(target, filepath.Join(root, link)); err != nil {
@@ -95,6 +98,11 @@ func TestPathWithinFollowsLinks(t *testing.T) {
 		{"a missing directory, dot-dot, then a link out", "base/missing/../inlink/secret", false},
 		{"lexical traversal", "base/../outside/secret", false},
 		{"a prefix that is not a parent", "base2/x", false},
+		// Our own attacks on the resolution.
+		{"doubled and trailing slashes", "base//inlink///secret/", false},
+		{"a link to the root", "base/rootlink" + root + "/outside/secret", false},
+		{"a chain of links out", "base/chain1/secret", false},
+		{"dot segments", "base/./a/./../file", true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			d := decide(t, root+"/"+c.path, base) // not filepath.Join: it would clean the ".."
@@ -102,6 +110,21 @@ func TestPathWithinFollowsLinks(t *testing.T) {
 				t.Errorf("%s: %+v, want allowed %v", c.path, d, c.allow)
 			}
 		})
+	}
+}
+
+// The kernel's own links are followed too: /proc/self/root leads to /.
+func TestPathWithinFollowsProcLinks(t *testing.T) {
+	root := pathTree(t)
+	if _, err := os.Lstat("/proc/self/root"); err != nil {
+		t.Skip("no /proc/self/root here")
+	}
+	base := filepath.Join(root, "base")
+	if d := decide(t, "/proc/self/root"+root+"/base/file", base); d.Verdict != loop.VerdictAllow {
+		t.Errorf("through /proc/self/root, inside: %+v", d)
+	}
+	if d := decide(t, "/proc/self/root"+root+"/base/inlink/secret", base); d.Verdict != loop.VerdictDeny {
+		t.Errorf("through /proc/self/root, out: %+v", d)
 	}
 }
 
