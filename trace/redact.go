@@ -359,11 +359,11 @@ func Redact(s string) string {
 
 // redactOnce is one pass of Redact's rules over s and its fold.
 func redactOnce(s string) string {
-	f, m := textfold.Fold(s)
-	raw := mayHoldSecret(s)
-	if !raw && (m == nil || !mayHoldSecret(f)) {
+	if clean(s) {
 		return s
 	}
+	f, m := textfold.Fold(s)
+	raw := mayHoldSecret(s)
 	var spans []secretSpan
 	if raw {
 		spans = appendSecretSpans(spans, s, nil)
@@ -492,6 +492,112 @@ func oddBackslashesBefore(s string, i int) bool {
 	return n%2 == 1
 }
 
+// clean reports whether s surely holds no secret, as written or folded:
+// the filter of the common case, one pass over s (a second, that folds
+// as it goes without building the fold, when s is not its own fold).
+func clean(s string) bool {
+	run, plain := 0, true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		k := byteClass[c]
+		if k&classBase64 != 0 {
+			if run++; run >= 32 {
+				return false
+			}
+		} else {
+			run = 0
+		}
+		if k&classFolds != 0 {
+			plain = false
+		}
+		if i+1 == len(s) || secondChars[c]&charBit(s[i+1]) == 0 {
+			continue
+		}
+		for _, n := range needles[c|0x20] {
+			if hasPrefixLower(s, i, n) {
+				return false
+			}
+		}
+	}
+	return plain || !foldMayHoldSecret(s)
+}
+
+// The classes of a byte for clean.
+const (
+	classBase64 = 1 << iota // a character of the high-entropy rule's runs
+	classFolds              // a byte the fold may change: not ASCII, a control, an escape's start
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := range t {
+		if base64Char[c] {
+			t[c] |= classBase64
+		}
+		if c >= 0x80 || (c < ' ' && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r') || c == 0x7f || c == '&' || c == '%' || c == '\\' {
+			t[c] |= classFolds
+		}
+	}
+	return t
+}()
+
+// foldMayHoldSecret is mayHoldSecret of the fold of s, folding as it
+// goes: a window of the last folded bytes is matched against the needles
+// that end with each new one.
+func foldMayHoldSecret(s string) bool {
+	var window [maxNeedle]byte // lower case, the newest at n-1 (mod maxNeedle)
+	n, run := 0, 0
+	var buf [64]byte
+	for i := 0; i < len(s); {
+		r, w := textfold.Next(s[i:])
+		i += w
+		for _, c := range textfold.AppendRune(buf[:0], r) {
+			if base64Char[c] {
+				if run++; run >= 32 {
+					return true
+				}
+			} else {
+				run = 0
+			}
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			window[n%maxNeedle] = c
+			n++
+			for _, nd := range needlesByLast[c] {
+				if len(nd) <= n && windowEndsWith(&window, n, nd) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func windowEndsWith(w *[maxNeedle]byte, n int, nd string) bool {
+	for j := 0; j < len(nd); j++ {
+		if w[(n-len(nd)+j)%maxNeedle] != nd[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// maxNeedle bounds the length of a needle.
+const maxNeedle = 16
+
+// needlesByLast are the needles by their last character.
+var needlesByLast = func() (t [256][]string) {
+	for _, list := range needles {
+		for _, n := range list {
+			if len(n) > maxNeedle {
+				panic("trace: a needle longer than maxNeedle")
+			}
+			t[n[len(n)-1]] = append(t[n[len(n)-1]], n)
+		}
+	}
+	return t
+}()
+
 // mayHoldSecret is a one-pass filter that lets the common case (no secret
 // in sight) skip the regular expressions. It must return true whenever any
 // rule could match: every rule needs one of these needles, or a run of 32
@@ -613,7 +719,7 @@ const PreviewLimit = 200
 // holds. A document with nothing to redact is returned as is (same bytes);
 // one that is not valid JSON is redacted as text.
 func RedactJSON(raw []byte) []byte {
-	if !mayHoldSecret(string(raw)) {
+	if clean(string(raw)) {
 		return raw
 	}
 	var v any

@@ -305,10 +305,17 @@ func FuzzRedact(f *testing.F) {
 		if utf8.ValidString(s) && !utf8.ValidString(got) {
 			t.Fatalf("valid UTF-8 became invalid: %q → %q", s, got)
 		}
-		for _, text := range []string{s, func() string { f, _ := textfold.Fold(s); return f }()} {
+		f, m := textfold.Fold(s)
+		for _, text := range []string{s, f} {
 			if spans := appendSecretSpans(nil, text, nil); !mayHoldSecret(text) && len(spans) > 0 {
 				t.Fatalf("fast filter missed a secret in %q (the rules find %v)", text, spans)
 			}
+		}
+		if m != nil && foldMayHoldSecret(s) != mayHoldSecret(f) {
+			t.Fatalf("the filter folding as it goes says %v, on the fold %v: %q", foldMayHoldSecret(s), mayHoldSecret(f), s)
+		}
+		if clean(s) && (len(appendSecretSpans(nil, s, nil)) > 0 || len(appendSecretSpans(nil, f, m)) > 0) {
+			t.Fatalf("clean(%q), yet the rules find a secret", s)
 		}
 		// A known secret placed between separators never survives.
 		const secret = "sk-proj-FUZZsecret0123456789abcdef"
@@ -482,6 +489,20 @@ func TestRedactKeepsJSONAroundEscapes(t *testing.T) {
 		got := Redact(c.doc)
 		if !json.Valid([]byte(got)) || strings.Contains(got, c.secret) {
 			t.Errorf("%s → %s", c.doc, got)
+		}
+	}
+}
+
+// RedactJSON's filter looks at the fold too: a disguised name is no way
+// around it.
+func TestRedactJSONSeesDisguisedNames(t *testing.T) {
+	for _, doc := range []string{
+		`{"p\u0430ssword":"value-one"}`,
+		`{"api\u200bkey":"value-one"}`,
+		`{"ＴＯＫＥＮ":"value-one"}`,
+	} {
+		if got := RedactJSON([]byte(doc)); bytes.Contains(got, []byte("value-one")) || !json.Valid(got) {
+			t.Errorf("RedactJSON(%s) = %s", doc, got)
 		}
 	}
 }
