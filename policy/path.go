@@ -79,12 +79,15 @@ func resolvePath(p string) (string, error) {
 
 // cutComponent splits the first path component off p.
 func cutComponent(p string) (name, rest string) {
-	p = strings.TrimLeft(p, `/`+string(filepath.Separator))
-	if i := strings.IndexAny(p, `/`+string(filepath.Separator)); i >= 0 {
+	p = strings.TrimLeftFunc(p, isSeparator)
+	if i := strings.IndexFunc(p, isSeparator); i >= 0 {
 		return p[:i], p[i+1:]
 	}
 	return p, ""
 }
+
+// isSeparator: a slash, or the system's separator.
+func isSeparator(r rune) bool { return r == '/' || r == filepath.Separator }
 
 // within reports whether the resolved path p is dir or inside it.
 func within(p, dir string) bool {
