@@ -5,20 +5,27 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
+	"github.com/autoagent-go/autoagent/internal/textfold"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 )
 
-// SecretsGuardrail finds secrets with the trace redaction's patterns
-// (bearer tokens, API keys of the usual vendors, URL passwords, private
-// keys, secret-named JSON fields): it redacts them to [Redacted], or
-// blocks when block is set.
+// SecretsGuardrail finds secrets with the trace redaction's rules
+// (trace.Redact: secret-named headers, fields and parameters, bearer and
+// Basic credentials, API keys of the usual vendors, long random runs, URL
+// passwords, private keys), in the text as written and as a reader sees it
+// (look-alike letters, invisible characters, escapes undone), and inside
+// runs of base64, hex or percent-encoding (two layers deep): it redacts
+// them to [Redacted] (a whole encoded run that holds one), or blocks when
+// block is set.
 func SecretsGuardrail(block bool) Guardrail {
 	return GuardFunc("secrets", func(_ context.Context, in *GuardCheck) (GuardVerdict, error) {
-		out := trace.Redact(in.Text)
+		out := redactSecrets(in.Text, decodeDepth)
 		if out == in.Text {
 			return GuardVerdict{}, nil
 		}
@@ -29,21 +36,53 @@ func SecretsGuardrail(block bool) Guardrail {
 	})
 }
 
+// decodeDepth is how many layers of encoding the built-in guardrails look
+// through: base64 inside percent-encoding is found, a third layer is not.
+const decodeDepth = 2
+
+// redactSecrets redacts s and, depth layers deep, the encoded runs that
+// hold a secret.
+func redactSecrets(s string, depth int) string {
+	out := trace.Redact(s)
+	if depth == 0 {
+		return out
+	}
+	f, m := textfold.Fold(out)
+	var runs []span
+	for r := range textfold.EncodedRuns(f) {
+		if redactSecrets(r.Text, depth-1) != r.Text {
+			runs = append(runs, foldSpan(m, r.Start, r.End, trace.Redacted))
+		}
+	}
+	return replaceSpans(out, runs)
+}
+
 var (
 	emailRE = regexp.MustCompile(`(?i)\b[a-z0-9._%+-]+@[a-z0-9.-]+\.[a-z]{2,}\b`)
+	// emailWrittenOutRE: an address with its @ and dots written out, in
+	// brackets: ada [at] example [dot] org, ada(at)example.org.
+	emailWrittenOutRE = regexp.MustCompile(`(?i)\b[a-z0-9._%+-]+\s*[\[({<]\s*(?:at|@)\s*[\])}>]\s*[a-z0-9-]+(?:\s*(?:[\[({<]\s*(?:dot|\.)\s*[\])}>]|\.)\s*[a-z0-9-]+)+`)
 	// phoneRE: a number written as a phone number: international (+CC,
 	// an area code in parentheses allowed), an area code in parentheses,
 	// or a national one starting with 0; 7 to 14 digits after the prefix,
-	// with the usual separators. Dates and bare numbers do not match.
-	phoneRE = regexp.MustCompile(`(?:\+\d{1,3}[ .-]?(?:\(\d{1,4}\)[ .-]?)?|\(\d{2,4}\)[ .-]?|\b0)\d(?:[ .-]?\d){6,13}\b`)
-	ibanRE  = regexp.MustCompile(`\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b`)
-	cardRE  = regexp.MustCompile(`\b\d(?:[ -]?\d){12,18}\b`)
+	// with the usual separators (space, dot, dash, slash, underscore).
+	// Bare numbers do not match, and dates are set aside (looksLikeDate).
+	phoneRE = regexp.MustCompile(`(?:\+ ?\d{1,3}[ ._/-]?(?:\(\d{1,4}\)[ ._/-]?)?|\(\d{2,4}\)[ ._/-]?|\(0\)[ ._/-]?|\b0)\d(?:[ ._/-]?\d){6,13}\b`)
+	ibanRE  = regexp.MustCompile(`(?i)\b[A-Z]{2}\d{2}(?:[\s._/-]{0,3}[A-Z0-9]{4}){2,7}(?:[\s._/-]{0,3}[A-Z0-9]{1,3})?\b`)
+	cardRE  = regexp.MustCompile(`\b\d(?:[\s._/-]{0,3}\d){12,18}\b`)
+	dateRE  = regexp.MustCompile(`^\d{1,4}[./-]\d{1,2}[./-]\d{1,4}$`)
 )
 
-// PIIGuardrail finds personal data: e-mail addresses, IBANs (checked with
-// their mod-97 digits), payment card numbers (checked with Luhn) and phone
-// numbers. It redacts them to [email], [iban], [card] and [phone], or
-// blocks when block is set.
+// PIIGuardrail finds personal data: e-mail addresses (also written out:
+// ada [at] example [dot] org), IBANs (checked with their mod-97 digits),
+// payment card numbers (checked with Luhn) and phone numbers, their digit
+// groups separated by white space (a line break too), dots, dashes,
+// slashes or underscores. It
+// looks at the text as written and as a reader sees it (digits of any
+// script, fullwidth forms, invisible characters, escapes undone), and
+// inside runs of base64, hex or percent-encoding (two layers deep). It
+// redacts them to [email], [iban], [card] and [phone] (a whole encoded run
+// that holds one), or blocks when block is set.
 func PIIGuardrail(block bool) Guardrail {
 	return GuardFunc("pii", func(_ context.Context, in *GuardCheck) (GuardVerdict, error) {
 		out, kinds := redactPII(in.Text)
@@ -59,32 +98,95 @@ func PIIGuardrail(block bool) Guardrail {
 }
 
 func redactPII(s string) (string, []string) {
+	spans := piiSpans(s, decodeDepth)
 	var kinds []string
-	found := func(kind string) {
-		for _, k := range kinds {
-			if k == kind {
-				return
+	for _, sp := range spans {
+		if k := strings.Trim(sp.label, "[]"); !slices.Contains(kinds, k) {
+			kinds = append(kinds, k)
+		}
+	}
+	return replaceSpans(s, spans), kinds
+}
+
+// span is a part of a text to replace by label.
+type span struct {
+	start, end int
+	label      string
+}
+
+// piiSpans finds the personal data of s: in s, in its fold, and depth
+// layers deep in its encoded runs.
+func piiSpans(s string, depth int) []span {
+	spans := findPII(nil, s, nil)
+	f, m := textfold.Fold(s)
+	if m != nil {
+		spans = findPII(spans, f, m)
+	}
+	if depth > 0 {
+		for r := range textfold.EncodedRuns(f) {
+			if inner := piiSpans(r.Text, depth-1); len(inner) > 0 {
+				spans = append(spans, foldSpan(m, r.Start, r.End, inner[0].label))
 			}
 		}
-		kinds = append(kinds, kind)
 	}
-	s = emailRE.ReplaceAllStringFunc(s, func(string) string { found("email"); return "[email]" })
-	s = ibanRE.ReplaceAllStringFunc(s, func(m string) string {
-		if !ibanValid(m) {
-			return m
+	return spans
+}
+
+// findPII appends the personal data the expressions find in text; m maps
+// text (a fold) back to the original, or is nil when text is it.
+func findPII(spans []span, text string, m *textfold.Map) []span {
+	for _, k := range []struct {
+		re    *regexp.Regexp
+		label string
+		valid func(string) bool
+	}{
+		{emailRE, "[email]", nil},
+		{emailWrittenOutRE, "[email]", nil},
+		{ibanRE, "[iban]", ibanValid},
+		{cardRE, "[card]", luhn},
+		{phoneRE, "[phone]", func(s string) bool { return !dateRE.MatchString(s) }},
+	} {
+		for _, loc := range k.re.FindAllStringIndex(text, -1) {
+			if k.valid == nil || k.valid(text[loc[0]:loc[1]]) {
+				spans = append(spans, foldSpan(m, loc[0], loc[1], k.label))
+			}
 		}
-		found("iban")
-		return "[iban]"
-	})
-	s = cardRE.ReplaceAllStringFunc(s, func(m string) string {
-		if !luhn(m) {
-			return m
+	}
+	return spans
+}
+
+// foldSpan maps [i, j) of a fold back to its original (m nil: it is).
+func foldSpan(m *textfold.Map, i, j int, label string) span {
+	if m != nil {
+		i, j = m.Span(i, j)
+	}
+	return span{i, j, label}
+}
+
+// replaceSpans replaces the spans of s, merged where they overlap (the
+// first one's label stands for the merged span).
+func replaceSpans(s string, spans []span) string {
+	if len(spans) == 0 {
+		return s
+	}
+	slices.SortStableFunc(spans, func(a, b span) int { return a.start - b.start })
+	var b strings.Builder
+	done := 0
+	for i := 0; i < len(spans); {
+		sp := spans[i]
+		for i++; i < len(spans) && spans[i].start < sp.end; i++ {
+			sp.end = max(sp.end, spans[i].end)
 		}
-		found("card")
-		return "[card]"
-	})
-	s = phoneRE.ReplaceAllStringFunc(s, func(m string) string { found("phone"); return "[phone]" })
-	return s, kinds
+		start := max(sp.start, done)
+		if start >= sp.end {
+			continue
+		}
+		b.WriteString(s[done:start])
+		b.WriteString(sp.label)
+		done = sp.end
+	}
+	b.WriteString(s[done:])
+	return b.String()
 }
 
 // luhn reports whether the digits of s pass the Luhn check.
@@ -109,9 +211,14 @@ func luhn(s string) bool {
 }
 
 // ibanValid reports whether s is an IBAN whose check digits hold (ISO
-// 13616: the rearranged number mod 97 is 1).
+// 13616: the rearranged number mod 97 is 1), its separators left out.
 func ibanValid(s string) bool {
-	s = strings.ReplaceAll(s, " ", "")
+	s = strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) || strings.ContainsRune("._/-", r) {
+			return -1
+		}
+		return unicode.ToUpper(r)
+	}, s)
 	if len(s) < 15 || len(s) > 34 {
 		return false
 	}

@@ -2,7 +2,10 @@ package loop_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/hex"
 	"errors"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -227,5 +230,122 @@ func TestJSONSchemaGuardrail(t *testing.T) {
 	}
 	if _, err := loop.JSONSchemaGuardrail([]byte(`{"type": 7}`)); err == nil {
 		t.Error("a bad schema was accepted")
+	}
+}
+
+func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
+
+// Each personal datum the PII guardrail knows, in each disguise: the
+// datum goes, the text around it stays.
+func TestPIIGuardrailSeesThroughDisguises(t *testing.T) {
+	g := loop.PIIGuardrail(false)
+	for _, c := range []struct{ name, datum, kind string }{
+		{"email", "ada@example.org", "email"},
+		{"email fullwidth", "ａｄａ＠ｅｘａｍｐｌｅ．ｏｒｇ", "email"},
+		{"email Cyrillic", "\u0430d\u0430@\u0435x\u0430mple.org", "email"},
+		{"email zero-width", "ada\u200b@\u200bexample.org", "email"},
+		{"email HTML entity", "ada&#64;example.org", "email"},
+		{"email percent", "ada%40example.org", "email"},
+		{"email percent twice", "ada%2540example.org", "email"},
+		{"email written out", "ada [at] example [dot] org", "email"},
+		{"email written out, parentheses", "ada(at)example.org", "email"},
+		{"email base64", b64("ada@example.org"), "email"},
+		{"email base64url", base64.RawURLEncoding.EncodeToString([]byte("ada@example.org?>>")), "email"},
+		{"email hex", hex.EncodeToString([]byte("ada@example.org")), "email"},
+		{"email base64 of percent", b64("ada%40example.org"), "email"},
+		{"card", "4111 1111 1111 1111", "card"},
+		{"card dots", "4111.1111.1111.1111", "card"},
+		{"card slashes", "4111/1111/1111/1111", "card"},
+		{"card underscores", "4111_1111_1111_1111", "card"},
+		{"card spaced dashes", "4111 - 1111 - 1111 - 1111", "card"},
+		{"card em dashes", "4111—1111—1111—1111", "card"},
+		{"card fullwidth", "４１１１ １１１１ １１１１ １１１１", "card"},
+		{"card Arabic-Indic digits", "٤١١١ ١١١١ ١١١١ ١١١١", "card"},
+		{"card zero-width", "4111\u200b1111\u200b1111\u200b1111", "card"},
+		{"card no-break spaces", "4111\u00a01111\u00a01111\u00a01111", "card"},
+		{"card base64", b64("4111111111111111"), "card"},
+		{"card hex", hex.EncodeToString([]byte("4111 1111 1111 1111")), "card"},
+		{"card across lines", "4111 1111\n1111 1111", "card"},
+		{"card tabs", "4111\t1111\t1111\t1111", "card"},
+		{"iban", "GB82 WEST 1234 5698 7654 32", "iban"},
+		{"iban across lines", "GB82\nWEST\n1234\n5698\n7654\n32", "iban"},
+		{"iban lower case", "gb82 west 1234 5698 7654 32", "iban"},
+		{"iban dots", "GB82.WEST.1234.5698.7654.32", "iban"},
+		{"iban dashes", "GB82-WEST-1234-5698-7654-32", "iban"},
+		{"iban fullwidth", "ＧＢ８２ ＷＥＳＴ １２３４ ５６９８ ７６５４ ３２", "iban"},
+		{"iban zero-width", "GB82\u200bWEST\u200b1234\u200b5698\u200b7654\u200b32", "iban"},
+		{"iban base64", b64("GB82WEST12345698765432"), "iban"},
+		{"phone", "+47 22 33 44 55", "phone"},
+		{"phone dots", "+47.22.33.44.55", "phone"},
+		{"phone underscores", "+47_22_33_44_55", "phone"},
+		{"phone slash", "030/1234567", "phone"},
+		{"phone space after plus", "+ 47 22 33 44 55", "phone"},
+		{"phone trunk zero in parentheses", "(0)30 1234 567", "phone"},
+		{"email in a JavaScript escape", `ada\x40example.org`, "email"},
+		{"email named references", "ada&commat;example&period;org", "email"},
+		{"phone fullwidth", "＋４７ ２２ ３３ ４４ ５５", "phone"},
+		{"phone Devanagari digits", "+४७ २२ ३३ ४४ ५५", "phone"},
+		{"phone zero-width", "+47\u200b22\u200b33\u200b44\u200b55", "phone"},
+		{"phone base64", b64("+47 22 33 44 55"), "phone"},
+	} {
+		in := "before " + c.datum + " after"
+		v := check(t, g, loop.GuardToolResult, in)
+		want := "before [" + c.kind + "] after"
+		if v.Action != loop.GuardRedact || v.Text != want || !strings.Contains(v.Reason, c.kind) {
+			t.Errorf("%s: %q → %s %q (%s), want %q", c.name, in, v.Action, v.Text, v.Reason, want)
+		}
+	}
+}
+
+// Each secret the secrets guardrail knows, in each disguise.
+func TestSecretsGuardrailSeesThroughDisguises(t *testing.T) {
+	g := loop.SecretsGuardrail(false)
+	for _, c := range []struct{ name, text, secret string }{
+		{"key", "sk-proj-abcdefghijklmnopqrstuvwx", "abcdefghijklmnopqrstuvwx"},
+		{"key zero-width", "sk-\u200bproj-abcdefghijklmnopqrstuvwx", "abcdefghijklmnopqrstuvwx"},
+		{"key fullwidth", "ｓｋ－ｐｒｏｊ－ａｂｃｄｅｆｇｈｉｊｋｌｍｎｏｐｑｒ", "ａｂｃｄｅｆｇｈｉｊｋｌｍｎｏｐｑｒ"},
+		{"key JSON escape", `\u0073k-proj-abcdefghijklmnopqrstuvwx`, "abcdefghijklmnopqrstuvwx"},
+		{"key base64", b64("sk-proj-abcdefghijklmnopqrstuvwx"), b64("sk-proj-abcdefghijklmnopqrstuvwx")},
+		{"key hex", hex.EncodeToString([]byte("sk-proj-abcdefghijklmnop")), hex.EncodeToString([]byte("sk-proj-abcdefghijklmnop"))},
+		{"password", "password=hunter2hunter2", "hunter2hunter2"},
+		{"password Cyrillic name", "p\u0430ssword=hunter2hunter2", "hunter2hunter2"},
+		{"password entity separator", "password&equals;hunter2hunter2", "hunter2hunter2"},
+		{"password percent", "password%3Dhunter2hunter2", "hunter2hunter2"},
+		{"password base64", b64("password=hunter2hunter2"), b64("password=hunter2hunter2")},
+		{"password base64 in percent", url.QueryEscape(b64("db password: hunter2hunter2!")), "hunter2"},
+		{"bearer", "Authorization: Bearer abcdefghijklmnop123", "abcdefghijklmnop123"},
+		{"bearer hex", hex.EncodeToString([]byte("Bearer abcdefghijklmnop")), hex.EncodeToString([]byte("Bearer abcdefghijklmnop"))},
+		{"header of no known shape", "X-Auth-Key: 1a2b3c4d5e6f", "1a2b3c4d5e6f"},
+		{"JSON field", `{"clientSecret":"x1y2z3w4"}`, "x1y2z3w4"},
+		{"AWS key id, tag characters", "\U000e0041\U000e004b\U000e0049\U000e0041IOSFODNN7EXAMPLE", "IOSFODNN7EXAMPLE"},
+	} {
+		in := "before " + c.text + " after"
+		v := check(t, g, loop.GuardToolResult, in)
+		if v.Action != loop.GuardRedact || strings.Contains(v.Text, c.secret) || !strings.HasPrefix(v.Text, "before ") || !strings.HasSuffix(v.Text, " after") {
+			t.Errorf("%s: %q → %s %q", c.name, in, v.Action, v.Text)
+		}
+	}
+}
+
+// Ordinary text, identifiers, hashes and dates pass both guardrails.
+func TestDisguiseGuardrailsControls(t *testing.T) {
+	for _, s := range []string{
+		"The meeting moved to room 4.12 on 2026-12-02; order 12345678 shipped.",
+		"dates 02/12/2026, 02-12-2026, 02.12.2026 and 12/31/1999",
+		"request 123e4567-e89b-12d3-a456-426614174000, commit 9fceb02d0ae598e95dc970b74767f19372d61af8",
+		"sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08",
+		`<script integrity="sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC">`,
+		"golang.org/x/text v0.42.0 h1:n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=",
+		"version 1.22.3, IP 192.168.0.1, 100% sure, 3.14159265358979",
+		"https://example.com/search?q=caf%C3%A9&page=2",
+		"internationalization counterrevolutionaries, and a key point: tokens are counted",
+		"Ｆｕｌｌｗｉｄｔｈ ｔｅｘｔ ａｎｄ Кириллица, ελληνικά, 中文, العربية ١٢٣",
+		"binary " + base64.StdEncoding.EncodeToString([]byte{0x89, 'P', 'N', 'G', 0, 1, 2, 3, 0xff, 0xfe, 0x10, 0x20, 0x30, 0x40, 0x50, 0x60}),
+	} {
+		for _, g := range []loop.Guardrail{loop.PIIGuardrail(false), loop.SecretsGuardrail(false)} {
+			if v := check(t, g, loop.GuardToolResult, s); v.Action != loop.GuardAllow {
+				t.Errorf("%s: %q → %s %q (%s)", g.Name(), s, v.Action, v.Text, v.Reason)
+			}
+		}
 	}
 }

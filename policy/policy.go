@@ -50,11 +50,23 @@ import (
 //	max_length max_items              at most N characters / N items
 //	lt le gt ge                       numbers (a non-number never matches)
 //	exists                            the value is present and not null (true/false)
-//	path_within                       a path inside a directory (or any of a list), after cleaning ".."
+//	path_within                       a path inside a directory (or any of a list), where it leads (below)
 //	url_host                          the URL's host is one of these ("*.example.com" matches subdomains)
 //	not                               the nested predicate does not hold
 //
 // A missing argument is null: only exists, ne, not_in and not can match it.
+//
+// path_within judges a path by where it leads on this machine, as the
+// file system will when the tool opens it: each symbolic link on the way
+// is followed (".." after a link goes up from where the link led), a
+// component that does not exist yet is taken as written, and a relative
+// path is taken from the working directory. The directories are resolved
+// the same way. A path that cannot be resolved safely (a loop of links,
+// more than 40, a component it may not look at, a NUL byte) refuses the
+// call, whatever the rules say, with a reason naming the path. A module's
+// path is judged this way when its grant shows the host directory at the
+// same path (fs.read:/P); the sandbox itself keeps a module inside its
+// grants whatever a policy decides.
 //
 // Among the rules that match a call, deny wins over approve, which wins
 // over allow; when none matches, "default" applies ("allow" when absent).
@@ -337,13 +349,24 @@ type cond struct {
 	test pred
 }
 
-// pred tests a value; present is false for a missing argument.
-type pred func(v any, present bool) bool
+// pred tests a value; present is false for a missing argument. pv is
+// the call being decided, where a predicate records a refusal.
+type pred func(v any, present bool, pv *policyView) bool
 
-// policyView is what rules read of a call.
+// policyView is what rules read of a call, and the refusal a predicate
+// recorded while they did.
 type policyView struct {
-	in   *loop.PolicyInput
-	args map[string]any
+	in      *loop.PolicyInput
+	args    map[string]any
+	refusal string
+}
+
+// refuse records that the call must be refused whatever the rules say:
+// an argument could not be judged.
+func (pv *policyView) refuse(reason string) {
+	if pv.refusal == "" {
+		pv.refusal = reason
+	}
 }
 
 func compileRule(r Rule, at string) (compiledRule, error) {
@@ -462,7 +485,7 @@ func compilePred(v any, at string) (pred, error) {
 	ops, ok := v.(map[string]any)
 	if !ok {
 		want := v
-		return func(x any, present bool) bool { return present && jsonvalue.Equal(x, want) }, nil
+		return func(x any, present bool, _ *policyView) bool { return present && jsonvalue.Equal(x, want) }, nil
 	}
 	if len(ops) == 0 {
 		return nil, &Error{Path: at, Reason: "empty predicate object (use {\"eq\": {}} to compare with an empty object)"}
@@ -475,9 +498,9 @@ func compilePred(v any, at string) (pred, error) {
 		}
 		preds = append(preds, p)
 	}
-	return func(x any, present bool) bool {
+	return func(x any, present bool, pv *policyView) bool {
 		for _, p := range preds {
-			if !p(x, present) {
+			if !p(x, present, pv) {
 				return false
 			}
 		}
@@ -489,27 +512,27 @@ func compileOp(op string, e any, at string) (pred, error) {
 	bad := func(reason string) error { return &Error{Path: at, Reason: reason} }
 	switch op {
 	case "eq":
-		return func(x any, present bool) bool { return present && jsonvalue.Equal(x, e) }, nil
+		return func(x any, present bool, _ *policyView) bool { return present && jsonvalue.Equal(x, e) }, nil
 	case "ne":
-		return func(x any, present bool) bool { return !present || !jsonvalue.Equal(x, e) }, nil
+		return func(x any, present bool, _ *policyView) bool { return !present || !jsonvalue.Equal(x, e) }, nil
 	case "in", "not_in":
 		list, ok := e.([]any)
 		if !ok {
 			return nil, bad("want an array")
 		}
-		in := func(x any, present bool) bool {
+		in := func(x any, present bool, _ *policyView) bool {
 			return present && slices.ContainsFunc(list, func(y any) bool { return jsonvalue.Equal(x, y) })
 		}
 		if op == "in" {
 			return in, nil
 		}
-		return func(x any, present bool) bool { return !in(x, present) }, nil
+		return func(x any, present bool, pv *policyView) bool { return !in(x, present, pv) }, nil
 	case "starts_with", "ends_with":
 		s, ok := e.(string)
 		if !ok {
 			return nil, bad("want a string")
 		}
-		return func(x any, _ bool) bool {
+		return func(x any, _ bool, _ *policyView) bool {
 			v, ok := x.(string)
 			if !ok {
 				return false
@@ -520,7 +543,7 @@ func compileOp(op string, e any, at string) (pred, error) {
 			return strings.HasSuffix(v, s)
 		}, nil
 	case "contains":
-		return func(x any, _ bool) bool {
+		return func(x any, _ bool, _ *policyView) bool {
 			switch v := x.(type) {
 			case string:
 				s, ok := e.(string)
@@ -539,7 +562,7 @@ func compileOp(op string, e any, at string) (pred, error) {
 		if err != nil {
 			return nil, bad(fmt.Sprintf("bad regular expression: %v", err))
 		}
-		return func(x any, _ bool) bool {
+		return func(x any, _ bool, _ *policyView) bool {
 			v, ok := x.(string)
 			return ok && re.MatchString(v)
 		}, nil
@@ -548,7 +571,7 @@ func compileOp(op string, e any, at string) (pred, error) {
 		if !ok {
 			return nil, bad("want a non-negative integer")
 		}
-		return func(x any, _ bool) bool {
+		return func(x any, _ bool, _ *policyView) bool {
 			if op == "max_length" {
 				v, ok := x.(string)
 				return ok && utf8.RuneCountInString(v) <= n
@@ -561,7 +584,7 @@ func compileOp(op string, e any, at string) (pred, error) {
 		if !ok {
 			return nil, bad("want a number")
 		}
-		return func(x any, _ bool) bool {
+		return func(x any, _ bool, _ *policyView) bool {
 			v, ok := number(x)
 			if !ok {
 				return false
@@ -581,26 +604,34 @@ func compileOp(op string, e any, at string) (pred, error) {
 		if !ok {
 			return nil, bad("want true or false")
 		}
-		return func(x any, present bool) bool { return (present && x != nil) == want }, nil
+		return func(x any, present bool, _ *policyView) bool { return (present && x != nil) == want }, nil
 	case "path_within":
 		dirs, ok := stringList(e)
 		if !ok {
 			return nil, bad("want a directory or an array of directories")
 		}
-		for i, d := range dirs {
-			if d == "" {
-				return nil, bad("empty directory")
+		for _, d := range dirs {
+			if d == "" || strings.ContainsRune(d, 0) {
+				return nil, bad("empty directory, or a NUL byte in one")
 			}
-			dirs[i] = path.Clean(d)
 		}
-		return func(x any, _ bool) bool {
+		return func(x any, _ bool, pv *policyView) bool {
 			v, ok := x.(string)
-			if !ok || v == "" || strings.ContainsRune(v, 0) {
+			if !ok || v == "" {
 				return false
 			}
-			v = path.Clean(v)
+			p, err := resolvePath(v)
+			if err != nil {
+				pv.refuse(fmt.Sprintf("the path %q %v", v, err))
+				return false
+			}
 			for _, d := range dirs {
-				if v == d || strings.HasPrefix(v, strings.TrimSuffix(d, "/")+"/") {
+				rd, err := resolvePath(d)
+				if err != nil {
+					pv.refuse(fmt.Sprintf("the directory %q of %s %v", d, at, err))
+					return false
+				}
+				if within(p, rd) {
 					return true
 				}
 			}
@@ -614,7 +645,7 @@ func compileOp(op string, e any, at string) (pred, error) {
 		for i, h := range hosts {
 			hosts[i] = strings.ToLower(h)
 		}
-		return func(x any, _ bool) bool {
+		return func(x any, _ bool, _ *policyView) bool {
 			v, ok := x.(string)
 			if !ok {
 				return false
@@ -639,7 +670,7 @@ func compileOp(op string, e any, at string) (pred, error) {
 		if err != nil {
 			return nil, err
 		}
-		return func(x any, present bool) bool { return !p(x, present) }, nil
+		return func(x any, present bool, pv *policyView) bool { return !p(x, present, pv) }, nil
 	}
 	return nil, bad("unknown operator (want eq, ne, in, not_in, starts_with, ends_with, contains, matches, max_length, max_items, lt, le, gt, ge, exists, path_within, url_host or not)")
 }
@@ -659,6 +690,9 @@ func (p *Spec) Decide(_ context.Context, in *loop.PolicyInput) (loop.Decision, e
 		if best < 0 || rank(r.action) > rank(p.compiled[best].action) {
 			best = i
 		}
+	}
+	if view.refusal != "" {
+		return loop.Decision{Verdict: loop.VerdictDeny, Reason: fmt.Sprintf("`%s` is refused by the tool policy: %s", in.Call.Name, view.refusal)}, nil
 	}
 	if best < 0 {
 		v := p.Default
@@ -700,7 +734,7 @@ func (r *compiledRule) matches(v *policyView) bool {
 	}
 	for _, c := range r.conds {
 		x, present := c.get(v)
-		if !c.test(x, present) {
+		if !c.test(x, present, v) {
 			return false
 		}
 	}

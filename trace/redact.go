@@ -2,127 +2,621 @@ package trace
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"math"
 	"regexp"
 	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/autoagent-go/autoagent/internal/textfold"
 )
 
 // Redacted replaces every secret [Redact] finds.
 const Redacted = "***REDACTED***"
 
-// secretPatterns are applied in order. Each keeps its first group (the
-// context that says "this is a secret": a header name, a JSON key, a URL
-// scheme) and replaces what follows, so a reader still sees which secret
-// was removed. No pattern consumes a double quote or a backslash it did
-// not also match the opening of, so redacting JSON text keeps it valid
-// JSON. The rules deliberately over-redact: a trace is shared far more
-// widely than the process that wrote it.
-var secretPatterns = []struct {
-	re   *regexp.Regexp
-	repl string
-}{
-	// PEM private keys, whole block (or to the end of a cut preview).
-	{regexp.MustCompile(`(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)(?s:[^"]*?)(-----END [A-Z0-9 ]*PRIVATE KEY-----|"|$)`), "${1}" + Redacted + "${2}"},
-	// JSON fields whose name says secret: "password": "…", "access_token": "…"
-	// (a number or literal becomes a string, so the JSON stays valid).
-	{regexp.MustCompile(`(?i)("[^"\\]{0,64}?` + secretKeyNames + `"\s*:\s*)(?:"(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|true|false|null)`), `${1}"` + Redacted + `"`},
+// A secret rule finds secrets: re's group g (0 for the whole match) is
+// the secret; check, when set, must accept the match. The rules
+// deliberately over-redact: a trace is shared far more widely than the
+// process that wrote it.
+type secretRule struct {
+	re    *regexp.Regexp
+	g     int
+	check func(s string, m []int) bool
+	wrap  func(s string, m []int) bool // the secret is a JSON literal: it becomes a string
+	// value, when set, finds the secrets after the match instead (the
+	// match is a name and its separator): it yields each one.
+	value func(s string, m []int, yield func(start, end int, wrap bool))
+}
+
+var secretRules = []secretRule{
+	// PEM private keys: what lies between the lines (to the end of a cut
+	// preview).
+	{re: regexp.MustCompile(`(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----)((?s:[^"]*?))(-----END [A-Z0-9 ]*PRIVATE KEY-----|"|$)`), g: 2},
+	// JSON fields whose name says secret (see isSecretName): the value,
+	// a number or literal made a string so the JSON stays valid.
+	{re: regexp.MustCompile(`"((?:[^"\\]|\\.){1,64})"\s*:\s*("(?:[^"\\]|\\.)*"|-?[0-9][0-9.eE+-]*|true|false|null)`), g: 2,
+		check: nameIsSecret(1), wrap: func(s string, m []int) bool { return s[m[4]] != '"' }},
 	// The same inside JSON that was itself encoded as a JSON string: \"password\": \"…\".
-	{regexp.MustCompile(`(?i)(\\"[^"\\]{0,64}?` + secretKeyNames + `\\"\s*:\s*)\\"(?:[^\\]|\\[^"])*\\"`), `${1}\"` + Redacted + `\"`},
-	// Authorization header values, whatever the scheme.
-	{regexp.MustCompile(`(?i)(\bauthorization["']?\s*[:=]\s*["']?)(?:(?:bearer|basic|token|digest|bot)\s+)?[^\s"',;{}\[\]\\]+`), "${1}" + Redacted},
+	{re: regexp.MustCompile(`\\"((?:[^"\\]|\\[^"]){1,64}?)\\"\s*:\s*(\\"(?:[^\\]|\\[^"])*\\")`), g: 2, check: nameIsSecret(1)},
+	// name: value, name=value and name := value (headers, query
+	// parameters, env files, YAML, Go's %v of a header map) whose name
+	// says secret, an Authorization scheme included: the expression finds
+	// the name, valueAfter the value.
+	{re: regexp.MustCompile(`(?i)[a-z0-9][a-z0-9_.\-]{0,63}["']?[ \t]*(?::=|[:=])`), value: valueAfter},
+	// Command-line flags: --password VALUE, -token VALUE.
+	{re: regexp.MustCompile(`(?i)(?:^|\s)--?([a-z][a-z0-9_.\-]{0,63})[ \t]+`), value: flagValue},
+	// XML elements: <password>…</password>.
+	{re: regexp.MustCompile(`<([A-Za-z][\w.:-]{0,63})(?:\s[^<>]{0,256})?>([^<]{1,1000})</([A-Za-z][\w.:-]{0,63})>`), g: 2,
+		check: func(s string, m []int) bool { return s[m[2]:m[3]] == s[m[6]:m[7]] && isSecretName(s[m[2]:m[3]]) }},
 	// Bearer tokens anywhere.
-	{regexp.MustCompile(`(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}`), "${1}" + Redacted},
-	// key: value and key=value forms (headers, query strings, env files).
-	{regexp.MustCompile(`(?i)((?:x-api-key|x-goog-api-key|api[_-]?key|access[_-]?token|refresh[_-]?token|auth[_-]?token|id[_-]?token|client[_-]?secret|secret[_-]?key|access[_-]?key|private[_-]?key|password|passwd|passphrase|secret|token)["']?\s*[:=]\s*["']?)[^\s"'&,;{}\[\]\\]{3,}`), "${1}" + Redacted},
-	// Query parameters that carry credentials: ?key=…, &sig=….
-	{regexp.MustCompile(`(?i)(\b(?:key|sig|signature)=)[^&\s"'#\\]{6,}`), "${1}" + Redacted},
+	{re: regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9._~+/=-]{8,})`), g: 1},
+	// Basic credentials anywhere: base64 of user:password.
+	{re: regexp.MustCompile(`(?i)\bbasic\s+([A-Za-z0-9+/]{8,}={0,2})`), g: 1, check: isBasicCredential},
 	// Passwords in URLs: scheme://user:password@host.
-	{regexp.MustCompile(`(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"\\]+:)[^@\s/"\\]+(@)`), "${1}" + Redacted + "${2}"},
+	{re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@"\\]+:([^@\s/"\\]+)@`), g: 1},
 	// Well-known token shapes, wherever they appear.
-	{regexp.MustCompile(`\b(?:` +
+	{re: regexp.MustCompile(`\b(?:` +
 		`sk-[A-Za-z0-9_-]{16,}` + // OpenAI, Anthropic (sk-ant-…), DeepSeek
-		`|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}` + // Stripe
+		`|(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{24,}` + // Stripe
 		`|gsk_[A-Za-z0-9]{20,}` + // Groq
-		`|AIza[0-9A-Za-z_-]{30,}` + // Google
+		`|AIza[0-9A-Za-z_-]{30,}|ya29\.[A-Za-z0-9_-]{20,}` + // Google
 		`|(?:AKIA|ASIA)[0-9A-Z]{16}` + // AWS access key ids
 		`|gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{20,}` + // GitHub
 		`|glpat-[A-Za-z0-9_-]{20,}` + // GitLab
-		`|xox[abposr]-[A-Za-z0-9-]{10,}` + // Slack
+		`|xox[abposre]-[A-Za-z0-9-]{10,}|xapp-[0-9]-[A-Za-z0-9-]{10,}` + // Slack
 		`|hf_[A-Za-z0-9]{30,}` + // Hugging Face
+		`|npm_[A-Za-z0-9]{36}|pypi-[A-Za-z0-9_-]{50,}` + // package registries
+		`|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,}` + // SendGrid
+		`|shp(?:at|ss|ca|pa)_[a-fA-F0-9]{32}` + // Shopify
+		`|dop_v1_[a-f0-9]{64}` + // DigitalOcean
+		`|sq0(?:atp|csp)-[0-9A-Za-z_-]{22,}` + // Square
+		`|AGE-SECRET-KEY-1[0-9A-Z]{58}` + // age
+		`|r8_[A-Za-z0-9]{30,}|pplx-[A-Za-z0-9]{40,}|tvly-[A-Za-z0-9-]{20,}|xai-[A-Za-z0-9]{40,}|nvapi-[A-Za-z0-9_-]{40,}` + // model hosts
+		`|lin_api_[A-Za-z0-9]{30,}|ATATT[A-Za-z0-9_=-]{20,}|dapi[a-f0-9]{32}` + // Linear, Atlassian, Databricks
 		`|eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}` + // JWTs
-		`)`), Redacted},
+		`)`)},
+	// Long high-entropy runs: random keys of no known shape.
+	{re: regexp.MustCompile(`[A-Za-z0-9+/_=-]{32,256}`), check: isHighEntropy},
 }
 
-// secretKeyNames matches the end of a field name that holds a secret. It
-// matches "access_token" but not "input_tokens" or "token_budget".
-const secretKeyNames = `(?:password|passwd|passphrase|secret|token|api[_-]?key|access[_-]?key|secret[_-]?key|private[_-]?key|authorization|credentials?|cookie|session[_-]?id)`
+// valueAfter yields the value that follows a name and its separator when
+// the name says secret: what a pair of quotes holds, an Authorization
+// scheme and its token, each item of a list in brackets, or a run to a
+// space, quote, bracket or separator of pairs.
+func valueAfter(s string, m []int, yield func(int, int, bool)) {
+	name := strings.TrimRight(s[m[0]:m[1]-1], "\"' \t:")
+	if !isSecretName(name) {
+		return
+	}
+	// After a quoted name, a number or literal in a list is JSON's: it
+	// becomes a string.
+	inJSON := m[0] > 0 && s[m[0]-1] == '"'
 
-var secretNameRE = regexp.MustCompile(`(?i)` + secretKeyNames + `$`)
+	i := m[1]
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	if i < len(s) && s[i] == '[' {
+		// A list: ["a", "b"], or [a b] as Go prints a header map.
+		for i++; i < len(s) && i < m[1]+4096; {
+			switch c := s[i]; {
+			case c == ']' || c == '\n':
+				return
+			case c == ' ' || c == '\t' || c == ',':
+				i++
+			default:
+				a, b := valueAt(s, i, 1)
+				if b <= i {
+					return
+				}
+				quoted := s[i] == '"' || s[i] == '\''
+				if quoted {
+					if a != i+1 || b >= len(s) || s[b] != s[i] {
+						return // an unclosed string: no list to read
+					}
+					a, b = i, b+1 // the quotes go with the string, so JSON stays valid
+				}
+				yield(a, b, inJSON && !quoted)
+				i = b
+			}
+		}
+		return
+	}
+	if a, b := valueAt(s, i, 3); b > a {
+		yield(a, b, false)
+	}
+}
 
-// isSecretName reports whether a field named name holds a secret.
-func isSecretName(name string) bool { return secretNameRE.MatchString(name) }
+// flagValue yields the value of a command-line flag whose name says
+// secret, unless it is another flag.
+func flagValue(s string, m []int, yield func(int, int, bool)) {
+	if !isSecretName(s[m[2]:m[3]]) || m[1] >= len(s) || s[m[1]] == '-' {
+		return
+	}
+	if a, b := valueAt(s, m[1], 3); b > a {
+		yield(a, b, false)
+	}
+}
+
+// valueAt returns the value at s[i:]: what a pair of quotes there holds
+// (on one line), or an Authorization scheme and its token, or a run to a
+// space, quote, bracket or separator of pairs at least minLen long.
+func valueAt(s string, i, minLen int) (int, int) {
+	if i < len(s) && (s[i] == '"' || s[i] == '\'') {
+		q := s[i]
+		for j := i + 1; j < len(s) && j < i+4096 && s[j] != '\n'; j++ {
+			if s[j] == q && !oddBackslashesBefore(s, j) {
+				if j > i+1 {
+					return i + 1, j
+				}
+				return 0, 0
+			}
+		}
+		i++
+	}
+	start := i
+	if loc := authScheme.FindStringIndex(s[i:]); loc != nil {
+		i += loc[1]
+	}
+	end := i
+	for end < len(s) && s[end] > ' ' && s[end] != 0x7f && !strings.ContainsRune(`"'&,;{}[]\`, rune(s[end])) {
+		end++
+	}
+	if end-i < minLen {
+		return 0, 0
+	}
+	return start, end
+}
+
+var authScheme = regexp.MustCompile(`^(?i)(?:bearer|basic|token|digest|bot|apikey|key|hmac|negotiate|ntlm|dpop|sharedkey|sharedaccesssignature)[ \t]+`)
+
+var (
+	hashLabel  = regexp.MustCompile(`(?i)(?:h1|sha\d{1,3}|md5|blake\w*|digest|hash|checksum|integrity)\s*[:=]\s*["']?$`)
+	hashPrefix = regexp.MustCompile(`(?i)^(?:sha\d{1,3}|md5|blake2[bs]?)-`)
+)
+
+// nameIsSecret checks that group g of a match, a field's name, says secret.
+func nameIsSecret(g int) func(string, []int) bool {
+	return func(s string, m []int) bool { return isSecretName(s[m[2*g]:m[2*g+1]]) }
+}
+
+// isBasicCredential reports whether the Basic value of a match decodes to
+// user:password.
+func isBasicCredential(s string, m []int) bool {
+	b, err := base64.StdEncoding.DecodeString(s[m[2]:m[3]])
+	return err == nil && bytes.IndexByte(b, ':') > 0 && utf8.Valid(b)
+}
+
+// isHighEntropy reports whether a run looks random: upper- and lower-case
+// letters and digits, no words (more than 40% of it in runs of four
+// letters of one case reads as identifiers, paths and names), and at least
+// 3.9 bits of entropy per character. Hex (hashes) and UUIDs have no
+// upper case and pass; so does a digest labelled as one (sha384-…,
+// h1:…, sha256=…), the form base64 digests take in lock files and
+// integrity attributes.
+func isHighEntropy(s string, m []int) bool {
+	run := s[m[0]:m[1]]
+	if hashLabel.MatchString(s[max(0, m[0]-12):m[0]]) || hashPrefix.MatchString(run) {
+		return false // a digest says what it is: sha384-…, h1:…, sha256=…
+	}
+	var upper, lower, digit, wordy, same int
+	var prevCase byte
+	var counts [256]int
+	for i := 0; i < len(run); i++ {
+		c := run[i]
+		counts[c]++
+		var kind byte
+		switch {
+		case c >= 'A' && c <= 'Z':
+			upper, kind = upper+1, 'A'
+		case c >= 'a' && c <= 'z':
+			lower, kind = lower+1, 'a'
+		case c >= '0' && c <= '9':
+			digit++
+		}
+		if kind != 0 && kind == prevCase {
+			same++
+		} else {
+			same = 1
+		}
+		prevCase = kind
+		if kind != 0 && same == 4 {
+			wordy += 4
+		} else if kind != 0 && same > 4 {
+			wordy++
+		}
+	}
+	if upper == 0 || lower == 0 || digit == 0 || wordy*10 > len(run)*4 {
+		return false
+	}
+	var h float64
+	n := float64(len(run))
+	for _, c := range counts {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h >= 3.9
+}
+
+// isSecretName reports whether a field, header or parameter named name
+// holds a secret. The name is folded (package textfold: look-alikes,
+// invisible characters, widths and escapes undone), lower-cased and split
+// into words at anything that is not a letter or digit and where case
+// changes (clientSecret, XAuthKey, APIKey); trailing qualifiers (id,
+// value, header, b64, …) are set aside. The name is secret when its last
+// word is a secret word (key, token, secret, password, passwd, pwd, pass,
+// passphrase, auth, authorization, credential(s), signature, sig, session,
+// cookie, jwt, bearer, otp, hmac, csrf, private key, …) or ends with a
+// compound (apikey, accesstoken, clientsecret, password, …: githubtoken,
+// dbpassword). The counts and settings stay visible: input_tokens,
+// max_tokens, token_budget, keyboard, monkey, author, auth_type,
+// auth_url, key_name, cookie_policy.
+func isSecretName(name string) bool {
+	if f, m := textfold.Fold(name); m != nil {
+		name = f
+	}
+	var buf [16]string
+	words := splitWords(name, buf[:0])
+	for len(words) > 1 && qualifiers[words[len(words)-1]] {
+		words = words[:len(words)-1]
+	}
+	if len(words) == 0 {
+		return false
+	}
+	last := words[len(words)-1]
+	if secretWords[last] {
+		return true
+	}
+	for _, c := range secretCompounds {
+		if strings.HasSuffix(last, c) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitWords appends the lower-cased words of name to dst.
+func splitWords(name string, dst []string) []string {
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && len(dst) < cap(dst) {
+			dst = append(dst, strings.ToLower(name[start:end]))
+		}
+		start = -1
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		isUpper, isLower, isDigit := c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9'
+		switch {
+		case !isUpper && !isLower && !isDigit:
+			flush(i)
+			continue
+		case start < 0:
+			start = i
+			continue
+		}
+		prev := name[i-1]
+		switch {
+		case isUpper && prev >= 'a' && prev <= 'z': // clientSecret
+			flush(i)
+			start = i
+		case isLower && prev >= 'A' && prev <= 'Z' && i-1 > start: // APIKey: API, Key
+			flush(i - 1)
+			start = i - 1
+		}
+	}
+	flush(len(name))
+	return dst
+}
+
+var (
+	secretWords = setOf("key keys apikey apikeys token secret secrets password passwords passwd pwd pass passphrase passcode " +
+		"auth authorization authentication credential credentials cred creds signature signatures sig " +
+		"session sessionid cookie cookies jwt bearer otp totp hmac csrf xsrf privatekey accesskey secretkey")
+	qualifiers      = setOf("id value val str string b64 base64 hex enc encoded raw data header hdr env var v1 v2 1 2")
+	secretCompounds = strings.Fields("apikey accesskey secretkey privatekey authkey signingkey masterkey encryptionkey subscriptionkey " +
+		"accountkey sharedaccesskey token secret password passwd passphrase passcode credential credentials signature cookie " +
+		"authorization sessionid sessionkey")
+)
+
+func setOf(words string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(words) {
+		m[w] = true
+	}
+	return m
+}
 
 // Redact returns s with secrets replaced by [Redacted]: bearer tokens and
-// Authorization values, API keys (sk-…, AIza…, gsk_…, AKIA…, GitHub, GitLab,
-// Slack, Hugging Face tokens, JWTs), x-api-key / x-goog-api-key / api_key=
-// values, key= and sig= query parameters, URL passwords, PEM private keys,
-// and the values of secret-named fields (password, token, secret, api_key,
-// authorization, …) in JSON. It is idempotent and safe for concurrent use.
+// Basic credentials, the values of headers, query parameters, JSON fields
+// and name=value pairs whose name says secret (see isSecretName: X-Api-Key,
+// X-Auth-Key, Ocp-Apim-Subscription-Key, api_key, clientSecret, session_id,
+// …), API keys of known shapes (sk-…, AIza…, gsk_…, AKIA…, GitHub, GitLab,
+// Slack, Hugging Face, npm, … tokens, JWTs), long high-entropy runs, URL
+// passwords and PEM private keys. It sees through disguises: the rules
+// also run on the fold of s (package textfold: look-alike letters,
+// invisible characters, fullwidth forms, escapes and character
+// references), and a secret found there is redacted where it stands in s.
+// Redacting JSON text keeps it valid JSON. It is idempotent and safe for
+// concurrent use.
 func Redact(s string) string {
-	if !mayHoldSecret(s) {
-		return s
-	}
-	for _, p := range secretPatterns {
-		s = p.re.ReplaceAllString(s, p.repl)
+	// A secret redacted in the fold can leave the original's rules a
+	// different view of what surrounds it (an invisible character the
+	// fold dropped): redact again until nothing changes.
+	for range 4 {
+		r := redactOnce(s)
+		if r == s {
+			break
+		}
+		s = r
 	}
 	return s
 }
 
+// redactOnce is one pass of Redact's rules over s and its fold.
+func redactOnce(s string) string {
+	if clean(s) {
+		return s
+	}
+	f, m := textfold.Fold(s)
+	raw := mayHoldSecret(s)
+	var spans []secretSpan
+	if raw {
+		spans = appendSecretSpans(spans, s, nil)
+	}
+	if m != nil && mayHoldSecret(f) {
+		spans = appendSecretSpans(spans, f, m)
+	}
+	if len(spans) == 0 {
+		return s
+	}
+	return replaceSpans(s, spans)
+}
+
+// A secretSpan is a secret's bytes in the text being redacted; wrap says
+// it is a JSON literal to replace with a string.
+type secretSpan struct {
+	start, end int
+	wrap       bool
+}
+
+// appendSecretSpans appends the secrets the rules find in text; m maps
+// text (a fold) back to the original, or is nil when text is it.
+func appendSecretSpans(spans []secretSpan, text string, m *textfold.Map) []secretSpan {
+	for _, r := range secretRules {
+		for _, loc := range r.re.FindAllStringSubmatchIndex(text, -1) {
+			add := func(a, b int, wrap bool) {
+				if a < 0 || a >= b {
+					return
+				}
+				if m != nil {
+					a, b = m.Span(a, b)
+				}
+				spans = append(spans, secretSpan{a, b, wrap})
+			}
+			switch {
+			case r.value != nil:
+				r.value(text, loc, add)
+			case r.check == nil || r.check(text, loc):
+				add(loc[2*r.g], loc[2*r.g+1], r.wrap != nil && r.wrap(text, loc))
+			}
+		}
+	}
+	return spans
+}
+
+// replaceSpans replaces the spans of s, merged where they overlap. What
+// holds JSON together stays: a quote that opens or closes a string, a
+// backslash that escapes what follows the span, and the whole of an
+// escape the span starts inside.
+func replaceSpans(s string, spans []secretSpan) string {
+	slices.SortFunc(spans, func(x, y secretSpan) int { return x.start - y.start })
+	var b strings.Builder
+	b.Grow(len(s))
+	done := 0
+	for i := 0; i < len(spans); {
+		sp := spans[i]
+		for i++; i < len(spans) && spans[i].start < sp.end; i++ {
+			sp.end = max(sp.end, spans[i].end)
+			sp.wrap = sp.wrap || spans[i].wrap
+		}
+		start := max(sp.start, done)
+		// A span that starts on an escaped character leaves the escape whole.
+		if start > 0 && start < sp.end && oddBackslashesBefore(s, start) {
+			if s[start] == 'u' && start+5 <= sp.end {
+				start += 5
+			} else {
+				start++
+			}
+		}
+		end := sp.end
+		if start >= end {
+			continue
+		}
+		b.WriteString(s[done:start])
+		b.WriteString(replacement(s[start:end], sp.wrap))
+		done = end
+	}
+	b.WriteString(s[done:])
+	return b.String()
+}
+
+// replacement returns what replaces the secret t: [Redacted], keeping the
+// quotes that delimit JSON strings and the backslash of an escape that t
+// ends with, so JSON stays JSON.
+func replacement(t string, wrap bool) string {
+	switch {
+	case len(t) >= 4 && strings.HasPrefix(t, `\"`) && strings.HasSuffix(t, `\"`) && !oddBackslashesBefore(t, len(t)-2):
+		return `\"` + Redacted + `\"`
+	case !strings.ContainsRune(t, '"'):
+		if wrap {
+			return `"` + Redacted + `"`
+		}
+		if oddBackslashesBefore(t, len(t)) {
+			return Redacted + `\`
+		}
+		return Redacted
+	}
+	// Keep every quote that is not escaped; replace what lies between.
+	var b strings.Builder
+	seg := 0
+	for i := 0; i <= len(t); i++ {
+		if i < len(t) && (t[i] != '"' || oddBackslashesBefore(t, i)) {
+			continue
+		}
+		if i > seg {
+			b.WriteString(Redacted)
+			if oddBackslashesBefore(t, i) {
+				b.WriteByte('\\')
+			}
+		}
+		if i < len(t) {
+			b.WriteByte('"')
+		}
+		seg = i + 1
+	}
+	return b.String()
+}
+
+// oddBackslashesBefore reports whether s[i] is escaped: an odd run of
+// backslashes ends at i.
+func oddBackslashesBefore(s string, i int) bool {
+	n := 0
+	for j := i - 1; j >= 0 && s[j] == '\\'; j-- {
+		n++
+	}
+	return n%2 == 1
+}
+
+// clean reports whether s surely holds no secret, as written or folded:
+// the filter of the common case, one pass over s (a second, that folds
+// as it goes without building the fold, when s is not its own fold).
+func clean(s string) bool {
+	run, plain := 0, true
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		k := byteClass[c]
+		if k&classBase64 != 0 {
+			if run++; run >= 32 {
+				return false
+			}
+		} else {
+			run = 0
+		}
+		if k&classFolds != 0 {
+			plain = false
+		}
+		if i+1 == len(s) || secondChars[c]&charBit(s[i+1]) == 0 {
+			continue
+		}
+		for _, n := range needles[c|0x20] {
+			if hasPrefixLower(s, i, n) {
+				return false
+			}
+		}
+	}
+	return plain || !foldMayHoldSecret(s)
+}
+
+// The classes of a byte for clean.
+const (
+	classBase64 = 1 << iota // a character of the high-entropy rule's runs
+	classFolds              // a byte the fold may change: not ASCII, a control, an escape's start
+)
+
+var byteClass = func() (t [256]uint8) {
+	for c := range t {
+		if base64Char[c] {
+			t[c] |= classBase64
+		}
+		if c >= 0x80 || (c < ' ' && c != '\t' && c != '\n' && c != '\v' && c != '\f' && c != '\r') || c == 0x7f || c == '&' || c == '%' || c == '\\' {
+			t[c] |= classFolds
+		}
+	}
+	return t
+}()
+
+// foldMayHoldSecret is mayHoldSecret of the fold of s, folding as it
+// goes: a window of the last folded bytes is matched against the needles
+// that end with each new one.
+func foldMayHoldSecret(s string) bool {
+	var window [maxNeedle]byte // lower case, the newest at n-1 (mod maxNeedle)
+	n, run := 0, 0
+	var buf [64]byte
+	for i := 0; i < len(s); {
+		r, w := textfold.Next(s[i:])
+		i += w
+		for _, c := range textfold.AppendRune(buf[:0], r) {
+			if base64Char[c] {
+				if run++; run >= 32 {
+					return true
+				}
+			} else {
+				run = 0
+			}
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
+			}
+			window[n%maxNeedle] = c
+			n++
+			for _, nd := range needlesByLast[c] {
+				if len(nd) <= n && windowEndsWith(&window, n, nd) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func windowEndsWith(w *[maxNeedle]byte, n int, nd string) bool {
+	for j := 0; j < len(nd); j++ {
+		if w[(n-len(nd)+j)%maxNeedle] != nd[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// maxNeedle bounds the length of a needle.
+const maxNeedle = 16
+
+// needlesByLast are the needles by their last character.
+var needlesByLast = func() (t [256][]string) {
+	for _, list := range needles {
+		for _, n := range list {
+			if len(n) > maxNeedle {
+				panic("trace: a needle longer than maxNeedle")
+			}
+			t[n[len(n)-1]] = append(t[n[len(n)-1]], n)
+		}
+	}
+	return t
+}()
+
 // mayHoldSecret is a one-pass filter that lets the common case (no secret
 // in sight) skip the regular expressions. It must return true whenever any
-// pattern could match: every pattern needs one of these needles.
+// rule could match: every rule needs one of these needles, or a run of 32
+// characters of the high-entropy rule.
 func mayHoldSecret(s string) bool {
-	for i := 0; i+1 < len(s); i++ {
-		// Most positions are ruled out by their first two characters.
-		if secondChars[s[i]]&charBit(s[i+1]) == 0 {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; base64Char[c] {
+			if run++; run >= 32 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+		if i+1 == len(s) || secondChars[s[i]]&charBit(s[i+1]) == 0 {
+			// Most positions are ruled out by their first two characters.
 			continue
 		}
-		var needles []string
-		switch s[i] | 0x20 { // ASCII lower case (also maps some punctuation, harmlessly)
-		case '-' | 0x20: // '-' is 0x2d, unchanged
-			needles = needlesDash
-		case ':' | 0x20:
-			needles = needlesColon
-		case 'a':
-			needles = needlesA
-		case 'b':
-			needles = needlesB
-		case 'c':
-			needles = needlesC
-		case 'e':
-			needles = needlesE
-		case 'g':
-			needles = needlesG
-		case 'h':
-			needles = needlesH
-		case 'i':
-			needles = needlesI
-		case 'k':
-			needles = needlesK
-		case 'p':
-			needles = needlesP
-		case 'r':
-			needles = needlesR
-		case 's':
-			needles = needlesS
-		case 't':
-			needles = needlesT
-		case 'x':
-			needles = needlesX
-		default:
-			continue
-		}
-		for _, n := range needles {
+		for _, n := range needles[s[i]|0x20] { // ASCII lower case (also maps some punctuation, harmlessly)
 			if hasPrefixLower(s, i, n) {
 				return true
 			}
@@ -131,32 +625,32 @@ func mayHoldSecret(s string) bool {
 	return false
 }
 
-var (
-	needlesDash  = []string{"-----begin"}
-	needlesColon = []string{"://"}
-	needlesA     = []string{"authorization", "api", "access", "aiza", "akia", "asia", "auth"}
-	needlesB     = []string{"bearer"}
-	needlesC     = []string{"client", "credential", "cookie"}
-	needlesE     = []string{"eyj"}
-	needlesG     = []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "gsk_"}
-	needlesH     = []string{"hf_"}
-	needlesI     = []string{"id_token", "id-token", "idtoken"}
-	needlesK     = []string{"key"}
-	needlesP     = []string{"passw", "passp", "private"}
-	needlesR     = []string{"refresh", "rk_"}
-	needlesS     = []string{"secret", "session", "sk-", "sk_", "sig"}
-	needlesT     = []string{"token"}
-	needlesX     = []string{"x-api", "x-goog", "xox"}
-)
+var base64Char = func() (t [256]bool) {
+	for _, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_=-" {
+		t[c] = true
+	}
+	return t
+}()
+
+// needles, by their first character (lower case): every secret word and
+// compound of isSecretName holds one, and so does every shape.
+var needles = func() (t [256][]string) {
+	for _, n := range strings.Fields(`-----begin :// ` +
+		`key token secret pass pwd auth cred sig session cookie jwt bearer basic otp hmac csrf xsrf ` +
+		`aiza akia asia ghp_ gho_ ghu_ ghs_ ghr_ github_pat_ glpat- gsk_ hf_ sk- sk_ rk_ whsec_ ya29. xox xapp- ` +
+		`npm_ pypi- sg. shp dop_ sq0 age-secret r8_ pplx- tvly- xai- nvapi- lin_api_ atatt dapi eyj`) {
+		t[n[0]] = append(t[n[0]], n)
+	}
+	return t
+}()
 
 // secondChars[c] is the set (see charBit) of characters that follow c at
 // the start of some needle, in either case.
 var secondChars = func() (t [256]uint64) {
-	for _, list := range [][]string{needlesDash, needlesColon, needlesA, needlesB, needlesC, needlesE, needlesG, needlesH,
-		needlesI, needlesK, needlesP, needlesR, needlesS, needlesT, needlesX} {
+	for first, list := range needles {
 		for _, n := range list {
-			for _, first := range []byte{n[0], upper(n[0])} {
-				t[first] |= charBit(n[1])
+			for _, c := range []byte{byte(first), upper(byte(first))} {
+				t[c] |= charBit(n[1])
 			}
 		}
 	}
@@ -221,10 +715,11 @@ const PreviewLimit = 200
 
 // RedactJSON returns raw with the same redaction applied to every string
 // of the JSON document, and the values of secret-named fields replaced
-// whole. A document with nothing to redact is returned as is (same bytes);
+// whole: under an object or array, each string, number and boolean it
+// holds. A document with nothing to redact is returned as is (same bytes);
 // one that is not valid JSON is redacted as text.
 func RedactJSON(raw []byte) []byte {
-	if !mayHoldSecret(string(raw)) {
+	if clean(string(raw)) {
 		return raw
 	}
 	var v any
@@ -236,33 +731,33 @@ func RedactJSON(raw []byte) []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(redactValue(v)); err != nil {
+	if err := enc.Encode(redactValue(v, false)); err != nil {
 		return []byte(Redact(string(raw)))
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 }
 
-func redactValue(v any) any {
+func redactValue(v any, secret bool) any {
 	switch x := v.(type) {
 	case string:
+		if secret {
+			return Redacted
+		}
 		return Redact(x)
+	case json.Number, bool:
+		if secret {
+			return Redacted
+		}
 	case map[string]any:
 		out := make(map[string]any, len(x))
 		for k, e := range x {
-			switch e.(type) {
-			case string, json.Number, bool:
-				if isSecretName(k) {
-					out[Redact(k)] = Redacted
-					continue
-				}
-			}
-			out[Redact(k)] = redactValue(e)
+			out[Redact(k)] = redactValue(e, secret || isSecretName(k))
 		}
 		return out
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = redactValue(e)
+			out[i] = redactValue(e, secret)
 		}
 		return out
 	}
@@ -362,8 +857,9 @@ func (p Synth) redacted() Payload {
 
 // redacted returns a redacted copy of the fields, always (the caller's
 // map and what it holds are never modified): every key and string
-// redacted, the value of a secret-named key replaced whole unless it is an
-// object or array (whose own keys are then looked at), and any value that
+// redacted, the value of a secret-named key replaced whole (under an
+// object or array, each string, number and boolean it holds: a header
+// map's list of values, a "secrets" object), and any value that
 // is not a string, number, boolean, null, Fields, map[string]any or []any
 // first replaced by its JSON form read back, so no string inside it
 // escapes.
@@ -371,13 +867,13 @@ func (p Fields) redacted() Payload {
 	if p == nil {
 		return nil
 	}
-	return redactFields(p)
+	return redactFields(p, false)
 }
 
-func redactFields(m map[string]any) Fields {
+func redactFields(m map[string]any, secret bool) Fields {
 	out := make(Fields, len(m))
 	for k, v := range m {
-		out[Redact(k)] = redactField(isSecretName(k), v)
+		out[Redact(k)] = redactField(secret || isSecretName(k), v)
 	}
 	return out
 }
@@ -395,13 +891,13 @@ func redactField(secret bool, v any) any {
 		}
 		return x
 	case Fields:
-		return redactFields(x)
+		return redactFields(x, secret)
 	case map[string]any:
-		return map[string]any(redactFields(x))
+		return map[string]any(redactFields(x, secret))
 	case []any:
 		out := make([]any, len(x))
 		for i, e := range x {
-			out[i] = redactField(false, e)
+			out[i] = redactField(secret, e)
 		}
 		return out
 	}

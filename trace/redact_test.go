@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"net/http"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -16,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/autoagent-go/autoagent/internal/fixturetest"
+	"github.com/autoagent-go/autoagent/internal/textfold"
 )
 
 // realisticSecrets are secrets in the shapes they take in real traffic,
@@ -284,6 +286,10 @@ func FuzzRedact(f *testing.F) {
 	f.Add("\\\"token\\\": \\\"", "\"")
 	f.Add(`{"token": 12345, "auth": {"authorization": [1,2]}}`, "")
 	f.Add(`{"k":"-----BEGIN PRIVATE KEY-----\nabc"}`, `{"password":null}`)
+	f.Add(`{"password":"a\u0022b","x":"\nZx8Qw2Lp0Rt5Vb7Nm3Kj9Hg1Fd4Sa6Ye0Uc2"}`, `{"k":"\\x5c\"sk-proj-abcdefghijklmnop"}`)
+	for _, c := range unknownShapes {
+		f.Add(c.text, `{"a":"`+c.text+`"}`)
+	}
 	f.Fuzz(func(t *testing.T, a, b string) {
 		s := a + b
 		got := Redact(s)
@@ -299,14 +305,17 @@ func FuzzRedact(f *testing.F) {
 		if utf8.ValidString(s) && !utf8.ValidString(got) {
 			t.Fatalf("valid UTF-8 became invalid: %q → %q", s, got)
 		}
-		if !mayHoldSecret(s) {
-			full := s
-			for _, p := range secretPatterns {
-				full = p.re.ReplaceAllString(full, p.repl)
+		f, m := textfold.Fold(s)
+		for _, text := range []string{s, f} {
+			if spans := appendSecretSpans(nil, text, nil); !mayHoldSecret(text) && len(spans) > 0 {
+				t.Fatalf("fast filter missed a secret in %q (the rules find %v)", text, spans)
 			}
-			if full != s {
-				t.Fatalf("fast filter missed a secret in %q (full redaction gives %q)", s, full)
-			}
+		}
+		if m != nil && foldMayHoldSecret(s) != mayHoldSecret(f) {
+			t.Fatalf("the filter folding as it goes says %v, on the fold %v: %q", foldMayHoldSecret(s), mayHoldSecret(f), s)
+		}
+		if clean(s) && (len(appendSecretSpans(nil, s, nil)) > 0 || len(appendSecretSpans(nil, f, m)) > 0) {
+			t.Fatalf("clean(%q), yet the rules find a secret", s)
 		}
 		// A known secret placed between separators never survives.
 		const secret = "sk-proj-FUZZsecret0123456789abcdef"
@@ -337,5 +346,163 @@ func TestRedactJSON(t *testing.T) {
 	}
 	if got := RedactJSON([]byte(`{"token": "abc`)); bytes.Contains(got, []byte("abc")) && !bytes.Contains(got, []byte(Redacted)) {
 		t.Errorf("invalid JSON not redacted as text: %s", got)
+	}
+}
+
+// Credentials of shapes the rules name nowhere: each is caught by its
+// name (header, JSON key, query parameter, name=value) or by its shape,
+// also when the name or the value is disguised.
+var unknownShapes = []struct{ name, text, secret string }{
+	{"X-Auth-Key header", "X-Auth-Key: 1a2b3c4d5e6f", "1a2b3c4d5e6f"},
+	{"Azure subscription key", "Ocp-Apim-Subscription-Key: 0123456789abcdef0123", "0123456789abcdef0123"},
+	{"X-Api-Token header", "x-api-token: abc123def456", "abc123def456"},
+	{"GitLab PRIVATE-TOKEN", "PRIVATE-TOKEN: qwertyuiop123", "qwertyuiop123"},
+	{"cookie header", "Cookie: sessionid=abc123def456", "abc123def456"},
+	{"set-cookie header", "Set-Cookie: sid=zzz999yyy; HttpOnly", "zzz999yyy"},
+	{"proxy authorization", "Proxy-Authorization: Basic dXNlcjpodW50ZXIy", "dXNlcjpodW50ZXIy"},
+	{"AWS security token", "X-Amz-Security-Token: FwoGZXIvYXdzEBYaDNotARealToken", "FwoGZXIvYXdzEBYaDNotARealToken"},
+	{"camelCase JSON key", `{"clientSecret":"x1y2z3w4"}`, "x1y2z3w4"},
+	{"JSON auth_token", `{"auth_token": "tok-998877"}`, "tok-998877"},
+	{"JSON header map", `{"headers":{"X-Auth-Key":"hdr-secret-1"}}`, "hdr-secret-1"},
+	{"JSON session id number", `{"sessionId": 8675309123}`, "8675309123"},
+	{"JSON db_pass", `{"db_pass":"hunter2hunter2"}`, "hunter2hunter2"},
+	{"JSON passcode", `{"passcode":"739184"}`, "739184"},
+	{"JSON signature", `{"signature":"c2lnbmF0dXJl"}`, "c2lnbmF0dXJl"},
+	{"JSON escaped name", `{"pass\u0077ord":"escaped-name-secret"}`, "escaped-name-secret"},
+	{"query sig", "GET /blob?sv=2024&sig=abcdef123456&se=2030", "abcdef123456"},
+	{"query amz signature", "https://s3.example.com/o?X-Amz-Credential=AKIDEXAMPLE%2F2024&X-Amz-Signature=fe5f80f77d5fa3", "fe5f80f77d5fa3"},
+	{"query access_token", "https://x.example.com/cb?access_token=at-12345678&state=s", "at-12345678"},
+	{"query client_secret", "/oauth?client_secret=cs-abcdef&x=1", "cs-abcdef"},
+	{"query auth", "wss://x.example.com/socket?auth=zyx987wvu", "zyx987wvu"},
+	{"free text password", "password: hunter2hunter2", "hunter2hunter2"},
+	{"env file", "STRIPE_WEBHOOK_SECRET=abc123webhook", "abc123webhook"},
+	{"Basic in prose", "send Basic dXNlcjpwYXNzd29yZA== with it", "dXNlcjpwYXNzd29yZA=="},
+	{"random key", "the key is Zx8Qw2Lp0Rt5Vb7Nm3Kj9Hg1Fd4Sa6Ye0Uc2 ok", "Zx8Qw2Lp0Rt5Vb7Nm3Kj9Hg1Fd4Sa6Ye0Uc2"},
+	{"npm token", "//registry.example/:_authToken=npm_abcdefghijklmnopqrstuvwxyz0123456789", "npm_abcdefghijklmnopqrstuvwxyz0123456789"},
+	{"Google OAuth token", "token ya29.a0AfH6SMBexampleexampleexample", "ya29.a0AfH6SMBexampleexampleexample"},
+	{"xAI key", "xai-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN0123", "xai-abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMN0123"},
+	// Our own attacks on the name rule: other syntaxes.
+	{"XML element", "<password>hunter2hunter2</password>", "hunter2hunter2"},
+	{"XML element with attributes", `<apiKey kind="x">abc123def456</apiKey>`, "abc123def456"},
+	{"Go's %v of a header map", "map[Accept:[json] X-Auth-Key:[abc123def456]]", "abc123def456"},
+	{"JSON list under a secret name", `{"password": ["abc123", "def456"]}`, "def456"},
+	{"JSON numbers under a secret name", `{"pins": 1, "auth": {"authorization": [123456, 789012]}}`, "789012"},
+	{"Go assignment", "API_KEY := abc123def456", "abc123def456"},
+	{"quoted value with spaces", `password = "correct horse battery"`, "battery"},
+	{"command-line flag", "run --password hunter2hunter2 --verbose", "hunter2hunter2"},
+	{"command-line flag, quoted", "curl --oauth2-bearer 'tok12345678'", "tok12345678"},
+	// Disguised names.
+	{"Cyrillic in the name", "X-\u0410uth-Key: cyr1llic-secret", "cyr1llic-secret"},
+	{"zero-width in the name", "pass\u200bword=zw-secret-123", "zw-secret-123"},
+	{"fullwidth name", "ＡＰＩ＿ＫＥＹ=fw-secret-123", "fw-secret-123"},
+	{"HTML entity in the name", "api&#95;key=ent-secret-123", "ent-secret-123"},
+	{"percent in the name", "?api%5Fkey=pct-secret-123", "pct-secret-123"},
+	// Disguised values.
+	{"zero-width in a key", "sk-\u200bproj-abcdefghijklmnopqrstuvwx", "proj-abcdefghijklmnopqrstuvwx"},
+	{"fullwidth key", "ｓｋ－ｐｒｏｊ－ａｂｃｄｅｆｇｈｉｊｋｌｍｎｏｐｑｒ", "ａｂｃｄｅｆｇｈｉｊｋｌｍｎｏｐｑｒ"},
+	{"no-break space after Bearer", "Bearer\u00a0abcdefghijkl123", "abcdefghijkl123"},
+	{"escaped key in JSON", `{"k":"\u0073k-proj-abcdefghijklmnopqrstuvwx"}`, "proj-abcdefghijklmnopqrstuvwx"},
+}
+
+func TestRedactUnknownShapesAndDisguises(t *testing.T) {
+	for _, c := range unknownShapes {
+		got := Redact(c.text)
+		if strings.Contains(got, c.secret) || !strings.Contains(got, Redacted) {
+			t.Errorf("%s: %q → %q", c.name, c.text, got)
+		}
+		if again := Redact(got); again != got {
+			t.Errorf("%s: not idempotent: %q then %q", c.name, got, again)
+		}
+		if json.Valid([]byte(c.text)) && !json.Valid([]byte(got)) {
+			t.Errorf("%s: JSON broken: %q", c.name, got)
+		}
+	}
+}
+
+// Names and values that are no secret stay visible.
+func TestRedactControlsStayVisible(t *testing.T) {
+	for _, s := range []string{
+		`{"input_tokens": 5, "output_tokens": 7, "total_tokens": 12, "max_tokens": 512, "token_budget": 100, "token_count": 3}`,
+		`{"keyboard": "qwerty", "monkey": "george", "author": "Ada Lovelace", "authority": "bank"}`,
+		`{"auth_type": "oauth2", "auth_url": "https://id.example.com", "key_name": "primary", "cookie_policy": "strict"}`,
+		"keyboard: qwerty\nauthor: Ada\nsignal: strong\ndesign: clean",
+		"sha256 9f86d081884c7d659a2feaa0c55ad015a3bf4f1b2b0b822cd15d6c15b0f00a08 ok",
+		"id 123e4567-e89b-12d3-a456-426614174000",
+		"AbstractSingletonProxyFactoryBean2 and src/main/java/com/example/MyApplication2Test",
+		"model anthropic/claude-3-5-sonnet-20241022-Latest, call toolu_01D7FLrfh4GYq7yT1ULFeyMV",
+		"THIS_IS_A_VERY_LONG_CONSTANT_NAME_2 getUserAccountSettingsByIdentifier2",
+		"The author's passion for design signals a basic truth about sessions.",
+		"Basic arithmetic is basic; the password policy is strict.",
+		"run --verbose --key-file /etc/app.pem --token-limit 100 -n 3",
+		"<author>Ada</author> <title>On keys</title> map[Accept:[json]]",
+		`<script integrity="sha384-oqVuAfXRKap7fdgcCY5uykM6+R9GqQ8K/uxy9rx7HNQlGYl1kPzQho1wx4JwY8wC">`,
+		"golang.org/x/text v0.42.0 h1:n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=",
+	} {
+		if got := Redact(s); got != s {
+			t.Errorf("Redact(%q) = %q, want unchanged", s, got)
+		}
+	}
+	for _, name := range []string{"input_tokens", "token_budget", "keyboard", "monkey", "author", "auth_type", "auth_url", "key_name", "cookie_policy", "tokenizer", "secretary", "passenger", "bypass", "keyword"} {
+		if isSecretName(name) {
+			t.Errorf("%s is a secret name", name)
+		}
+	}
+	for _, name := range []string{"X-Auth-Key", "Ocp-Apim-Subscription-Key", "apiKey", "APIKey", "XApiKey", "clientSecret", "session_id", "SESSIONID", "db_pass", "pwd", "passphrase", "X-CSRF-Token", "jwt", "Proxy-Authorization", "AccountKey", "githubToken", "DBPASSWORD", "signature_b64", "credentials", "cookie", "api_key_id", "p\u0430ssword", "ｐａｓｓｗｏｒｄ"} {
+		if !isSecretName(name) {
+			t.Errorf("%s is not a secret name", name)
+		}
+	}
+}
+
+// A header map in a Fields payload: the values of secret-named headers go,
+// the others stay.
+func TestRedactHeaderMaps(t *testing.T) {
+	var buf bytes.Buffer
+	h := http.Header{"X-Auth-Key": {"hdr-value-1"}, "Cookie": {"a=hdr-value-2"}, "Accept": {"application/json"}, "X-Request-Id": {"req-42"}}
+	New(JSONL(&buf)).Emit(Event{Type: "http_request", Payload: Fields{"headers": h, "header_map": map[string][]string{"Ocp-Apim-Subscription-Key": {"hdr-value-3"}}, "secrets": map[string]any{"db": "hdr-value-4"}}})
+	out := buf.String()
+	for _, secret := range []string{"hdr-value-1", "hdr-value-2", "hdr-value-3", "hdr-value-4"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("%s kept: %s", secret, out)
+		}
+	}
+	if !strings.Contains(out, "application/json") || !strings.Contains(out, "req-42") {
+		t.Errorf("ordinary headers lost: %s", out)
+	}
+	doc := RedactJSON([]byte(`{"headers":{"X-Auth-Key":["hdr-value-5"],"Accept":["text/plain"]},"credentials":{"user":"bob","token":{"v":"hdr-value-6"}}}`))
+	if bytes.Contains(doc, []byte("hdr-value-5")) || bytes.Contains(doc, []byte("hdr-value-6")) || !bytes.Contains(doc, []byte("text/plain")) || !json.Valid(doc) {
+		t.Errorf("RedactJSON: %s", doc)
+	}
+}
+
+// A secret next to an escape: the escape stays whole, and JSON stays JSON.
+func TestRedactKeepsJSONAroundEscapes(t *testing.T) {
+	for _, c := range []struct{ doc, secret string }{
+		{`{"x":"\nZx8Qw2Lp0Rt5Vb7Nm3Kj9Hg1Fd4Sa6Ye0Uc2"}`, "Qw2Lp0Rt5Vb7Nm3Kj9Hg1Fd4Sa6Ye0Uc2"},
+		{`{"x":"\u0041Zx8Qw2Lp0Rt5Vb7Nm3Kj9Hg1Fd4Sa6Ye0Uc2"}`, "Qw2Lp0Rt5Vb7Nm3Kj9Hg1Fd4Sa6Ye0Uc2"},
+		{`{"x":"\\\"Zx8Qw2Lp0Rt5Vb7Nm3Kj9Hg1Fd4Sa6Ye0Uc2\""}`, "Qw2Lp0Rt5Vb7Nm3Kj9Hg1Fd4Sa6Ye0Uc2"},
+		{`{"k":"\u0073k-proj-abcdefghijklmnopqrstuvwx"}`, "abcdefghijklmnopqrstuvwx"},
+		{`{"password":"a\u0022b-and-more"}`, "b-and-more"},
+		{`{"a":"{\"api_key\":\"zz-secret-value-123\"}"}`, "zz-secret-value-123"},
+		{`{"token":12345678}`, "12345678"},
+	} {
+		got := Redact(c.doc)
+		if !json.Valid([]byte(got)) || strings.Contains(got, c.secret) {
+			t.Errorf("%s → %s", c.doc, got)
+		}
+	}
+}
+
+// RedactJSON's filter looks at the fold too: a disguised name is no way
+// around it.
+func TestRedactJSONSeesDisguisedNames(t *testing.T) {
+	for _, doc := range []string{
+		`{"p\u0430ssword":"value-one"}`,
+		`{"api\u200bkey":"value-one"}`,
+		`{"ＴＯＫＥＮ":"value-one"}`,
+	} {
+		if got := RedactJSON([]byte(doc)); bytes.Contains(got, []byte("value-one")) || !json.Valid(got) {
+			t.Errorf("RedactJSON(%s) = %s", doc, got)
+		}
 	}
 }

@@ -28,3 +28,15 @@ func BenchmarkEmitJSONLPayload(b *testing.B) {
 		EmitPayload(tr, Event{Type: ToolCallEnd, ParentID: "p", RunID: "r"}, ToolCall{Step: step, Name: "fetch", CallID: "c1", Status: "ok", DurationMS: 1.25, Content: "a result of some length, nothing sensitive in it"})
 	}
 }
+
+// BenchmarkRedactPlain is redaction's fast path on the strings of a
+// traced event with nothing secret in it.
+func BenchmarkRedactPlain(b *testing.B) {
+	ss := []string{"tool_call_end", "p", "r", "fetch", "c1", "ok", "a result of some length, nothing sensitive in it", `{"city":"Oslo","units":"metric"}`}
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, s := range ss {
+			Redact(s)
+		}
+	}
+}
