@@ -169,9 +169,11 @@ func verifyLimits(l wasmbin.Limits) wasmbin.Limits {
 	l.StackHeight += 3
 	l.Nesting += 2
 	l.Branches = 2*l.Branches + 8
+	l.FunctionWork = 4*l.FunctionWork + 1<<20
 	l.CompileWork = 4*l.CompileWork + 1<<20
 	l.TypeValues = 2*l.TypeValues + 64 // the yield type, a block type per result list
 	l.LocalsBranches = 4*l.LocalsBranches + 1<<20
+	l.CallValues = 4*l.CallValues + 1<<16
 	return l
 }
 

@@ -29,13 +29,25 @@ func code(locals []byte, body ...byte) []byte {
 // blocks, reading every local at the end: wazero's SSA construction grows
 // with their product (10 000 locals and 1 000 diamonds: over 3 minutes of
 // compilation in one function, which no timeout interrupts).
-func ssaBomb(locals, diamonds int) []byte {
-	var body []byte
+func ssaBomb(locals, diamonds int) []byte { return localsModule(locals, diamonds, false) }
+
+// localsBomb is ssaBomb with the locals read before the diamonds: no phi
+// for them, but as many locals times branches.
+func localsBomb(locals, diamonds int) []byte { return localsModule(locals, diamonds, true) }
+
+func localsModule(locals, diamonds int, readFirst bool) []byte {
+	var body, reads []byte
+	for i := range locals {
+		reads = append(appendU32(append(reads, 0x20), uint32(i)), 0x1a)
+	}
+	if readFirst {
+		body = append(body, reads...)
+	}
 	for range diamonds {
 		body = append(body, 0x20, 0x00, 0x04, 0x40, 0x01, 0x05, 0x01, 0x0b)
 	}
-	for i := range locals {
-		body = append(appendU32(append(body, 0x20), uint32(i)), 0x1a)
+	if !readFirst {
+		body = append(body, reads...)
 	}
 	body = append(body, 0x41, 0x00, 0x0b)
 	return wasmModule(
@@ -82,7 +94,10 @@ func TestModuleLimitsRefuseCompileBombs(t *testing.T) {
 		mod   []byte
 		limit string
 	}{
-		{"locals times branches", ssaBomb(5000, 1000), "LocalsBranches"},
+		{"locals times branches", localsBomb(5000, 1000), "LocalsBranches"},
+		// Read after the diamonds, each local has a phi at each: wazero's
+		// phi elimination, FunctionWork, refuses it first.
+		{"locals read after many merges", ssaBomb(5000, 1000), "FunctionWork"},
 		{"element entries", elementBomb(300_000), "ElementEntries"},
 		{"type values", typeBomb(101, 1000), "TypeValues"},
 	} {
@@ -103,7 +118,8 @@ func TestModuleLimitsRefuseCompileBombs(t *testing.T) {
 		name string
 		mod  []byte
 	}{
-		{"locals times branches", ssaBomb(999, 1000)},
+		{"locals times branches", localsBomb(999, 1000)},
+		{"locals read after many merges", ssaBomb(300, 1000)}, // 0.4 s
 		{"element entries", elementBomb(1 << 18)},
 		{"type values", typeBomb(100, 1000)},
 	} {

@@ -689,6 +689,21 @@ var mutations = []mutation{
 	// 38: the engine, instances and grants (host).
 
 	// 38: the engine, compilation, instantiation and the cache (host).
+	{"wasmbin: the values a branch carries make no phis (compile work)", "host/internal/wasmbin/phis.go",
+		"n := float64(locals + int64(p.arity[m]))", "n := float64(locals)",
+		"./host/internal/wasmbin", "TestCompileWorkRefusesBombs"},
+	{"wasmbin: a local read makes no phis (compile work)", "host/internal/wasmbin/phis.go",
+		"\t\tp.cover(x, base, now)\n", "\t\t_ = base\n",
+		"./host/internal/wasmbin", "TestCompileWorkRefusesBombs"},
+	{"wasmbin: phi passes ignore the loop depth (compile work)", "host/internal/wasmbin/phis.go",
+		"w := float64(loopDepth+2)*sum", "w := 2*sum",
+		"./host/internal/wasmbin", "TestCompileWorkRefusesBombs"},
+	{"wasmbin: a function's work unbounded (compile work)", "host/internal/wasmbin/module.go",
+		"if c.Work > lim.FunctionWork {", "if false {",
+		"./host/internal/wasmbin", "TestCompileWorkRefusesBombs"},
+	{"wasmbin: calls' values unbounded (compile work)", "host/internal/wasmbin/module.go",
+		"if c.CallValues > int64(lim.CallValues) {", "if false {",
+		"./host/internal/wasmbin", "TestCompileWorkRefusesBombs"},
 }
 
 func main() {
