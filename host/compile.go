@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -129,11 +131,88 @@ func (h *Host) compileCached(ctx context.Context, b []byte) (mod wazero.Compiled
 		h.purgeCache()
 		mod, err = h.runtime.CompileModule(ctx, b)
 	}
+	if path, ok := h.cacheReadFailed(err); ok {
+		// An entry that cannot be opened (a file where wazero's
+		// directory was): out of the way, and compile again.
+		h.cacheUnwritable(err)
+		h.clearUnreadable(path)
+		mod, err = h.runtime.CompileModule(ctx, b)
+	}
+	if err != nil && cacheWriteFailed(err) {
+		// The cache could not be written (a full disk, a read-only
+		// directory): it is only a cache. wazero keeps the module it
+		// compiled in memory before it writes the file, holding a
+		// reference no CompiledModule owns, so compiling again finds
+		// it there; one Close gives that reference back (wazero's
+		// Close drops one and leaves mod usable).
+		h.cacheUnwritable(err)
+		if mod, err = h.runtime.CompileModule(ctx, b); err == nil {
+			_ = mod.Close(ctx)
+		}
+	}
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
 		return nil, &ModuleLimitError{Limit: "CompileTimeout", Max: int64(h.compileTimeout / time.Second),
 			What: fmt.Sprintf("compiling it took longer than %v (Options.CompileTimeout)", h.compileTimeout)}
 	}
 	return mod, err
+}
+
+// cacheWriteFailed reports whether err is wazero's failure to write a
+// compilation cache entry: a temporary file it could not create, write,
+// sync or close, or its rename into place. Compilation itself never
+// fails with an os error, and a failed read of an entry opens the
+// entry's own name, never a ".tmp" one.
+func cacheWriteFailed(err error) bool {
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return true
+	}
+	var pe *os.PathError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Op {
+	case "write", "sync", "close":
+		return true
+	case "open":
+		return strings.HasSuffix(pe.Path, ".tmp")
+	}
+	return false
+}
+
+// cacheReadFailed reports whether err is wazero's failure to open an
+// entry of the host's compilation cache (other than its absence), and
+// the entry's path.
+func (h *Host) cacheReadFailed(err error) (string, bool) {
+	var pe *os.PathError
+	if err == nil || h.cacheDir == "" || !errors.As(err, &pe) || pe.Op != "open" || strings.HasSuffix(pe.Path, ".tmp") {
+		return "", false
+	}
+	rel, rerr := filepath.Rel(h.cacheDir, pe.Path)
+	return pe.Path, rerr == nil && filepath.IsLocal(rel)
+}
+
+// clearUnreadable removes what stops the cache entry at path from
+// being opened: the entry itself, or a file standing where one of the
+// cache's directories should be. The directory is the host's own.
+func (h *Host) clearUnreadable(path string) {
+	for p := path; p != h.cacheDir && strings.HasPrefix(p, h.cacheDir); p = filepath.Dir(p) {
+		if fi, err := os.Lstat(p); err == nil && !fi.IsDir() {
+			_ = os.Remove(p)
+			return
+		}
+	}
+}
+
+// cacheUnwritable logs, once per host, that compiled code is not being
+// cached on disk.
+func (h *Host) cacheUnwritable(err error) {
+	h.cacheWarn.Do(func() {
+		if lg := h.opts.Logger; lg != nil {
+			lg.Warn("host: the compilation cache cannot be written; modules compile without it (every new process compiles them again): free space or fix the directory's permissions, or set Options.NoDiskCache",
+				"dir", h.cacheDir, "error", err.Error())
+		}
+	})
 }
 
 // compileWorkers is how many goroutines compile a module's functions.

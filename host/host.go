@@ -32,7 +32,9 @@ type Options struct {
 	// module's hash and the runtime version, written atomically so
 	// concurrent processes may share it. Empty means
 	// os.UserCacheDir()/autoagent/wazero; when that cannot be created the
-	// cache is in memory only.
+	// cache is in memory only. A cache that cannot be written or read
+	// later (a full disk, a read-only directory) never refuses a module:
+	// it compiles without it, and Logger is told once.
 	CacheDir string
 	// NoDiskCache keeps compiled code in memory only.
 	NoDiskCache bool
@@ -158,8 +160,10 @@ type Host struct {
 	runtime        wazero.Runtime
 	cache          wazero.CompilationCache
 	kernel         *kernelRuntime // the compiled Extism kernel
-	// cacheDir is the on-disk cache, "" when the cache is in memory.
+	// cacheDir is the on-disk cache, "" when the cache is in memory;
+	// cacheWarn logs once that it cannot be written.
 	cacheDir  string
+	cacheWarn sync.Once
 	artifacts artifacts
 	kv        *kvcap.Stores
 	// refill holds a slot per background instantiation (see pool).

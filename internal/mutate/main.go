@@ -704,6 +704,15 @@ var mutations = []mutation{
 	{"wasmbin: calls' values unbounded (compile work)", "host/internal/wasmbin/module.go",
 		"if c.CallValues > int64(lim.CallValues) {", "if false {",
 		"./host/internal/wasmbin", "TestCompileWorkRefusesBombs"},
+	{"compile: a cache that cannot be written refuses the module (cache)", "host/compile.go",
+		"\tif err != nil && cacheWriteFailed(err) {", "\tif false && cacheWriteFailed(err) {",
+		"./host", "TestUnwritableCacheCompilesWithoutIt"},
+	{"compile: a cache write failure leaks the compiled code (cache)", "host/compile.go",
+		"\t\tif mod, err = h.runtime.CompileModule(ctx, b); err == nil {\n\t\t\t_ = mod.Close(ctx)\n\t\t}", "\t\tmod, err = h.runtime.CompileModule(ctx, b)",
+		"./host", "TestUnwritableCacheCompilesWithoutIt"},
+	{"compile: an unreadable cache entry refuses the module (cache)", "host/compile.go",
+		"if path, ok := h.cacheReadFailed(err); ok {", "if path, ok := h.cacheReadFailed(err); false && ok {",
+		"./host", "TestUnwritableCacheCompilesWithoutIt"},
 }
 
 func main() {
