@@ -125,6 +125,13 @@ func (h *Host) compileCached(ctx context.Context, b []byte) (mod wazero.Compiled
 	}()
 	ctx, cancel := context.WithTimeout(ctx, h.compileTimeout)
 	defer cancel()
+	// Close ends the compilation too (see Host.Close).
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	if !h.compiling(&stop, true) {
+		return nil, ErrClosed
+	}
+	defer h.compiling(&stop, false)
 	ctx = experimental.WithCompilationWorkers(ctx, compileWorkers)
 	mod, err = h.runtime.CompileModule(ctx, b)
 	if err != nil && strings.Contains(err.Error(), "compilationcache:") {
@@ -149,6 +156,9 @@ func (h *Host) compileCached(ctx context.Context, b []byte) (mod wazero.Compiled
 		if mod, err = h.runtime.CompileModule(ctx, b); err == nil {
 			_ = mod.Close(ctx)
 		}
+	}
+	if err != nil && errors.Is(context.Cause(ctx), ErrClosed) {
+		return nil, ErrClosed
 	}
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
 		return nil, &ModuleLimitError{Limit: "CompileTimeout", Max: int64(h.compileTimeout / time.Second),
@@ -215,9 +225,25 @@ func (h *Host) cacheUnwritable(err error) {
 	})
 }
 
+// compiling registers (add) or forgets a compilation in progress, which
+// Close stops through stop; it reports false once the host is closed.
+func (h *Host) compiling(stop *context.CancelCauseFunc, add bool) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !add {
+		delete(h.compiles, stop)
+		return true
+	}
+	if h.closed {
+		return false
+	}
+	h.compiles[stop] = true
+	return true
+}
+
 // compileWorkers is how many goroutines compile a module's functions.
 // With more than one, wazero checks the context between functions, which
-// makes the compile timeout effective.
+// makes the compile timeout, and Close, effective.
 const compileWorkers = 2
 
 // moduleError turns what wasmbin refused into the host's errors.
@@ -268,7 +294,7 @@ func (e *compiledEntry) compilePrepared(ctx context.Context, h *Host, prepared [
 	if err != nil {
 		var mle *ModuleLimitError
 		switch {
-		case errors.As(err, &mle):
+		case errors.As(err, &mle), errors.Is(err, ErrClosed):
 			return nil, err
 		case ctx.Err() != nil:
 			return nil, ctx.Err()

@@ -183,6 +183,8 @@ type Host struct {
 	mu       sync.Mutex
 	compiled map[string]*compiledEntry // by sha256
 	loaded   map[*Loaded]bool          // modules loaded and not yet freed
+	// compiles are the compilations in progress, each stopped by Close.
+	compiles map[*context.CancelCauseFunc]bool
 	closed   bool
 	// shut is set for the call path, which does not take mu: new calls
 	// fail and running guests stop at their next yield.
@@ -243,6 +245,7 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		kv:             kvcap.NewStores(opts.KVDir),
 		refill:         make(chan struct{}, refillSlots()),
 		compiled:       map[string]*compiledEntry{},
+		compiles:       map[*context.CancelCauseFunc]bool{},
 		loaded:         map[*Loaded]bool{},
 		done:           make(chan struct{}),
 	}
@@ -337,13 +340,18 @@ func (h *Host) purgeCache() {
 // Close stops the host: later calls and loads fail with ErrClosed, calls
 // in flight end with ErrClosed at their guest's next yield (a guest blocked
 // in a host function, such as an HTTP request, at the end of that
-// function's own time limit), and once they have, every loaded module and
-// the runtime are freed. When ctx ends first, Close returns its error and
-// the freeing happens when the last call ends (call Close again to wait).
+// function's own time limit), loads compiling a module end with ErrClosed
+// once the function being compiled is (ModuleLimits.FunctionWork bounds
+// it), and once they have, every loaded module and the runtime are
+// freed. When ctx ends first, Close returns its error and the freeing
+// happens when the last call ends (call Close again to wait).
 func (h *Host) Close(ctx context.Context) error {
 	h.mu.Lock()
 	first := !h.closed
 	h.closed = true
+	for stop := range h.compiles {
+		(*stop)(ErrClosed)
+	}
 	h.mu.Unlock()
 	if first {
 		h.shut.Store(true)

@@ -713,6 +713,12 @@ var mutations = []mutation{
 	{"compile: an unreadable cache entry refuses the module (cache)", "host/compile.go",
 		"if path, ok := h.cacheReadFailed(err); ok {", "if path, ok := h.cacheReadFailed(err); false && ok {",
 		"./host", "TestUnwritableCacheCompilesWithoutIt"},
+	{"host: Close leaves a compilation running (close)", "host/host.go",
+		"\t\t(*stop)(ErrClosed)\n", "\t\t_ = stop\n",
+		"./host", "TestCloseStopsACompilation"},
+	{"host: a compilation starts after Close (close)", "host/compile.go",
+		"\tif h.closed {\n\t\treturn false\n\t}\n\th.compiles[stop] = true", "\th.compiles[stop] = true",
+		"./host", "TestCloseStopsACompilation"},
 }
 
 func main() {
