@@ -326,8 +326,14 @@ func (h *Host) prepare(b []byte, opts rewrite.Options, kernel bool) ([]byte, err
 		return nil, err
 	}
 	if opts.Interrupt {
-		if _, err := wasmbin.Verify(prepared, verifyLimits(h.moduleLimits), rewrite.Instrumentation(m)); err != nil {
+		pm, err := wasmbin.Verify(prepared, verifyLimits(h.moduleLimits), rewrite.Instrumentation(m))
+		if err != nil {
 			return nil, fmt.Errorf("%w: the host's instrumentation of the module failed its own verification, so it is not run (a defect of the host; please report it): %v", ErrUnsafe, err)
+		}
+		// Every instance initialises these, uninterrupted.
+		if n, most := pm.Data+len(pm.Elements), h.moduleLimits.Segments; n > most {
+			return nil, &ModuleLimitError{Limit: "Segments", Max: int64(most),
+				What: fmt.Sprintf("every instance would initialise %d data and element segments (%d data, %d element; the host merges only adjacent active data segments at constant offsets)", n, pm.Data, len(pm.Elements))}
 		}
 	}
 	return prepared, nil

@@ -113,6 +113,12 @@ type ModuleLimits struct {
 	// 400 to 550 bytes of each while it compiles the function (2 000
 	// calls of 1 000 values took 1.6 GB).
 	CallValues int
+	// Segments caps the data and element segments each instance
+	// initialises, counted after the host merges adjacent data segments
+	// (10 000): instantiation, which nothing interrupts, costs about a
+	// microsecond each (100 000 element segments: 70-170 ms per
+	// instance, on every call).
+	Segments int
 }
 
 func (l ModuleLimits) wasmbin() wasmbin.Limits {
@@ -120,7 +126,7 @@ func (l ModuleLimits) wasmbin() wasmbin.Limits {
 		ModuleBytes: l.Bytes, Functions: l.Functions, FunctionBytes: l.FunctionBytes, Locals: l.Locals,
 		StackHeight: l.StackHeight, Nesting: l.Nesting, Branches: l.Branches, FunctionWork: l.FunctionWork,
 		CompileWork: l.CompileWork, LocalsBranches: l.LocalsBranches, ElementEntries: l.ElementEntries,
-		TypeValues: l.TypeValues, CallValues: l.CallValues,
+		TypeValues: l.TypeValues, CallValues: l.CallValues, Segments: l.Segments,
 	}.WithDefaults()
 }
 

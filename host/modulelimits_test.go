@@ -86,6 +86,75 @@ func typeBomb(n, arity int) []byte {
 	return wasmModule(sec(1, vecOf(types...)...))
 }
 
+// segmentsModule declares a memory, a table, elems one-entry element
+// segments and datas one-byte data segments of the given kind:
+// "passive", "overlapping" (active, all at offset 0: the host cannot
+// merge them) or "adjacent" (active, one after another: it merges them
+// into one).
+func segmentsModule(elems, datas int, kind string) []byte {
+	sleb := func(b []byte, v int) []byte {
+		for v >= 0x40 {
+			b = append(b, byte(v&0x7f)|0x80)
+			v >>= 7
+		}
+		return append(b, byte(v))
+	}
+	es := appendU32(nil, uint32(elems))
+	for i := range elems {
+		es = append(sleb(append(es, 0x00, 0x41), i), 0x0b, 1, 0)
+	}
+	ds := appendU32(nil, uint32(datas))
+	for i := range datas {
+		switch kind {
+		case "passive":
+			ds = append(ds, 0x01, 1, 'x')
+		case "overlapping":
+			ds = append(ds, 0x00, 0x41, 0x00, 0x0b, 1, 'x')
+		case "adjacent":
+			ds = append(sleb(append(ds, 0x00, 0x41), i), 0x0b, 1, 'x')
+		}
+	}
+	return wasmModule(
+		sec(1, 1, 0x60, 0, 1, 0x7f),
+		sec(3, 1, 0),
+		sec(4, append([]byte{1, 0x70, 0x00}, appendU32(nil, uint32(max(elems, 1)))...)...),
+		sec(5, 1, 0x00, 1),
+		sec(9, es...),
+		sec(12, appendU32(nil, uint32(datas))...),
+		sec(10, vecOf(code([]byte{0}, 0x41, 0x00, 0x0b))...),
+		sec(11, ds...),
+	)
+}
+
+// TestModuleLimitsBoundInstantiation: the segments every instance
+// initialises, which nothing interrupts (100 000 element segments took
+// 70-170 ms per instance, on every call, longer under concurrency), are
+// counted after the host merges data segments, and bounded.
+func TestModuleLimitsBoundInstantiation(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{Isolation: Isolation{InProcess: true}})
+	for _, c := range []struct {
+		name    string
+		mod     []byte
+		refused bool
+	}{
+		{"element segments", segmentsModule(10_001, 0, ""), true},
+		{"passive data segments", segmentsModule(0, 10_001, "passive"), true},
+		{"overlapping active data segments", segmentsModule(0, 10_001, "overlapping"), true},
+		{"both, under the bound", segmentsModule(5000, 5000, "passive"), false},
+		{"adjacent active data segments, merged into one", segmentsModule(0, 20_000, "adjacent"), false},
+	} {
+		_, err := h.Inspect(t.Context(), "segments", c.mod, nil)
+		var le *ModuleLimitError
+		switch refused := errors.As(err, &le) && le.Limit == "Segments"; {
+		case refused != c.refused:
+			t.Errorf("%s: %v; want refused by the Segments limit: %v", c.name, err, c.refused)
+		case !refused && !errors.Is(err, ErrNoABI):
+			t.Errorf("%s: %v, want only that it has no ABI", c.name, err)
+		}
+	}
+}
+
 func TestModuleLimitsRefuseCompileBombs(t *testing.T) {
 	t.Parallel()
 	h, _ := newTestHost(t, Options{Isolation: Isolation{InProcess: true}})

@@ -174,9 +174,10 @@ module startspin.wasm src/wat/startspin.wat -- wat src/wat/startspin.wat
 module reffunc.wasm $W src/wat/reffunc.wat -- wat src/wat/reffunc.wat
 module looprecursion.wasm $W src/wat/looprecursion.wat -- wat src/wat/looprecursion.wat
 module scoperecursion.wasm $W src/wat/scoperecursion.wat -- wat src/wat/scoperecursion.wat
-# Compile bombs shaped by numbers, written by a Go program (src/gen).
+# Compile and instantiation bombs shaped by numbers, written by a Go
+# program (src/gen).
 G="src/gen/main.go src/gen/module.go src/gen/shapes.go"
-for bomb in aritybomb brtablebomb passbomb loopbomb loopnest diamonds entrybomb callbomb; do
+for bomb in aritybomb brtablebomb passbomb loopbomb loopnest diamonds entrybomb callbomb elemsegs datasegs overlapdata; do
 	module $bomb.wasm $G -- bash -c 'cd ../.. && $GO run ./testdata/wasm/src/gen '$bomb' >"testdata/wasm/$OUT"'
 done
 # Not a module at all: the magic number followed by garbage.

@@ -51,6 +51,11 @@ type Limits struct {
 	// CallValues caps one function's [Code.CallValues]: wazero holds
 	// 400 to 550 bytes per value while it compiles the function.
 	CallValues int
+	// Segments caps the data and element segments every instance
+	// initialises, which nothing interrupts. Validate does not apply it:
+	// the host counts them after its rewrite merges adjacent data
+	// segments (a Go guest's 36 828 become one).
+	Segments int
 }
 
 // DefaultLimits returns the defaults, a copy (no code in the process can
@@ -92,6 +97,7 @@ var defaultLimits = Limits{
 	TypeValues:     100_000,
 	LocalsBranches: 2_000_000,
 	CallValues:     250_000,
+	Segments:       10_000,
 }
 
 // WithDefaults returns l with zero fields filled from DefaultLimits.
@@ -132,5 +138,6 @@ func (l Limits) WithDefaults() Limits {
 		l.LocalsBranches = d.LocalsBranches
 	}
 	fill(&l.CallValues, d.CallValues)
+	fill(&l.Segments, d.Segments)
 	return l
 }

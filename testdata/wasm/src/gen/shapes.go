@@ -12,6 +12,9 @@ func init() {
 	shapes["diamonds"] = shape{params{funcs: 1, arity: 20_000, n: 50}, diamonds}
 	shapes["entrybomb"] = shape{params{funcs: 1, arity: 50_000, n: 1}, diamonds}
 	shapes["callbomb"] = shape{params{funcs: 1, arity: 1000, n: 2_000}, callBomb}
+	shapes["elemsegs"] = shape{params{arity: 1, n: 20_000}, elemSegs}
+	shapes["datasegs"] = shape{params{arity: 1, n: 20_000}, dataSegs}
+	shapes["overlapdata"] = shape{params{arity: 1, n: 20_000}, overlapData}
 }
 
 // i32s is n i32 value types.
@@ -133,5 +136,35 @@ func diamonds(m *module, p params) {
 	}
 	for range p.funcs {
 		m.defineFunc(funcType{}, append(appendU32([]byte{1}, uint32(p.arity)), i32), b)
+	}
+}
+
+// elemSegs: `n` active element segments of `arity` entries each, into a
+// table of them all: wazero initialises each in every instance.
+func elemSegs(m *module, p params) {
+	size := p.n * p.arity
+	m.tables = append(m.tables, appendU32([]byte{0x70, 0x00}, uint32(size)))
+	for i := range p.n {
+		seg := appendS64([]byte{0x00, opI32Const}, int64(i*p.arity))
+		seg = append(appendU32(append(seg, opEnd), uint32(p.arity)), repeat([]byte{4}, p.arity)...)
+		m.elements = append(m.elements, seg)
+	}
+}
+
+// dataSegs: `n` passive data segments of `arity` bytes each, which the
+// host's rewrite cannot merge; wazero keeps each in every instance.
+func dataSegs(m *module, p params) {
+	m.dataCount = true
+	for range p.n {
+		m.data = append(m.data, append(appendU32([]byte{0x01}, uint32(p.arity)), repeat([]byte{'x'}, p.arity)...))
+	}
+}
+
+// overlapData: `n` active data segments of `arity` bytes, all at offset
+// 4096: overlapping, the host's rewrite cannot merge them, and every
+// instance copies each.
+func overlapData(m *module, p params) {
+	for range p.n {
+		m.data = append(m.data, activeData(4096, repeat([]byte{'x'}, p.arity)))
 	}
 }
