@@ -257,7 +257,7 @@ func TestCloseStopsACompilation(t *testing.T) {
 	}
 	// A load that passed its checks before Close and reaches compilation
 	// after it does not start one.
-	if _, err := h.compileCached(context.Background(), mod); !errors.Is(err, ErrClosed) {
+	if _, err := h.compileCached(context.Background(), h.gen, mod); !errors.Is(err, ErrClosed) {
 		t.Errorf("a compilation after Close: %v, want ErrClosed", err)
 	}
 }

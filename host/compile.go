@@ -31,6 +31,7 @@ const (
 // compiledEntry is one compiled module, shared by every Loaded module with
 // the same bytes.
 type compiledEntry struct {
+	gen     *runtimeGen // the runtime it is compiled in
 	sha     string
 	key     string        // sha256 and table limit: the compiled map's key
 	ready   chan struct{} // closed when mod/err are set
@@ -94,7 +95,9 @@ func (h *Host) compile(ctx context.Context, sha string, b []byte, tables int64) 
 	h.compiled[key] = e
 	h.mu.Unlock()
 
-	e.err = e.build(ctx, h, b, tables)
+	if e.gen, e.err = h.currentGen(ctx); e.err == nil {
+		e.err = e.build(ctx, h, b, tables)
+	}
 	close(e.ready)
 	if e.err != nil {
 		h.release(e)
@@ -114,7 +117,7 @@ func (h *Host) rewriteOptions(tables int64) rewrite.Options {
 // ModuleLimits. An unreadable cache entry (a torn write, a disk error) is
 // not fatal: it is only a cache, so it is dropped and the module compiled
 // again.
-func (h *Host) compileCached(ctx context.Context, b []byte) (mod wazero.CompiledModule, err error) {
+func (h *Host) compileCached(ctx context.Context, g *runtimeGen, b []byte) (mod wazero.CompiledModule, err error) {
 	// wazero's validator panics on some malformed modules (see
 	// TestWazeroPanicsOnMalformed); validation refuses them first, and a
 	// panic left is a refusal too, not the end of the process.
@@ -133,17 +136,17 @@ func (h *Host) compileCached(ctx context.Context, b []byte) (mod wazero.Compiled
 	}
 	defer h.compiling(&stop, false)
 	ctx = experimental.WithCompilationWorkers(ctx, compileWorkers)
-	mod, err = h.runtime.CompileModule(ctx, b)
+	mod, err = g.rt.CompileModule(ctx, b)
 	if err != nil && strings.Contains(err.Error(), "compilationcache:") {
 		h.purgeCache()
-		mod, err = h.runtime.CompileModule(ctx, b)
+		mod, err = g.rt.CompileModule(ctx, b)
 	}
 	if path, ok := h.cacheReadFailed(err); ok {
 		// An entry that cannot be opened (a file where wazero's
 		// directory was): out of the way, and compile again.
 		h.cacheUnwritable(err)
 		h.clearUnreadable(path)
-		mod, err = h.runtime.CompileModule(ctx, b)
+		mod, err = g.rt.CompileModule(ctx, b)
 	}
 	if err != nil && cacheWriteFailed(err) {
 		// The cache could not be written (a full disk, a read-only
@@ -153,7 +156,7 @@ func (h *Host) compileCached(ctx context.Context, b []byte) (mod wazero.Compiled
 		// it there; one Close gives that reference back (wazero's
 		// Close drops one and leaves mod usable).
 		h.cacheUnwritable(err)
-		if mod, err = h.runtime.CompileModule(ctx, b); err == nil {
+		if mod, err = g.rt.CompileModule(ctx, b); err == nil {
 			_ = mod.Close(ctx)
 		}
 	}
@@ -290,7 +293,7 @@ func (e *compiledEntry) compilePrepared(ctx context.Context, h *Host, prepared [
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	e.minMem, e.otherImport = int64(minPages)<<16, other
-	mod, err := h.compileCached(ctx, prepared)
+	mod, err := h.compileCached(ctx, e.gen, prepared)
 	if err != nil {
 		var mle *ModuleLimitError
 		switch {
@@ -351,8 +354,9 @@ func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte, tables int
 	// verified by this version of the host: the directory is trusted as
 	// wazero's compiled code beside it is. One that does not compile (a
 	// torn write, a disk error) is prepared again.
+	var prepared []byte
 	if len(b) >= artifactMinSize {
-		if prepared := h.artifacts.get("prepared", key); prepared != nil {
+		if prepared = h.artifacts.get("prepared", key); prepared != nil {
 			if m, err := e.compilePrepared(ctx, h, prepared); err == nil {
 				mod = m
 			} else if ctx.Err() != nil {
@@ -361,8 +365,8 @@ func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte, tables int
 		}
 	}
 	if mod == nil {
-		prepared, err := h.prepare(b, opts, false)
-		if err != nil {
+		var err error
+		if prepared, err = h.prepare(b, opts, false); err != nil {
 			return err
 		}
 		if mod, err = e.compilePrepared(ctx, h, prepared); err != nil {
@@ -372,6 +376,7 @@ func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte, tables int
 			h.artifacts.put("prepared", key, prepared)
 		}
 	}
+	h.noteTypes(e.gen, prepared)
 	e.mod = mod
 	exports := mod.ExportedFunctions()
 	e.inits = findInits(exports)
@@ -432,6 +437,9 @@ func (h *Host) release(e *compiledEntry) {
 	if last && e.mod != nil {
 		_ = e.mod.Close(context.Background())
 	}
+	if last && e.gen != nil {
+		h.leaveGen(e.gen)
+	}
 }
 
 // checkImports verifies every import of the module against what the host
@@ -467,10 +475,10 @@ func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bo
 		case envModule:
 			def, ok = h.kernel.funcs[n]
 		case wasiModule:
-			def, ok = h.runtime.Module(m).ExportedFunctionDefinitions()[n]
+			def, ok = e.gen.rt.Module(m).ExportedFunctionDefinitions()[n]
 		default:
 			if !embedderImport(m, n) {
-				def, ok = h.runtime.Module(m).ExportedFunctionDefinitions()[n]
+				def, ok = e.gen.rt.Module(m).ExportedFunctionDefinitions()[n]
 				break
 			}
 			if fn = h.functions.lookup(m, n); fn == nil {
@@ -481,7 +489,7 @@ func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bo
 				imp.Unregistered = true
 				return imp
 			}
-			def, ok = h.runtime.Module(m).ExportedFunctionDefinitions()[n]
+			def, ok = e.gen.rt.Module(m).ExportedFunctionDefinitions()[n]
 		}
 		if !ok {
 			return imp

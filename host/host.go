@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
 	"github.com/autoagent-go/autoagent/host/internal/kvcap"
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
@@ -157,9 +156,15 @@ type Host struct {
 	// moduleLimits and compileTimeout are opts' with defaults applied.
 	moduleLimits   wasmbin.Limits
 	compileTimeout time.Duration
-	runtime        wazero.Runtime
 	cache          wazero.CompilationCache
-	kernel         *kernelRuntime // the compiled Extism kernel
+	// kernel is the first runtime's kernel, for what every runtime's
+	// kernel has alike (its exports, its layout, its memory at start).
+	kernel *kernelRuntime
+	// gen is the runtime new modules compile into; gens every runtime
+	// not yet closed (see runtimeGen). genMu serialises making one.
+	gen   *runtimeGen
+	gens  map[*runtimeGen]bool
+	genMu sync.Mutex
 	// cacheDir is the on-disk cache, "" when the cache is in memory;
 	// cacheWarn logs once that it cannot be written.
 	cacheDir  string
@@ -215,15 +220,6 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := wazero.NewRuntimeConfig().
-		WithCompilationCache(cache).
-		WithCloseOnContextDone(opts.deadlines == deadlineRuntime).
-		// The wasm stack traces debug information feeds are not shown (a
-		// trap's first line is) and function names are gone after the
-		// rewrite; without it, compiled code carries no source map, which
-		// a new process would read back entry by entry.
-		WithDebugInfoEnabled(false)
-	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 	if opts.CompileTimeout == 0 {
 		opts.CompileTimeout = defaultCompileTimeout
 	}
@@ -238,8 +234,8 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		limits:         limits,
 		moduleLimits:   opts.ModuleLimits.wasmbin(),
 		compileTimeout: opts.CompileTimeout,
-		runtime:        rt,
 		cache:          cache,
+		gens:           map[*runtimeGen]bool{},
 		cacheDir:       cacheDir,
 		artifacts:      artifacts{dir: cacheDir},
 		kv:             kvcap.NewStores(opts.KVDir),
@@ -260,18 +256,12 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if h.poolMemory <= 0 {
 		h.poolMemory = 256 << 20
 	}
-	if _, err := wasi_snapshot_preview1.Instantiate(wasiContext(ctx), rt); err != nil {
-		_ = rt.Close(ctx)
-		return nil, fmt.Errorf("host: instantiating WASI: %w", err)
-	}
-	if err := instantiateHostModules(ctx, rt, h.functions); err != nil {
-		_ = rt.Close(ctx)
+	g, err := h.newGen(ctx)
+	if err != nil {
+		_ = cache.Close(ctx)
 		return nil, err
 	}
-	if h.kernel, err = h.newKernelRuntime(ctx); err != nil {
-		_ = rt.Close(ctx)
-		return nil, err
-	}
+	h.gen, h.gens[g], h.kernel = g, true, g.kernel
 	return h, nil
 }
 
@@ -379,7 +369,14 @@ func (h *Host) free() {
 	for _, l := range loaded {
 		_ = l.Close(ctx)
 	}
-	h.closeErr = errors.Join(h.runtime.Close(ctx), h.cache.Close(ctx))
+	errs := []error{}
+	h.mu.Lock()
+	for g := range h.gens {
+		errs = append(errs, g.rt.Close(ctx))
+	}
+	clear(h.gens)
+	h.mu.Unlock()
+	h.closeErr = errors.Join(append(errs, h.cache.Close(ctx))...)
 	h.watch.close()
 	close(h.done)
 }
