@@ -197,3 +197,26 @@ func TestPhiWorkCountsWhatTheBuilderMakes(t *testing.T) {
 		}
 	}
 }
+
+// TestRefFuncCountsAsACheck: the rewrite puts a stack charge (an if and
+// a call) before every ref.func, so a ref.func costs a compiler what a
+// bulk instruction does. Uncounted, 30 000 of them passed validation
+// and made the rewritten module fail the host's own verification, a
+// refusal that blamed the host.
+func TestRefFuncCountsAsACheck(t *testing.T) {
+	mod := func(n int) []byte {
+		b := []byte("\x00asm\x01\x00\x00\x00")
+		b = genSection(b, 1, cat(bs(1), funcTypeBytes(0, 0)))
+		b = genSection(b, 3, []byte{1, 0})
+		b = genSection(b, 7, []byte{1, 1, 'f', 0x00, 0})
+		entry := cat(bs(0), rep(bs(0xd2, 0, 0x1a), n), bs(0x0b))
+		return genSection(b, 10, append(appendU32([]byte{1}, uint32(len(entry))), entry...))
+	}
+	var le *LimitError
+	if _, err := Validate(mod(5000), Limits{}); !errors.As(err, &le) || le.Limit != "Branches" {
+		t.Errorf("5 000 ref.funcs: %v, want the Branches limit", err)
+	}
+	if _, err := Validate(mod(3000), Limits{}); err != nil {
+		t.Errorf("3 000 ref.funcs: %v", err)
+	}
+}
