@@ -711,7 +711,7 @@ var mutations = []mutation{
 		"\tif err != nil && cacheWriteFailed(err) {", "\tif false && cacheWriteFailed(err) {",
 		"./host", "TestUnwritableCacheCompilesWithoutIt"},
 	{"compile: a cache write failure leaks the compiled code (cache)", "host/compile.go",
-		"\t\tif mod, err = h.runtime.CompileModule(ctx, b); err == nil {\n\t\t\t_ = mod.Close(ctx)\n\t\t}", "\t\tmod, err = h.runtime.CompileModule(ctx, b)",
+		"\t\tif mod, err = g.rt.CompileModule(ctx, b); err == nil {\n\t\t\t_ = mod.Close(ctx)\n\t\t}", "\t\tmod, err = g.rt.CompileModule(ctx, b)",
 		"./host", "TestUnwritableCacheCompilesWithoutIt"},
 	{"compile: an unreadable cache entry refuses the module (cache)", "host/compile.go",
 		"if path, ok := h.cacheReadFailed(err); ok {", "if path, ok := h.cacheReadFailed(err); false && ok {",
