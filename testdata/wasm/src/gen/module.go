@@ -10,25 +10,24 @@ const (
 	i32 = 0x7f
 	i64 = 0x7e
 
-	opUnreachable = 0x00
-	opBlock       = 0x02
-	opLoop        = 0x03
-	opBr          = 0x0c
-	opBrIf        = 0x0d
-	opBrTable     = 0x0e
-	opEnd         = 0x0b
-	opCall        = 0x10
-	opDrop        = 0x1a
-	opLocalGet    = 0x20
-	opLocalSet    = 0x21
-	opI32Const    = 0x41
-	opI64Const    = 0x42
-	opI32Load8U   = 0x2d
-	opI32GeU      = 0x4f
-	opI32Add      = 0x6a
-	opI64Add      = 0x7c
-	opI64ExtendU  = 0xad
-	blockEmpty    = 0x40
+	opBlock      = 0x02
+	opLoop       = 0x03
+	opBr         = 0x0c
+	opBrIf       = 0x0d
+	opBrTable    = 0x0e
+	opEnd        = 0x0b
+	opCall       = 0x10
+	opDrop       = 0x1a
+	opLocalGet   = 0x20
+	opLocalSet   = 0x21
+	opI32Const   = 0x41
+	opI64Const   = 0x42
+	opI32Load8U  = 0x2d
+	opI32GeU     = 0x4f
+	opI32Add     = 0x6a
+	opI64Add     = 0x7c
+	opI64ExtendU = 0xad
+	blockEmpty   = 0x40
 )
 
 // funcType is a function type, encoded as its parameters then results.
@@ -102,12 +101,6 @@ func (m *module) typeIndex(t funcType) uint32 {
 			return uint32(i)
 		}
 	}
-	m.types = append(m.types, t)
-	return uint32(len(m.types) - 1)
-}
-
-// newType adds t even when an equal type exists.
-func (m *module) newType(t funcType) uint32 {
 	m.types = append(m.types, t)
 	return uint32(len(m.types) - 1)
 }
