@@ -232,11 +232,14 @@ func TestCloseStopsACompilation(t *testing.T) {
 	mod := slowModule()
 	before, _ := filepath.Glob(filepath.Join(dir, "wazero-*", "*"))
 	loaded := make(chan error, 1)
+	ids := make(chan string, 1)
 	go func() {
+		ids <- goroutineID()
 		_, err := h.Inspect(context.Background(), "slow", mod, nil)
 		loaded <- err
 	}()
-	for !compilingNow() {
+	id := <-ids
+	for !compilingFor(id) {
 		select {
 		case err := <-loaded:
 			t.Fatalf("the load ended before Close: %v", err)
@@ -249,8 +252,8 @@ func TestCloseStopsACompilation(t *testing.T) {
 	if err := <-loaded; !errors.Is(err, ErrClosed) {
 		t.Errorf("the load: %v, want ErrClosed", err)
 	}
-	if compilingNow() {
-		t.Error("a goroutine still compiles after Close")
+	if compilingFor(id) {
+		t.Error("a goroutine still compiles the module after Close")
 	}
 	if after, _ := filepath.Glob(filepath.Join(dir, "wazero-*", "*")); len(after) != len(before) {
 		t.Errorf("the cache holds %d entries after Close, %d before: the module's compilation ran to its end", len(after), len(before))
@@ -262,9 +265,24 @@ func TestCloseStopsACompilation(t *testing.T) {
 	}
 }
 
-// compilingNow reports whether a goroutine of the process is in wazero's
-// compiler.
-func compilingNow() bool {
-	buf := make([]byte, 1<<22)
-	return strings.Contains(string(buf[:runtime.Stack(buf, true)]), "wazevo.(*engine).compile")
+// goroutineID returns the calling goroutine's number, as stacks show it.
+func goroutineID() string {
+	buf := make([]byte, 64)
+	f := strings.Fields(string(buf[:runtime.Stack(buf, false)]))
+	return f[1]
+}
+
+// compilingFor reports whether a goroutine is in wazero's compiler for
+// goroutine id: id itself, or a worker it started.
+func compilingFor(id string) bool {
+	buf := make([]byte, 1<<24)
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if !strings.Contains(g, "wazevo.(*engine).compile") {
+			continue
+		}
+		if strings.HasPrefix(g, "goroutine "+id+" ") || strings.Contains(g, "wazevo.(*engine).compileModule in goroutine "+id+"\n") {
+			return true
+		}
+	}
+	return false
 }
