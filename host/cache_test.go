@@ -2,17 +2,22 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/autoagent-go/autoagent/internal/testcache"
+	"github.com/autoagent-go/autoagent/manifest"
 )
 
 // The child process of the cache tests and benchmarks: it loads a module
@@ -191,4 +196,126 @@ func TestArtifactsCache(t *testing.T) {
 	if got, _ := os.ReadFile(kinds["describe"][0]); string(got) == "garbage" {
 		t.Error("the corrupted describe document was not replaced")
 	}
+}
+
+// TestUnwritableCacheCompilesWithoutIt: a compilation cache that cannot
+// be written (a full disk, a read-only directory; here, as root ignores
+// permissions, a file where wazero's directory was) costs the next
+// process a compilation, never a module. It is logged once, and nothing
+// of each module compiled stays in memory after it is released.
+func TestUnwritableCacheCompilesWithoutIt(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		breakDir func(version string) error
+	}{
+		// Entries cannot be opened (ENOTDIR), nor written.
+		{"a file where the directory was", func(v string) error { return os.WriteFile(v, []byte("not a directory"), 0o600) }},
+		// Entries are absent, and cannot be written (ENOENT).
+		{"a link to nowhere", func(v string) error { return os.Symlink(filepath.Join(filepath.Dir(v), "gone"), v) }},
+	} {
+		t.Run(c.name, func(t *testing.T) { testUnwritableCache(t, c.breakDir) })
+	}
+}
+
+func testUnwritableCache(t *testing.T, breakDir func(string) error) {
+	dir := t.TempDir()
+	logs := &captureHandler{}
+	h, _ := newTestHost(t, Options{CacheDir: dir, Logger: slog.New(logs), PoolSize: -1})
+	versions, _ := filepath.Glob(filepath.Join(dir, "wazero-*"))
+	if len(versions) != 1 {
+		t.Fatalf("wazero's cache directories: %v", versions)
+	}
+	if err := os.RemoveAll(versions[0]); err != nil {
+		t.Fatal(err)
+	}
+	if err := breakDir(versions[0]); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"echo.wasm", "compute.wasm"} {
+		l := load(t, h, file, Module{})
+		res := call(t, l, l.Tools()[0].Spec().Name, `{}`)
+		if res.IsError && strings.Contains(res.Text(), "compil") {
+			t.Fatalf("%s: %s", file, res.Text())
+		}
+		_ = l.Close(t.Context())
+	}
+	if n := logs.count("compilation cache cannot be written"); n != 1 {
+		t.Errorf("the failure was logged %d times, want once:\n%s", n, logs.text())
+	}
+
+	// Modules compiled and released leave no machine code mapped: each
+	// takes at least a page.
+	before := executableBytes(t)
+	for k := range 20 {
+		mod := wasmModule(sec(1, 1, 0x60, 0, 1, 0x7f), sec(3, 1, 0), sec(10, 1, 4, 0, 0x41, byte(k), 0x0b))
+		e, err := h.compile(t.Context(), manifest.Sum(mod), mod, 1<<20)
+		if err == nil {
+			h.release(e)
+		} else if !errors.Is(err, ErrNoABI) {
+			t.Fatalf("module %d: %v", k, err)
+		}
+	}
+	for range 3 {
+		runtime.GC()
+	}
+	if after := executableBytes(t); after > before+8<<12 {
+		t.Errorf("%d bytes of executable mappings after compiling and releasing 20 modules, %d before: their code stays in memory", after, before)
+	}
+}
+
+// executableBytes sums the process's anonymous executable memory
+// mappings, where wazero keeps compiled code (adjacent ones merge, so
+// their number says less).
+func executableBytes(t *testing.T) int64 {
+	t.Helper()
+	b, err := os.ReadFile("/proc/self/maps")
+	if err != nil {
+		t.Skip("no /proc/self/maps: the mappings cannot be measured here")
+	}
+	var n int64
+	for line := range strings.Lines(string(b)) {
+		f := strings.Fields(line)
+		if len(f) != 5 || !strings.Contains(f[1], "x") || f[4] != "0" {
+			continue
+		}
+		var lo, hi int64
+		if _, err := fmt.Sscanf(f[0], "%x-%x", &lo, &hi); err == nil {
+			n += hi - lo
+		}
+	}
+	return n
+}
+
+// captureHandler keeps the messages of the records it handles.
+type captureHandler struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (c *captureHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (c *captureHandler) Handle(_ context.Context, r slog.Record) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.msgs = append(c.msgs, r.Message)
+	return nil
+}
+func (c *captureHandler) WithAttrs([]slog.Attr) slog.Handler { return c }
+func (c *captureHandler) WithGroup(string) slog.Handler      { return c }
+
+func (c *captureHandler) count(sub string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	n := 0
+	for _, m := range c.msgs {
+		if strings.Contains(m, sub) {
+			n++
+		}
+	}
+	return n
+}
+
+func (c *captureHandler) text() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return strings.Join(c.msgs, "\n")
 }

@@ -1,9 +1,13 @@
 package host
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -186,4 +190,99 @@ func TestHostCloseStopsCalls(t *testing.T) {
 	if _, err := tl.Call(context.Background(), toolCall("loop", `{}`)); !errors.Is(err, ErrClosed) {
 		t.Fatalf("call after Host.Close: %v", err)
 	}
+}
+
+// slowModule is a valid module whose compilation takes seconds, under
+// every limit: 40 functions of 5 000 ifs (a compile work of 1e9).
+func slowModule() []byte {
+	body := bytes.Repeat([]byte{0x20, 0x00, 0x04, 0x40, 0x0b}, 5000)
+	fn := code(nil, append(append([]byte{0}, body...), 0x0b)...)
+	fns := make([][]byte, 40)
+	decls := make([]byte, 40)
+	for i := range fns {
+		fns[i] = fn
+	}
+	return wasmModule(
+		sec(1, 1, 0x60, 1, 0x7f, 0),
+		sec(3, vecOf(bytesOf(decls)...)...),
+		sec(10, vecOf(fns...)...),
+	)
+}
+
+// bytesOf makes each byte an item of its own.
+func bytesOf(b []byte) [][]byte {
+	items := make([][]byte, len(b))
+	for i := range b {
+		items[i] = b[i : i+1]
+	}
+	return items
+}
+
+// TestCloseStopsACompilation: Close during a module's compilation ends
+// it between two functions, not at its end. The load fails with
+// ErrClosed, no goroutine is left compiling once Close returns, and
+// nothing of the module reaches the cache (wazero writes it when the
+// whole module is compiled).
+func TestCloseStopsACompilation(t *testing.T) {
+	dir := t.TempDir()
+	h, err := New(t.Context(), Options{CacheDir: dir, KVDir: t.TempDir(), Isolation: Isolation{InProcess: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := slowModule()
+	before, _ := filepath.Glob(filepath.Join(dir, "wazero-*", "*"))
+	loaded := make(chan error, 1)
+	ids := make(chan string, 1)
+	go func() {
+		ids <- goroutineID()
+		_, err := h.Inspect(context.Background(), "slow", mod, nil)
+		loaded <- err
+	}()
+	id := <-ids
+	for !compilingFor(id) {
+		select {
+		case err := <-loaded:
+			t.Fatalf("the load ended before Close: %v", err)
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if err := h.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-loaded; !errors.Is(err, ErrClosed) {
+		t.Errorf("the load: %v, want ErrClosed", err)
+	}
+	if compilingFor(id) {
+		t.Error("a goroutine still compiles the module after Close")
+	}
+	if after, _ := filepath.Glob(filepath.Join(dir, "wazero-*", "*")); len(after) != len(before) {
+		t.Errorf("the cache holds %d entries after Close, %d before: the module's compilation ran to its end", len(after), len(before))
+	}
+	// A load that passed its checks before Close and reaches compilation
+	// after it does not start one.
+	if _, err := h.compileCached(context.Background(), h.gen, mod); !errors.Is(err, ErrClosed) {
+		t.Errorf("a compilation after Close: %v, want ErrClosed", err)
+	}
+}
+
+// goroutineID returns the calling goroutine's number, as stacks show it.
+func goroutineID() string {
+	buf := make([]byte, 64)
+	f := strings.Fields(string(buf[:runtime.Stack(buf, false)]))
+	return f[1]
+}
+
+// compilingFor reports whether a goroutine is in wazero's compiler for
+// goroutine id: id itself, or a worker it started.
+func compilingFor(id string) bool {
+	buf := make([]byte, 1<<24)
+	for _, g := range strings.Split(string(buf[:runtime.Stack(buf, true)]), "\n\n") {
+		if !strings.Contains(g, "wazevo.(*engine).compile") {
+			continue
+		}
+		if strings.HasPrefix(g, "goroutine "+id+" ") || strings.Contains(g, "wazevo.(*engine).compileModule in goroutine "+id+"\n") {
+			return true
+		}
+	}
+	return false
 }

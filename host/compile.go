@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -29,6 +31,7 @@ const (
 // compiledEntry is one compiled module, shared by every Loaded module with
 // the same bytes.
 type compiledEntry struct {
+	gen     *runtimeGen // the runtime it is compiled in
 	sha     string
 	key     string        // sha256 and table limit: the compiled map's key
 	ready   chan struct{} // closed when mod/err are set
@@ -92,7 +95,9 @@ func (h *Host) compile(ctx context.Context, sha string, b []byte, tables int64) 
 	h.compiled[key] = e
 	h.mu.Unlock()
 
-	e.err = e.build(ctx, h, b, tables)
+	if e.gen, e.err = h.currentGen(ctx); e.err == nil {
+		e.err = e.build(ctx, h, b, tables)
+	}
 	close(e.ready)
 	if e.err != nil {
 		h.release(e)
@@ -112,7 +117,7 @@ func (h *Host) rewriteOptions(tables int64) rewrite.Options {
 // ModuleLimits. An unreadable cache entry (a torn write, a disk error) is
 // not fatal: it is only a cache, so it is dropped and the module compiled
 // again.
-func (h *Host) compileCached(ctx context.Context, b []byte) (mod wazero.CompiledModule, err error) {
+func (h *Host) compileCached(ctx context.Context, g *runtimeGen, b []byte) (mod wazero.CompiledModule, err error) {
 	// wazero's validator panics on some malformed modules (see
 	// TestWazeroPanicsOnMalformed); validation refuses them first, and a
 	// panic left is a refusal too, not the end of the process.
@@ -123,11 +128,40 @@ func (h *Host) compileCached(ctx context.Context, b []byte) (mod wazero.Compiled
 	}()
 	ctx, cancel := context.WithTimeout(ctx, h.compileTimeout)
 	defer cancel()
+	// Close ends the compilation too (see Host.Close).
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	if !h.compiling(&stop, true) {
+		return nil, ErrClosed
+	}
+	defer h.compiling(&stop, false)
 	ctx = experimental.WithCompilationWorkers(ctx, compileWorkers)
-	mod, err = h.runtime.CompileModule(ctx, b)
+	mod, err = g.rt.CompileModule(ctx, b)
 	if err != nil && strings.Contains(err.Error(), "compilationcache:") {
 		h.purgeCache()
-		mod, err = h.runtime.CompileModule(ctx, b)
+		mod, err = g.rt.CompileModule(ctx, b)
+	}
+	if path, ok := h.cacheReadFailed(err); ok {
+		// An entry that cannot be opened (a file where wazero's
+		// directory was): out of the way, and compile again.
+		h.cacheUnwritable(err)
+		h.clearUnreadable(path)
+		mod, err = g.rt.CompileModule(ctx, b)
+	}
+	if err != nil && cacheWriteFailed(err) {
+		// The cache could not be written (a full disk, a read-only
+		// directory): it is only a cache. wazero keeps the module it
+		// compiled in memory before it writes the file, holding a
+		// reference no CompiledModule owns, so compiling again finds
+		// it there; one Close gives that reference back (wazero's
+		// Close drops one and leaves mod usable).
+		h.cacheUnwritable(err)
+		if mod, err = g.rt.CompileModule(ctx, b); err == nil {
+			_ = mod.Close(ctx)
+		}
+	}
+	if err != nil && errors.Is(context.Cause(ctx), ErrClosed) {
+		return nil, ErrClosed
 	}
 	if err != nil && ctx.Err() == context.DeadlineExceeded {
 		return nil, &ModuleLimitError{Limit: "CompileTimeout", Max: int64(h.compileTimeout / time.Second),
@@ -136,9 +170,83 @@ func (h *Host) compileCached(ctx context.Context, b []byte) (mod wazero.Compiled
 	return mod, err
 }
 
+// cacheWriteFailed reports whether err is wazero's failure to write a
+// compilation cache entry: a temporary file it could not create, write,
+// sync or close, or its rename into place. Compilation itself never
+// fails with an os error, and a failed read of an entry opens the
+// entry's own name, never a ".tmp" one.
+func cacheWriteFailed(err error) bool {
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return true
+	}
+	var pe *os.PathError
+	if !errors.As(err, &pe) {
+		return false
+	}
+	switch pe.Op {
+	case "write", "sync", "close":
+		return true
+	case "open":
+		return strings.HasSuffix(pe.Path, ".tmp")
+	}
+	return false
+}
+
+// cacheReadFailed reports whether err is wazero's failure to open an
+// entry of the host's compilation cache (other than its absence), and
+// the entry's path.
+func (h *Host) cacheReadFailed(err error) (string, bool) {
+	var pe *os.PathError
+	if err == nil || h.cacheDir == "" || !errors.As(err, &pe) || pe.Op != "open" || strings.HasSuffix(pe.Path, ".tmp") {
+		return "", false
+	}
+	rel, rerr := filepath.Rel(h.cacheDir, pe.Path)
+	return pe.Path, rerr == nil && filepath.IsLocal(rel)
+}
+
+// clearUnreadable removes what stops the cache entry at path from
+// being opened: the entry itself, or a file standing where one of the
+// cache's directories should be. The directory is the host's own.
+func (h *Host) clearUnreadable(path string) {
+	for p := path; p != h.cacheDir && strings.HasPrefix(p, h.cacheDir); p = filepath.Dir(p) {
+		if fi, err := os.Lstat(p); err == nil && !fi.IsDir() {
+			_ = os.Remove(p)
+			return
+		}
+	}
+}
+
+// cacheUnwritable logs, once per host, that compiled code is not being
+// cached on disk.
+func (h *Host) cacheUnwritable(err error) {
+	h.cacheWarn.Do(func() {
+		if lg := h.opts.Logger; lg != nil {
+			lg.Warn("host: the compilation cache cannot be written; modules compile without it (every new process compiles them again): free space or fix the directory's permissions, or set Options.NoDiskCache",
+				"dir", h.cacheDir, "error", err.Error())
+		}
+	})
+}
+
+// compiling registers (add) or forgets a compilation in progress, which
+// Close stops through stop; it reports false once the host is closed.
+func (h *Host) compiling(stop *context.CancelCauseFunc, add bool) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !add {
+		delete(h.compiles, stop)
+		return true
+	}
+	if h.closed {
+		return false
+	}
+	h.compiles[stop] = true
+	return true
+}
+
 // compileWorkers is how many goroutines compile a module's functions.
 // With more than one, wazero checks the context between functions, which
-// makes the compile timeout effective.
+// makes the compile timeout, and Close, effective.
 const compileWorkers = 2
 
 // moduleError turns what wasmbin refused into the host's errors.
@@ -169,9 +277,11 @@ func verifyLimits(l wasmbin.Limits) wasmbin.Limits {
 	l.StackHeight += 3
 	l.Nesting += 2
 	l.Branches = 2*l.Branches + 8
+	l.FunctionWork = 4*l.FunctionWork + 1<<20
 	l.CompileWork = 4*l.CompileWork + 1<<20
 	l.TypeValues = 2*l.TypeValues + 64 // the yield type, a block type per result list
 	l.LocalsBranches = 4*l.LocalsBranches + 1<<20
+	l.CallValues = 4*l.CallValues + 1<<16
 	return l
 }
 
@@ -183,11 +293,11 @@ func (e *compiledEntry) compilePrepared(ctx context.Context, h *Host, prepared [
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	e.minMem, e.otherImport = int64(minPages)<<16, other
-	mod, err := h.compileCached(ctx, prepared)
+	mod, err := h.compileCached(ctx, e.gen, prepared)
 	if err != nil {
 		var mle *ModuleLimitError
 		switch {
-		case errors.As(err, &mle):
+		case errors.As(err, &mle), errors.Is(err, ErrClosed):
 			return nil, err
 		case ctx.Err() != nil:
 			return nil, ctx.Err()
@@ -222,8 +332,14 @@ func (h *Host) prepare(b []byte, opts rewrite.Options, kernel bool) ([]byte, err
 		return nil, err
 	}
 	if opts.Interrupt {
-		if _, err := wasmbin.Verify(prepared, verifyLimits(h.moduleLimits), rewrite.Instrumentation(m)); err != nil {
+		pm, err := wasmbin.Verify(prepared, verifyLimits(h.moduleLimits), rewrite.Instrumentation(m))
+		if err != nil {
 			return nil, fmt.Errorf("%w: the host's instrumentation of the module failed its own verification, so it is not run (a defect of the host; please report it): %v", ErrUnsafe, err)
+		}
+		// Every instance initialises these, uninterrupted.
+		if n, most := pm.Data+len(pm.Elements), h.moduleLimits.Segments; n > most {
+			return nil, &ModuleLimitError{Limit: "Segments", Max: int64(most),
+				What: fmt.Sprintf("every instance would initialise %d data and element segments (%d data, %d element; the host merges only adjacent active data segments at constant offsets)", n, pm.Data, len(pm.Elements))}
 		}
 	}
 	return prepared, nil
@@ -241,8 +357,9 @@ func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte, tables int
 	// verified by this version of the host: the directory is trusted as
 	// wazero's compiled code beside it is. One that does not compile (a
 	// torn write, a disk error) is prepared again.
+	var prepared []byte
 	if len(b) >= artifactMinSize {
-		if prepared := h.artifacts.get("prepared", key); prepared != nil {
+		if prepared = h.artifacts.get("prepared", key); prepared != nil {
 			if m, err := e.compilePrepared(ctx, h, prepared); err == nil {
 				mod = m
 			} else if ctx.Err() != nil {
@@ -251,8 +368,8 @@ func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte, tables int
 		}
 	}
 	if mod == nil {
-		prepared, err := h.prepare(b, opts, false)
-		if err != nil {
+		var err error
+		if prepared, err = h.prepare(b, opts, false); err != nil {
 			return err
 		}
 		if mod, err = e.compilePrepared(ctx, h, prepared); err != nil {
@@ -262,6 +379,7 @@ func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte, tables int
 			h.artifacts.put("prepared", key, prepared)
 		}
 	}
+	h.noteTypes(e.gen, prepared)
 	e.mod = mod
 	exports := mod.ExportedFunctions()
 	e.inits = findInits(exports)
@@ -322,6 +440,9 @@ func (h *Host) release(e *compiledEntry) {
 	if last && e.mod != nil {
 		_ = e.mod.Close(context.Background())
 	}
+	if last && e.gen != nil {
+		h.leaveGen(e.gen)
+	}
 }
 
 // checkImports verifies every import of the module against what the host
@@ -360,10 +481,10 @@ func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bo
 		case envModule:
 			def, ok = h.kernel.funcs[n]
 		case wasiModule:
-			def, ok = h.definition(m, n)
+			def, ok = e.gen.definition(m, n)
 		default:
 			if !embedderImport(m, n) {
-				def, ok = h.definition(m, n)
+				def, ok = e.gen.definition(m, n)
 				break
 			}
 			if fn = h.functions.lookup(m, n); fn == nil {
@@ -374,7 +495,7 @@ func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bo
 				imp.Unregistered = true
 				return imp
 			}
-			def, ok = h.definition(m, n)
+			def, ok = e.gen.definition(m, n)
 		}
 		if !ok {
 			return imp

@@ -324,7 +324,7 @@ func (h *Host) stubFunctions(ctx context.Context, e *compiledEntry) (map[string]
 	}
 	out := map[string]api.Module{}
 	for ns, defs := range missing {
-		b := h.runtime.NewHostModuleBuilder(ns)
+		b := e.gen.rt.NewHostModuleBuilder(ns)
 		if ns == userModule {
 			addOwnUserFunctions(b)
 		}
@@ -345,7 +345,7 @@ func (h *Host) stubFunctions(ctx context.Context, e *compiledEntry) (map[string]
 		compiled, err := b.Compile(ctx)
 		var mod api.Module
 		if err == nil {
-			mod, err = h.runtime.InstantiateModule(ctx, compiled, wazero.NewModuleConfig().WithName(""))
+			mod, err = e.gen.rt.InstantiateModule(ctx, compiled, wazero.NewModuleConfig().WithName(""))
 			_ = compiled.Close(ctx) // safe while mod lives
 		}
 		if err != nil {

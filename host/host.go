@@ -31,7 +31,9 @@ type Options struct {
 	// module's hash and the runtime version, written atomically so
 	// concurrent processes may share it. Empty means
 	// os.UserCacheDir()/autoagent/wazero; when that cannot be created the
-	// cache is in memory only.
+	// cache is in memory only. A cache that cannot be written or read
+	// later (a full disk, a read-only directory) never refuses a module:
+	// it compiles without it, and Logger is told once.
 	CacheDir string
 	// NoDiskCache keeps compiled code in memory only.
 	NoDiskCache bool
@@ -172,11 +174,19 @@ type Host struct {
 	// moduleLimits and compileTimeout are opts' with defaults applied.
 	moduleLimits   wasmbin.Limits
 	compileTimeout time.Duration
-	runtime        wazero.Runtime
 	cache          wazero.CompilationCache
-	kernel         *kernelRuntime // the compiled Extism kernel
-	// cacheDir is the on-disk cache, "" when the cache is in memory.
+	// kernel is the first runtime's kernel, for what every runtime's
+	// kernel has alike (its exports, its layout, its memory at start).
+	kernel *kernelRuntime
+	// gen is the runtime new modules compile into; gens every runtime
+	// not yet closed (see runtimeGen). genMu serialises making one.
+	gen   *runtimeGen
+	gens  map[*runtimeGen]bool
+	genMu sync.Mutex
+	// cacheDir is the on-disk cache, "" when the cache is in memory;
+	// cacheWarn logs once that it cannot be written.
 	cacheDir  string
+	cacheWarn sync.Once
 	artifacts artifacts
 	kv        *kvcap.Stores
 	// refill holds a slot per background instantiation (see pool).
@@ -186,8 +196,6 @@ type Host struct {
 	calls chan struct{}
 	// watch follows every running guest (see watchdog).
 	watch *watchdog
-	// hostMods are the host modules guests import from.
-	hostMods hostModules
 	// idleMem and idleFiles are the memory and the open files of every
 	// pool's ready instances; poolMemory and maxIdleFiles their bounds.
 	idleMu     sync.Mutex
@@ -198,6 +206,8 @@ type Host struct {
 	mu       sync.Mutex
 	compiled map[string]*compiledEntry // by sha256
 	loaded   map[*Loaded]bool          // modules loaded and not yet freed
+	// compiles are the compilations in progress, each stopped by Close.
+	compiles map[*context.CancelCauseFunc]bool
 	closed   bool
 	// shut is set for the call path, which does not take mu: new calls
 	// fail and running guests stop at their next yield.
@@ -228,15 +238,6 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if err != nil {
 		return nil, err
 	}
-	cfg := wazero.NewRuntimeConfig().
-		WithCompilationCache(cache).
-		WithCloseOnContextDone(opts.deadlines == deadlineRuntime).
-		// The wasm stack traces debug information feeds are not shown (a
-		// trap's first line is) and function names are gone after the
-		// rewrite; without it, compiled code carries no source map, which
-		// a new process would read back entry by entry.
-		WithDebugInfoEnabled(false)
-	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
 	if opts.CompileTimeout == 0 {
 		opts.CompileTimeout = defaultCompileTimeout
 	}
@@ -251,13 +252,14 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 		limits:         limits,
 		moduleLimits:   opts.ModuleLimits.wasmbin(),
 		compileTimeout: opts.CompileTimeout,
-		runtime:        rt,
 		cache:          cache,
+		gens:           map[*runtimeGen]bool{},
 		cacheDir:       cacheDir,
 		artifacts:      artifacts{dir: cacheDir},
 		kv:             kvcap.NewStores(opts.KVDir),
 		refill:         make(chan struct{}, refillSlots()),
 		compiled:       map[string]*compiledEntry{},
+		compiles:       map[*context.CancelCauseFunc]bool{},
 		loaded:         map[*Loaded]bool{},
 		done:           make(chan struct{}),
 	}
@@ -272,20 +274,12 @@ func New(ctx context.Context, opts Options) (*Host, error) {
 	if h.poolMemory <= 0 {
 		h.poolMemory = 256 << 20
 	}
-	wasi, err := instantiateWASI(rt)
+	g, err := h.newGen(ctx)
 	if err != nil {
-		_ = rt.Close(ctx)
+		_ = cache.Close(ctx)
 		return nil, err
 	}
-	if err := instantiateHostModules(ctx, rt, h.functions); err != nil {
-		_ = rt.Close(ctx)
-		return nil, err
-	}
-	h.readHostModules(wasi)
-	if h.kernel, err = h.newKernelRuntime(ctx); err != nil {
-		_ = rt.Close(ctx)
-		return nil, err
-	}
+	h.gen, h.gens[g], h.kernel = g, true, g.kernel
 	return h, nil
 }
 
@@ -354,13 +348,18 @@ func (h *Host) purgeCache() {
 // Close stops the host: later calls and loads fail with ErrClosed, calls
 // in flight end with ErrClosed at their guest's next yield (a guest blocked
 // in a host function, such as an HTTP request, at the end of that
-// function's own time limit), and once they have, every loaded module and
-// the runtime are freed. When ctx ends first, Close returns its error and
-// the freeing happens when the last call ends (call Close again to wait).
+// function's own time limit), loads compiling a module end with ErrClosed
+// once the function being compiled is (ModuleLimits.FunctionWork bounds
+// it), and once they have, every loaded module and the runtime are
+// freed. When ctx ends first, Close returns its error and the freeing
+// happens when the last call ends (call Close again to wait).
 func (h *Host) Close(ctx context.Context) error {
 	h.mu.Lock()
 	first := !h.closed
 	h.closed = true
+	for stop := range h.compiles {
+		(*stop)(ErrClosed)
+	}
 	h.mu.Unlock()
 	if first {
 		h.shut.Store(true)
@@ -388,7 +387,14 @@ func (h *Host) free() {
 	for _, l := range loaded {
 		_ = l.Close(ctx)
 	}
-	h.closeErr = errors.Join(h.runtime.Close(ctx), h.cache.Close(ctx))
+	errs := []error{}
+	h.mu.Lock()
+	for g := range h.gens {
+		errs = append(errs, g.rt.Close(ctx))
+	}
+	clear(h.gens)
+	h.mu.Unlock()
+	h.closeErr = errors.Join(append(errs, h.cache.Close(ctx))...)
 	h.watch.close()
 	close(h.done)
 }

@@ -163,7 +163,7 @@ func TestWazeroPanicsOnMalformed(t *testing.T) {
 		t.Fatalf("Load: %v", err)
 	}
 	// The runtime's panic, were validation to miss it, is an error too.
-	if _, err := h.compileCached(context.Background(), bin); !errors.Is(err, ErrMalformed) {
+	if _, err := h.compileCached(context.Background(), h.gen, bin); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("compileCached: %v", err)
 	}
 }

@@ -11,10 +11,11 @@ import (
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 )
 
-// hostModules are the host modules of the runtime that guests import
-// from (WASI, extism:host/user, the application's namespaces): what the
-// import check compares a module's imports with, read once at New, and
-// the WASI module, which the host makes again if it was ever closed.
+// hostModules are the host modules of a runtime (see runtimeGen) that
+// guests import from (WASI, extism:host/user, the application's
+// namespaces): what the import check compares a module's imports with,
+// read once when the runtime is made, and the WASI module, which the host
+// makes again if it was ever closed.
 //
 // The runtime's own view of its modules is not read after New: a module
 // closed there (WASI's proc_exit closes the module that calls it, and a
@@ -39,51 +40,51 @@ func instantiateWASI(rt wazero.Runtime) (api.Module, error) {
 	return rt.Module(wasiModule), nil
 }
 
-// readHostModules records the definitions of the runtime's host modules
-// once they are all instantiated.
-func (h *Host) readHostModules(wasi api.Module) {
-	h.hostMods.wasi.Store(&wasi)
-	h.hostMods.defs = map[string]map[string]api.FunctionDefinition{}
+// readHostModules records the definitions of g's host modules once they
+// are all instantiated.
+func (h *Host) readHostModules(g *runtimeGen, wasi api.Module) {
+	g.hostMods.wasi.Store(&wasi)
+	g.hostMods.defs = map[string]map[string]api.FunctionDefinition{}
 	names := []string{wasiModule, userModule}
 	for ns := range h.functions {
 		names = append(names, ns)
 	}
 	for _, name := range names {
-		if m := h.runtime.Module(name); m != nil {
-			h.hostMods.defs[name] = m.ExportedFunctionDefinitions()
+		if m := g.rt.Module(name); m != nil {
+			g.hostMods.defs[name] = m.ExportedFunctionDefinitions()
 		}
 	}
 }
 
 // definition returns the function name of host module module, as it was
-// when the host started.
-func (h *Host) definition(module, name string) (api.FunctionDefinition, bool) {
-	def, ok := h.hostMods.defs[module][name]
+// when g was made.
+func (g *runtimeGen) definition(module, name string) (api.FunctionDefinition, bool) {
+	def, ok := g.hostMods.defs[module][name]
 	return def, ok
 }
 
-// ensureWASI makes the WASI host module again when it was closed, so
+// ensureWASI makes g's WASI host module again when it was closed, so
 // that one guest that managed to close it (see checkReexports and
 // wasiGuard, which now stop every way known) does not fail every later
 // instance of every WASI module of the process. The check costs an
 // atomic load per instantiation.
-func (h *Host) ensureWASI() error {
-	if !(*h.hostMods.wasi.Load()).IsClosed() {
+func (h *Host) ensureWASI(g *runtimeGen) error {
+	if !(*g.hostMods.wasi.Load()).IsClosed() {
 		return nil
 	}
-	h.hostMods.wasiMu.Lock()
-	defer h.hostMods.wasiMu.Unlock()
-	if !(*h.hostMods.wasi.Load()).IsClosed() {
+	g.hostMods.wasiMu.Lock()
+	defer g.hostMods.wasiMu.Unlock()
+	if !(*g.hostMods.wasi.Load()).IsClosed() {
 		return nil
 	}
 	if h.shut.Load() {
 		return ErrClosed
 	}
-	m, err := instantiateWASI(h.runtime)
+	m, err := instantiateWASI(g.rt)
 	if err != nil {
 		return err
 	}
-	h.hostMods.wasi.Store(&m)
+	g.hostMods.wasi.Store(&m)
 	if lg := h.opts.Logger; lg != nil {
 		lg.Error("host: the WASI host module had been closed (a defect of the host's defences); it was made again")
 	}

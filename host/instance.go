@@ -193,7 +193,8 @@ func (inst *instance) instantiate(rc *runContext, describing bool) error {
 	var ictx context.Context = rc
 	if l.entry.kernel || l.exportTools {
 		kctx := experimental.WithMemoryAllocator(ictx, memoryAllocator{inst, true})
-		kmod, err := h.runtime.InstantiateModule(kctx, h.kernel.mod, h.kernel.config)
+		g := l.entry.gen
+		kmod, err := g.rt.InstantiateModule(kctx, g.kernel.mod, g.kernel.config)
 		if err != nil {
 			return inst.classify(rc, fmt.Errorf("instantiating the Extism kernel: %w", err))
 		}
@@ -225,10 +226,10 @@ func (inst *instance) instantiate(rc *runContext, describing bool) error {
 		})
 	}
 	ictx = experimental.WithMemoryAllocator(ictx, memoryAllocator{inst, false})
-	if err := h.ensureWASI(); err != nil {
+	if err := h.ensureWASI(l.entry.gen); err != nil {
 		return err
 	}
-	mod, err := h.runtime.InstantiateModule(ictx, l.entry.mod, cfg)
+	mod, err := l.entry.gen.rt.InstantiateModule(ictx, l.entry.mod, cfg)
 	if err != nil {
 		return inst.classify(rc, fmt.Errorf("instantiating: %w", err))
 	}

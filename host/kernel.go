@@ -41,15 +41,15 @@ type kernelRuntime struct {
 
 // newKernelRuntime compiles the kernel and reads the address of its state
 // from a first instance.
-func (h *Host) newKernelRuntime(ctx context.Context) (*kernelRuntime, error) {
-	rt := h.runtime
+func (h *Host) newKernelRuntime(ctx context.Context, g *runtimeGen) (*kernelRuntime, error) {
+	rt := g.rt
 	opts := h.rewriteOptions(0)
 	opts.Defect = "" // the tests' defects are for guests
 	prepared, err := h.prepare(kernel.Wasm, opts, true)
 	if err != nil {
 		return nil, fmt.Errorf("host: preparing the Extism kernel: %w", err)
 	}
-	mod, err := h.compileCached(ctx, prepared)
+	mod, err := h.compileCached(ctx, g, prepared)
 	if err != nil {
 		return nil, fmt.Errorf("host: compiling the Extism kernel: %w", err)
 	}

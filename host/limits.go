@@ -89,9 +89,14 @@ type ModuleLimits struct {
 	// Branches caps one function's control instructions and branch
 	// targets (12 000): compile cost grows with their square.
 	Branches int
-	// CompileWork caps the sum over functions of Branches squared
-	// (1.2e9, about 16 s of compilation).
-	CompileWork int64
+	// FunctionWork caps one function's compile work (2e8, about 3 s of
+	// compilation, which nothing interrupts): its branches squared, plus
+	// an eighth of the phis wazero resolves (a block's phis times the
+	// edges into it, for each block: a branch carrying many values, or a
+	// local read after many merge points, makes many), plus 128 per
+	// value its calls pass. CompileWork caps the sum over functions
+	// (1.2e9, about 16 s).
+	FunctionWork, CompileWork int64
 	// LocalsBranches caps one function's parameters and locals times its
 	// branches (2e6): compiling one function is never interrupted, and
 	// its cost grows with that product (a 48 KB function of 10 000 locals
@@ -103,13 +108,25 @@ type ModuleLimits struct {
 	// TypeValues caps the parameters and results of all function types
 	// together (100 000).
 	TypeValues int
+	// CallValues caps the values one function's calls pass, each call's
+	// parameters and results and 2 for the call (250 000): wazero holds
+	// 400 to 550 bytes of each while it compiles the function (2 000
+	// calls of 1 000 values took 1.6 GB).
+	CallValues int
+	// Segments caps the data and element segments each instance
+	// initialises, counted after the host merges adjacent data segments
+	// (10 000): instantiation, which nothing interrupts, costs about a
+	// microsecond each (100 000 element segments: 70-170 ms per
+	// instance, on every call).
+	Segments int
 }
 
 func (l ModuleLimits) wasmbin() wasmbin.Limits {
 	return wasmbin.Limits{
 		ModuleBytes: l.Bytes, Functions: l.Functions, FunctionBytes: l.FunctionBytes, Locals: l.Locals,
-		StackHeight: l.StackHeight, Nesting: l.Nesting, Branches: l.Branches, CompileWork: l.CompileWork,
-		LocalsBranches: l.LocalsBranches, ElementEntries: l.ElementEntries, TypeValues: l.TypeValues,
+		StackHeight: l.StackHeight, Nesting: l.Nesting, Branches: l.Branches, FunctionWork: l.FunctionWork,
+		CompileWork: l.CompileWork, LocalsBranches: l.LocalsBranches, ElementEntries: l.ElementEntries,
+		TypeValues: l.TypeValues, CallValues: l.CallValues, Segments: l.Segments,
 	}.WithDefaults()
 }
 

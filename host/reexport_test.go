@@ -86,7 +86,7 @@ func TestReexportedImportsRefusedCompiled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mod, err := h.compileCached(context.Background(), prepared)
+		mod, err := h.compileCached(context.Background(), h.gen, prepared)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestWASIKeepsItsHostModule(t *testing.T) {
 	if !res.IsError || !strings.Contains(res.Text(), `tool crashed: the module exports the host function wasi_snapshot_preview1.proc_exit as its own, which the host does not call`) {
 		t.Errorf("the re-exported proc_exit: %+v", res)
 	}
-	if (*h.hostMods.wasi.Load()).IsClosed() {
+	if (*h.gen.hostMods.wasi.Load()).IsClosed() {
 		t.Error("the WASI host module was closed")
 	}
 	_, err := h.Load(context.Background(), Module{Name: "reexportdescribe", Bytes: wasmFile(t, "reexportdescribe.wasm")})
@@ -133,11 +133,11 @@ func TestWASIKeepsItsHostModule(t *testing.T) {
 func TestWASIMadeAgainWhenClosed(t *testing.T) {
 	t.Parallel()
 	h, _ := newTestHost(t, Options{})
-	if err := (*h.hostMods.wasi.Load()).Close(context.Background()); err != nil {
+	if err := (*h.gen.hostMods.wasi.Load()).Close(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	mustRunWASI(t, h)
-	if (*h.hostMods.wasi.Load()).IsClosed() {
+	if (*h.gen.hostMods.wasi.Load()).IsClosed() {
 		t.Error("the WASI host module is still closed")
 	}
 }

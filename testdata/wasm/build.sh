@@ -186,6 +186,12 @@ module tableexit.wasm $W src/wat/tableexit.wat -- wat src/wat/tableexit.wat
 module initsend.wasm $W src/wat/initsend.wat -- wat src/wat/initsend.wat
 # A stateful module that keeps every call's input (issue 38).
 module keepinput.wasm $W src/wat/keepinput.wat -- wat src/wat/keepinput.wat
+# Compile and instantiation bombs shaped by numbers, written by a Go
+# program (src/gen).
+G="src/gen/main.go src/gen/module.go src/gen/shapes.go"
+for bomb in aritybomb brtablebomb passbomb loopbomb loopnest diamonds entrybomb callbomb elemsegs datasegs overlapdata; do
+	module $bomb.wasm $G -- bash -c 'cd ../.. && $GO run ./testdata/wasm/src/gen '$bomb' >"testdata/wasm/$OUT"'
+done
 # Not a module at all: the magic number followed by garbage.
 module malformed.wasm -- bash -c 'printf "\\0asm\\1\\0\\0\\0\\377\\377\\377\\377this is not webassembly" >"$OUT"'
 

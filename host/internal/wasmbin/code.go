@@ -11,6 +11,8 @@ type frame struct {
 	results     []ValType
 	height      int // operand stack height at entry
 	unreachable bool
+	id          int32 // the frame's id in phiModel
+	brs         int   // branches to the frame's label
 }
 
 func (f *frame) labelTypes() []ValType {
@@ -34,6 +36,12 @@ type funcValidator struct {
 	branches int
 	values   int                  // values pushed by guest instructions (not the patterns')
 	ins      *funcInstrumentation // nil unless verifying
+	// callValues, loops and maxLoops feed Code's CallValues and
+	// LoopDepth; phi its PhiWork.
+	callValues int64
+	loops      int
+	maxLoops   int
+	phi        phiModel
 }
 
 func (f *funcValidator) push(t ValType) {
@@ -111,12 +119,27 @@ func (f *funcValidator) branch() {
 	}
 }
 
+// check counts one of the checks the rewrite adds (an if that calls
+// yield): n branches, the call's values and the if's merge point.
+func (f *funcValidator) check(n int) {
+	for range n {
+		f.branch()
+	}
+	f.callValues += callValueOverhead + 1
+	f.phi.check()
+}
+
 func (f *funcValidator) pushCtrl(op byte, params, results []ValType) {
 	f.branch()
+	if op == 0x03 {
+		f.loops++
+		f.maxLoops = max(f.maxLoops, f.loops)
+	}
 	if len(f.ctrls) > f.r.lim.Nesting {
 		f.r.limit("Nesting", fmt.Sprintf("function %d nests blocks more than %d deep", f.r.fn, f.r.lim.Nesting), f.r.lim.Nesting, len(f.ctrls))
 	}
-	f.ctrls = append(f.ctrls, frame{op: op, params: params, results: results, height: len(f.vals)})
+	id := f.phi.enter(f.ctrls[len(f.ctrls)-1].id, op == 0x03, len(params))
+	f.ctrls = append(f.ctrls, frame{op: op, params: params, results: results, height: len(f.vals), id: id})
 	f.v.m.maxNesting = max(f.v.m.maxNesting, len(f.ctrls))
 	f.pushVals(params)
 }
@@ -128,6 +151,9 @@ func (f *funcValidator) popCtrl() frame {
 		f.r.invalid("type mismatch: %d values left on the stack at the end of a block", len(f.vals)-c.height)
 	}
 	f.ctrls = f.ctrls[:len(f.ctrls)-1]
+	if c.op == 0x03 {
+		f.loops--
+	}
 	return c
 }
 
@@ -146,7 +172,9 @@ func (f *funcValidator) label(l uint32) *frame {
 	if f.ins != nil {
 		f.ins.branch(f, int(l))
 	}
-	return &f.ctrls[len(f.ctrls)-1-int(l)]
+	c := &f.ctrls[len(f.ctrls)-1-int(l)]
+	c.brs++
+	return c
 }
 
 func (f *funcValidator) blockType() (params, results []ValType) {
@@ -180,6 +208,29 @@ func (f *funcValidator) local(i uint32) ValType {
 		f.ins.localUse(f, i)
 	}
 	return f.locals[i]
+}
+
+// localGet notes a read of local i, which may need a phi at every merge
+// point above it; localSet a write.
+func (f *funcValidator) localGet(i uint32) ValType {
+	t := f.local(i)
+	f.phi.read(int32(i), f.ctrls[len(f.ctrls)-1].id)
+	f.phisOver()
+	return t
+}
+
+// phisOver refuses the function once its phis alone cost more than
+// FunctionWork allows.
+func (f *funcValidator) phisOver() {
+	if f.phi.over {
+		f.r.limit64("FunctionWork", fmt.Sprintf("function %d has a compile work of more than %d: by this point its reads of locals already make %d phis", f.r.fn, f.r.lim.FunctionWork, f.phi.total), f.r.lim.FunctionWork, f.r.lim.FunctionWork+1)
+	}
+}
+
+func (f *funcValidator) localSet(i uint32) ValType {
+	t := f.local(i)
+	f.phi.write(int32(i), f.ctrls[len(f.ctrls)-1].id)
+	return t
 }
 
 func (f *funcValidator) global(i uint32) Global {
@@ -231,6 +282,7 @@ func (f *funcValidator) validate(v *validator, fi, start, end int) Code {
 	r := &reader{b: v.r.b[:end], p: start, fn: fi, lim: v.r.lim}
 	f.v, f.r = v, r
 	f.vals, f.ctrls, f.max, f.calls, f.bulk, f.branches, f.values = f.vals[:0], f.ctrls[:0], 0, false, false, 0, 0
+	f.callValues, f.loops, f.maxLoops = 0, 0, 0
 	t := v.m.FuncType(uint32(fi))
 	f.locals = append(f.locals[:0], t.Params...)
 	groups := r.count(2)
@@ -247,16 +299,21 @@ func (f *funcValidator) validate(v *validator, fi, start, end int) Code {
 		}
 	}
 	code := Code{Offset: start, Size: end - start, Locals: len(f.locals) - len(t.Params)}
+	f.phi.reset(len(f.locals), r.lim.FunctionWork)
 	f.ins = nil
 	if v.inst != nil {
 		f.ins = v.inst.begin(f, r.p)
 	}
 	f.ctrls = append(f.ctrls, frame{op: 0, results: t.Results})
+	// The rewrite's fuel check and stack charge at the start (see
+	// phiModel.reset): their calls.
+	f.callValues += 2 * (callValueOverhead + 1)
 	f.body()
 	if !r.eof() {
 		r.malformed("%d bytes after the end of the function", len(r.b)-r.p)
 	}
 	code.MaxStack, code.Calls, code.Bulk, code.Branches, code.Values = f.max, f.calls, f.bulk, f.branches, f.values
+	code.CallValues, code.LoopDepth, code.PhiWork = f.callValues, f.maxLoops, f.phi.work(f.maxLoops)
 	if f.ins != nil {
 		f.ins.end(f)
 	}
@@ -286,8 +343,7 @@ func (f *funcValidator) body() {
 			if op == 0x03 {
 				// The fuel check's if, and its call: compiling one costs
 				// about what two more branches do.
-				f.branch()
-				f.branch()
+				f.check(2)
 			}
 			if f.ins != nil {
 				f.ins.opened(f, op)
@@ -298,12 +354,18 @@ func (f *funcValidator) body() {
 				r.p = pc
 				r.invalid("else without if")
 			}
+			f.phi.close(c.id)
 			f.pushCtrl(0x05, c.params, c.results)
+			f.ctrls[len(f.ctrls)-1].brs = c.brs
 		case 0x0b: // end
 			c := f.popCtrl()
 			if c.op == 0x04 && !sameTypes(c.params, c.results) {
 				r.p = pc
 				r.invalid("if without else must leave its parameters as its results")
+			}
+			if c.op != 0 {
+				f.phi.leave(c.id, c.op == 0x03, c.brs, len(c.results), c.op == 0x04 || c.op == 0x05)
+				f.phisOver()
 			}
 			if f.ins != nil {
 				f.ins.closed(f, c)
@@ -361,6 +423,7 @@ func (f *funcValidator) body() {
 			} else {
 				f.calls = true
 			}
+			f.callValues += int64(callValueOverhead + len(t.Params) + len(t.Results))
 			f.popVals(t.Params)
 			f.pushVals(t.Results)
 		case 0x11: // call_indirect
@@ -371,6 +434,7 @@ func (f *funcValidator) body() {
 				r.invalid("call_indirect through table %d, which does not hold functions", tab)
 			}
 			f.calls = true
+			f.callValues += int64(callValueOverhead + len(t.Params) + len(t.Results))
 			if f.ins != nil {
 				f.ins.indirect(f)
 			}
@@ -402,11 +466,11 @@ func (f *funcValidator) body() {
 			f.popExpect(t)
 			f.push(t)
 		case 0x20: // local.get
-			f.push(f.local(r.u32()))
+			f.push(f.localGet(r.u32()))
 		case 0x21: // local.set
-			f.popExpect(f.local(r.u32()))
+			f.popExpect(f.localSet(r.u32()))
 		case 0x22: // local.tee
-			t := f.local(r.u32())
+			t := f.localSet(r.u32())
 			f.popExpect(t)
 			f.push(t)
 		case 0x23: // global.get
@@ -452,6 +516,9 @@ func (f *funcValidator) body() {
 			}
 			f.push(I32)
 		case 0xd2: // ref.func
+			// Its stack charge is an if and a call, as a bulk
+			// instruction's charge is.
+			f.check(3)
 			idx := r.u32()
 			f.funcIndex(idx)
 			if m.refs == nil || !m.refs[idx] {
@@ -513,9 +580,7 @@ func (f *funcValidator) misc(pc int) {
 		// three branches do (measured: a function of 4 000 charged fills
 		// compiles in 1.5 s, one of 4 000 plain ifs in 0.3 s).
 		f.bulk = true
-		f.branch()
-		f.branch()
-		f.branch()
+		f.check(3)
 	}
 	if f.ins != nil {
 		f.ins.bulk(f, pc, sub)

@@ -26,9 +26,12 @@ type Limits struct {
 	// targets ([Code.Branches]): wazero's compile time and memory grow
 	// with their square (12 000 take about 2.4 s and 90 MB).
 	Branches int
-	// CompileWork caps the sum over functions of Branches squared, so a
-	// module of many functions at the Branches limit is refused too.
-	CompileWork int64
+	// FunctionWork caps one function's compile work ([Code.Work]:
+	// branches squared, the phis wazero resolves, the values calls
+	// pass), which no deadline interrupts; CompileWork caps the sum over
+	// functions, so a module of many functions each under the bound is
+	// refused too.
+	FunctionWork, CompileWork int64
 	// Types, Imports, Exports, Globals, Tables, Elements, DataSegments
 	// cap the entries of their sections (Tables and Globals imports
 	// included).
@@ -45,6 +48,14 @@ type Limits struct {
 	// LocalsBranches caps one function's parameters and locals times its
 	// branches.
 	LocalsBranches int64
+	// CallValues caps one function's [Code.CallValues]: wazero holds
+	// 400 to 550 bytes per value while it compiles the function.
+	CallValues int
+	// Segments caps the data and element segments every instance
+	// initialises, which nothing interrupts. Validate does not apply it:
+	// the host counts them after its rewrite merges adjacent data
+	// segments (a Go guest's 36 828 become one).
+	Segments int
 }
 
 // DefaultLimits returns the defaults, a copy (no code in the process can
@@ -52,12 +63,13 @@ type Limits struct {
 // every real toolchain's output and keep a hostile module's compile cost
 // small. The largest module the project knows, a 19 MB Go build of a
 // JavaScript engine, has 12 509 functions, 5 948 branches in its largest,
-// nesting 1 308, CompileWork 2.9e8, 12 469 element entries and at most
-// 65 714 locals times branches in a function; GHC's output nests 1 707
-// deep and has 7 727 parameters and results in its types; an instrumented
-// C build of Extism's fixtures has a function of 1.98e6 locals times
-// branches. LocalsBranches at 2e6 costs about 1 to 4 s of compilation for
-// that one function, which wazero does not interrupt.
+// nesting 1 308, CompileWork 3.7e8 (FunctionWork 3.6e7 at most, 2 462
+// call values), 12 469 element entries and at most 65 714 locals times
+// branches in a function; GHC's output nests 1 707 deep, has 7 727
+// parameters and results in its types and a function of 11 043 call
+// values; an instrumented C build of Extism's fixtures has a function of
+// 1.98e6 locals times branches. A function at FunctionWork's bound costs
+// about 3 s of compilation, which wazero does not interrupt.
 func DefaultLimits() Limits { return defaultLimits }
 
 var defaultLimits = Limits{
@@ -70,6 +82,7 @@ var defaultLimits = Limits{
 	Nesting:        10_000,
 	BrTableTargets: 100_000,
 	Branches:       12_000,
+	FunctionWork:   200_000_000,
 	CompileWork:    1_200_000_000,
 	Types:          100_000,
 	Imports:        10_000,
@@ -83,6 +96,8 @@ var defaultLimits = Limits{
 	ElementEntries: 1 << 18,
 	TypeValues:     100_000,
 	LocalsBranches: 2_000_000,
+	CallValues:     250_000,
+	Segments:       10_000,
 }
 
 // WithDefaults returns l with zero fields filled from DefaultLimits.
@@ -102,6 +117,9 @@ func (l Limits) WithDefaults() Limits {
 	fill(&l.Nesting, d.Nesting)
 	fill(&l.BrTableTargets, d.BrTableTargets)
 	fill(&l.Branches, d.Branches)
+	if l.FunctionWork == 0 {
+		l.FunctionWork = d.FunctionWork
+	}
 	if l.CompileWork == 0 {
 		l.CompileWork = d.CompileWork
 	}
@@ -119,5 +137,7 @@ func (l Limits) WithDefaults() Limits {
 	if l.LocalsBranches == 0 {
 		l.LocalsBranches = d.LocalsBranches
 	}
+	fill(&l.CallValues, d.CallValues)
+	fill(&l.Segments, d.Segments)
 	return l
 }
