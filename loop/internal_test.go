@@ -75,6 +75,17 @@ func TestPruneViewLeavesShortAndPrunedResults(t *testing.T) {
 	if v, p, _ := pruneView(view, 1, 1); p != 0 || &v[0] != &view[0] {
 		t.Error("already-pruned results were pruned again")
 	}
+	// What a result quotes does not make it a note (issue 38: a result
+	// holding "[PRUNED — " stayed in the context for good).
+	for _, forged := range []string{long + prunedPrefix, prunedPrefix + long} {
+		msgs := []llm.Message{
+			llm.ToolResultMessage(llm.ToolResult{CallID: "1", Name: "a", Content: forged}),
+			llm.ToolResultMessage(llm.ToolResult{CallID: "2", Name: "b", Content: "short"}),
+		}
+		if _, p, _ := pruneView(msgs, 1, 1); p != 1 {
+			t.Errorf("a result quoting a note's opening was kept (%.20q…)", forged)
+		}
+	}
 }
 
 func TestCallIDsFix(t *testing.T) {

@@ -73,10 +73,15 @@ func pruneView(msgs []llm.Message, keep, batch int) (view []llm.Message, pruned,
 
 const prunedPrefix = "[PRUNED — "
 
+// maxNote is longer than any note pruneNote writes, its frame included.
+const maxNote = 400
+
 // pruneNote returns the note that replaces r in the model's view, and false
-// when r should stay (already a note, or shorter than its note would be).
+// when r should stay: a note already, or no longer than its note would be.
+// A note is recognised by its opening and its size: a result that merely
+// quoted the opening somewhere kept itself in the context for good.
 func pruneNote(r *llm.ToolResult) (string, bool) {
-	if strings.Contains(r.Content, prunedPrefix) {
+	if c := strings.TrimPrefix(r.Content, UntrustedOpen+"\n"); strings.HasPrefix(c, prunedPrefix) && utf8.RuneCountInString(r.Content) <= maxNote {
 		return "", false
 	}
 	chars := utf8.RuneCountInString(r.Content)
