@@ -726,6 +726,30 @@ var mutations = []mutation{
 		"./cmd/autoagent", "TestApprovalShowsTheWholeCall"},
 
 	// 38: taint carried by data (loop, memory, session, host).
+	{"taint: a kv value read back is trusted (38.1)", "host/internal/kvcap/funcs.go",
+		"\tif tainted {\n\t\tc.Taint()\n\t}\n\treturn c.WritePresent(v)", "\tif false && tainted {\n\t\tc.Taint()\n\t}\n\treturn c.WritePresent(v)",
+		"./host/internal/kvcap", "TestFuncsTaint"},
+	{"taint: a kv key listed is trusted (38.1)", "host/internal/kvcap/funcs.go",
+		"\t\t\ttainted = tainted || tb != nil && tb.Get(k) != nil", "\t\t\t_ = tb",
+		"./host/internal/kvcap", "TestFuncsTaint"},
+	{"taint: a tainted caller's kv write is stored clean (38.1)", "host/internal/kvcap/funcs.go",
+		"limits.KVNamespace, c.Tainted()))", "limits.KVNamespace, false))",
+		"./host", "TestKVTaintCrossesHostsAndModules"},
+	{"taint: the host hides the caller's taint from kv (38.1)", "host/hostcall.go",
+		"return inst.tainted || tool.Tainted(inst.ctx)", "return inst.tainted",
+		"./host", "TestKVTaintCrossesHostsAndModules"},
+	{"taint: an untainted kv rewrite keeps the old mark (38.1)", "host/internal/kvcap/store.go",
+		"\t\tif tb := tx.Bucket(taintBucket); tb != nil {\n\t\t\treturn tb.Delete(key)", "\t\tif tb := tx.Bucket(taintBucket); tb != nil {\n\t\t\treturn nil",
+		"./host/internal/kvcap", "TestFuncsTaint"},
+	{"taint: a kept instance's memory is trusted (38.1, our attack)", "host/call.go",
+		"\tif inst.tainted {\n\t\ttool.ReportTaint(ctx)\n\t}", "\tif false {\n\t\ttool.ReportTaint(ctx)\n\t}",
+		"./host", "TestReusedInstanceCarriesTaint"},
+	{"taint: an instance forgets its tainted caller (38.1, our attack)", "host/call.go",
+		"\tinst.tainted = inst.tainted || tool.Tainted(ctx)\n", "\t_ = inst.tainted\n",
+		"./host", "TestReusedInstanceCarriesTaint"},
+	{"taint: a pool keeps a tainted instance for the next caller (38.1, our attack)", "host/call.go",
+		"func (inst *instance) mayKeep() bool { return inst.l.single != nil || !inst.tainted }", "func (inst *instance) mayKeep() bool { return true }",
+		"./host", "TestReusedInstanceCarriesTaint"},
 
 	// 38: text seen through disguises (markers, guardrails, redaction, policy paths).
 
