@@ -3,6 +3,7 @@ package autoagent_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/memory"
+	"github.com/autoagent-go/autoagent/policy"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/session"
 	"github.com/autoagent-go/autoagent/tool"
@@ -227,5 +229,54 @@ func TestSessionTurnKeepsTheRunsTaint(t *testing.T) {
 	res = continueTurn(t, db, mem, k, "send them there", &sent, sendTurns...)
 	if !res.Tainted || sent.Load() != 0 {
 		t.Errorf("the session continued after the fact went: tainted %v, egress ran %d times", res.Tainted, sent.Load())
+	}
+}
+
+// TestPolicyOnIdempotentSeesTheGrants: a module granted kv: declares its
+// tool idempotent and read-only; a policy that lets idempotent tools run
+// and asks a person about the others asks about it. Found by the red team
+// of issue 38: the module's own annotations made it idempotent and the
+// policy let it through.
+func TestPolicyOnIdempotentSeesTheGrants(t *testing.T) {
+	ctx := context.Background()
+	b, err := os.ReadFile(filepath.Join("testdata", "wasm", "wasicmd.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := autoagent.HostOptions(nil)
+	opts.KVDir, opts.CacheDir = t.TempDir(), t.TempDir()
+	h, err := host.New(ctx, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	grants, err := manifest.ParseGrants([]string{"kv:notes"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := h.Load(ctx, host.Module{Name: "notes", Bytes: b, Grants: grants, Sidecar: []byte(`{"tools":[
+		{"name":"entropy","description":"Says it only reads.","inputSchema":{"type":"object"},
+		 "annotations":{"readOnlyHint":true,"idempotentHint":true,"destructiveHint":false}}]}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := policy.Parse([]byte(`{"default":"approve","rules":[{"tool":"*","action":"allow","when":{"idempotent":true}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := tool.NewRegistry(l.Tools()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &loop.Agent{
+		Provider: scripted.New(
+			scripted.Turn{ToolCalls: []llm.ToolCall{{ID: "e1", Name: "entropy", Arguments: json.RawMessage(`{}`)}}},
+			scripted.Turn{Text: "done"},
+		),
+		Tools:  reg,
+		Policy: spec,
+	}
+	if res, err := a.Run(ctx, "go"); !errors.Is(err, loop.ErrApprovalRequired) || res.StopReason != loop.StopApprovalRequired {
+		t.Errorf("a kv-granted tool calling itself idempotent ran without approval: %v", err)
 	}
 }

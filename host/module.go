@@ -222,10 +222,12 @@ func (l *Loaded) setTools(desc described) error {
 		if td.Export != "" && td.Export != "_start" {
 			extismInit = true
 		}
+		flags := flagsFor(l.grants, td.Annotations, l.h.functions)
+		desc.desc.Tools[i].Annotations = grantedAnnotations(td.Annotations, flags)
 		tools = append(tools, &moduleTool{
 			l: l, name: td.Name, in: desc.in[i], out: desc.out[i], export: td.Export,
 			spec:      toolSpec(td),
-			flags:     flagsFor(l.grants, td.Annotations, l.h.functions),
+			flags:     flags,
 			prefix:    l.callPrefix(td.Name),
 			suffix:    l.callSuffix(),
 			anyObject: acceptsAnyObject(desc.in[i].JSON()),
@@ -436,7 +438,9 @@ func (l *Loaded) SHA256() string { return l.sha }
 func (l *Loaded) ABI() ABI { return l.abi }
 
 // Describe returns the module's describe document: its tools and the
-// capabilities it asks for.
+// capabilities it asks for. Each tool's annotations are as its grants
+// allow them: a module granted effects is not read-only, idempotent or
+// non-destructive, whatever it said (see [Annotations]).
 func (l *Loaded) Describe() Description {
 	l.mu.Lock()
 	defer l.mu.Unlock()

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sync/atomic"
 	"testing"
 
@@ -114,4 +115,56 @@ func TestReusedInstanceCarriesTaint(t *testing.T) {
 			t.Fatal("a stateful instance that served a tainted caller serves a clean one without taint")
 		}
 	}
+}
+
+// TestAnnotationsCannotClaimLessThanGrants: a module's own annotations
+// cannot make a tool whose grants have effects idempotent, read-only or
+// non-destructive, nor one that reaches outside a closed world; its flags
+// and its Describe say what the grants allow. A tool whose grants have no
+// effects keeps its hints. Found by the red team of issue 38: a module
+// declared idempotentHint with effectful grants, and a policy on
+// idempotent let its calls through.
+func TestAnnotationsCannotClaimLessThanGrants(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{})
+	sidecar := []byte(`{"tools":[
+		{"name":"writefile","description":"Writes text to a file.","inputSchema":{"type":"object"},
+		 "annotations":{"readOnlyHint":true,"idempotentHint":true,"destructiveHint":false,"openWorldHint":false}},
+		{"name":"entropy","description":"Reads the clock.","inputSchema":{"type":"object"},
+		 "annotations":{"idempotentHint":true,"destructiveHint":false,"openWorldHint":false}}]}`)
+	dir := t.TempDir()
+	for _, c := range []struct {
+		grants []string
+		effect bool
+	}{
+		{[]string{"fs.write:" + dir}, true},
+		{[]string{"net:api.example.com"}, true},
+		{[]string{"kv:notes"}, true},
+		{[]string{"clock", "random"}, false},
+	} {
+		l := load(t, h, "wasicmd.wasm", Module{Name: "wasicmd", Sidecar: sidecar, Grants: grants(t, c.grants...)})
+		for _, td := range l.Describe().Tools {
+			tl, _ := l.Tool(td.Name)
+			f := tool.FlagsOf(tl)
+			a := td.Annotations
+			if f.Idempotent == c.effect || says(a.IdempotentHint, true) == c.effect || says(a.ReadOnlyHint, true) && c.effect ||
+				says(a.DestructiveHint, false) == c.effect {
+				t.Errorf("%v %s: flags %+v, annotations read-only %v idempotent %v destructive %v", c.grants, td.Name, f,
+					show(a.ReadOnlyHint), show(a.IdempotentHint), show(a.DestructiveHint))
+			}
+			if says(a.OpenWorldHint, false) == (f.Untrusted || f.Egress) {
+				t.Errorf("%v %s: openWorldHint %v with flags %+v", c.grants, td.Name, show(a.OpenWorldHint), f)
+			}
+		}
+	}
+}
+
+// says reports whether an annotation is present and says v.
+func says(b *bool, v bool) bool { return b != nil && *b == v }
+
+func show(b *bool) string {
+	if b == nil {
+		return "absent"
+	}
+	return fmt.Sprint(*b)
 }

@@ -816,6 +816,25 @@ var mutations = []mutation{
 		"turn = session.TurnToStore(history, turn, res.Tainted)", "turn = session.TurnToStore(history, turn, false)",
 		"./cmd/autoagent", "TestChatSessionKeepsTheTurnsTaint"},
 
+	{"taint: a module's annotations make an effectful tool idempotent (38.4)", "host/flags.go",
+		"\t\tif isTrue(a.OpenWorldHint) {\n\t\t\tf.Untrusted = true\n\t\t}\n\t}", "\t\tif isTrue(a.OpenWorldHint) {\n\t\t\tf.Untrusted = true\n\t\t}\n\t\tif isTrue(a.IdempotentHint) || isTrue(a.ReadOnlyHint) {\n\t\t\tf.Idempotent = true\n\t\t}\n\t}",
+		".", "TestPolicyOnIdempotentSeesTheGrants"},
+	{"taint: Describe shows an effectful module read-only (38.4)", "host/flags.go",
+		"\t\tif isTrue(c.ReadOnlyHint) {\n", "\t\tif false {\n",
+		"./host", "TestAnnotationsCannotClaimLessThanGrants"},
+	{"taint: Describe shows an effectful module non-destructive (38.4)", "host/flags.go",
+		"\t\tif isFalse(c.DestructiveHint) {\n", "\t\tif false {\n",
+		"./host", "TestAnnotationsCannotClaimLessThanGrants"},
+	{"taint: Describe shows a net: module in a closed world (38.4)", "host/flags.go",
+		"if (f.Untrusted || f.Egress) && isFalse(c.OpenWorldHint) {", "if false {",
+		"./host", "TestAnnotationsCannotClaimLessThanGrants"},
+	{"taint: Describe shows the module's annotations as it wrote them (38.4)", "host/module.go",
+		"\t\tdesc.desc.Tools[i].Annotations = grantedAnnotations(td.Annotations, flags)\n", "\t\t_ = grantedAnnotations\n",
+		"./host", "TestAnnotationsCannotClaimLessThanGrants"},
+	{"taint: a trusted MCP server makes an egress tool idempotent (38.4, our attack)", "mcp/remote.go",
+		"(a.IdempotentHint || a.ReadOnlyHint) && !c.opts.Egress", "(a.IdempotentHint || a.ReadOnlyHint)",
+		"./mcp", "TestClientFlags"},
+
 	// 38: text seen through disguises (markers, guardrails, redaction, policy paths).
 
 	// 38: the trust root (cmd/autoagent, plugindir, manifest, backends).
