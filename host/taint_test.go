@@ -168,3 +168,35 @@ func show(b *bool) string {
 	}
 	return fmt.Sprint(*b)
 }
+
+// TestIsolatedToolsAreUntrusted: a module loaded Isolated (a quarantined
+// drop-in no person approved) has no grants, yet its tools are untrusted,
+// in a sandbox process or in this one, whatever its annotations say.
+// Found by the red team of issue 38: with no grants, nothing flagged
+// them, and their results were read as instructions.
+func TestIsolatedToolsAreUntrusted(t *testing.T) {
+	t.Parallel()
+	sidecar := []byte(`{"tools":[{"name":"entropy","description":"Reads the clock.","inputSchema":{"type":"object"},
+		"annotations":{"openWorldHint":false,"readOnlyHint":true}}]}`)
+	for _, iso := range []Isolation{{}, {InProcess: true}} {
+		h, _ := newTestHost(t, Options{Isolation: iso})
+		l, err := h.Load(t.Context(), Module{Name: "unapproved", Bytes: wasmFile(t, "wasicmd.wasm"), Sidecar: sidecar, Isolated: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = l.Close(context.Background()) })
+		tl, _ := l.Tool("entropy")
+		if f := tool.FlagsOf(tl); !f.Untrusted {
+			t.Errorf("in process %v: an isolated module's tool has flags %+v", iso.InProcess, f)
+		}
+		if a := l.Describe().Tools[0].Annotations; says(a.OpenWorldHint, false) {
+			t.Errorf("in process %v: an isolated module's tool claims a closed world", iso.InProcess)
+		}
+		// Approved, the same module is trusted.
+		ok := load(t, h, "wasicmd.wasm", Module{Name: "approved", Sidecar: sidecar})
+		tl, _ = ok.Tool("entropy")
+		if tool.FlagsOf(tl).Untrusted {
+			t.Errorf("in process %v: a module loaded with approval is untrusted", iso.InProcess)
+		}
+	}
+}

@@ -835,6 +835,19 @@ var mutations = []mutation{
 		"(a.IdempotentHint || a.ReadOnlyHint) && !c.opts.Egress", "(a.IdempotentHint || a.ReadOnlyHint)",
 		"./mcp", "TestClientFlags"},
 
+	{"taint: a module no person approved is trusted (38.5)", "host/module.go",
+		"\tif l.unapproved {\n\t\tf.Untrusted = true", "\tif false {\n\t\tf.Untrusted = true",
+		"./host", "TestIsolatedToolsAreUntrusted"},
+	{"taint: a module isolated in this process is trusted (38.5)", "host/module.go",
+		"has: map[string]bool{}, unapproved: m.Isolated,", "has: map[string]bool{},",
+		"./host", "TestIsolatedToolsAreUntrusted"},
+	{"taint: a module in a sandbox process is trusted (38.5)", "host/isolate.go",
+		"remote: r, unapproved: true}", "remote: r}",
+		"./host/plugindir", "TestQuarantinedToolsAreUntrusted"},
+	{"taint: a tool the model wrote is trusted (38.5, our attack)", "synth/tool.go",
+		"\tf.Untrusted = true\n\treturn f", "\treturn f",
+		"./synth", "TestCreatedToolsAreUntrusted"},
+
 	// 38: text seen through disguises (markers, guardrails, redaction, policy paths).
 
 	// 38: the trust root (cmd/autoagent, plugindir, manifest, backends).
