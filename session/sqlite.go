@@ -492,7 +492,7 @@ func (s *SQLiteStore) Prune(ctx context.Context, opts PruneOptions) (int, error)
 		}
 		// A session left with its note alone is empty: nothing that read
 		// the content remains.
-		res, err = q.ExecContext(ctx, `DELETE FROM messages WHERE `+scope+` AND role = 'system' AND text IS ? AND NOT EXISTS (
+		_, err = q.ExecContext(ctx, `DELETE FROM messages WHERE `+scope+` AND role = 'system' AND text IS ? AND NOT EXISTS (
 			SELECT 1 FROM messages m WHERE m.user = messages.user AND m.name = messages.name AND NOT (m.role = 'system' AND m.text IS ?))`,
 			append(append([]any(nil), scopeArgs...), pruneNote, pruneNote)...)
 		if err != nil {
