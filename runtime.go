@@ -478,6 +478,9 @@ func (rt *Runtime) Continue(ctx context.Context, k SessionKey, prompt string) (*
 		if turn == nil {
 			return res, fmt.Errorf("session %s: the run's transcript lost the prompt; nothing stored", k)
 		}
+		// A run tainted by what the session does not keep (the facts a
+		// memory showed) leaves a note that keeps the turn tainted.
+		turn = session.TurnToStore(stored, turn, res.Tainted)
 		if _, err := rt.sessions.Append(ctx, k, turn...); err != nil {
 			return res, fmt.Errorf("session %s: store the turn: %w", k, err)
 		}

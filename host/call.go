@@ -125,6 +125,11 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 		l.releaseInstance(inst, true)
 		return t.failure(ctx, err, rec)
 	}
+	// An instance kept across calls (Module.Reuse, a stateful module)
+	// holds what its earlier calls left in its memory.
+	if inst.tainted {
+		tool.ReportTaint(ctx)
+	}
 	var (
 		out     []byte
 		failure string
@@ -135,6 +140,9 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 		out, failure, err = inst.run(ctx, t.name, input)
 	}
 	inst.leaveTree()
+	// What a tainted caller passed in, or what reached the call while it
+	// ran, may stay in the instance's memory.
+	inst.tainted = inst.tainted || tool.Tainted(ctx)
 	rec.MemoryPeak = inst.peak
 	rec.Used = inst.usedGrants()
 	rec.Denied = inst.denied
@@ -157,7 +165,7 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 	if err == nil && inst.listChanged {
 		l.listsChanged(ctx, inst)
 	}
-	l.releaseInstance(inst, err == nil)
+	l.releaseInstance(inst, err == nil && inst.mayKeep())
 	if err != nil {
 		rec.Outcome = OutcomeBadOutput
 		return tool.Errorf("tool %s returned an invalid result: %v", t.name, err), nil
@@ -410,15 +418,21 @@ func exportInput(args json.RawMessage) []byte {
 func exportResult(toolName string, out []byte, inst *instance, rec *CallRecord) tool.Result {
 	l := inst.l
 	if !utf8.Valid(out) {
-		l.releaseInstance(inst, true)
+		l.releaseInstance(inst, inst.mayKeep())
 		rec.Outcome = OutcomeBadOutput
 		return tool.Errorf("tool %s returned %d bytes that are not UTF-8 text", toolName, len(out))
 	}
 	text := string(out)
-	l.releaseInstance(inst, true)
+	l.releaseInstance(inst, inst.mayKeep())
 	rec.Outcome = OutcomeOK
 	return tool.Text(text)
 }
+
+// mayKeep reports whether inst, after a call that ended well, may serve
+// another. A pool keeps no tainted instance for other callers; a stateful
+// module's one instance is kept (its state is the point), and taints the
+// calls it serves.
+func (inst *instance) mayKeep() bool { return inst.l.single != nil || !inst.tainted }
 
 // callGuarded calls inst.fn and returns its result (0 when it has none).
 func (inst *instance) callGuarded(ctx context.Context) (uint64, error) {

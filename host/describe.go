@@ -51,7 +51,11 @@ type ToolDescription struct {
 
 // Annotations are MCP's tool annotations: hints from the module's author.
 // A nil field is absent. The host uses them only to add flags, never to
-// remove what the module's grants imply (see [Loaded.Tools]).
+// remove what the module's grants imply (see [Loaded.Tools]): openWorldHint
+// can make a tool untrusted, but readOnlyHint and idempotentHint make
+// idempotent only a module granted nothing with effects (net, fs.write,
+// kv, tools, a host function not declared idempotent). A loaded module's
+// [Loaded.Describe] shows them so limited.
 type Annotations struct {
 	Title           string `json:"title,omitempty"`
 	ReadOnlyHint    *bool  `json:"readOnlyHint,omitempty"`

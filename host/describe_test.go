@@ -52,7 +52,13 @@ func TestFlags(t *testing.T) {
 			tool.Flags{Untrusted: true, Idempotent: true, Permissions: []string{"fs.read:/data", "clock", "filesystem.read"}}},
 		{[]string{"fs.write:/data"}, nil,
 			tool.Flags{Untrusted: true, Permissions: []string{"fs.write:/data", "filesystem.read", "filesystem.write"}}},
-		{[]string{"kv:notes"}, &Annotations{IdempotentHint: &yes}, tool.Flags{Idempotent: true, Permissions: []string{"kv:notes"}}},
+		// A grant with effects: the author's word cannot make it idempotent.
+		{[]string{"kv:notes"}, &Annotations{IdempotentHint: &yes}, tool.Flags{Permissions: []string{"kv:notes"}}},
+		{[]string{"net:api.example.com"}, &Annotations{ReadOnlyHint: &yes, IdempotentHint: &yes},
+			tool.Flags{Untrusted: true, Egress: true, Permissions: []string{"net:api.example.com", "network"}}},
+		{[]string{"fs.write:/data"}, &Annotations{ReadOnlyHint: &yes}, tool.Flags{Untrusted: true, Permissions: []string{"fs.write:/data", "filesystem.read", "filesystem.write"}}},
+		{[]string{"tools:pay"}, &Annotations{IdempotentHint: &yes}, tool.Flags{Permissions: []string{"tools:pay"}}},
+		{[]string{"clock", "random", "env:HOME"}, &Annotations{IdempotentHint: &yes}, tool.Flags{Idempotent: true, Permissions: []string{"clock", "random", "env:HOME"}}},
 		{[]string{"kv:notes"}, &Annotations{ReadOnlyHint: &no}, tool.Flags{Permissions: []string{"kv:notes"}}},
 	} {
 		got := flagsFor(grants(t, c.grants...), c.a, nil)

@@ -17,8 +17,10 @@ import (
 //     openWorldHint: true.
 //   - Idempotent: the module holds no grant with effects outside the call
 //     (net, fs.write, kv, tools): calling it again changes nothing outside
-//     it (its answer may still read the clock or draw randomness); or the
-//     author set idempotentHint or readOnlyHint.
+//     it (its answer may still read the clock or draw randomness). The
+//     author's idempotentHint or readOnlyHint cannot make a module with
+//     such a grant idempotent: a policy on idempotent, a resume that runs
+//     a call again, and an early start trust the flag.
 //   - A host: grant sets the flags its [Function] does not disclaim: Egress
 //     unless it is Local, Untrusted unless it is Trusted, effects unless
 //     it is Idempotent. A grant of a function fs lacks counts as all three
@@ -71,11 +73,39 @@ func flagsFor(grants []manifest.Grant, a *Annotations, fs functions) tool.Flags 
 		if isTrue(a.OpenWorldHint) {
 			f.Untrusted = true
 		}
-		if isTrue(a.IdempotentHint) || isTrue(a.ReadOnlyHint) {
-			f.Idempotent = true
-		}
 	}
 	return f
 }
 
-func isTrue(b *bool) bool { return b != nil && *b }
+// grantedAnnotations returns a tool's annotations as its grants allow
+// them (its flags from flagsFor): a module with effects is neither
+// read-only nor idempotent, nor non-destructive, whatever it says; one
+// whose results come from outside, or that can send data out, reaches an
+// open world. A hint the grants do not contradict is kept, and an absent
+// one stays absent (MCP reads absence as the cautious value).
+func grantedAnnotations(a *Annotations, f tool.Flags) *Annotations {
+	if a == nil {
+		return nil
+	}
+	c := *a
+	if !f.Idempotent {
+		if isTrue(c.ReadOnlyHint) {
+			c.ReadOnlyHint = boolPtr(false)
+		}
+		if isTrue(c.IdempotentHint) {
+			c.IdempotentHint = boolPtr(false)
+		}
+		if isFalse(c.DestructiveHint) {
+			c.DestructiveHint = boolPtr(true)
+		}
+	}
+	if (f.Untrusted || f.Egress) && isFalse(c.OpenWorldHint) {
+		c.OpenWorldHint = boolPtr(true)
+	}
+	return &c
+}
+
+func isTrue(b *bool) bool  { return b != nil && *b }
+func isFalse(b *bool) bool { return b != nil && !*b }
+
+func boolPtr(b bool) *bool { return &b }

@@ -9,6 +9,7 @@ import (
 	"github.com/autoagent-go/autoagent/host/internal/hostcall"
 	"github.com/autoagent-go/autoagent/host/internal/kvcap"
 	"github.com/autoagent-go/autoagent/host/internal/netcap"
+	"github.com/autoagent-go/autoagent/tool"
 )
 
 // The running instance is the call every host function sees: it
@@ -130,6 +131,17 @@ func (inst *instance) KV() kvcap.Access { return inst.l.kv }
 
 // KVWritten counts the bytes the call wrote under its kv grants.
 func (inst *instance) KVWritten() *int64 { return &inst.kvWritten }
+
+// Tainted reports whether what the call writes is untrusted: its caller
+// has seen untrusted content, or the instance holds some.
+func (inst *instance) Tainted() bool { return inst.tainted || tool.Tainted(inst.ctx) }
+
+// Taint marks the call's result untrusted, and the instance: its memory
+// now holds what it read.
+func (inst *instance) Taint() {
+	inst.tainted = true
+	tool.ReportTaint(inst.ctx)
+}
 
 // FS is the instance's use of its fs grants' directories.
 func (inst *instance) FS() *fscap.Usage { return &inst.fs }

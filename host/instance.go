@@ -95,6 +95,11 @@ type instance struct {
 	// grants (see kvcap).
 	kvWritten int64
 
+	// tainted is set once the instance served a caller that had seen
+	// untrusted content, or read a value such a caller wrote: its memory
+	// may hold it for the calls it serves next.
+	tainted bool
+
 	// idleMem and idleFiles are what the instance is charged to the
 	// host's idle budgets while it waits in a pool.
 	idleMem, idleFiles int64

@@ -468,11 +468,13 @@ func (h *Host) loadIsolated(ctx context.Context, m Module, limits Limits) (*Load
 		return nil, fmt.Errorf("host: module %q: %w", m.Name, err)
 	}
 	l := &Loaded{h: h, name: m.Name, sha: resp.SHA256, abi: resp.ABI, limits: resp.Limits, desc: desc,
-		has: map[string]bool{}, idle: make(chan struct{}), remote: r}
+		has: map[string]bool{}, idle: make(chan struct{}), remote: r, unapproved: true}
 	for i, td := range desc.Tools {
+		flags := l.toolFlags(td.Annotations)
+		desc.Tools[i].Annotations = grantedAnnotations(td.Annotations, flags)
 		l.tools = append(l.tools, &moduleTool{
 			l: l, name: td.Name, in: in[i], out: out[i], spec: toolSpec(td),
-			flags: flagsFor(nil, td.Annotations, nil), prefix: callPrefix(td.Name), anyObject: acceptsAnyObject(in[i].JSON()),
+			flags: flags, prefix: callPrefix(td.Name), anyObject: acceptsAnyObject(in[i].JSON()),
 		})
 	}
 	h.mu.Lock()

@@ -48,7 +48,8 @@ type Module struct {
 	// instead of this one: for code no person approved, such as a plugins
 	// directory's quarantined modules. It must have no grants. Calls cost
 	// an exchange with the process (tens of microseconds) and run one at a
-	// time.
+	// time. Its tools are flagged Untrusted, wherever it runs: what code
+	// no person approved returns is framed as data and taints the run.
 	Isolated bool
 }
 
@@ -66,6 +67,9 @@ type Loaded struct {
 	desc   Description
 	tools  []tool.Tool
 	reuse  bool
+	// unapproved: the module was loaded Isolated, as code no person
+	// approved; its tools are untrusted (see toolFlags).
+	unapproved bool
 	// extismInit: a command module with a tool of an export other than
 	// _start, whose instances get an Extism plugin's runtime
 	// initialisation (a command's _start does its own).
@@ -168,7 +172,7 @@ func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
 	l := &Loaded{
 		h: h, name: m.Name, sha: sha, abi: entry.abi, entry: entry, idle: make(chan struct{}),
 		grants: slices.Clone(m.Grants), limits: limits, reuse: m.Reuse && entry.abi == ABIExtism,
-		has: map[string]bool{},
+		has: map[string]bool{}, unapproved: m.Isolated,
 	}
 	if err := l.setup(ctx, m); err != nil {
 		l.closeResources()
@@ -245,10 +249,12 @@ func (l *Loaded) setTools(desc described) error {
 		if td.Export != "" && td.Export != "_start" {
 			extismInit = true
 		}
+		flags := l.toolFlags(td.Annotations)
+		desc.desc.Tools[i].Annotations = grantedAnnotations(td.Annotations, flags)
 		tools = append(tools, &moduleTool{
 			l: l, name: td.Name, in: desc.in[i], out: desc.out[i], export: td.Export,
 			spec:      toolSpec(td),
-			flags:     flagsFor(l.grants, td.Annotations, l.h.functions),
+			flags:     flags,
 			prefix:    l.callPrefix(td.Name),
 			suffix:    l.callSuffix(),
 			anyObject: acceptsAnyObject(desc.in[i].JSON()),
@@ -259,6 +265,19 @@ func (l *Loaded) setTools(desc described) error {
 	l.extismInit = l.extismInit || extismInit
 	l.mu.Unlock()
 	return nil
+}
+
+// toolFlags returns the flags of a tool of l with annotations a: those
+// its grants and annotations give (flagsFor), and Untrusted for a module
+// no person approved (Module.Isolated). Such a module has no grants, so
+// nothing else would mark it, yet whatever it returns is its unknown
+// author's words.
+func (l *Loaded) toolFlags(a *Annotations) tool.Flags {
+	f := flagsFor(l.grants, a, l.h.functions)
+	if l.unapproved {
+		f.Untrusted = true
+	}
+	return f
 }
 
 // checkExport checks the export a tool of a sidecar names (see
@@ -463,7 +482,9 @@ func (l *Loaded) SHA256() string { return l.sha }
 func (l *Loaded) ABI() ABI { return l.abi }
 
 // Describe returns the module's describe document: its tools and the
-// capabilities it asks for.
+// capabilities it asks for. Each tool's annotations are as its grants
+// allow them: a module granted effects is not read-only, idempotent or
+// non-destructive, whatever it said (see [Annotations]).
 func (l *Loaded) Describe() Description {
 	l.mu.Lock()
 	defer l.mu.Unlock()

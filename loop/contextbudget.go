@@ -90,7 +90,7 @@ func (r *runner) compactMidRun() error {
 	var out []llm.Message
 	var u *llm.Usage
 	err := protect("memory", func() (err error) {
-		out, u, err = r.a.Memory.Compact(r.ctx, r.st.Messages)
+		out, u, err = r.a.Memory.Compact(r.memoryContext(), r.st.Messages)
 		return err
 	})
 	if u != nil {

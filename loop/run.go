@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/memory"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 )
@@ -153,7 +154,7 @@ func (r *runner) compact() {
 	var out []llm.Message
 	var u *llm.Usage
 	err := protect("memory", func() (err error) {
-		out, u, err = m.Compact(r.ctx, r.st.Messages)
+		out, u, err = m.Compact(r.memoryContext(), r.st.Messages)
 		return err
 	})
 	if err == nil && out == nil {
@@ -173,6 +174,17 @@ func (r *runner) compact() {
 		p.InputTokens, p.OutputTokens, p.CachedTokens = u.InputTokens, u.OutputTokens, u.CachedTokens
 	}
 	traceEvent(r, trace.MemoryCompacted, r.runSpan, p)
+}
+
+// memoryContext is the context the memory compacts with: marked with
+// memory.WithTaint when the run is tainted (by its state, or by its
+// caller, for a sub-agent), so what the memory learns from it (facts, a
+// summary) is stored untrusted even when no message shows the taint.
+func (r *runner) memoryContext() context.Context {
+	if r.st.Tainted || tool.Tainted(r.ctx) {
+		return memory.WithTaint(r.ctx)
+	}
+	return r.ctx
 }
 
 func (r *runner) addUsage(u llm.Usage) {

@@ -72,7 +72,8 @@ type ClientOptions struct {
 	// the server's annotations are ignored, since a server's own claims
 	// about itself prove nothing. With Trusted, a tool is untrusted only
 	// when it says it reaches an open world (openWorldHint true), and
-	// idempotentHint or readOnlyHint mark it idempotent.
+	// idempotentHint or readOnlyHint mark it idempotent unless Egress is
+	// set (a tool that can send data out has effects).
 	Trusted bool
 	// Egress flags every tool as able to send data out of the system
 	// ([tool.Flags.Egress]), which the loop's lethal-trifecta guard stops

@@ -66,8 +66,10 @@
 // [ClientOptions.Trusted] is set: the loop frames its results as data and
 // marks the run tainted, so egress tools are guarded from then on. The
 // server's annotations (readOnlyHint, idempotentHint, openWorldHint) are
-// its own claims and are believed only for a trusted server. Mark the
-// tools of a server that can send data out with [ClientOptions.Egress].
+// its own claims and are believed only for a trusted server, and never
+// over the host's word: a tool marked [ClientOptions.Egress] has effects,
+// so it is not idempotent whatever the server says. Mark the tools of a
+// server that can send data out with [ClientOptions.Egress].
 // Every mounted tool carries the permission label "mcp" for policies.
 //
 // # The subprocess

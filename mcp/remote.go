@@ -118,7 +118,9 @@ func (c *Client) newRemoteTool(name string, st *sdk.Tool) (*remoteTool, error) {
 }
 
 // flagsFor derives a tool's flags from the client's options and, for a
-// trusted server only, from the tool's annotations.
+// trusted server only, from the tool's annotations. A server's word never
+// outweighs the host's: a tool the host says can send data out (Egress)
+// has effects, so it is not idempotent whatever the server claims.
 func (c *Client) flagsFor(a *sdk.ToolAnnotations) tool.Flags {
 	f := tool.Flags{
 		Untrusted:   !c.opts.Trusted,
@@ -127,7 +129,7 @@ func (c *Client) flagsFor(a *sdk.ToolAnnotations) tool.Flags {
 	}
 	if c.opts.Trusted && a != nil {
 		f.Untrusted = a.OpenWorldHint != nil && *a.OpenWorldHint
-		f.Idempotent = a.IdempotentHint || a.ReadOnlyHint
+		f.Idempotent = (a.IdempotentHint || a.ReadOnlyHint) && !c.opts.Egress
 	}
 	return f
 }

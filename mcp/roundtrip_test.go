@@ -163,6 +163,11 @@ func TestClientFlags(t *testing.T) {
 		{"trusted: annotations believed", mcp.ClientOptions{Trusted: true, Permissions: []string{"network"}},
 			tool.Flags{Idempotent: true, Permissions: []string{"mcp", "network"}},
 			tool.Flags{Untrusted: true, Permissions: []string{"mcp", "network"}}},
+		// The server's word never outweighs the host's: a tool that can
+		// send data out is not idempotent (issue 38).
+		{"trusted with egress: never idempotent", mcp.ClientOptions{Trusted: true, Egress: true},
+			tool.Flags{Egress: true, Permissions: []string{"mcp"}},
+			tool.Flags{Untrusted: true, Egress: true, Permissions: []string{"mcp"}}},
 		{"egress", mcp.ClientOptions{Egress: true},
 			tool.Flags{Untrusted: true, Egress: true, Permissions: []string{"mcp"}},
 			tool.Flags{Untrusted: true, Egress: true, Permissions: []string{"mcp"}}},

@@ -250,7 +250,7 @@ func (f *Fact) Compact(ctx context.Context, msgs []llm.Message) ([]llm.Message, 
 	t := newTranscript(msgs, isFactsMessage)
 	h := t.chain([32]byte{})
 	covered, tainted := f.coverageOf(h)
-	tainted = tainted || t.ownTainted()
+	tainted = tainted || t.ownTainted() || TaintedContext(ctx)
 
 	usage := f.takePending()
 	j := -1
@@ -446,6 +446,9 @@ func (f *Fact) update(ctx context.Context, fn func(*FactState) error) error {
 }
 
 // Remember implements [Rememberer]. An empty source means [SourceHost].
+// Under a context marked with [WithTaint] the fact is stored Tainted; a
+// fact already stored keeps its taint, and takes that of a tainted
+// caller saying it again.
 func (f *Fact) Remember(ctx context.Context, text, subject string, source Source) (Record, error) {
 	text, subject = strings.TrimSpace(text), strings.TrimSpace(subject)
 	if text == "" {
@@ -459,16 +462,18 @@ func (f *Fact) Remember(ctx context.Context, text, subject string, source Source
 	}
 	var out Record
 	now := f.opts.Now().UTC()
+	tainted := TaintedContext(ctx)
 	err := f.update(ctx, func(s *FactState) error {
 		if i := s.findCurrent(text); i >= 0 {
 			s.Facts[i].Updated = now
+			s.Facts[i].Tainted = s.Facts[i].Tainted || tainted
 			if subject != "" && s.Facts[i].Subject == "" {
 				s.Facts[i].Subject = subject
 			}
 			out = s.Facts[i]
 			return nil
 		}
-		out = s.add(text, subject, source, false, now)
+		out = s.add(text, subject, source, tainted, now)
 		s.evict(f.opts.MaxFacts)
 		return nil
 	})

@@ -44,17 +44,23 @@ func (f *Fact) fold(ctx context.Context, folded []llm.Message, tainted bool) (*l
 	shown := selectRelevant(f.state.current(), exchanges, f.opts.MaxConsolidationFacts)
 	f.mu.Unlock()
 
+	// The model's answer is as untrusted as what it read: a tainted fact
+	// shown to it taints every fact it writes, as tainted exchanges do.
 	var user strings.Builder
 	user.WriteString("Existing facts:\n")
 	if len(shown) == 0 {
 		user.WriteString("(none)\n")
 	}
 	for _, r := range shown {
-		fmt.Fprintf(&user, "- [id %d] %s", r.ID, r.Text)
+		line := r.Text
 		if r.Subject != "" {
-			fmt.Fprintf(&user, " (%s)", r.Subject)
+			line += " (" + r.Subject + ")"
 		}
-		user.WriteByte('\n')
+		if r.Tainted {
+			tainted = true
+			line = frameUntrusted(line)
+		}
+		fmt.Fprintf(&user, "- [id %d] %s\n", r.ID, line)
 	}
 	user.WriteString("\nNew exchanges:\n")
 	user.WriteString(exchanges)
@@ -97,6 +103,7 @@ func applyOperations(s *FactState, ops []factOp, allowed map[int64]bool, tainted
 			}
 			if i := s.findCurrent(text); i >= 0 {
 				s.Facts[i].Updated = now
+				s.Facts[i].Tainted = s.Facts[i].Tainted || tainted
 				continue
 			}
 			s.add(text, strings.TrimSpace(op.Subject), SourceAgent, tainted, now)

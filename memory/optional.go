@@ -9,7 +9,10 @@ type Rememberer interface {
 	// empty) asserted by source, and returns the stored record. Storing a
 	// fact equal to a current one (ignoring case) refreshes and returns the
 	// existing record instead of duplicating it. It returns [ErrEmptyFact]
-	// for blank text. Safe for concurrent use.
+	// for blank text. Under a context marked with [WithTaint] the fact is
+	// stored Tainted (a refreshed one becomes so, and never stops being
+	// so), and Recall returns it framed as untrusted. Safe for concurrent
+	// use.
 	Remember(ctx context.Context, text, subject string, source Source) (Record, error)
 }
 

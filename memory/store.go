@@ -113,7 +113,8 @@ func (s *FactState) add(text, subject string, src Source, tainted bool, now time
 }
 
 // supersede records text as the new version of the current fact id and
-// closes the old one. The subject is inherited when empty. It reports false
+// closes the old one. The subject is inherited when empty, and so is the
+// old version's taint: the new one was written from it. It reports false
 // (and changes nothing) when id is not a current fact.
 func (s *FactState) supersede(id int64, text, subject string, src Source, tainted bool, now time.Time) (Record, bool) {
 	i := s.index(id)
@@ -123,7 +124,7 @@ func (s *FactState) supersede(id int64, text, subject string, src Source, tainte
 	if subject == "" {
 		subject = s.Facts[i].Subject
 	}
-	r := s.add(text, subject, src, tainted, now)
+	r := s.add(text, subject, src, tainted || s.Facts[i].Tainted, now)
 	old := &s.Facts[i] // add may have grown the slice: index again
 	old.InvalidAt, old.SupersededBy, old.Updated = now, r.ID, now
 	return r, true

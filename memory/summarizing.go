@@ -144,10 +144,10 @@ func (s *Summarizing) Compact(ctx context.Context, msgs []llm.Message) ([]llm.Me
 	inband, inbandTainted := t.lastOwnSummary()
 	h := t.chain(seedOf(inband))
 
-	covered, summary, tainted := 0, inband, inbandTainted
+	covered, summary, tainted := 0, inband, inbandTainted || TaintedContext(ctx)
 	s.mu.Lock()
 	if e := s.cov.lookup(h); e != nil {
-		covered, summary, tainted = e.n, e.summary, e.tainted || inbandTainted
+		covered, summary, tainted = e.n, e.summary, e.tainted || tainted
 	}
 	s.mu.Unlock()
 
@@ -163,10 +163,11 @@ func (s *Summarizing) Compact(ctx context.Context, msgs []llm.Message) ([]llm.Me
 	if err != nil {
 		return nil, usage, fmt.Errorf("%w: %w", ErrSummaryFailed, err)
 	}
+	before := tainted
 	tainted = tainted || t.anyTainted(covered, j)
 	s.mu.Lock()
 	s.cov.store(&coverEntry{key: h[j], n: j, summary: next, tainted: tainted})
-	s.recall.add(folded)
+	s.recall.add(folded, before)
 	s.mu.Unlock()
 	return t.tail(j, summaryMessage(next, tainted)...), usage, nil
 }
@@ -201,7 +202,9 @@ func (s *Summarizing) summarize(ctx context.Context, previous string, folded []l
 }
 
 // Recall returns up to k folded messages sharing words with query, most
-// relevant first. It never calls a model.
+// relevant first; those written after untrusted content reached the
+// conversation come framed as untrusted (see [IsTainted]). It never calls
+// a model.
 func (s *Summarizing) Recall(ctx context.Context, query string, k int) ([]llm.Message, error) {
 	if k <= 0 {
 		return nil, nil
@@ -271,33 +274,43 @@ type messageArchive struct {
 	next  int64
 	order []int64
 	msgs  map[int64]llm.Message
-	seen  map[[32]byte]int64
-	keys  map[int64][32]byte
-	index *bm25Index
+	// tainted holds the messages folded after untrusted content reached
+	// their conversation.
+	tainted map[int64]bool
+	seen    map[[32]byte]int64
+	keys    map[int64][32]byte
+	index   *bm25Index
 }
 
 func newMessageArchive(max int) *messageArchive {
 	return &messageArchive{
-		max:   max,
-		msgs:  make(map[int64]llm.Message),
-		seen:  make(map[[32]byte]int64),
-		keys:  make(map[int64][32]byte),
-		index: newBM25Index(),
+		max:     max,
+		msgs:    make(map[int64]llm.Message),
+		tainted: make(map[int64]bool),
+		seen:    make(map[[32]byte]int64),
+		keys:    make(map[int64][32]byte),
+		index:   newBM25Index(),
 	}
 }
 
-func (a *messageArchive) add(msgs []llm.Message) {
+// add archives msgs, a slice of a conversation; tainted says untrusted
+// content reached it before msgs[0]. A message is tainted from the first
+// that carries untrusted content on: what follows was written after it.
+func (a *messageArchive) add(msgs []llm.Message, tainted bool) {
 	if a.max == 0 {
 		return
 	}
 	for _, m := range msgs {
+		tainted = tainted || isTainted(m)
 		key := sha256.Sum256(encodeMessage(m))
-		if _, dup := a.seen[key]; dup {
+		if id, dup := a.seen[key]; dup {
+			a.tainted[id] = a.tainted[id] || tainted
 			continue
 		}
 		a.next++
 		id := a.next
 		a.msgs[id] = m.Clone()
+		a.tainted[id] = tainted
 		a.seen[key] = id
 		a.keys[id] = key
 		a.order = append(a.order, id)
@@ -310,6 +323,7 @@ func (a *messageArchive) add(msgs []llm.Message) {
 		delete(a.seen, a.keys[id])
 		delete(a.keys, id)
 		delete(a.msgs, id)
+		delete(a.tainted, id)
 	}
 }
 
@@ -320,7 +334,11 @@ func (a *messageArchive) search(query string, k int) []llm.Message {
 	}
 	out := make([]llm.Message, 0, len(ids))
 	for _, id := range ids {
-		out = append(out, a.msgs[id].Clone())
+		m := a.msgs[id].Clone()
+		if a.tainted[id] {
+			m = frameMessage(m)
+		}
+		out = append(out, m)
 	}
 	return out
 }

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"context"
 	"strings"
 
 	"github.com/autoagent-go/autoagent/internal/marker"
@@ -17,6 +18,31 @@ const (
 	untrustedClose = marker.UntrustedClose
 	taintSentinel  = marker.TaintSentinel
 )
+
+type taintKey struct{}
+
+// WithTaint returns ctx saying that its caller has seen untrusted content:
+// what a memory learns under it is untrusted too. A [Fact] memory stores
+// the facts it remembers or extracts under it as Tainted; a [Summarizing]
+// memory frames its summary. The agent loop passes it to Compact when the
+// run is tainted; package memtool passes it to Remember when the calling
+// tool's run is (tool.Tainted), and so must any other tool that stores
+// what a model says.
+func WithTaint(ctx context.Context) context.Context {
+	return context.WithValue(ctx, taintKey{}, true)
+}
+
+// TaintedContext reports whether ctx says its caller has seen untrusted
+// content (see [WithTaint]).
+func TaintedContext(ctx context.Context) bool {
+	v, _ := ctx.Value(taintKey{}).(bool)
+	return v
+}
+
+// IsTainted reports whether m carries untrusted content: framed as data,
+// or the taint sentinel. A tool that shows a model what a memory recalled
+// asks it of each message, and reports taint when any is.
+func IsTainted(m llm.Message) bool { return isTainted(m) }
 
 // isTainted reports whether m carries external content or the sentinel.
 func isTainted(m llm.Message) bool {
@@ -62,4 +88,22 @@ func (t *transcript) ownTainted() bool {
 // content can neither close the frame early nor forge a note.
 func frameUntrusted(text string) string {
 	return untrustedOpen + "\n" + marker.Defuse(text) + "\n" + untrustedClose
+}
+
+// frameMessage frames the text m carries (its text parts and tool
+// results) as untrusted data, unless it is framed already; m is a copy the
+// caller owns.
+func frameMessage(m llm.Message) llm.Message {
+	for i := range m.Parts {
+		p := &m.Parts[i]
+		switch {
+		case p.Type == llm.PartText && p.Text != "" && !strings.HasPrefix(p.Text, untrustedOpen):
+			p.Text = frameUntrusted(p.Text)
+		case p.Type == llm.PartToolResult && p.ToolResult != nil && !strings.HasPrefix(p.ToolResult.Content, untrustedOpen):
+			r := *p.ToolResult
+			r.Content = frameUntrusted(r.Content)
+			p.ToolResult = &r
+		}
+	}
+	return m
 }

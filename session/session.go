@@ -127,7 +127,12 @@ type Store interface {
 	// Delete removes a session; ErrNotFound when there is none.
 	Delete(ctx context.Context, k Key) error
 	// Prune removes messages as opts says, and sessions left empty. It
-	// returns how many messages it removed.
+	// returns how many messages it removed. A session that loses messages
+	// holding untrusted content (a tool result framed as untrusted, a
+	// system message carrying the taint sentinel) keeps a system message
+	// starting with [PruneTaintNote] before what is left, so a run that
+	// continues it is still tainted; Prune never removes that note but
+	// with the session's last other message.
 	Prune(ctx context.Context, opts PruneOptions) (int, error)
 	// Search ranks the messages of session k (of every session of k.User
 	// when k.Session is "") against query with BM25, best first, at most

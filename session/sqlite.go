@@ -434,7 +434,11 @@ func (s *SQLiteStore) Delete(ctx context.Context, k Key) error {
 	})
 }
 
-// Prune implements Store.
+// Prune implements Store. A session that loses messages holding
+// untrusted content keeps a system message in their place (see
+// [PruneTaintNote]), at the sequence number of the last message removed;
+// that note is never pruned itself, and goes with the session's last
+// other message.
 func (s *SQLiteStore) Prune(ctx context.Context, opts PruneOptions) (int, error) {
 	if opts.KeepLast < 0 {
 		return 0, fmt.Errorf("session: prune: KeepLast %d is negative", opts.KeepLast)
@@ -442,42 +446,99 @@ func (s *SQLiteStore) Prune(ctx context.Context, opts PruneOptions) (int, error)
 	if opts.Before.IsZero() && opts.KeepLast == 0 {
 		return 0, nil
 	}
-	where := `1`
-	var args []any
+	scope := `1`
+	var scopeArgs []any
 	if opts.User != "" || opts.Session != "" {
-		where = `user = ?`
-		args = append(args, opts.User)
+		scope = `user = ?`
+		scopeArgs = append(scopeArgs, opts.User)
 		if opts.Session != "" {
-			where += ` AND name = ?`
-			args = append(args, opts.Session)
+			scope += ` AND name = ?`
+			scopeArgs = append(scopeArgs, opts.Session)
 		}
 	}
+	var cuts []string
+	var cutArgs []any
+	if !opts.Before.IsZero() {
+		cuts = append(cuts, `time < ?`)
+		cutArgs = append(cutArgs, stamp(opts.Before))
+	}
+	if opts.KeepLast > 0 {
+		cuts = append(cuts, `seq <= (SELECT s.next_seq - 1 - ? FROM sessions s WHERE s.user = messages.user AND s.name = messages.name)`)
+		cutArgs = append(cutArgs, opts.KeepLast)
+	}
+	// The messages removed: those the options cut, in scope, but a note.
+	where := scope + ` AND (` + strings.Join(cuts, ` OR `) + `) AND NOT (role = 'system' AND text IS ?)`
+	args := append(append(append([]any(nil), scopeArgs...), cutArgs...), pruneNote)
 	removed := 0
 	err := s.write(ctx, func(q querier) error {
 		removed = 0
-		if !opts.Before.IsZero() {
-			res, err := q.ExecContext(ctx, `DELETE FROM messages WHERE `+where+` AND time < ?`, append(args, stamp(opts.Before))...)
-			if err != nil {
-				return fmt.Errorf("session: prune: %w", err)
-			}
-			n, _ := res.RowsAffected()
-			removed += int(n)
+		tainted, err := prunedTaint(ctx, q, where, args)
+		if err != nil {
+			return err
 		}
-		if opts.KeepLast > 0 {
-			res, err := q.ExecContext(ctx, `DELETE FROM messages WHERE `+where+` AND seq <= (
-				SELECT s.next_seq - 1 - ? FROM sessions s WHERE s.user = messages.user AND s.name = messages.name)`,
-				append(args, opts.KeepLast)...)
-			if err != nil {
-				return fmt.Errorf("session: prune: %w", err)
-			}
-			n, _ := res.RowsAffected()
-			removed += int(n)
+		res, err := q.ExecContext(ctx, `DELETE FROM messages WHERE `+where, args...)
+		if err != nil {
+			return fmt.Errorf("session: prune: %w", err)
 		}
-		_, err := q.ExecContext(ctx, `DELETE FROM sessions WHERE `+where+` AND NOT EXISTS (
-			SELECT 1 FROM messages m WHERE m.user = sessions.user AND m.name = sessions.name)`, args...)
+		n, _ := res.RowsAffected()
+		removed = int(n)
+		for k, seq := range tainted {
+			if _, err := q.ExecContext(ctx, `INSERT INTO messages (user, name, seq, time, role, text, message)
+				SELECT ?, ?, ?, ?, 'system', ?, NULL
+				WHERE NOT EXISTS (SELECT 1 FROM messages WHERE user = ? AND name = ? AND role = 'system' AND text IS ?)`,
+				k.User, k.Session, seq, stamp(s.now()), pruneNote, k.User, k.Session, pruneNote); err != nil {
+				return fmt.Errorf("session: prune: keep the taint of %s: %w", k, err)
+			}
+		}
+		// A session left with its note alone is empty: nothing that read
+		// the content remains.
+		_, err = q.ExecContext(ctx, `DELETE FROM messages WHERE `+scope+` AND role = 'system' AND text IS ? AND NOT EXISTS (
+			SELECT 1 FROM messages m WHERE m.user = messages.user AND m.name = messages.name AND NOT (m.role = 'system' AND m.text IS ?))`,
+			append(append([]any(nil), scopeArgs...), pruneNote, pruneNote)...)
+		if err != nil {
+			return fmt.Errorf("session: prune: %w", err)
+		}
+		_, err = q.ExecContext(ctx, `DELETE FROM sessions WHERE `+scope+` AND NOT EXISTS (
+			SELECT 1 FROM messages m WHERE m.user = sessions.user AND m.name = sessions.name)`, scopeArgs...)
 		return err
 	})
 	return removed, err
+}
+
+// prunedTaint returns, for each session of which the messages matching
+// where hold untrusted content, the last sequence number of such a
+// message: free once they are removed, and before every message kept.
+// The database picks the messages that may hold a marker; each is decoded
+// and checked as the loop would.
+func prunedTaint(ctx context.Context, q querier, where string, args []any) (map[Key]int64, error) {
+	rows, err := q.QueryContext(ctx, `SELECT user, name, seq, role, text, message FROM messages WHERE `+where+`
+		AND (instr(COALESCE(text, CAST(message AS TEXT)), ?) > 0 OR instr(COALESCE(text, CAST(message AS TEXT)), ?) > 0)`,
+		append(append([]any(nil), args...), "EXTERNAL UNTRUSTED CONTENT", taintSentinel)...)
+	if err != nil {
+		return nil, fmt.Errorf("session: prune: %w", err)
+	}
+	defer rows.Close()
+	out := map[Key]int64{}
+	for rows.Next() {
+		var (
+			k    Key
+			seq  int64
+			role string
+			text sql.NullString
+			doc  []byte
+		)
+		if err := rows.Scan(&k.User, &k.Session, &seq, &role, &text, &doc); err != nil {
+			return nil, fmt.Errorf("session: prune: %w", err)
+		}
+		// A message that cannot be read counts as tainted.
+		if m, err := decode(role, text, doc); err != nil || isTainted(m) {
+			out[k] = max(out[k], seq)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("session: prune: %w", err)
+	}
+	return out, nil
 }
 
 // Search implements Store.

@@ -41,8 +41,16 @@ func (t *Tool) Call(ctx context.Context, c tool.Call) (tool.Result, error) {
 	return t.inner.Call(ctx, c)
 }
 
-// Flags returns the flags the host derives from the tool's grants.
-func (t *Tool) Flags() tool.Flags { return tool.FlagsOf(t.inner) }
+// Flags returns the flags the host derives from the tool's grants, and
+// Untrusted always: a model wrote the tool and no person approved it, so
+// what it returns is framed as data and taints the run, whatever its
+// grants (a tool written in a tainted run can return that run's
+// instructions in a later one).
+func (t *Tool) Flags() tool.Flags {
+	f := tool.FlagsOf(t.inner)
+	f.Untrusted = true
+	return f
+}
 
 // Name returns the tool's name.
 func (t *Tool) Name() string { return t.draft.Name }

@@ -145,7 +145,7 @@ answers.`,
 				}
 				if res != nil && res.StopReason == loop.StopDone {
 					if store != nil {
-						if err := appendTurn(ctx, store, key, line, res.Messages); err != nil {
+						if err := appendTurn(ctx, store, key, line, history, res); err != nil {
 							return err
 						}
 					}
@@ -166,12 +166,14 @@ answers.`,
 
 // appendTurn stores what a completed turn added to the conversation: the
 // prompt and what follows it (session.TurnOf: a memory may have compacted
-// the history).
-func appendTurn(ctx context.Context, st session.Store, key session.Key, prompt string, after []llm.Message) error {
-	turn := session.TurnOf(after, prompt)
+// the history), with a taint note when the run was tainted by what the
+// session does not keep (session.TurnToStore).
+func appendTurn(ctx context.Context, st session.Store, key session.Key, prompt string, history []llm.Message, res *loop.Result) error {
+	turn := session.TurnOf(res.Messages, prompt)
 	if turn == nil {
 		return fmt.Errorf("session %s: the turn's transcript lost its prompt; nothing stored", key)
 	}
+	turn = session.TurnToStore(history, turn, res.Tainted)
 	if _, err := st.Append(ctx, key, turn...); err != nil {
 		return fmt.Errorf("session %s: store the turn: %w", key, err)
 	}

@@ -36,7 +36,9 @@
 //     content or the taint sentinel.
 //
 // and for Recall: at most k messages, none for k ≤ 0, no error for an
-// empty memory. Run also checks that a cancelled context never causes a
+// empty memory. A memory that implements [memory.Rememberer] must store a
+// fact remembered under [memory.WithTaint] as Tainted, and Recall must
+// return it framed as untrusted ([memory.IsTainted]). Run also checks that a cancelled context never causes a
 // panic or a broken output, and hammers one memory from several goroutines
 // (run it with -race). A memory that implements [memory.Flusher] is
 // flushed after compacting.
@@ -101,6 +103,7 @@ func Run(t *testing.T, opts Options) {
 	t.Run("Sequence", s.sequence)
 	t.Run("Recompaction", s.recompaction)
 	t.Run("Recall", s.recall)
+	t.Run("TaintedRemember", s.taintedRemember)
 	t.Run("CancelledContext", s.cancelled)
 	t.Run("Concurrent", s.concurrent)
 }
@@ -195,6 +198,34 @@ func (s *suite) recall(t *testing.T) {
 					t.Errorf("Recall(%q) returned an invalid message: %v", q, err)
 				}
 			}
+		}
+	}
+}
+
+// taintedRemember: a fact a tainted caller remembers is stored tainted,
+// and comes back from Recall framed, never as an ordinary fact.
+func (s *suite) taintedRemember(t *testing.T) {
+	m := s.opts.New(t)
+	r, ok := m.(memory.Rememberer)
+	if !ok {
+		t.Skip("the memory does not implement memory.Rememberer")
+	}
+	ctx := context.Background()
+	const fact = "The door code is 4711."
+	rec, err := r.Remember(memory.WithTaint(ctx), fact, "user", memory.SourceAgent)
+	if err != nil {
+		t.Fatalf("Remember under taint: %v", err)
+	}
+	if !rec.Tainted {
+		t.Errorf("a fact remembered under memory.WithTaint is stored untainted: %+v", rec)
+	}
+	got, err := m.Recall(ctx, "door code", 5)
+	if err != nil {
+		t.Fatalf("Recall: %v", err)
+	}
+	for _, msg := range got {
+		if strings.Contains(msg.Text(), "4711") && !memory.IsTainted(msg) {
+			t.Errorf("Recall returns the tainted fact unframed: %q", msg.Text())
 		}
 	}
 }

@@ -67,6 +67,9 @@ func Forget(f memory.Forgetter, opts Options) (tool.Tool, error) {
 				out.Count++
 				// As the dry run showed it: the record is gone now.
 				out.Facts = append(out.Facts, proposed[i])
+				if proposed[i].Tainted {
+					tool.ReportTaint(ctx)
+				}
 			}
 			out.Erased = out.Count > 0
 			if len(missing) > 0 {
@@ -80,7 +83,7 @@ func Forget(f memory.Forgetter, opts Options) (tool.Tool, error) {
 		}
 		out := ForgetOutput{Count: len(recs), Facts: make([]StoredFact, 0, len(recs))}
 		for _, r := range recs {
-			out.Facts = append(out.Facts, stored(r, opts))
+			out.Facts = append(out.Facts, shown(ctx, r, opts))
 		}
 		switch {
 		case opts.ForgetImmediately:

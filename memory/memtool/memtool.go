@@ -17,6 +17,15 @@
 // never a Go error: the run goes on. Output is bounded: each recalled
 // message is cut to MaxPreviewChars, and k to MaxK.
 //
+// # Taint
+//
+// What a tainted run (one that has seen untrusted content) remembers is
+// stored tainted: remember passes [memory.WithTaint] to the memory when
+// [tool.Tainted] says the calling run is. A tool whose result shows the
+// model a tainted fact or message (recall, remember, forget) reports it
+// with [tool.ReportTaint]: the result is framed as data and the run
+// reading it becomes tainted, in whatever later run or session it is read.
+//
 // # Forgetting safely
 //
 // By default forget is a two-step protocol. A call with an instruction is
@@ -176,6 +185,9 @@ func Recall(m memory.Memory, opts Options) (tool.Tool, error) {
 			}
 			out := RecallOutput{Matches: make([]Match, 0, len(msgs))}
 			for _, msg := range msgs[:min(len(msgs), k)] {
+				if memory.IsTainted(msg) {
+					tool.ReportTaint(ctx)
+				}
 				text, cut := preview(opts.Redact(msg.Text()), opts.MaxPreviewChars)
 				out.Matches = append(out.Matches, Match{Role: string(msg.Role), Content: text, Truncated: cut})
 			}
@@ -199,6 +211,8 @@ type StoredFact struct {
 	Fact    string `json:"fact"`
 	Subject string `json:"subject,omitempty"`
 	Source  string `json:"source,omitempty"`
+	// Tainted marks a fact learnt from untrusted content.
+	Tainted bool `json:"tainted,omitempty"`
 }
 
 // RememberOutput is the remember tool's result.
@@ -221,11 +235,14 @@ func Remember(r memory.Rememberer, opts Options) (tool.Tool, error) {
 			if n := utf8.RuneCountInString(in.Fact); n > opts.MaxFactChars {
 				return RememberOutput{}, fmt.Errorf("the fact is %d characters long; keep it under %d (one sentence)", n, opts.MaxFactChars)
 			}
+			if tool.Tainted(ctx) {
+				ctx = memory.WithTaint(ctx)
+			}
 			rec, err := r.Remember(ctx, in.Fact, in.Subject, opts.Source)
 			if err != nil {
 				return RememberOutput{}, err
 			}
-			return RememberOutput{Stored: true, Fact: stored(rec, opts)}, nil
+			return RememberOutput{Stored: true, Fact: shown(ctx, rec, opts)}, nil
 		})
 	if err != nil {
 		return nil, err
@@ -233,9 +250,14 @@ func Remember(r memory.Rememberer, opts Options) (tool.Tool, error) {
 	return tool.WithFlags(t, tool.Flags{Permissions: []string{"memory.write"}}), nil
 }
 
-func stored(r memory.Record, opts Options) StoredFact {
+// shown is r as a tool's result shows it; a tainted fact taints the
+// result.
+func shown(ctx context.Context, r memory.Record, opts Options) StoredFact {
 	text, _ := preview(opts.Redact(r.Text), opts.MaxFactChars)
-	return StoredFact{ID: r.ID, Fact: text, Subject: r.Subject, Source: string(r.Source)}
+	if r.Tainted {
+		tool.ReportTaint(ctx)
+	}
+	return StoredFact{ID: r.ID, Fact: text, Subject: r.Subject, Source: string(r.Source), Tainted: r.Tainted}
 }
 
 // preview cuts s to n runes.

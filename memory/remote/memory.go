@@ -116,7 +116,7 @@ func (c *client) Close() error { return c.sup.Close() }
 // reported; a backend failure is a [*BackendError].
 func (c *client) Compact(ctx context.Context, msgs []llm.Message) ([]llm.Message, *llm.Usage, error) {
 	var out compactResponse
-	if err := c.do(ctx, "Compact", &compactRequest{Messages: msgs}, &out); err != nil {
+	if err := c.do(ctx, "Compact", &compactRequest{Messages: msgs, Tainted: memory.TaintedContext(ctx)}, &out); err != nil {
 		return nil, nil, err
 	}
 	if out.Error != nil {
@@ -146,7 +146,7 @@ type rememberPart struct{ rc *client }
 // Remember implements memory.Rememberer in the backend.
 func (p rememberPart) Remember(ctx context.Context, text, subject string, source memory.Source) (memory.Record, error) {
 	var out rememberResponse
-	if err := p.rc.do(ctx, "Remember", &rememberRequest{Text: text, Subject: subject, Source: source}, &out); err != nil {
+	if err := p.rc.do(ctx, "Remember", &rememberRequest{Text: text, Subject: subject, Source: source, Tainted: memory.TaintedContext(ctx)}, &out); err != nil {
 		return memory.Record{}, err
 	}
 	return out.Record, errorCodec.Decode(out.Error)

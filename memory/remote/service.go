@@ -36,8 +36,11 @@ type (
 		// Interfaces lists the optional interfaces it implements.
 		Interfaces []string `json:"interfaces,omitempty"`
 	}
+	// Tainted carries memory.WithTaint across (a backend of an older
+	// build ignores it).
 	compactRequest struct {
 		Messages []llm.Message `json:"messages"`
+		Tainted  bool          `json:"tainted,omitempty"`
 	}
 	compactResponse struct {
 		Messages []llm.Message `json:"messages"`
@@ -56,6 +59,7 @@ type (
 		Text    string        `json:"text"`
 		Subject string        `json:"subject,omitempty"`
 		Source  memory.Source `json:"source,omitempty"`
+		Tainted bool          `json:"tainted,omitempty"`
 	}
 	rememberResponse struct {
 		Record memory.Record `json:"record"`
@@ -126,6 +130,9 @@ func (s *server) info(context.Context, *infoRequest) (*infoResponse, error) {
 }
 
 func (s *server) compact(ctx context.Context, in *compactRequest) (*compactResponse, error) {
+	if in.Tainted {
+		ctx = memory.WithTaint(ctx)
+	}
 	out, usage, err := s.m.Compact(ctx, in.Messages)
 	return &compactResponse{Messages: out, Usage: usage, Error: errorCodec.Encode(err)}, nil
 }
@@ -139,6 +146,9 @@ func (s *server) remember(ctx context.Context, in *rememberRequest) (*rememberRe
 	r, ok := s.m.(memory.Rememberer)
 	if !ok {
 		return &rememberResponse{Error: errorCodec.Encode(errUnsupported)}, nil
+	}
+	if in.Tainted {
+		ctx = memory.WithTaint(ctx)
 	}
 	rec, err := r.Remember(ctx, in.Text, in.Subject, in.Source)
 	return &rememberResponse{Record: rec, Error: errorCodec.Encode(err)}, nil

@@ -22,6 +22,12 @@ type Call interface {
 	// kv_delete: key, value and 64 bytes each), which the host clears as
 	// a call begins.
 	KVWritten() *int64
+	// Tainted reports whether the caller has seen untrusted content (or
+	// the instance holds some): what the call writes is stored tainted.
+	Tainted() bool
+	// Taint marks the call's result untrusted: it read a value, or listed
+	// a key, that a tainted caller wrote.
+	Taint()
 }
 
 // Access is what a module may reach of the stores: the namespaces of its
@@ -104,15 +110,24 @@ func check(c Call, err error) {
 func get(c Call, nsOff, keyOff uint64) uint64 {
 	ns := namespace(c, nsOff, "kv_get")
 	k := key(c, keyOff, "kv_get")
-	var v []byte
-	check(c, c.KV().Stores.with(c.Context(), ns, false, func(b *bolt.Bucket) error {
+	var (
+		v       []byte
+		tainted bool
+	)
+	check(c, c.KV().Stores.view(c.Context(), ns, func(tx *bolt.Tx, b *bolt.Bucket) error {
 		if b != nil {
 			v = bytes.Clone(b.Get(k))
+		}
+		if tb := taintOf(tx); v != nil && tb != nil {
+			tainted = tb.Get(k) != nil
 		}
 		return nil
 	}))
 	if v == nil {
 		return 0
+	}
+	if tainted {
+		c.Taint()
 	}
 	return c.WritePresent(v)
 }
@@ -126,7 +141,7 @@ func set(c Call, nsOff, keyOff, valOff uint64) {
 		v = []byte{}
 	}
 	charge(c, entrySize(k, v))
-	check(c, c.KV().Stores.put(c.Context(), ns, k, v, limits.KVNamespace))
+	check(c, c.KV().Stores.put(c.Context(), ns, k, v, limits.KVNamespace, c.Tainted()))
 }
 
 // charge counts a write of n bytes against the call's kv write limit,
@@ -143,7 +158,7 @@ func del(c Call, nsOff, keyOff uint64) {
 	ns := namespace(c, nsOff, "kv_delete")
 	k := key(c, keyOff, "kv_delete")
 	charge(c, entrySize(k, nil))
-	check(c, c.KV().Stores.put(c.Context(), ns, k, nil, c.Limits().KVNamespace))
+	check(c, c.KV().Stores.put(c.Context(), ns, k, nil, c.Limits().KVNamespace, false))
 }
 
 func keys(c Call, nsOff, prefixOff uint64) uint64 {
@@ -158,10 +173,13 @@ func keys(c Call, nsOff, prefixOff uint64) uint64 {
 	out := bytes.NewBuffer(make([]byte, 0, 256))
 	out.WriteByte('[')
 	n := 0
-	check(c, c.KV().Stores.with(c.Context(), ns, false, func(b *bolt.Bucket) error {
+	tainted := false
+	check(c, c.KV().Stores.view(c.Context(), ns, func(tx *bolt.Tx, b *bolt.Bucket) error {
 		if b == nil {
 			return nil
 		}
+		// A key is data too: one a tainted caller chose taints the list.
+		tb := taintOf(tx)
 		cur := b.Cursor()
 		for k, _ := cur.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix) && n < maxKeys; k, _ = cur.Next() {
 			q, err := json.Marshal(string(k))
@@ -176,9 +194,13 @@ func keys(c Call, nsOff, prefixOff uint64) uint64 {
 			}
 			out.Write(q)
 			n++
+			tainted = tainted || tb != nil && tb.Get(k) != nil
 		}
 		return nil
 	}))
 	out.WriteByte(']')
+	if tainted {
+		c.Taint()
+	}
 	return c.Write(out.Bytes())
 }

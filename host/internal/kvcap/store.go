@@ -20,6 +20,11 @@ import (
 // turns; within a process a namespace's file is opened once while calls
 // use it and closed when the last one is done, so other processes get
 // their turn.
+//
+// Taint is kept per key, in the store: a value written by a caller that
+// had seen untrusted content is marked, in the same transaction, and a
+// call that reads it (or lists its key) is told its result is untrusted,
+// in whatever run, module or process it reads it.
 type Stores struct {
 	dir string
 	mu  sync.Mutex
@@ -40,6 +45,12 @@ var (
 	// they are counted again once under the new name.)
 	metaBucket = []byte("meta")
 	usedKey    = []byte("charged")
+	// taintBucket holds a key for each kv entry a tainted caller wrote
+	// (see [Stores]): its value is untrusted whoever reads it. A store
+	// without the bucket (written before taint was kept) reads as
+	// untainted.
+	taintBucket = []byte("taint")
+	taintMark   = []byte{1}
 )
 
 // entryOverhead is what each entry counts beyond its key and value:
@@ -76,8 +87,11 @@ func setUsed(tx *bolt.Tx, n int64) error {
 }
 
 // put stores key = v in namespace ns unless the namespace would then hold
-// more than quota bytes; delete (v nil) removes key.
-func (s *Stores) put(ctx context.Context, ns string, key, v []byte, quota int64) error {
+// more than quota bytes; delete (v nil) removes key. tainted marks the
+// value as written by a caller that had seen untrusted content; an
+// untainted write (or a delete) clears the mark, since the value it
+// leaves is no longer the tainted one.
+func (s *Stores) put(ctx context.Context, ns string, key, v []byte, quota int64, tainted bool) error {
 	return s.withTx(ctx, ns, func(tx *bolt.Tx, b *bolt.Bucket) error {
 		n, err := used(tx, b)
 		if err != nil {
@@ -99,9 +113,30 @@ func (s *Stores) put(ctx context.Context, ns string, key, v []byte, quota int64)
 				return err
 			}
 		}
+		if err := setTaint(tx, key, v != nil && tainted); err != nil {
+			return err
+		}
 		return setUsed(tx, n)
 	})
 }
+
+// setTaint marks key tainted or clears its mark.
+func setTaint(tx *bolt.Tx, key []byte, tainted bool) error {
+	if !tainted {
+		if tb := tx.Bucket(taintBucket); tb != nil {
+			return tb.Delete(key)
+		}
+		return nil
+	}
+	tb, err := tx.CreateBucketIfNotExists(taintBucket)
+	if err != nil {
+		return err
+	}
+	return tb.Put(key, taintMark)
+}
+
+// taintOf returns the namespace's taint marks in tx, nil when it has none.
+func taintOf(tx *bolt.Tx) *bolt.Bucket { return tx.Bucket(taintBucket) }
 
 const (
 	maxKey       = 512
@@ -145,13 +180,14 @@ func defaultKVDir() (string, error) {
 	return filepath.Join(home, ".local", "share", "autoagent", "kv"), nil
 }
 
-// with opens namespace ns (waiting for other processes until ctx ends)
-// and runs fn in a read or write transaction.
-func (s *Stores) with(ctx context.Context, ns string, write bool, fn func(*bolt.Bucket) error) error {
-	return s.open2(ctx, ns, write, func(_ *bolt.Tx, b *bolt.Bucket) error { return fn(b) })
+// view opens namespace ns (waiting for other processes until ctx ends)
+// and runs fn in a read transaction; b is nil while the namespace holds
+// nothing.
+func (s *Stores) view(ctx context.Context, ns string, fn func(tx *bolt.Tx, b *bolt.Bucket) error) error {
+	return s.open2(ctx, ns, false, fn)
 }
 
-// withTx is with for a write that needs its transaction.
+// withTx is view for a write.
 func (s *Stores) withTx(ctx context.Context, ns string, fn func(*bolt.Tx, *bolt.Bucket) error) error {
 	return s.open2(ctx, ns, true, fn)
 }
