@@ -76,12 +76,11 @@ func TestReexportedImportsRefusedCompiled(t *testing.T) {
 		{"startimport.wasm", "its start function"},
 	} {
 		b := wasmFile(t, c.file)
-		prepared, err := h.prepare(b, h.rewriteOptions(h.limits.Tables), false)
-		if err == nil {
+		if _, err := h.prepare(b, h.rewriteOptions(h.limits.Tables), false); err == nil {
 			t.Fatalf("%s: prepare accepted it", c.file)
 		}
 		h.opts.defect = defectReexport
-		prepared, err = h.prepare(b, h.rewriteOptions(h.limits.Tables), false)
+		prepared, err := h.prepare(b, h.rewriteOptions(h.limits.Tables), false)
 		h.opts.defect = ""
 		if err != nil {
 			t.Fatal(err)

@@ -139,8 +139,7 @@ func TestNestedApprovedCallRunsOnce(t *testing.T) {
 	res, _ := a.Run(context.Background(), "go")
 	// Keys in another order and other spacing are the same call.
 	res.State.Pending[0].Call.Arguments = json.RawMessage(`{ "path" : "report.txt" }`)
-	res, err := a.Resume(context.Background(), res.State, loop.Approve("c1/1"))
-	if err != nil {
+	if _, err := a.Resume(context.Background(), res.State, loop.Approve("c1/1")); err != nil {
 		t.Fatal(err)
 	}
 	if got := write.ran(); len(got) != 1 || got[0] != "report.txt" {
