@@ -105,7 +105,10 @@ func TestReusedInstanceCarriesTaint(t *testing.T) {
 		t.Errorf("after a tainted call, a clean caller got %q (taint reported %v), want a fresh instance's 1", res.Text(), reported)
 	}
 
-	single := load(t, h, "hypermcpv1go.wasm", Module{})
+	// A module that keeps state between callers does so with the state
+	// grant (without it, each call gets a fresh instance, which holds
+	// nothing of the tainted call's).
+	single := load(t, h, "hypermcpv1go.wasm", Module{Grants: grants(t, "state")})
 	if _, reported := callAs(t, single, false, "greet", `{"name":"Ada"}`); reported {
 		t.Fatal("a clean instance reported taint")
 	}
@@ -114,6 +117,11 @@ func TestReusedInstanceCarriesTaint(t *testing.T) {
 		if _, reported := callAs(t, single, false, "greet", `{"name":"Ada"}`); !reported {
 			t.Fatal("a stateful instance that served a tainted caller serves a clean one without taint")
 		}
+	}
+	fresh := load(t, h, "hypermcpv1go.wasm", Module{})
+	callAs(t, fresh, true, "add_tool", `{}`)
+	if _, reported := callAs(t, fresh, false, "greet", `{"name":"Ada"}`); reported {
+		t.Error("without the state grant, a clean caller's fresh instance reported the tainted caller's taint")
 	}
 }
 
