@@ -84,13 +84,16 @@ func TestCorpusAgreesWithWazero(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, ours := Validate(b, Limits{})
-		theirs := wazeroValid(t, rt, b)
-		// A compile bomb of the hostile corpus is valid but past a limit.
-		if (ours == nil) != (theirs == nil) && !(theirs == nil && IsLimit(ours)) {
-			t.Errorf("%s: we say %v, wazero says %v", f, ours, theirs)
-		}
-		if ours != nil && theirs == nil {
+		if IsLimit(ours) {
+			// A compile bomb of the hostile corpus, refused for its cost
+			// before wazero sees it: asking wazero to compile it is the
+			// cost (tens of seconds under -race), and what matters is
+			// that what we accept, wazero accepts.
 			continue
+		}
+		theirs := wazeroValid(t, rt, b)
+		if (ours == nil) != (theirs == nil) {
+			t.Errorf("%s: we say %v, wazero says %v", f, ours, theirs)
 		}
 		t.Logf("%s: %d bytes, valid=%v", filepath.Base(f), len(b), ours == nil)
 	}
