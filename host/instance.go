@@ -547,7 +547,7 @@ func (l *Loaded) moduleConfig(inst *instance, describing bool) wazero.ModuleConf
 	if len(l.mounts) > 0 {
 		cfg = cfg.WithFSConfig(fscap.Config(l.mounts, inst))
 	}
-	if l.h.opts.Deterministic {
+	if l.h.opts.Deterministic || l.deterministic {
 		return cfg.WithWalltime(fakeWalltime(), sys.ClockResolution(time.Millisecond)).
 			WithNanotime(fakeNanotime(), sys.ClockResolution(time.Millisecond)).
 			WithRandSource(newFakeRand())

@@ -51,6 +51,18 @@ type Module struct {
 	// time. Its tools are flagged Untrusted, wherever it runs: what code
 	// no person approved returns is framed as data and taints the run.
 	Isolated bool
+	// CallAnyTool lets the module call any host tool through tool_call,
+	// as if granted tools:NAME for every name: the dispatcher
+	// (Options.CallTool) alone decides which calls run. It is for an
+	// embedding application's own modules whose calls its gate checks one
+	// by one (code mode's program engine, codemode/jsprogram); a manifest
+	// cannot express it, so no dropped-in module gets it.
+	CallAnyTool bool
+	// Deterministic gives this module what Options.Deterministic gives
+	// every module: a fixed clock and a seeded random source, whatever its
+	// grants, so that a call made again with the same input makes the same
+	// calls and returns the same result.
+	Deterministic bool
 }
 
 // Loaded is a module ready to be called. Its tools are safe for concurrent
@@ -67,6 +79,10 @@ type Loaded struct {
 	desc   Description
 	tools  []tool.Tool
 	reuse  bool
+	// anyTool: the module may call any host tool (Module.CallAnyTool).
+	anyTool bool
+	// deterministic: fixed clock and random source (Module.Deterministic).
+	deterministic bool
 	// unapproved: the module was loaded Isolated, as code no person
 	// approved; its tools are untrusted (see toolFlags).
 	unapproved bool
@@ -161,6 +177,9 @@ func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
 		return nil, err
 	}
 	defer h.busy.Done()
+	if m.Isolated && m.CallAnyTool {
+		return nil, fmt.Errorf("host: module %q: an isolated module runs with no grants, so it cannot be given CallAnyTool", m.Name)
+	}
 	if m.Isolated && h.isolated() {
 		return h.loadIsolated(ctx, m, limits)
 	}
@@ -173,6 +192,7 @@ func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
 		h: h, name: m.Name, sha: sha, abi: entry.abi, entry: entry, idle: make(chan struct{}),
 		grants: slices.Clone(m.Grants), limits: limits, reuse: m.Reuse && entry.abi == ABIExtism,
 		has: map[string]bool{}, unapproved: m.Isolated,
+		anyTool: m.CallAnyTool, deterministic: m.Deterministic,
 	}
 	if err := l.setup(ctx, m); err != nil {
 		l.closeResources()
@@ -211,6 +231,9 @@ func (l *Loaded) setup(ctx context.Context, m Module) error {
 		if g.Kind == manifest.KindFSRead || g.Kind == manifest.KindFSWrite {
 			l.has["fs"] = true
 		}
+	}
+	if l.anyTool {
+		l.has[string(manifest.KindTools)] = true
 	}
 	if err := l.h.checkImports(l.name, l.entry, l.has, false); err != nil {
 		return err

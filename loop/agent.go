@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 
+	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/memory"
 	"github.com/autoagent-go/autoagent/tool"
@@ -100,6 +101,17 @@ type Agent struct {
 	// pauses (RunState.Revealed). Guards, policy and the calls themselves
 	// always see the whole registry.
 	ToolSearchThreshold int
+	// CodeMode, when on, offers the model run_program: a JavaScript
+	// program calling the run's tools as await tools.NAME(args), declared
+	// to it as TypeScript from their schemas, run by CodeMode.Runner
+	// (jsprogram: a fresh sandboxed engine instance per program). Each
+	// call the program makes passes the gate a direct call passes (see
+	// CallNested): counted, guarded, policed, approved, recorded so that a
+	// program re-run after an approval gets the results of the calls it
+	// made before instead of making them again. Mode codemode.Also offers
+	// it beside the tools, codemode.Only instead of them (tool search
+	// still applies, to what is declared). See package codemode.
+	CodeMode codemode.Config
 	// InputGuardrails check the prompt before the first model call,
 	// OutputGuardrails the final answer, ToolResultGuardrails each tool
 	// result before the model sees it (see [Guardrail]). A block stops the

@@ -40,8 +40,11 @@ type callCtx struct {
 	// inherited: the caller was tainted when the call began (a call run
 	// away from its loop, see RemoteCallContext).
 	inherited bool
-	nested    atomic.Int32 // CallNested calls so far
-	paused    atomic.Bool  // a nested call awaits approval
+	// program: the call is code mode's run_program, whose nested calls
+	// are a program's (see nestedRefusal).
+	program bool
+	nested  atomic.Int32 // CallNested calls so far
+	paused  atomic.Bool  // a nested call awaits approval
 	// over is set once the call returned to the loop: a tool left running
 	// past its time limit can no longer call through CallNested.
 	over atomic.Bool

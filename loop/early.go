@@ -141,8 +141,9 @@ func (r *runner) announce(step int, llmSpan string, c llm.ToolCall) {
 			return
 		}
 	}
-	// A tool the model was not offered yet is refused in the turn.
-	if r.search != nil && !r.search.isRevealed(c.Name) {
+	// A tool the model was not offered yet is refused in the turn, and
+	// so is a direct call in code mode only.
+	if r.search != nil && !r.search.isRevealed(c.Name) || r.modelRefusal(c.Name) != "" {
 		return
 	}
 	// Hooks see every call before anything runs it.

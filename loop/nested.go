@@ -75,6 +75,9 @@ func CallNested(ctx context.Context, c tool.Call) (tool.Result, error) {
 		args = json.RawMessage(`{}`)
 	}
 	n := cc.nested.Add(1)
+	if msg := r.nestedRefusal(cc, c.Name, n); msg != "" {
+		return tool.Errorf("%s", msg), nil
+	}
 	call := llm.ToolCall{ID: fmt.Sprintf("%s/%d", cc.info.CallID, n), Name: c.Name, Arguments: args}
 	step := cc.info.Step
 	span := trace.SpanFromContext(ctx)

@@ -74,6 +74,9 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	if err != nil {
 		return nil, err
 	}
+	if err := a.checkCodeMode(); err != nil {
+		return nil, err
+	}
 	if resumed && st.Status == StopDone {
 		return finishedResult(st), nil
 	}
@@ -322,10 +325,7 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 	if keep > 0 {
 		view, pruned, saved = pruneView(view, keep, r.b.PruneBatch)
 	}
-	specs := r.specs
-	if r.search != nil {
-		specs = r.search.offered()
-	}
+	specs := r.offeredSpecs()
 	req := &llm.Request{Model: a.Model, Messages: view, Tools: specs, Temperature: a.Temperature, MaxTokens: a.MaxTokens, ResponseFormat: a.outputFormat()}
 	// The tool-call cap reached: the tools stay defined (a history with
 	// tool calls needs them) but may not be called, and the model is

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
@@ -32,7 +33,9 @@ type plan struct {
 	// parent is the calling tool's call, for a call made through
 	// CallNested; nil for the model's.
 	parent *callCtx
-	out    outcome
+	// program: the call is code mode's run_program.
+	program bool
+	out     outcome
 }
 
 // outcome is what one call produced.
@@ -191,6 +194,10 @@ func (r *runner) plan(step int, llmSpan string, calls []llm.ToolCall) ([]plan, [
 // newPlan is the plan of call before the gate: its tool and flags.
 func (r *runner) newPlan(c llm.ToolCall) plan {
 	p := plan{call: c}
+	if c.Name == codemode.ToolName && r.codeMode() {
+		p.tool, p.program = programTool{r}, true
+		return p
+	}
 	if r.a.Tools != nil {
 		if t, ok := r.a.Tools.Get(c.Name); ok {
 			p.tool, p.flags = t, tool.FlagsOf(t)
@@ -217,9 +224,14 @@ func (r *runner) admit(step int, span string, p *plan, tainted, nested bool) *Pe
 		return nil
 	}
 	r.counted++
-	if !nested && r.search != nil && !r.search.isRevealed(c.Name) {
+	if !nested && !p.program && r.search != nil && !r.search.isRevealed(c.Name) {
 		p.refusal = notOfferedMessage(c.Name)
 		return nil
+	}
+	if !nested {
+		if p.refusal = r.modelRefusal(c.Name); p.refusal != "" {
+			return nil
+		}
 	}
 	if r.preHooks(step, span, p); p.refusal != "" {
 		return nil
@@ -638,7 +650,7 @@ func (r *runner) invoke(ctx context.Context, step int, llmSpan string, p *plan) 
 		span = traceEvent(r, trace.ToolCallStart, llmSpan, trace.ToolCall{Step: step, Name: c.Name, CallID: c.ID, Arguments: r.preview(string(c.Arguments))})
 		t0 = time.Now()
 	}
-	tc := &toolCtx{Context: ctx, call: callCtx{info: CallInfo{RunID: r.st.RunID, Step: step, CallID: c.ID, Name: c.Name}, sink: &r.sink, run: r, parent: p.parent}}
+	tc := &toolCtx{Context: ctx, call: callCtx{info: CallInfo{RunID: r.st.RunID, Step: step, CallID: c.ID, Name: c.Name}, sink: &r.sink, run: r, parent: p.parent, program: p.program}}
 	cc := &tc.call
 	defer cc.over.Store(true)
 	ctx = tc

@@ -23,8 +23,14 @@ func init() {
 //go:wasmexport call
 //lint:ignore U1000 exported to the host by go:wasmexport, which staticcheck does not see
 func call() int32 {
-	script, ok := extism.Config("script")
-	out, failure := handle(extism.Input(nil), script, ok, hostBridge)
+	var out []byte
+	var failure string
+	if mode, _ := extism.Config("mode"); mode == programMode {
+		out, failure = handleProgram(extism.Input(nil), hostBridge)
+	} else {
+		script, ok := extism.Config("script")
+		out, failure = handle(extism.Input(nil), script, ok, hostBridge)
+	}
 	if failure != "" {
 		extism.SetError(failure)
 		return 1

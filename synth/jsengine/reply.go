@@ -45,6 +45,24 @@ func handle(input []byte, script string, haveScript bool, call bridge) ([]byte, 
 	return reply(value), ""
 }
 
+// programMode is the value of the configuration key "mode" that makes the
+// engine run code-mode programs: each call's arguments carry the program
+// (see runProgram), and no script is configured.
+const programMode = "program"
+
+// handleProgram serves one call of a code-mode program.
+func handleProgram(input []byte, call bridge) ([]byte, string) {
+	var in callInput
+	if err := json.Unmarshal(input, &in); err != nil {
+		return nil, fmt.Sprintf("jsengine: the call input is not {\"params\":{\"name\",\"arguments\"}}: %v", err)
+	}
+	value, err := runProgram(in.Params.Arguments, call)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return reply(value), ""
+}
+
 // reply wraps the JSON value a script returned in an MCP result: its JSON
 // text as content and, for an object, the object as structured content.
 // The envelope is built here, in Go, so nothing a script does can change

@@ -1,0 +1,233 @@
+package loop_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/autoagent-go/autoagent/codemode"
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/providers/scripted"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// lineRunner is a codemode.Runner whose "programs" are lines "NAME ARGS":
+// each line is a call through loop.CallNested, and the result lists what
+// each gave. It stands for the JavaScript engine, which makes its calls
+// the same way (codemode/jsprogram tests the engine itself).
+type lineRunner struct{ seen []codemode.Program }
+
+func (l *lineRunner) Run(ctx context.Context, p codemode.Program) (tool.Result, error) {
+	l.seen = append(l.seen, p)
+	var out []string
+	for _, line := range strings.Split(strings.TrimSpace(p.Code), "\n") {
+		name, args, _ := strings.Cut(line, " ")
+		if args == "" {
+			args = "{}"
+		}
+		res, err := loop.CallNested(ctx, tool.Call{Name: name, Arguments: json.RawMessage(args)})
+		if err != nil {
+			return tool.Result{}, err
+		}
+		mark := "ok"
+		if res.IsError {
+			mark = "error"
+		}
+		out = append(out, name+" "+mark+": "+res.Text())
+	}
+	return tool.Text(strings.Join(out, "\n")), nil
+}
+
+func programCall(id string, lines ...string) llm.ToolCall {
+	b, _ := json.Marshal(codemode.Input{Code: strings.Join(lines, "\n")})
+	return call(id, codemode.ToolName, string(b))
+}
+
+func specNames(specs []llm.ToolSpec) []string {
+	var out []string
+	for _, s := range specs {
+		out = append(out, s.Name)
+	}
+	return out
+}
+
+func TestCodeModeOffersTheProgramTool(t *testing.T) {
+	for _, c := range []struct {
+		mode codemode.Mode
+		want string
+	}{
+		{codemode.Off, "echo write_file"},
+		{codemode.Also, "echo write_file run_program"},
+		{codemode.Only, "run_program"},
+	} {
+		t.Run(c.mode.String(), func(t *testing.T) {
+			p := scripted.New(text("done"))
+			write := &recorder{name: "write_file"}
+			a := &loop.Agent{Provider: p, Tools: nestedRegistry(t, echo(t), write.tool(t)), CodeMode: codemode.Config{Mode: c.mode, Runner: &lineRunner{}}}
+			if _, err := a.Run(context.Background(), "go"); err != nil {
+				t.Fatal(err)
+			}
+			req := p.Requests()[0]
+			if got := strings.Join(specNames(req.Tools), " "); got != c.want {
+				t.Fatalf("offered %q, want %q", got, c.want)
+			}
+			if c.mode == codemode.Off {
+				return
+			}
+			desc := req.Tools[len(req.Tools)-1].Description
+			if !strings.Contains(desc, "declare const tools") || !strings.Contains(desc, "echo(args") || !strings.Contains(desc, "write_file(args") {
+				t.Fatalf("run_program declares %s", desc)
+			}
+		})
+	}
+}
+
+func TestCodeModeProgramCallsPassTheGate(t *testing.T) {
+	write := &recorder{name: "write_file"}
+	runner := &lineRunner{}
+	p := scripted.New(
+		calls(programCall("c1", `write_file {"path":"a"}`, `write_file {"path":"b"}`, `pay {}`, `run_program {"code":"x"}`, `nosuch {}`)),
+		text("done"),
+	)
+	pay := &recorder{name: "pay"}
+	a := &loop.Agent{
+		Provider: p,
+		Tools:    nestedRegistry(t, write.tool(t), pay.tool(t)),
+		Policy:   policyFor(map[string]loop.Verdict{"pay": loop.VerdictDeny}),
+		CodeMode: codemode.Config{Mode: codemode.Only, Runner: runner},
+	}
+	res, err := a.Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := toolResultText(res.Messages, "c1")
+	for _, want := range []string{"write_file ok: write_file a", "write_file ok: write_file b", "pay error:", "run_program error: NotAllowed", `nosuch error: unknown tool`} {
+		if !strings.Contains(got, want) {
+			t.Errorf("program result %q lacks %q", got, want)
+		}
+	}
+	if len(pay.ran()) != 0 {
+		t.Fatal("a denied call ran")
+	}
+	if got := strings.Join(runner.seen[0].Tools, " "); got != "write_file pay" {
+		t.Fatalf("the program was declared %q", got)
+	}
+	// Four calls counted: the program's own and its three that reached
+	// the gate (a refused run_program and an unknown tool do not).
+	if res.State.ToolCalls != 4 {
+		t.Fatalf("ToolCalls %d, want 4", res.State.ToolCalls)
+	}
+}
+
+func TestCodeModeOnlyRefusesDirectCalls(t *testing.T) {
+	write := &recorder{name: "write_file"}
+	a := &loop.Agent{
+		Provider: scripted.New(calls(call("c1", "write_file", `{"path":"x"}`)), text("done")),
+		Tools:    nestedRegistry(t, write.tool(t)),
+		CodeMode: codemode.Config{Mode: codemode.Only, Runner: &lineRunner{}},
+	}
+	res, err := a.Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(write.ran()) != 0 || !strings.Contains(toolResultText(res.Messages, "c1"), "ToolNotOffered") {
+		t.Fatalf("direct call in mode only: ran %q, result %q", write.ran(), toolResultText(res.Messages, "c1"))
+	}
+	// Streamed, the call is not started early either.
+	write2 := &recorder{name: "write_file", flags: tool.Flags{Idempotent: true}}
+	a.Tools = nestedRegistry(t, write2.tool(t))
+	a.Provider = scripted.New(calls(call("c1", "write_file", `{"path":"x"}`)), text("done"))
+	for _, err := range a.Stream(context.Background(), "go") {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(write2.ran()) != 0 {
+		t.Fatal("a direct call ran early in mode only")
+	}
+}
+
+func TestCodeModeProgramCallLimit(t *testing.T) {
+	write := &recorder{name: "write_file"}
+	var lines []string
+	for i := range 5 {
+		lines = append(lines, fmt.Sprintf(`write_file {"path":"%d"}`, i))
+	}
+	a := &loop.Agent{
+		Provider: scripted.New(calls(programCall("c1", lines...)), text("done")),
+		Tools:    nestedRegistry(t, write.tool(t)),
+		CodeMode: codemode.Config{Mode: codemode.Only, Runner: &lineRunner{}, MaxCalls: 3},
+	}
+	res, err := a.Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := write.ran(); len(got) != 3 {
+		t.Fatalf("ran %q, want 3 calls", got)
+	}
+	if !strings.Contains(toolResultText(res.Messages, "c1"), "ProgramCallLimit") {
+		t.Fatalf("result %q", toolResultText(res.Messages, "c1"))
+	}
+}
+
+func TestCodeModeToolSearchAppliesToDeclarations(t *testing.T) {
+	var tools []tool.Tool
+	recs := map[string]*recorder{}
+	for i := range 4 {
+		r := &recorder{name: fmt.Sprintf("tool_%d", i)}
+		recs[r.name] = r
+		tools = append(tools, r.tool(t))
+	}
+	weather, err := tool.New("weather", "Forecast weather for a city.", func(context.Context, struct{}) (string, error) { return "sunny", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools = append(tools, weather)
+	runner := &lineRunner{}
+	p := scripted.New(
+		calls(programCall("c1", "tool_1 {}")),
+		calls(call("c2", loop.FindToolsName, `{"query":"weather forecast"}`)),
+		calls(programCall("c3", "weather {}")),
+		text("done"),
+	)
+	a := &loop.Agent{Provider: p, Tools: nestedRegistry(t, tools...), ToolSearchThreshold: 2,
+		CodeMode: codemode.Config{Mode: codemode.Only, Runner: runner}}
+	res, err := a.Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(specNames(p.Requests()[0].Tools), " "); got != "find_tools run_program" {
+		t.Fatalf("offered %q", got)
+	}
+	if r := toolResultText(res.Messages, "c1"); !strings.Contains(r, "ToolNotOffered") || len(recs["tool_1"].ran()) != 0 {
+		t.Fatalf("an undeclared tool was called from a program: %q", r)
+	}
+	if r := toolResultText(res.Messages, "c3"); !strings.Contains(r, "weather ok: sunny") {
+		t.Fatalf("a found tool was refused: %q", r)
+	}
+	if d := p.Requests()[2].Tools[1].Description; !strings.Contains(d, "weather(args") || strings.Contains(d, "tool_1(args") {
+		t.Fatalf("declared after the search: %s", d)
+	}
+}
+
+func TestCodeModeConfigErrors(t *testing.T) {
+	clash, err := tool.New(codemode.ToolName, "mine", func(context.Context, struct{}) (string, error) { return "", nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, a := range map[string]*loop.Agent{
+		"no runner":  {CodeMode: codemode.Config{Mode: codemode.Only}},
+		"bad mode":   {CodeMode: codemode.Config{Mode: "sometimes", Runner: &lineRunner{}}},
+		"negative":   {CodeMode: codemode.Config{Mode: codemode.Also, Runner: &lineRunner{}, MaxCalls: -1}},
+		"name clash": {Tools: nestedRegistry(t, clash), CodeMode: codemode.Config{Mode: codemode.Also, Runner: &lineRunner{}}},
+	} {
+		a.Provider = scripted.New(text("done"))
+		if _, err := a.Run(context.Background(), "go"); !errors.Is(err, loop.ErrCodeMode) {
+			t.Errorf("%s: err %v, want ErrCodeMode", name, err)
+		}
+	}
+}

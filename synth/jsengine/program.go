@@ -1,0 +1,283 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/dop251/goja"
+	jsast "github.com/dop251/goja/ast"
+	"github.com/dop251/goja/parser"
+)
+
+// programName names a code-mode program in positions ("program.js:3:9").
+const programName = "program.js"
+
+// programPrefix and programSuffix make the program the body of an async
+// function. The prefix is a line of its own, so the program's line n is
+// the source's line n+1 and its columns are unchanged: positions are
+// shifted back by one line before anyone reads them (fixPositions).
+const (
+	programPrefix = "(async function () {\n"
+	programSuffix = "\n})"
+)
+
+// programInput is what a code-mode program call carries: the program, its
+// language, and the names of the tools it may call as tools.NAME(args).
+type programInput struct {
+	Code     string   `json:"code"`
+	Language string   `json:"language"`
+	Tools    []string `json:"tools"`
+}
+
+// programOutput is a program's result: the value it returned (null when
+// it returned nothing) and what it wrote with console.log.
+type programOutput struct {
+	Result  json.RawMessage `json:"result"`
+	Console string          `json:"console,omitempty"`
+}
+
+// runProgram runs a code-mode program: the body of an async function in
+// which tools.NAME(args) calls the host tool NAME through call and gives a
+// promise of its structured content (or text), rejected with an Error
+// when the tool reports one. It returns the JSON of a programOutput. A
+// failure is a *scriptError that says what failed and where (line and
+// column of the program), followed by the end of the console output.
+func runProgram(arguments []byte, call bridge) ([]byte, error) {
+	var in programInput
+	if err := json.Unmarshal(arguments, &in); err != nil {
+		return nil, failf("the program call's arguments are not {\"code\": \"...\"}: %v", err)
+	}
+	switch strings.ToLower(in.Language) {
+	case "", "javascript", "js":
+	default:
+		return nil, failf("programs are written in JavaScript; %q is not offered here (omit language or set it to \"javascript\")", in.Language)
+	}
+	if strings.TrimSpace(in.Code) == "" {
+		return nil, failf("the program is empty: put the JavaScript in \"code\" (the body of an async function: await tools.NAME(args), return the answer)")
+	}
+	vm := goja.New()
+	vm.SetMaxCallStackSize(maxCallStack)
+	con := newConsole()
+	out, err := evaluateProgram(vm, con, in, call)
+	if err != nil {
+		msg := fixPositions(err.Error())
+		if tail := con.tail(); tail != "" {
+			msg += "\nconsole output:\n" + tail
+		}
+		return nil, &scriptError{msg: msg}
+	}
+	return out, nil
+}
+
+func evaluateProgram(vm *goja.Runtime, con *console, in programInput, call bridge) ([]byte, error) {
+	j, err := originalJSON(vm)
+	if err != nil {
+		return nil, err
+	}
+	if err := con.install(vm, j.stringify); err != nil {
+		return nil, err
+	}
+	if err := installProgramTools(vm, j, in.Tools, call); err != nil {
+		return nil, err
+	}
+	ast, err := goja.Parse(programName, programPrefix+in.Code+programSuffix, parser.WithDisableSourceMaps)
+	if err != nil {
+		return nil, failf("the program does not compile: %v", err)
+	}
+	if !isOneFunction(ast) {
+		// The program closed the function it is put in and went on
+		// outside it: whatever it meant, it is not a function body.
+		return nil, failf("the program must be the body of a function (statements, ending with return VALUE); it closes the function it is put in")
+	}
+	prog, err := goja.CompileAST(ast, false)
+	if err != nil {
+		return nil, failf("the program does not compile: %v", err)
+	}
+	fn, err := vm.RunProgram(prog)
+	if err != nil {
+		return nil, explain("the program does not compile", err)
+	}
+	body, ok := goja.AssertFunction(fn)
+	if !ok {
+		return nil, failf("the program must be the body of a function (statements, ending with return VALUE)")
+	}
+	ret, err := body(goja.Undefined())
+	if err != nil {
+		return nil, explain("the program threw", err)
+	}
+	ret, err = settleProgram(ret)
+	if err != nil {
+		return nil, err
+	}
+	result := json.RawMessage("null")
+	if ret != nil && !goja.IsUndefined(ret) {
+		s, err := j.stringify(goja.Undefined(), ret)
+		if err != nil {
+			return nil, explain("the program returned a value JSON.stringify cannot encode", err)
+		}
+		if !goja.IsUndefined(s) {
+			text, ok := s.Export().(string)
+			if !ok || !json.Valid([]byte(text)) {
+				return nil, failf("the program returned a value whose JSON encoding is invalid")
+			}
+			result = json.RawMessage(text)
+		}
+	}
+	return json.Marshal(programOutput{Result: result, Console: con.tail()})
+}
+
+// isOneFunction tells whether the parsed source is what the wrapper makes
+// of a function body: one statement, an async function expression.
+func isOneFunction(p *jsast.Program) bool {
+	if len(p.Body) != 1 {
+		return false
+	}
+	st, ok := p.Body[0].(*jsast.ExpressionStatement)
+	if !ok {
+		return false
+	}
+	f, ok := st.Expression.(*jsast.FunctionLiteral)
+	return ok && f.Async && !f.Generator
+}
+
+// settleProgram unwraps the promise the program's function returned.
+func settleProgram(v goja.Value) (goja.Value, error) {
+	p, ok := v.Export().(*goja.Promise)
+	if !ok {
+		return v, nil
+	}
+	switch p.State() {
+	case goja.PromiseStateFulfilled:
+		return p.Result(), nil
+	case goja.PromiseStateRejected:
+		return nil, failf("the program threw: %s", valueText(p.Result()))
+	}
+	return nil, failf("the program awaits a promise that never settles (a program has no timers or I/O but its tool calls, which settle at once)")
+}
+
+// installProgramTools defines tools: an object without a prototype whose
+// property NAME, for each name, is a function calling the host tool NAME.
+// The object is frozen: a program cannot redefine or add to it.
+func installProgramTools(vm *goja.Runtime, j jsonFuncs, names []string, call bridge) error {
+	errorCtor, ok := goja.AssertConstructor(vm.Get("Error"))
+	if !ok {
+		return errors.New("jsengine: the runtime lacks Error")
+	}
+	tools := vm.NewObject()
+	if err := tools.SetPrototype(nil); err != nil {
+		return err
+	}
+	for _, name := range names {
+		name := name
+		fn := func(fc goja.FunctionCall) goja.Value {
+			p, resolve, reject := vm.NewPromise()
+			v, msg := callProgramTool(vm, j, call, name, fc.Argument(0))
+			if msg != "" {
+				e, err := errorCtor(nil, vm.ToValue(msg))
+				if err != nil {
+					panic(err)
+				}
+				_ = e.Set("name", "ToolError")
+				_ = e.Set("tool", name)
+				reject(e)
+			} else {
+				resolve(v)
+			}
+			return vm.ToValue(p)
+		}
+		if err := tools.DefineDataProperty(name, vm.ToValue(fn), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+			return err
+		}
+	}
+	freeze, ok := goja.AssertFunction(vm.Get("Object").ToObject(vm).Get("freeze"))
+	if !ok {
+		return errors.New("jsengine: the runtime lacks Object.freeze")
+	}
+	if _, err := freeze(goja.Undefined(), tools); err != nil {
+		return err
+	}
+	return vm.GlobalObject().DefineDataProperty("tools", tools, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+}
+
+// callProgramTool calls the host tool name with args; it returns the
+// tool's structured content (or text), or the message of its failure.
+func callProgramTool(vm *goja.Runtime, j jsonFuncs, call bridge, name string, args goja.Value) (goja.Value, string) {
+	if call == nil {
+		return nil, fmt.Sprintf("tools.%s: this engine was built without the host-tool bridge", name)
+	}
+	text := "{}"
+	if !goja.IsUndefined(args) && !goja.IsNull(args) {
+		s, err := j.stringify(goja.Undefined(), args)
+		if err != nil {
+			panic(err)
+		}
+		if goja.IsUndefined(s) {
+			return nil, fmt.Sprintf("tools.%s: the arguments must be an object, like {id: 7}", name)
+		}
+		text = s.String()
+	}
+	raw, err := call(name, []byte(text))
+	if err != nil {
+		return nil, fmt.Sprintf("tools.%s: %v", name, err)
+	}
+	var res struct {
+		Content []struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		} `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		IsError           bool            `json:"isError"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil {
+		return nil, fmt.Sprintf("tools.%s: the host returned an invalid result: %v", name, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if c.Type == "text" {
+			b.WriteString(c.Text)
+		}
+	}
+	if res.IsError {
+		return nil, fmt.Sprintf("tools.%s: %s", name, b.String())
+	}
+	if len(res.StructuredContent) > 0 && string(res.StructuredContent) != "null" {
+		v, err := j.parse(goja.Undefined(), vm.ToValue(string(res.StructuredContent)))
+		if err != nil {
+			panic(err)
+		}
+		return v, ""
+	}
+	return vm.ToValue(b.String()), ""
+}
+
+// positionRE finds a position in the program's source as goja writes it:
+// "program.js:3:9" in stack traces, "program.js: Line 3:9" in syntax
+// errors (a stack frame's position is followed by its bytecode offset,
+// which means nothing to the program's writer).
+var positionRE = regexp.MustCompile(`program\.js(?:: Line |:)(\d+):(\d+)(?:\(\d+\))?`)
+
+// nativeFrameRE finds a stack frame of the engine's own Go code (the
+// tools' functions), which says nothing to the program's writer.
+var nativeFrameRE = regexp.MustCompile(`\n\s*at [^\n]*\(native\)`)
+
+// fixPositions turns the source's positions into the program's (one line
+// less, for the wrapper's first line) and names them plainly.
+func fixPositions(msg string) string {
+	msg = nativeFrameRE.ReplaceAllString(msg, "")
+	return positionRE.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := positionRE.FindStringSubmatch(m)
+		line, err1 := strconv.Atoi(sub[1])
+		col, err2 := strconv.Atoi(sub[2])
+		if err1 != nil || err2 != nil {
+			return m
+		}
+		if line > 1 {
+			line--
+		}
+		return fmt.Sprintf("line %d, column %d", line, col)
+	})
+}

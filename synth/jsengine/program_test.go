@@ -1,0 +1,164 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// orders is a bridge serving get_order (structured), note (text) and
+// refund (a failure), recording the calls it gets.
+type orders struct{ calls []string }
+
+func (o *orders) call(name string, args []byte) ([]byte, error) {
+	o.calls = append(o.calls, name+" "+string(args))
+	switch name {
+	case "get_order":
+		var in struct{ ID int }
+		_ = json.Unmarshal(args, &in)
+		b, _ := json.Marshal(map[string]any{"id": in.ID, "refund": in.ID * 10})
+		return []byte(`{"content":[{"type":"text","text":"order"}],"structuredContent":` + string(b) + `}`), nil
+	case "note":
+		return []byte(`{"content":[{"type":"text","text":"noted"}]}`), nil
+	}
+	return []byte(`{"content":[{"type":"text","text":"Denied: refunds need a person"}],"isError":true}`), nil
+}
+
+func program(code string, tools ...string) []byte {
+	b, _ := json.Marshal(programInput{Code: code, Tools: tools})
+	return b
+}
+
+func TestProgramChainsCalls(t *testing.T) {
+	o := &orders{}
+	out, err := runProgram(program(`
+let total = 0
+for (const id of [1, 2, 3]) {
+  const o = await tools.get_order({id})
+  total += o.refund
+}
+console.log("summed", 3, {total})
+const n = await tools.note({})
+return {total, n}`, "get_order", "note"), o.call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != `{"result":{"total":60,"n":"noted"},"console":"summed 3 {\"total\":60}"}` {
+		t.Fatalf("out %s", out)
+	}
+	want := []string{`get_order {"id":1}`, `get_order {"id":2}`, `get_order {"id":3}`, `note {}`}
+	if strings.Join(o.calls, "|") != strings.Join(want, "|") {
+		t.Fatalf("calls %q", o.calls)
+	}
+}
+
+func TestProgramResultShapes(t *testing.T) {
+	for _, c := range []struct{ code, want string }{
+		{`return 42`, `{"result":42}`},
+		{`console.log("only")`, `{"result":null,"console":"only"}`},
+		{`return undefined`, `{"result":null}`},
+		{`return () => 1`, `{"result":null}`},
+		{`const r = await Promise.all([tools.note(), tools.note()]); return r`, `{"result":["noted","noted"]}`},
+		{`return tools.note().then(x => x + "!")`, `{"result":"noted!"}`},
+	} {
+		out, err := runProgram(program(c.code, "note"), (&orders{}).call)
+		if err != nil || string(out) != c.want {
+			t.Errorf("%s: out %s err %v, want %s", c.code, out, err, c.want)
+		}
+	}
+}
+
+func TestProgramToolFailureThrows(t *testing.T) {
+	o := &orders{}
+	// Caught, the failure is data the program goes on with.
+	out, err := runProgram(program(`
+try { await tools.refund({id: 1}) } catch (e) { return {name: e.name, tool: e.tool, msg: e.message} }`, "refund"), o.call)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(out) != `{"result":{"name":"ToolError","tool":"refund","msg":"tools.refund: Denied: refunds need a person"}}` {
+		t.Fatalf("out %s", out)
+	}
+	// Uncaught, it ends the program with the message and where.
+	_, err = runProgram(program("const a = 1\n  await tools.refund({id: 2})\nreturn a", "refund"), o.call)
+	if err == nil || !strings.Contains(err.Error(), "the program threw: ToolError: tools.refund: Denied: refunds need a person") ||
+		!strings.Contains(err.Error(), "at line 2, column ") || strings.Contains(err.Error(), "native") {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestProgramErrorsSayWhere(t *testing.T) {
+	for _, c := range []struct{ code, want string }{
+		{"const x = 1\nconst y = x +\n", "does not compile"},
+		{"let a = 1\nlet b = (\n}", "line 3, column 1"},
+		{"const x = 1\nnull.boom", "TypeError: Cannot read property 'boom'"},
+		{"const x = 1\nnull.boom", "line 2, column 6"},
+		{"\n\nthrow new RangeError('too far')", "RangeError: too far"},
+		{"\n\nthrow new RangeError('too far')", "line 3, column 7"},
+		{"function f() { return f() }\nreturn f()", "maximum call stack size"},
+		{"console.log('before'); throw 1", "console output:\nbefore"},
+		{"await new Promise(() => {})", "never settles"},
+		{"}); (function () {", "closes the function"},
+		{"  ", "the program is empty"},
+		{`return tools.missing()`, "TypeError"},
+	} {
+		_, err := runProgram(program(c.code, "note"), (&orders{}).call)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err %v, want it to contain %q", c.code, err, c.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "program.js") {
+			t.Errorf("%q: err %v names the wrapper's source", c.code, err)
+		}
+	}
+	if _, err := runProgram([]byte(`{"code":"return 1","language":"python"}`), nil); err == nil || !strings.Contains(err.Error(), "JavaScript") {
+		t.Fatalf("python: %v", err)
+	}
+	if _, err := runProgram([]byte(`[1]`), nil); err == nil || !strings.Contains(err.Error(), `{"code"`) {
+		t.Fatalf("bad arguments: %v", err)
+	}
+}
+
+func TestProgramCannotTamperWithTheBridge(t *testing.T) {
+	o := &orders{}
+	for _, code := range []string{
+		`tools.get_order = () => ({refund: 1e9}); return (await tools.get_order({id: 1})).refund`,
+		`Object.defineProperty(tools, "get_order", {value: () => ({refund: 1e9})}); return 1`,
+		`tools.evil = 1; return Object.keys(tools)`,
+		`Object.setPrototypeOf(tools, {get_order: () => ({refund: 1e9})}); return 1`,
+		`delete tools.get_order; return (await tools.get_order({id: 1})).refund`,
+		`globalThis.tools = {get_order: () => ({refund: 1e9})}; return (await tools.get_order({id: 1})).refund`,
+		`JSON.parse = () => ({refund: 1e9}); JSON.stringify = () => '{"id":99}'; return (await tools.get_order({id: 1})).refund`,
+		`Object.prototype.refund = 1e9; Promise.prototype.then = function () { throw new Error("x") }; return (await tools.get_order({id: 1})).refund`,
+	} {
+		out, err := runProgram(program(code, "get_order"), o.call)
+		if err != nil {
+			// Refusals of the tampering are fine (frozen objects throw
+			// in strict contexts); a forged value is not.
+			if strings.Contains(err.Error(), "1000000000") {
+				t.Errorf("%s: forged: %v", code, err)
+			}
+			continue
+		}
+		if strings.Contains(string(out), "1000000000") || strings.Contains(string(out), "evil") {
+			t.Errorf("%s: forged result %s", code, out)
+		}
+	}
+	for _, c := range o.calls {
+		if c != `get_order {"id":1}` {
+			t.Errorf("a tampered program made the call %q", c)
+		}
+	}
+}
+
+func TestProgramReachesNothingElse(t *testing.T) {
+	for _, code := range []string{
+		`return require("fs")`, `return await fetch("http://example.com")`, `return process.env`,
+		`return Deno.readFile("x")`, `return await import("fs")`, `return setTimeout(() => 1, 0)`,
+		`return XMLHttpRequest`, `return tools.call("note", {})`,
+	} {
+		out, err := runProgram(program(code, "note"), (&orders{}).call)
+		if err == nil {
+			t.Errorf("%s: ran, gave %s", code, out)
+		}
+	}
+}
