@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/autoagent-go/autoagent/codemode"
@@ -118,7 +119,15 @@ func (r *Runner) Run(ctx context.Context, p codemode.Program) (tool.Result, erro
 	if info, ok := loop.CallInfoFrom(ctx); ok {
 		c.ID = info.CallID
 	}
-	return r.t.Call(ctx, c)
+	res, err := r.t.Call(ctx, c)
+	if err == nil && res.IsError {
+		// The sandbox's limits speak of a tool; say which, and what to do.
+		if text := res.Text(); strings.HasPrefix(text, "tool exceeded its ") {
+			res = tool.Errorf("the program was stopped: it exceeded its %s (the sandbox's bound on one program); do less in one program, or split the work over several",
+				strings.TrimPrefix(text, "tool exceeded its "))
+		}
+	}
+	return res, err
 }
 
 // Close unloads the engine.

@@ -175,7 +175,12 @@ func installProgramTools(vm *goja.Runtime, j jsonFuncs, names []string, call bri
 		name := name
 		fn := func(fc goja.FunctionCall) goja.Value {
 			p, resolve, reject := vm.NewPromise()
-			v, msg := callProgramTool(vm, j, call, name, fc.Argument(0))
+			v, msg, stop := callProgramTool(vm, j, call, name, fc.Argument(0))
+			if stop {
+				// The run refuses every further call of this program:
+				// stop it, rather than let it catch a million refusals.
+				vm.Interrupt(msg)
+			}
 			if msg != "" {
 				e, err := errorCtor(nil, vm.ToValue(msg))
 				if err != nil {
@@ -203,11 +208,17 @@ func installProgramTools(vm *goja.Runtime, j jsonFuncs, names []string, call bri
 	return vm.GlobalObject().DefineDataProperty("tools", tools, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
 }
 
+// stopPrefix starts the refusal the run gives a program past its call
+// limit (loop's ProgramCallLimit): the engine then stops the program,
+// which no catch can resume.
+const stopPrefix = "ProgramCallLimit:"
+
 // callProgramTool calls the host tool name with args; it returns the
-// tool's structured content (or text), or the message of its failure.
-func callProgramTool(vm *goja.Runtime, j jsonFuncs, call bridge, name string, args goja.Value) (goja.Value, string) {
+// tool's structured content (or text), or the message of its failure, and
+// whether the failure ends the program.
+func callProgramTool(vm *goja.Runtime, j jsonFuncs, call bridge, name string, args goja.Value) (goja.Value, string, bool) {
 	if call == nil {
-		return nil, fmt.Sprintf("tools.%s: this engine was built without the host-tool bridge", name)
+		return nil, fmt.Sprintf("tools.%s: this engine was built without the host-tool bridge", name), false
 	}
 	text := "{}"
 	if !goja.IsUndefined(args) && !goja.IsNull(args) {
@@ -216,13 +227,13 @@ func callProgramTool(vm *goja.Runtime, j jsonFuncs, call bridge, name string, ar
 			panic(err)
 		}
 		if goja.IsUndefined(s) {
-			return nil, fmt.Sprintf("tools.%s: the arguments must be an object, like {id: 7}", name)
+			return nil, fmt.Sprintf("tools.%s: the arguments must be an object, like {id: 7}", name), false
 		}
 		text = s.String()
 	}
 	raw, err := call(name, []byte(text))
 	if err != nil {
-		return nil, fmt.Sprintf("tools.%s: %v", name, err)
+		return nil, fmt.Sprintf("tools.%s: %v", name, err), false
 	}
 	var res struct {
 		Content []struct {
@@ -233,7 +244,7 @@ func callProgramTool(vm *goja.Runtime, j jsonFuncs, call bridge, name string, ar
 		IsError           bool            `json:"isError"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return nil, fmt.Sprintf("tools.%s: the host returned an invalid result: %v", name, err)
+		return nil, fmt.Sprintf("tools.%s: the host returned an invalid result: %v", name, err), false
 	}
 	var b strings.Builder
 	for _, c := range res.Content {
@@ -242,16 +253,16 @@ func callProgramTool(vm *goja.Runtime, j jsonFuncs, call bridge, name string, ar
 		}
 	}
 	if res.IsError {
-		return nil, fmt.Sprintf("tools.%s: %s", name, b.String())
+		return nil, fmt.Sprintf("tools.%s: %s", name, b.String()), strings.HasPrefix(b.String(), stopPrefix)
 	}
 	if len(res.StructuredContent) > 0 && string(res.StructuredContent) != "null" {
 		v, err := j.parse(goja.Undefined(), vm.ToValue(string(res.StructuredContent)))
 		if err != nil {
 			panic(err)
 		}
-		return v, ""
+		return v, "", false
 	}
-	return vm.ToValue(b.String()), ""
+	return vm.ToValue(b.String()), "", false
 }
 
 // positionRE finds a position in the program's source as goja writes it:

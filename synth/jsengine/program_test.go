@@ -162,3 +162,18 @@ func TestProgramReachesNothingElse(t *testing.T) {
 		}
 	}
 }
+
+func TestProgramStopsAtTheCallLimit(t *testing.T) {
+	n := 0
+	b := func(name string, args []byte) ([]byte, error) {
+		n++
+		if n > 3 {
+			return []byte(`{"content":[{"type":"text","text":"ProgramCallLimit: a program may make 3 tool calls"}],"isError":true}`), nil
+		}
+		return []byte(`{"content":[{"type":"text","text":"ok"}]}`), nil
+	}
+	_, err := runProgram(program(`for (let i = 0; i < 1e6; i++) { try { await tools.note() } catch (e) {} } return "done"`, "note"), b)
+	if err == nil || !strings.Contains(err.Error(), "the program was stopped: tools.note: ProgramCallLimit") || n != 4 {
+		t.Fatalf("err %v after %d calls", err, n)
+	}
+}

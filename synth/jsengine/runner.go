@@ -167,6 +167,10 @@ func explain(what string, err error) error {
 	if errors.As(err, &so) {
 		return failf("%s: RangeError: maximum call stack size (%d) exceeded", what, maxCallStack)
 	}
+	var stopped *goja.InterruptedError
+	if errors.As(err, &stopped) {
+		return failf("the program was stopped: %v", stopped.Value())
+	}
 	var ex *goja.Exception
 	if errors.As(err, &ex) {
 		return failf("%s: %s", what, strings.TrimSpace(ex.String()))
