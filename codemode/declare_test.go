@@ -7,7 +7,15 @@ import (
 
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/trace"
 )
+
+// trace summarize counts programs by the tool's name.
+func TestTraceKnowsTheProgramTool(t *testing.T) {
+	if codemode.ToolName != trace.ProgramTool {
+		t.Fatalf("codemode.ToolName %q, trace.ProgramTool %q", codemode.ToolName, trace.ProgramTool)
+	}
+}
 
 func spec(name, desc, in, out string) llm.ToolSpec {
 	s := llm.ToolSpec{Name: name, Description: desc, InputSchema: json.RawMessage(in)}

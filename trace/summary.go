@@ -51,6 +51,13 @@ type Summary struct {
 	EarlyDiscarded int `json:"early_discarded,omitempty"`
 	// Approvals counts approval pauses.
 	Approvals int `json:"approvals"`
+	// Programs counts code mode's programs (calls of ProgramTool);
+	// ProgramCalls the tool calls they made (traced as children of the
+	// program's call), MaxProgramCalls the most one program made. A
+	// program's calls count in ToolCalls too.
+	Programs        int `json:"programs,omitempty"`
+	ProgramCalls    int `json:"program_calls,omitempty"`
+	MaxProgramCalls int `json:"max_program_calls,omitempty"`
 	// PrunedChars sums the characters pruned from model views.
 	PrunedChars int `json:"pruned_chars"`
 	// Token counts, summed over model responses; TokensReported is false
@@ -84,6 +91,7 @@ type Ratios struct {
 	ToolCallsPerRun   *float64 `json:"tool_calls_per_run"`  // tool calls over runs
 	ToolErrorRate     *float64 `json:"tool_error_rate"`     // tool errors over tool calls
 	RedundantCallRate *float64 `json:"redundant_call_rate"` // repeated calls over tool calls
+	CallsPerProgram   *float64 `json:"calls_per_program,omitempty"` // program calls over programs
 	CachedInputRate   *float64 `json:"cached_input_rate"`   // cached over input tokens
 }
 
@@ -127,6 +135,11 @@ func (t ToolStats) MeanMillis() float64 {
 	return t.TotalMillis / float64(t.Calls)
 }
 
+// ProgramTool is the name of code mode's program tool (codemode.ToolName,
+// which a test keeps equal): its calls are programs, and the tool calls
+// traced under them are the programs' calls.
+const ProgramTool = "run_program"
+
 // refusalTypes are the events that mean a call was refused.
 var refusalTypes = map[Type]bool{PolicyDeny: true, LoopGuardBlock: true, TrifectaBlock: true}
 
@@ -137,6 +150,7 @@ func Summarize(r io.Reader) (*Summary, error) {
 	s := &Summary{RunsByStatus: map[string]int{}, Refusals: map[string]int{}}
 	tools := map[string]*ToolStats{}
 	seen := map[string]bool{}
+	programs := map[string]int{} // a program's span → its calls
 	runs := map[string]int{} // run id → index in PerRun
 	br := bufio.NewReader(r)
 	for line := 1; ; line++ {
@@ -151,6 +165,7 @@ func Summarize(r io.Reader) (*Summary, error) {
 			} else {
 				s.add(&ev, tools, seen)
 				s.addRun(&ev, runs)
+				s.addProgram(&ev, programs)
 			}
 		}
 		if errors.Is(err, io.EOF) {
@@ -166,6 +181,24 @@ func Summarize(r io.Reader) (*Summary, error) {
 	slices.SortFunc(s.Tools, func(a, b ToolStats) int { return strings.Compare(a.Name, b.Name) })
 	s.ratios()
 	return s, nil
+}
+
+// addProgram counts programs and the calls made under them.
+func (s *Summary) addProgram(ev *Event, programs map[string]int) {
+	if ev.Type != ToolCallStart {
+		return
+	}
+	if n, ok := programs[ev.ParentID]; ok && ev.ParentID != "" {
+		programs[ev.ParentID] = n + 1
+		s.ProgramCalls++
+		s.MaxProgramCalls = max(s.MaxProgramCalls, n+1)
+	}
+	if p, _ := ev.Payload.(ToolCall); p.Name == ProgramTool && ev.SpanID != "" {
+		if _, again := programs[ev.SpanID]; !again {
+			s.Programs++
+			programs[ev.SpanID] = 0
+		}
+	}
 }
 
 // addRun counts ev in its run's line of PerRun.
@@ -234,6 +267,7 @@ func (s *Summary) ratios() {
 		ToolCallsPerRun:   ratio(float64(s.ToolCalls), float64(s.Runs), true),
 		ToolErrorRate:     ratio(float64(s.ToolErrors), float64(s.ToolCalls), true),
 		RedundantCallRate: ratio(float64(s.RedundantToolCalls), float64(s.ToolCalls), true),
+		CallsPerProgram:   ratio(float64(s.ProgramCalls), float64(s.Programs), true),
 		CachedInputRate:   ratio(float64(s.CachedTokens), float64(s.InputTokens), s.TokensReported),
 	}
 }
@@ -335,6 +369,10 @@ func (s *Summary) String() string {
 	b.WriteString("\n")
 	for _, t := range s.Tools {
 		fmt.Fprintf(&b, "  %-24s %4d calls  %3d errors  mean %8.2f ms  max %8.2f ms\n", t.Name, t.Calls, t.Errors, t.MeanMillis(), t.MaxMillis)
+	}
+	if s.Programs > 0 {
+		fmt.Fprintf(&b, "programs: %d, making %d tool calls (%s per program, at most %d)\n",
+			s.Programs, s.ProgramCalls, optional(s.Ratios.CallsPerProgram, "%.1f"), s.MaxProgramCalls)
 	}
 	fmt.Fprintf(&b, "refusals: %d", sumCounts(s.Refusals))
 	if len(s.Refusals) > 0 {

@@ -149,3 +149,39 @@ func TestSummarizeCountsEarlyStarts(t *testing.T) {
 		t.Errorf("text lacks the early starts:\n%s", text)
 	}
 }
+
+func TestSummarizeCountsPrograms(t *testing.T) {
+	var buf bytes.Buffer
+	tr := New(JSONL(&buf))
+	run := tr.Emit(Event{Type: RunStart, RunID: "a"})
+	llm := tr.Emit(Event{Type: LLMRequest, ParentID: run, RunID: "a", Payload: ModelCall{Step: 1}})
+	call := func(parent, name string) string {
+		s := tr.Emit(Event{Type: ToolCallStart, ParentID: parent, RunID: "a", Payload: ToolCall{Name: name}})
+		tr.Emit(Event{Type: ToolCallEnd, ParentID: s, RunID: "a", Payload: ToolCall{Name: name, Status: "ok"}})
+		return s
+	}
+	// Two programs: the first makes three calls, one of which (a tool
+	// with tools: grants) makes one of its own; the second makes one.
+	// A direct call is no program's.
+	p1 := tr.Emit(Event{Type: ToolCallStart, ParentID: llm, RunID: "a", Payload: ToolCall{Name: ProgramTool}})
+	call(p1, "get_order")
+	inner := call(p1, "summarise")
+	call(inner, "get_order")
+	call(p1, "get_order")
+	tr.Emit(Event{Type: ToolCallEnd, ParentID: p1, RunID: "a", Payload: ToolCall{Name: ProgramTool, Status: "ok"}})
+	p2 := tr.Emit(Event{Type: ToolCallStart, ParentID: llm, RunID: "a", Payload: ToolCall{Name: ProgramTool}})
+	call(p2, "get_order")
+	tr.Emit(Event{Type: ToolCallEnd, ParentID: p2, RunID: "a", Payload: ToolCall{Name: ProgramTool, Status: "ok"}})
+	call(llm, "get_order")
+	tr.Emit(Event{Type: RunEnd, ParentID: run, RunID: "a", Payload: Run{Status: "ok", Steps: 1}})
+	s, err := Summarize(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Programs != 2 || s.ProgramCalls != 4 || s.MaxProgramCalls != 3 || s.Ratios.CallsPerProgram == nil || *s.Ratios.CallsPerProgram != 2 {
+		t.Fatalf("programs %d, calls %d, max %d, per program %v; want 2, 4, 3, 2", s.Programs, s.ProgramCalls, s.MaxProgramCalls, s.Ratios.CallsPerProgram)
+	}
+	if text := s.String(); !strings.Contains(text, "programs: 2, making 4 tool calls (2.0 per program, at most 3)") {
+		t.Errorf("text lacks the programs:\n%s", text)
+	}
+}

@@ -1,6 +1,7 @@
 package jsprogram_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,6 +20,7 @@ import (
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/synth"
 	"github.com/autoagent-go/autoagent/tool"
+	"github.com/autoagent-go/autoagent/trace"
 )
 
 var (
@@ -463,3 +465,24 @@ func TestNewWithoutEngine(t *testing.T) {
 	}
 }
 
+
+// Each call of a program is traced as a child of the program's call, with
+// its arguments, result and duration; trace summarize counts them.
+func TestProgramCallsAreTracedUnderTheProgram(t *testing.T) {
+	var buf bytes.Buffer
+	a := agent(t, &shop{}, programCall("c1", `for (const id of [1, 2, 3]) await tools.get_order({id}); return 1`))
+	a.Tracer = trace.New(trace.JSONL(&buf))
+	if _, err := a.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := trace.Summarize(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Programs != 1 || s.ProgramCalls != 3 || s.ToolCalls != 4 {
+		t.Fatalf("programs %d, program calls %d, tool calls %d; want 1, 3, 4", s.Programs, s.ProgramCalls, s.ToolCalls)
+	}
+	if !strings.Contains(buf.String(), `"call_id":"c1/2","arguments_preview":"{\"id\":2}"`) {
+		t.Fatalf("a nested call's arguments are not traced:\n%s", buf.String())
+	}
+}
