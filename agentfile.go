@@ -13,6 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
 )
@@ -37,6 +38,7 @@ type agentFile struct {
 	Checkpoint string          `yaml:"checkpoint"`
 	Sessions   string          `yaml:"sessions"`
 	CreateTool agentCreateTool `yaml:"create_tool"`
+	CodeMode   string          `yaml:"code_mode"`
 }
 
 type agentBounds struct {
@@ -110,6 +112,7 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 //	trace: trace.jsonl
 //	checkpoint: run.state.json
 //	sessions: sessions.db
+//	code_mode: only                # off|also|only: the model writes programs calling the tools
 //
 // Strict: an unknown key is an error naming its line, and so is a key that
 // would hold a secret (api_key, token, password…): secrets are only named,
@@ -160,6 +163,9 @@ func Load(path string) (Config, error) {
 	}
 	if err := cfg.Bounds.Validate(); err != nil {
 		return Config{}, fmt.Errorf("%w %s: bounds: %v", ErrAgentFile, path, err)
+	}
+	if cfg.CodeMode.Mode, err = codemode.ParseMode(f.CodeMode); err != nil {
+		return Config{}, fmt.Errorf("%w %s: %v", ErrAgentFile, path, err)
 	}
 	if p := f.Plugins; p != nil {
 		cfg.Plugins = &PluginsConfig{Dir: rel(cmp0(p.Dir, "plugins")), Manifest: rel(p.Manifest), Quarantine: p.Quarantine}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/loop"
 )
 
@@ -40,6 +41,7 @@ memory: {kind: fact, dir: memory, identity: ada}
 policy: policy.json
 trace: /var/log/trace.jsonl
 sessions: sessions.db
+code_mode: only
 `)
 	dir := filepath.Dir(p)
 	cfg, err := autoagent.Load(p)
@@ -66,6 +68,9 @@ sessions: sessions.db
 		cfg.TraceFile != "/var/log/trace.jsonl" || cfg.SessionsFile != filepath.Join(dir, "sessions.db") {
 		t.Errorf("paths: memory %+v policy %q trace %q sessions %q", cfg.Memory, cfg.PolicyFile, cfg.TraceFile, cfg.SessionsFile)
 	}
+	if cfg.CodeMode.Mode != codemode.Only {
+		t.Errorf("code mode %q", cfg.CodeMode.Mode)
+	}
 	// JSON is read the same way.
 	j := writeFile(t, "agent.json", `{"provider": "openai", "bounds": {"max_steps": 3}, "plugins": {}}`)
 	cfg, err = autoagent.Load(j)
@@ -85,6 +90,7 @@ func TestLoadAgentFileErrors(t *testing.T) {
 		{"agent.yaml", "provider: openai\nbounds: {max_steps: eight}\n", `agent.yaml:2:`},
 		{"agent.yaml", "provider: openai\nbounds: {max_steps: -1}\n", `bounds:`},
 		{"agent.yaml", "model: m\n", `provider is required`},
+		{"agent.yaml", "provider: openai\ncode_mode: sometimes\n", `code mode "sometimes": want off, also or only`},
 		{"agent.yaml", "", `the file is empty`},
 		{"agent.json", "{\"provider\": \"openai\",\n \"sytem\": \"x\"}", `agent.json:2: unknown key "sytem"`},
 	} {

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/autoagent-go/autoagent/codemode"
+	"github.com/autoagent-go/autoagent/codemode/jsprogram"
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/internal/termtext"
@@ -93,6 +95,11 @@ type Config struct {
 	// CreateTool, when its Budget is positive, offers the model
 	// create_tool: it may write that many sandboxed tools for the run.
 	CreateTool CreateToolConfig
+	// CodeMode offers the model run_program (package codemode): one
+	// JavaScript program calling the run's tools, each call through the
+	// run's gate, run in the sandbox's JavaScript engine (codemode/
+	// jsprogram; `make synth-engine-tools` builds it). Off by default.
+	CodeMode CodeModeConfig
 	// SessionsFile, when set, is the session store (an SQLite file,
 	// created when missing) that Continue keeps conversations in.
 	SessionsFile string
@@ -107,6 +114,19 @@ type Config struct {
 	// executable (host.Options.Protected says how). Load adds the agent
 	// file.
 	Protected []manifest.Protected
+}
+
+// CodeModeConfig configures code mode (loop.Agent.CodeMode).
+type CodeModeConfig struct {
+	// Mode is codemode.Off (the zero value), Also or Only.
+	Mode codemode.Mode
+	// MaxCalls bounds one program's tool calls (0: codemode.DefaultMaxCalls).
+	MaxCalls int
+	// Limits bound one program's time, memory and output (zero fields:
+	// the host's 10 s, 64 MiB, 1 MiB).
+	Limits host.Limits
+	// Engine is the engine module's path ("": synth.FindEngine's).
+	Engine string
 }
 
 // MCPServer is one MCP server to mount: a stdio Command (argv) or a URL.
@@ -178,6 +198,7 @@ type Runtime struct {
 	otelExp     *otel.Exporter
 	otelTP      *sdktrace.TracerProvider
 	builder     *synth.Builder
+	programs    *jsprogram.Runner
 	creator     *synth.CreateTool
 	notes       io.Writer
 
@@ -316,6 +337,11 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 			return nil, err
 		}
 	}
+	if cfg.CodeMode.Mode != codemode.Off {
+		if err := rt.offerCodeMode(ctx, cfg.CodeMode, tr, protected); err != nil {
+			return nil, err
+		}
+	}
 	if err := rt.openMemory(ctx, cfg.Memory, model); err != nil {
 		return nil, err
 	}
@@ -328,6 +354,40 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		fmt.Fprintf(rt.notes, "autoagent: warning: %s\n", termtext.Text(fmt.Sprint(finding)))
 	}
 	return rt, nil
+}
+
+// offerCodeMode loads the program engine into the runtime's host (made
+// here when no plugins directory made one) and turns code mode on.
+func (rt *Runtime) offerCodeMode(ctx context.Context, cm CodeModeConfig, tr *trace.Tracer, protected []manifest.Protected) error {
+	if _, err := codemode.ParseMode(string(cm.Mode)); err != nil || cm.Mode == codemode.Off {
+		return fmt.Errorf("%w: CodeMode.Mode %q: want codemode.Also or Only", ErrConfig, cm.Mode)
+	}
+	if err := rt.ensureHost(ctx, tr, protected); err != nil {
+		return err
+	}
+	r, err := jsprogram.New(ctx, rt.host, jsprogram.Options{Engine: cm.Engine, Limits: cm.Limits, Progress: rt.notes})
+	if err != nil {
+		return fmt.Errorf("code mode: %w", err)
+	}
+	rt.programs = r
+	rt.agent.CodeMode = codemode.Config{Mode: cm.Mode, Runner: r, MaxCalls: cm.MaxCalls}
+	return nil
+}
+
+// ensureHost makes the runtime's WASM host when no plugins directory made
+// one: traced, with code mode's calls gated by the run (HostOptions).
+func (rt *Runtime) ensureHost(ctx context.Context, tr *trace.Tracer, protected []manifest.Protected) error {
+	if rt.host != nil {
+		return nil
+	}
+	opts := HostOptions(tr)
+	opts.Protected = protected
+	h, err := host.New(ctx, opts)
+	if err != nil {
+		return err
+	}
+	rt.host = h
+	return nil
 }
 
 // offerCreateTool adds create_tool: the writer model writes tools that run
@@ -343,14 +403,8 @@ func (rt *Runtime) offerCreateTool(ctx context.Context, cfg Config, model llm.Pr
 		}
 		writer, writerModel = w, ct.Writer.Model
 	}
-	if rt.host == nil {
-		opts := HostOptions(tr)
-		opts.Protected = protected
-		h, err := host.New(ctx, opts)
-		if err != nil {
-			return err
-		}
-		rt.host = h
+	if err := rt.ensureHost(ctx, tr, protected); err != nil {
+		return err
 	}
 	progress := ct.Progress
 	if progress == nil {
@@ -503,6 +557,9 @@ func (rt *Runtime) Close(ctx context.Context) error {
 		}
 		if rt.builder != nil {
 			rt.builder.Close(ctx)
+		}
+		if rt.programs != nil {
+			errs = append(errs, rt.programs.Close(ctx))
 		}
 		if rt.recorder != nil {
 			errs = append(errs, rt.recorder.Close())

@@ -51,6 +51,28 @@ func (a *Agent) checkCodeMode() error {
 	return nil
 }
 
+// checkResumedProgram refuses to resume, with code mode off, a turn that
+// called run_program: the program would not run again, and the calls it
+// awaits a decision on would never be made.
+func (a *Agent) checkResumedProgram(st *RunState) error {
+	if a.CodeMode.Mode != codemode.Off || (len(st.Pending) == 0 && len(st.Decisions) == 0) {
+		return nil
+	}
+	for i := len(st.Messages) - 1; i >= 0; i-- {
+		m := st.Messages[i]
+		if m.Role != llm.RoleAssistant {
+			continue
+		}
+		for _, c := range m.ToolCalls() {
+			if c.Name == codemode.ToolName {
+				return fmt.Errorf("%w: the turn being resumed ran a program (%s %s), so the run must resume with code mode on (the mode it ran with: also or only)", ErrCodeMode, codemode.ToolName, c.ID)
+			}
+		}
+		return nil
+	}
+	return nil
+}
+
 // codeMode reports whether the run offers run_program.
 func (r *runner) codeMode() bool { return r.a.CodeMode.Mode != codemode.Off }
 

@@ -231,3 +231,37 @@ func TestCodeModeConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+// A program paused for approval is resumed with code mode on: the program
+// runs again, its earlier call is replayed, and the approved one runs once.
+// Resumed with code mode off, the run says so instead of losing the call.
+func TestCodeModeResumeAfterApproval(t *testing.T) {
+	write := &recorder{name: "write_file"}
+	read := &recorder{name: "read_file"}
+	runner := &lineRunner{}
+	a := &loop.Agent{
+		Provider: scripted.New(calls(programCall("c1", `read_file {"path":"a"}`, `write_file {"path":"b"}`)), text("done")),
+		Tools:    nestedRegistry(t, write.tool(t), read.tool(t)),
+		Policy:   policyFor(map[string]loop.Verdict{"write_file": loop.VerdictApprove}),
+		CodeMode: codemode.Config{Mode: codemode.Only, Runner: runner},
+	}
+	res, err := a.Run(context.Background(), "go")
+	if !errors.Is(err, loop.ErrApprovalRequired) || res.State.Pending[0].Call.ID != "c1/2" {
+		t.Fatalf("no pause at c1/2: %v", err)
+	}
+	off := *a
+	off.CodeMode = codemode.Config{}
+	if _, err := off.Resume(context.Background(), res.State.Clone(), loop.Approve("c1/2")); !errors.Is(err, loop.ErrCodeMode) {
+		t.Fatalf("resumed with code mode off: %v", err)
+	}
+	res, err = a.Resume(context.Background(), res.State, loop.Approve("c1/2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(read.ran()) != 1 || len(write.ran()) != 1 || len(runner.seen) != 2 {
+		t.Fatalf("read ran %d, write ran %d, program ran %d times; want 1, 1, 2", len(read.ran()), len(write.ran()), len(runner.seen))
+	}
+	if got := toolResultText(res.Messages, "c1"); !strings.Contains(got, "write_file ok: write_file b") {
+		t.Fatalf("program result %q", got)
+	}
+}

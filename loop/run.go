@@ -77,6 +77,11 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	if err := a.checkCodeMode(); err != nil {
 		return nil, err
 	}
+	if resumed {
+		if err := a.checkResumedProgram(st); err != nil {
+			return nil, err
+		}
+	}
 	if resumed && st.Status == StopDone {
 		return finishedResult(st), nil
 	}

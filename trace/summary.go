@@ -86,13 +86,13 @@ type Summary struct {
 
 // Ratios are the summary's counts related to each other.
 type Ratios struct {
-	SuccessRate       *float64 `json:"success_rate"`        // successes over ended runs
-	TokensPerStep     *float64 `json:"tokens_per_step"`     // tokens over steps
-	ToolCallsPerRun   *float64 `json:"tool_calls_per_run"`  // tool calls over runs
-	ToolErrorRate     *float64 `json:"tool_error_rate"`     // tool errors over tool calls
-	RedundantCallRate *float64 `json:"redundant_call_rate"` // repeated calls over tool calls
+	SuccessRate       *float64 `json:"success_rate"`                // successes over ended runs
+	TokensPerStep     *float64 `json:"tokens_per_step"`             // tokens over steps
+	ToolCallsPerRun   *float64 `json:"tool_calls_per_run"`          // tool calls over runs
+	ToolErrorRate     *float64 `json:"tool_error_rate"`             // tool errors over tool calls
+	RedundantCallRate *float64 `json:"redundant_call_rate"`         // repeated calls over tool calls
 	CallsPerProgram   *float64 `json:"calls_per_program,omitempty"` // program calls over programs
-	CachedInputRate   *float64 `json:"cached_input_rate"`   // cached over input tokens
+	CachedInputRate   *float64 `json:"cached_input_rate"`           // cached over input tokens
 }
 
 // RunStats is one run of a trace.
@@ -151,7 +151,7 @@ func Summarize(r io.Reader) (*Summary, error) {
 	tools := map[string]*ToolStats{}
 	seen := map[string]bool{}
 	programs := map[string]int{} // a program's span → its calls
-	runs := map[string]int{} // run id → index in PerRun
+	runs := map[string]int{}     // run id → index in PerRun
 	br := bufio.NewReader(r)
 	for line := 1; ; line++ {
 		raw, err := br.ReadBytes('\n')

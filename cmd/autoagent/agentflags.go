@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
@@ -62,6 +63,9 @@ type agentFlags struct {
 	toolLang                    string
 	writerProvider, writerModel string
 	writerScript                string
+
+	// Code mode (issue 39).
+	codeMode string
 }
 
 func (f *agentFlags) register(fs *pflag.FlagSet) {
@@ -104,6 +108,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.writerProvider, "writer-provider", "", "provider of the model that writes create_tool's tools, e.g. a cheaper one (default: --provider)")
 	fs.StringVar(&f.writerModel, "writer-model", "", "model that writes create_tool's tools (default: --model with the same provider, else that provider's default)")
 	fs.StringVar(&f.writerScript, "writer-script", "", "script played by a scripted writer (--writer-provider scripted)")
+	fs.StringVar(&f.codeMode, "code-mode", "off", "offer the model run_program, a JavaScript program calling the tools (each call through the same checks and approvals): off|also (beside the tools)|only (instead of them)")
 }
 
 // defaultKeyVars lists each provider's default key variable, from the
@@ -141,6 +146,9 @@ func (f *agentFlags) validate() error {
 	}
 	if len(f.toolGrants) > 0 && f.createTool == 0 {
 		return usageError(errors.New("--tool-grant is the ceiling of the tools --create-tool writes: give --create-tool N"))
+	}
+	if _, err := codemode.ParseMode(f.codeMode); err != nil {
+		return usageError(fmt.Errorf("--code-mode: %v", err))
 	}
 	if f.toolLang != "js" && f.toolLang != "go" {
 		return usageError(fmt.Errorf("--tool-lang %q: want js or go", f.toolLang))
@@ -182,6 +190,9 @@ func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
 		SessionsFile:   f.sessions,
 		Memory:         autoagent.MemoryConfig{Kind: f.memory, Dir: f.memoryDir},
 		Notes:          stderr,
+	}
+	if m, err := codemode.ParseMode(f.codeMode); err == nil {
+		cfg.CodeMode.Mode = m
 	}
 	if f.outputSchema != "" {
 		b, err := os.ReadFile(f.outputSchema)
@@ -250,6 +261,7 @@ var overrides = map[string]func(dst, src *autoagent.Config){
 	"trifecta":              func(d, s *autoagent.Config) { d.Bounds.Trifecta = s.Bounds.Trifecta },
 	"shadow-guards":         func(d, s *autoagent.Config) { d.Bounds.ShadowGuards = s.Bounds.ShadowGuards },
 	"plugins":               func(d, s *autoagent.Config) { d.Plugins = s.Plugins },
+	"code-mode":             func(d, s *autoagent.Config) { d.CodeMode.Mode = s.CodeMode.Mode },
 	"manifest":              func(d, s *autoagent.Config) { d.Plugins = s.Plugins },
 	"quarantine":            func(d, s *autoagent.Config) { d.Plugins = s.Plugins },
 	"policy":                func(d, s *autoagent.Config) { d.PolicyFile = s.PolicyFile },

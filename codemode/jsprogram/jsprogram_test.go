@@ -465,7 +465,6 @@ func TestNewWithoutEngine(t *testing.T) {
 	}
 }
 
-
 // Each call of a program is traced as a child of the program's call, with
 // its arguments, result and duration; trace summarize counts them.
 func TestProgramCallsAreTracedUnderTheProgram(t *testing.T) {

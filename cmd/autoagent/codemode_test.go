@@ -1,0 +1,74 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autoagent-go/autoagent/internal/enginetest"
+	"github.com/autoagent-go/autoagent/synth"
+)
+
+// run --code-mode only: the model's program calls a sandboxed tool; a
+// call of the program awaiting approval pauses the run, shows the call and
+// its program, and resume --approve runs it once; resumed without code
+// mode, the run says how to resume it.
+func TestRunCodeModeApprovalAndResume(t *testing.T) {
+	engine := enginetest.Path(t, synth.BridgeEngineFile)
+	t.Setenv(synth.EngineEnv, filepath.Join(filepath.Dir(engine), synth.EngineFile))
+	e := newCLIEnv(t)
+	e.add("echo.wasm")
+	e.mustRun(0, "tools", "approve", filepath.Join(e.plugins, "echo.wasm"), "--yes")
+	policy := filepath.Join(e.root, "policy.json")
+	if err := os.WriteFile(policy, []byte(`{"default":"allow","rules":[{"tool":"echo","action":"approve","reason":"echo needs a human"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _ := json.Marshal(map[string]string{"code": "const r = await tools.echo({msg: \"once\"})\nreturn r"})
+	script := e.writeScript(
+		`{"tool_calls":[{"id":"call_p","name":"run_program","arguments":`+string(code)+`}]}`,
+		`{"text":"Echoed from a program."}`,
+	)
+	state := filepath.Join(e.root, "run.state.json")
+	tracePath := filepath.Join(e.root, "trace.jsonl")
+	common := []string{"--provider", "scripted", "--script", script, "--policy", policy, "--trace", tracePath}
+	r := e.mustRun(1, append([]string{"run", "--json", "--code-mode", "only", "--checkpoint", state}, append(common, "echo once")...)...)
+	if got := decodeRunJSON(t, r.stdout); got.StopReason != "approval_required" {
+		t.Fatalf("stop %q: %s", got.StopReason, r.stderr)
+	}
+	for _, want := range []string{"approval required: echo (call call_p/1)", "asked by:  the tool of call call_p", `"msg": "once"`} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	if n := countSandboxCalls(t, tracePath, "echo"); n != 0 {
+		t.Fatalf("echo ran %d times before approval", n)
+	}
+	r = e.run("", append([]string{"resume", state, "--approve", "call_p/1"}, common...)...)
+	if r.code == 0 || !strings.Contains(r.stderr, "code mode on") {
+		t.Errorf("resumed without code mode: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = e.mustRun(0, append([]string{"resume", state, "--approve", "call_p/1", "--code-mode", "only", "--json"}, common...)...)
+	got := decodeRunJSON(t, r.stdout)
+	if got.StopReason != "done" || got.Output != "Echoed from a program." {
+		t.Errorf("resumed: %+v", got)
+	}
+	if n := countSandboxCalls(t, tracePath, "echo"); n != 1 {
+		t.Errorf("echo ran %d times after approval, want 1", n)
+	}
+	var program string
+	for _, m := range got.Messages {
+		for _, p := range m.Parts {
+			if p.ToolResult != nil && p.ToolResult.CallID == "call_p" {
+				program = p.ToolResult.Content
+			}
+		}
+	}
+	if !strings.Contains(program, `"result":`) || !strings.Contains(program, "once") {
+		t.Errorf("the program's result: %q", program)
+	}
+	if r := e.run("", "run", "--code-mode", "sometimes", "--provider", "scripted", "--script", script, "x"); r.code != 2 || !strings.Contains(r.stderr, "off, also or only") {
+		t.Errorf("a bad --code-mode: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
