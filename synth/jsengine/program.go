@@ -59,8 +59,7 @@ func runProgram(arguments []byte, call bridge) ([]byte, error) {
 	if strings.TrimSpace(in.Code) == "" {
 		return nil, failf("the program is empty: put the JavaScript in \"code\" (the body of an async function: await tools.NAME(args), return the answer)")
 	}
-	vm := goja.New()
-	vm.SetMaxCallStackSize(maxCallStack)
+	vm := newRuntime()
 	con := newConsole()
 	out, err := evaluateProgram(vm, con, in, call)
 	if err != nil {

@@ -177,3 +177,47 @@ func TestProgramStopsAtTheCallLimit(t *testing.T) {
 		t.Fatalf("err %v after %d calls", err, n)
 	}
 }
+
+// BenchmarkProgramNative is runProgram outside the sandbox, for the ratio
+// with codemode/jsprogram's BenchmarkProgramStart.
+func BenchmarkProgramNative(b *testing.B) {
+	in := program("return 1", "note")
+	for b.Loop() {
+		if _, err := runProgram(in, (&orders{}).call); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkProgramCallNative is one tools.NAME call of a program outside
+// the sandbox (a Go bridge answering at once), for the ratio with
+// codemode/jsprogram's BenchmarkCall/nested.
+func BenchmarkProgramCallNative(b *testing.B) {
+	in := program("for (let id = 0; id < 100; id++) await tools.get_order({id}); return 1", "get_order")
+	for b.Loop() {
+		if _, err := runProgram(in, (&orders{}).call); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/100/1000, "µs/call")
+}
+
+// The runtime prepared while the instance started serves one call: what a
+// script leaves in it never reaches the next call in the same instance.
+func TestPreparedRuntimeServesOneCall(t *testing.T) {
+	prepared = prepareRuntime()
+	if prepared == nil {
+		t.Fatal("no runtime prepared")
+	}
+	first, err := runProgram(program(`globalThis.leak = "secret"; Object.prototype.polluted = 1; return typeof leak`), nil)
+	if err != nil || string(first) != `{"result":"string"}` {
+		t.Fatalf("first: %s %v", first, err)
+	}
+	if prepared != nil {
+		t.Fatal("the prepared runtime is still there to be handed out again")
+	}
+	second, err := runProgram(program(`return [typeof leak, ({}).polluted === undefined]`), nil)
+	if err != nil || string(second) != `{"result":["undefined",true]}` {
+		t.Fatalf("second: %s %v", second, err)
+	}
+}

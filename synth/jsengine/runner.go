@@ -37,8 +37,7 @@ func failf(format string, args ...any) error {
 // Every failure is a *scriptError whose text ends with the tail of the
 // script's console output.
 func runScript(script string, arguments []byte, call bridge) ([]byte, error) {
-	vm := goja.New()
-	vm.SetMaxCallStackSize(maxCallStack)
+	vm := newRuntime()
 	con := newConsole()
 	out, err := evaluate(vm, con, script, arguments, call)
 	if err != nil {
@@ -53,8 +52,7 @@ func runScript(script string, arguments []byte, call bridge) ([]byte, error) {
 
 // checkScript compiles and loads script and checks that it defines run.
 func checkScript(script string) error {
-	vm := goja.New()
-	vm.SetMaxCallStackSize(maxCallStack)
+	vm := newRuntime()
 	con := newConsole()
 	_, _, err := load(vm, con, script, nil)
 	if err != nil {
