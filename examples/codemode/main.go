@@ -251,10 +251,13 @@ func demo(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	defer programs.Close(ctx)
-	// One program first, so the table's wall time is a warm engine's.
+	// One program first, so the table's wall time is a warm engine's; then
+	// the time a model's turn takes at least, in which the host makes the
+	// next program's instance ahead of it, as it does between turns.
 	if _, err := run(ctx, "warm-up", programmed(), codemode.Config{Mode: codemode.Only, Runner: programs}); err != nil {
 		return err
 	}
+	time.Sleep(300 * time.Millisecond)
 	var rows []row
 	for _, c := range []struct {
 		name  string
