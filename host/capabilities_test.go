@@ -171,3 +171,30 @@ func TestConfigGrant(t *testing.T) {
 		}
 	}
 }
+
+// CallAnyTool (Go API only) lets a module call any host tool, the
+// dispatcher deciding; without it or a tools: grant the call is denied,
+// and an isolated module cannot have it.
+func TestCallAnyTool(t *testing.T) {
+	var got []string
+	h, _ := newTestHost(t, Options{CallTool: func(ctx context.Context, c tool.Call) (tool.Result, error) {
+		got = append(got, c.Name)
+		return tool.Text("ok " + c.Name), nil
+	}})
+	l := load(t, h, "hostcall.wasm", Module{CallAnyTool: true})
+	for _, name := range []string{"weather", "delete_everything"} {
+		if res := call(t, l, "hostcall", `{"tool":"`+name+`"}`); res.IsError || res.Text() != "ok "+name {
+			t.Fatalf("%s: %+v", name, res)
+		}
+	}
+	if len(got) != 2 {
+		t.Fatalf("dispatched %q", got)
+	}
+	if _, err := h.Load(context.Background(), Module{Name: "hostcall", Bytes: wasmFile(t, "hostcall.wasm")}); err == nil {
+		t.Fatal("a module importing tool_call loaded with no tools: grant and no CallAnyTool")
+	}
+	_, err := h.Load(context.Background(), Module{Name: "hostcall", Bytes: wasmFile(t, "hostcall.wasm"), CallAnyTool: true, Isolated: true})
+	if err == nil || !strings.Contains(err.Error(), "cannot be given CallAnyTool") {
+		t.Fatalf("isolated with CallAnyTool: %v", err)
+	}
+}
