@@ -106,7 +106,7 @@ func Spec(specs []llm.ToolSpec, search bool) llm.ToolSpec {
 	var b strings.Builder
 	b.WriteString(`Run a JavaScript program that calls your tools, to do in one step what would take many tool calls. ` +
 		`The program is the body of an async function: ` +
-		"`const o = await tools.get_order({id: 7})` calls a tool and gives its result; a refused or failed call throws an Error (catch it to go on); " +
+		"`const o = await tools.get_order({id: 7})` calls a tool and gives its result (structured content, or its text: parsed when it is a JSON object or array); a refused or failed call throws an Error (catch it to go on); " +
 		"`return` gives the program's result; `console.log` adds to its output. " +
 		`Each call passes the same checks and approvals as a direct call. ` +
 		`There is no require, import, fetch, file, network, timer or clock: only the tools below. ` +

@@ -261,7 +261,16 @@ func callProgramTool(vm *goja.Runtime, j jsonFuncs, call bridge, name string, ar
 		}
 		return v, "", false
 	}
-	return vm.ToValue(b.String()), "", false
+	// Many tools (MCP servers, modules) give JSON as text only: an
+	// object or array is given to the program parsed, as its structured
+	// content would be; any other text as the string it is.
+	got := b.String()
+	if t := strings.TrimSpace(got); len(t) > 1 && (t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
+		if v, err := j.parse(goja.Undefined(), vm.ToValue(t)); err == nil {
+			return v, "", false
+		}
+	}
+	return vm.ToValue(got), "", false
 }
 
 // positionRE finds a position in the program's source as goja writes it:

@@ -20,6 +20,12 @@ func (o *orders) call(name string, args []byte) ([]byte, error) {
 		return []byte(`{"content":[{"type":"text","text":"order"}],"structuredContent":` + string(b) + `}`), nil
 	case "note":
 		return []byte(`{"content":[{"type":"text","text":"noted"}]}`), nil
+	case "raw":
+		return []byte(`{"content":[{"type":"text","text":" {\"refund\": 5, \"items\": [1, 2]} "}]}`), nil
+	case "rawlist":
+		return []byte(`{"content":[{"type":"text","text":"[3, 4]"}]}`), nil
+	case "broken":
+		return []byte(`{"content":[{"type":"text","text":"{not json}"}]}`), nil
 	}
 	return []byte(`{"content":[{"type":"text","text":"Denied: refunds need a person"}],"isError":true}`), nil
 }
@@ -60,8 +66,11 @@ func TestProgramResultShapes(t *testing.T) {
 		{`return () => 1`, `{"result":null}`},
 		{`const r = await Promise.all([tools.note(), tools.note()]); return r`, `{"result":["noted","noted"]}`},
 		{`return tools.note().then(x => x + "!")`, `{"result":"noted!"}`},
+		// JSON given as text only is parsed when it is an object or array.
+		{`const o = await tools.raw(); return [o.refund, o.items.length, (await tools.rawlist())[1]]`, `{"result":[5,2,4]}`},
+		{`return await tools.broken()`, `{"result":"{not json}"}`},
 	} {
-		out, err := runProgram(program(c.code, "note"), (&orders{}).call)
+		out, err := runProgram(program(c.code, "note", "raw", "rawlist", "broken"), (&orders{}).call)
 		if err != nil || string(out) != c.want {
 			t.Errorf("%s: out %s err %v, want %s", c.code, out, err, c.want)
 		}
