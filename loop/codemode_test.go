@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -263,5 +264,52 @@ func TestCodeModeResumeAfterApproval(t *testing.T) {
 	}
 	if got := toolResultText(res.Messages, "c1"); !strings.Contains(got, "write_file ok: write_file b") {
 		t.Fatalf("program result %q", got)
+	}
+}
+
+// A code-mode run recorded replays: offline, the program's recorded result
+// is given back and no tool runs; with the tools ("model-only"), the
+// program runs again and its calls with it.
+func TestCodeModeRecordAndReplay(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "run.jsonl")
+	rec, err := loop.CreateRecording(path, loop.RecordOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := &recorder{name: "write_file"}
+	cm := codemode.Config{Mode: codemode.Only, Runner: &lineRunner{}}
+	a := &loop.Agent{
+		Provider: scripted.New(calls(programCall("c1", `write_file {"path":"a"}`, `write_file {"path":"b"}`)), text("done")),
+		Tools:    nestedRegistry(t, write.tool(t)),
+		CodeMode: cm, Recorder: rec,
+	}
+	orig, err := a.Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Offline, the recording says the run was in code mode: nothing to give.
+	res, err := loop.Replay(context.Background(), path, loop.ReplayOptions{})
+	if err != nil {
+		t.Fatalf("offline replay: %v", err)
+	}
+	if res.Output != orig.Output || toolResultText(res.Messages, "c1") != toolResultText(orig.Messages, "c1") || len(write.ran()) != 2 {
+		t.Fatalf("offline replay: %q, program %q, writes %d", res.Output, toolResultText(res.Messages, "c1"), len(write.ran()))
+	}
+	if r, err := loop.OpenRecording(path); err != nil || r.CodeMode() != codemode.Only {
+		t.Fatalf("the recording's code mode: %v", err)
+	}
+	// With live tools, the programs need a runner.
+	if _, err := loop.Replay(context.Background(), path, loop.ReplayOptions{Tools: nestedRegistry(t, (&recorder{name: "write_file"}).tool(t))}); !errors.Is(err, loop.ErrCodeMode) {
+		t.Fatalf("live replay without a runner: %v", err)
+	}
+	again := &recorder{name: "write_file"}
+	if _, err := loop.Replay(context.Background(), path, loop.ReplayOptions{Tools: nestedRegistry(t, again.tool(t)), Agent: &loop.Agent{CodeMode: cm}}); err != nil {
+		t.Fatalf("model-only replay: %v", err)
+	}
+	if len(again.ran()) != 2 {
+		t.Fatalf("model-only replay ran the program's calls %d times, want 2", len(again.ran()))
 	}
 }

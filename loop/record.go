@@ -10,6 +10,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
@@ -105,6 +106,8 @@ type recordLine struct {
 	Bounds   *Bounds        `json:"bounds,omitempty"`
 	Model    string         `json:"model,omitempty"`
 	Redacted bool           `json:"redacted,omitempty"`
+	// CodeMode is the run's code mode and its program call bound, when on.
+	CodeMode *recordedCodeMode `json:"code_mode,omitempty"`
 
 	// llm
 	Messages       int           `json:"messages,omitempty"`
@@ -145,6 +148,13 @@ func (r *Recorder) write(l *recordLine) {
 }
 
 // start records the run's starting point.
+// recordedCodeMode is a recorded run's code mode (Agent.CodeMode without
+// its runner).
+type recordedCodeMode struct {
+	Mode     codemode.Mode `json:"mode"`
+	MaxCalls int           `json:"max_calls,omitempty"`
+}
+
 func (r *Recorder) start(run *runner) {
 	if r == nil {
 		return
@@ -159,6 +169,9 @@ func (r *Recorder) start(run *runner) {
 	l := &recordLine{Kind: "run", RunID: st.RunID, Step: st.Step, State: st, Model: run.a.Model, Redacted: r.redact}
 	b := run.a.Bounds
 	l.Bounds = &b
+	if cm := run.a.CodeMode; cm.Mode != codemode.Off {
+		l.CodeMode = &recordedCodeMode{Mode: cm.Mode, MaxCalls: cm.MaxCalls}
+	}
 	if run.a.Tools != nil {
 		for _, t := range run.a.Tools.Tools() {
 			l.Tools = append(l.Tools, recordedTool{Spec: t.Spec(), Flags: tool.FlagsOf(t)})

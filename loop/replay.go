@@ -13,6 +13,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
@@ -181,8 +182,38 @@ func (rec *Recording) Replay(ctx context.Context, opts ReplayOptions) (*Result, 
 	if rec.header.Bounds != nil {
 		a.Bounds = *rec.header.Bounds
 	}
+	if cm := rec.header.CodeMode; cm != nil {
+		// The run offered run_program: the replay offers it too, so the
+		// model is sent the same tools. Offline the program's recorded
+		// result is given back and no program runs.
+		runner := a.CodeMode.Runner
+		if rp.offline {
+			runner = offlinePrograms{}
+		} else if runner == nil {
+			return nil, fmt.Errorf("%w: the recorded run was in code mode (%s): replaying it with live tools needs ReplayOptions.Agent.CodeMode.Runner to run its programs", ErrCodeMode, cm.Mode)
+		}
+		a.CodeMode = codemode.Config{Mode: cm.Mode, MaxCalls: cm.MaxCalls, Runner: runner}
+	} else {
+		a.CodeMode = codemode.Config{}
+	}
 	a.Memory, a.Recorder, a.replay = nil, nil, rp
 	return a.execute(ctx, rec.State(), true, nil)
+}
+
+// CodeMode is the recorded run's code mode (codemode.Off when it had none).
+func (rec *Recording) CodeMode() codemode.Mode {
+	if rec.header.CodeMode == nil {
+		return codemode.Off
+	}
+	return rec.header.CodeMode.Mode
+}
+
+// offlinePrograms is the program runner of an offline replay, which
+// answers run_program from the recording before any runner is asked.
+type offlinePrograms struct{}
+
+func (offlinePrograms) Run(context.Context, codemode.Program) (tool.Result, error) {
+	return tool.Result{}, errors.New("loop: an offline replay runs no program")
 }
 
 // stubTools builds, from the recorded specs and flags, tools that are

@@ -72,3 +72,33 @@ func TestRunCodeModeApprovalAndResume(t *testing.T) {
 		t.Errorf("a bad --code-mode: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// A code-mode run recorded with --record replays: offline (no program,
+// no tool runs) and with --live-tools (the program runs again in the
+// engine, its call through the gate).
+func TestReplayCodeModeRecording(t *testing.T) {
+	engine := enginetest.Path(t, synth.BridgeEngineFile)
+	t.Setenv(synth.EngineEnv, filepath.Join(filepath.Dir(engine), synth.EngineFile))
+	e := newCLIEnv(t)
+	e.add("echo.wasm")
+	e.mustRun(0, "tools", "approve", filepath.Join(e.plugins, "echo.wasm"), "--yes")
+	code, _ := json.Marshal(map[string]string{"code": "return await tools.echo({msg: \"twice\"})"})
+	script := e.writeScript(
+		`{"tool_calls":[{"id":"call_p","name":"run_program","arguments":`+string(code)+`}]}`,
+		`{"text":"Echoed."}`,
+	)
+	recording := filepath.Join(e.root, "run.rec.jsonl")
+	tracePath := filepath.Join(e.root, "trace.jsonl")
+	e.mustRun(0, "run", "--code-mode", "only", "--provider", "scripted", "--script", script, "--record", recording, "--trace", tracePath, "echo")
+	if n := countSandboxCalls(t, tracePath, "echo"); n != 1 {
+		t.Fatalf("echo ran %d times in the run", n)
+	}
+	r := e.mustRun(0, "replay", recording, "--json")
+	if got := decodeRunJSON(t, r.stdout); got.Output != "Echoed." || got.StopReason != "done" {
+		t.Fatalf("offline replay: %+v\n%s", got, r.stderr)
+	}
+	r = e.mustRun(0, "replay", recording, "--live-tools", "--json")
+	if got := decodeRunJSON(t, r.stdout); got.Output != "Echoed." {
+		t.Fatalf("live replay: %+v\n%s", got, r.stderr)
+	}
+}

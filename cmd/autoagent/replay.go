@@ -7,6 +7,8 @@ import (
 	"os"
 
 	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/codemode"
+	"github.com/autoagent-go/autoagent/codemode/jsprogram"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/spf13/cobra"
@@ -34,6 +36,10 @@ running out) is reported with the step where it happened, and exits 1.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			ctx := c.Context()
+			rec, err := loop.OpenRecording(args[0])
+			if err != nil {
+				return err
+			}
 			var opts loop.ReplayOptions
 			if liveTools {
 				if _, err := os.Stat(plugins); err != nil {
@@ -56,8 +62,18 @@ running out) is reported with the step where it happened, and exits 1.`,
 					return err
 				}
 				opts.Tools = reg
+				if rec.CodeMode() != codemode.Off {
+					// The recorded run was in code mode: its programs run
+					// again, in the engine, their calls through the gate.
+					programs, err := jsprogram.New(ctx, h, jsprogram.Options{Progress: c.ErrOrStderr()})
+					if err != nil {
+						return fmt.Errorf("the recorded run was in code mode: %w", err)
+					}
+					defer programs.Close(context.WithoutCancel(ctx))
+					opts.Agent = &loop.Agent{CodeMode: codemode.Config{Runner: programs}}
+				}
 			}
-			res, err := loop.Replay(ctx, args[0], opts)
+			res, err := rec.Replay(ctx, opts)
 			var mismatch *loop.ReplayMismatch
 			if errors.As(err, &mismatch) {
 				return mismatch // it names the step; the run's wrapping adds nothing
