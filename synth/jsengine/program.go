@@ -234,32 +234,41 @@ func callProgramTool(vm *goja.Runtime, j jsonFuncs, call bridge, name string, ar
 	if err != nil {
 		return nil, fmt.Sprintf("tools.%s: %v", name, err), false
 	}
+	// The content is decoded only when it is what the program gets: a
+	// result with structured content carries the same JSON again as
+	// text, and unescaping it costs more than the call's crossing.
 	var res struct {
-		Content []struct {
-			Type string `json:"type"`
-			Text string `json:"text"`
-		} `json:"content"`
+		Content           json.RawMessage `json:"content"`
 		StructuredContent json.RawMessage `json:"structuredContent"`
 		IsError           bool            `json:"isError"`
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return nil, fmt.Sprintf("tools.%s: the host returned an invalid result: %v", name, err), false
 	}
+	if !res.IsError && len(res.StructuredContent) > 0 && string(res.StructuredContent) != "null" {
+		v, err := j.parse(goja.Undefined(), vm.ToValue(string(res.StructuredContent)))
+		if err != nil {
+			panic(err)
+		}
+		return v, "", false
+	}
+	var content []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if len(res.Content) > 0 {
+		if err := json.Unmarshal(res.Content, &content); err != nil {
+			return nil, fmt.Sprintf("tools.%s: the host returned an invalid result: %v", name, err), false
+		}
+	}
 	var b strings.Builder
-	for _, c := range res.Content {
+	for _, c := range content {
 		if c.Type == "text" {
 			b.WriteString(c.Text)
 		}
 	}
 	if res.IsError {
 		return nil, fmt.Sprintf("tools.%s: %s", name, b.String()), strings.HasPrefix(b.String(), stopPrefix)
-	}
-	if len(res.StructuredContent) > 0 && string(res.StructuredContent) != "null" {
-		v, err := j.parse(goja.Undefined(), vm.ToValue(string(res.StructuredContent)))
-		if err != nil {
-			panic(err)
-		}
-		return v, "", false
 	}
 	// Many tools (MCP servers, modules) give JSON as text only: an
 	// object or array is given to the program parsed, as its structured
