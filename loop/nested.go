@@ -52,6 +52,9 @@ var ErrNotInRun = errors.New("loop: CallNested: not called from a tool of a runn
 // calling tool's span. A ctx not from the loop gets ErrNotInRun.
 func CallNested(ctx context.Context, c tool.Call) (tool.Result, error) {
 	cc, ok := ctx.Value(callKey{}).(*callCtx)
+	if ok && cc.replay != nil {
+		return cc.replay.call(cc, c), nil
+	}
 	if !ok || cc.run == nil {
 		return tool.Result{}, ErrNotInRun
 	}
