@@ -25,6 +25,9 @@ type RecordedCall struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments,omitempty"`
 	Result    tool.Result     `json:"result"`
+	// Untrusted: the result tainted the program, as CallNested's
+	// untrusted results do; replayed, it taints the program again.
+	Untrusted bool `json:"untrusted,omitempty"`
 }
 
 // ProgramReplay is how a program run with [ReplayProgramContext] ended.
@@ -46,10 +49,11 @@ const programSuspendedPrefix = "ProgramSuspended:"
 
 // ReplayProgramContext returns a context for running the program of the
 // run_program call info away from its run, on the record of the calls it
-// made so far (tainted: the call had taken in untrusted content). In it
-// CallNested answers the program's n-th call from record[n-1] when it is
-// the call recorded there (same tool, JSON-equal arguments), and refuses
-// it (Diverged) when it is another. The first call past the record does
+// made so far (tainted: the call had taken in untrusted content before
+// the program's first call). In it CallNested answers the program's n-th
+// call from record[n-1] when it is the call recorded there (same tool,
+// JSON-equal arguments), tainting the program if that result did, and
+// refuses it (Diverged) when it is another. The first call past the record does
 // not run: it is noted, and refused with a ProgramSuspended error that
 // stops the program engine; so is every call after it. Once the program
 // is done, end returns the call noted, if any, and what the program
@@ -104,6 +108,9 @@ func (p *programReplay) call(cc *callCtx, c tool.Call) tool.Result {
 	call := llm.ToolCall{ID: id, Name: c.Name, Arguments: args}
 	if callSignature(call) != callSignature(llm.ToolCall{Name: rec.Name, Arguments: recArgs}) {
 		return tool.Errorf("%s", divergedMessage(call))
+	}
+	if rec.Untrusted {
+		cc.tainted.Store(true)
 	}
 	res := rec.Result
 	res.Content = append([]tool.Content(nil), res.Content...)

@@ -3,6 +3,7 @@ package loop_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,14 +82,28 @@ func TestReplayProgramContextCopiesResults(t *testing.T) {
 }
 
 // A program that needs no call past its record ends with Next nil; its
-// context carries the caller's taint, and what the program reports
+// context carries the caller's taint, and a recorded untrusted result
+// taints it from that call on, as in the run; what the program reports
 // (taint, usage) comes back.
 func TestReplayProgramContextReportsAndTaint(t *testing.T) {
+	record := []loop.RecordedCall{{Name: "get", Result: tool.Text("x")}, {Name: "read_mail", Result: tool.Text("mail"), Untrusted: true}}
 	for _, tainted := range []bool{false, true} {
-		ctx, end := loop.ReplayProgramContext(context.Background(), loop.CallInfo{CallID: "c1"}, tainted, []loop.RecordedCall{{Name: "get", Result: tool.Text("x")}})
-		if tool.Tainted(ctx) != tainted {
-			t.Errorf("tainted %v: the program's context says %v", tainted, tool.Tainted(ctx))
+		ctx, end := loop.ReplayProgramContext(context.Background(), loop.CallInfo{CallID: "c1"}, tainted, record)
+		var seen []bool
+		for _, c := range record {
+			seen = append(seen, tool.Tainted(ctx))
+			if _, err := loop.CallNested(ctx, tool.Call{Name: c.Name}); err != nil {
+				t.Fatal(err)
+			}
 		}
+		seen = append(seen, tool.Tainted(ctx))
+		if want := []bool{tainted, tainted, true}; !slices.Equal(seen, want) {
+			t.Errorf("tainted %v: the program's context says %v before, between and after its calls; want %v", tainted, seen, want)
+		}
+		if r := end(); !r.Report.Tainted {
+			t.Errorf("tainted %v: the untrusted result did not taint the program's result: %+v", tainted, r)
+		}
+		ctx, end = loop.ReplayProgramContext(context.Background(), loop.CallInfo{CallID: "c1"}, tainted, record[:1])
 		if _, err := loop.CallNested(ctx, tool.Call{Name: "get"}); err != nil {
 			t.Fatal(err)
 		}
@@ -135,7 +150,9 @@ func TestNestedPaused(t *testing.T) {
 
 type runnerFunc func(ctx context.Context, p codemode.Program) (tool.Result, error)
 
-func (f runnerFunc) Run(ctx context.Context, p codemode.Program) (tool.Result, error) { return f(ctx, p) }
+func (f runnerFunc) Run(ctx context.Context, p codemode.Program) (tool.Result, error) {
+	return f(ctx, p)
+}
 
 // scriptedProgram is a model that calls run_program with code, then
 // answers.
