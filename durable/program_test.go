@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -29,7 +31,7 @@ import (
 // stops, as the engine does, at a refusal that starts ProgramSuspended:
 // or ProgramCallLimit: (goOn: it does not). A line "taint" reports
 // taint; a line "hold" waits while the file hold exists (the fault
-// tests).
+// tests; the file hold.held says it holds).
 type lineRunner struct {
 	goOn bool
 	hold string
@@ -46,6 +48,9 @@ func (l *lineRunner) Run(ctx context.Context, p codemode.Program) (tool.Result, 
 			tool.ReportTaint(ctx)
 			continue
 		case "hold":
+			if _, err := os.Stat(l.hold); err == nil {
+				appendLine(filepath.Dir(l.hold), filepath.Base(l.hold)+".held", "")
+			}
 			hold(ctx, l.hold)
 			continue
 		}
