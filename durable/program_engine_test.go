@@ -125,3 +125,51 @@ return {total: a.refund + b.refund, refunded}`
 		t.Errorf("executions %v, want each call once", remote.ran)
 	}
 }
+
+// BenchmarkCodeModeProgram is one durable run (the testsuite's workflow
+// environment, no server) of a JavaScript program making n calls, which
+// runs n+1 times on the worker, each run answering the calls before from
+// the record: the cost of running a program as one activity per call
+// (calls=N/local is the same program in a local run, run once).
+func BenchmarkCodeModeProgram(b *testing.B) {
+	ctx := context.Background()
+	h, err := host.New(ctx, host.Options{CallTool: loop.CallNested})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { h.Close(ctx) })
+	programs, err := jsprogram.New(ctx, h, jsprogram.Options{Engine: enginetest.Path(b, synth.BridgeEngineFile)})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { programs.Close(ctx) })
+	for _, n := range []int{1, 10, 50, 200} {
+		b.Run(fmt.Sprintf("calls=%d", n), func(b *testing.B) {
+			code := fmt.Sprintf("let s = 0\nfor (let i = 0; i < %d; i++) s += (await tools.get_order({id: i})).refund\nreturn s", n)
+			var o orders
+			t := &testing.T{}
+			agent := programAgent(t, programs, code, o.tools(t)...)
+			for b.Loop() {
+				var s testsuite.WorkflowTestSuite
+				s.SetLogger(quiet)
+				e := s.NewTestWorkflowEnvironment()
+				durable.Register(e, &durable.Activities{Agent: agent})
+				e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "go"}})
+				if err := e.GetWorkflowError(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(n+1), "program-runs/op")
+		})
+		b.Run(fmt.Sprintf("calls=%d/local", n), func(b *testing.B) {
+			code := fmt.Sprintf("let s = 0\nfor (let i = 0; i < %d; i++) s += (await tools.get_order({id: i})).refund\nreturn s", n)
+			var o orders
+			t := &testing.T{}
+			for b.Loop() {
+				if _, err := programAgent(t, programs, code, o.tools(t)...).Run(ctx, "go"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
