@@ -19,6 +19,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/durable"
+	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/policy"
 	"github.com/autoagent-go/autoagent/tool"
@@ -32,16 +33,24 @@ import (
 // or ProgramCallLimit: (goOn: it does not). A line "taint" reports
 // taint; a line "hold" waits while the file hold exists (the fault
 // tests; the file hold.held says it holds).
+//
+// swap makes it a program that is not deterministic: from its run number
+// swapFrom on, it replaces swap[0] with swap[1] in the code.
 type lineRunner struct {
-	goOn bool
-	hold string
-	runs atomic.Int32
+	goOn     bool
+	hold     string
+	runs     atomic.Int32
+	swap     [2]string
+	swapFrom int32
 }
 
 func (l *lineRunner) Run(ctx context.Context, p codemode.Program) (tool.Result, error) {
-	l.runs.Add(1)
+	code := p.Code
+	if n := l.runs.Add(1); l.swapFrom > 0 && n >= l.swapFrom {
+		code = strings.ReplaceAll(code, l.swap[0], l.swap[1])
+	}
 	var out []string
-	for _, line := range strings.Split(strings.TrimSpace(p.Code), "\n") {
+	for _, line := range strings.Split(strings.TrimSpace(code), "\n") {
 		name, args, _ := strings.Cut(line, " ")
 		switch name {
 		case "taint":
@@ -167,16 +176,17 @@ func TestWorkflowCodeModeApproval(t *testing.T) {
 	want := localRun(t, local, "run-cm", loop.Approve("c1/2"))
 
 	get, pay := shop()
-	agent := programAgent(t, &lineRunner{}, threeCalls, get, pay)
+	runner := &lineRunner{}
+	agent := programAgent(t, runner, threeCalls, get, pay)
 	agent.Policy = pol
 	e := env(t, &durable.Activities{Agent: agent})
 	e.SetStartWorkflowOptions(startOptions("run-cm"))
 	var paused durable.Status
-	var ranBefore int32
+	var ranBefore, runsBefore int32
 	var refused error
 	e.RegisterDelayedCallback(func() {
 		paused = queryState(t, e)
-		ranBefore = pay.ran.Load()
+		ranBefore, runsBefore = pay.ran.Load(), runner.runs.Load()
 		e.UpdateWorkflow(durable.UpdateDecide, "u1", &testsuite.TestUpdateCallback{
 			OnReject:   func(err error) { refused = err },
 			OnAccept:   func() {},
@@ -193,6 +203,12 @@ func TestWorkflowCodeModeApproval(t *testing.T) {
 	}
 	if ranBefore != 0 {
 		t.Errorf("pay ran %d times before the decision", ranBefore)
+	}
+	// Two runs reach the call awaiting approval, and the program stops
+	// there; after the decision it runs again from its start: four runs
+	// for its three calls.
+	if runsBefore != 2 || runner.runs.Load() != 6 {
+		t.Errorf("the program ran %d times before the decision (want 2), %d in all (want 6)", runsBefore, runner.runs.Load())
 	}
 	if g, w := jsonOf(t, got), jsonOf(t, want); g != w {
 		t.Errorf("the workflow's result differs from the local run's:\n got %s\nwant %s", g, w)
@@ -288,26 +304,41 @@ func TestWorkflowCodeModeHistoryBound(t *testing.T) {
 }
 
 // Taint in a program as in a local run: the program sees it from the
-// untrusted result on (and not before, on its later runs either), its
-// result is framed untrusted and taints the run; so does taint the
-// program reports itself.
+// untrusted result on (and not before, on its later runs either), or from
+// its start when the run was tainted before it (mail read by a direct
+// call); its result is framed untrusted and taints the run; so does taint
+// the program reports itself.
 func TestWorkflowCodeModeTaint(t *testing.T) {
 	mail := func() *counter {
 		return &counter{name: "read_mail", flags: tool.Flags{Untrusted: true, Idempotent: true}}
 	}
-	for _, code := range []string{"get {}\nread_mail {}\nget {}", "get {}\ntaint"} {
-		lget, _ := shop()
-		want := localRun(t, programAgent(t, &lineRunner{}, code, lget, mail()), "run-taint")
+	build := func(code string, before bool) *loop.Agent {
 		get, _ := shop()
-		e := env(t, &durable.Activities{Agent: programAgent(t, &lineRunner{}, code, get, mail())})
+		a := programAgent(t, &lineRunner{}, code, get, mail())
+		if before {
+			a.CodeMode.Mode = codemode.Also
+			a.Provider = append(scriptedTurns{{ID: "m1", Name: "read_mail", Arguments: json.RawMessage(`{}`)}}, a.Provider.(scriptedTurns)...)
+		}
+		return a
+	}
+	for _, c := range []struct {
+		code   string
+		before bool
+	}{
+		{"get {}\nread_mail {}\nget {}", false},
+		{"get {}\ntaint", false},
+		{"get {}\nget {}", true},
+	} {
+		want := localRun(t, build(c.code, c.before), "run-taint")
+		e := env(t, &durable.Activities{Agent: build(c.code, c.before)})
 		e.SetStartWorkflowOptions(startOptions("run-taint"))
 		e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "go"}})
 		got := result(t, e)
 		if !want.Tainted {
-			t.Fatalf("%q: the local run is not tainted: the test shows nothing", code)
+			t.Fatalf("%q: the local run is not tainted: the test shows nothing", c.code)
 		}
 		if g, w := jsonOf(t, got.Messages), jsonOf(t, want.Messages); g != w || !loop.IsTainted(got.Messages) {
-			t.Errorf("%q: tainted %v; the transcript differs from the local run's:\n got %s\nwant %s", code, loop.IsTainted(got.Messages), g, w)
+			t.Errorf("%q: tainted %v; the transcript differs from the local run's:\n got %s\nwant %s", c.code, loop.IsTainted(got.Messages), g, w)
 		}
 	}
 }
@@ -322,5 +353,171 @@ func TestWorkflowCodeModeNeedsARunner(t *testing.T) {
 	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "go"}})
 	if err := e.GetWorkflowError(); err == nil || !strings.Contains(err.Error(), "code mode only but no Runner") {
 		t.Fatalf("a worker with no runner: %v", err)
+	}
+}
+
+// Our attacks on durable code mode: each is a way around a promise of the
+// gate that a durable run could have opened, shown shut.
+
+// A program's egress call after an untrusted result of the same program
+// is refused by the trifecta in the workflow, as in a local run: the
+// program's taint is the workflow's, not the worker's.
+func TestWorkflowCodeModeTrifecta(t *testing.T) {
+	build := func() (*loop.Agent, *counter) {
+		mail := &counter{name: "read_mail", flags: tool.Flags{Untrusted: true}}
+		send := &counter{name: "send", flags: tool.Flags{Egress: true}}
+		return programAgent(t, &lineRunner{}, "read_mail {}\nsend {}", mail, send), send
+	}
+	la, lsend := build()
+	want := localRun(t, la, "run-tri")
+	agent, send := build()
+	e := env(t, &durable.Activities{Agent: agent})
+	e.SetStartWorkflowOptions(startOptions("run-tri"))
+	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "go"}})
+	got := result(t, e)
+	if lsend.ran.Load() != 0 || !strings.Contains(jsonOf(t, want.Messages), "send error:") {
+		t.Fatalf("the local run sent: the test shows nothing: %s", jsonOf(t, want.Messages))
+	}
+	if send.ran.Load() != 0 {
+		t.Errorf("send ran %d times after the program read untrusted mail", send.ran.Load())
+	}
+	if g, w := jsonOf(t, got.Messages), jsonOf(t, want.Messages); g != w {
+		t.Errorf("the transcript differs from the local run's:\n got %s\nwant %s", g, w)
+	}
+}
+
+// An approval is bound to the call approved: a program that, run again
+// after the decision, makes another call at the approved place gets it
+// refused, and nothing runs that no one approved.
+func TestWorkflowCodeModeApprovalIsBoundToTheCall(t *testing.T) {
+	pol, err := policy.Parse([]byte(approvePay))
+	if err != nil {
+		t.Fatal(err)
+	}
+	get, pay := shop()
+	// Runs 1 and 2 reach the pause; from run 3 on (after the decision)
+	// the program pays another amount.
+	agent := programAgent(t, &lineRunner{swap: [2]string{`pay {"n":2}`, `pay {"n":99}`}, swapFrom: 3}, threeCalls, get, pay)
+	agent.Policy = pol
+	e := env(t, &durable.Activities{Agent: agent})
+	e.RegisterDelayedCallback(func() {
+		e.UpdateWorkflow(durable.UpdateDecide, "u1", &testsuite.TestUpdateCallback{
+			OnReject: func(err error) { t.Errorf("the decision was refused: %v", err) }, OnAccept: func() {}, OnComplete: func(any, error) {},
+		}, []durable.Decision{{CallID: "c1/2", Approved: true}})
+	}, time.Minute)
+	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "go"}})
+	out := jsonOf(t, result(t, e).Messages)
+	if pay.ran.Load() != 0 || !strings.Contains(out, "pay error: ApprovalMismatch") {
+		t.Errorf("pay ran %d times with arguments no one approved; transcript %s", pay.ran.Load(), out)
+	}
+	if get.ran.Load() != 2 {
+		t.Errorf("get ran %d times, want 2 (c1/1 once, answered from the record after the pause)", get.ran.Load())
+	}
+}
+
+// A program that is not deterministic (its second run on the worker makes
+// another first call) gets Diverged for it; nothing runs twice, and the
+// call it made instead never runs.
+func TestWorkflowCodeModeDivergedProgram(t *testing.T) {
+	get, _ := shop()
+	runner := &lineRunner{swap: [2]string{`get {"n":1}`, `get {"n":7}`}, swapFrom: 2}
+	e := env(t, &durable.Activities{Agent: programAgent(t, runner, "get {\"n\":1}\nget {\"n\":2}", get)})
+	e.SetStartWorkflowOptions(startOptions("run-div"))
+	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "go"}})
+	out := jsonOf(t, result(t, e).Messages)
+	if k := strings.Join(get.keys, ","); k != "run-div/c1/1,run-div/c1/2" || !strings.Contains(out, "get error: Diverged: call c1/1 of `get`") {
+		t.Errorf("get ran with keys %s; transcript %s", k, out)
+	}
+}
+
+// What a program hands its worker, and what the worker hands back, stays
+// under Temporal's payload limit: a record too large stops the program,
+// saying which calls it made; an output too large is an error result.
+func TestWorkflowCodeModePayloadLimit(t *testing.T) {
+	big, err := tool.NewFromSpec(llm.ToolSpec{Name: "big", Description: "big", InputSchema: json.RawMessage(`{"type":"object"}`)}, func(context.Context, tool.Call) (tool.Result, error) {
+		return tool.Text(strings.Repeat("x", 900<<10)), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	get, _ := shop()
+	e := env(t, &durable.Activities{Agent: programAgent(t, &lineRunner{}, "big {}\nbig {}\nget {}", big, get)})
+	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "go"}})
+	out := jsonOf(t, result(t, e).Messages)
+	if !strings.Contains(out, "ProgramTooLarge: the program was stopped after 2 tool calls, which took place (big, big)") || get.ran.Load() != 0 {
+		t.Errorf("a record over the limit: get ran %d times; transcript %.300s", get.ran.Load(), out)
+	}
+
+	huge := runnerFunc(func(context.Context, codemode.Program) (tool.Result, error) {
+		return tool.Text(strings.Repeat("y", 2<<20)), nil
+	})
+	e = env(t, &durable.Activities{Agent: programAgent(t, huge, "anything", get)})
+	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "go"}})
+	if out := jsonOf(t, result(t, e).Messages); !strings.Contains(out, "over Temporal's payload limit: the program's output is") {
+		t.Errorf("an output over the limit: %.300s", out)
+	}
+}
+
+type runnerFunc func(ctx context.Context, p codemode.Program) (tool.Result, error)
+
+func (f runnerFunc) Run(ctx context.Context, p codemode.Program) (tool.Result, error) {
+	return f(ctx, p)
+}
+
+// A sub-agent in code mode runs its programs in its child workflow, with
+// its own runner (the Program activity finds it by the sub-agent's path).
+func TestWorkflowCodeModeSubAgent(t *testing.T) {
+	get, pay := shop()
+	sub := programAgent(t, &lineRunner{}, threeCalls, get, pay)
+	payer, err := sub.AsTool("payer", "pays things")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, err := tool.NewRegistry(payer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parent := &loop.Agent{Provider: scriptedTurns{{ID: "p1", Name: "payer", Arguments: json.RawMessage(`{"request":"pay"}`)}}, Tools: reg}
+	got, children := runParent(t, &durable.Activities{Agent: parent}, "get it paid")
+	if strings.Join(children, ",") != "parent/p1" || got.Output != "done" {
+		t.Fatalf("children %v, result %+v", children, got)
+	}
+	if k := strings.Join(pay.keys, ","); k != "parent/p1/c1/2" || get.ran.Load() != 2 {
+		t.Errorf("pay ran with keys %s, get %d times", k, get.ran.Load())
+	}
+}
+
+// Cancelling a run mid-program cancels the program's run on the worker
+// (its context ends) and ends the run cancelled; the calls after it never
+// run.
+func TestWorkflowCodeModeCancel(t *testing.T) {
+	get, _ := shop()
+	var e *testsuite.TestWorkflowEnvironment
+	stopped := make(chan error, 1)
+	runs := 0
+	blocking := runnerFunc(func(ctx context.Context, p codemode.Program) (tool.Result, error) {
+		if runs++; runs == 1 {
+			return loop.CallNested(ctx, tool.Call{Name: "get", Arguments: json.RawMessage(`{}`)})
+		}
+		if _, err := loop.CallNested(ctx, tool.Call{Name: "get", Arguments: json.RawMessage(`{}`)}); err != nil {
+			return tool.Result{}, err
+		}
+		e.CancelWorkflow()
+		select {
+		case <-ctx.Done():
+			stopped <- ctx.Err()
+		case <-time.After(time.Minute):
+			stopped <- nil
+		}
+		return loop.CallNested(ctx, tool.Call{Name: "get", Arguments: json.RawMessage(`{}`)})
+	})
+	e = env(t, &durable.Activities{Agent: programAgent(t, blocking, "get twice", get)})
+	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "go"}, Options: durable.Options{Heartbeat: time.Second}})
+	if err := <-stopped; err == nil {
+		t.Fatal("the program's context did not end when the run was cancelled")
+	}
+	res := result(t, e)
+	if res.StopReason != loop.StopCancelled || get.ran.Load() != 1 {
+		t.Errorf("stop %s, get ran %d times (want cancelled, once)", res.StopReason, get.ran.Load())
 	}
 }
