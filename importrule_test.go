@@ -85,7 +85,7 @@ var importRules = []importRule{
 	{"session", []string{"llm"}, "session stores conversations"},
 	{"session/sessiontest", []string{"llm", "session"}, "a conformance suite imports what it checks"},
 	{"synth", []string{"host", "manifest", "tool", "llm"}, "synth → host, manifest, tool, llm"},
-	{"durable", []string{"llm", "loop", "policy", "tool"}, "durable runs the loop in a workflow; the tools are the worker's"},
+	{"durable", []string{"codemode", "llm", "loop", "policy", "tool"}, "durable runs the loop in a workflow; the tools and the program runner are the worker's"},
 	{"policy", []string{"loop", "llm", "tool"}, "policy is a language over the loop's public types; the loop knows nothing of it"},
 	{"eval", []string{"llm", "loop", "trace"}, "eval runs agents and reads their traces"},
 	{"trace/otel", []string{"trace", "llm"}, "trace/otel exports trace events"},

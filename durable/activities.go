@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/policy"
@@ -126,6 +127,12 @@ func (a *Activities) Describe(ctx context.Context, path string) (*Description, e
 	default:
 		d.HasPolicy = true
 	}
+	if cm := ag.CodeMode; cm.Mode != codemode.Off {
+		if cm.Runner == nil {
+			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("durable: the worker's agent has code mode %s but no Runner to run its programs (jsprogram.New makes one)", cm.Mode), "config", nil)
+		}
+		d.CodeMode, d.CodeModeMaxCalls = cm.Mode, cm.MaxCalls
+	}
 	if ag.Tools != nil {
 		for _, t := range ag.Tools.Tools() {
 			_, sub := t.(subAgent)
@@ -194,6 +201,51 @@ func (a *Activities) Tool(ctx context.Context, in ToolInput) (*ToolOutput, error
 	if err := checkPayload("the result of "+in.Name, out); err != nil {
 		// The model reads why, and the run goes on.
 		out.Result = tool.Errorf("%v", err)
+	}
+	return out, nil
+}
+
+// Program runs a code-mode program once with the runner of the worker's
+// agent, its calls answered from the record (loop.ReplayProgramContext):
+// it returns the program's result, or the first call it made past the
+// record, which the workflow passes through the run's gate and adds to
+// the record before it runs the program again. The program has no effect
+// of its own (its runner must give it none: jsprogram's is sandboxed,
+// with a fixed clock and a seeded random source), so the activity may
+// always be retried: a worker lost mid-program costs a re-run, nothing
+// more.
+func (a *Activities) Program(ctx context.Context, in ProgramInput) (*ProgramOutput, error) {
+	ag, err := a.agentAt(in.Agent)
+	if err != nil {
+		return nil, err
+	}
+	if ag.CodeMode.Mode == codemode.Off || ag.CodeMode.Runner == nil {
+		return nil, temporal.NewNonRetryableApplicationError("durable: this worker's agent runs no programs (its CodeMode is off or has no Runner)", "config", nil)
+	}
+	stop := heartbeat(ctx)
+	defer stop()
+	pctx, end := loop.ReplayProgramContext(ctx, loop.CallInfo{RunID: in.RunID, Step: in.Step, CallID: in.CallID, Name: codemode.ToolName}, in.Tainted, in.Record)
+	res, err := ag.CodeMode.Runner.Run(pctx, in.Program)
+	replay := end()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
+	out := &ProgramOutput{Report: replay.Report}
+	switch {
+	case replay.Next != nil:
+		// Whatever the program did after its call past the record, it did
+		// with a refusal for an answer: it runs again.
+		out.Call = replay.Next
+	case err != nil:
+		return nil, fmt.Errorf("durable: running the program: %w", err)
+	default:
+		out.Result = &res
+	}
+	if err := checkPayload("the program's output", out); err != nil {
+		// The program asked for more than a workflow can carry: it ends
+		// here, and the model reads why.
+		r := tool.Errorf("%v", err)
+		out.Result, out.Call = &r, nil
 	}
 	return out, nil
 }

@@ -310,3 +310,79 @@ func TestDevServerSubAgents(t *testing.T) {
 		}
 	}
 }
+
+// Code mode on a real Temporal server: a program of three calls, one of
+// a tool that is not idempotent, completes with the local run's result,
+// each call run once; with an approval rule on that call, the run pauses
+// with the program's call pending ("c1/2"), and after the decision each
+// call has still run once. The histories replay (the approval run's is
+// recorded to testdata with -record).
+func TestDevServerCodeMode(t *testing.T) {
+	srv := temporaltest.Start(t)
+	c := dial(t, srv)
+
+	t.Run("completes", func(t *testing.T) {
+		lget, lpay := shop()
+		want := localRun(t, programAgent(t, &lineRunner{}, threeCalls, lget, lpay), "run-program")
+		get, pay := shop()
+		startWorker(t, c, "q-program", &durable.Activities{Agent: programAgent(t, &lineRunner{}, threeCalls, get, pay)})
+		dc := &durable.Client{Temporal: c, TaskQueue: "q-program"}
+		id, err := dc.Start(t.Context(), "run-program", durable.RunInput{Prompt: "go"}, durable.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := dc.Result(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := jsonOf(t, got), jsonOf(t, want); g != w {
+			t.Errorf("the durable run's result differs from the local run's:\n got %s\nwant %s", g, w)
+		}
+		if k := strings.Join(get.keys, ",") + " " + strings.Join(pay.keys, ","); k != id+"/c1/1,"+id+"/c1/3 "+id+"/c1/2" {
+			t.Errorf("executions by key: %s (want get c1/1 and c1/3, pay c1/2, each once)", k)
+		}
+		replay(t, history(t, c, id), id)
+	})
+
+	t.Run("approval", func(t *testing.T) {
+		pol, err := policy.Parse([]byte(approvePay))
+		if err != nil {
+			t.Fatal(err)
+		}
+		lget, lpay := shop()
+		local := programAgent(t, &lineRunner{}, threeCalls, lget, lpay)
+		local.Policy = pol
+		want := localRun(t, local, "run-program-approval", loop.Approve("c1/2"))
+		get, pay := shop()
+		agent := programAgent(t, &lineRunner{}, threeCalls, get, pay)
+		agent.Policy = pol
+		startWorker(t, c, "q-program-approval", &durable.Activities{Agent: agent})
+		dc := &durable.Client{Temporal: c, TaskQueue: "q-program-approval"}
+		id, err := dc.Start(t.Context(), "run-program-approval", durable.RunInput{Prompt: "go"}, durable.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		st := waitState(t, dc, id, "awaiting_approval")
+		if len(st.Pending) != 1 || st.Pending[0].Call.ID != "c1/2" || st.Pending[0].Parent != "c1" || pay.ran.Load() != 0 {
+			t.Fatalf("paused: %+v; pay ran %d times", st, pay.ran.Load())
+		}
+		if _, err := dc.Decide(t.Context(), id, durable.Decision{CallID: "c1/2", Approved: true}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := dc.Result(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if g, w := jsonOf(t, got), jsonOf(t, want); g != w {
+			t.Errorf("the durable run's result differs from the local run's:\n got %s\nwant %s", g, w)
+		}
+		if k := strings.Join(get.keys, ",") + " " + strings.Join(pay.keys, ","); k != id+"/c1/1,"+id+"/c1/3 "+id+"/c1/2" {
+			t.Errorf("executions by key: %s (want get c1/1 and c1/3, pay c1/2, each once)", k)
+		}
+		hist := history(t, c, id)
+		replay(t, hist, id)
+		if *record {
+			recordHistory(t, hist, id)
+		}
+	})
+}

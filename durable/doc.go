@@ -50,6 +50,37 @@
 // child's run. A Delegate tool's requests are child workflows too
 // ("RUN/CALL/N"), those to different specialists at once.
 //
+// # Code mode
+//
+// An agent in code mode (loop.Agent.CodeMode) offers run_program in a
+// durable run too, and its programs run on the workers, with the
+// worker's runner (jsprogram's). The workflow cannot run a program
+// itself (the engine is no workflow code: it runs goroutines and
+// compiles machine code), nor can a worker let the program's calls
+// through (the gate is the run's, in the workflow). So a program runs as several Program
+// activities: each runs it from its start against the record of the
+// calls it made so far, answering them from the record, and stops at its
+// first call past the record. That call passes the run's gate in the
+// workflow (loop.CallNested: policy, guards, approval, taint) and runs as
+// a Tool activity like any call; its result joins the record, and the
+// program runs again, until it needs no call. A program of n calls is
+// n+1 Program activities; Config.MaxCalls bounds n.
+//
+// A worker that dies mid-program loses nothing: a Program activity has
+// no effect of its own (the program's only effects are its calls), so
+// it is retried on another worker, which gets the same record. A call the
+// program made is a Tool activity of its own: once it completed, a
+// retried program gets its result from the record and does not make it
+// again; a call of a tool that is not idempotent whose worker died is
+// OutcomeUnknown to the program, never run twice. A call awaiting
+// approval pauses the run with the call pending under the id
+// "<run_program call>/<n>"; after the decision the program runs again
+// from its start, and the calls it made before get their recorded
+// results. See RATIONALE.md, "Why does a durable program run as one
+// activity per call it makes?".
+//
 // Not yet carried by a durable run: memory and Go hooks (PostTurn, tool
-// hooks), which the worker refuses with an error saying so.
+// hooks), which the worker refuses with an error saying so; and calls a
+// tool other than run_program makes through loop.CallNested (a module
+// granted tools:NAME), which a worker refuses (loop.ErrNotInRun).
 package durable

@@ -15,6 +15,7 @@ import (
 
 	"go.temporal.io/sdk/client"
 
+	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/durable"
 	"github.com/autoagent-go/autoagent/internal/temporaltest"
 	"github.com/autoagent-go/autoagent/llm"
@@ -42,7 +43,11 @@ func workerMain(dir string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	w := durable.NewWorker(c, os.Getenv("DURABLE_TEST_QUEUE"), &durable.Activities{Agent: faultAgent(dir, os.Getenv("DURABLE_TEST_IDEMPOTENT") == "1")})
+	agent := faultAgent(dir, os.Getenv("DURABLE_TEST_IDEMPOTENT") == "1")
+	if os.Getenv("DURABLE_TEST_PROGRAM") == "1" {
+		agent = programFaultAgent(dir)
+	}
+	w := durable.NewWorker(c, os.Getenv("DURABLE_TEST_QUEUE"), &durable.Activities{Agent: agent})
 	if err := w.Run(nil); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -143,8 +148,8 @@ func lines(t *testing.T, dir, name string) []string {
 }
 
 // spawnWorker starts a worker process and returns a function that kills
-// it with SIGKILL.
-func spawnWorker(t *testing.T, srv *temporaltest.Server, queue, dir string, idempotent bool) (kill func()) {
+// it with SIGKILL; env adds to its environment.
+func spawnWorker(t *testing.T, srv *temporaltest.Server, queue, dir string, idempotent bool, env ...string) (kill func()) {
 	t.Helper()
 	exe, err := os.Executable()
 	if err != nil {
@@ -156,6 +161,7 @@ func spawnWorker(t *testing.T, srv *temporaltest.Server, queue, dir string, idem
 		idem = "1"
 	}
 	cmd.Env = append(os.Environ(), "DURABLE_TEST_WORKER="+dir, "DURABLE_TEST_ADDR="+srv.Addr, "DURABLE_TEST_QUEUE="+queue, "DURABLE_TEST_IDEMPOTENT="+idem)
+	cmd.Env = append(cmd.Env, env...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -332,5 +338,74 @@ func TestApprovalWithoutWorkerAndServerRestart(t *testing.T) {
 	}
 	if got.Output != "paid" || len(lines(t, dir, "ran.log")) != 2 {
 		t.Errorf("result %+v, executions %v", got, lines(t, dir, "ran.log"))
+	}
+}
+
+// faultProgram pays twice, and between the calls holds while
+// dir/hold-program exists.
+const faultProgram = "pay {\"n\":1}\nhold\npay {\"n\":2}"
+
+// programFaultAgent runs faultProgram with payTool, not idempotent.
+func programFaultAgent(dir string) *loop.Agent {
+	reg, err := tool.NewRegistry(payTool(dir, false))
+	if err != nil {
+		panic(err)
+	}
+	return &loop.Agent{
+		Provider: programTurns(faultProgram), Tools: reg, System: "You pay.", Bounds: loop.Bounds{MaxSteps: 8},
+		CodeMode: codemode.Config{Mode: codemode.Only, Runner: &lineRunner{hold: filepath.Join(dir, "hold-program")}},
+	}
+}
+
+// A worker killed mid-program: a second worker finishes the run, and
+// no call of the tool that is not idempotent runs twice. Killed during
+// the program's first call (after its side effect), the call is
+// OutcomeUnknown to the program, which goes on; killed while the program
+// runs on the worker after that call, the program runs again on the
+// second worker, and the call it made is answered from the record.
+func TestKillWorkerDuringProgram(t *testing.T) {
+	srv := temporaltest.Start(t)
+	c := dial(t, srv)
+	for _, during := range []string{"tool", "program"} {
+		t.Run(during, func(t *testing.T) {
+			dir := t.TempDir()
+			queue := "q-kill-program-" + during
+			held := func() bool { return len(lines(t, dir, "ran.log")) == 1 }
+			if during == "tool" {
+				appendLine(dir, "hold", "")
+			} else {
+				appendLine(dir, "hold-program", "")
+				held = func() bool {
+					_, err := os.Stat(filepath.Join(dir, "hold-program.held"))
+					return err == nil && len(lines(t, dir, "ran.log")) == 1
+				}
+			}
+			kill := spawnWorker(t, srv, queue, dir, false, "DURABLE_TEST_PROGRAM=1")
+			dc := &durable.Client{Temporal: c, TaskQueue: queue}
+			id, err := dc.Start(t.Context(), "", durable.RunInput{Prompt: "pay twice"}, durable.Options{Heartbeat: 2 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the worker held mid-"+during, held)
+			kill()
+			os.Remove(filepath.Join(dir, "hold"))
+			os.Remove(filepath.Join(dir, "hold-program"))
+			startWorker(t, c, queue, &durable.Activities{Agent: programFaultAgent(dir)})
+			got, err := dc.Result(t.Context(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ran := lines(t, dir, "ran.log"); strings.Join(ran, " ") != id+"/c1/1 "+id+"/c1/2" {
+				t.Errorf("executions: %v (want c1/1 once, c1/2 once)", ran)
+			}
+			first := "pay ok: paid {\\\"n\\\":1}"
+			if during == "tool" {
+				first = "pay error: OutcomeUnknown: `pay`"
+			}
+			transcript := jsonOf(t, got.Messages)
+			if !strings.Contains(transcript, first) || !strings.Contains(transcript, "pay ok: paid {\\\"n\\\":2}") || got.Output != "done" {
+				t.Errorf("want %s, then the second call paid; result: %s", first, transcript)
+			}
+		})
 	}
 }

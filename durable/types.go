@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"time"
 
+	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/tool"
@@ -17,6 +18,7 @@ const (
 	ActivityModel    = "autoagent.Model"
 	ActivityTool     = "autoagent.Tool"
 	ActivityPolicy   = "autoagent.Policy"
+	ActivityProgram  = "autoagent.Program"
 	QueryState       = "autoagent.state"
 	UpdateDecide     = "autoagent.decide"
 )
@@ -50,6 +52,12 @@ type Description struct {
 	// asked on the worker (HasPolicy), through a local activity.
 	Policy    json.RawMessage `json:"policy,omitempty"`
 	HasPolicy bool            `json:"has_policy,omitempty"`
+	// CodeMode is the agent's code mode and CodeModeMaxCalls its bound on
+	// a program's calls (codemode.Config): the workflow offers
+	// run_program, and runs each program as Program activities on the
+	// worker, with the worker's runner.
+	CodeMode         codemode.Mode `json:"code_mode,omitempty"`
+	CodeModeMaxCalls int           `json:"code_mode_max_calls,omitempty"`
 }
 
 // ToolInfo is one tool of the worker's agent.
@@ -103,6 +111,32 @@ func (in ToolInput) IdempotencyKey() string {
 // ToolOutput is a tool call's result and what the tool reported.
 type ToolOutput struct {
 	Result tool.Result     `json:"result"`
+	Report loop.CallReport `json:"report"`
+}
+
+// ProgramInput is one run of a code-mode program on a worker, by the
+// runner of the agent at path Agent: the program of the run_program call
+// CallID, and the calls it made so far with their results (Record), which
+// it gets again instead of reaching the run (see loop.ReplayProgramContext).
+type ProgramInput struct {
+	Agent   string              `json:"agent,omitempty"`
+	RunID   string              `json:"run_id"`
+	Step    int                 `json:"step"`
+	CallID  string              `json:"call_id"`
+	Program codemode.Program    `json:"program"`
+	Record  []loop.RecordedCall `json:"record,omitempty"`
+	// Tainted: the call had taken in untrusted content before the
+	// program's first call (the run's), as ToolInput's; a result in the
+	// record says whether it tainted the program.
+	Tainted bool `json:"tainted,omitempty"`
+}
+
+// ProgramOutput is how one run of a program ended: with the program's
+// result, or needing Call (its first call past the record) answered in
+// the run; and what it reported.
+type ProgramOutput struct {
+	Result *tool.Result    `json:"result,omitempty"`
+	Call   *tool.Call      `json:"call,omitempty"`
 	Report loop.CallReport `json:"report"`
 }
 

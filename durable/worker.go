@@ -15,6 +15,7 @@ func Register(w worker.Registry, acts *Activities) {
 	w.RegisterActivityWithOptions(acts.Model, activity.RegisterOptions{Name: ActivityModel})
 	w.RegisterActivityWithOptions(acts.Tool, activity.RegisterOptions{Name: ActivityTool})
 	w.RegisterActivityWithOptions(acts.Policy, activity.RegisterOptions{Name: ActivityPolicy})
+	w.RegisterActivityWithOptions(acts.Program, activity.RegisterOptions{Name: ActivityProgram})
 }
 
 // NewWorker returns a worker of taskQueue ("" is [DefaultTaskQueue]) that

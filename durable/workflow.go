@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
+	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/policy"
@@ -211,6 +212,12 @@ func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
 		}
 		a.Tools = reg
 	}
+	if d.CodeMode != codemode.Off {
+		a.CodeMode = codemode.Config{Mode: d.CodeMode, MaxCalls: d.CodeModeMaxCalls, Runner: &programStandIn{
+			run: r, agent: r.in.Agent, maxCalls: d.CodeModeMaxCalls,
+			timeout: toolTimeout, heartbeat: cmp.Or(r.in.Options.Heartbeat, defaultHeartbeat),
+		}}
+	}
 	switch {
 	case len(d.Policy) > 0:
 		p, err := policy.Parse(d.Policy)
@@ -262,7 +269,7 @@ func (r *run) validate(ds []Decision) error {
 		return errors.New("no decision given")
 	}
 	for _, d := range ds {
-		if !slices.ContainsFunc(r.status.Pending, func(p loop.PendingCall) bool { return p.Call.ID == d.CallID && p.Parent == "" }) {
+		if !slices.ContainsFunc(r.status.Pending, func(p loop.PendingCall) bool { return p.Call.ID == d.CallID }) {
 			return fmt.Errorf("call %q is not awaiting a decision (pending: %s)", d.CallID, pendingIDs(r.status.Pending))
 		}
 	}

@@ -48,6 +48,9 @@ type callCtx struct {
 	// over is set once the call returned to the loop: a tool left running
 	// past its time limit can no longer call through CallNested.
 	over atomic.Bool
+	// replay: the call is a program run away from its run, whose calls
+	// are answered from a record (see ReplayProgramContext).
+	replay *programReplay
 }
 
 // Tainted reports whether untrusted content reached the call: its run is

@@ -49,9 +49,14 @@ var ErrNotInRun = errors.New("loop: CallNested: not called from a tool of a runn
 // Its id is "<calling call id>/<n>", n counting from 1 the nested calls of
 // this execution of the calling tool, so a guest that makes the same calls
 // again asks for the same ids. It is traced as a tool call under the
-// calling tool's span. A ctx not from the loop gets ErrNotInRun.
+// calling tool's span. A ctx not from the loop gets ErrNotInRun; in the
+// context of a program run away from its run (ReplayProgramContext) the
+// calls are answered from the program's record.
 func CallNested(ctx context.Context, c tool.Call) (tool.Result, error) {
 	cc, ok := ctx.Value(callKey{}).(*callCtx)
+	if ok && cc.replay != nil {
+		return cc.replay.call(cc, c), nil
+	}
 	if !ok || cc.run == nil {
 		return tool.Result{}, ErrNotInRun
 	}

@@ -207,10 +207,23 @@ func installProgramTools(vm *goja.Runtime, j jsonFuncs, names []string, call bri
 	return vm.GlobalObject().DefineDataProperty("tools", tools, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
 }
 
-// stopPrefix starts the refusal the run gives a program past its call
-// limit (loop's ProgramCallLimit): the engine then stops the program,
-// which no catch can resume.
-const stopPrefix = "ProgramCallLimit:"
+// stopPrefixes start the refusals after which a program must not go on:
+// the run's refusal of a program past its call limit (loop's
+// ProgramCallLimit), and a durable run's answer to a call its program
+// made past the record of its calls (loop's ProgramSuspended: the call
+// runs in the workflow, and the program runs again). The engine then
+// stops the program, which no catch can resume.
+var stopPrefixes = []string{"ProgramCallLimit:", "ProgramSuspended:"}
+
+// stops reports whether a refusal's text starts with a stop prefix.
+func stops(text string) bool {
+	for _, p := range stopPrefixes {
+		if strings.HasPrefix(text, p) {
+			return true
+		}
+	}
+	return false
+}
 
 // callProgramTool calls the host tool name with args; it returns the
 // tool's structured content (or text), or the message of its failure, and
@@ -268,7 +281,7 @@ func callProgramTool(vm *goja.Runtime, j jsonFuncs, call bridge, name string, ar
 		}
 	}
 	if res.IsError {
-		return nil, fmt.Sprintf("tools.%s: %s", name, b.String()), strings.HasPrefix(b.String(), stopPrefix)
+		return nil, fmt.Sprintf("tools.%s: %s", name, b.String()), stops(b.String())
 	}
 	// Many tools (MCP servers, modules) give JSON as text only: an
 	// object or array is given to the program parsed, as its structured

@@ -172,18 +172,38 @@ func TestProgramReachesNothingElse(t *testing.T) {
 	}
 }
 
+// A refusal that must end the program stops it, whatever it catches: the
+// run's call limit, and a durable run's suspension (the call runs in the
+// workflow and the program runs again); an ordinary refusal does not.
 func TestProgramStopsAtTheCallLimit(t *testing.T) {
-	n := 0
-	b := func(name string, args []byte) ([]byte, error) {
-		n++
-		if n > 3 {
-			return []byte(`{"content":[{"type":"text","text":"ProgramCallLimit: a program may make 3 tool calls"}],"isError":true}`), nil
+	for _, c := range []struct {
+		refusal string
+		stops   bool
+	}{
+		{"ProgramCallLimit: a program may make 3 tool calls", true},
+		{"ProgramSuspended: `note` runs outside this program's sandbox", true},
+		{"ToolPolicyDenied: no", false},
+		{"note: ProgramSuspended: not at the start", false},
+	} {
+		n := 0
+		b := func(name string, args []byte) ([]byte, error) {
+			n++
+			if n > 3 {
+				refusal, _ := json.Marshal(c.refusal)
+				return []byte(`{"content":[{"type":"text","text":` + string(refusal) + `}],"isError":true}`), nil
+			}
+			return []byte(`{"content":[{"type":"text","text":"ok"}]}`), nil
 		}
-		return []byte(`{"content":[{"type":"text","text":"ok"}]}`), nil
-	}
-	_, err := runProgram(program(`for (let i = 0; i < 1e6; i++) { try { await tools.note() } catch (e) {} } return "done"`, "note"), b)
-	if err == nil || !strings.Contains(err.Error(), "the program was stopped: tools.note: ProgramCallLimit") || n != 4 {
-		t.Fatalf("err %v after %d calls", err, n)
+		out, err := runProgram(program(`for (let i = 0; i < 10; i++) { try { await tools.note() } catch (e) {} } return "done"`, "note"), b)
+		if !c.stops {
+			if err != nil || n != 10 || !strings.Contains(string(out), `"done"`) {
+				t.Errorf("%q: %s, %v after %d calls; want the program to catch it and finish", c.refusal, out, err, n)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), "the program was stopped: tools.note: "+c.refusal) || n != 4 {
+			t.Errorf("%q: err %v after %d calls; want it stopped at the 4th", c.refusal, err, n)
+		}
 	}
 }
 
