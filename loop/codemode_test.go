@@ -14,6 +14,7 @@ import (
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/tool"
+	"github.com/autoagent-go/autoagent/trace"
 )
 
 // lineRunner is a codemode.Runner whose "programs" are lines "NAME ARGS":
@@ -138,17 +139,21 @@ func TestCodeModeOnlyRefusesDirectCalls(t *testing.T) {
 	if len(write.ran()) != 0 || !strings.Contains(toolResultText(res.Messages, "c1"), "ToolNotOffered") {
 		t.Fatalf("direct call in mode only: ran %q, result %q", write.ran(), toolResultText(res.Messages, "c1"))
 	}
-	// Streamed, the call is not started early either.
+	// Streamed, the call is not started early either (an early start
+	// is traced as it begins; the tool phase would discard it, but the
+	// tool may have run by then).
 	write2 := &recorder{name: "write_file", flags: tool.Flags{Idempotent: true}}
 	a.Tools = nestedRegistry(t, write2.tool(t))
 	a.Provider = scripted.New(calls(call("c1", "write_file", `{"path":"x"}`)), text("done"))
+	var tr events
+	a.Tracer = tr.tracer()
 	for _, err := range a.Stream(context.Background(), "go") {
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	if len(write2.ran()) != 0 {
-		t.Fatal("a direct call ran early in mode only")
+	if early := tr.of(trace.ToolCallEarlyStart); len(early) != 0 || len(write2.ran()) != 0 {
+		t.Fatalf("a direct call started early in mode only: %d early starts, ran %q", len(early), write2.ran())
 	}
 }
 
