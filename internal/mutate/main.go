@@ -1189,7 +1189,7 @@ var mutations = []mutation{
 		"keep := min(sp.used, max(spareClear, int(start)))", "keep := min(sp.used, spareClear)",
 		"./host", "TestSpareKeepsWhatInstancesStartWith"},
 	{"trace: programs not counted", "trace/summary.go",
-		"\t\t\t\ts.addProgram(&ev, programs)\n", "",
+		"func (s *Summary) addProgram(ev *Event, programs map[string]int) {\n\tif ev.Type != ToolCallStart {", "func (s *Summary) addProgram(ev *Event, programs map[string]int) {\n\tif true {",
 		"./trace", "TestSummarizeCountsPrograms"},
 	{"trace: calls of a program not counted", "trace/summary.go",
 		"\t\ts.ProgramCalls++\n", "",
