@@ -307,7 +307,8 @@ func TestCodeModeRecordAndReplay(t *testing.T) {
 		t.Fatalf("the recording's code mode: %v", err)
 	}
 	// With live tools, the programs need a runner.
-	if _, err := loop.Replay(context.Background(), path, loop.ReplayOptions{Tools: nestedRegistry(t, (&recorder{name: "write_file"}).tool(t))}); !errors.Is(err, loop.ErrCodeMode) {
+	if _, err := loop.Replay(context.Background(), path, loop.ReplayOptions{Tools: nestedRegistry(t, (&recorder{name: "write_file"}).tool(t))}); !errors.Is(err, loop.ErrCodeMode) ||
+		!strings.Contains(err.Error(), "the recorded run was in code mode") {
 		t.Fatalf("live replay without a runner: %v", err)
 	}
 	again := &recorder{name: "write_file"}
