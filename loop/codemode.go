@@ -51,11 +51,12 @@ func (a *Agent) checkCodeMode() error {
 	return nil
 }
 
-// checkResumedProgram refuses to resume, with code mode off, a turn that
-// called run_program: the program would not run again, and the calls it
-// awaits a decision on would never be made.
+// checkResumedProgram refuses to resume, with code mode off, a turn whose
+// run_program call has no result yet (paused for a decision, or stopped
+// mid-turn): the program would not run again, and the calls it awaits a
+// decision on would never be made.
 func (a *Agent) checkResumedProgram(st *RunState) error {
-	if a.CodeMode.Mode != codemode.Off || (len(st.Pending) == 0 && len(st.Decisions) == 0) {
+	if a.CodeMode.Mode != codemode.Off {
 		return nil
 	}
 	for i := len(st.Messages) - 1; i >= 0; i-- {
@@ -63,8 +64,17 @@ func (a *Agent) checkResumedProgram(st *RunState) error {
 		if m.Role != llm.RoleAssistant {
 			continue
 		}
+		answered := map[string]bool{}
+		for _, later := range st.Messages[i+1:] {
+			for _, r := range later.ToolResults() {
+				answered[r.CallID] = true
+			}
+		}
+		for _, r := range st.Completed {
+			answered[r.CallID] = true
+		}
 		for _, c := range m.ToolCalls() {
-			if c.Name == codemode.ToolName {
+			if c.Name == codemode.ToolName && !answered[c.ID] {
 				return fmt.Errorf("%w: the turn being resumed ran a program (%s %s), so the run must resume with code mode on (the mode it ran with: also or only)", ErrCodeMode, codemode.ToolName, c.ID)
 			}
 		}

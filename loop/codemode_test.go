@@ -270,6 +270,14 @@ func TestCodeModeResumeAfterApproval(t *testing.T) {
 	if got := toolResultText(res.Messages, "c1"); !strings.Contains(got, "write_file ok: write_file b") {
 		t.Fatalf("program result %q", got)
 	}
+	// A turn whose program has its result needs no code mode to go on.
+	st := res.State.Clone()
+	st.Messages = st.Messages[:len(st.Messages)-1] // the final answer: the model is asked again
+	st.Status = ""
+	off.Provider = scripted.New(text("done again"))
+	if res, err := off.Resume(context.Background(), st); err != nil || res.Output != "done again" {
+		t.Fatalf("resumed after the program's turn with code mode off: %v", err)
+	}
 }
 
 // A code-mode run recorded replays: offline, the program's recorded result
