@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -106,4 +107,50 @@ func examplePlugins() string {
 		log.Fatal(err)
 	}
 	return dir
+}
+
+// Code mode: the model writes one program that calls the tools, and each
+// call passes the run's gate. The scripted model's program fetches three
+// orders and sums their refunds in one step.
+func Example_codeMode() {
+	type OrderIn struct {
+		ID int `json:"id" jsonschema:"the order's id"`
+	}
+	type Order struct {
+		ID     int `json:"id"`
+		Refund int `json:"refund"`
+	}
+	getOrder, err := tool.New("get_order", "Fetch an order by id.",
+		func(ctx context.Context, in OrderIn) (Order, error) {
+			return Order{ID: in.ID, Refund: 10 * in.ID}, nil
+		})
+	if err != nil {
+		log.Fatal(err)
+	}
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	script := filepath.Join(dir, "script.jsonl")
+	os.WriteFile(script, []byte(`{"tool_calls":[{"id":"p1","name":"run_program","arguments":{"code":"let total = 0\nfor (const id of [1, 2, 3]) total += (await tools.get_order({id})).refund\nreturn {total}"}}]}
+{"text":"The three refunds total 60."}
+`), 0o644)
+
+	ctx := context.Background()
+	rt, err := autoagent.New(ctx, autoagent.Config{
+		Provider: autoagent.ProviderConfig{Name: "scripted", ScriptFile: script},
+		Tools:    []tool.Tool{getOrder},
+		CodeMode: autoagent.CodeModeConfig{Mode: codemode.Only},
+	})
+	if err != nil {
+		log.Fatal(err) // jsprogram.ErrNoEngine: build it with `make synth-engine`
+	}
+	defer rt.Close(ctx)
+	res, err := rt.Run(ctx, "Total the refunds of orders 1 to 3.")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.Output)
+	fmt.Println("the program gave:", res.Messages[3].ToolResults()[0].Content)
+	// Output:
+	// The three refunds total 60.
+	// the program gave: {"result":{"total":60}}
 }

@@ -1,0 +1,23 @@
+package autoagent_test
+
+import (
+	"fmt"
+	"os"
+	"testing"
+
+	"github.com/autoagent-go/autoagent/internal/enginetest"
+	"github.com/autoagent-go/autoagent/synth"
+)
+
+// TestMain builds the code-mode JavaScript engine when it is missing (make
+// test builds it first; a bare `go test` builds it once, see
+// internal/enginetest), so Example_codeMode runs instead of failing.
+func TestMain(m *testing.M) {
+	if _, err := synth.FindEngine(synth.BridgeEngineFile); err != nil {
+		if _, err := enginetest.Ensure(synth.BridgeEngineFile); err != nil {
+			fmt.Fprintf(os.Stderr, "autoagent tests: %v\n", err)
+			os.Exit(1)
+		}
+	}
+	os.Exit(m.Run())
+}
