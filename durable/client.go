@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 )
 
@@ -77,12 +78,19 @@ func (c *Client) Decide(ctx context.Context, id string, ds ...Decision) (*Status
 }
 
 // Result waits for a run to end and returns its Result: the JSON a local
-// run prints with --json.
+// run prints with --json. Tainted and UsageReported, which that JSON does
+// not carry, are read from the transcript (its untrusted frames) and the
+// usage (not all zeros).
 func (c *Client) Result(ctx context.Context, id string) (*loop.Result, error) {
 	var res loop.Result
 	if err := c.Temporal.GetWorkflow(ctx, id, "").Get(ctx, &res); err != nil {
 		return nil, c.runError(id, "result", err)
 	}
+	// What the Result's JSON does not carry, read from what it does: the
+	// untrusted frames in the transcript, and usage that is not all zeros
+	// (a run that reported none has zeros, never an estimate).
+	res.Tainted = loop.IsTainted(res.Messages)
+	res.UsageReported = res.Usage != (llm.Usage{})
 	return &res, nil
 }
 
