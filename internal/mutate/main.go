@@ -1207,7 +1207,7 @@ var mutations = []mutation{
 		"\tres.Tainted = loop.IsTainted(res.Messages)\n", "",
 		"./durable", "TestDevServerResultCarriesTaint"},
 	{"durable: a run's Result says usage was reported when none was", "durable/client.go",
-		"\tres.UsageReported = res.Usage != (llm.Usage{})\n", "\tres.UsageReported = true\n",
+		"\tres.UsageReported = res.Usage != (llm.Usage{})\n", "\tres.UsageReported = res.Usage == (llm.Usage{})\n",
 		"./durable", "TestDevServerResultCarriesTaint"},
 	{"cli: --code-mode ignored", "cmd/autoagent/agentflags.go",
 		"\t\tcfg.CodeMode.Mode = m\n", "\t\t_ = m\n",
