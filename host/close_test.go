@@ -220,7 +220,7 @@ func bytesOf(b []byte) [][]byte {
 
 // TestCloseStopsACompilation: Close during a module's compilation ends
 // it between two functions, not at its end. The load fails with
-// ErrClosed, no goroutine is left compiling once Close returns, and
+// ErrClosed, no goroutine goes on compiling past the function it had begun, and
 // nothing of the module reaches the cache (wazero writes it when the
 // whole module is compiled).
 func TestCloseStopsACompilation(t *testing.T) {
@@ -252,8 +252,16 @@ func TestCloseStopsACompilation(t *testing.T) {
 	if err := <-loaded; !errors.Is(err, ErrClosed) {
 		t.Errorf("the load: %v, want ErrClosed", err)
 	}
-	if compilingFor(id) {
-		t.Error("a goroutine still compiles the module after Close")
+	// The load ended as its worker finished the function it was
+	// compiling; the other worker may still be finishing its own, which
+	// FunctionWork bounds: it ends without starting another. (Under load
+	// that takes a while: the bound here is for a stuck worker, not for
+	// speed.)
+	for deadline := time.Now().Add(time.Minute); compilingFor(id); {
+		if time.Now().After(deadline) {
+			t.Fatal("a goroutine still compiles the module a minute after Close")
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 	if after, _ := filepath.Glob(filepath.Join(dir, "wazero-*", "*")); len(after) != len(before) {
 		t.Errorf("the cache holds %d entries after Close, %d before: the module's compilation ran to its end", len(after), len(before))
