@@ -91,15 +91,11 @@ func (r *runner) codeMode() bool { return r.a.CodeMode.Mode != codemode.Off }
 // run_program declaring them (alone in mode only, with find_tools when
 // the run searches).
 func (r *runner) offeredSpecs() []llm.ToolSpec {
-	specs := r.specs
-	if r.search != nil {
-		specs = r.search.offered()
-	}
+	specs := r.offered()
 	if !r.codeMode() {
 		return specs
 	}
-	declared := r.declared(specs)
-	prog := codemode.Spec(declared, r.search != nil)
+	prog := r.programSpec()
 	if r.a.CodeMode.Mode == codemode.Only {
 		if r.search != nil {
 			return []llm.ToolSpec{findToolsSpec, prog}
@@ -107,6 +103,15 @@ func (r *runner) offeredSpecs() []llm.ToolSpec {
 		return []llm.ToolSpec{prog}
 	}
 	return append(slices.Clip(specs), prog)
+}
+
+// offered are the registry's tools the model is offered at this step:
+// all, or find_tools and those found so far.
+func (r *runner) offered() []llm.ToolSpec {
+	if r.search != nil {
+		return r.search.offered()
+	}
+	return r.specs
 }
 
 // declared are the tools a program may call: those offered (revealed, with
@@ -126,11 +131,7 @@ func (r *runner) declared(offered []llm.ToolSpec) []llm.ToolSpec {
 
 // declaredNames are the names of the tools a program may call now.
 func (r *runner) declaredNames() []string {
-	specs := r.specs
-	if r.search != nil {
-		specs = r.search.offered()
-	}
-	specs = r.declared(specs)
+	specs := r.declared(r.offered())
 	names := make([]string, len(specs))
 	for i, sp := range specs {
 		names[i] = sp.Name
@@ -182,11 +183,7 @@ type programTool struct{ r *runner }
 func (t programTool) Spec() llm.ToolSpec { return t.r.programSpec() }
 
 func (r *runner) programSpec() llm.ToolSpec {
-	specs := r.specs
-	if r.search != nil {
-		specs = r.search.offered()
-	}
-	return codemode.Spec(r.declared(specs), r.search != nil)
+	return codemode.Spec(r.declared(r.offered()), r.search != nil)
 }
 
 func (t programTool) Call(ctx context.Context, c tool.Call) (tool.Result, error) {

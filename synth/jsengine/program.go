@@ -145,17 +145,7 @@ func isOneFunction(p *jsast.Program) bool {
 
 // settleProgram unwraps the promise the program's function returned.
 func settleProgram(v goja.Value) (goja.Value, error) {
-	p, ok := v.Export().(*goja.Promise)
-	if !ok {
-		return v, nil
-	}
-	switch p.State() {
-	case goja.PromiseStateFulfilled:
-		return p.Result(), nil
-	case goja.PromiseStateRejected:
-		return nil, failf("the program threw: %s", valueText(p.Result()))
-	}
-	return nil, failf("the program awaits a promise that never settles (a program has no timers or I/O but its tool calls, which settle at once)")
+	return settleAs(v, "the program threw", "the program awaits a promise that never settles (a program has no timers or I/O but its tool calls, which settle at once)")
 }
 
 // installProgramTools defines tools: an object without a prototype whose

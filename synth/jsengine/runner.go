@@ -145,6 +145,12 @@ func originalJSON(vm *goja.Runtime) (jsonFuncs, error) {
 // the outermost call returns, and a script has nothing asynchronous to
 // wait for, so a promise still pending now never settles.
 func settle(v goja.Value) (goja.Value, error) {
+	return settleAs(v, "run's promise was rejected", "run returned a promise that never settles (a script has no timers or I/O to wait for)")
+}
+
+// settleAs unwraps a promise: its value, or an error starting with
+// rejected (and the reason) or saying pending.
+func settleAs(v goja.Value, rejected, pending string) (goja.Value, error) {
 	p, ok := v.Export().(*goja.Promise)
 	if !ok {
 		return v, nil
@@ -153,9 +159,9 @@ func settle(v goja.Value) (goja.Value, error) {
 	case goja.PromiseStateFulfilled:
 		return p.Result(), nil
 	case goja.PromiseStateRejected:
-		return nil, failf("run's promise was rejected: %s", valueText(p.Result()))
+		return nil, failf("%s: %s", rejected, valueText(p.Result()))
 	}
-	return nil, failf("run returned a promise that never settles (a script has no timers or I/O to wait for)")
+	return nil, failf("%s", pending)
 }
 
 // explain explains a failure from goja: an exception, a stack overflow,
