@@ -3,6 +3,7 @@ package autoagent_test
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/autoagent-go/autoagent/internal/enginetest"
@@ -11,13 +12,18 @@ import (
 
 // TestMain builds the code-mode JavaScript engine when it is missing (make
 // test builds it first; a bare `go test` builds it once, see
-// internal/enginetest), so Example_codeMode runs instead of failing.
+// internal/enginetest), and names it in $AUTOAGENT_JS_ENGINE, as a user
+// does (the runtime does not take a checkout's), so Example_codeMode runs.
 func TestMain(m *testing.M) {
-	if _, err := synth.FindEngine(synth.BridgeEngineFile); err != nil {
-		if _, err := enginetest.Ensure(synth.BridgeEngineFile); err != nil {
+	path, err := synth.FindEngine(synth.BridgeEngineFile)
+	if err != nil {
+		if path, err = enginetest.Ensure(synth.BridgeEngineFile); err != nil {
 			fmt.Fprintf(os.Stderr, "autoagent tests: %v\n", err)
 			os.Exit(1)
 		}
+	}
+	if os.Getenv(synth.EngineEnv) == "" {
+		os.Setenv(synth.EngineEnv, filepath.Join(filepath.Dir(path), synth.EngineFile))
 	}
 	os.Exit(m.Run())
 }

@@ -125,7 +125,10 @@ type CodeModeConfig struct {
 	// Limits bound one program's time, memory and output (zero fields:
 	// the host's 10 s, 64 MiB, 1 MiB).
 	Limits host.Limits
-	// Engine is the engine module's path ("": synth.FindEngine's).
+	// Engine is the engine module's path; "" means the one
+	// $AUTOAGENT_JS_ENGINE names (jsengine-tools.wasm beside it), else the
+	// user cache's (autoagent/synth), never a working directory's
+	// checkout: see TrustedEngine.
 	Engine string
 }
 
@@ -365,13 +368,48 @@ func (rt *Runtime) offerCodeMode(ctx context.Context, cm CodeModeConfig, tr *tra
 	if err := rt.ensureHost(ctx, tr, protected); err != nil {
 		return err
 	}
-	r, err := jsprogram.New(ctx, rt.host, jsprogram.Options{Engine: cm.Engine, Limits: cm.Limits, Progress: rt.notes})
+	engine := cm.Engine
+	if engine == "" {
+		var err error
+		if engine, err = TrustedEngine(); err != nil {
+			return fmt.Errorf("code mode: %w", err)
+		}
+	}
+	r, err := jsprogram.New(ctx, rt.host, jsprogram.Options{Engine: engine, Limits: cm.Limits, Progress: rt.notes})
 	if err != nil {
 		return fmt.Errorf("code mode: %w", err)
 	}
 	rt.programs = r
 	rt.agent.CodeMode = codemode.Config{Mode: cm.Mode, Runner: r, MaxCalls: cm.MaxCalls}
 	return nil
+}
+
+// TrustedEngine returns the path of the code-mode engine
+// (synth.BridgeEngineFile) the runtime may load: beside the engine
+// $AUTOAGENT_JS_ENGINE names, else in the user cache directory
+// (autoagent/synth). Unlike synth.FindEngine it never takes the one in the
+// .cache/synth of a checkout holding the working directory: the engine runs
+// with host.Module.CallAnyTool, and a checkout is not trusted to bring the
+// code that gets it. The error wraps synth.ErrNoEngine and says what to do.
+func TrustedEngine() (string, error) {
+	var tried []string
+	try := func(p string) bool {
+		tried = append(tried, p)
+		fi, err := os.Stat(p)
+		return err == nil && fi.Mode().IsRegular()
+	}
+	if env := os.Getenv(synth.EngineEnv); env != "" {
+		if p := filepath.Join(filepath.Dir(env), synth.BridgeEngineFile); try(p) {
+			return p, nil
+		}
+	}
+	if c, err := os.UserCacheDir(); err == nil {
+		if p := filepath.Join(c, "autoagent", "synth", synth.BridgeEngineFile); try(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%w: %s not found (looked in %v); build it with `make synth-engine` in the autoagent checkout and set %s to the path of its .cache/synth/%s (a working directory's checkout is not searched: its engine would run with every tool of the run)",
+		synth.ErrNoEngine, synth.BridgeEngineFile, tried, synth.EngineEnv, synth.EngineFile)
 }
 
 // ensureHost makes the runtime's WASM host when no plugins directory made

@@ -65,7 +65,11 @@ running out) is reported with the step where it happened, and exits 1.`,
 				if rec.CodeMode() != codemode.Off {
 					// The recorded run was in code mode: its programs run
 					// again, in the engine, their calls through the gate.
-					programs, err := jsprogram.New(ctx, h, jsprogram.Options{Progress: c.ErrOrStderr()})
+					engine, err := autoagent.TrustedEngine()
+					if err != nil {
+						return fmt.Errorf("the recorded run was in code mode: %w", err)
+					}
+					programs, err := jsprogram.New(ctx, h, jsprogram.Options{Engine: engine, Progress: c.ErrOrStderr()})
 					if err != nil {
 						return fmt.Errorf("the recorded run was in code mode: %w", err)
 					}

@@ -41,7 +41,10 @@ var ErrNoEngine = synth.ErrNoEngine
 // built (make synth-engine-tools).
 type Options struct {
 	// Engine is the path of the engine module (jsengine-tools.wasm); ""
-	// finds it as synth.FindEngine does.
+	// finds it as synth.FindEngine does, which includes the .cache/synth
+	// of a checkout holding the working directory: a program working in
+	// checkouts it does not trust names it (autoagent.TrustedEngine), as
+	// the autoagent command does, since the engine can call every tool.
 	Engine string
 	// Limits bound each program; zero fields take the host's defaults
 	// (64 MiB of memory, 10 s, 1 MiB of output).

@@ -1,0 +1,54 @@
+package autoagent_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/codemode"
+	"github.com/autoagent-go/autoagent/synth"
+)
+
+// A checkout that brings its own code-mode engine (a module that would run
+// with every tool of the run) is not where the runtime takes it from: with
+// no $AUTOAGENT_JS_ENGINE and nothing in the user cache, code mode fails
+// saying how to name an engine, and the checkout's file is never loaded.
+func TestCodeModeEngineNotTakenFromTheCheckout(t *testing.T) {
+	checkout := t.TempDir()
+	for _, f := range []string{filepath.Join("synth", "jsengine", "go.mod"), filepath.Join(".cache", "synth", synth.BridgeEngineFile)} {
+		p := filepath.Join(checkout, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		// Not even WebAssembly: loading it would fail loudly.
+		if err := os.WriteFile(p, []byte("planted by the checkout"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(checkout)
+	t.Setenv(synth.EngineEnv, "")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	if p, err := synth.FindEngine(synth.BridgeEngineFile); err != nil || !strings.HasPrefix(p, checkout) {
+		t.Fatalf("the test's checkout is not one synth.FindEngine would use: %q %v", p, err)
+	}
+	_, err := autoagent.New(context.Background(), autoagent.Config{
+		Provider: autoagent.ProviderConfig{Name: "scripted", ScriptFile: writeScript(t)},
+		CodeMode: autoagent.CodeModeConfig{Mode: codemode.Only},
+	})
+	if !errors.Is(err, synth.ErrNoEngine) || !strings.Contains(err.Error(), synth.EngineEnv) || strings.Contains(err.Error(), "not a WebAssembly module") {
+		t.Fatalf("err %v; want ErrNoEngine naming %s, the checkout's file untouched", err, synth.EngineEnv)
+	}
+}
+
+func writeScript(t *testing.T) string {
+	p := filepath.Join(t.TempDir(), "script.jsonl")
+	if err := os.WriteFile(p, []byte(`{"text":"done"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
