@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/autoagent-go/autoagent/internal/schemaref"
 	"github.com/autoagent-go/autoagent/llm"
 )
 
@@ -214,26 +215,7 @@ func (d *declarer) object(s map[string]any, ind string, depth int) string {
 
 // resolve follows a local reference (#/$defs/NAME, #/definitions/NAME,
 // #); nil for any other.
-func (d *declarer) resolve(ref string) map[string]any {
-	if ref == "#" {
-		return d.root
-	}
-	path, ok := strings.CutPrefix(ref, "#/")
-	if !ok {
-		return nil
-	}
-	var cur any = d.root
-	for _, part := range strings.Split(path, "/") {
-		part = strings.ReplaceAll(strings.ReplaceAll(part, "~1", "/"), "~0", "~")
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = m[part]
-	}
-	m, _ := cur.(map[string]any)
-	return m
-}
+func (d *declarer) resolve(ref string) map[string]any { return schemaref.Resolve(d.root, ref) }
 
 func literal(v any) string {
 	b, err := json.Marshal(v)

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/autoagent-go/autoagent/internal/schemaref"
 )
 
 // Gemini's functionDeclarations.parameters (and responseSchema) take an
@@ -291,26 +293,7 @@ func (s *sanitizer) deref(v any, depth int) map[string]any {
 }
 
 // lookup follows a local JSON pointer reference from the root.
-func (s *sanitizer) lookup(ref string) map[string]any {
-	if ref == "#" {
-		return s.root
-	}
-	ptr, ok := strings.CutPrefix(ref, "#/")
-	if !ok {
-		return nil // remote references are never fetched
-	}
-	var cur any = s.root
-	for _, tok := range strings.Split(ptr, "/") {
-		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
-		m, ok := cur.(map[string]any)
-		if !ok {
-			return nil
-		}
-		cur = m[tok]
-	}
-	m, _ := cur.(map[string]any)
-	return m
-}
+func (s *sanitizer) lookup(ref string) map[string]any { return schemaref.Resolve(s.root, ref) }
 
 // mergeInto merges an allOf member into dst: properties and required are
 // unioned, other keywords are taken when dst lacks them.
