@@ -45,20 +45,7 @@ func TaintedContext(ctx context.Context) bool {
 func IsTainted(m llm.Message) bool { return isTainted(m) }
 
 // isTainted reports whether m carries external content or the sentinel.
-func isTainted(m llm.Message) bool {
-	if m.Role == llm.RoleSystem {
-		return strings.Contains(m.Text(), taintSentinel)
-	}
-	if strings.Contains(m.Text(), untrustedOpen) {
-		return true
-	}
-	for _, r := range m.ToolResults() {
-		if strings.Contains(r.Content, untrustedOpen) {
-			return true
-		}
-	}
-	return false
-}
+func isTainted(m llm.Message) bool { return marker.Tainted(m) }
 
 // anyTainted reports whether any of the conversation messages [from, to)
 // of t is tainted.

@@ -68,6 +68,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/autoagent-go/autoagent/internal/textfold"
+	"github.com/autoagent-go/autoagent/llm"
 )
 
 // The markers the loop writes. The result of an untrusted tool is sent to
@@ -664,4 +665,23 @@ func inlineTag(s string) (name, end int) {
 		return j, j + k + 1
 	}
 	return 0, 0
+}
+
+// Tainted reports whether a stored message carries untrusted content: the
+// sentinel in a system message, or the opening frame in its text or a
+// tool result. The memories and the session store ask it of what they
+// keep (package loop asks the run's transcript, with IsTainted).
+func Tainted(m llm.Message) bool {
+	if m.Role == llm.RoleSystem {
+		return strings.Contains(m.Text(), TaintSentinel)
+	}
+	if strings.Contains(m.Text(), UntrustedOpen) {
+		return true
+	}
+	for _, r := range m.ToolResults() {
+		if strings.Contains(r.Content, UntrustedOpen) {
+			return true
+		}
+	}
+	return false
 }
