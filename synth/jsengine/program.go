@@ -222,7 +222,7 @@ func callProgramTool(vm *goja.Runtime, j jsonFuncs, call bridge, name string, ar
 	if call == nil {
 		return nil, fmt.Sprintf("tools.%s: this engine was built without the host-tool bridge", name), false
 	}
-	text := "{}"
+	argsText := "{}"
 	if !goja.IsUndefined(args) && !goja.IsNull(args) {
 		s, err := j.stringify(goja.Undefined(), args)
 		if err != nil {
@@ -231,58 +231,42 @@ func callProgramTool(vm *goja.Runtime, j jsonFuncs, call bridge, name string, ar
 		if goja.IsUndefined(s) {
 			return nil, fmt.Sprintf("tools.%s: the arguments must be an object, like {id: 7}", name), false
 		}
-		text = s.String()
+		argsText = s.String()
 	}
-	raw, err := call(name, []byte(text))
+	raw, err := call(name, []byte(argsText))
 	if err != nil {
 		return nil, fmt.Sprintf("tools.%s: %v", name, err), false
 	}
 	// The content is decoded only when it is what the program gets: a
 	// result with structured content carries the same JSON again as
 	// text, and unescaping it costs more than the call's crossing.
-	var res struct {
-		Content           json.RawMessage `json:"content"`
-		StructuredContent json.RawMessage `json:"structuredContent"`
-		IsError           bool            `json:"isError"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil {
+	res, err := scanResult(raw)
+	if err != nil {
 		return nil, fmt.Sprintf("tools.%s: the host returned an invalid result: %v", name, err), false
 	}
-	if !res.IsError && len(res.StructuredContent) > 0 && string(res.StructuredContent) != "null" {
-		v, err := j.parse(goja.Undefined(), vm.ToValue(string(res.StructuredContent)))
+	if !res.isError && len(res.structured) > 0 && string(res.structured) != "null" {
+		v, err := decodeJSON(vm, res.structured)
 		if err != nil {
-			panic(err)
+			return nil, fmt.Sprintf("tools.%s: the host returned an invalid result: %v", name, err), false
 		}
 		return v, "", false
 	}
-	var content []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
+	text, err := contentText(res.content)
+	if err != nil {
+		return nil, fmt.Sprintf("tools.%s: the host returned an invalid result: %v", name, err), false
 	}
-	if len(res.Content) > 0 {
-		if err := json.Unmarshal(res.Content, &content); err != nil {
-			return nil, fmt.Sprintf("tools.%s: the host returned an invalid result: %v", name, err), false
-		}
-	}
-	var b strings.Builder
-	for _, c := range content {
-		if c.Type == "text" {
-			b.WriteString(c.Text)
-		}
-	}
-	if res.IsError {
-		return nil, fmt.Sprintf("tools.%s: %s", name, b.String()), stops(b.String())
+	if res.isError {
+		return nil, fmt.Sprintf("tools.%s: %s", name, text), stops(text)
 	}
 	// Many tools (MCP servers, modules) give JSON as text only: an
 	// object or array is given to the program parsed, as its structured
 	// content would be; any other text as the string it is.
-	got := b.String()
-	if t := strings.TrimSpace(got); len(t) > 1 && (t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
-		if v, err := j.parse(goja.Undefined(), vm.ToValue(t)); err == nil {
+	if t := strings.TrimSpace(text); len(t) > 1 && (t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
+		if v, err := decodeJSON(vm, []byte(t)); err == nil {
 			return v, "", false
 		}
 	}
-	return vm.ToValue(got), "", false
+	return vm.ToValue(text), "", false
 }
 
 // positionRE finds a position in the program's source as goja writes it:

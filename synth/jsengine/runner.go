@@ -77,7 +77,7 @@ func load(vm *goja.Runtime, con *console, script string, call bridge) (run goja.
 	if err := con.install(vm, j.stringify); err != nil {
 		return nil, j, err
 	}
-	if err := installTools(vm, j.parse, j.stringify, call); err != nil {
+	if err := installTools(vm, j.stringify, call); err != nil {
 		return nil, j, err
 	}
 	prog, err := goja.Compile(scriptName, script, false)

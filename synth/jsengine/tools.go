@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/dop251/goja"
@@ -10,7 +9,7 @@ import (
 // installTools defines tools.call(name, args). With a bridge it calls the
 // host tool and returns its structured content, or its text when it has
 // none, throwing when the tool reports an error; without one it throws.
-func installTools(vm *goja.Runtime, parse, stringify goja.Callable, call bridge) error {
+func installTools(vm *goja.Runtime, stringify goja.Callable, call bridge) error {
 	tools := vm.NewObject()
 	err := tools.Set("call", func(fc goja.FunctionCall) goja.Value {
 		name := fc.Argument(0).String()
@@ -23,36 +22,30 @@ func installTools(vm *goja.Runtime, parse, stringify goja.Callable, call bridge)
 			if err != nil {
 				panic(err)
 			}
+			if goja.IsUndefined(s) {
+				panic(vm.NewTypeError("tools.call(%q, args): the arguments must be an object, like {id: 7}", name))
+			}
 			args = s.String()
 		}
 		raw, err := call(name, []byte(args))
 		if err != nil {
 			panic(vm.NewGoError(fmt.Errorf("tools.call(%q): %v", name, err)))
 		}
-		var res struct {
-			Content []struct {
-				Type string `json:"type"`
-				Text string `json:"text"`
-			} `json:"content"`
-			StructuredContent json.RawMessage `json:"structuredContent"`
-			IsError           bool            `json:"isError"`
-		}
-		if err := json.Unmarshal(raw, &res); err != nil {
+		res, err := scanResult(raw)
+		if err != nil {
 			panic(vm.NewGoError(fmt.Errorf("tools.call(%q): the host returned an invalid result: %v", name, err)))
 		}
-		text := ""
-		for _, c := range res.Content {
-			if c.Type == "text" {
-				text += c.Text
-			}
+		text, err := contentText(res.content)
+		if err != nil {
+			panic(vm.NewGoError(fmt.Errorf("tools.call(%q): the host returned an invalid result: %v", name, err)))
 		}
-		if res.IsError {
+		if res.isError {
 			panic(vm.NewGoError(fmt.Errorf("tools.call(%q): %s", name, text)))
 		}
-		if len(res.StructuredContent) > 0 && string(res.StructuredContent) != "null" {
-			v, err := parse(goja.Undefined(), vm.ToValue(string(res.StructuredContent)))
+		if len(res.structured) > 0 && string(res.structured) != "null" {
+			v, err := decodeJSON(vm, res.structured)
 			if err != nil {
-				panic(err)
+				panic(vm.NewGoError(fmt.Errorf("tools.call(%q): the host returned an invalid result: %v", name, err)))
 			}
 			return v
 		}
