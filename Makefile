@@ -12,6 +12,13 @@ BIN     := bin
 PKGS    := ./...
 BENCHTIME ?= 1s
 
+# The JavaScript engine `make synth-engine` builds, named for everything
+# make runs (tests, the demo, benchmarks): synth.FindEngine never searches
+# a working directory's checkout for it (RATIONALE: "Why is the engine
+# never taken from the working directory's checkout?"). A value already in
+# the environment wins.
+export AUTOAGENT_JS_ENGINE ?= $(CURDIR)/.cache/synth/jsengine.wasm
+
 .PHONY: all build test demo bench benchcmp check lint deps plugins clean
 
 all: build

@@ -3,7 +3,6 @@ package autoagent_test
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/autoagent-go/autoagent/internal/enginetest"
@@ -15,15 +14,9 @@ import (
 // internal/enginetest), and names it in $AUTOAGENT_JS_ENGINE, as a user
 // does (the runtime does not take a checkout's), so Example_codeMode runs.
 func TestMain(m *testing.M) {
-	path, err := synth.FindEngine(synth.BridgeEngineFile)
-	if err != nil {
-		if path, err = enginetest.Ensure(synth.BridgeEngineFile); err != nil {
-			fmt.Fprintf(os.Stderr, "autoagent tests: %v\n", err)
-			os.Exit(1)
-		}
-	}
-	if os.Getenv(synth.EngineEnv) == "" {
-		os.Setenv(synth.EngineEnv, filepath.Join(filepath.Dir(path), synth.EngineFile))
+	if _, err := enginetest.Ensure(synth.BridgeEngineFile); err != nil {
+		fmt.Fprintf(os.Stderr, "autoagent tests: %v\n", err)
+		os.Exit(1)
 	}
 	os.Exit(m.Run())
 }

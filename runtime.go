@@ -385,31 +385,14 @@ func (rt *Runtime) offerCodeMode(ctx context.Context, cm CodeModeConfig, tr *tra
 }
 
 // TrustedEngine returns the path of the code-mode engine
-// (synth.BridgeEngineFile) the runtime may load: beside the engine
+// (synth.BridgeEngineFile) the runtime loads: beside the engine
 // $AUTOAGENT_JS_ENGINE names, else in the user cache directory
-// (autoagent/synth). Unlike synth.FindEngine it never takes the one in the
-// .cache/synth of a checkout holding the working directory: the engine runs
-// with host.Module.CallAnyTool, and a checkout is not trusted to bring the
-// code that gets it. The error wraps synth.ErrNoEngine and says what to do.
+// (autoagent/synth), never in the .cache/synth of a checkout holding the
+// working directory (synth.FindEngine's rule: the engine runs with
+// host.Module.CallAnyTool, and a checkout is not trusted to bring the code
+// that gets it). The error wraps synth.ErrNoEngine and says what to do.
 func TrustedEngine() (string, error) {
-	var tried []string
-	try := func(p string) bool {
-		tried = append(tried, p)
-		fi, err := os.Stat(p)
-		return err == nil && fi.Mode().IsRegular()
-	}
-	if env := os.Getenv(synth.EngineEnv); env != "" {
-		if p := filepath.Join(filepath.Dir(env), synth.BridgeEngineFile); try(p) {
-			return p, nil
-		}
-	}
-	if c, err := os.UserCacheDir(); err == nil {
-		if p := filepath.Join(c, "autoagent", "synth", synth.BridgeEngineFile); try(p) {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%w: %s not found (looked in %v); build it with `make synth-engine` in the autoagent checkout and set %s to the path of its .cache/synth/%s (a working directory's checkout is not searched: its engine would run with every tool of the run)",
-		synth.ErrNoEngine, synth.BridgeEngineFile, tried, synth.EngineEnv, synth.EngineFile)
+	return synth.FindEngine(synth.BridgeEngineFile)
 }
 
 // ensureHost makes the runtime's WASM host when no plugins directory made

@@ -34,11 +34,13 @@ const checkTool = "autoagent_check"
 
 // FindEngine returns the path of the JavaScript engine module: file
 // (EngineFile or BridgeEngineFile) in the directory of $AUTOAGENT_JS_ENGINE
-// when set (for EngineFile, the variable's own path), else in the
-// .cache/synth directory of the autoagent checkout holding the working
-// directory (where `make synth-engine` writes it), else in the user cache
-// directory (autoagent/synth). The error wraps ErrNoEngine and says how to
-// build the engine.
+// when set (for EngineFile, the variable's own path), else in the user
+// cache directory (autoagent/synth). It never takes the engine in the
+// .cache/synth of a checkout holding the working directory: every
+// JavaScript tool is that module (the code-mode build runs with tools:
+// grants, or with every tool of a run), and a repository someone cloned
+// is not trusted to bring the code that gets them. The error wraps
+// ErrNoEngine and says how to build the engine and name it.
 func FindEngine(file string) (string, error) {
 	var tried []string
 	try := func(p string) bool {
@@ -55,19 +57,6 @@ func FindEngine(file string) (string, error) {
 			return p, nil
 		}
 	}
-	if wd, err := os.Getwd(); err == nil {
-		for dir := wd; ; dir = filepath.Dir(dir) {
-			if _, err := os.Stat(filepath.Join(dir, "synth", "jsengine", "go.mod")); err == nil {
-				if p := filepath.Join(dir, ".cache", "synth", file); try(p) {
-					return p, nil
-				}
-				break
-			}
-			if filepath.Dir(dir) == dir {
-				break
-			}
-		}
-	}
 	if c, err := os.UserCacheDir(); err == nil {
 		if p := filepath.Join(c, "autoagent", "synth", file); try(p) {
 			return p, nil
@@ -78,9 +67,11 @@ func FindEngine(file string) (string, error) {
 	if file == BridgeEngineFile {
 		target, tags = "synth-engine-tools", " -tags toolbridge"
 	}
-	return "", fmt.Errorf("%w: %s not found (looked in %v); build it with `make %s` in the autoagent checkout, "+
-		"or in its synth/jsengine directory with `GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared%s -o %s .` "+
-		"and set %s to the path of %s", ErrNoEngine, file, tried, target, tags, file, EngineEnv, EngineFile)
+	return "", fmt.Errorf("%w: %s not found (looked in %v); build it with `make %s` in the autoagent checkout "+
+		"(or in its synth/jsengine directory with `GOOS=wasip1 GOARCH=wasm go build -buildmode=c-shared%s -o %s .`) "+
+		"and set %s to the path of its .cache/synth/%s, or copy the engines into the user cache's autoagent/synth "+
+		"(a working directory's checkout is not searched: its engine would run every JavaScript tool)",
+		ErrNoEngine, file, tried, target, tags, file, EngineEnv, EngineFile)
 }
 
 // engine is a loaded engine module: its bytes and their digest, read and

@@ -132,3 +132,38 @@ func TestPromoteMovesTheStagedTool(t *testing.T) {
 		t.Fatalf("a path was accepted as a name")
 	}
 }
+
+// A checkout that brings its own engine (the module every JavaScript tool
+// is, and the code-mode build runs with tools: grants) is not where
+// FindEngine takes it from, even when the working directory is in it:
+// with no $AUTOAGENT_JS_ENGINE and nothing in the user cache, it fails
+// saying how to name an engine.
+func TestFindEngineNotTakenFromTheCheckout(t *testing.T) {
+	checkout := t.TempDir()
+	for _, f := range []string{filepath.Join("synth", "jsengine", "go.mod"), filepath.Join(".cache", "synth", EngineFile), filepath.Join(".cache", "synth", BridgeEngineFile)} {
+		p := filepath.Join(checkout, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("\x00asm planted by the checkout"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sub := filepath.Join(checkout, "synth", "jsengine")
+	t.Chdir(sub)
+	t.Setenv(EngineEnv, "")
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	for _, file := range []string{EngineFile, BridgeEngineFile} {
+		p, err := FindEngine(file)
+		if !errors.Is(err, ErrNoEngine) || !strings.Contains(err.Error(), EngineEnv) {
+			t.Errorf("%s: %q %v; want ErrNoEngine naming %s, not the checkout's file", file, p, err, EngineEnv)
+		}
+	}
+	// Named, the same file is taken: the rule is about where FindEngine
+	// looks, not what it reads.
+	t.Setenv(EngineEnv, filepath.Join(checkout, ".cache", "synth", EngineFile))
+	if p, err := FindEngine(BridgeEngineFile); err != nil || p != filepath.Join(checkout, ".cache", "synth", BridgeEngineFile) {
+		t.Errorf("named: %q %v", p, err)
+	}
+}

@@ -321,8 +321,9 @@ func newSynthEngineCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "engine",
 		Short: "Show the JavaScript engine modules and compile them into the cache",
-		Long: `Find the JavaScript engine modules (see synth.FindEngine: $AUTOAGENT_JS_ENGINE,
-the checkout's .cache/synth, the user cache directory), compile each to
+		Long: `Find the JavaScript engine modules (see synth.FindEngine: beside
+$AUTOAGENT_JS_ENGINE, else in the user cache directory; never a working
+directory's checkout), compile each to
 machine code into the host's disk cache (with progress the first time) and
 run its self-check. Build them with ` + "`make synth-engine`" + `.`,
 		Args: cobra.NoArgs,

@@ -8,8 +8,12 @@
 //		...
 //	}
 //
-// The engines go where make puts them (.cache/synth in the checkout),
-// where synth.FindEngine looks. Builds are serialised across the test
+// The engines go where make puts them (.cache/synth in the checkout).
+// synth.FindEngine does not search a checkout (it is not trusted to bring
+// the engine), so Ensure names the checkout's engine in
+// $AUTOAGENT_JS_ENGINE for the test process and the commands it starts,
+// as a user does, unless the variable is already set (make sets it to the
+// same file). Builds are serialised across the test
 // processes of one `go test` run by a lock file, and each writes a
 // temporary file renamed into place, so no test sees half an engine.
 package enginetest
@@ -73,8 +77,7 @@ func Ensure(file string) (string, error) {
 	}
 	defer unlock()
 	if _, err := os.Stat(out); err == nil {
-		built[file] = out
-		return out, nil
+		return found(file, out), nil
 	}
 	fmt.Fprintf(os.Stderr, "enginetest: building %s (once; `make synth-engine` does the same)\n", out)
 	tmp := fmt.Sprintf("%s.%d.tmp", out, os.Getpid())
@@ -88,8 +91,20 @@ func Ensure(file string) (string, error) {
 	if err := os.Rename(tmp, out); err != nil {
 		return "", err
 	}
-	built[file] = out
-	return out, nil
+	return found(file, out), nil
+}
+
+// engineEnv is synth.EngineEnv (synth is not imported: see tags).
+const engineEnv = "AUTOAGENT_JS_ENGINE"
+
+// found records the engine at path and names the plain engine beside it
+// in $AUTOAGENT_JS_ENGINE when the variable is unset.
+func found(file, path string) string {
+	built[file] = path
+	if os.Getenv(engineEnv) == "" {
+		os.Setenv(engineEnv, filepath.Join(filepath.Dir(path), "jsengine.wasm"))
+	}
+	return path
 }
 
 // checkout finds the repository root above the working directory: the
