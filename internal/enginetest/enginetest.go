@@ -51,7 +51,8 @@ func Path(t testing.TB, file string) string {
 }
 
 // Ensure is Path for a TestMain: it returns the path or why the engine
-// could not be built.
+// could not be built. When $AUTOAGENT_JS_ENGINE names an engine and file
+// is beside it, that file is the one returned, built or not.
 func Ensure(file string) (string, error) {
 	tag, ok := tags[file]
 	if !ok {
@@ -61,6 +62,15 @@ func Ensure(file string) (string, error) {
 	defer mu.Unlock()
 	if p, ok := built[file]; ok {
 		return p, nil
+	}
+	// An engine the environment names is the one to test (make names the
+	// checkout's; a person comparing two builds names the other).
+	if env := os.Getenv(engineEnv); env != "" {
+		p := filepath.Join(filepath.Dir(env), file)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			built[file] = p
+			return p, nil
+		}
 	}
 	root, err := checkout()
 	if err != nil {
