@@ -31,16 +31,19 @@ const (
 // compiledEntry is one compiled module, shared by every Loaded module with
 // the same bytes.
 type compiledEntry struct {
-	gen     *runtimeGen // the runtime it is compiled in
-	sha     string
-	key     string        // sha256 and table limit: the compiled map's key
-	ready   chan struct{} // closed when mod/err are set
-	mod     wazero.CompiledModule
-	abi     ABI
-	size    int      // bytes of the module
-	minMem  int64    // bytes the module's memory needs at start
-	imports []string // "module.name" of every imported function
-	kernel  bool     // the module uses Extism memory: it needs a kernel
+	gen   *runtimeGen // the runtime it is compiled in
+	sha   string
+	key   string        // sha256 and table limit: the compiled map's key
+	ready chan struct{} // closed when mod/err are set
+	// abandoned: the compilation failed because its builder's context
+	// ended; set before ready is closed.
+	abandoned bool
+	mod       wazero.CompiledModule
+	abi       ABI
+	size      int      // bytes of the module
+	minMem    int64    // bytes the module's memory needs at start
+	imports   []string // "module.name" of every imported function
+	kernel    bool     // the module uses Extism memory: it needs a kernel
 	// v2: a hyper-mcp v2 plugin, described by list_tools and called
 	// through call_tool.
 	v2 bool
@@ -65,11 +68,23 @@ type compiledEntry struct {
 // and table limit per process (and once per machine thanks to the disk
 // cache). The caller must release it.
 func (h *Host) compile(ctx context.Context, sha string, b []byte, tables int64) (*compiledEntry, error) {
+	for {
+		e, err, again := h.compileOnce(ctx, sha, b, tables)
+		if !again {
+			return e, err
+		}
+	}
+}
+
+// compileOnce is one attempt of compile. A caller that waited for another
+// one's compilation, which that caller's context cancelled, tries again
+// (again is true): one caller giving up does not fail the others.
+func (h *Host) compileOnce(ctx context.Context, sha string, b []byte, tables int64) (_ *compiledEntry, _ error, again bool) {
 	key := fmt.Sprintf("%s/%d", sha, tables)
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
-		return nil, ErrClosed
+		return nil, ErrClosed, false
 	}
 	e, ok := h.compiled[key]
 	if ok {
@@ -79,31 +94,46 @@ func (h *Host) compile(ctx context.Context, sha string, b []byte, tables int64) 
 		case <-e.ready:
 		case <-ctx.Done():
 			h.release(e)
-			return nil, ctx.Err()
+			return nil, ctx.Err(), false
 		}
 		if e.err != nil {
 			h.release(e)
-			return nil, e.err
+			return nil, e.err, e.abandoned && ctx.Err() == nil
 		}
 		if e.stuck.Load() {
 			h.release(e)
-			return nil, errStuck(sha)
+			return nil, errStuck(sha), false
 		}
-		return e, nil
+		return e, nil, false
 	}
 	e = &compiledEntry{sha: sha, key: key, ready: make(chan struct{}), refs: 1}
 	h.compiled[key] = e
 	h.mu.Unlock()
 
 	if e.gen, e.err = h.currentGen(ctx); e.err == nil {
-		e.err = e.build(ctx, h, b, tables)
+		if hook := h.opts.buildHook; hook != nil {
+			e.err = hook(ctx)
+		}
+		if e.err == nil {
+			e.err = e.build(ctx, h, b, tables)
+		}
+	}
+	if e.err != nil && ctx.Err() != nil {
+		// Abandoned by its builder: those waiting compile it again, in
+		// a new entry.
+		e.abandoned = true
+		h.mu.Lock()
+		if h.compiled[key] == e {
+			delete(h.compiled, key)
+		}
+		h.mu.Unlock()
 	}
 	close(e.ready)
 	if e.err != nil {
 		h.release(e)
-		return nil, e.err
+		return nil, e.err, false
 	}
-	return e, nil
+	return e, nil, false
 }
 
 // rewriteOptions are the rewrites every module gets (see package rewrite).

@@ -141,6 +141,10 @@ type Options struct {
 	// for op (see instance.enterGo); only tests set it, to hold a guest
 	// there.
 	inGoHook func(inst *instance, op string)
+	// buildHook, when set, runs as a compilation starts, with its
+	// builder's context (see Host.compile); only tests set it, to hold a
+	// compilation while others wait for it.
+	buildHook func(ctx context.Context) error
 }
 
 // deadlineMode is how the host stops a guest at its time limit.

@@ -1220,6 +1220,11 @@ var mutations = []mutation{
 	{"cli: --code-mode ignored", "cmd/autoagent/agentflags.go",
 		"\t\tcfg.CodeMode.Mode = m\n", "\t\t_ = m\n",
 		"./cmd/autoagent", "TestRunCodeModeApprovalAndResume"},
+	// A compilation shared by several callers survives its first caller
+	// giving up (issue 38's leftover).
+	{"host: a waiter fails with the builder's cancellation", "host/compile.go",
+		"\t\t\treturn nil, e.err, e.abandoned && ctx.Err() == nil\n", "\t\t\treturn nil, e.err, false\n",
+		"./host", "TestSharedCompileOutlivesItsFirstCaller"},
 	// Issue 39, durable code mode: a program runs on a worker as one
 	// activity per call it makes, each call through the workflow's gate.
 	{"durable code mode: a program's record not passed to its next run", "durable/program.go",
