@@ -1225,6 +1225,16 @@ var mutations = []mutation{
 	{"host: a waiter fails with the builder's cancellation", "host/compile.go",
 		"\t\t\treturn nil, e.err, e.abandoned && ctx.Err() == nil\n", "\t\t\treturn nil, e.err, false\n",
 		"./host", "TestSharedCompileOutlivesItsFirstCaller"},
+	// What a memory model reads of an exchange (issue 38's leftover).
+	{"memory: a result's line breaks start lines of their own", "memory/render.go",
+		"\t\tb.WriteString(continuation.Replace(clip(messageText(m), maxLineChars)))\n", "\t\tb.WriteString(clip(messageText(m), maxLineChars))\n",
+		"./memory", "TestRenderExchangesKeepsEachMessageOnItsLines"},
+	{"memory: a result's forged labels kept", "memory/render.go",
+		"\t\t\t\tcontent := forged.Replace(r.Content)\n", "\t\t\t\tcontent := r.Content\n",
+		"./memory", "TestRenderExchangesKeepsEachMessageOnItsLines"},
+	{"memory: a call's forged labels kept", "memory/render.go",
+		"forged.Replace(string(p.ToolCall.Arguments))", "string(p.ToolCall.Arguments)",
+		"./memory", "TestRenderExchangesKeepsEachMessageOnItsLines"},
 	// Issue 39, durable code mode: a program runs on a worker as one
 	// activity per call it makes, each call through the workflow's gate.
 	{"durable code mode: a program's record not passed to its next run", "durable/program.go",
