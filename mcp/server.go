@@ -43,6 +43,13 @@ type ServerOptions struct {
 	// nothing else bounded them (60 000 in 49 s grew a server to 872 MB:
 	// found by attacking our own sandbox).
 	MaxSessions int
+	// TrustedClients runs the clients' calls as a person's own: untainted
+	// until a tool reports untrusted content. By default every call is
+	// tainted from its start (tool.TaintScope): a client's arguments come
+	// from another agent's model, which may have read anything, so what a
+	// served tool writes for it (a kv value, a memory fact) stays
+	// untrusted when an autoagent run reads it back.
+	TrustedClients bool
 }
 
 // The defaults of ServerOptions.SessionTimeout and MaxSessions.
@@ -244,7 +251,11 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
 		}
 		call := tool.Call{ID: fmt.Sprintf("mcp-%d", s.calls.Add(1)), Name: name, Arguments: req.Params.Arguments}
-		res, err := tool.SafeCall(ctx, st.t, call)
+		scope := &callScope{}
+		if !s.opts.TrustedClients {
+			scope.tainted.Store(true)
+		}
+		res, err := tool.SafeCall(tool.WithTaintScope(ctx, scope), st.t, call)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
@@ -254,6 +265,13 @@ func (s *Server) handler(name string) sdk.ToolHandler {
 		return toMCP(res), nil
 	}
 }
+
+// callScope is the taint of one client's call (see
+// ServerOptions.TrustedClients).
+type callScope struct{ tainted atomic.Bool }
+
+func (c *callScope) Tainted() bool { return c.tainted.Load() }
+func (c *callScope) Taint()        { c.tainted.Store(true) }
 
 // ServeStdio serves one session on the process's standard input and
 // output, until the client closes its end (it returns nil) or ctx ends

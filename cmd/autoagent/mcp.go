@@ -40,9 +40,10 @@ func newMCPServeCmd() *cobra.Command {
 		paths      pluginPaths
 		addr       string
 		quarantine bool
+		trusted    bool
 	)
 	c := &cobra.Command{
-		Use:   "serve [--plugins DIR] [--manifest FILE] [--http ADDR] [--quarantine]",
+		Use:   "serve [--plugins DIR] [--manifest FILE] [--http ADDR] [--quarantine] [--trusted-clients]",
 		Short: "Serve the approved tools of a plugins directory over MCP (stdio, or streamable HTTP)",
 		Long: `Serve the approved sandboxed tools of a plugins directory to MCP clients
 (Claude Desktop, IDEs, other agents), each tool running in the WebAssembly
@@ -58,19 +59,24 @@ The directory and the manifest are watched: approving, revoking, adding or
 removing a module changes the served tools while serving, and clients are
 notified (notifications/tools/list_changed). Diagnostics go to standard
 error. The server stops on SIGINT or SIGTERM, and on stdio when the client
-closes its input.`,
+closes its input.
+
+Each call runs tainted: a client's arguments come from another agent's
+model, so what a tool writes for it (a kv value) stays untrusted when an
+autoagent run reads it back. --trusted-clients runs calls as your own.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return serveMCP(c, paths, addr, quarantine)
+			return serveMCP(c, paths, addr, quarantine, trusted)
 		},
 	}
 	paths.register(c.Flags())
 	c.Flags().StringVar(&addr, "http", "", "serve streamable HTTP at ADDR (host:port, e.g. 127.0.0.1:8080) instead of stdio")
 	c.Flags().BoolVar(&quarantine, "quarantine", false, "also serve modules nobody approved, with no grants at all")
+	c.Flags().BoolVar(&trusted, "trusted-clients", false, "run the clients' calls untainted, as your own (default: tainted, see above)")
 	return c
 }
 
-func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine bool) error {
+func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine, trusted bool) error {
 	stderr := c.ErrOrStderr()
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -98,7 +104,7 @@ func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine bool)
 	defer h.Close(context.WithoutCancel(ctx))
 	defer dir.Close(context.WithoutCancel(ctx))
 
-	srv := mcp.NewServer(mcp.ServerOptions{Name: "autoagent", Version: version})
+	srv := mcp.NewServer(mcp.ServerOptions{Name: "autoagent", Version: version, TrustedClients: trusted})
 	defer srv.Close()
 	serveTools := func() []tool.Tool {
 		tools := dir.Tools()

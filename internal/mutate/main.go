@@ -1235,6 +1235,13 @@ var mutations = []mutation{
 	{"memory: a call's forged labels kept", "memory/render.go",
 		"forged.Replace(string(p.ToolCall.Arguments))", "string(p.ToolCall.Arguments)",
 		"./memory", "TestRenderExchangesKeepsEachMessageOnItsLines"},
+	// mcp serve: a client's call runs in a taint scope (issue 38's leftover).
+	{"mcp: a client's call starts untainted", "mcp/server.go",
+		"\t\tif !s.opts.TrustedClients {\n\t\t\tscope.tainted.Store(true)\n\t\t}\n", "",
+		"./mcp", "TestServedCallsCarryATaintScope"},
+	{"mcp: a served call carries no taint scope", "mcp/server.go",
+		"tool.SafeCall(tool.WithTaintScope(ctx, scope), st.t, call)", "tool.SafeCall(ctx, st.t, call)",
+		"./mcp", "TestServedCallsCarryATaintScope"},
 	// Issue 39, durable code mode: a program runs on a worker as one
 	// activity per call it makes, each call through the workflow's gate.
 	{"durable code mode: a program's record not passed to its next run", "durable/program.go",
