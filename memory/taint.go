@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"slices"
 	"context"
 	"strings"
 
@@ -75,6 +76,33 @@ func (t *transcript) ownTainted() bool {
 // content can neither close the frame early nor forge a note.
 func frameUntrusted(text string) string {
 	return untrustedOpen + "\n" + marker.Defuse(text) + "\n" + untrustedClose
+}
+
+// FrameMessage returns m with the text it carries (its text parts and
+// tool results) framed as untrusted data, unless framed already: what a
+// model then reads of it is data, and a run that reads it is tainted
+// (IsTainted). m itself is not changed. For memories that cannot tell
+// which of their contents are untrusted (memory/remote frames what a
+// backend recalls when the backend does not keep taint).
+//
+// A system message (a memory's in-band summary or facts) carries the
+// taint sentinel, as a memory's own tainted summary does, after its first
+// line when that is a bracketed header ("[Summary of the earlier …]"),
+// and its text framed.
+func FrameMessage(m llm.Message) llm.Message {
+	if m.Role == llm.RoleSystem {
+		text := m.Text()
+		if isTainted(m) {
+			return m
+		}
+		head, body := "", text
+		if first, rest, ok := strings.Cut(text, "\n"); ok && strings.HasPrefix(first, "[") && strings.HasSuffix(first, "]") {
+			head, body = first+"\n", rest
+		}
+		return llm.SystemText(head + taintSentinel + "\n" + frameUntrusted(body))
+	}
+	m.Parts = slices.Clone(m.Parts)
+	return frameMessage(m)
 }
 
 // frameMessage frames the text m carries (its text parts and tool

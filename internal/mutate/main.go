@@ -1242,6 +1242,23 @@ var mutations = []mutation{
 	{"mcp: a served call carries no taint scope", "mcp/server.go",
 		"tool.SafeCall(tool.WithTaintScope(ctx, scope), st.t, call)", "tool.SafeCall(ctx, st.t, call)",
 		"./mcp", "TestServedCallsCarryATaintScope"},
+	// memory/remote: a backend that does not keep taint cannot launder it
+	// (issue 38's leftover).
+	{"memory/remote: an older backend's recall trusted", "memory/remote/memory.go",
+		"\tif !c.keepsTaint {\n\t\tframeAll(out.Messages)\n\t}\n", "",
+		"./memory/remote", "TestABackendThatLosesTaintIsFramed"},
+	{"memory/remote: an older backend's summary of a tainted run trusted", "memory/remote/memory.go",
+		"\tif !c.keepsTaint && memory.TaintedContext(ctx) {\n\t\tframeNew(out.Messages, msgs)\n\t}\n", "",
+		"./memory/remote", "TestABackendThatLosesTaintIsFramed"},
+	{"memory/remote: a kept transcript message framed too", "memory/remote/memory.go",
+		"\t\tif !kept[string(m.Role)+\"\\x00\"+m.Text()] {\n", "\t\tif true {\n",
+		"./memory/remote", "TestABackendThatLosesTaintIsFramed"},
+	{"memory/remote: a backend that keeps taint framed anyway", "memory/remote/memory.go",
+		"\tc.keepsTaint = slices.Contains(info.Interfaces, ifaceTaint)\n", "",
+		"./memory/remote", "TestABackendThatLosesTaintIsFramed"},
+	{"memory: a framed system message without the sentinel", "memory/taint.go",
+		"\t\treturn llm.SystemText(head + taintSentinel + \"\\n\" + frameUntrusted(body))\n", "\t\treturn llm.SystemText(head + frameUntrusted(body))\n",
+		"./memory/remote", "TestABackendThatLosesTaintIsFramed"},
 	// Issue 39, durable code mode: a program runs on a worker as one
 	// activity per call it makes, each call through the workflow's gate.
 	{"durable code mode: a program's record not passed to its next run", "durable/program.go",

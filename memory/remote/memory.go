@@ -68,6 +68,7 @@ func newDial(ctx context.Context, opts Options, dial []grpc.DialOption) (Memory,
 		return nil, err
 	}
 	c.served = info.Name
+	c.keepsTaint = slices.Contains(info.Interfaces, ifaceTaint)
 	r := slices.Contains(info.Interfaces, ifaceRememberer)
 	f := slices.Contains(info.Interfaces, ifaceForgetter)
 	l := slices.Contains(info.Interfaces, ifaceFlusher)
@@ -96,6 +97,11 @@ type client struct {
 	name   string
 	served string
 	sup    *supervisor.Supervisor[*stub]
+	// keepsTaint: the backend said it carries a run's taint to its
+	// memory. One that did not (an older build) cannot say which of its
+	// contents are untrusted, so what it recalls is framed untrusted, and
+	// so is what it compacts of a tainted run.
+	keepsTaint bool
 }
 
 // do makes one call, turning transport failures into [BackendError]s.
@@ -125,7 +131,31 @@ func (c *client) Compact(ctx context.Context, msgs []llm.Message) ([]llm.Message
 	if out.Messages == nil {
 		out.Messages = []llm.Message{}
 	}
+	if !c.keepsTaint && memory.TaintedContext(ctx) {
+		frameNew(out.Messages, msgs)
+	}
 	return out.Messages, out.Usage, nil
+}
+
+// frameNew frames the messages of out that are not messages of in: what
+// the memory wrote (a summary), not the transcript it kept.
+func frameNew(out, in []llm.Message) {
+	kept := make(map[string]bool, len(in))
+	for _, m := range in {
+		kept[string(m.Role)+"\x00"+m.Text()] = true
+	}
+	for i, m := range out {
+		if !kept[string(m.Role)+"\x00"+m.Text()] {
+			out[i] = memory.FrameMessage(m)
+		}
+	}
+}
+
+// frameAll frames every message of msgs as untrusted (memory.FrameMessage).
+func frameAll(msgs []llm.Message) {
+	for i := range msgs {
+		msgs[i] = memory.FrameMessage(msgs[i])
+	}
 }
 
 // Recall implements memory.Memory.
@@ -133,6 +163,9 @@ func (c *client) Recall(ctx context.Context, query string, k int) ([]llm.Message
 	var out recallResponse
 	if err := c.do(ctx, "Recall", &recallRequest{Query: query, K: k}, &out); err != nil {
 		return nil, err
+	}
+	if !c.keepsTaint {
+		frameAll(out.Messages)
 	}
 	return out.Messages, errorCodec.Decode(out.Error)
 }

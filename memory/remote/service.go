@@ -19,6 +19,10 @@ const (
 	ifaceRememberer = "rememberer"
 	ifaceForgetter  = "forgetter"
 	ifaceFlusher    = "flusher"
+	// ifaceTaint: the backend carries a run's taint to its memory
+	// (compactRequest.Tainted, rememberRequest.Tainted). A backend that
+	// does not say so (an older build) is read as one that loses it.
+	ifaceTaint = "taint"
 )
 
 // errUnsupported answers a call of an optional method the served memory
@@ -112,11 +116,18 @@ var serviceDesc = grpc.ServiceDesc{
 	Metadata: "autoagent memory protocol v1 (JSON codec " + wire.CodecName + ")",
 }
 
+// keepsTaint is whether the backend keeps taint and says so: always,
+// but for the tests' stand-in of an older build, which ignores it.
+var keepsTaint = true
+
 // server serves a memory on the backend side.
 type server struct{ m memory.Memory }
 
 func (s *server) info(context.Context, *infoRequest) (*infoResponse, error) {
 	out := &infoResponse{Name: memoryName(s.m)}
+	if keepsTaint {
+		out.Interfaces = append(out.Interfaces, ifaceTaint)
+	}
 	if _, ok := s.m.(memory.Rememberer); ok {
 		out.Interfaces = append(out.Interfaces, ifaceRememberer)
 	}
@@ -130,7 +141,7 @@ func (s *server) info(context.Context, *infoRequest) (*infoResponse, error) {
 }
 
 func (s *server) compact(ctx context.Context, in *compactRequest) (*compactResponse, error) {
-	if in.Tainted {
+	if in.Tainted && keepsTaint {
 		ctx = memory.WithTaint(ctx)
 	}
 	out, usage, err := s.m.Compact(ctx, in.Messages)
@@ -147,7 +158,7 @@ func (s *server) remember(ctx context.Context, in *rememberRequest) (*rememberRe
 	if !ok {
 		return &rememberResponse{Error: errorCodec.Encode(errUnsupported)}, nil
 	}
-	if in.Tainted {
+	if in.Tainted && keepsTaint {
 		ctx = memory.WithTaint(ctx)
 	}
 	rec, err := r.Remember(ctx, in.Text, in.Subject, in.Source)
