@@ -1,8 +1,8 @@
 package memory
 
 import (
-	"slices"
 	"context"
+	"slices"
 	"strings"
 
 	"github.com/autoagent-go/autoagent/internal/marker"
