@@ -245,17 +245,29 @@ func (w *Workspace) commit(ch *Change, befores [][]byte, apply func() error) err
 	if err := w.appendRecord(record{K: "begin", ID: ch.ID, Change: ch}, true); err != nil {
 		return err
 	}
+	crashPoint("begun")
 	if err := apply(); err != nil {
 		if rerr := w.restoreBefore(ch); rerr != nil {
 			return errors.Join(err, rerr)
 		}
 		return errors.Join(err, w.appendRecord(record{K: "abort", ID: ch.ID}, false))
 	}
+	crashPoint("applied")
 	if err := w.appendRecord(record{K: "done", ID: ch.ID}, false); err != nil {
 		return err
 	}
 	ch.State = Done
 	return nil
+}
+
+// crashHook, set by tests only, runs at the points of commit where a
+// crash is hardest to recover from.
+var crashHook func(stage string)
+
+func crashPoint(stage string) {
+	if crashHook != nil {
+		crashHook(stage)
+	}
 }
 
 // Before journals the file at rel before a sandboxed module changes it

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"slices"
+	"strings"
 )
 
 // undoneBy returns, for each change id, the standing rollback that undid
@@ -128,13 +129,18 @@ func (w *Workspace) Rollback(ctx context.Context, id int) (Change, error) {
 	case by[id] != 0:
 		return Change{}, fmt.Errorf("workspace: change %d is already rolled back by change %d (roll back change %d to redo it)", id, by[id], by[id])
 	}
-	return w.rollback(ctx, []*Change{c}, []int{id}, by)
+	s := w.newSim()
+	if err := s.undo(c, by); err != nil {
+		return Change{}, err
+	}
+	return w.commitSim(ctx, s)
 }
 
-// RollbackRun undoes every standing change the run made, newest first, as
-// one change: each file the run touched gets back what it held before
-// the run's first change to it. It refuses when another run changed one
-// of those files since.
+// RollbackRun undoes every standing change the run made, newest first,
+// as one change: each file the run touched gets back what it held before
+// the run. A rollback the run made is undone too, so what it undid stands
+// again. It refuses when a file was changed since by another run or
+// outside the workspace.
 func (w *Workspace) RollbackRun(ctx context.Context, runID string) (Change, error) {
 	if runID == "" {
 		return Change{}, fmt.Errorf("workspace: RollbackRun needs a run id")
@@ -144,25 +150,27 @@ func (w *Workspace) RollbackRun(ctx context.Context, runID string) (Change, erro
 		return Change{}, err
 	}
 	defer unlock()
-	by := w.state.undoneBy()
-	var live []*Change
-	var ids []int
-	for _, c := range w.state.changes {
-		if c.RunID != runID || c.State != Done {
-			continue
+	s := w.newSim()
+	for {
+		by := s.undoneBy()
+		var next *Change
+		for _, c := range slices.Backward(s.changes[:len(s.changes)-1]) {
+			if c.RunID == runID && c.State == Done && by[c.ID] == 0 {
+				next = c
+				break
+			}
 		}
-		// Changes of the run that are undone already are listed too: the
-		// run's own rollbacks stop standing, and what they undid must stay
-		// undone.
-		ids = append(ids, c.ID)
-		if by[c.ID] == 0 {
-			live = append(live, c)
+		if next == nil {
+			break
+		}
+		if err := s.undo(next, by); err != nil {
+			return Change{}, err
 		}
 	}
-	if len(live) == 0 {
+	if len(s.virt.Undoes) == 0 {
 		return Change{}, fmt.Errorf("%w: run %q has no standing changes", ErrNoChange, runID)
 	}
-	return w.rollback(ctx, live, ids, by)
+	return w.commitSim(ctx, s)
 }
 
 // RollbackLast undoes the newest standing change that is not a rollback;
@@ -177,103 +185,95 @@ func (w *Workspace) RollbackLast(ctx context.Context) (Change, error) {
 	by := w.state.undoneBy()
 	for _, c := range slices.Backward(w.state.changes) {
 		if c.State == Done && by[c.ID] == 0 && c.Op != OpRollback {
-			return w.rollback(ctx, []*Change{c}, []int{c.ID}, by)
+			s := w.newSim()
+			if err := s.undo(c, by); err != nil {
+				return Change{}, err
+			}
+			return w.commitSim(ctx, s)
 		}
 	}
 	return Change{}, fmt.Errorf("%w: the journal has no standing change", ErrNoChange)
 }
 
-// plan is what a rollback does to one file.
-type plan struct {
-	path     string
-	target   string // the hash the file gets back
-	expect   string // the hash the file should hold now
-	unknown  bool   // expect is unknown (a module's change)
-	last     int    // the newest change of the set that touched the file
-	madeDirs []string
+// sim plays a rollback on the files' hashes before it touches them: each
+// change undone in turn, checked against what the files hold by then, and
+// the rollback being built standing as the newest change (virt), so a
+// rollback undone makes what it undid stand again.
+type sim struct {
+	w       *Workspace
+	changes []*Change // the journal's, then virt
+	virt    *Change
+	real    map[string]string // what the files hold now
+	data    map[string][]byte
+	cur     map[string]string // what they will hold
+	order   []string
+	made    map[string][]string
 }
 
-// rollback undoes set (standing changes, oldest first) as one change
-// listing undoes. The caller holds the lock.
-func (w *Workspace) rollback(ctx context.Context, set []*Change, undoes []int, by []int) (Change, error) {
-	var plans []*plan
-	idx := map[string]*plan{}
-	for _, c := range set {
-		for _, f := range c.Files {
-			p := idx[f.Path]
-			if p == nil {
-				p = &plan{path: f.Path, target: f.Before}
-				idx[f.Path] = p
-				plans = append(plans, p)
-			}
-			p.expect, p.unknown, p.last = f.After, f.AfterUnknown, c.ID
-			p.madeDirs = append(p.madeDirs, f.MadeDirs...)
-		}
+func (w *Workspace) newSim() *sim {
+	v := &Change{ID: len(w.state.changes) + 1, Op: OpRollback, State: Done}
+	return &sim{w: w, changes: append(slices.Clip(w.state.changes), v), virt: v,
+		real: map[string]string{}, data: map[string][]byte{}, cur: map[string]string{}, made: map[string][]string{}}
+}
+
+func (s *sim) undoneBy() []int {
+	st := journalState{changes: s.changes}
+	return st.undoneBy()
+}
+
+// hash is what the file at p holds in the simulation.
+func (s *sim) hash(p string) (string, error) {
+	if h, ok := s.cur[p]; ok {
+		return h, nil
 	}
-	inSet := map[int]bool{}
-	for _, c := range set {
-		inSet[c.ID] = true
+	data, h, err := s.w.current(p)
+	if err != nil {
+		return "", &PathError{Op: "rollback", Path: p, Err: err}
 	}
-	first := set[0].ID
-	files := make([]FileChange, 0, len(plans))
-	befores := make([][]byte, 0, len(plans))
-	for _, p := range plans {
-		data, h, err := w.current(p.path)
+	s.real[p], s.data[p], s.cur[p] = h, data, h
+	s.order = append(s.order, p)
+	return h, nil
+}
+
+// undo rolls c back in the simulation, or refuses: a file of c does not
+// hold c's after-image (a later change or a hand changed it), or, for a
+// module's change whose after-image is unknown, a later change touched it.
+func (s *sim) undo(c *Change, by []int) error {
+	for _, f := range c.Files {
+		h, err := s.hash(f.Path)
 		if err != nil {
-			return Change{}, &PathError{Op: "rollback", Path: p.path, Err: err}
+			return err
 		}
-		later, lh := w.laterChange(p.path, p.last, inSet, by)
+		later, lh := s.later(f.Path, c.ID, by, f.AfterUnknown)
 		switch {
-		case p.unknown && later != 0:
-			return Change{}, &ConflictError{Change: first, Path: p.path, Later: later}
-		case !p.unknown && h != p.expect:
+		case f.AfterUnknown && later != 0:
+			return &ConflictError{Change: c.ID, Path: f.Path, Later: later}
+		case !f.AfterUnknown && h != f.After:
 			if lh != h {
-				later = 0 // the file holds what no change wrote
+				later = 0
 			}
-			return Change{}, &ConflictError{Change: first, Path: p.path, Later: later}
+			return &ConflictError{Change: c.ID, Path: f.Path, Later: later}
 		}
-		if p.target != "" {
-			if _, err := w.getBlob(p.target); err != nil {
-				return Change{}, err
-			}
-		}
-		fc := FileChange{Path: p.path, Before: h, After: p.target}
-		if p.target != "" {
-			fc.MadeDirs = w.missingDirs(p.path)
-		}
-		files = append(files, fc)
-		befores = append(befores, data)
 	}
-	ch := w.newChange(ctx, OpRollback, files)
-	ch.Undoes = undoes
-	if ch.Reason == "" {
-		ch.Reason = fmt.Sprintf("roll back %s", idList(undoes))
-	}
-	err := w.commit(ch, befores, func() error {
-		for _, p := range plans {
-			if _, err := w.restore(p.path, p.target); err != nil {
+	for _, f := range slices.Backward(c.Files) {
+		if f.Before != "" {
+			if _, err := s.w.getBlob(f.Before); err != nil {
 				return err
 			}
-			if p.target == "" {
-				w.removeEmpty(p.madeDirs)
-			}
 		}
-		return nil
-	})
-	if err != nil {
-		return Change{}, err
+		s.cur[f.Path] = f.Before
+		s.made[f.Path] = append(s.made[f.Path], f.MadeDirs...)
 	}
-	if n, err := w.count(); err == nil {
-		w.total = n
-	}
-	return *ch, nil
+	s.virt.Undoes = append(s.virt.Undoes, c.ID)
+	return nil
 }
 
-// laterChange is the newest standing change after id, outside inSet,
-// that touched the file at p, and the hash it left there; 0 for none.
-func (w *Workspace) laterChange(p string, id int, inSet map[int]bool, by []int) (int, string) {
-	for _, c := range slices.Backward(w.state.changes[id:]) {
-		if inSet[c.ID] || c.State != Done || by[c.ID] != 0 {
+// later is the newest standing change after id that touched the file at
+// p (not a rollback, when skipRollbacks), and the hash it left there; 0
+// for none.
+func (s *sim) later(p string, id int, by []int, skipRollbacks bool) (int, string) {
+	for _, c := range slices.Backward(s.changes[id : len(s.changes)-1]) {
+		if c.State != Done || by[c.ID] != 0 || skipRollbacks && c.Op == OpRollback {
 			continue
 		}
 		for _, f := range c.Files {
@@ -283,6 +283,60 @@ func (w *Workspace) laterChange(p string, id int, inSet map[int]bool, by []int) 
 		}
 	}
 	return 0, ""
+}
+
+// commitSim journals and applies the simulated rollback: each file whose
+// content it changes gets it. The caller holds the lock.
+func (w *Workspace) commitSim(ctx context.Context, s *sim) (Change, error) {
+	var files []FileChange
+	var befores [][]byte
+	for _, p := range s.order {
+		if s.cur[p] == s.real[p] {
+			continue
+		}
+		fc := FileChange{Path: p, Before: s.real[p], After: s.cur[p]}
+		if fc.After != "" {
+			fc.MadeDirs = w.missingDirs(p)
+		}
+		files = append(files, fc)
+		befores = append(befores, s.data[p])
+	}
+	ch := w.newChange(ctx, OpRollback, files)
+	ch.Undoes = slices.Clone(s.virt.Undoes)
+	slices.Sort(ch.Undoes)
+	if ch.Reason == "" {
+		ch.Reason = "roll back " + idList(ch.Undoes)
+	}
+	err := w.commit(ch, befores, func() error {
+		for _, f := range files {
+			if _, err := w.restore(f.Path, f.After); err != nil {
+				return err
+			}
+		}
+		// The directories the undone changes made for files now absent go
+		// when empty, deepest first.
+		var dirs []string
+		for _, p := range s.order {
+			if s.cur[p] == "" {
+				dirs = append(dirs, s.made[p]...)
+			}
+		}
+		slices.SortFunc(dirs, func(a, b string) int {
+			if d := strings.Count(a, "/") - strings.Count(b, "/"); d != 0 {
+				return d
+			}
+			return strings.Compare(a, b)
+		})
+		w.removeEmpty(slices.Compact(dirs))
+		return nil
+	})
+	if err != nil {
+		return Change{}, err
+	}
+	if n, err := w.count(); err == nil {
+		w.total = n
+	}
+	return *ch, nil
 }
 
 func idList(ids []int) string {
