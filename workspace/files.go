@@ -75,7 +75,7 @@ func (w *Workspace) writeTemp(data []byte) (string, error) {
 		return "", fmt.Errorf("workspace: %w", err)
 	}
 	_, err = f.Write(data)
-	if err == nil {
+	if err == nil && !w.noSync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -91,6 +91,9 @@ func (w *Workspace) writeTemp(data []byte) (string, error) {
 // syncDir syncs the directory d, so a rename into it survives a power
 // loss.
 func (w *Workspace) syncDir(d string) error {
+	if w.noSync {
+		return nil
+	}
 	f, err := w.root.Open(d)
 	if err != nil {
 		return fmt.Errorf("workspace: %w", err)
