@@ -256,6 +256,9 @@ func (w *Workspace) fenceDepth(c string, depth int) error {
 	if reserved(c) {
 		return ErrReserved
 	}
+	if err := w.protectedPath(c); err != nil {
+		return err
+	}
 	for p := c; p != "."; p = path.Dir(p) {
 		if fi, err := w.root.Stat(p); err == nil && os.SameFile(fi, w.jdir) {
 			return ErrReserved

@@ -54,6 +54,9 @@ type Options struct {
 	// after its change, as the kernel keeps what was written; a power
 	// loss may not. A 4 KiB write costs about a tenth.
 	NoSync bool
+	// Protected are files and directories never read, written or listed
+	// through the workspace, whatever the allowlists say.
+	Protected []Protected
 	// Tracer, when set, receives an event per Evolve attempt.
 	Tracer *trace.Tracer
 	// Now is the clock of the journal's times; nil is time.Now.
@@ -71,6 +74,7 @@ type Workspace struct {
 	maxFile  int64
 	maxTotal int64
 	noSync   bool
+	guards   []guard
 	tracer   *trace.Tracer
 	now      func() time.Time
 	jdir     fs.FileInfo // the journal directory's identity
@@ -111,6 +115,7 @@ func Open(dir string, opts Options) (*Workspace, error) {
 	if w.now == nil {
 		w.now = time.Now
 	}
+	w.guards = guards(abs, opts.Protected)
 	if err := w.openJournal(); err != nil {
 		root.Close()
 		return nil, err

@@ -244,3 +244,36 @@ func TestJournalRollbackDiff(t *testing.T) {
 		t.Errorf("rollback over a hand edit = %v", err)
 	}
 }
+
+func TestProtectedFiles(t *testing.T) {
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "policy.json")
+	os.WriteFile(pol, []byte(`{"allow":[]}`), 0o644)
+	os.MkdirAll(filepath.Join(dir, "state"), 0o755)
+	os.Symlink("policy.json", filepath.Join(dir, "p.json"))
+	w, err := workspace.Open(dir, workspace.Options{Protected: []workspace.Protected{
+		{Path: pol, What: "the run's policy"}, {Path: filepath.Join(dir, "state"), What: "the run's state"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	ctx := context.Background()
+	var pe *workspace.ProtectedError
+	for _, p := range []string{"policy.json", "POLICY.json", "p.json", "state/x.md", "state"} {
+		if _, err := w.Write(ctx, p, []byte("{}")); !errors.As(err, &pe) {
+			t.Errorf("Write(%s) = %v, want a ProtectedError", p, err)
+		}
+		if _, err := w.Read(p); !errors.As(err, &pe) {
+			t.Errorf("Read(%s) = %v, want a ProtectedError", p, err)
+		}
+		if err := w.Before(ctx, p); !errors.As(err, &pe) {
+			t.Errorf("Before(%s) = %v, want a ProtectedError", p, err)
+		}
+	}
+	if _, err := w.Rename(ctx, "policy.json", "q.json"); !errors.As(err, &pe) {
+		t.Errorf("Rename(policy.json) = %v", err)
+	}
+	if b, _ := os.ReadFile(pol); string(b) != `{"allow":[]}` {
+		t.Errorf("policy.json = %q", b)
+	}
+}
