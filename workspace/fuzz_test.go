@@ -10,12 +10,35 @@ import (
 	"github.com/autoagent-go/autoagent/workspace"
 )
 
+// escapeSeeds are paths that try to leave the workspace.
+var escapeSeeds = []string{"a.md", "../x.md", "a/../../x", "/etc/passwd", "C:/Windows/x.md", `\\server\x`,
+	"out/x.md", "link/../x.md", ".autoagent-workspace/journal.jsonl", "a/./b/../../..", "....//x", "c:", "~/x", "%2e%2e/x",
+	"a/\x00", " ../x", "a//b.md", ".AutoAgent-Workspace./x", "..", "./..", "a/b/../../../c"}
+
+// TestCleanPathStaysLocal: every path cleanPath accepts is local and
+// outside the journal.
+func TestCleanPathStaysLocal(t *testing.T) {
+	for _, p := range escapeSeeds {
+		checkClean(t, p)
+	}
+}
+
+func checkClean(t *testing.T, p string) {
+	t.Helper()
+	if c, err := workspace.CleanPath(p); err == nil {
+		if c != "." && !filepath.IsLocal(filepath.FromSlash(c)) {
+			t.Fatalf("cleanPath(%q) = %q, not local", p, c)
+		}
+		if strings.HasPrefix(strings.ToLower(c), workspace.JournalDir) {
+			t.Fatalf("cleanPath(%q) = %q, in the journal", p, c)
+		}
+	}
+}
+
 // FuzzPathStaysInside: no path, whatever it holds, reads or writes
 // outside the workspace, and every path cleanPath accepts is local.
 func FuzzPathStaysInside(f *testing.F) {
-	for _, s := range []string{"a.md", "../x.md", "a/../../x", "/etc/passwd", "C:/Windows/x.md", `\\server\x`,
-		"out/x.md", "link/../x.md", ".autoagent-workspace/journal.jsonl", "a/./b/../../..", "....//x", "c:", "~/x", "%2e%2e/x",
-		"a/\x00", " ../x", "a//b.md", ".AutoAgent-Workspace./x"} {
+	for _, s := range escapeSeeds {
 		f.Add(s)
 	}
 	parent := f.TempDir()
@@ -33,14 +56,7 @@ func FuzzPathStaysInside(f *testing.F) {
 	f.Cleanup(func() { w.Close() })
 	ctx := context.Background()
 	f.Fuzz(func(t *testing.T, p string) {
-		if c, err := workspace.CleanPath(p); err == nil {
-			if c != "." && !filepath.IsLocal(filepath.FromSlash(c)) {
-				t.Fatalf("cleanPath(%q) = %q, not local", p, c)
-			}
-			if strings.HasPrefix(strings.ToLower(c), workspace.JournalDir) {
-				t.Fatalf("cleanPath(%q) = %q, in the journal", p, c)
-			}
-		}
+		checkClean(t, p)
 		if b, err := w.Read(p); err == nil && string(b) == "outside" {
 			t.Fatalf("Read(%q) read the outside file", p)
 		}
