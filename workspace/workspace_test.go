@@ -251,6 +251,7 @@ func TestProtectedFiles(t *testing.T) {
 	os.WriteFile(pol, []byte(`{"allow":[]}`), 0o644)
 	os.MkdirAll(filepath.Join(dir, "state"), 0o755)
 	os.Symlink("policy.json", filepath.Join(dir, "p.json"))
+	os.Symlink(".", filepath.Join(dir, "here"))
 	w, err := workspace.Open(dir, workspace.Options{Protected: []workspace.Protected{
 		{Path: pol, What: "the run's policy"}, {Path: filepath.Join(dir, "state"), What: "the run's state"}}})
 	if err != nil {
@@ -259,7 +260,7 @@ func TestProtectedFiles(t *testing.T) {
 	defer w.Close()
 	ctx := context.Background()
 	var pe *workspace.ProtectedError
-	for _, p := range []string{"policy.json", "POLICY.json", "p.json", "state/x.md", "state"} {
+	for _, p := range []string{"policy.json", "POLICY.json", "p.json", "here/policy.json", "here/state/x.md", "state/x.md", "state"} {
 		if _, err := w.Write(ctx, p, []byte("{}")); !errors.As(err, &pe) {
 			t.Errorf("Write(%s) = %v, want a ProtectedError", p, err)
 		}
