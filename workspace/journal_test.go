@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -390,5 +391,46 @@ func TestTwoProcesses(t *testing.T) {
 	}
 	if runs["ra"] != 200 || runs["rb"] != 200 || runs["rc"] != 50 {
 		t.Errorf("changes per run %v", runs)
+	}
+}
+
+// TestConcurrentWriters hammers one Workspace from goroutines writing,
+// rolling back and listing at once: no change is lost and the files
+// match the journal.
+func TestConcurrentWriters(t *testing.T) {
+	w, dir := open(t, workspace.Options{NoSync: true})
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			ctx := runCtx(fmt.Sprintf("g%d", g))
+			for i := range 40 {
+				if _, err := w.Write(ctx, fmt.Sprintf("f%d.md", (g+i)%5), fmt.Appendf(nil, "%d %d", g, i)); err != nil {
+					t.Error(err)
+				}
+			}
+		})
+	}
+	wg.Go(func() {
+		for range 20 {
+			for _, err := range w.Changes(workspace.Filter{}) {
+				if err != nil {
+					t.Error(err)
+				}
+			}
+		}
+	})
+	wg.Wait()
+	if n := checkConsistent(t, w, dir); n != 320 {
+		t.Errorf("%d changes, want 320", n)
+	}
+}
+
+// TestJournalDirMustBeADirectory: a link standing in the journal
+// directory's place is refused at Open, not followed.
+func TestJournalDirMustBeADirectory(t *testing.T) {
+	dir := t.TempDir()
+	os.Symlink(t.TempDir(), filepath.Join(dir, workspace.JournalDir))
+	if _, err := workspace.Open(dir, workspace.Options{}); err == nil || !strings.Contains(err.Error(), "is not a directory") {
+		t.Errorf("Open with a linked journal directory = %v", err)
 	}
 }
