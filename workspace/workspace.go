@@ -242,9 +242,6 @@ func (w *Workspace) count() (int64, error) {
 	return n, err
 }
 
-// who is the run, call and tool a change is made for.
-type who struct{ run, call, tool string }
-
 // reasonKey carries a change's reason in a context.
 type reasonKey struct{}
 
