@@ -35,7 +35,8 @@
 // and [Open] puts back the before-images of a change that has no "done"
 // line. A torn last line is ignored. The journal is locked around each
 // change (flock on Unix, LockFileEx on Windows), so several processes may
-// share a workspace and lose no entry.
+// share a workspace and lose no entry. On Windows the hard link count is
+// not read, so the hard-link refusal is Unix only.
 //
 // Each change records who made it (run, call and tool, from
 // [loop.CallInfoFrom]), when, and why ([WithReason]). [Workspace.Changes]

@@ -75,6 +75,9 @@ type EvolveResult struct {
 // the validator's output. A rejection is a result (Kept false), not an
 // error; an error means the proposal could not be applied or undone.
 // Every attempt is journaled, and traced when the workspace has a tracer.
+// The validator runs without the journal's lock: a file changed while it
+// runs, by another writer, makes a failed proposal's rollback refuse, and
+// Evolve returns that error with the validator's output.
 func Evolve(ctx context.Context, w *Workspace, p Proposal, validate Validator) (EvolveResult, error) {
 	if validate == nil {
 		return EvolveResult{}, errors.New("workspace: Evolve needs a validator")

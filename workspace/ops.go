@@ -275,7 +275,9 @@ func crashPoint(stage string) {
 // allowlist apply, and the file must be a regular one with one link, or
 // absent; a refusal refuses the module's operation. The module's change
 // is not seen, so its after-image is unknown: a rollback of it restores
-// the before-image as long as no later change touched the file.
+// the before-image as long as no later change touched the file. A
+// symbolic link at rel is refused ([ErrLink]): the journal cannot put a
+// link back, so a module may not delete or replace one.
 func (w *Workspace) Before(ctx context.Context, rel string) error {
 	c, err := w.writable("write", rel)
 	if err != nil {
