@@ -344,7 +344,7 @@ func (w *Workspace) List(p string) ([]Entry, error) {
 	}
 	var out []Entry
 	for _, d := range des {
-		if c == "." && reserved(d.Name()) {
+		if reserved(d.Name()) {
 			continue
 		}
 		fi, err := d.Info()

@@ -40,11 +40,19 @@ func volume(p string) bool {
 	return len(p) >= 2 && p[1] == ':' && ('a' <= p[0]|0x20 && p[0]|0x20 <= 'z')
 }
 
-// reserved reports whether the clean path c is the journal directory or
-// inside it, compared without case for case-insensitive file systems.
+// reserved reports whether the clean path c is a journal directory or
+// inside one, compared without case for case-insensitive file systems. A
+// journal directory at any depth counts: a workspace opened inside
+// another (_out in .) keeps its journal there.
 func reserved(c string) bool {
-	first, _, _ := strings.Cut(c, "/")
-	return strings.EqualFold(strings.TrimRight(first, ". "), JournalDir)
+	for c != "" {
+		var elem string
+		elem, c, _ = strings.Cut(c, "/")
+		if strings.EqualFold(strings.TrimRight(elem, ". "), JournalDir) {
+			return true
+		}
+	}
+	return false
 }
 
 // normExts normalizes an allowlist: lower case, each with its dot.

@@ -55,6 +55,7 @@ func TestFenceRefusesPaths(t *testing.T) {
 		{".AUTOAGENT-WORKSPACE/x", workspace.ErrReserved},
 		{"./.autoagent-workspace/lock", workspace.ErrReserved},
 		{"a/../.autoagent-workspace/x", workspace.ErrReserved},
+		{"_out/.autoagent-workspace/journal.jsonl", workspace.ErrReserved},
 	}
 	for _, c := range cases {
 		if _, err := w.Write(ctx, c.path, []byte("x")); !errors.Is(err, c.want) {

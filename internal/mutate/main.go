@@ -1282,7 +1282,7 @@ var mutations = []mutation{
 		"\tif p[0] == '/' || p[0] == '\\\\' || volume(p) {", "\tif p[0] == '/' {",
 		"./workspace", "TestFenceRefusesPaths"},
 	{"workspace: the journal directory is reachable by name", "workspace/path.go",
-		"\treturn strings.EqualFold(strings.TrimRight(first, \". \"), JournalDir)", "\treturn first == \"\\x00\"",
+		"\t\tif strings.EqualFold(strings.TrimRight(elem, \". \"), JournalDir) {", "\t\tif elem == \"\\x00\" {",
 		"./workspace", "TestFenceRefusesPaths"},
 	{"workspace: a link into the journal directory is followed", "workspace/files.go",
 		"\t\tif fi, err := w.root.Stat(p); err == nil && os.SameFile(fi, w.jdir) {", "\t\tif false {",
