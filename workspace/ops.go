@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/autoagent-go/autoagent/loop"
@@ -218,7 +219,7 @@ func (w *Workspace) Rename(ctx context.Context, from, to string) (Change, error)
 
 // newChange starts a change of files made for the call in ctx.
 func (w *Workspace) newChange(ctx context.Context, op Op, files []FileChange) *Change {
-	ch := &Change{Op: op, Files: files, Time: w.now().UTC(), Reason: reasonFrom(ctx)}
+	ch := &Change{Op: op, Files: files, Time: w.now().UTC(), Reason: capReason(reasonFrom(ctx))}
 	if len(files) > 0 {
 		ch.Path = files[0].Path
 	}
@@ -226,6 +227,17 @@ func (w *Workspace) newChange(ctx context.Context, op Op, files []FileChange) *C
 		ch.RunID, ch.CallID, ch.Tool = ci.RunID, ci.CallID, ci.Name
 	}
 	return ch
+}
+
+// maxReason bounds the reason a change keeps, in bytes: a model's reason
+// is a sentence, and the journal holds every one.
+const maxReason = 1000
+
+func capReason(r string) string {
+	if len(r) <= maxReason {
+		return r
+	}
+	return strings.ToValidUTF8(r[:maxReason], "") + "…"
 }
 
 // commit journals ch (its before-images, befores[i] for ch.Files[i],
