@@ -279,3 +279,14 @@ func TestProtectedFiles(t *testing.T) {
 		t.Errorf("policy.json = %q", b)
 	}
 }
+
+func TestReasonIsCapped(t *testing.T) {
+	w, _ := open(t, workspace.Options{NoSync: true})
+	c, err := w.Write(workspace.WithReason(context.Background(), strings.Repeat("é", 3000)), "a.md", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Reason) > 1004 || !strings.HasPrefix(c.Reason, "éé") {
+		t.Errorf("reason of %d bytes kept", len(c.Reason))
+	}
+}
