@@ -272,6 +272,11 @@ func (w *Workspace) commit(ch *Change, befores [][]byte, apply func() error) err
 	return nil
 }
 
+// Workspace meets host.Journal (its Before) without importing host.
+var _ interface {
+	Before(ctx context.Context, rel string) error
+} = (*Workspace)(nil)
+
 // crashHook, set by tests only, runs at the points of commit where a
 // crash is hardest to recover from.
 var crashHook func(stage string)
