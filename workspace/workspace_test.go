@@ -290,3 +290,28 @@ func TestReasonIsCapped(t *testing.T) {
 		t.Errorf("reason of %d bytes kept", len(c.Reason))
 	}
 }
+
+func TestSetOpensEachDirectoryOnce(t *testing.T) {
+	dir := t.TempDir()
+	s := workspace.NewSet(workspace.Options{WriteExt: []string{"md"}})
+	a, err := s.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.Open(dir + "/.")
+	if err != nil || a != b {
+		t.Fatalf("second Open = %p, %v; want %p", b, err, a)
+	}
+	if err := a.Before(context.Background(), "x.exe"); err == nil {
+		t.Error("the set's options were not applied")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Read("x.md"); err == nil {
+		t.Error("a workspace of a closed set still reads")
+	}
+	if _, err := s.Open(dir); !errors.Is(err, workspace.ErrClosed) {
+		t.Errorf("Open after Close = %v", err)
+	}
+}
