@@ -223,6 +223,7 @@ type Runtime struct {
 	programs    *jsprogram.Runner
 	creator     *synth.CreateTool
 	workspace   *workspace.Workspace
+	workspaces  *workspace.Set // the run's workspace, and those of fs.workspace grants
 	notes       io.Writer
 
 	stopWatch context.CancelFunc
@@ -284,6 +285,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		}
 	}
 	protected := cfg.Protects()
+	rt.workspaces = workspace.NewSet(workspace.Options{Tracer: tr, Protected: workspaceProtected(protected)})
 	if wc := cfg.Workspace; wc.Dir != "" {
 		if err := rt.openWorkspace(wc, tr, protected); err != nil {
 			return nil, err
@@ -385,23 +387,35 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 }
 
 // openWorkspace opens the run's workspace and adds its tools.
+// It joins the runtime's set of workspaces, so a module granted
+// fs.workspace on the same directory writes through it, under its
+// allowlists.
 func (rt *Runtime) openWorkspace(wc WorkspaceConfig, tr *trace.Tracer, protected []manifest.Protected) error {
-	var ps []workspace.Protected
-	for _, p := range protected {
-		ps = append(ps, workspace.Protected{Path: cmp.Or(p.File, p.Dir), What: p.What})
-	}
 	w, err := workspace.Open(wc.Dir, workspace.Options{ReadExt: wc.ReadExt, WriteExt: wc.WriteExt,
-		MaxFileBytes: wc.MaxFileBytes, MaxTotalBytes: wc.MaxTotalBytes, Tracer: tr, Protected: ps})
+		MaxFileBytes: wc.MaxFileBytes, MaxTotalBytes: wc.MaxTotalBytes, Tracer: tr, Protected: workspaceProtected(protected)})
 	if err != nil {
 		return fmt.Errorf("%w: Workspace: %w", ErrConfig, err)
 	}
 	rt.workspace = w
+	if err := rt.workspaces.Add(w); err != nil {
+		w.Close()
+		return err
+	}
 	for _, t := range workspace.Tools(w) {
 		if err := rt.tools.Add(t); err != nil {
 			return fmt.Errorf("%w: Workspace: %v (a plugin or tool of that name is loaded too)", ErrConfig, err)
 		}
 	}
 	return nil
+}
+
+// workspaceProtected is what the runtime protects, as workspace options.
+func workspaceProtected(protected []manifest.Protected) []workspace.Protected {
+	var ps []workspace.Protected
+	for _, p := range protected {
+		ps = append(ps, workspace.Protected{Path: cmp.Or(p.File, p.Dir), What: p.What})
+	}
+	return ps
 }
 
 // Workspace returns the run's workspace, nil without Config.Workspace.
@@ -648,8 +662,8 @@ func (rt *Runtime) Close(ctx context.Context) error {
 		if rt.fact != nil {
 			errs = append(errs, rt.fact.Close())
 		}
-		if rt.workspace != nil {
-			errs = append(errs, rt.workspace.Close())
+		if rt.workspaces != nil {
+			errs = append(errs, rt.workspaces.Close())
 		}
 		if rt.sessions != nil {
 			errs = append(errs, rt.sessions.Close())

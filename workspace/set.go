@@ -48,6 +48,22 @@ func (s *Set) Open(dir string) (*Workspace, error) {
 	return w, nil
 }
 
+// Add makes w the set's workspace of its directory, so Open returns it
+// (with its own options) instead of opening another; the set closes it.
+// It fails when the set holds another workspace of that directory.
+func (s *Set) Add(w *Workspace) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	if o := s.open[w.Dir()]; o != nil && o != w {
+		return errors.New("workspace: the set holds another workspace of " + w.Dir())
+	}
+	s.open[w.Dir()] = w
+	return nil
+}
+
 // Close closes every workspace the set opened; Open fails afterwards.
 func (s *Set) Close() error {
 	s.mu.Lock()

@@ -305,8 +305,25 @@ func TestSetOpensEachDirectoryOnce(t *testing.T) {
 	if err := a.Before(context.Background(), "x.exe"); err == nil {
 		t.Error("the set's options were not applied")
 	}
+	other := t.TempDir()
+	own, err := workspace.Open(other, workspace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Add(own); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Open(other); got != own {
+		t.Error("Open did not return the workspace added")
+	}
+	if err := s.Add(must[*workspace.Workspace](t)(workspace.Open(dir, workspace.Options{}))); err == nil {
+		t.Error("a second workspace of one directory added")
+	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
+	}
+	if _, err := own.Read("x.md"); err == nil {
+		t.Error("the set did not close the workspace added")
 	}
 	if _, err := a.Read("x.md"); err == nil {
 		t.Error("a workspace of a closed set still reads")

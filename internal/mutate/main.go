@@ -1330,7 +1330,7 @@ var mutations = []mutation{
 		"\treads := tool.Flags{Untrusted: true, Idempotent: true,", "\treads := tool.Flags{Idempotent: true,",
 		"./workspace", "TestToolsFlagsAndFence"},
 	{"workspace: the runtime's protected files are writable in its workspace", "runtime.go",
-		"Tracer: tr, Protected: ps})", "Tracer: tr})",
+		"MaxTotalBytes: wc.MaxTotalBytes, Tracer: tr, Protected: workspaceProtected(protected)})", "MaxTotalBytes: wc.MaxTotalBytes, Tracer: tr})",
 		".", "TestRuntimeWorkspace"},
 }
 
