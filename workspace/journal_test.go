@@ -322,8 +322,14 @@ func TestKillAtCrashPoints(t *testing.T) {
 			if err := cmd.Wait(); err == nil {
 				t.Fatal("the child was not killed")
 			}
+			// A crash between a temporary file's write and its rename
+			// leaves it behind.
+			os.WriteFile(filepath.Join(dir, workspace.JournalDir, "tmp", "0123456789abcdef"), []byte("half"), 0o644)
 			w := must[*workspace.Workspace](t)(workspace.Open(dir, workspace.Options{}))
 			defer w.Close()
+			if es, _ := os.ReadDir(filepath.Join(dir, workspace.JournalDir, "tmp")); len(es) != 0 {
+				t.Errorf("%d temporary files left after Open", len(es))
+			}
 			if n := checkConsistent(t, w, dir); n != 37 {
 				t.Errorf("%d changes in the journal, want 37", n)
 			}

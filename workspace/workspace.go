@@ -215,11 +215,26 @@ func (w *Workspace) acquire() (func(), error) {
 	if err == nil && (first || foreign) {
 		w.total, err = w.count()
 	}
+	if err == nil && first {
+		w.cleanTmp()
+	}
 	if err != nil {
 		unlock()
 		return nil, err
 	}
 	return unlock, nil
+}
+
+// cleanTmp removes the temporary files a crash left: every one is made
+// and renamed under the lock, so none is in use while it is held.
+func (w *Workspace) cleanTmp() {
+	des, err := fs.ReadDir(w.root.FS(), JournalDir+"/"+tmpDir)
+	if err != nil {
+		return
+	}
+	for _, d := range des {
+		w.root.Remove(JournalDir + "/" + tmpDir + "/" + d.Name())
+	}
 }
 
 // count adds up the sizes of the workspace's regular files.
