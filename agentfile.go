@@ -39,6 +39,16 @@ type agentFile struct {
 	Sessions   string          `yaml:"sessions"`
 	CreateTool agentCreateTool `yaml:"create_tool"`
 	CodeMode   string          `yaml:"code_mode"`
+	Workspace  *agentWorkspace `yaml:"workspace"`
+}
+
+// agentWorkspace is the agent file's workspace key (Config.Workspace).
+type agentWorkspace struct {
+	Dir           string   `yaml:"dir"`
+	ReadExt       []string `yaml:"read_ext"`
+	WriteExt      []string `yaml:"write_ext"`
+	MaxFileBytes  int64    `yaml:"max_file_bytes"`
+	MaxTotalBytes int64    `yaml:"max_total_bytes"`
 }
 
 type agentBounds struct {
@@ -166,6 +176,13 @@ func Load(path string) (Config, error) {
 	}
 	if cfg.CodeMode.Mode, err = codemode.ParseMode(f.CodeMode); err != nil {
 		return Config{}, fmt.Errorf("%w %s: %v", ErrAgentFile, path, err)
+	}
+	if ws := f.Workspace; ws != nil {
+		if ws.Dir == "" {
+			return Config{}, fmt.Errorf("%w %s: workspace: dir is required (the directory the model may write in)", ErrAgentFile, path)
+		}
+		cfg.Workspace = WorkspaceConfig{Dir: rel(ws.Dir), ReadExt: ws.ReadExt, WriteExt: ws.WriteExt,
+			MaxFileBytes: ws.MaxFileBytes, MaxTotalBytes: ws.MaxTotalBytes}
 	}
 	if p := f.Plugins; p != nil {
 		cfg.Plugins = &PluginsConfig{Dir: rel(cmp0(p.Dir, "plugins")), Manifest: rel(p.Manifest), Quarantine: p.Quarantine}

@@ -42,6 +42,7 @@ policy: policy.json
 trace: /var/log/trace.jsonl
 sessions: sessions.db
 code_mode: only
+workspace: {dir: _out, write_ext: [md], read_ext: [md, log], max_file_bytes: 4096}
 `)
 	dir := filepath.Dir(p)
 	cfg, err := autoagent.Load(p)
@@ -56,6 +57,9 @@ code_mode: only
 	}
 	if cfg.Bounds.MaxSteps != 6 || cfg.Bounds.TokenBudget != 5000 || cfg.Bounds.Trifecta != loop.TrifectaApprove || cfg.System != "You answer questions about orders." {
 		t.Errorf("bounds %+v, system %q", cfg.Bounds, cfg.System)
+	}
+	if ws := cfg.Workspace; ws.Dir != filepath.Join(dir, "_out") || len(ws.WriteExt) != 1 || ws.WriteExt[0] != "md" || len(ws.ReadExt) != 2 || ws.MaxFileBytes != 4096 {
+		t.Errorf("workspace %+v", ws)
 	}
 	if cfg.Plugins == nil || cfg.Plugins.Dir != filepath.Join(dir, "tools") || !cfg.Plugins.Quarantine {
 		t.Errorf("plugins %+v", cfg.Plugins)
@@ -92,6 +96,7 @@ func TestLoadAgentFileErrors(t *testing.T) {
 		{"agent.yaml", "model: m\n", `provider is required`},
 		{"agent.yaml", "provider: openai\ncode_mode: sometimes\n", `code mode "sometimes": want off, also or only`},
 		{"agent.yaml", "", `the file is empty`},
+		{"agent.yaml", "provider: openai\nworkspace: {write_ext: [md]}\n", `workspace: dir is required`},
 		{"agent.json", "{\"provider\": \"openai\",\n \"sytem\": \"x\"}", `agent.json:2: unknown key "sytem"`},
 	} {
 		p := writeFile(t, tt.name, tt.text)

@@ -94,6 +94,7 @@ var importRules = []importRule{
 	{"memory/sqlitestore", []string{"memory", "llm"}, "sqlitestore stores a Fact memory's facts"},
 	{"memory/memorytest", []string{"memory", "llm"}, "a conformance suite imports what it checks"},
 	{"memory/eval", []string{"memory", "memory/", "tool", "llm"}, "the memory eval runs memories and their tools"},
+	{"workspace", []string{"loop", "tool", "trace", "llm"}, "workspace → loop (who made a change), tool, trace; never host: the host's Journal interface is met by its Before method"},
 }
 
 // unruled are the packages that may import anything of ours: the front

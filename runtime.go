@@ -31,6 +31,7 @@ import (
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 	"github.com/autoagent-go/autoagent/trace/otel"
+	"github.com/autoagent-go/autoagent/workspace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
@@ -57,6 +58,12 @@ type Config struct {
 
 	// Tools are Go tools of the embedding program.
 	Tools []tool.Tool
+	// Workspace, when its Dir is set, gives the model read_file,
+	// write_file, list_dir, list_changes and rollback over that directory
+	// (package workspace): fenced to it, with its allowlists, every write
+	// journaled and undoable. The files Protects names are never read or
+	// written through it.
+	Workspace WorkspaceConfig
 	// Plugins, when set, loads a plugins directory of approved WebAssembly
 	// tools (Dir "" is ./plugins), kept current as files and approvals
 	// change unless NoWatch. Sandboxed calls are traced, and code mode is
@@ -114,6 +121,18 @@ type Config struct {
 	// executable (host.Options.Protected says how). Load adds the agent
 	// file.
 	Protected []manifest.Protected
+}
+
+// WorkspaceConfig configures the run's workspace (Config.Workspace).
+type WorkspaceConfig struct {
+	// Dir is the workspace's directory; "" means none.
+	Dir string
+	// ReadExt and WriteExt, when not nil, are the extensions that may be
+	// read and written (workspace.Options).
+	ReadExt, WriteExt []string
+	// MaxFileBytes and MaxTotalBytes bound a file and all of them (0:
+	// workspace's defaults, 16 MiB and 1 GiB).
+	MaxFileBytes, MaxTotalBytes int64
 }
 
 // CodeModeConfig configures code mode (loop.Agent.CodeMode).
@@ -203,6 +222,8 @@ type Runtime struct {
 	builder     *synth.Builder
 	programs    *jsprogram.Runner
 	creator     *synth.CreateTool
+	workspace   *workspace.Workspace
+	workspaces  *workspace.Set // the run's workspace, and those of fs.workspace grants
 	notes       io.Writer
 
 	stopWatch context.CancelFunc
@@ -264,6 +285,12 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		}
 	}
 	protected := cfg.Protects()
+	rt.workspaces = workspace.NewSet(workspace.Options{Tracer: tr, Protected: workspaceProtected(protected)})
+	if wc := cfg.Workspace; wc.Dir != "" {
+		if err := rt.openWorkspace(wc, tr, protected); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Plugins != nil {
 		pc := *cfg.Plugins
 		pc.Tracer = cmp.Or(pc.Tracer, tr)
@@ -358,6 +385,41 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 	}
 	return rt, nil
 }
+
+// openWorkspace opens the run's workspace and adds its tools.
+// It joins the runtime's set of workspaces, so a module granted
+// fs.workspace on the same directory writes through it, under its
+// allowlists.
+func (rt *Runtime) openWorkspace(wc WorkspaceConfig, tr *trace.Tracer, protected []manifest.Protected) error {
+	w, err := workspace.Open(wc.Dir, workspace.Options{ReadExt: wc.ReadExt, WriteExt: wc.WriteExt,
+		MaxFileBytes: wc.MaxFileBytes, MaxTotalBytes: wc.MaxTotalBytes, Tracer: tr, Protected: workspaceProtected(protected)})
+	if err != nil {
+		return fmt.Errorf("%w: Workspace: %w", ErrConfig, err)
+	}
+	rt.workspace = w
+	if err := rt.workspaces.Add(w); err != nil {
+		w.Close()
+		return err
+	}
+	for _, t := range workspace.Tools(w) {
+		if err := rt.tools.Add(t); err != nil {
+			return fmt.Errorf("%w: Workspace: %v (a plugin or tool of that name is loaded too)", ErrConfig, err)
+		}
+	}
+	return nil
+}
+
+// workspaceProtected is what the runtime protects, as workspace options.
+func workspaceProtected(protected []manifest.Protected) []workspace.Protected {
+	var ps []workspace.Protected
+	for _, p := range protected {
+		ps = append(ps, workspace.Protected{Path: cmp.Or(p.File, p.Dir), What: p.What})
+	}
+	return ps
+}
+
+// Workspace returns the run's workspace, nil without Config.Workspace.
+func (rt *Runtime) Workspace() *workspace.Workspace { return rt.workspace }
 
 // offerCodeMode loads the program engine into the runtime's host (made
 // here when no plugins directory made one) and turns code mode on.
@@ -599,6 +661,9 @@ func (rt *Runtime) Close(ctx context.Context) error {
 		}
 		if rt.fact != nil {
 			errs = append(errs, rt.fact.Close())
+		}
+		if rt.workspaces != nil {
+			errs = append(errs, rt.workspaces.Close())
 		}
 		if rt.sessions != nil {
 			errs = append(errs, rt.sessions.Close())

@@ -17,6 +17,7 @@ import (
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/trace"
+	"github.com/autoagent-go/autoagent/workspace"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -66,6 +67,9 @@ type agentFlags struct {
 
 	// Code mode (issue 39).
 	codeMode string
+
+	// The workspace (package workspace).
+	workspace, workspaceReadExt, workspaceWriteExt string
 }
 
 func (f *agentFlags) register(fs *pflag.FlagSet) {
@@ -108,6 +112,9 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.writerProvider, "writer-provider", "", "provider of the model that writes create_tool's tools, e.g. a cheaper one (default: --provider)")
 	fs.StringVar(&f.writerModel, "writer-model", "", "model that writes create_tool's tools (default: --model with the same provider, else that provider's default)")
 	fs.StringVar(&f.writerScript, "writer-script", "", "script played by a scripted writer (--writer-provider scripted)")
+	fs.StringVar(&f.workspace, "workspace", "", "give the model read_file, write_file, list_dir, list_changes and rollback fenced to `DIR`, every write journaled (autoagent workspace log|diff|rollback DIR)")
+	fs.StringVar(&f.workspaceReadExt, "workspace-read-ext", "", "extensions the workspace's files may be read with, e.g. md,json,log (default: any)")
+	fs.StringVar(&f.workspaceWriteExt, "workspace-write-ext", "", "extensions the workspace's files may be written with, e.g. md (default: any)")
 	fs.StringVar(&f.codeMode, "code-mode", "off", "offer the model run_program, a JavaScript program calling the tools (each call through the same checks and approvals): off|also (beside the tools)|only (instead of them)")
 }
 
@@ -194,6 +201,11 @@ func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
 	if m, err := codemode.ParseMode(f.codeMode); err == nil {
 		cfg.CodeMode.Mode = m
 	}
+	if f.workspace == "" && f.agent == "" && (f.workspaceReadExt != "" || f.workspaceWriteExt != "") {
+		return cfg, usageError(errors.New("--workspace-read-ext and --workspace-write-ext need --workspace DIR"))
+	}
+	cfg.Workspace = autoagent.WorkspaceConfig{Dir: f.workspace,
+		ReadExt: workspace.ParseExts(f.workspaceReadExt), WriteExt: workspace.ParseExts(f.workspaceWriteExt)}
 	if f.outputSchema != "" {
 		b, err := os.ReadFile(f.outputSchema)
 		if err != nil {
@@ -278,6 +290,13 @@ var overrides = map[string]func(dst, src *autoagent.Config){
 	"prompt-cache":  func(d, s *autoagent.Config) { d.Provider.PromptCaching = s.Provider.PromptCaching },
 	"otel":          func(d, s *autoagent.Config) { d.OTel = s.OTel },
 	"output-schema": func(d, s *autoagent.Config) { d.OutputSchema = s.OutputSchema },
+	"workspace":     func(d, s *autoagent.Config) { d.Workspace = s.Workspace },
+	"workspace-read-ext": func(d, s *autoagent.Config) {
+		d.Workspace.ReadExt = s.Workspace.ReadExt
+	},
+	"workspace-write-ext": func(d, s *autoagent.Config) {
+		d.Workspace.WriteExt = s.Workspace.WriteExt
+	},
 }
 
 // withAgentFile loads --agent and applies the flags given over it.
