@@ -26,6 +26,10 @@ type Call interface {
 	hostcall.Call
 	// FS returns the instance's use of its mounts.
 	FS() *Usage
+	// Refused records a refusal the guest is told of by an errno, after
+	// which the call goes on (a journal refusing a change): the call's
+	// record lists it with the refusals that end a call.
+	Refused(kind, action, reason string)
 }
 
 // Usage is what an instance uses of its mounts: the files it holds open
@@ -40,13 +44,20 @@ type Usage struct {
 	// guarded is what the mounts' guard protects, read at the call's
 	// first check; Begin forgets it.
 	guarded *guarded
+	// call counts the calls begun, and journaled holds the files the
+	// running call's journals recorded (fs.workspace): each file once per
+	// call. Begin forgets them.
+	call      uint64
+	journaled map[journalKey]bool
 }
 
-// Begin starts a call's count: nothing written yet, and the guard's files
-// read again at the first check.
+// Begin starts a call's count: nothing written yet, the guard's files
+// read again at the first check, no file journaled yet.
 func (u *Usage) Begin() {
 	u.Written = 0
 	u.guarded = nil
+	u.call++
+	clear(u.journaled)
 }
 
 // rootFS is a preopened directory backed by os.Root, so `..` and symlinks
@@ -65,7 +76,11 @@ type rootFS struct {
 	root     *os.Root
 	readOnly bool
 	guard    *Guard
-	c        Call // nil in tests that mount a root alone
+	// journal, for an fs.workspace grant, records each file before the
+	// call's first change of it (see journal.go).
+	journal Journal
+	c       Call  // nil in tests that mount a root alone
+	own     Usage // the count when c is nil
 }
 
 // Mount is one fs grant's directory.
@@ -75,13 +90,16 @@ type Mount struct {
 	ReadOnly bool   // an fs.read grant
 	// Guard, when set, refuses the host's own files inside the mount.
 	Guard *Guard
+	// Journal, when set (an fs.workspace grant), records each file the
+	// guest changes before the call's first change of it.
+	Journal Journal
 }
 
 // Config mounts the grants' directories for one instance, which c is.
 func Config(mounts []Mount, c Call) wazero.FSConfig {
 	cfg := wazero.NewFSConfig()
 	for _, m := range mounts {
-		cfg = cfg.(sysfs.FSConfig).WithSysFSMount(&rootFS{root: m.Root, readOnly: m.ReadOnly, guard: m.Guard, c: c}, m.Path)
+		cfg = cfg.(sysfs.FSConfig).WithSysFSMount(&rootFS{root: m.Root, readOnly: m.ReadOnly, guard: m.Guard, journal: m.Journal, c: c}, m.Path)
 	}
 	return cfg
 }
@@ -234,6 +252,15 @@ func (r *rootFS) openFile(name string, flag experimentalsys.Oflag, perm fs.FileM
 		// No guest makes a file the host, or anyone, could execute.
 		perm &^= 0o111
 	}
+	jrel := ""
+	if r.journal != nil && flag&writeFlags != 0 {
+		rel, e := r.journalOpen(name)
+		if e != 0 {
+			return nil, e
+		}
+		// What is opened is what was journaled.
+		name, jrel = rel, rel
+	}
 	// Never block in open: a FIFO nobody writes to would hold the call
 	// (and an OS thread) past every deadline. Only regular files and
 	// directories are opened at all.
@@ -245,6 +272,10 @@ func (r *rootFS) openFile(name string, flag experimentalsys.Oflag, perm fs.FileM
 	if e == 0 {
 		e = r.checkOpened(guarded, name, f, fi, write, created)
 	}
+	if e == 0 && jrel != "" && linked(fi) {
+		r.refuse("change of "+jrel, hardLinked)
+		e = experimentalsys.EACCES
+	}
 	if e == 0 && write && flag&experimentalsys.O_TRUNC != 0 {
 		e = errno(f.Truncate(0))
 	}
@@ -255,6 +286,9 @@ func (r *rootFS) openFile(name string, flag experimentalsys.Oflag, perm fs.FileM
 	rf, e := newRootFile(r, name, f, of)
 	if e != 0 {
 		return nil, e
+	}
+	if write && jrel != "" {
+		rf.rel, rf.call = jrel, r.usage().call
 	}
 	if flag&experimentalsys.O_DIRECTORY != 0 {
 		if dir, e := rf.IsDir(); e != 0 || !dir {
@@ -394,6 +428,21 @@ func (r *rootFS) Rename(from, to string) experimentalsys.Errno {
 	if ti, err := r.root.Lstat(rel(to)); err == nil && ti.IsDir() && r.holdsProtected(ti) {
 		return experimentalsys.EPERM
 	}
+	if r.journal != nil {
+		if fi.IsDir() {
+			r.refuse("rename of the directory "+rel(from), "it would move every file in it, which the journal records one by one; move its files")
+			return experimentalsys.EPERM
+		}
+		jfrom, e := r.journalPath(rel(from))
+		if e != 0 {
+			return e
+		}
+		jto, e := r.journalPath(rel(to))
+		if e != 0 {
+			return e
+		}
+		return errno(r.root.Rename(jfrom, jto))
+	}
 	return errno(r.root.Rename(rel(from), rel(to)))
 }
 
@@ -467,6 +516,13 @@ func (r *rootFS) Unlink(p string) experimentalsys.Errno {
 	if r.protectedPath(rel(p)) {
 		return experimentalsys.EPERM
 	}
+	if r.journal != nil {
+		jrel, e := r.journalPath(rel(p))
+		if e != 0 {
+			return e
+		}
+		return errno(r.root.Remove(jrel))
+	}
 	return errno(r.root.Remove(rel(p)))
 }
 
@@ -485,6 +541,10 @@ func (r *rootFS) Link(oldPath, newPath string) experimentalsys.Errno {
 		return errno(err)
 	}
 	if !fi.Mode().IsRegular() || r.protectedPath(rel(oldPath)) || r.protectedName(r.guarded(), rel(newPath)) {
+		return experimentalsys.EPERM
+	}
+	if r.journal != nil {
+		r.refuse("hard link "+rel(newPath), "a file with two names changes under both, and the journal records one; copy the file")
 		return experimentalsys.EPERM
 	}
 	r.charge(createCost)
@@ -548,6 +608,10 @@ type rootFile struct {
 	f      *os.File
 	flag   int
 	closed bool
+	// rel is the file's name in its workspace when it was opened for
+	// writing under a journal, call the call that journaled it last.
+	rel  string
+	call uint64
 }
 
 // Close closes the file once, giving its place back to the open file
@@ -657,6 +721,9 @@ func (f *rootFile) Write(buf []byte) (int, experimentalsys.Errno) {
 	if f.fs.readOnly {
 		return 0, experimentalsys.EBADF
 	}
+	if e := f.journal(); e != 0 {
+		return 0, e
+	}
 	off := int64(-1) // at the end, appending
 	if !f.IsAppend() {
 		off, _ = f.f.Seek(0, io.SeekCurrent)
@@ -670,6 +737,9 @@ func (f *rootFile) Pwrite(buf []byte, off int64) (int, experimentalsys.Errno) {
 	f.fs.checkStop()
 	if f.fs.readOnly {
 		return 0, experimentalsys.EBADF
+	}
+	if e := f.journal(); e != 0 {
+		return 0, e
 	}
 	f.chargeWrite(off, len(buf))
 	n, err := f.f.WriteAt(buf, off)
@@ -693,6 +763,9 @@ func (f *rootFile) chargeWrite(off int64, n int) {
 func (f *rootFile) Truncate(size int64) experimentalsys.Errno {
 	if f.fs.readOnly {
 		return experimentalsys.EBADF
+	}
+	if e := f.journal(); e != 0 {
+		return e
 	}
 	// Growing a file counts what it grows by: most file systems store the
 	// hole sparsely, but whoever copies the file later does not.

@@ -1,0 +1,195 @@
+package fscap
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"strings"
+
+	experimentalsys "github.com/tetratelabs/wazero/experimental/sys"
+	"github.com/tetratelabs/wazero/sys"
+)
+
+// Journal records the files a guest changes under an fs.workspace grant,
+// before each change: host.Journal, which the host passes through.
+type Journal interface {
+	Before(ctx context.Context, rel string) error
+}
+
+// KindWorkspace is the grant kind a journal's refusals are reported
+// under.
+const KindWorkspace = "fs.workspace"
+
+// journalKey is one file of one mount, journaled in the running call.
+type journalKey struct {
+	r   *rootFS
+	rel string
+}
+
+// usage is the instance's count, or the mount's own in tests that mount
+// a root alone.
+func (r *rootFS) usage() *Usage {
+	if r.c != nil {
+		return r.c.FS()
+	}
+	return &r.own
+}
+
+// ctx is the running call's context, whose values say who calls.
+func (r *rootFS) ctx() context.Context {
+	if r.c != nil {
+		return r.c.Context()
+	}
+	return context.Background()
+}
+
+// refuse reports a refused change of the workspace; the guest sees an
+// errno and goes on.
+func (r *rootFS) refuse(action, reason string) {
+	if r.c != nil {
+		r.c.Refused(KindWorkspace, action, reason)
+	}
+}
+
+// workspacePath returns name (relative to the mount) as the journal names
+// it: slash-separated, `.` and `..` resolved, "" for the mount's root. A
+// directory the path goes through is read first: a symbolic link there
+// is refused (EPERM; the file it leads to has another name, which is the
+// one to journal), a `..` above the root too, and a missing or
+// non-directory component fails as the operation would. With no link on
+// the way, `..` resolved by name is where the system goes.
+func (r *rootFS) workspacePath(name string) (string, experimentalsys.Errno) {
+	comps := strings.Split(name, "/")
+	last := -1
+	for i, c := range comps {
+		if c != "" && c != "." {
+			last = i
+		}
+	}
+	var parts []string
+	for i, c := range comps {
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			if len(parts) == 0 {
+				r.refuse("change of "+name, "the path leaves the workspace")
+				return "", experimentalsys.EPERM
+			}
+			parts = parts[:len(parts)-1]
+			continue
+		}
+		parts = append(parts, c)
+		if i == last {
+			break
+		}
+		dir := strings.Join(parts, "/")
+		fi, err := r.root.Lstat(dir)
+		switch {
+		case err != nil:
+			return "", errno(err)
+		case fi.Mode()&fs.ModeSymlink != 0:
+			r.refuse("change of "+name, "the path goes through the symbolic link "+dir+"; name the file where it is")
+			return "", experimentalsys.EPERM
+		case !fi.IsDir():
+			return "", experimentalsys.ENOTDIR
+		}
+	}
+	return strings.Join(parts, "/"), 0
+}
+
+// journalFile has the journal record the file at rel before the call's
+// first change of it, once per file per call; a journal's error refuses
+// the change (EACCES).
+func (r *rootFS) journalFile(rel string) experimentalsys.Errno {
+	if rel == "" {
+		return experimentalsys.EISDIR
+	}
+	u := r.usage()
+	k := journalKey{r, rel}
+	if u.journaled[k] {
+		return 0
+	}
+	if err := r.journal.Before(r.ctx(), rel); err != nil {
+		r.refuse("change of "+rel, err.Error())
+		return experimentalsys.EACCES
+	}
+	if u.journaled == nil {
+		u.journaled = map[journalKey]bool{}
+	}
+	u.journaled[k] = true
+	// The journal may have taken long: stop here if the call's time is up.
+	r.checkStop()
+	return 0
+}
+
+// journalPath is workspacePath then journalFile: the file at name, as the
+// journal names it, journaled.
+func (r *rootFS) journalPath(name string) (string, experimentalsys.Errno) {
+	rel, e := r.workspacePath(name)
+	if e == 0 {
+		e = r.journalFile(rel)
+	}
+	return rel, e
+}
+
+// hardLinked is why a file with other names is not changed.
+const hardLinked = "the file has other names (hard links), whose changes the journal would not record; copy it to a file of its own"
+
+// linked reports whether fi is a file with more than one name: a write to
+// it changes every name, and the journal records one.
+func linked(fi fs.FileInfo) bool {
+	return !fi.IsDir() && sys.NewStat_t(fi).Nlink > 1
+}
+
+// journal journals an open file before its first change in a call after
+// the one that opened it: an instance kept across calls keeps its files
+// open, and each call's changes are that call's. The file must still be
+// at the name it was journaled under; moved or replaced, it is refused
+// (EACCES): its changes would go to a name no journal entry records.
+func (f *rootFile) journal() experimentalsys.Errno {
+	if f.rel == "" {
+		return 0
+	}
+	u := f.fs.usage()
+	if f.call == u.call {
+		return 0
+	}
+	at, err := f.fs.root.Lstat(f.rel)
+	fi, err2 := f.f.Stat()
+	if err != nil || err2 != nil || !os.SameFile(at, fi) {
+		f.fs.refuse("change of "+f.rel, "the file open since an earlier call is no longer at "+f.rel+"; open it again")
+		return experimentalsys.EACCES
+	}
+	if e := f.fs.journalFile(f.rel); e != 0 {
+		return e
+	}
+	f.call = u.call
+	return 0
+}
+
+// journalOpen journals the file an open that may change it names (for
+// writing, truncating, creating) and returns its journal name, which is
+// what is opened. A symbolic link there is refused (EPERM): the file the
+// open would change has another name.
+func (r *rootFS) journalOpen(name string) (string, experimentalsys.Errno) {
+	rel, e := r.workspacePath(name)
+	if e != 0 {
+		return "", e
+	}
+	if rel != "" {
+		fi, err := r.root.Lstat(rel)
+		switch {
+		case err != nil:
+		case fi.Mode()&fs.ModeSymlink != 0:
+			r.refuse("change of "+rel, "it is a symbolic link; name the file it leads to")
+			return "", experimentalsys.EPERM
+		case linked(fi):
+			// Checked again on the open file; here so that the journal
+			// records no change that will not happen.
+			r.refuse("change of "+rel, hardLinked)
+			return "", experimentalsys.EACCES
+		}
+	}
+	return rel, r.journalFile(rel)
+}
