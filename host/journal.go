@@ -27,4 +27,10 @@ type Journal interface {
 	Before(ctx context.Context, rel string) error
 }
 
+// JournalDir is the directory at a workspace's root where package
+// workspace keeps its journal and before-images (workspace.JournalDir).
+// Under an fs.workspace grant no guest path reaches it, by any spelling:
+// a module that could write there could choose what a rollback restores.
+const JournalDir = ".autoagent-workspace"
+
 var _ fscap.Journal = Journal(nil)

@@ -379,7 +379,7 @@ func (l *Loaded) setupGrants(extra map[string]string) error {
 				if err != nil {
 					return fmt.Errorf("host: module %q: grant %s: opening the workspace journal: %w", l.name, g, err)
 				}
-				m.Journal = j
+				m.Journal, m.Hidden = j, JournalDir
 			}
 			l.mounts = append(l.mounts, m)
 		case manifest.KindNet:

@@ -41,6 +41,10 @@ func (j *fakeJournal) Before(ctx context.Context, rel string) error {
 		j.bad = append(j.bad, rel)
 		return errors.New("bad rel")
 	}
+	if fi, err := os.Lstat(filepath.Join(j.dir, filepath.FromSlash(rel))); err == nil && fi.IsDir() {
+		j.bad = append(j.bad, rel+" (a directory)")
+		return errors.New("a directory")
+	}
 	j.who = append(j.who, ctx.Value(whoKey{}))
 	if j.refuse[rel] {
 		return fmt.Errorf("extension %s is not allowed here: allowed .md", path.Ext(rel))
@@ -249,11 +253,18 @@ func TestWorkspaceJournalRefusalRefusesTheChange(t *testing.T) {
 // What the journal could not record is refused under fs.workspace: a hard
 // link (made by the guest, or by anyone before), a write through a
 // symbolic link or a path that goes through one, a path out of the
-// workspace, a directory's rename. Nothing of it changes a file, and
-// the journal is never asked about a name outside the workspace.
+// workspace, a directory's rename; and the journal's own directory is
+// out of reach. Nothing of it changes a file, and the journal is never
+// asked about a name outside the workspace, nor about a directory.
 func TestWorkspaceRefusesWhatTheJournalCannotRecord(t *testing.T) {
 	t.Parallel()
 	dir := workspaceDir(t, map[string]string{"a.txt": "a", "sub/deep.txt": "deep", "outside-name.txt": "x"})
+	if err := os.Mkdir(filepath.Join(dir, JournalDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, JournalDir, "journal.jsonl"), []byte("entries"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	outside := filepath.Join(filepath.Dir(dir), "outside.txt")
 	if err := os.WriteFile(outside, []byte("outside"), 0o644); err != nil {
 		t.Fatal(err)
@@ -275,13 +286,20 @@ func TestWorkspaceRefusesWhatTheJournalCannotRecord(t *testing.T) {
 		fsOp{Op: "write", Path: "outside-name.txt", Text: "through"},
 		fsOp{Op: "rename", Path: "sub", To: "sub2"},
 		fsOp{Op: "write", Path: "../outside.txt", Text: "escaped"},
+		fsOp{Op: "write", Path: "sub", Text: "over a directory"},
+		fsOp{Op: "rename", Path: "a.txt", To: "sub"},
+		fsOp{Op: "write", Path: JournalDir + "/journal.jsonl", Text: "forged"},
+		fsOp{Op: "read", Path: JournalDir + "/journal.jsonl"},
+		fsOp{Op: "remove", Path: JournalDir + "/journal.jsonl"},
+		fsOp{Op: "rename", Path: "a.txt", To: strings.ToUpper(JournalDir) + "/blob"},
 	)
 	for i, o := range out {
 		if o == "done" {
 			t.Errorf("op %d done, want it refused", i)
 		}
 	}
-	wantFiles(t, dir, map[string]string{"a.txt": "a", "b.txt": "", "sub/deep.txt": "deep", "outside-name.txt": "x", "sub2": ""})
+	wantFiles(t, dir, map[string]string{"a.txt": "a", "b.txt": "", "sub/deep.txt": "deep", "outside-name.txt": "x", "sub2": "",
+		JournalDir + "/journal.jsonl": "entries", JournalDir + "/blob": ""})
 	wantFiles(t, filepath.Dir(dir), map[string]string{"outside.txt": "outside"})
 	if got := j.take(); len(got) > 0 || len(j.bad) > 0 {
 		t.Errorf("journaled %q (bad %q), want nothing", got, j.bad)

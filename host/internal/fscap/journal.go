@@ -51,15 +51,17 @@ func (r *rootFS) refuse(action, reason string) {
 	}
 }
 
-// workspacePath returns name (relative to the mount) as the journal names
-// it: slash-separated, `.` and `..` resolved, "" for the mount's root. A
-// directory the path goes through is read first: a symbolic link there
-// is refused (EPERM; the file it leads to has another name, which is the
-// one to journal), a `..` above the root too, and a missing or
-// non-directory component fails as the operation would. With no link on
-// the way, `..` resolved by name is where the system goes.
-func (r *rootFS) workspacePath(name string) (string, experimentalsys.Errno) {
-	comps := strings.Split(name, "/")
+// workspaceName returns the guest path p (relative to the mount) as the
+// journal names it: slash-separated, `.` and `..` resolved, "." for the
+// mount's root. Under a journal no path goes through a symbolic link, so
+// that a file has one name, the one journaled: a link on the way is
+// refused (EPERM), and one at the end too when the operation would
+// follow it; so is a `..` above the root, and a path into the journal's
+// own directory (hidden, EACCES). A missing or non-directory component
+// fails as the operation would. With no link on the way, `..` resolved
+// by name is where the system goes.
+func (r *rootFS) workspaceName(p string, follow bool) (string, experimentalsys.Errno) {
+	comps := strings.Split(p, "/")
 	last := -1
 	for i, c := range comps {
 		if c != "" && c != "." {
@@ -73,27 +75,36 @@ func (r *rootFS) workspacePath(name string) (string, experimentalsys.Errno) {
 			continue
 		case "..":
 			if len(parts) == 0 {
-				r.refuse("change of "+name, "the path leaves the workspace")
+				r.refuse("access to "+p, "the path leaves the workspace")
 				return "", experimentalsys.EPERM
 			}
 			parts = parts[:len(parts)-1]
 			continue
 		}
 		parts = append(parts, c)
-		if i == last {
+		if len(parts) == 1 && r.hidden != "" && strings.EqualFold(c, r.hidden) {
+			r.refuse("access to "+p, r.hidden+" holds the workspace's journal, which no module reaches")
+			return "", experimentalsys.EACCES
+		}
+		at := strings.Join(parts, "/")
+		if i == last && !follow {
 			break
 		}
-		dir := strings.Join(parts, "/")
-		fi, err := r.root.Lstat(dir)
+		fi, err := r.root.Lstat(at)
 		switch {
+		case i == last && err != nil:
+			// A name to be made, or missing: the operation says which.
 		case err != nil:
 			return "", errno(err)
 		case fi.Mode()&fs.ModeSymlink != 0:
-			r.refuse("change of "+name, "the path goes through the symbolic link "+dir+"; name the file where it is")
+			r.refuse("access to "+p, "the path goes through the symbolic link "+at+"; name the file where it is")
 			return "", experimentalsys.EPERM
-		case !fi.IsDir():
+		case i != last && !fi.IsDir():
 			return "", experimentalsys.ENOTDIR
 		}
+	}
+	if len(parts) == 0 {
+		return ".", 0
 	}
 	return strings.Join(parts, "/"), 0
 }
@@ -102,7 +113,7 @@ func (r *rootFS) workspacePath(name string) (string, experimentalsys.Errno) {
 // first change of it, once per file per call; a journal's error refuses
 // the change (EACCES).
 func (r *rootFS) journalFile(rel string) experimentalsys.Errno {
-	if rel == "" {
+	if rel == "." {
 		return experimentalsys.EISDIR
 	}
 	u := r.usage()
@@ -121,16 +132,6 @@ func (r *rootFS) journalFile(rel string) experimentalsys.Errno {
 	// The journal may have taken long: stop here if the call's time is up.
 	r.checkStop()
 	return 0
-}
-
-// journalPath is workspacePath then journalFile: the file at name, as the
-// journal names it, journaled.
-func (r *rootFS) journalPath(name string) (string, experimentalsys.Errno) {
-	rel, e := r.workspacePath(name)
-	if e == 0 {
-		e = r.journalFile(rel)
-	}
-	return rel, e
 }
 
 // hardLinked is why a file with other names is not changed.
@@ -169,27 +170,18 @@ func (f *rootFile) journal() experimentalsys.Errno {
 }
 
 // journalOpen journals the file an open that may change it names (for
-// writing, truncating, creating) and returns its journal name, which is
-// what is opened. A symbolic link there is refused (EPERM): the file the
-// open would change has another name.
-func (r *rootFS) journalOpen(name string) (string, experimentalsys.Errno) {
-	rel, e := r.workspacePath(name)
-	if e != 0 {
-		return "", e
+// writing, truncating, creating); name is the journal's. A file with
+// other names is refused (EACCES) before the journal records a change
+// that will not happen; the open file is checked again.
+func (r *rootFS) journalOpen(name string) experimentalsys.Errno {
+	fi, err := r.root.Lstat(name)
+	switch {
+	case err != nil:
+	case fi.IsDir():
+		return experimentalsys.EISDIR
+	case linked(fi):
+		r.refuse("change of "+name, hardLinked)
+		return experimentalsys.EACCES
 	}
-	if rel != "" {
-		fi, err := r.root.Lstat(rel)
-		switch {
-		case err != nil:
-		case fi.Mode()&fs.ModeSymlink != 0:
-			r.refuse("change of "+rel, "it is a symbolic link; name the file it leads to")
-			return "", experimentalsys.EPERM
-		case linked(fi):
-			// Checked again on the open file; here so that the journal
-			// records no change that will not happen.
-			r.refuse("change of "+rel, hardLinked)
-			return "", experimentalsys.EACCES
-		}
-	}
-	return rel, r.journalFile(rel)
+	return r.journalFile(name)
 }

@@ -45,33 +45,59 @@ func workspaceMount(t *testing.T) (*rootFS, *names, string) {
 }
 
 // The journal's name of a path: `.` and `..` resolved, never through a
-// symbolic link (the file there has another name), never above the root,
-// failing as the system would for a missing or non-directory component.
-func TestWorkspacePath(t *testing.T) {
-	r, _, _ := workspaceMount(t)
+// symbolic link (the file there has another name), never above the root
+// nor into the journal's own directory by any spelling, failing as the
+// system would for a missing or non-directory component.
+func TestWorkspaceName(t *testing.T) {
+	r, _, dir := workspaceMount(t)
+	r.hidden = ".journal"
+	if err := os.Mkdir(filepath.Join(dir, ".journal"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for _, tt := range []struct {
-		in, want string
-		e        experimentalsys.Errno
+		in     string
+		follow bool
+		want   string
+		e      experimentalsys.Errno
 	}{
-		{"a.txt", "a.txt", 0},
-		{"./a.txt", "a.txt", 0},
-		{"sub/../a.txt", "a.txt", 0},
-		{"sub//deep.txt/", "sub/deep.txt", 0},
-		{"sub/./new.txt", "sub/new.txt", 0},
-		{"sub/..", "", 0},
-		{".", "", 0},
-		{"../a.txt", "", experimentalsys.EPERM},
-		{"sub/../../ws/a.txt", "", experimentalsys.EPERM},
-		{"subl/deep.txt", "", experimentalsys.EPERM},
-		{"subl/../a.txt", "", experimentalsys.EPERM},
-		{"missing/../a.txt", "", experimentalsys.ENOENT},
-		{"a.txt/../a.txt", "", experimentalsys.ENOTDIR},
-		{"subl", "subl", 0}, // the link itself, as a delete names it
+		{"a.txt", true, "a.txt", 0},
+		{"./a.txt", true, "a.txt", 0},
+		{"sub/../a.txt", true, "a.txt", 0},
+		{"sub//deep.txt/", true, "sub/deep.txt", 0},
+		{"sub/./new.txt", true, "sub/new.txt", 0},
+		{"sub/..", true, ".", 0},
+		{"", true, ".", 0},
+		{"../a.txt", true, "", experimentalsys.EPERM},
+		{"sub/../../ws/a.txt", true, "", experimentalsys.EPERM},
+		{"subl/deep.txt", false, "", experimentalsys.EPERM},
+		{"subl/../a.txt", false, "", experimentalsys.EPERM},
+		{"subl", true, "", experimentalsys.EPERM},
+		{"subl", false, "subl", 0}, // the link itself, as a delete names it
+		{"missing/../a.txt", true, "", experimentalsys.ENOENT},
+		{"a.txt/../a.txt", true, "", experimentalsys.ENOTDIR},
+		{".journal", false, "", experimentalsys.EACCES},
+		{".journal/journal.jsonl", true, "", experimentalsys.EACCES},
+		{"sub/../.JOURNAL/x", true, "", experimentalsys.EACCES},
+		{"./.journal", false, "", experimentalsys.EACCES},
+		{"sub/.journal", true, "sub/.journal", 0},
 	} {
-		got, e := r.workspacePath(tt.in)
+		got, e := r.workspaceName(tt.in, tt.follow)
 		if got != tt.want || e != tt.e {
-			t.Errorf("workspacePath(%q) = %q, %v; want %q, %v", tt.in, got, e, tt.want, tt.e)
+			t.Errorf("workspaceName(%q, %v) = %q, %v; want %q, %v", tt.in, tt.follow, got, e, tt.want, tt.e)
 		}
+	}
+	// Every operation goes through it.
+	if _, e := r.OpenFile(".journal/x", experimentalsys.O_RDONLY, 0); e != experimentalsys.EACCES {
+		t.Errorf("open in the journal's directory: %v", e)
+	}
+	if _, e := r.Stat(".Journal"); e != experimentalsys.EACCES {
+		t.Errorf("stat of the journal's directory: %v", e)
+	}
+	if e := r.Rename("a.txt", ".journal/a.txt"); e != experimentalsys.EACCES {
+		t.Errorf("rename into the journal's directory: %v", e)
+	}
+	if e := r.Rmdir(".journal"); e != experimentalsys.EACCES {
+		t.Errorf("rmdir of the journal's directory: %v", e)
 	}
 }
 

@@ -79,6 +79,9 @@ type rootFS struct {
 	// journal, for an fs.workspace grant, records each file before the
 	// call's first change of it (see journal.go).
 	journal Journal
+	// hidden, under a journal, is the journal's directory at the root,
+	// which the guest does not reach by any spelling.
+	hidden string
 	c       Call  // nil in tests that mount a root alone
 	own     Usage // the count when c is nil
 }
@@ -93,13 +96,16 @@ type Mount struct {
 	// Journal, when set (an fs.workspace grant), records each file the
 	// guest changes before the call's first change of it.
 	Journal Journal
+	// Hidden, with a Journal, names the directory at the root where the
+	// journal keeps its own files: no path reaches it.
+	Hidden string
 }
 
 // Config mounts the grants' directories for one instance, which c is.
 func Config(mounts []Mount, c Call) wazero.FSConfig {
 	cfg := wazero.NewFSConfig()
 	for _, m := range mounts {
-		cfg = cfg.(sysfs.FSConfig).WithSysFSMount(&rootFS{root: m.Root, readOnly: m.ReadOnly, guard: m.Guard, journal: m.Journal, c: c}, m.Path)
+		cfg = cfg.(sysfs.FSConfig).WithSysFSMount(&rootFS{root: m.Root, readOnly: m.ReadOnly, guard: m.Guard, journal: m.Journal, hidden: m.Hidden, c: c}, m.Path)
 	}
 	return cfg
 }
@@ -148,6 +154,16 @@ func (r *rootFS) closed() {
 	if r.c != nil {
 		r.c.FS().Open.Add(-1)
 	}
+}
+
+// path turns a guest path relative to the mount into a name for os.Root:
+// rel's, or under a journal workspaceName's (follow: the operation
+// follows a symbolic link at the end).
+func (r *rootFS) path(p string, follow bool) (string, experimentalsys.Errno) {
+	if r.journal == nil {
+		return rel(p), 0
+	}
+	return r.workspaceName(p, follow)
 }
 
 // rel turns a guest path relative to the mount into a name for os.Root.
@@ -201,7 +217,10 @@ func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode
 	if r.readOnly && flag&writeFlags != 0 {
 		return nil, experimentalsys.EROFS
 	}
-	name := rel(p)
+	name, e := r.path(p, true)
+	if e != 0 {
+		return nil, e
+	}
 	r.opened()
 	rf, e := r.openFile(name, flag, perm)
 	if e != 0 {
@@ -254,12 +273,10 @@ func (r *rootFS) openFile(name string, flag experimentalsys.Oflag, perm fs.FileM
 	}
 	jrel := ""
 	if r.journal != nil && flag&writeFlags != 0 {
-		rel, e := r.journalOpen(name)
-		if e != 0 {
+		if e := r.journalOpen(name); e != 0 {
 			return nil, e
 		}
-		// What is opened is what was journaled.
-		name, jrel = rel, rel
+		jrel = name
 	}
 	// Never block in open: a FIFO nobody writes to would hold the call
 	// (and an OS thread) past every deadline. Only regular files and
@@ -324,7 +341,11 @@ func (r *rootFS) Lstat(p string) (sys.Stat_t, experimentalsys.Errno) {
 	if tooLong(p) {
 		return sys.Stat_t{}, experimentalsys.ENAMETOOLONG
 	}
-	fi, err := r.root.Lstat(rel(p))
+	name, e := r.path(p, false)
+	if e != 0 {
+		return sys.Stat_t{}, e
+	}
+	fi, err := r.root.Lstat(name)
 	if err != nil {
 		return sys.Stat_t{}, errno(err)
 	}
@@ -338,7 +359,11 @@ func (r *rootFS) Stat(p string) (sys.Stat_t, experimentalsys.Errno) {
 	if tooLong(p) {
 		return sys.Stat_t{}, experimentalsys.ENAMETOOLONG
 	}
-	fi, err := r.root.Stat(rel(p))
+	name, e := r.path(p, true)
+	if e != 0 {
+		return sys.Stat_t{}, e
+	}
+	fi, err := r.root.Stat(name)
 	if err != nil {
 		return sys.Stat_t{}, errno(err)
 	}
@@ -355,11 +380,15 @@ func (r *rootFS) Mkdir(p string, perm fs.FileMode) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	if r.protectedName(r.guarded(), rel(p)) {
+	name, e := r.path(p, false)
+	if e != 0 {
+		return e
+	}
+	if r.protectedName(r.guarded(), name) {
 		return experimentalsys.EACCES
 	}
 	r.charge(createCost)
-	return errno(r.root.Mkdir(rel(p), perm))
+	return errno(r.root.Mkdir(name, perm))
 }
 
 // Chmod never sets an execute bit on anything but a directory (which
@@ -373,7 +402,10 @@ func (r *rootFS) Chmod(p string, perm fs.FileMode) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	name := rel(p)
+	name, e := r.path(p, true)
+	if e != 0 {
+		return e
+	}
 	if r.protectedPath(name) {
 		return experimentalsys.EPERM
 	}
@@ -400,50 +432,59 @@ func (r *rootFS) Chmod(p string, perm fs.FileMode) experimentalsys.Errno {
 // Rename refuses to move a symbolic link, or a directory holding one: a
 // relative link's target depends on where the link is, so moving it could
 // leave a link inside the directory that resolves outside it.
-func (r *rootFS) Rename(from, to string) experimentalsys.Errno {
-	if tooLong(from, to) {
+func (r *rootFS) Rename(fromPath, toPath string) experimentalsys.Errno {
+	if tooLong(fromPath, toPath) {
 		return experimentalsys.ENAMETOOLONG
 	}
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	fi, err := r.root.Lstat(rel(from))
+	from, e := r.path(fromPath, false)
+	if e != 0 {
+		return e
+	}
+	to, e := r.path(toPath, false)
+	if e != 0 {
+		return e
+	}
+	fi, err := r.root.Lstat(from)
 	if err != nil {
 		return errno(err)
 	}
 	// A protected file is neither moved nor replaced, and neither is a
 	// directory holding one: the file's name would move, and a file made
 	// at the old name would take its place.
-	if r.protectedPath(rel(from)) || r.protectedPath(rel(to)) {
+	if r.protectedPath(from) || r.protectedPath(to) {
 		return experimentalsys.EPERM
 	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return experimentalsys.EPERM
 	case fi.IsDir():
-		if !r.noLinksBelow(rel(from)) || r.holdsProtected(fi) {
+		if !r.noLinksBelow(from) || r.holdsProtected(fi) {
 			return experimentalsys.EPERM
 		}
 	}
-	if ti, err := r.root.Lstat(rel(to)); err == nil && ti.IsDir() && r.holdsProtected(ti) {
+	ti, err := r.root.Lstat(to)
+	if err == nil && ti.IsDir() && r.holdsProtected(ti) {
 		return experimentalsys.EPERM
 	}
 	if r.journal != nil {
-		if fi.IsDir() {
-			r.refuse("rename of the directory "+rel(from), "it would move every file in it, which the journal records one by one; move its files")
+		switch {
+		case fi.IsDir():
+			r.refuse("rename of the directory "+from, "it would move every file in it, which the journal records one by one; move its files")
 			return experimentalsys.EPERM
+		case err == nil && ti.IsDir():
+			return experimentalsys.EISDIR
 		}
-		jfrom, e := r.journalPath(rel(from))
-		if e != 0 {
+		if e := r.journalFile(from); e != 0 {
 			return e
 		}
-		jto, e := r.journalPath(rel(to))
-		if e != 0 {
+		if e := r.journalFile(to); e != 0 {
 			return e
 		}
-		return errno(r.root.Rename(jfrom, jto))
 	}
-	return errno(r.root.Rename(rel(from), rel(to)))
+	return errno(r.root.Rename(from, to))
 }
 
 // maxRenameScan bounds the entries noLinksBelow looks at.
@@ -489,14 +530,18 @@ func (r *rootFS) Rmdir(p string) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	fi, err := r.root.Lstat(rel(p))
+	name, e := r.path(p, false)
+	if e != 0 {
+		return e
+	}
+	fi, err := r.root.Lstat(name)
 	if err != nil {
 		return errno(err)
 	}
 	if !fi.IsDir() {
 		return experimentalsys.ENOTDIR
 	}
-	return errno(r.root.Remove(rel(p)))
+	return errno(r.root.Remove(name))
 }
 
 func (r *rootFS) Unlink(p string) experimentalsys.Errno {
@@ -506,24 +551,26 @@ func (r *rootFS) Unlink(p string) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	fi, err := r.root.Lstat(rel(p))
+	name, e := r.path(p, false)
+	if e != 0 {
+		return e
+	}
+	fi, err := r.root.Lstat(name)
 	if err != nil {
 		return errno(err)
 	}
 	if fi.IsDir() {
 		return experimentalsys.EISDIR
 	}
-	if r.protectedPath(rel(p)) {
+	if r.protectedPath(name) {
 		return experimentalsys.EPERM
 	}
 	if r.journal != nil {
-		jrel, e := r.journalPath(rel(p))
-		if e != 0 {
+		if e := r.journalFile(name); e != 0 {
 			return e
 		}
-		return errno(r.root.Remove(jrel))
 	}
-	return errno(r.root.Remove(rel(p)))
+	return errno(r.root.Remove(name))
 }
 
 // Link makes hard links to regular files only: a hard link to a symbolic
@@ -536,15 +583,15 @@ func (r *rootFS) Link(oldPath, newPath string) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
+	if r.journal != nil {
+		r.refuse("hard link "+rel(newPath), "a file with two names changes under both, and the journal records one; copy the file")
+		return experimentalsys.EPERM
+	}
 	fi, err := r.root.Lstat(rel(oldPath))
 	if err != nil {
 		return errno(err)
 	}
 	if !fi.Mode().IsRegular() || r.protectedPath(rel(oldPath)) || r.protectedName(r.guarded(), rel(newPath)) {
-		return experimentalsys.EPERM
-	}
-	if r.journal != nil {
-		r.refuse("hard link "+rel(newPath), "a file with two names changes under both, and the journal records one; copy the file")
 		return experimentalsys.EPERM
 	}
 	r.charge(createCost)
@@ -568,7 +615,11 @@ func (r *rootFS) Readlink(p string) (string, experimentalsys.Errno) {
 	if tooLong(p) {
 		return "", experimentalsys.ENAMETOOLONG
 	}
-	s, err := r.root.Readlink(rel(p))
+	name, e := r.path(p, false)
+	if e != 0 {
+		return "", e
+	}
+	s, err := r.root.Readlink(name)
 	if err != nil {
 		return "", errno(err)
 	}
@@ -582,10 +633,14 @@ func (r *rootFS) Utimens(p string, atim, mtim int64) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	if r.protectedPath(rel(p)) {
+	name, e := r.path(p, true)
+	if e != 0 {
+		return e
+	}
+	if r.protectedPath(name) {
 		return experimentalsys.EPERM
 	}
-	return errno(r.root.Chtimes(rel(p), utime(atim), utime(mtim)))
+	return errno(r.root.Chtimes(name, utime(atim), utime(mtim)))
 }
 
 // utime converts a WASI timestamp; UTIME_OMIT becomes the zero time, which
