@@ -82,8 +82,8 @@ type rootFS struct {
 	// hidden, under a journal, is the journal's directory at the root,
 	// which the guest does not reach by any spelling.
 	hidden string
-	c       Call  // nil in tests that mount a root alone
-	own     Usage // the count when c is nil
+	c      Call  // nil in tests that mount a root alone
+	own    Usage // the count when c is nil
 }
 
 // Mount is one fs grant's directory.
