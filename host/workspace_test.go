@@ -350,3 +350,35 @@ func mustRead(t *testing.T, name string) []byte {
 	}
 	return b
 }
+
+// Under fs.workspace the files that govern a run stay out of reach as
+// under fs.write (the same attacks, the same refusals), and the journal
+// is asked about none of them: only the files the module did change.
+func TestWorkspaceKeepsGoverningFilesOut(t *testing.T) {
+	t.Parallel()
+	dir, protected := governedWorkspace(t)
+	j := &fakeJournal{dir: dir}
+	h, _ := newTestHost(t, Options{Protected: protected, Journal: func(string) (Journal, error) { return j, nil }})
+	l := load(t, h, "fsgovern.wasm", Module{Grants: grants(t, "fs.workspace:"+dir)})
+	res := call(t, l, "fsgovern", `{"dir":"`+dir+`"}`)
+	if res.IsError {
+		t.Fatalf("fsgovern: %s", res.Text())
+	}
+	got := map[string]string{}
+	for _, s := range strings.Split(res.Text(), "; ") {
+		step, outcome, _ := strings.Cut(s, ": ")
+		got[step] = outcome
+	}
+	for step, o := range got {
+		// WASI has no chmod: Go's wasip1 Chmod does nothing, and succeeds.
+		want := step == "read backend" || step == "create run.sh" || step == "chmod run.sh" || step == "write decoy.json"
+		if (o == "done") != want {
+			t.Errorf("%s: %q, want done %v", step, o, want)
+		}
+	}
+	if got, want := j.take(), []string{"run.sh absent", "decoy.json=decoy"}; !sameList(got, want) {
+		t.Errorf("journaled %q, want %q", got, want)
+	}
+	wantFiles(t, dir, map[string]string{"policy.json": `{"rules":[{"tool":"*","action":"approve"}]}`, "cfg/agent.yaml": "provider: openai\n",
+		"sessions.db": "SQLite format 3", "decoy.json": "pwned", "backend": "#!/bin/sh\necho real backend\n"})
+}

@@ -170,15 +170,20 @@ func (f *rootFile) journal() experimentalsys.Errno {
 }
 
 // journalOpen journals the file an open that may change it names (for
-// writing, truncating, creating); name is the journal's. A file with
-// other names is refused (EACCES) before the journal records a change
-// that will not happen; the open file is checked again.
+// writing, truncating, creating); name is the journal's. A protected
+// file, an executable one, or one with other names, is refused (EACCES)
+// before the journal
+// records a change that will not happen; the open file is checked again.
 func (r *rootFS) journalOpen(name string) experimentalsys.Errno {
 	fi, err := r.root.Lstat(name)
 	switch {
+	case r.protectedPath(name):
+		return experimentalsys.EACCES
 	case err != nil:
 	case fi.IsDir():
 		return experimentalsys.EISDIR
+	case executable(fi):
+		return experimentalsys.EACCES
 	case linked(fi):
 		r.refuse("change of "+name, hardLinked)
 		return experimentalsys.EACCES
