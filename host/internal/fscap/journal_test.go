@@ -137,9 +137,12 @@ func TestJournalOncePerFilePerCall(t *testing.T) {
 		t.Fatalf("second call journaled %q, want a.txt again", got)
 	}
 
-	// Moved by someone else between calls: its changes would land in a
-	// name nobody journaled.
+	// Moved by someone else between calls, another file made in its
+	// place: its changes would land in a name nobody journaled.
 	if err := os.Rename(filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("new"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	r.own.Begin()
