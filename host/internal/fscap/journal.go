@@ -169,17 +169,22 @@ func (f *rootFile) journal() experimentalsys.Errno {
 	return 0
 }
 
-// journalOpen journals the file an open that may change it names (for
-// writing, truncating, creating); name is the journal's. A protected
-// file, an executable one, or one with other names, is refused (EACCES)
-// before the journal
-// records a change that will not happen; the open file is checked again.
-func (r *rootFS) journalOpen(name string) experimentalsys.Errno {
+// journalOpen journals the file an open with flag names, an open that
+// may change it (for writing, truncating, creating); name is the
+// journal's. An open bound to fail (a file to make that exists, one to
+// open that does not), a protected file, an executable one, or one with
+// other names, is refused before the journal records a change that will
+// not happen; the open file is checked again.
+func (r *rootFS) journalOpen(name string, flag experimentalsys.Oflag) experimentalsys.Errno {
 	fi, err := r.root.Lstat(name)
 	switch {
 	case r.protectedPath(name):
 		return experimentalsys.EACCES
+	case err != nil && flag&experimentalsys.O_CREAT == 0:
+		return errno(err)
 	case err != nil:
+	case flag&experimentalsys.O_CREAT != 0 && flag&experimentalsys.O_EXCL != 0:
+		return experimentalsys.EEXIST
 	case fi.IsDir():
 		return experimentalsys.EISDIR
 	case executable(fi):

@@ -157,8 +157,9 @@ func TestJournalOncePerFilePerCall(t *testing.T) {
 	}
 }
 
-// A file opened for reading only is not journaled, nor is a write to a
-// file of a mount without a journal.
+// A file opened for reading only is not journaled, nor a directory made
+// or removed, nor an open bound to fail (a file to make that exists, one
+// to write that does not).
 func TestJournalOnlyChanges(t *testing.T) {
 	r, j, _ := workspaceMount(t)
 	f, e := r.OpenFile("a.txt", experimentalsys.O_RDONLY, 0)
@@ -166,6 +167,12 @@ func TestJournalOnlyChanges(t *testing.T) {
 		t.Fatal(e)
 	}
 	f.Close()
+	if _, e := r.OpenFile("a.txt", experimentalsys.O_WRONLY|experimentalsys.O_CREAT|experimentalsys.O_EXCL, 0o644); e != experimentalsys.EEXIST {
+		t.Errorf("exclusive create of an existing file: %v, want EEXIST", e)
+	}
+	if _, e := r.OpenFile("missing.txt", experimentalsys.O_WRONLY, 0); e != experimentalsys.ENOENT {
+		t.Errorf("write of a missing file: %v, want ENOENT", e)
+	}
 	if e := r.Mkdir("d", 0o755); e != 0 {
 		t.Fatal(e)
 	}

@@ -273,7 +273,7 @@ func (r *rootFS) openFile(name string, flag experimentalsys.Oflag, perm fs.FileM
 	}
 	jrel := ""
 	if r.journal != nil && flag&writeFlags != 0 {
-		if e := r.journalOpen(name); e != 0 {
+		if e := r.journalOpen(name, flag); e != 0 {
 			return nil, e
 		}
 		jrel = name
