@@ -29,8 +29,9 @@ type Journal interface {
 
 // JournalDir is the directory at a workspace's root where package
 // workspace keeps its journal and before-images (workspace.JournalDir).
-// Under an fs.workspace grant no guest path reaches it, by any spelling:
-// a module that could write there could choose what a rollback restores.
+// Under an fs.workspace grant no guest path reaches a directory of that
+// name, at the root or below (a nested workspace's), by any spelling: a
+// module that could write there could choose what a rollback restores.
 const JournalDir = ".autoagent-workspace"
 
 var _ fscap.Journal = Journal(nil)

@@ -1315,7 +1315,7 @@ var mutations = []mutation{
 		"\t\tcase fi.Mode()&fs.ModeSymlink != 0:\n\t\t\tr.refuse(\"access to \"", "\t\tcase false:\n\t\t\tr.refuse(\"access to \"",
 		"./host/internal/fscap", "TestWorkspaceName"},
 	{"ws grant: the journal's directory reachable", "host/internal/fscap/journal.go",
-		"strings.EqualFold(c, r.hidden) {", "c == r.hidden {",
+		"\treturn strings.EqualFold(strings.TrimRight(c, \". \"), hidden)", "\treturn c == hidden",
 		"./host/internal/fscap", "TestWorkspaceName"},
 	{"ws grant: the journal's directory not hidden by the host", "host/module.go",
 		"\t\t\t\tm.Journal, m.Hidden = j, JournalDir", "\t\t\t\tm.Journal = j",

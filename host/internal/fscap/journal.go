@@ -57,7 +57,7 @@ func (r *rootFS) refuse(action, reason string) {
 // that a file has one name, the one journaled: a link on the way is
 // refused (EPERM), and one at the end too when the operation would
 // follow it; so is a `..` above the root, and a path into the journal's
-// own directory (hidden, EACCES). A missing or non-directory component
+// own directory, or a nested workspace's, at any depth (hidden, EACCES). A missing or non-directory component
 // fails as the operation would. With no link on the way, `..` resolved
 // by name is where the system goes.
 func (r *rootFS) workspaceName(p string, follow bool) (string, experimentalsys.Errno) {
@@ -82,7 +82,7 @@ func (r *rootFS) workspaceName(p string, follow bool) (string, experimentalsys.E
 			continue
 		}
 		parts = append(parts, c)
-		if len(parts) == 1 && r.hidden != "" && strings.EqualFold(c, r.hidden) {
+		if r.hidden != "" && isHidden(c, r.hidden) {
 			r.refuse("access to "+p, r.hidden+" holds the workspace's journal, which no module reaches")
 			return "", experimentalsys.EACCES
 		}
@@ -107,6 +107,13 @@ func (r *rootFS) workspaceName(p string, follow bool) (string, experimentalsys.E
 		return ".", 0
 	}
 	return strings.Join(parts, "/"), 0
+}
+
+// isHidden reports whether the path element c names the directory
+// hidden: compared case-folded (one name on a file system that folds
+// case), and without the trailing dots and spaces Windows drops.
+func isHidden(c, hidden string) bool {
+	return strings.EqualFold(strings.TrimRight(c, ". "), hidden)
 }
 
 // journalFile has the journal record the file at rel before the call's

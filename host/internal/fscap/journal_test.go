@@ -79,7 +79,9 @@ func TestWorkspaceName(t *testing.T) {
 		{".journal/journal.jsonl", true, "", experimentalsys.EACCES},
 		{"sub/../.JOURNAL/x", true, "", experimentalsys.EACCES},
 		{"./.journal", false, "", experimentalsys.EACCES},
-		{"sub/.journal", true, "sub/.journal", 0},
+		{"sub/.journal", true, "", experimentalsys.EACCES},
+		{"sub/.Journal./x", false, "", experimentalsys.EACCES},
+		{"sub/.journals", true, "sub/.journals", 0},
 	} {
 		got, e := r.workspaceName(tt.in, tt.follow)
 		if got != tt.want || e != tt.e {

@@ -79,8 +79,8 @@ type rootFS struct {
 	// journal, for an fs.workspace grant, records each file before the
 	// call's first change of it (see journal.go).
 	journal Journal
-	// hidden, under a journal, is the journal's directory at the root,
-	// which the guest does not reach by any spelling.
+	// hidden, under a journal, is the journal's directory name, which
+	// the guest reaches at no depth by any spelling.
 	hidden string
 	c      Call  // nil in tests that mount a root alone
 	own    Usage // the count when c is nil
@@ -96,8 +96,9 @@ type Mount struct {
 	// Journal, when set (an fs.workspace grant), records each file the
 	// guest changes before the call's first change of it.
 	Journal Journal
-	// Hidden, with a Journal, names the directory at the root where the
-	// journal keeps its own files: no path reaches it.
+	// Hidden, with a Journal, names the directory where a workspace's
+	// journal keeps its own files: no path reaches one, at the root or
+	// below (a nested workspace's).
 	Hidden string
 }
 
