@@ -34,4 +34,19 @@ type Journal interface {
 // module that could write there could choose what a rollback restores.
 const JournalDir = ".autoagent-workspace"
 
-var _ fscap.Journal = Journal(nil)
+// ReadChecker is implemented by a Journal that also fences what a guest
+// reads under fs.workspace (a workspace's read allowlist). The host calls
+// CheckRead before each open that can read a file's content (for reading,
+// or reading and writing; not a directory, not a file not there yet),
+// with rel as Before has it; an error refuses the open (the guest sees
+// EACCES, the call goes on, and its record lists the refusal). It is
+// called on the guest's goroutine, while the guest waits, possibly by
+// several modules at once.
+type ReadChecker interface {
+	CheckRead(ctx context.Context, rel string) error
+}
+
+var (
+	_ fscap.Journal     = Journal(nil)
+	_ fscap.ReadChecker = ReadChecker(nil)
+)

@@ -382,3 +382,43 @@ func TestWorkspaceKeepsGoverningFilesOut(t *testing.T) {
 	wantFiles(t, dir, map[string]string{"policy.json": `{"rules":[{"tool":"*","action":"approve"}]}`, "cfg/agent.yaml": "provider: openai\n",
 		"sessions.db": "SQLite format 3", "decoy.json": "pwned", "backend": "#!/bin/sh\necho real backend\n"})
 }
+
+// readFence is a journal that also fences reads, allowing .md only.
+type readFence struct{ fakeJournal }
+
+func (f *readFence) CheckRead(_ context.Context, rel string) error {
+	if path.Ext(rel) != ".md" {
+		return fmt.Errorf("extension %s is not allowed here: allowed .md", path.Ext(rel))
+	}
+	return nil
+}
+
+var _ ReadChecker = (*readFence)(nil)
+
+// A journal that fences reads (ReadChecker) refuses what a workspace's
+// read allowlist refuses: an open that can read a file (for reading, or
+// reading and writing) fails EACCES, the call goes on, and its record
+// lists the refusal; a write-only open, a directory and a new file pass.
+func TestWorkspaceReadFence(t *testing.T) {
+	t.Parallel()
+	dir := workspaceDir(t, map[string]string{"notes.md": "notes", "secret.key": "KEY"})
+	j := &readFence{fakeJournal{dir: dir}}
+	h, rec := newTestHost(t, Options{Journal: func(string) (Journal, error) { return j, nil }})
+	l := load(t, h, "fsjournal.wasm", Module{Grants: grants(t, "fs.workspace:"+dir)})
+	out := runOps(context.Background(), t, l, dir,
+		fsOp{Op: "read", Path: "notes.md"},
+		fsOp{Op: "read", Path: "secret.key"},
+		fsOp{Op: "writeat", Path: "secret.key", Text: "X"},
+		fsOp{Op: "write", Path: "secret.key", Text: "replaced"},
+		fsOp{Op: "write", Path: "new.txt", Text: "new"},
+		fsOp{Op: "mkdir", Path: "d"},
+	)
+	want := []string{"notes", "Permission denied", "Permission denied", "done", "done", "done"}
+	if !sameList(out, want) {
+		t.Errorf("ops: %q, want %q", out, want)
+	}
+	wantFiles(t, dir, map[string]string{"secret.key": "replaced", "new.txt": "new"})
+	if r := rec.last(t); len(r.Denied) != 2 || !strings.Contains(r.Denied[0], "fs.workspace: read of secret.key refused: extension .key is not allowed here") {
+		t.Errorf("record: denied %q", r.Denied)
+	}
+}

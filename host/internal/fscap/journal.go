@@ -16,6 +16,11 @@ type Journal interface {
 	Before(ctx context.Context, rel string) error
 }
 
+// ReadChecker is a Journal that also fences reads: host.ReadChecker.
+type ReadChecker interface {
+	CheckRead(ctx context.Context, rel string) error
+}
+
 // KindWorkspace is the grant kind a journal's refusals are reported
 // under.
 const KindWorkspace = "fs.workspace"
@@ -201,4 +206,23 @@ func (r *rootFS) journalOpen(name string, flag experimentalsys.Oflag) experiment
 		return experimentalsys.EACCES
 	}
 	return r.journalFile(name)
+}
+
+// checkRead asks a journal that fences reads whether the file at name
+// (the journal's name) may be read, before an open that can read it; a
+// directory (listed, not read) and a file not there yet pass. Its error
+// refuses the open (EACCES).
+func (r *rootFS) checkRead(name string) experimentalsys.Errno {
+	rc, ok := r.journal.(ReadChecker)
+	if !ok {
+		return 0
+	}
+	if fi, err := r.root.Lstat(name); err != nil || fi.IsDir() {
+		return 0
+	}
+	if err := rc.CheckRead(r.ctx(), name); err != nil {
+		r.refuse("read of "+name, err.Error())
+		return experimentalsys.EACCES
+	}
+	return 0
 }

@@ -272,6 +272,11 @@ func (r *rootFS) openFile(name string, flag experimentalsys.Oflag, perm fs.FileM
 		// No guest makes a file the host, or anyone, could execute.
 		perm &^= 0o111
 	}
+	if of&os.O_WRONLY == 0 {
+		if e := r.checkRead(name); e != 0 {
+			return nil, e
+		}
+	}
 	jrel := ""
 	if r.journal != nil && flag&writeFlags != 0 {
 		if e := r.journalOpen(name, flag); e != 0 {
