@@ -53,7 +53,7 @@ type ToolDescription struct {
 // A nil field is absent. The host uses them only to add flags, never to
 // remove what the module's grants imply (see [Loaded.Tools]): openWorldHint
 // can make a tool untrusted, but readOnlyHint and idempotentHint make
-// idempotent only a module granted nothing with effects (net, fs.write,
+// idempotent only a module granted nothing with effects (net, fs.write, fs.workspace,
 // kv, tools, a host function not declared idempotent). A loaded module's
 // [Loaded.Describe] shows them so limited.
 type Annotations struct {

@@ -52,6 +52,9 @@ func TestFlags(t *testing.T) {
 			tool.Flags{Untrusted: true, Idempotent: true, Permissions: []string{"fs.read:/data", "clock", "filesystem.read"}}},
 		{[]string{"fs.write:/data"}, nil,
 			tool.Flags{Untrusted: true, Permissions: []string{"fs.write:/data", "filesystem.read", "filesystem.write"}}},
+		// fs.workspace changes files (each journaled first): effects, like fs.write.
+		{[]string{"fs.workspace:/data"}, &Annotations{IdempotentHint: &yes},
+			tool.Flags{Untrusted: true, Permissions: []string{"fs.workspace:/data", "filesystem.read", "filesystem.write"}}},
 		// A grant with effects: the author's word cannot make it idempotent.
 		{[]string{"kv:notes"}, &Annotations{IdempotentHint: &yes}, tool.Flags{Permissions: []string{"kv:notes"}}},
 		{[]string{"net:api.example.com"}, &Annotations{ReadOnlyHint: &yes, IdempotentHint: &yes},

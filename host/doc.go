@@ -37,6 +37,8 @@
 // resolved address checked at dial time (loopback, private, link-local and
 // metadata addresses need an explicit IP grant); fs.read: and fs.write: as
 // WASI preopens at the same path, which `..` and symlinks cannot leave;
+// fs.workspace: as fs.write:, each file recorded by Options.Journal
+// before the call's first change of it ([Journal]);
 // env: as WASI environment and Extism config; kv: as a persistent store per
 // namespace; clock, the real clock to the microsecond (without it, to the
 // millisecond); random, recorded when used (randomness is cryptographic
@@ -78,9 +80,9 @@
 //
 // Each tool carries [tool.Flags] derived from its module's grants, which
 // the author's MCP annotations may add to but never reduce: Egress for a
-// net: grant; Untrusted for net:, fs.read:, fs.write: or openWorldHint;
+// net: grant; Untrusted for net: or an fs grant, or openWorldHint;
 // Idempotent for a module without effects outside the call (no net,
-// fs.write, kv or tools grant) or with idempotentHint or readOnlyHint; and
+// fs.write, fs.workspace, kv or tools grant) or with idempotentHint or readOnlyHint; and
 // the grant strings as Permissions.
 //
 // # Observability

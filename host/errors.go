@@ -23,6 +23,9 @@ var (
 	ErrUnsafe = errors.New("host: the module cannot be run safely")
 	// ErrClosed is returned by calls on a closed Host or Loaded module.
 	ErrClosed = errors.New("host: closed")
+	// ErrNoJournal is wrapped when a module has an fs.workspace grant and
+	// the host no Options.Journal to record its changes in.
+	ErrNoJournal = errors.New("host: an fs.workspace grant needs a journal")
 )
 
 // ImportError reports a module that imports a host function it may not

@@ -12,11 +12,11 @@ import (
 //
 //   - Egress: the module holds a net: grant (the host's HTTP function is
 //     its only way to send data out).
-//   - Untrusted: the module holds a net:, fs.read: or fs.write: grant (its
+//   - Untrusted: the module holds a net: or fs grant (its
 //     results can carry content written by others), or the author set
 //     openWorldHint: true.
 //   - Idempotent: the module holds no grant with effects outside the call
-//     (net, fs.write, kv, tools): calling it again changes nothing outside
+//     (net, fs.write, fs.workspace, kv, tools): calling it again changes nothing outside
 //     it (its answer may still read the clock or draw randomness). The
 //     author's idempotentHint or readOnlyHint cannot make a module with
 //     such a grant idempotent: a policy on idempotent, a resume that runs
@@ -41,7 +41,7 @@ func flagsFor(grants []manifest.Grant, a *Annotations, fs functions) tool.Flags 
 		case manifest.KindFSRead:
 			f.Untrusted = true
 			labels["filesystem.read"] = true
-		case manifest.KindFSWrite:
+		case manifest.KindFSWrite, manifest.KindFSWorkspace:
 			f.Untrusted, effects = true, true
 			labels["filesystem.read"] = true
 			labels["filesystem.write"] = true

@@ -126,6 +126,16 @@ type Options struct {
 	// import when granted host:NAMESPACE.NAME (see [Function]).
 	Functions []Function
 
+	// Journal opens the journal of the workspace rooted at dir, the
+	// absolute directory of an fs.workspace grant, when a module with the
+	// grant loads (once per grant and load). Under the grant the module
+	// sees dir read-write, and the host calls the journal's Before for
+	// each file before the call's first change of it (see [Journal]).
+	// Nil refuses every fs.workspace grant at load (ErrNoJournal). The
+	// host never closes a journal: the function may return one shared by
+	// every module of a directory, and whoever made it closes it.
+	Journal func(dir string) (Journal, error)
+
 	// deadlines chooses how a running guest is stopped; only the overhead
 	// benchmark sets it.
 	deadlines deadlineMode

@@ -114,6 +114,12 @@ func (inst *instance) Deny(kind, action, reason string) {
 	inst.deny(&DeniedError{Kind: kind, Action: action, Reason: reason})
 }
 
+// Refused records a refusal the guest was told of by an errno; the call
+// goes on.
+func (inst *instance) Refused(kind, action, reason string) {
+	inst.denied = append(inst.denied, (&DeniedError{Kind: kind, Action: action, Reason: reason}).Error())
+}
+
 // Crash ends the call as a crash.
 func (inst *instance) Crash(reason string) { inst.fail(&TrapError{Reason: reason}) }
 

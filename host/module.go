@@ -173,6 +173,11 @@ func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
 	if err := manifest.CheckProtected(m.Grants, h.protected()); err != nil {
 		return nil, fmt.Errorf("host: module %q: %w", m.Name, err)
 	}
+	for _, g := range m.Grants {
+		if g.Kind == manifest.KindFSWorkspace && h.opts.Journal == nil {
+			return nil, fmt.Errorf("host: module %q: grant %s: %w: set host.Options.Journal (the autoagent runtime sets it to open the workspace), or grant fs.write to let the module change the directory unrecorded", m.Name, g, ErrNoJournal)
+		}
+	}
 	if err := h.begin(); err != nil {
 		return nil, err
 	}
@@ -228,7 +233,7 @@ func (l *Loaded) setup(ctx context.Context, m Module) error {
 		if g.Kind == manifest.KindHost {
 			l.has[g.String()] = true
 		}
-		if g.Kind == manifest.KindFSRead || g.Kind == manifest.KindFSWrite {
+		if g.IsFS() {
 			l.has["fs"] = true
 		}
 	}
@@ -347,7 +352,7 @@ func (l *Loaded) setupGrants(extra map[string]string) error {
 			if v, ok := g.ConfigValue(l.h.opts.LookupEnv); ok {
 				l.config[g.Name] = v
 			}
-		case manifest.KindFSRead, manifest.KindFSWrite:
+		case manifest.KindFSRead, manifest.KindFSWrite, manifest.KindFSWorkspace:
 			root, err := os.OpenRoot(g.Path)
 			if err != nil {
 				return fmt.Errorf("host: module %q: grant %s: %w", l.name, g, err)
@@ -365,7 +370,18 @@ func (l *Loaded) setupGrants(extra map[string]string) error {
 			if guard == nil {
 				guard = l.h.guard()
 			}
-			l.mounts = append(l.mounts, fscap.Mount{Root: root, Path: at, ReadOnly: g.Kind == manifest.KindFSRead, Guard: guard})
+			m := fscap.Mount{Root: root, Path: at, ReadOnly: g.Kind == manifest.KindFSRead, Guard: guard}
+			if g.Kind == manifest.KindFSWorkspace {
+				j, err := l.h.opts.Journal(g.Path)
+				if err == nil && j == nil {
+					err = errors.New("Options.Journal returned no journal")
+				}
+				if err != nil {
+					return fmt.Errorf("host: module %q: grant %s: opening the workspace journal: %w", l.name, g, err)
+				}
+				m.Journal, m.Hidden = j, JournalDir
+			}
+			l.mounts = append(l.mounts, m)
 		case manifest.KindNet:
 			netGrants = append(netGrants, g)
 		case manifest.KindKV:

@@ -70,7 +70,7 @@
 // shared by the manifest file, the CLI's --grant flags and the host:
 //
 //	net:HOST  net:*.HOST  net:HOST:PORT  net:[IPv6]:PORT
-//	fs.read:/ABS/PATH  fs.write:/ABS/PATH
+//	fs.read:/ABS/PATH  fs.write:/ABS/PATH  fs.workspace:/ABS/PATH
 //	env:NAME  kv:NAMESPACE  tools:NAME  clock  random  state
 //	config:KEY=VALUE  config:KEY=$VAR
 //

@@ -21,13 +21,17 @@ const (
 	KindNet     Kind = "net"      // outbound HTTP(S) to a host
 	KindFSRead  Kind = "fs.read"  // a host directory, read-only
 	KindFSWrite Kind = "fs.write" // a host directory, read-write
-	KindEnv     Kind = "env"      // one environment variable
-	KindKV      Kind = "kv"       // a persistent key-value namespace
-	KindClock   Kind = "clock"    // the clock to the microsecond (a millisecond without)
-	KindRandom  Kind = "random"   // randomness, recorded as used (always cryptographic)
-	KindTools   Kind = "tools"    // calling one host tool (code mode)
-	KindConfig  Kind = "config"   // one config value, literal or from the environment
-	KindHost    Kind = "host"     // one host function the embedding application registered
+	// KindFSWorkspace is a host directory, read-write, whose every change
+	// the host journals first (see host.Journal): what the module wrote
+	// can be listed and undone.
+	KindFSWorkspace Kind = "fs.workspace"
+	KindEnv         Kind = "env"    // one environment variable
+	KindKV          Kind = "kv"     // a persistent key-value namespace
+	KindClock       Kind = "clock"  // the clock to the microsecond (a millisecond without)
+	KindRandom      Kind = "random" // randomness, recorded as used (always cryptographic)
+	KindTools       Kind = "tools"  // calling one host tool (code mode)
+	KindConfig      Kind = "config" // one config value, literal or from the environment
+	KindHost        Kind = "host"   // one host function the embedding application registered
 	// KindState lets a module keep its instance: one serves every call,
 	// in turn, so what one caller gives it the next may read.
 	KindState Kind = "state"
@@ -45,7 +49,8 @@ type Grant struct {
 	// Port is the port of a net grant; 0 means the HTTP and HTTPS defaults
 	// (80 and 443).
 	Port int
-	// Path is the absolute, cleaned host directory of an fs grant.
+	// Path is the absolute, cleaned host directory of an fs grant
+	// (fs.read, fs.write, fs.workspace).
 	Path string
 	// Guest is where an fs grant's directory appears to the module, an
 	// absolute, cleaned guest path ("/mnt", as Extism's allowed_paths
@@ -81,8 +86,8 @@ var (
 // ParseGrant parses one grant string:
 //
 //	net:HOST  net:*.HOST  net:HOST:PORT  net:[IPv6]:PORT  net:* (any public host)
-//	fs.read:/ABS/PATH  fs.write:/ABS/PATH
-//	fs.read:/ABS/PATH=/GUEST  fs.write:/ABS/PATH=/GUEST  (seen by the module at /GUEST)
+//	fs.read:/ABS/PATH  fs.write:/ABS/PATH  fs.workspace:/ABS/PATH
+//	fs.read:/ABS/PATH=/GUEST  (and fs.write:, fs.workspace:; seen by the module at /GUEST)
 //	env:NAME  kv:NAMESPACE  tools:NAME
 //	config:KEY=VALUE  config:KEY=$VAR  (VALUE starting with $$ is a literal $)
 //	host:NAMESPACE.NAME  (e.g. host:extism:host/user.mult)
@@ -106,7 +111,7 @@ func ParseGrant(s string) (Grant, error) {
 	}
 	kind, value, ok := strings.Cut(s, ":")
 	if !ok {
-		return bad("want KIND:VALUE (net, fs.read, fs.write, env, kv, tools, config, host) or clock, random or state")
+		return bad("want KIND:VALUE (net, fs.read, fs.write, fs.workspace, env, kv, tools, config, host) or clock, random or state")
 	}
 	if value == "" {
 		return bad("%s: missing value after ':'", kind)
@@ -118,7 +123,7 @@ func ParseGrant(s string) (Grant, error) {
 			return bad("%v", err)
 		}
 		return Grant{Kind: KindNet, Host: host, Port: port}, nil
-	case KindFSRead, KindFSWrite:
+	case KindFSRead, KindFSWrite, KindFSWorkspace:
 		guest := ""
 		if i := strings.LastIndex(value, "=/"); i > 0 {
 			value, guest = value[:i], value[i+1:]
@@ -184,7 +189,7 @@ func ParseGrant(s string) (Grant, error) {
 	case KindClock, KindRandom, KindState:
 		return bad("%s takes no value", kind)
 	}
-	return bad("unknown kind %q (want net, fs.read, fs.write, env, kv, tools, config, host, clock, random or state)", kind)
+	return bad("unknown kind %q (want net, fs.read, fs.write, fs.workspace, env, kv, tools, config, host, clock, random or state)", kind)
 }
 
 // The namespaces a host grant cannot name: the host's own, whose functions
@@ -328,7 +333,7 @@ func (g Grant) String() string {
 			return "net:" + host + ":" + strconv.Itoa(g.Port)
 		}
 		return "net:" + host
-	case KindFSRead, KindFSWrite:
+	case KindFSRead, KindFSWrite, KindFSWorkspace:
 		if g.Guest != "" {
 			return string(g.Kind) + ":" + g.Path + "=" + g.Guest
 		}
@@ -383,13 +388,16 @@ func (g Grant) MatchHost(host string, port int) bool {
 // Covers reports whether g allows everything other allows, so granting
 // other to a module that asked for g does not exceed its request. Where an
 // fs grant's directory appears to the module (Guest) is not part of what
-// it allows: the host directory is.
+// it allows: the host directory is. Of the fs kinds fs.write allows the
+// most (changes nobody records), then fs.workspace (the same changes,
+// each journaled first, so they can be undone), then fs.read: each
+// covers the ones after it, never one before.
 func (g Grant) Covers(other Grant) bool {
 	switch {
 	case g == other:
 		return true
 	case g.IsAny():
-		return other.Kind == g.Kind || g.Kind == KindFSWrite && other.Kind == KindFSRead
+		return other.Kind == g.Kind || fsRank(g.Kind) > 0 && fsRank(other.Kind) > 0 && fsRank(g.Kind) >= fsRank(other.Kind)
 	case g.Kind == KindNet && other.Kind == KindNet:
 		if g.Port != other.Port {
 			return false
@@ -405,8 +413,8 @@ func (g Grant) Covers(other Grant) bool {
 			return strings.HasSuffix(other.Host, "."+suffix)
 		}
 		return false
-	case (g.Kind == KindFSRead || g.Kind == KindFSWrite) && (other.Kind == KindFSRead || other.Kind == KindFSWrite):
-		if other.Kind == KindFSWrite && g.Kind != KindFSWrite {
+	case fsRank(g.Kind) > 0 && fsRank(other.Kind) > 0:
+		if fsRank(g.Kind) < fsRank(other.Kind) {
 			return false
 		}
 		// Compared where they lead, not as written: a link planted under
@@ -416,6 +424,28 @@ func (g Grant) Covers(other Grant) bool {
 	}
 	return false
 }
+
+// fsRank orders the fs kinds by what they allow (see [Grant.Covers]);
+// 0 for the other kinds.
+func fsRank(k Kind) int {
+	switch k {
+	case KindFSRead:
+		return 1
+	case KindFSWorkspace:
+		return 2
+	case KindFSWrite:
+		return 3
+	}
+	return 0
+}
+
+// IsFS reports whether g is an fs grant (fs.read, fs.write or
+// fs.workspace), which gives the module a host directory.
+func (g Grant) IsFS() bool { return fsRank(g.Kind) > 0 }
+
+// Writes reports whether g is an fs grant under which the module may
+// change files: fs.write or fs.workspace.
+func (g Grant) Writes() bool { return g.Kind == KindFSWrite || g.Kind == KindFSWorkspace }
 
 // resolvedGrantPath returns p with every symbolic link in it resolved; the part
 // that does not exist (yet) is kept as written after its longest existing

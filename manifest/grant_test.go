@@ -27,6 +27,8 @@ func TestParseGrantValid(t *testing.T) {
 		{"fs.read:/data/in=/mnt", Grant{Kind: KindFSRead, Path: "/data/in", Guest: "/mnt"}, ""},
 		{"fs.write:/data/a=b/=/mnt/x/", Grant{Kind: KindFSWrite, Path: "/data/a=b", Guest: "/mnt/x"}, "fs.write:/data/a=b=/mnt/x"},
 		{"fs.read:/data=/", Grant{Kind: KindFSRead, Path: "/data", Guest: "/"}, ""},
+		{"fs.workspace:/w/out/", Grant{Kind: KindFSWorkspace, Path: "/w/out"}, "fs.workspace:/w/out"},
+		{"fs.workspace:/w/a/../out=/work/", Grant{Kind: KindFSWorkspace, Path: "/w/out", Guest: "/work"}, "fs.workspace:/w/out=/work"},
 		{"env:HOME_DIR", Grant{Kind: KindEnv, Name: "HOME_DIR"}, ""},
 		{"kv:notes.v1", Grant{Kind: KindKV, Name: "notes.v1"}, ""},
 		{"tools:http_get", Grant{Kind: KindTools, Name: "http_get"}, ""},
@@ -97,6 +99,10 @@ func TestParseGrantInvalid(t *testing.T) {
 		{"fs.read:/a\x1b[2Jb", "control character"},
 		{"fs.read:/tmp/\u202eehcac\u202c", "invisible formatting character"},
 		{"fs.write:/a\u200bb", "invisible formatting character"},
+		{"fs.workspace:/", "whole file system"},
+		{"fs.workspace:out", "absolute"},
+		{"fs.workspace:/w\u202eb", "invisible formatting character"},
+		{"fs.workspace:/w=/g\x00", "guest path contains a control"},
 		{"env:1ABC", "env name"},
 		{"env:A-B", "env name"},
 		{"kv:a/b", "kv namespace"},
@@ -184,6 +190,13 @@ func TestExceeding(t *testing.T) {
 		{[]string{"fs.write:/data"}, []string{"fs.read:/data/sub", "fs.write:/data"}, nil},
 		{[]string{"fs.read:/data"}, []string{"fs.write:/data"}, []string{"fs.write:/data"}},
 		{[]string{"fs.read:/data"}, []string{"fs.read:/database"}, []string{"fs.read:/database"}},
+		// fs.write allows more than fs.workspace (the same changes, none
+		// journaled), which allows more than fs.read.
+		{[]string{"fs.write:/data"}, []string{"fs.workspace:/data", "fs.workspace:/data/sub"}, nil},
+		{[]string{"fs.workspace:/data"}, []string{"fs.write:/data"}, []string{"fs.write:/data"}},
+		{[]string{"fs.workspace:/data"}, []string{"fs.read:/data", "fs.workspace:/data/sub=/w"}, nil},
+		{[]string{"fs.read:/data"}, []string{"fs.workspace:/data"}, []string{"fs.workspace:/data"}},
+		{[]string{"fs.workspace:/data"}, []string{"fs.workspace:/database"}, []string{"fs.workspace:/database"}},
 		{nil, []string{"clock"}, []string{"clock"}},
 		{[]string{"env:A"}, []string{"env:B"}, []string{"env:B"}},
 	}
@@ -196,7 +209,7 @@ func TestExceeding(t *testing.T) {
 }
 
 func FuzzParseGrant(f *testing.F) {
-	for _, s := range []string{"net:a.com", "net:*.a.com:8080", "net:[::1]:1", "fs.read:/x/../y", "env:A", "kv:n", "clock", "state", "tools:t", "net:1.2.3.4"} {
+	for _, s := range []string{"net:a.com", "net:*.a.com:8080", "net:[::1]:1", "fs.read:/x/../y", "fs.workspace:/w=/g", "env:A", "kv:n", "clock", "state", "tools:t", "net:1.2.3.4"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {

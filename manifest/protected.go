@@ -26,8 +26,8 @@ type Protected struct {
 	File string
 	// What says what it holds and why it matters, for the error.
 	What string
-	// Read refuses fs.read grants too, not only fs.write (a File is
-	// always refused to both).
+	// Read refuses fs.read grants too, not only fs.write and
+	// fs.workspace (a File is always refused to all three).
 	Read bool
 }
 
@@ -53,7 +53,7 @@ func (e *ProtectedError) Error() string {
 // here: the host refuses the guest the file itself (Protected.File).
 func CheckProtected(grants []Grant, protected []Protected) error {
 	for _, g := range grants {
-		if g.Kind != KindFSWrite && g.Kind != KindFSRead || g.Path == "" {
+		if !g.IsFS() || g.Path == "" {
 			continue
 		}
 		gp := resolvedGrantPath(g.Path)

@@ -33,9 +33,14 @@ func TestCheckProtected(t *testing.T) {
 		"fs.write:" + filepath.Join(root, "proj", "src"):   false,
 		"fs.write:" + filepath.Join(root, "other"):         false,
 		"fs.read:" + filepath.Join(root, "proj"):           false,
-		"fs.read:" + root:                                  true,
-		"fs.read:" + filepath.Join(kv, "x"):                true,
-		"net:example.com":                                  false,
+		// fs.workspace writes: refused where fs.write is.
+		"fs.workspace:" + filepath.Join(root, "proj"):          true,
+		"fs.workspace:" + filepath.Join(plugins, "data"):       true,
+		"fs.workspace:" + filepath.Join(root, "other", "link"): true,
+		"fs.workspace:" + filepath.Join(root, "proj", "src"):   false,
+		"fs.read:" + root:                   true,
+		"fs.read:" + filepath.Join(kv, "x"): true,
+		"net:example.com":                   false,
 	} {
 		g, err := ParseGrant(spec)
 		if err != nil {

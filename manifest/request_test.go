@@ -9,7 +9,7 @@ import (
 )
 
 func TestParseRequest(t *testing.T) {
-	for _, s := range []string{"net", "fs.read", "fs.write", "env", "kv", "tools"} {
+	for _, s := range []string{"net", "fs.read", "fs.write", "fs.workspace", "env", "kv", "tools"} {
 		g, err := ParseRequest(s)
 		if err != nil {
 			t.Fatalf("ParseRequest(%q): %v", s, err)
@@ -42,6 +42,10 @@ func TestExceedingWithBareKindRequests(t *testing.T) {
 		{"fs.read", "fs.read:/data", ""},
 		{"fs.read", "fs.write:/data", "fs.write:/data"},
 		{"fs.write", "fs.read:/data fs.write:/out", ""},
+		{"fs.write", "fs.workspace:/out", ""},
+		{"fs.workspace", "fs.workspace:/out fs.read:/in", ""},
+		{"fs.workspace", "fs.write:/out", "fs.write:/out"},
+		{"fs.read", "fs.workspace:/data", "fs.workspace:/data"},
 		{"kv", "kv:notes", ""},
 		{"env", "env:HOME kv:x", "kv:x"},
 		{"net", "clock", "clock"},
@@ -75,6 +79,11 @@ func TestMissing(t *testing.T) {
 		{"net kv", "net:api.example.com", "kv"},
 		{"fs.read", "fs.write:/data", ""},
 		{"fs.write", "fs.read:/data", "fs.write"},
+		{"fs.workspace", "fs.write:/data", ""},
+		{"fs.workspace", "fs.read:/data", "fs.workspace"},
+		{"fs.read", "fs.workspace:/data", ""},
+		{"fs.write", "fs.workspace:/data", "fs.write"},
+		{"fs.workspace:/data", "fs.workspace:/data/sub", "fs.workspace:/data"},
 		{"net:api.example.com", "net:*.example.com", ""},
 		{"net:api.example.com", "net:other.example.com", "net:api.example.com"},
 		{"clock random", "clock", "random"},

@@ -47,6 +47,9 @@ requests. Granting more than it requests is refused unless --force is given
   net:HOST  net:*.HOST  net:HOST:PORT  net:[IPv6]:PORT
   fs.read:PATH  fs.write:PATH   (a relative PATH is made absolute against
                                  the working directory)
+  fs.workspace:PATH   (read-write, each change journaled first, so what
+                       the module wrote can be listed and undone;
+                       fs.write allows more)
   env:NAME  kv:NAMESPACE  tools:NAME  clock  random
   state   (one instance serves every call, in turn: what one caller gives
            the module the next may read)

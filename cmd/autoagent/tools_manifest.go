@@ -98,14 +98,14 @@ func defaultApprover() string {
 	return "unknown"
 }
 
-// parseCLIGrants parses --grant values. A relative fs.read:/fs.write: path
-// is made absolute against the working directory first, so
+// parseCLIGrants parses --grant values. A relative fs.read:, fs.write: or
+// fs.workspace: path is made absolute against the working directory first, so
 // `--grant fs.read:data` means ./data; the manifest only holds absolute
 // paths.
 func parseCLIGrants(ss []string) ([]manifest.Grant, error) {
 	out := make([]manifest.Grant, 0, len(ss))
 	for _, s := range ss {
-		for _, kind := range []manifest.Kind{manifest.KindFSRead, manifest.KindFSWrite} {
+		for _, kind := range []manifest.Kind{manifest.KindFSRead, manifest.KindFSWrite, manifest.KindFSWorkspace} {
 			if path, ok := strings.CutPrefix(s, string(kind)+":"); ok && path != "" && !filepath.IsAbs(path) {
 				abs, err := filepath.Abs(path)
 				if err != nil {

@@ -110,3 +110,41 @@ func TestInspectShowsWhatReachesTheModel(t *testing.T) {
 		t.Errorf("the folded description is not shown:\n%s", r.stdout)
 	}
 }
+
+// A module requesting fs.workspace: inspect shows the request; approve
+// takes a relative fs.workspace: path as ./PATH, shows and records it
+// without --force, and refuses fs.write in its place without --force
+// (fs.write allows more: changes nobody journals).
+func TestApproveWorkspaceGrant(t *testing.T) {
+	e := newCLIEnv(t)
+	mod := e.add("fsjournal.wasm")
+	e.add("fsjournal.tool.json")
+	if r := e.mustRun(0, "tools", "inspect", mod); !strings.Contains(r.stdout, "requests:  fs.workspace, ") {
+		t.Errorf("inspect does not show the fs.workspace request:\n%s", r.stdout)
+	}
+	out := filepath.Join(e.root, "out")
+	if err := os.Mkdir(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("", "tools", "approve", mod, "--grant", "fs.write:out", "--yes")
+	if r.code != 1 || !strings.Contains(r.stderr, "refusing to grant fs.write:"+out) || !strings.Contains(r.stderr, "--force") {
+		t.Errorf("fs.write for a module requesting fs.workspace: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r = e.mustRun(0, "tools", "approve", mod, "--grant", "fs.workspace:out", "--yes")
+	if !strings.Contains(r.stdout, "grants:    fs.workspace:"+out+"\n") || strings.Contains(r.stdout, "FORCED") || strings.Contains(r.stdout, "not granted") {
+		t.Errorf("approve fs.workspace:\n%s", r.stdout)
+	}
+	entry, ok := e.loadManifest().Lookup(sha256Hex(t, mod))
+	if !ok || grantList(entry.Grants) != "fs.workspace:"+out {
+		t.Fatalf("manifest entry %+v, %v; want the grant fs.workspace:%s", entry, ok, out)
+	}
+	r = e.mustRun(0, "tools", "inspect", mod, "--json")
+	if !strings.Contains(r.stdout, `"fs.workspace:`+out+`"`) || !strings.Contains(r.stdout, `"requested": [`+"\n"+`    "fs.workspace"`) {
+		t.Errorf("inspect --json of the approved module:\n%s", r.stdout)
+	}
+	// A protected directory refuses fs.workspace as it refuses fs.write.
+	r = e.run("", "tools", "approve", mod, "--grant", "fs.workspace:"+e.root, "--force", "--yes")
+	if r.code != 1 || !strings.Contains(r.stderr, "refusing to approve") {
+		t.Errorf("fs.workspace of the directory holding the plugins: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

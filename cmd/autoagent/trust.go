@@ -179,7 +179,7 @@ func toolsTrust(c *cobra.Command, paths pluginPaths, by string, yes bool) error 
 				secrets = append(secrets, g.String())
 			case manifest.KindNet:
 				hosts = append(hosts, g.String())
-			case manifest.KindFSRead, manifest.KindFSWrite:
+			case manifest.KindFSRead, manifest.KindFSWrite, manifest.KindFSWorkspace:
 				files = append(files, g.String())
 			}
 		}

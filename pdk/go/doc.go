@@ -58,7 +58,8 @@
 // operator sees them before approving the module. Inside the module:
 //
 //   - files: the normal os package, inside the directories granted with
-//     fs.read:PATH or fs.write:PATH (WASI preopens at the same path);
+//     fs.read:PATH, fs.write:PATH or fs.workspace:PATH (WASI preopens at the
+//     same path; under fs.workspace the host journals each change first);
 //   - network: [Fetch] and [Get], for hosts granted with net:HOST;
 //   - key-value storage: [KV], for namespaces granted with kv:NAMESPACE;
 //   - configuration: [Config] (environment variables granted with env:NAME

@@ -26,7 +26,7 @@ func Register(ts ...*Tool) {
 
 // RequestCapabilities declares the grants the module's tools need, such as
 // "net:api.example.com", "fs.read:/data" or "kv:notes", or a bare kind
-// ("net", "fs.read", "fs.write", "env", "kv", "tools") when the value is the
+// ("net", "fs.read", "fs.write", "fs.workspace", "env", "kv", "tools") when the value is the
 // operator's choice, as for a generic fetch or file tool. The host shows
 // them to the operator who approves the module, and refuses to grant more
 // than was asked for. Asking does not grant anything.

@@ -127,6 +127,7 @@ module describeloop.wasm $H src/describeloop.c -- c_freestanding src/describeloo
 module wasicmd.wasm src/wasicmd.c -- bash -c '$CC --target=wasm32-wasi --sysroot=/usr -O2 -Wl,--strip-all -o "$OUT" src/wasicmd.c'
 module fsattack.wasm src/fsattack.c -- bash -c '$CC --target=wasm32-wasi --sysroot=/usr -O2 -Wl,--strip-all -o "$OUT" src/fsattack.c'
 module fsgovern.wasm src/fsgovern/main.go -- bash -c 'cd ../.. && GOOS=wasip1 GOARCH=wasm $GO build -trimpath -ldflags=-s -o "testdata/wasm/$OUT" ./testdata/wasm/src/fsgovern'
+module fsjournal.wasm src/fsjournal/main.go -- bash -c 'cd ../.. && GOOS=wasip1 GOARCH=wasm $GO build -trimpath -ldflags=-s -o "testdata/wasm/$OUT" ./testdata/wasm/src/fsjournal'
 module goecho.wasm src/goecho/main.go -- bash -c 'cd ../.. && GOOS=wasip1 GOARCH=wasm $GO build -buildmode=c-shared -trimpath -ldflags=-s -o "testdata/wasm/$OUT" ./testdata/wasm/src/goecho'
 # hyper-mcp plugins of the v1 and v2 interfaces, in standard Go with
 # Extism's official Go PDK (its own module, fetched when they are built).

@@ -26,6 +26,10 @@ type Call interface {
 	hostcall.Call
 	// FS returns the instance's use of its mounts.
 	FS() *Usage
+	// Refused records a refusal the guest is told of by an errno, after
+	// which the call goes on (a journal refusing a change): the call's
+	// record lists it with the refusals that end a call.
+	Refused(kind, action, reason string)
 }
 
 // Usage is what an instance uses of its mounts: the files it holds open
@@ -40,13 +44,20 @@ type Usage struct {
 	// guarded is what the mounts' guard protects, read at the call's
 	// first check; Begin forgets it.
 	guarded *guarded
+	// call counts the calls begun, and journaled holds the files the
+	// running call's journals recorded (fs.workspace): each file once per
+	// call. Begin forgets them.
+	call      uint64
+	journaled map[journalKey]bool
 }
 
-// Begin starts a call's count: nothing written yet, and the guard's files
-// read again at the first check.
+// Begin starts a call's count: nothing written yet, the guard's files
+// read again at the first check, no file journaled yet.
 func (u *Usage) Begin() {
 	u.Written = 0
 	u.guarded = nil
+	u.call++
+	clear(u.journaled)
 }
 
 // rootFS is a preopened directory backed by os.Root, so `..` and symlinks
@@ -65,7 +76,14 @@ type rootFS struct {
 	root     *os.Root
 	readOnly bool
 	guard    *Guard
-	c        Call // nil in tests that mount a root alone
+	// journal, for an fs.workspace grant, records each file before the
+	// call's first change of it (see journal.go).
+	journal Journal
+	// hidden, under a journal, is the journal's directory name, which
+	// the guest reaches at no depth by any spelling.
+	hidden string
+	c      Call  // nil in tests that mount a root alone
+	own    Usage // the count when c is nil
 }
 
 // Mount is one fs grant's directory.
@@ -75,13 +93,20 @@ type Mount struct {
 	ReadOnly bool   // an fs.read grant
 	// Guard, when set, refuses the host's own files inside the mount.
 	Guard *Guard
+	// Journal, when set (an fs.workspace grant), records each file the
+	// guest changes before the call's first change of it.
+	Journal Journal
+	// Hidden, with a Journal, names the directory where a workspace's
+	// journal keeps its own files: no path reaches one, at the root or
+	// below (a nested workspace's).
+	Hidden string
 }
 
 // Config mounts the grants' directories for one instance, which c is.
 func Config(mounts []Mount, c Call) wazero.FSConfig {
 	cfg := wazero.NewFSConfig()
 	for _, m := range mounts {
-		cfg = cfg.(sysfs.FSConfig).WithSysFSMount(&rootFS{root: m.Root, readOnly: m.ReadOnly, guard: m.Guard, c: c}, m.Path)
+		cfg = cfg.(sysfs.FSConfig).WithSysFSMount(&rootFS{root: m.Root, readOnly: m.ReadOnly, guard: m.Guard, journal: m.Journal, hidden: m.Hidden, c: c}, m.Path)
 	}
 	return cfg
 }
@@ -130,6 +155,16 @@ func (r *rootFS) closed() {
 	if r.c != nil {
 		r.c.FS().Open.Add(-1)
 	}
+}
+
+// path turns a guest path relative to the mount into a name for os.Root:
+// rel's, or under a journal workspaceName's (follow: the operation
+// follows a symbolic link at the end).
+func (r *rootFS) path(p string, follow bool) (string, experimentalsys.Errno) {
+	if r.journal == nil {
+		return rel(p), 0
+	}
+	return r.workspaceName(p, follow)
 }
 
 // rel turns a guest path relative to the mount into a name for os.Root.
@@ -183,7 +218,10 @@ func (r *rootFS) OpenFile(p string, flag experimentalsys.Oflag, perm fs.FileMode
 	if r.readOnly && flag&writeFlags != 0 {
 		return nil, experimentalsys.EROFS
 	}
-	name := rel(p)
+	name, e := r.path(p, true)
+	if e != 0 {
+		return nil, e
+	}
 	r.opened()
 	rf, e := r.openFile(name, flag, perm)
 	if e != 0 {
@@ -234,6 +272,18 @@ func (r *rootFS) openFile(name string, flag experimentalsys.Oflag, perm fs.FileM
 		// No guest makes a file the host, or anyone, could execute.
 		perm &^= 0o111
 	}
+	if of&os.O_WRONLY == 0 {
+		if e := r.checkRead(name); e != 0 {
+			return nil, e
+		}
+	}
+	jrel := ""
+	if r.journal != nil && flag&writeFlags != 0 {
+		if e := r.journalOpen(name, flag); e != 0 {
+			return nil, e
+		}
+		jrel = name
+	}
 	// Never block in open: a FIFO nobody writes to would hold the call
 	// (and an OS thread) past every deadline. Only regular files and
 	// directories are opened at all.
@@ -245,6 +295,10 @@ func (r *rootFS) openFile(name string, flag experimentalsys.Oflag, perm fs.FileM
 	if e == 0 {
 		e = r.checkOpened(guarded, name, f, fi, write, created)
 	}
+	if e == 0 && jrel != "" && linked(fi) {
+		r.refuse("change of "+jrel, hardLinked)
+		e = experimentalsys.EACCES
+	}
 	if e == 0 && write && flag&experimentalsys.O_TRUNC != 0 {
 		e = errno(f.Truncate(0))
 	}
@@ -255,6 +309,9 @@ func (r *rootFS) openFile(name string, flag experimentalsys.Oflag, perm fs.FileM
 	rf, e := newRootFile(r, name, f, of)
 	if e != 0 {
 		return nil, e
+	}
+	if write && jrel != "" {
+		rf.rel, rf.call = jrel, r.usage().call
 	}
 	if flag&experimentalsys.O_DIRECTORY != 0 {
 		if dir, e := rf.IsDir(); e != 0 || !dir {
@@ -290,7 +347,11 @@ func (r *rootFS) Lstat(p string) (sys.Stat_t, experimentalsys.Errno) {
 	if tooLong(p) {
 		return sys.Stat_t{}, experimentalsys.ENAMETOOLONG
 	}
-	fi, err := r.root.Lstat(rel(p))
+	name, e := r.path(p, false)
+	if e != 0 {
+		return sys.Stat_t{}, e
+	}
+	fi, err := r.root.Lstat(name)
 	if err != nil {
 		return sys.Stat_t{}, errno(err)
 	}
@@ -304,7 +365,11 @@ func (r *rootFS) Stat(p string) (sys.Stat_t, experimentalsys.Errno) {
 	if tooLong(p) {
 		return sys.Stat_t{}, experimentalsys.ENAMETOOLONG
 	}
-	fi, err := r.root.Stat(rel(p))
+	name, e := r.path(p, true)
+	if e != 0 {
+		return sys.Stat_t{}, e
+	}
+	fi, err := r.root.Stat(name)
 	if err != nil {
 		return sys.Stat_t{}, errno(err)
 	}
@@ -321,11 +386,15 @@ func (r *rootFS) Mkdir(p string, perm fs.FileMode) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	if r.protectedName(r.guarded(), rel(p)) {
+	name, e := r.path(p, false)
+	if e != 0 {
+		return e
+	}
+	if r.protectedName(r.guarded(), name) {
 		return experimentalsys.EACCES
 	}
 	r.charge(createCost)
-	return errno(r.root.Mkdir(rel(p), perm))
+	return errno(r.root.Mkdir(name, perm))
 }
 
 // Chmod never sets an execute bit on anything but a directory (which
@@ -339,7 +408,10 @@ func (r *rootFS) Chmod(p string, perm fs.FileMode) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	name := rel(p)
+	name, e := r.path(p, true)
+	if e != 0 {
+		return e
+	}
 	if r.protectedPath(name) {
 		return experimentalsys.EPERM
 	}
@@ -366,35 +438,59 @@ func (r *rootFS) Chmod(p string, perm fs.FileMode) experimentalsys.Errno {
 // Rename refuses to move a symbolic link, or a directory holding one: a
 // relative link's target depends on where the link is, so moving it could
 // leave a link inside the directory that resolves outside it.
-func (r *rootFS) Rename(from, to string) experimentalsys.Errno {
-	if tooLong(from, to) {
+func (r *rootFS) Rename(fromPath, toPath string) experimentalsys.Errno {
+	if tooLong(fromPath, toPath) {
 		return experimentalsys.ENAMETOOLONG
 	}
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	fi, err := r.root.Lstat(rel(from))
+	from, e := r.path(fromPath, false)
+	if e != 0 {
+		return e
+	}
+	to, e := r.path(toPath, false)
+	if e != 0 {
+		return e
+	}
+	fi, err := r.root.Lstat(from)
 	if err != nil {
 		return errno(err)
 	}
 	// A protected file is neither moved nor replaced, and neither is a
 	// directory holding one: the file's name would move, and a file made
 	// at the old name would take its place.
-	if r.protectedPath(rel(from)) || r.protectedPath(rel(to)) {
+	if r.protectedPath(from) || r.protectedPath(to) {
 		return experimentalsys.EPERM
 	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
 		return experimentalsys.EPERM
 	case fi.IsDir():
-		if !r.noLinksBelow(rel(from)) || r.holdsProtected(fi) {
+		if !r.noLinksBelow(from) || r.holdsProtected(fi) {
 			return experimentalsys.EPERM
 		}
 	}
-	if ti, err := r.root.Lstat(rel(to)); err == nil && ti.IsDir() && r.holdsProtected(ti) {
+	ti, err := r.root.Lstat(to)
+	if err == nil && ti.IsDir() && r.holdsProtected(ti) {
 		return experimentalsys.EPERM
 	}
-	return errno(r.root.Rename(rel(from), rel(to)))
+	if r.journal != nil {
+		switch {
+		case fi.IsDir():
+			r.refuse("rename of the directory "+from, "it would move every file in it, which the journal records one by one; move its files")
+			return experimentalsys.EPERM
+		case err == nil && ti.IsDir():
+			return experimentalsys.EISDIR
+		}
+		if e := r.journalFile(from); e != 0 {
+			return e
+		}
+		if e := r.journalFile(to); e != 0 {
+			return e
+		}
+	}
+	return errno(r.root.Rename(from, to))
 }
 
 // maxRenameScan bounds the entries noLinksBelow looks at.
@@ -440,14 +536,18 @@ func (r *rootFS) Rmdir(p string) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	fi, err := r.root.Lstat(rel(p))
+	name, e := r.path(p, false)
+	if e != 0 {
+		return e
+	}
+	fi, err := r.root.Lstat(name)
 	if err != nil {
 		return errno(err)
 	}
 	if !fi.IsDir() {
 		return experimentalsys.ENOTDIR
 	}
-	return errno(r.root.Remove(rel(p)))
+	return errno(r.root.Remove(name))
 }
 
 func (r *rootFS) Unlink(p string) experimentalsys.Errno {
@@ -457,17 +557,26 @@ func (r *rootFS) Unlink(p string) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	fi, err := r.root.Lstat(rel(p))
+	name, e := r.path(p, false)
+	if e != 0 {
+		return e
+	}
+	fi, err := r.root.Lstat(name)
 	if err != nil {
 		return errno(err)
 	}
 	if fi.IsDir() {
 		return experimentalsys.EISDIR
 	}
-	if r.protectedPath(rel(p)) {
+	if r.protectedPath(name) {
 		return experimentalsys.EPERM
 	}
-	return errno(r.root.Remove(rel(p)))
+	if r.journal != nil {
+		if e := r.journalFile(name); e != 0 {
+			return e
+		}
+	}
+	return errno(r.root.Remove(name))
 }
 
 // Link makes hard links to regular files only: a hard link to a symbolic
@@ -479,6 +588,10 @@ func (r *rootFS) Link(oldPath, newPath string) experimentalsys.Errno {
 	}
 	if r.readOnly {
 		return experimentalsys.EROFS
+	}
+	if r.journal != nil {
+		r.refuse("hard link "+rel(newPath), "a file with two names changes under both, and the journal records one; copy the file")
+		return experimentalsys.EPERM
 	}
 	fi, err := r.root.Lstat(rel(oldPath))
 	if err != nil {
@@ -508,7 +621,11 @@ func (r *rootFS) Readlink(p string) (string, experimentalsys.Errno) {
 	if tooLong(p) {
 		return "", experimentalsys.ENAMETOOLONG
 	}
-	s, err := r.root.Readlink(rel(p))
+	name, e := r.path(p, false)
+	if e != 0 {
+		return "", e
+	}
+	s, err := r.root.Readlink(name)
 	if err != nil {
 		return "", errno(err)
 	}
@@ -522,10 +639,14 @@ func (r *rootFS) Utimens(p string, atim, mtim int64) experimentalsys.Errno {
 	if r.readOnly {
 		return experimentalsys.EROFS
 	}
-	if r.protectedPath(rel(p)) {
+	name, e := r.path(p, true)
+	if e != 0 {
+		return e
+	}
+	if r.protectedPath(name) {
 		return experimentalsys.EPERM
 	}
-	return errno(r.root.Chtimes(rel(p), utime(atim), utime(mtim)))
+	return errno(r.root.Chtimes(name, utime(atim), utime(mtim)))
 }
 
 // utime converts a WASI timestamp; UTIME_OMIT becomes the zero time, which
@@ -548,6 +669,10 @@ type rootFile struct {
 	f      *os.File
 	flag   int
 	closed bool
+	// rel is the file's name in its workspace when it was opened for
+	// writing under a journal, call the call that journaled it last.
+	rel  string
+	call uint64
 }
 
 // Close closes the file once, giving its place back to the open file
@@ -657,6 +782,9 @@ func (f *rootFile) Write(buf []byte) (int, experimentalsys.Errno) {
 	if f.fs.readOnly {
 		return 0, experimentalsys.EBADF
 	}
+	if e := f.journal(); e != 0 {
+		return 0, e
+	}
 	off := int64(-1) // at the end, appending
 	if !f.IsAppend() {
 		off, _ = f.f.Seek(0, io.SeekCurrent)
@@ -670,6 +798,9 @@ func (f *rootFile) Pwrite(buf []byte, off int64) (int, experimentalsys.Errno) {
 	f.fs.checkStop()
 	if f.fs.readOnly {
 		return 0, experimentalsys.EBADF
+	}
+	if e := f.journal(); e != 0 {
+		return 0, e
 	}
 	f.chargeWrite(off, len(buf))
 	n, err := f.f.WriteAt(buf, off)
@@ -693,6 +824,9 @@ func (f *rootFile) chargeWrite(off int64, n int) {
 func (f *rootFile) Truncate(size int64) experimentalsys.Errno {
 	if f.fs.readOnly {
 		return experimentalsys.EBADF
+	}
+	if e := f.journal(); e != 0 {
+		return e
 	}
 	// Growing a file counts what it grows by: most file systems store the
 	// hole sparsely, but whoever copies the file later does not.
