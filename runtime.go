@@ -295,6 +295,9 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		pc := *cfg.Plugins
 		pc.Tracer = cmp.Or(pc.Tracer, tr)
 		pc.Protected = append(slices.Clone(pc.Protected), protected...)
+		if pc.Journal == nil {
+			pc.Journal = WorkspaceJournal(rt.workspaces)
+		}
 		if rt.host, rt.plugins, err = OpenPlugins(ctx, pc); err != nil {
 			return nil, fmt.Errorf("plugins %s: %w", cmp.Or(pc.Dir, "plugins"), err)
 		}
@@ -465,6 +468,7 @@ func (rt *Runtime) ensureHost(ctx context.Context, tr *trace.Tracer, protected [
 	}
 	opts := HostOptions(tr)
 	opts.Protected = protected
+	opts.Journal = WorkspaceJournal(rt.workspaces)
 	h, err := host.New(ctx, opts)
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/trace"
+	"github.com/autoagent-go/autoagent/workspace"
 )
 
 // TraceSandboxCalls returns a host.Options.OnCall observer that writes every
@@ -90,6 +91,24 @@ type PluginsConfig struct {
 	// reach (host.Options.Protected), beside the plugins directory, the
 	// manifest's, the host's cache and the kv stores.
 	Protected []manifest.Protected
+	// Journal opens the journal of a workspace a module's fs.workspace
+	// grant names (host.Options.Journal): WorkspaceJournal of a
+	// workspace.Set. Nil refuses modules granted fs.workspace, at load.
+	Journal func(dir string) (host.Journal, error)
+}
+
+// WorkspaceJournal is the host.Options.Journal of a set of workspaces:
+// a module's fs.workspace grant on a directory changes it through the
+// set's workspace of that directory (opened on first use), so what the
+// module did is journaled, listed and undone like a Go tool's writes.
+func WorkspaceJournal(set *workspace.Set) func(dir string) (host.Journal, error) {
+	return func(dir string) (host.Journal, error) {
+		w, err := set.Open(dir)
+		if err != nil {
+			return nil, err
+		}
+		return w, nil
+	}
 }
 
 // OpenPlugins starts a WASM host (HostOptions: traced, code mode gated by
@@ -99,6 +118,7 @@ type PluginsConfig struct {
 func OpenPlugins(ctx context.Context, cfg PluginsConfig) (*host.Host, *plugindir.Dir, error) {
 	opts := HostOptions(cfg.Tracer)
 	opts.Protected = cfg.Protected
+	opts.Journal = cfg.Journal
 	h, err := host.New(ctx, opts)
 	if err != nil {
 		return nil, nil, err

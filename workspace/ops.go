@@ -272,9 +272,26 @@ func (w *Workspace) commit(ch *Change, befores [][]byte, apply func() error) err
 	return nil
 }
 
-// Workspace meets host.Journal (its Before) without importing host.
+// CheckRead refuses a sandboxed module's read of the file at rel under an
+// fs.workspace grant (host.ReadChecker) when the workspace's Read would
+// refuse it: the read allowlist, the fence, the journal's directory and
+// the protected files apply to modules as to Go tools.
+func (w *Workspace) CheckRead(_ context.Context, rel string) error {
+	c, err := w.readable("read", rel)
+	if err != nil {
+		return err
+	}
+	if err := w.fence(c); err != nil {
+		return &PathError{Op: "read", Path: rel, Err: err}
+	}
+	return nil
+}
+
+// Workspace meets host.Journal (its Before) and host.ReadChecker (its
+// CheckRead) without importing host.
 var _ interface {
 	Before(ctx context.Context, rel string) error
+	CheckRead(ctx context.Context, rel string) error
 } = (*Workspace)(nil)
 
 // crashHook, set by tests only, runs at the points of commit where a

@@ -1448,6 +1448,17 @@ var mutations = []mutation{
 	{"ws grant: a relative fs.workspace path kept relative", "cmd/autoagent/tools_manifest.go",
 		"manifest.KindFSWrite, manifest.KindFSWorkspace} {", "manifest.KindFSWrite} {",
 		"./cmd/autoagent", "TestApproveWorkspaceGrant"},
+	// Issue 40, the wiring of both halves: a module's fs.workspace grant
+	// writes through the run's workspace set.
+	{"ws wiring: the runtime's plugins get no journal", "runtime.go",
+		"\t\tif pc.Journal == nil {\n\t\t\tpc.Journal = WorkspaceJournal(rt.workspaces)\n\t\t}\n", "",
+		"./cmd/autoagent", "TestModuleWritesThroughTheWorkspace"},
+	{"ws wiring: OpenPlugins drops the journal", "sandbox.go",
+		"\topts.Journal = cfg.Journal\n", "",
+		"./cmd/autoagent", "TestModuleWritesThroughTheWorkspace"},
+	{"ws wiring: a module reads past the read allowlist", "workspace/ops.go",
+		"\tc, err := w.readable(\"read\", rel)\n\tif err != nil {\n\t\treturn err\n\t}\n\tif err := w.fence(c); err != nil {\n\t\treturn &PathError{Op: \"read\", Path: rel, Err: err}\n\t}\n\treturn nil\n", "\treturn nil\n",
+		"./cmd/autoagent", "TestModuleWritesThroughTheWorkspace"},
 }
 
 func main() {
