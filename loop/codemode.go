@@ -183,7 +183,7 @@ type programTool struct{ r *runner }
 func (t programTool) Spec() llm.ToolSpec { return t.r.programSpec() }
 
 func (r *runner) programSpec() llm.ToolSpec {
-	return codemode.Spec(r.declared(r.offered()), r.search != nil)
+	return codemode.SpecFor(r.declared(r.offered()), r.search != nil, codemode.Languages(r.a.CodeMode.Runner))
 }
 
 func (t programTool) Call(ctx context.Context, c tool.Call) (tool.Result, error) {
