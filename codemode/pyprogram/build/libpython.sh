@@ -38,7 +38,12 @@ if [ ! -f "$lib/done" ]; then
 	mkdir -p "$dl"
 	(cd "$dl" && apt-get "${apt_opts[@]}" source --download-only -qq "python3.11=$PY_DEB_VERSION")
 	src=$lib/src
-	dpkg-source -x "$dl/python3.11_$PY_DEB_VERSION.dsc" "$src" >/dev/null
+	# apt checked the files against the archive's signed index; dpkg-source
+	# has no keyring to check the .dsc's own signature, and says so: its
+	# words go to the log.
+	dpkg-source -x "$dl/python3.11_$PY_DEB_VERSION.dsc" "$src" >"$lib/source.log" 2>&1 ||
+		{ cat "$lib/source.log" >&2; say "unpacking the source failed"; exit 1; }
+	rm -rf "$apt_dir"
 
 	# --- 1b. configure ----------------------------------------------------
 	say "[2/4] configuring for wasm32-wasi"
