@@ -39,6 +39,8 @@ type agentFile struct {
 	Sessions   string          `yaml:"sessions"`
 	CreateTool agentCreateTool `yaml:"create_tool"`
 	CodeMode   string          `yaml:"code_mode"`
+	// CodeLanguages: "javascript", "python" or "javascript,python".
+	CodeLanguages string `yaml:"code_languages"`
 }
 
 type agentBounds struct {
@@ -113,6 +115,7 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 //	checkpoint: run.state.json
 //	sessions: sessions.db
 //	code_mode: only                # off|also|only: the model writes programs calling the tools
+//	code_languages: javascript,python # the programs' languages (default javascript)
 //
 // Strict: an unknown key is an error naming its line, and so is a key that
 // would hold a secret (api_key, token, password…): secrets are only named,
@@ -166,6 +169,11 @@ func Load(path string) (Config, error) {
 	}
 	if cfg.CodeMode.Mode, err = codemode.ParseMode(f.CodeMode); err != nil {
 		return Config{}, fmt.Errorf("%w %s: %v", ErrAgentFile, path, err)
+	}
+	if f.CodeLanguages != "" {
+		if cfg.CodeMode.Languages, err = codemode.ParseLanguages(f.CodeLanguages); err != nil {
+			return Config{}, fmt.Errorf("%w %s: code_languages: %v", ErrAgentFile, path, err)
+		}
 	}
 	if p := f.Plugins; p != nil {
 		cfg.Plugins = &PluginsConfig{Dir: rel(cmp0(p.Dir, "plugins")), Manifest: rel(p.Manifest), Quarantine: p.Quarantine}

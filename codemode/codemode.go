@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -114,6 +115,30 @@ func Language(s string) string {
 	default:
 		return l
 	}
+}
+
+// ParseLanguages reads the languages a run offers programs in, as a flag
+// or an agent file gives them: names separated by commas ("javascript",
+// "javascript,python", "python"; the spellings Language knows). "" is
+// JavaScript alone. The result has no repeats, in the order given.
+func ParseLanguages(s string) ([]string, error) {
+	if strings.TrimSpace(s) == "" {
+		return []string{JavaScript}, nil
+	}
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		l := Language(part)
+		if strings.TrimSpace(part) == "" {
+			return nil, fmt.Errorf("code-mode languages %q: an empty name; want javascript, python or both, separated by a comma", s)
+		}
+		if l != JavaScript && l != Python {
+			return nil, fmt.Errorf("code-mode language %q: want javascript or python", strings.TrimSpace(part))
+		}
+		if !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out, nil
 }
 
 // Languages are the languages a runner runs, in the order the model is

@@ -71,6 +71,9 @@ func TestRunCodeModeApprovalAndResume(t *testing.T) {
 	if r := e.run("", "run", "--code-mode", "sometimes", "--provider", "scripted", "--script", script, "x"); r.code != 2 || !strings.Contains(r.stderr, "off, also or only") {
 		t.Errorf("a bad --code-mode: exit %d, stderr %q", r.code, r.stderr)
 	}
+	if r := e.run("", "run", "--code-mode", "only", "--code-language", "javascript,cobol", "--provider", "scripted", "--script", script, "x"); r.code != 2 || !strings.Contains(r.stderr, `--code-language: code-mode language "cobol": want javascript or python`) {
+		t.Errorf("a bad --code-language: exit %d, stderr %q", r.code, r.stderr)
+	}
 }
 
 // A code-mode run recorded with --record replays: offline (no program,
