@@ -179,9 +179,15 @@ return {"total": total}`
 
 func TestProgramCallsTheRunsTools(t *testing.T) {
 	s := &shop{}
-	res, err := agent(t, s, programCall("c1", totalRefunds)).Run(context.Background(), "total the refunds")
+	a := agent(t, s, programCall("c1", totalRefunds))
+	res, err := a.Run(context.Background(), "total the refunds")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The model was told to write Python: the runner runs Python alone.
+	req := a.Provider.(*scripted.Provider).Requests()[0]
+	if len(req.Tools) != 1 || !strings.HasPrefix(req.Tools[0].Description, "Run a Python program") || !strings.Contains(string(req.Tools[0].InputSchema), `"enum":["python"]`) {
+		t.Fatalf("offered %+v", req.Tools)
 	}
 	r := result(t, res, "c1")
 	if r.IsError || r.Content != `{"result":{"total":780},"console":"orders 12\n"}` {
