@@ -441,6 +441,13 @@ func TestHostilePrograms(t *testing.T) {
 		{"os.system", "import os\nreturn os.system('id')", "the program raised"},
 		{"sys.exit", "import sys\nsys.exit(0)", "the program raised SystemExit"},
 		{"os._exit", "import os\nos._exit(0)", "the program was stopped: it ended the Python engine"},
+		{"2 MB result", "return 'x' * (2 * 1024 * 1024)", "the program was stopped: it exceeded its output limit"},
+		{"a thread", "import _thread\n_thread.start_new_thread(print, ())", "the program raised RuntimeError: can't start new thread"},
+		{"sleep", "import time\ntime.sleep(3600)", "the program raised OSError"},
+		{"lone surrogate returned", "return '\\ud800'", "the program returned text UTF-8 cannot carry"},
+		{"lone surrogate raised", "raise ValueError('\\ud800')", `the program raised ValueError: \ud800 (line 1, column 1)`},
+		{"builtins broken, then a raise", "import builtins\nbuiltins.str = builtins.isinstance = builtins.len = None\nraise ValueError('mine')", "the program raised ValueError: mine (line 3, column 1)"},
+		{"a circular result", "x = [1]\nx.append(x)\nreturn x", "the program returned a value JSON cannot encode (return dicts, lists, str, int, float, bool or None): Circular reference detected"},
 	}
 	var calls []llm.ToolCall
 	for i, c := range cases {

@@ -11,6 +11,15 @@ import sys
 
 import _tools
 
+# The builtins the prelude uses, bound in its own namespace: a program may
+# replace the builtins' (builtins.str = None), which must not break the
+# report of its own failure.
+(str, type, isinstance, len, list, tuple, object, super, compile, exec,
+ BaseException, SyntaxError, ValueError, TypeError, AttributeError) = (
+    builtins.str, builtins.type, builtins.isinstance, builtins.len, builtins.list, builtins.tuple,
+    builtins.object, builtins.super, builtins.compile, builtins.exec, builtins.BaseException,
+    builtins.SyntaxError, builtins.ValueError, builtins.TypeError, builtins.AttributeError)
+
 # A console keeps the end of what a program prints, as the JavaScript
 # engine's does: the end is what explains a failure.
 MAX_CONSOLE = 16 << 10
@@ -48,11 +57,12 @@ class _Console:
 
     def tail(self):
         """The end of the output, marked with "…" when its start was
-        dropped."""
+        dropped. A lone surrogate ('\\ud800'), which UTF-8 cannot carry,
+        is written escaped."""
         s = "".join(self.parts)
         if self.dropped or len(s) > MAX_CONSOLE:
-            return "\u2026" + s[-MAX_CONSOLE:]
-        return s
+            s = "\u2026" + s[-MAX_CONSOLE:]
+        return _safe(s)
 
 
 class _Tools:
@@ -134,6 +144,11 @@ def _compile(code):
     return compile(mod, PROGRAM_FILE, "exec", dont_inherit=True)
 
 
+def _safe(text):
+    """text as UTF-8 can carry it: a lone surrogate escaped."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def run(code, names):
     """Runs one program. Returns (True, value, console) or (False, message,
     console)."""
@@ -142,14 +157,14 @@ def run(code, names):
     try:
         compiled = _compile(code)
     except SyntaxError as e:
-        msg = e.msg if hasattr(e, "msg") else str(e)
-        return False, "the program does not compile: %s%s" % (msg, _where(e.lineno, e.offset)), con.tail()
+        msg = e.msg or str(e)
+        return False, _safe("the program does not compile: %s%s" % (msg, _where(e.lineno, e.offset))), con.tail()
     except (ValueError, TypeError) as e:  # a NUL byte, say
-        return False, "the program does not compile: %s" % e, con.tail()
+        return False, _safe("the program does not compile: %s" % e), con.tail()
     g = {"__name__": "__program__", "__builtins__": builtins, "tools": _Tools(names), "ToolError": ToolError}
     try:
         exec(compiled, g)
         value = g["__program__"]()
     except BaseException as e:  # SystemExit too: the program ends with it
-        return False, _raised(e), con.tail()
+        return False, _safe(_raised(e)), con.tail()
     return True, value, con.tail()

@@ -482,9 +482,16 @@ __attribute__((export_name("call"))) int32_t call(void) {
 	}
 	Py_DECREF(out);
 	// The envelope: the result's JSON as text, and as structured content.
-	PyObject *text = encode(body);
 	Py_ssize_t bn, tn;
 	const char *bs = PyUnicode_AsUTF8AndSize(body, &bn);
+	if (!bs && PyErr_ExceptionMatches(PyExc_UnicodeEncodeError)) {
+		PyErr_Clear();
+		Py_DECREF(body);
+		const char *m = "the program returned text UTF-8 cannot carry (a lone surrogate such as '\\ud800'); return valid text";
+		fail_text(m, strlen(m));
+		return 1;
+	}
+	PyObject *text = bs ? encode(body) : NULL;
 	const char *ts = text ? PyUnicode_AsUTF8AndSize(text, &tn) : NULL;
 	if (!bs || !ts) {
 		Py_DECREF(body);
