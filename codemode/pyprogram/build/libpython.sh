@@ -5,6 +5,20 @@
 # edit of build.sh or the runner relinks in seconds, an edit here rebuilds
 # CPython (about 10 minutes on 2 cores).
 lib=$cache/lib-$libkey
+
+# progress PID LOG PATTERN TOTAL WHAT waits for PID, saying every 30 s how
+# many lines of LOG match PATTERN (of about TOTAL), and returns its status.
+progress() {
+	local pid=$1 log=$2 pattern=$3 total=$4 what=$5 n=0
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 1
+		n=$((n + 1))
+		if ((n % 30 == 0)); then
+			say "  ... $(grep -c -- "$pattern" "$log" 2>/dev/null || true) of about $total $what ($((n / 60)) min $((n % 60)) s)"
+		fi
+	done
+	wait "$pid"
+}
 if [ ! -f "$lib/done" ]; then
 	say "building CPython $PY_DEB_VERSION for wasm32-wasi: about 10 minutes on 2 cores, once (cached in $lib)"
 	rm -rf "$cache"/lib-*
@@ -66,13 +80,15 @@ if [ ! -f "$lib/done" ]; then
 		OPT="-DNDEBUG -fwrapv -O3 -Wall" \
 		PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR=/nonexistent \
 		../../configure -C --host=wasm32-unknown-wasi --build="$(../../config.guess)" \
-		--with-build-python=/usr/bin/python3.11 --disable-test-modules >"$lib/configure.log" 2>&1) ||
+		--with-build-python=/usr/bin/python3.11 --disable-test-modules >"$lib/configure.log" 2>&1) &
+	progress "$!" "$lib/configure.log" '^checking' 890 "checks done" ||
 		{ tail -30 "$lib/configure.log" >&2; say "configure failed (log: $lib/configure.log)"; exit 1; }
 
 	# --- 1c. make: libpython and the builtin modules' libraries -----------
 	say "[3/4] compiling libpython (the long part; make -j$(nproc), log in $lib/make.log)"
 	targets=(libpython3.11.a Modules/_decimal/libmpdec/libmpdec.a)
-	(cd "$b" && make -j"$(nproc)" "${targets[@]}" >"$lib/make.log" 2>&1) ||
+	(cd "$b" && make -j"$(nproc)" "${targets[@]}" >"$lib/make.log" 2>&1) &
+	progress "$!" "$lib/make.log" ' -c ' 190 "files compiled" ||
 		{ tail -30 "$lib/make.log" >&2; say "make failed (log: $lib/make.log)"; exit 1; }
 	# unicodectype.c's generated switch (_PyUnicode_ToNumeric) has 14 983
 	# branches at -O3, past the host's limit of 12 000 per function; at -Os
