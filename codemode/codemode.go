@@ -254,15 +254,16 @@ func SpecFor(specs []llm.ToolSpec, search bool, languages []string) llm.ToolSpec
 	}
 	var b strings.Builder
 	schema := inputSchema
+	if len(languages) > 0 && !(len(languages) == 1 && languages[0] == JavaScript) {
+		schema = languageSchema(languages)
+	}
 	switch {
-	case js && !py:
-		b.WriteString(jsHowTo + commonHowTo)
-	case js && py:
+	case py && js:
 		b.WriteString(jsHowTo + "Or write it in Python, with \"language\": \"python\". " + pyHowTo + commonHowTo)
-		schema = languageSchema(languages)
-	default:
+	case py:
 		b.WriteString(`Run a Python program (with "language": "python") that calls your tools, to do in one step what would take many tool calls. ` + pyHowTo + pyCommonHowTo)
-		schema = languageSchema(languages)
+	default: // JavaScript (a language this package does not know gets its enum entry only)
+		b.WriteString(jsHowTo + commonHowTo)
 	}
 	if search {
 		b.WriteString("More tools exist than are declared here: find them with find_tools; those it finds are declared here from your next step.\n")
