@@ -55,7 +55,10 @@ func BenchmarkProgramStart(b *testing.B) {
 // jsprogram's, it pauses between runs so each program finds an instance
 // with Python started in the pool.
 func BenchmarkCall(b *testing.B) {
-	const n = 50
+	// 400 calls: the calls' time then stands well above the noise of a
+	// run's own (a program's start varies by milliseconds on a loaded
+	// machine).
+	const n = 400
 	s := &shop{}
 	direct := func(k int) []scripted.Turn {
 		var calls []llm.ToolCall
@@ -78,7 +81,7 @@ func BenchmarkCall(b *testing.B) {
 	}{{"direct", direct, codemode.Off}, {"nested", nested, codemode.Only}} {
 		b.Run(c.name, func(b *testing.B) {
 			a := &loop.Agent{Tools: s.registry(b), MaxParallelTools: 1, Bounds: loop.Bounds{MaxSteps: 4},
-				CodeMode: codemode.Config{Mode: c.mode, Runner: runner(b)}}
+				CodeMode: codemode.Config{Mode: c.mode, Runner: runner(b), MaxCalls: n}}
 			ctx := context.Background()
 			once := func(k int) {
 				a.Provider = scripted.New(c.turns(k)...)

@@ -28,10 +28,13 @@
 #define EXTISM(n) __attribute__((import_module("extism:host/env"), import_name(n)))
 EXTISM("input_length") uint64_t x_input_length(void);
 EXTISM("input_load_u8") uint32_t x_input_load_u8(uint64_t);
+EXTISM("input_load_u64") uint64_t x_input_load_u64(uint64_t);
 EXTISM("alloc") uint64_t x_alloc(uint64_t);
 EXTISM("store_u8") void x_store_u8(uint64_t, uint32_t);
+EXTISM("store_u64") void x_store_u64(uint64_t, uint64_t);
 EXTISM("length") uint64_t x_length(uint64_t);
 EXTISM("load_u8") uint32_t x_load_u8(uint64_t);
+EXTISM("load_u64") uint64_t x_load_u64(uint64_t);
 EXTISM("output_set") void x_output_set(uint64_t, uint64_t);
 EXTISM("error_set") void x_error_set(uint64_t);
 EXTISM("free") void x_free(uint64_t);
@@ -52,9 +55,39 @@ static PyObject *encoder;   // _json.make_encoder(...): encodes arguments and re
 static PyObject *error_class; // _codemode.ToolError
 static PyObject *declared;  // the tools the program may call (a frozenset), or NULL outside a call
 
+// Copies between this module's memory and the kernel's move eight bytes a
+// call (each is a call into the Extism kernel), then the rest one by one.
+static void store(uint64_t off, const char *s, size_t n) {
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v;
+		memcpy(&v, s + i, 8);
+		x_store_u64(off + i, v);
+	}
+	for (; i < n; i++) x_store_u8(off + i, (unsigned char)s[i]);
+}
+
+static void load(uint64_t off, char *d, size_t n) {
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v = x_load_u64(off + i);
+		memcpy(d + i, &v, 8);
+	}
+	for (; i < n; i++) d[i] = (char)x_load_u8(off + i);
+}
+
+static void input(char *d, size_t n) {
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v = x_input_load_u64(i);
+		memcpy(d + i, &v, 8);
+	}
+	for (; i < n; i++) d[i] = (char)x_input_load_u8(i);
+}
+
 static uint64_t put(const char *s, size_t n) {
 	uint64_t off = x_alloc(n);
-	for (size_t i = 0; i < n; i++) x_store_u8(off + i, (unsigned char)s[i]);
+	store(off, s, n);
 	return off;
 }
 
@@ -175,7 +208,7 @@ static PyObject *tools_call(PyObject *self, PyObject *args) {
 	uint64_t len = x_length(res);
 	char *buf = malloc(len ? len : 1);
 	if (!buf) return PyErr_NoMemory();
-	for (uint64_t i = 0; i < len; i++) buf[i] = (char)x_load_u8(res + i);
+	load(res, buf, (size_t)len);
 	x_free(res);
 	PyObject *raw = PyUnicode_DecodeUTF8(buf, (Py_ssize_t)len, "strict");
 	free(buf);
@@ -383,7 +416,7 @@ __attribute__((export_name("call"))) int32_t call(void) {
 		fail_text(m, strlen(m));
 		return 1;
 	}
-	for (uint64_t i = 0; i < n; i++) in[i] = (char)x_input_load_u8(i);
+	input(in, (size_t)n);
 	PyObject *s = PyUnicode_DecodeUTF8(in, (Py_ssize_t)n, "strict");
 	free(in);
 	PyObject *input = s ? parse(s) : NULL;
@@ -503,16 +536,15 @@ __attribute__((export_name("call"))) int32_t call(void) {
 	static const char pre[] = "{\"content\":[{\"type\":\"text\",\"text\":", mid[] = "}],\"structuredContent\":", post[] = "}";
 	size_t total = (sizeof pre - 1) + (size_t)tn + (sizeof mid - 1) + (size_t)bn + (sizeof post - 1);
 	uint64_t o = x_alloc(total), p = o;
-#define PUT(s, n)                                                           \
-	do {                                                                \
-		for (size_t i_ = 0; i_ < (size_t)(n); i_++) x_store_u8(p++, (unsigned char)(s)[i_]); \
-	} while (0)
-	PUT(pre, sizeof pre - 1);
-	PUT(ts, tn);
-	PUT(mid, sizeof mid - 1);
-	PUT(bs, bn);
-	PUT(post, sizeof post - 1);
-#undef PUT
+	store(p, pre, sizeof pre - 1);
+	p += sizeof pre - 1;
+	store(p, ts, (size_t)tn);
+	p += (uint64_t)tn;
+	store(p, mid, sizeof mid - 1);
+	p += sizeof mid - 1;
+	store(p, bs, (size_t)bn);
+	p += (uint64_t)bn;
+	store(p, post, sizeof post - 1);
 	x_output_set(o, total);
 	Py_DECREF(body);
 	Py_DECREF(text);
