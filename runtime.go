@@ -484,29 +484,11 @@ func TrustedEngine() (string, error) {
 // TrustedPythonEngine returns the path of code mode's Python engine
 // (pyprogram.EngineFile) the runtime may load: the one
 // $AUTOAGENT_PY_ENGINE names, else the one in the user cache directory
-// (autoagent/python). Like TrustedEngine it never takes the one in the
-// .cache/python of a checkout holding the working directory: the engine
-// runs with host.Module.CallAnyTool, and a checkout is not trusted to bring
-// the code that gets it. The error wraps pyprogram.ErrNoEngine and says
-// what to do.
-func TrustedPythonEngine() (string, error) {
-	var tried []string
-	try := func(p string) bool {
-		tried = append(tried, p)
-		fi, err := os.Stat(p)
-		return err == nil && fi.Mode().IsRegular()
-	}
-	if env := os.Getenv(pyprogram.EngineEnv); env != "" && try(env) {
-		return env, nil
-	}
-	if c, err := os.UserCacheDir(); err == nil {
-		if p := filepath.Join(c, "autoagent", "python", pyprogram.EngineFile); try(p) {
-			return p, nil
-		}
-	}
-	return "", fmt.Errorf("%w: %s not found (looked in %v); build it with `make python-engine` in the autoagent checkout (about 10 minutes on 2 cores, once) and set %s to the path of its .cache/python/%s (a working directory's checkout is not searched: its engine would run with every tool of the run)",
-		pyprogram.ErrNoEngine, pyprogram.EngineFile, tried, pyprogram.EngineEnv, pyprogram.EngineFile)
-}
+// (autoagent/python), never the one in the .cache/python of a checkout
+// holding the working directory: it is pyprogram.FindEngine, named as
+// TrustedEngine is for the JavaScript engine. The error wraps
+// pyprogram.ErrNoEngine and says what to do.
+func TrustedPythonEngine() (string, error) { return pyprogram.FindEngine() }
 
 // ensureHost makes the runtime's WASM host when no plugins directory made
 // one: traced, with code mode's calls gated by the run (HostOptions).

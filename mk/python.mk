@@ -7,6 +7,9 @@
 # moment when nothing did. See codemode/pyprogram/build/build.sh.
 
 PY_ENGINE_BUILD := codemode/pyprogram/build/build.sh
+# What make runs (tests, examples) uses the checkout's engine: the library
+# and the command take it only from this variable or the user cache.
+export AUTOAGENT_PY_ENGINE ?= $(CURDIR)/.cache/python/pyengine.wasm
 
 .PHONY: python-engine test-pyprogram bench-pyprogram
 

@@ -58,10 +58,7 @@ var ErrNoEngine = errors.New("pyprogram: the Python engine is not built")
 // built (make python-engine).
 type Options struct {
 	// Engine is the path of the engine module (pyengine.wasm); "" finds it
-	// as FindEngine does, which includes the .cache/python of a checkout
-	// holding the working directory: a program working in checkouts it
-	// does not trust names it (autoagent.TrustedPythonEngine), as the
-	// autoagent command does, since the engine can call every tool.
+	// as FindEngine does: $AUTOAGENT_PY_ENGINE, else the user cache.
 	Engine string
 	// Limits bound each program; zero fields take the host's defaults
 	// (64 MiB of memory, 10 s, 1 MiB of output).
@@ -86,10 +83,14 @@ var programSidecar = []byte(`{"tools":[{"name":"run_program","description":"runs
 	`"inputSchema":{"type":"object","properties":{"code":{"type":"string"},"language":{"type":"string"},"tools":{"type":"array","items":{"type":"string"}}},"required":["code"]}}]}`)
 
 // FindEngine returns the path of the engine module: $AUTOAGENT_PY_ENGINE
-// when set, else .cache/python/pyengine.wasm in the autoagent checkout
-// holding the working directory (where `make python-engine` writes it),
-// else autoagent/python/pyengine.wasm in the user cache directory. The
-// error wraps ErrNoEngine and says how to build the engine.
+// when set, else autoagent/python/pyengine.wasm in the user cache
+// directory. It never takes the engine in the .cache/python of a checkout
+// holding the working directory: the engine runs with every tool of a run
+// (host.Module.CallAnyTool), and a repository someone cloned is not
+// trusted to bring the code that gets them (the JavaScript engine's rule:
+// synth.FindEngine). `make` names the checkout's engine in the variable
+// for what it runs. The error wraps ErrNoEngine and says how to build the
+// engine and name it.
 func FindEngine() (string, error) {
 	var tried []string
 	try := func(p string) bool {
@@ -100,26 +101,14 @@ func FindEngine() (string, error) {
 	if env := os.Getenv(EngineEnv); env != "" && try(env) {
 		return env, nil
 	}
-	if wd, err := os.Getwd(); err == nil {
-		for dir := wd; ; dir = filepath.Dir(dir) {
-			if _, err := os.Stat(filepath.Join(dir, "codemode", "pyprogram", "build", "build.sh")); err == nil {
-				if p := filepath.Join(dir, ".cache", "python", EngineFile); try(p) {
-					return p, nil
-				}
-				break
-			}
-			if filepath.Dir(dir) == dir {
-				break
-			}
-		}
-	}
 	if c, err := os.UserCacheDir(); err == nil {
 		if p := filepath.Join(c, "autoagent", "python", EngineFile); try(p) {
 			return p, nil
 		}
 	}
 	return "", fmt.Errorf("%w: %s not found (looked in %v); build it with `make python-engine` in the autoagent checkout "+
-		"(CPython from Debian's source for wasm32-wasi: about 10 minutes on 2 cores the first time) and set %s to its .cache/python/%s",
+		"(CPython from Debian's source for wasm32-wasi: about 10 minutes on 2 cores the first time) and set %s to the path of its .cache/python/%s, "+
+		"or copy it into the user cache's autoagent/python (a working directory's checkout is not searched: its engine would run with every tool of the run)",
 		ErrNoEngine, EngineFile, tried, EngineEnv, EngineFile)
 }
 
