@@ -1297,7 +1297,7 @@ var mutations = []mutation{
 		"r.search != nil, codemode.Languages(r.a.CodeMode.Runner))", "r.search != nil, nil)",
 		"./codemode/pyprogram", "TestProgramCallsTheRunsTools"},
 	{"39py: the Python engine taken from the working directory's checkout", "codemode/pyprogram/pyprogram.go",
-		"filepath.Join(c, \"autoagent\", \"python\", EngineFile)", "filepath.Join(\".cache\", \"python\", EngineFile)",
+		"filepath.Join(c, \"autoagent\", \"python\", EngineFile)", "filepath.Join(\".cache\", \"python\", EngineFile+c[:0])",
 		".", "TestCodeModePythonEngineNotTakenFromTheCheckout"},
 	{"39py: the runtime offers Python programs to the JavaScript engine", "runtime.go",
 		"\t\t\trunners[lang], closers = r, append(closers, r)\n\t\tdefault:", "\t\t\trunners[lang], closers = runners[codemode.JavaScript], append(closers, r)\n\t\tdefault:",
