@@ -39,7 +39,9 @@ type agentFile struct {
 	Sessions   string          `yaml:"sessions"`
 	CreateTool agentCreateTool `yaml:"create_tool"`
 	CodeMode   string          `yaml:"code_mode"`
-	Workspace  *agentWorkspace `yaml:"workspace"`
+	// CodeLanguages: "javascript", "python" or "javascript,python".
+	CodeLanguages string          `yaml:"code_languages"`
+	Workspace     *agentWorkspace `yaml:"workspace"`
 }
 
 // agentWorkspace is the agent file's workspace key (Config.Workspace).
@@ -123,6 +125,7 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 //	checkpoint: run.state.json
 //	sessions: sessions.db
 //	code_mode: only                # off|also|only: the model writes programs calling the tools
+//	code_languages: javascript,python # the programs' languages (default javascript)
 //
 // Strict: an unknown key is an error naming its line, and so is a key that
 // would hold a secret (api_key, token, password…): secrets are only named,
@@ -183,6 +186,11 @@ func Load(path string) (Config, error) {
 		}
 		cfg.Workspace = WorkspaceConfig{Dir: rel(ws.Dir), ReadExt: ws.ReadExt, WriteExt: ws.WriteExt,
 			MaxFileBytes: ws.MaxFileBytes, MaxTotalBytes: ws.MaxTotalBytes}
+	}
+	if f.CodeLanguages != "" {
+		if cfg.CodeMode.Languages, err = codemode.ParseLanguages(f.CodeLanguages); err != nil {
+			return Config{}, fmt.Errorf("%w %s: code_languages: %v", ErrAgentFile, path, err)
+		}
 	}
 	if p := f.Plugins; p != nil {
 		cfg.Plugins = &PluginsConfig{Dir: rel(cmp0(p.Dir, "plugins")), Manifest: rel(p.Manifest), Quarantine: p.Quarantine}

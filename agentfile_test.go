@@ -43,6 +43,7 @@ trace: /var/log/trace.jsonl
 sessions: sessions.db
 code_mode: only
 workspace: {dir: _out, write_ext: [md], read_ext: [md, log], max_file_bytes: 4096}
+code_languages: javascript, python
 `)
 	dir := filepath.Dir(p)
 	cfg, err := autoagent.Load(p)
@@ -72,8 +73,8 @@ workspace: {dir: _out, write_ext: [md], read_ext: [md, log], max_file_bytes: 409
 		cfg.TraceFile != "/var/log/trace.jsonl" || cfg.SessionsFile != filepath.Join(dir, "sessions.db") {
 		t.Errorf("paths: memory %+v policy %q trace %q sessions %q", cfg.Memory, cfg.PolicyFile, cfg.TraceFile, cfg.SessionsFile)
 	}
-	if cfg.CodeMode.Mode != codemode.Only {
-		t.Errorf("code mode %q", cfg.CodeMode.Mode)
+	if cfg.CodeMode.Mode != codemode.Only || strings.Join(cfg.CodeMode.Languages, ",") != "javascript,python" {
+		t.Errorf("code mode %q, languages %v", cfg.CodeMode.Mode, cfg.CodeMode.Languages)
 	}
 	// JSON is read the same way.
 	j := writeFile(t, "agent.json", `{"provider": "openai", "bounds": {"max_steps": 3}, "plugins": {}}`)
@@ -95,6 +96,7 @@ func TestLoadAgentFileErrors(t *testing.T) {
 		{"agent.yaml", "provider: openai\nbounds: {max_steps: -1}\n", `bounds:`},
 		{"agent.yaml", "model: m\n", `provider is required`},
 		{"agent.yaml", "provider: openai\ncode_mode: sometimes\n", `code mode "sometimes": want off, also or only`},
+		{"agent.yaml", "provider: openai\ncode_languages: ruby\n", `code_languages: code-mode language "ruby": want javascript or python`},
 		{"agent.yaml", "", `the file is empty`},
 		{"agent.yaml", "provider: openai\nworkspace: {write_ext: [md]}\n", `workspace: dir is required`},
 		{"agent.json", "{\"provider\": \"openai\",\n \"sytem\": \"x\"}", `agent.json:2: unknown key "sytem"`},

@@ -71,6 +71,7 @@ var importRules = []importRule{
 	{"loop", []string{"llm", "tool", "memory", "trace", "codemode"}, "loop → llm, tool, memory, trace, codemode; it knows nothing about WebAssembly"},
 	{"codemode", []string{"llm", "tool"}, "codemode is the loop's vocabulary of code mode: the program tool's spec and declarations"},
 	{"codemode/jsprogram", []string{"codemode", "host", "loop", "synth", "tool", "llm"}, "jsprogram runs programs in the host's JavaScript engine, its calls through the loop's gate"},
+	{"codemode/pyprogram", []string{"codemode", "host", "loop", "tool", "llm"}, "pyprogram runs programs in the host's Python engine, its calls through the loop's gate"},
 	{"host", []string{"tool", "manifest", "llm", "host/internal/"}, "host → tool, manifest; host never imports loop, nor its plugins directory"},
 	{"host/plugindir", []string{"host", "tool", "manifest", "llm"}, "the plugins directory is a user of the host's public API"},
 	{"providers/openai", []string{"llm"}, "providers/* → llm"},

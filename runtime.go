@@ -15,6 +15,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/codemode/jsprogram"
+	"github.com/autoagent-go/autoagent/codemode/pyprogram"
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/internal/termtext"
@@ -149,6 +150,16 @@ type CodeModeConfig struct {
 	// user cache's (autoagent/synth), never a working directory's
 	// checkout: see TrustedEngine.
 	Engine string
+	// Languages are the languages the model may write programs in:
+	// codemode.JavaScript, codemode.Python or both (codemode.ParseLanguages
+	// reads them); nil means JavaScript alone. A program naming no
+	// language is JavaScript when JavaScript is offered, else Python.
+	Languages []string
+	// PythonEngine is the Python engine's path (pyengine.wasm, built by
+	// `make python-engine`); "" means the one $AUTOAGENT_PY_ENGINE names,
+	// else the user cache's (autoagent/python), never a working
+	// directory's checkout: see TrustedPythonEngine.
+	PythonEngine string
 }
 
 // MCPServer is one MCP server to mount: a stdio Command (argv) or a URL.
@@ -220,7 +231,7 @@ type Runtime struct {
 	otelExp     *otel.Exporter
 	otelTP      *sdktrace.TracerProvider
 	builder     *synth.Builder
-	programs    *jsprogram.Runner
+	programs    []ProgramCloser
 	creator     *synth.CreateTool
 	workspace   *workspace.Workspace
 	workspaces  *workspace.Set // the run's workspace, and those of fs.workspace grants
@@ -433,21 +444,79 @@ func (rt *Runtime) offerCodeMode(ctx context.Context, cm CodeModeConfig, tr *tra
 	if err := rt.ensureHost(ctx, tr, protected); err != nil {
 		return err
 	}
-	engine := cm.Engine
-	if engine == "" {
-		var err error
-		if engine, err = TrustedEngine(); err != nil {
-			return fmt.Errorf("code mode: %w", err)
-		}
-	}
-	r, err := jsprogram.New(ctx, rt.host, jsprogram.Options{Engine: engine, Limits: cm.Limits, Progress: rt.notes})
+	r, closers, err := ProgramRunner(ctx, rt.host, cm, rt.notes)
 	if err != nil {
 		return fmt.Errorf("code mode: %w", err)
 	}
-	rt.programs = r
+	rt.programs = closers
 	rt.agent.CodeMode = codemode.Config{Mode: cm.Mode, Runner: r, MaxCalls: cm.MaxCalls}
 	return nil
 }
+
+// ProgramRunner loads into h the engines of the languages cm offers
+// (JavaScript when cm.Languages is nil) and returns the runner of code
+// mode's programs: the one engine's runner, or a codemode.ByLanguage over
+// them. The engines are the trusted ones (TrustedEngine,
+// TrustedPythonEngine) unless cm names them; progress tells of a slow
+// first compilation. Close the returned closers when done.
+func ProgramRunner(ctx context.Context, h *host.Host, cm CodeModeConfig, progress io.Writer) (codemode.Runner, []ProgramCloser, error) {
+	langs := cm.Languages
+	if len(langs) == 0 {
+		langs = []string{codemode.JavaScript}
+	}
+	runners := codemode.ByLanguage{}
+	var closers []ProgramCloser
+	fail := func(err error) (codemode.Runner, []ProgramCloser, error) {
+		for _, c := range closers {
+			_ = c.Close(context.WithoutCancel(ctx))
+		}
+		return nil, nil, err
+	}
+	for _, lang := range langs {
+		if _, dup := runners[lang]; dup {
+			continue
+		}
+		switch lang {
+		case codemode.JavaScript:
+			engine := cm.Engine
+			if engine == "" {
+				var err error
+				if engine, err = TrustedEngine(); err != nil {
+					return fail(err)
+				}
+			}
+			r, err := jsprogram.New(ctx, h, jsprogram.Options{Engine: engine, Limits: cm.Limits, Progress: progress})
+			if err != nil {
+				return fail(err)
+			}
+			runners[lang], closers = r, append(closers, r)
+		case codemode.Python:
+			engine := cm.PythonEngine
+			if engine == "" {
+				var err error
+				if engine, err = TrustedPythonEngine(); err != nil {
+					return fail(err)
+				}
+			}
+			r, err := pyprogram.New(ctx, h, pyprogram.Options{Engine: engine, Limits: cm.Limits, Progress: progress})
+			if err != nil {
+				return fail(err)
+			}
+			runners[lang], closers = r, append(closers, r)
+		default:
+			return fail(fmt.Errorf("%w: CodeMode.Languages: %q: want %q or %q", ErrConfig, lang, codemode.JavaScript, codemode.Python))
+		}
+	}
+	if len(runners) == 1 {
+		for _, r := range runners {
+			return r, closers, nil
+		}
+	}
+	return runners, closers, nil
+}
+
+// ProgramCloser is an engine ProgramRunner loaded.
+type ProgramCloser interface{ Close(context.Context) error }
 
 // TrustedEngine returns the path of the code-mode engine
 // (synth.BridgeEngineFile) the runtime loads: beside the engine
@@ -459,6 +528,15 @@ func (rt *Runtime) offerCodeMode(ctx context.Context, cm CodeModeConfig, tr *tra
 func TrustedEngine() (string, error) {
 	return synth.FindEngine(synth.BridgeEngineFile)
 }
+
+// TrustedPythonEngine returns the path of code mode's Python engine
+// (pyprogram.EngineFile) the runtime may load: the one
+// $AUTOAGENT_PY_ENGINE names, else the one in the user cache directory
+// (autoagent/python), never the one in the .cache/python of a checkout
+// holding the working directory: it is pyprogram.FindEngine, named as
+// TrustedEngine is for the JavaScript engine. The error wraps
+// pyprogram.ErrNoEngine and says what to do.
+func TrustedPythonEngine() (string, error) { return pyprogram.FindEngine() }
 
 // ensureHost makes the runtime's WASM host when no plugins directory made
 // one: traced, with code mode's calls gated by the run (HostOptions).
@@ -645,8 +723,8 @@ func (rt *Runtime) Close(ctx context.Context) error {
 		if rt.builder != nil {
 			rt.builder.Close(ctx)
 		}
-		if rt.programs != nil {
-			errs = append(errs, rt.programs.Close(ctx))
+		for _, p := range rt.programs {
+			errs = append(errs, p.Close(ctx))
 		}
 		if rt.recorder != nil {
 			errs = append(errs, rt.recorder.Close())

@@ -45,6 +45,15 @@
 // for record/replay. See RATIONALE.md, "Why does a program run again from
 // its start after an approval?".
 //
+// # Languages
+//
+// Programs are JavaScript (codemode/jsprogram) unless the runner says
+// otherwise: [ByLanguage] runs each program with its language's runner
+// (codemode/pyprogram runs Python: tools.get_order(id=7), a refusal
+// raises ToolError, return gives the result), and [SpecFor] declares the
+// languages offered in run_program's schema and description. The tools are
+// declared once, in TypeScript, whatever the languages.
+//
 // # Modes
 //
 // [Off] (the zero value) offers no program tool; [Also] offers it beside

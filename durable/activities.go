@@ -132,6 +132,9 @@ func (a *Activities) Describe(ctx context.Context, path string) (*Description, e
 			return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("durable: the worker's agent has code mode %s but no Runner to run its programs (jsprogram.New makes one)", cm.Mode), "config", nil)
 		}
 		d.CodeMode, d.CodeModeMaxCalls = cm.Mode, cm.MaxCalls
+		if langs := codemode.Languages(cm.Runner); len(langs) != 1 || langs[0] != codemode.JavaScript {
+			d.CodeModeLanguages = langs
+		}
 	}
 	if ag.Tools != nil {
 		for _, t := range ag.Tools.Tools() {

@@ -32,9 +32,14 @@ type programStandIn struct {
 	maxCalls  int
 	timeout   time.Duration
 	heartbeat time.Duration
+	languages []string // the worker's runner's, when not JavaScript alone
 }
 
 var _ codemode.Runner = (*programStandIn)(nil)
+
+// Languages are the languages the worker's runner runs (nil: JavaScript),
+// which run_program declares (codemode.Languages).
+func (s *programStandIn) Languages() []string { return s.languages }
 
 // programAttempts is how many times a run of a program is tried: it has
 // no effect of its own, so a lost worker's is simply run again.

@@ -161,6 +161,40 @@ func TestWorkflowCodeModeMatchesLocalRun(t *testing.T) {
 	}
 }
 
+// bilingual is a lineRunner that says it runs JavaScript and Python, as a
+// codemode.ByLanguage over both engines does.
+type bilingual struct{ *lineRunner }
+
+func (bilingual) Languages() []string { return []string{codemode.JavaScript, codemode.Python} }
+
+// firstTools keeps the tools offered in the model's first request.
+type firstTools struct {
+	scriptedTurns
+	tools atomic.Pointer[[]llm.ToolSpec]
+}
+
+func (f *firstTools) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
+	f.tools.CompareAndSwap(nil, &req.Tools)
+	return f.scriptedTurns.Complete(ctx, req)
+}
+
+// The workflow declares the languages of the worker's runner: a worker
+// running Python programs too has its model told so, as a local run does.
+func TestWorkflowCodeModeOffersTheWorkersLanguages(t *testing.T) {
+	get, pay := shop()
+	a := programAgent(t, bilingual{&lineRunner{}}, threeCalls, get, pay)
+	model := &firstTools{scriptedTurns: programTurns(threeCalls)}
+	a.Provider = model
+	e := env(t, &durable.Activities{Agent: a})
+	e.SetStartWorkflowOptions(startOptions("run-langs"))
+	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "go"}})
+	result(t, e)
+	tools := model.tools.Load()
+	if tools == nil || len(*tools) != 1 || !strings.Contains(string((*tools)[0].InputSchema), `"enum":["javascript","python"]`) {
+		t.Fatalf("the workflow's model was offered %+v; want run_program in javascript and python", tools)
+	}
+}
+
 // A call of the program that needs approval pauses the workflow with the
 // nested call pending ("c1/2", Parent "c1"); the decision is accepted for
 // it, and after it each call has run exactly once; the result is the

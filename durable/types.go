@@ -58,6 +58,10 @@ type Description struct {
 	// worker, with the worker's runner.
 	CodeMode         codemode.Mode `json:"code_mode,omitempty"`
 	CodeModeMaxCalls int           `json:"code_mode_max_calls,omitempty"`
+	// CodeModeLanguages are the languages the worker's runner runs
+	// (codemode.Languages), when not JavaScript alone: the workflow's
+	// run_program declares them.
+	CodeModeLanguages []string `json:"code_mode_languages,omitempty"`
 }
 
 // ToolInfo is one tool of the worker's agent.

@@ -214,7 +214,7 @@ func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
 	}
 	if d.CodeMode != codemode.Off {
 		a.CodeMode = codemode.Config{Mode: d.CodeMode, MaxCalls: d.CodeModeMaxCalls, Runner: &programStandIn{
-			run: r, agent: r.in.Agent, maxCalls: d.CodeModeMaxCalls,
+			run: r, agent: r.in.Agent, maxCalls: d.CodeModeMaxCalls, languages: d.CodeModeLanguages,
 			timeout: toolTimeout, heartbeat: cmp.Or(r.in.Options.Heartbeat, defaultHeartbeat),
 		}}
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/llm"
@@ -51,14 +52,11 @@ func (a *Agent) checkCodeMode() error {
 	return nil
 }
 
-// checkResumedProgram refuses to resume, with code mode off, a turn whose
-// run_program call has no result yet (paused for a decision, or stopped
-// mid-turn): the program would not run again, and the calls it awaits a
-// decision on would never be made.
+// checkResumedProgram refuses to resume a turn whose run_program call has
+// no result yet (paused for a decision, or stopped mid-turn) with code
+// mode off, or without the program's language: the program would not run
+// again, and the calls it awaits a decision on would never be made.
 func (a *Agent) checkResumedProgram(st *RunState) error {
-	if a.CodeMode.Mode != codemode.Off {
-		return nil
-	}
 	for i := len(st.Messages) - 1; i >= 0; i-- {
 		m := st.Messages[i]
 		if m.Role != llm.RoleAssistant {
@@ -74,8 +72,19 @@ func (a *Agent) checkResumedProgram(st *RunState) error {
 			answered[r.CallID] = true
 		}
 		for _, c := range m.ToolCalls() {
-			if c.Name == codemode.ToolName && !answered[c.ID] {
+			if c.Name != codemode.ToolName || answered[c.ID] {
+				continue
+			}
+			if a.CodeMode.Mode == codemode.Off {
 				return fmt.Errorf("%w: the turn being resumed ran a program (%s %s), so the run must resume with code mode on (the mode it ran with: also or only)", ErrCodeMode, codemode.ToolName, c.ID)
+			}
+			var in codemode.Input
+			if json.Unmarshal(c.Arguments, &in) != nil {
+				continue // the call is refused as it was, whatever the runner
+			}
+			offered := codemode.Languages(a.CodeMode.Runner)
+			if lang := codemode.Language(in.Language); in.Language != "" && !slices.Contains(offered, lang) {
+				return fmt.Errorf("%w: the turn being resumed ran a program in %s (%s %s), so the run must resume offering %s (offered now: %s)", ErrCodeMode, lang, codemode.ToolName, c.ID, lang, strings.Join(offered, ", "))
 			}
 		}
 		return nil
@@ -183,7 +192,7 @@ type programTool struct{ r *runner }
 func (t programTool) Spec() llm.ToolSpec { return t.r.programSpec() }
 
 func (r *runner) programSpec() llm.ToolSpec {
-	return codemode.Spec(r.declared(r.offered()), r.search != nil)
+	return codemode.SpecFor(r.declared(r.offered()), r.search != nil, codemode.Languages(r.a.CodeMode.Runner))
 }
 
 func (t programTool) Call(ctx context.Context, c tool.Call) (tool.Result, error) {

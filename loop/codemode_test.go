@@ -238,6 +238,42 @@ func TestCodeModeConfigErrors(t *testing.T) {
 	}
 }
 
+// bilingual is a lineRunner that says it runs JavaScript and Python.
+type bilingual struct{ *lineRunner }
+
+func (bilingual) Languages() []string { return []string{codemode.JavaScript, codemode.Python} }
+
+// A program in Python paused for approval resumes only where Python is
+// offered: resumed with a JavaScript runner, the run says so instead of
+// running the program in the wrong engine (an error result, and the
+// approved call never made).
+func TestCodeModeResumeNeedsTheProgramsLanguage(t *testing.T) {
+	write := &recorder{name: "write_file"}
+	b, _ := json.Marshal(codemode.Input{Code: `write_file {"path":"b"}`, Language: "Python"})
+	a := &loop.Agent{
+		Provider: scripted.New(calls(call("c1", codemode.ToolName, string(b))), text("done")),
+		Tools:    nestedRegistry(t, write.tool(t)),
+		Policy:   policyFor(map[string]loop.Verdict{"write_file": loop.VerdictApprove}),
+		CodeMode: codemode.Config{Mode: codemode.Only, Runner: bilingual{&lineRunner{}}},
+	}
+	res, err := a.Run(context.Background(), "go")
+	if !errors.Is(err, loop.ErrApprovalRequired) {
+		t.Fatalf("no pause: %v", err)
+	}
+	js := *a
+	js.CodeMode.Runner = &lineRunner{}
+	if _, err := js.Resume(context.Background(), res.State.Clone(), loop.Approve("c1/1")); !errors.Is(err, loop.ErrCodeMode) ||
+		!strings.Contains(err.Error(), "ran a program in python") || !strings.Contains(err.Error(), "offered now: javascript") {
+		t.Fatalf("resumed without Python: %v", err)
+	}
+	if _, err := a.Resume(context.Background(), res.State, loop.Approve("c1/1")); err != nil {
+		t.Fatal(err)
+	}
+	if len(write.ran()) != 1 {
+		t.Fatalf("write ran %d times, want once", len(write.ran()))
+	}
+}
+
 // A program paused for approval is resumed with code mode on: the program
 // runs again, its earlier call is replayed, and the approved one runs once.
 // Resumed with code mode off, the run says so instead of losing the call.

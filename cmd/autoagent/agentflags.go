@@ -66,7 +66,8 @@ type agentFlags struct {
 	writerScript                string
 
 	// Code mode (issue 39).
-	codeMode string
+	codeMode     string
+	codeLanguage string
 
 	// The workspace (package workspace).
 	workspace, workspaceReadExt, workspaceWriteExt string
@@ -116,6 +117,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.workspaceReadExt, "workspace-read-ext", "", "extensions the workspace's files may be read with, e.g. md,json,log (default: any)")
 	fs.StringVar(&f.workspaceWriteExt, "workspace-write-ext", "", "extensions the workspace's files may be written with, e.g. md (default: any)")
 	fs.StringVar(&f.codeMode, "code-mode", "off", "offer the model run_program, a JavaScript program calling the tools (each call through the same checks and approvals): off|also (beside the tools)|only (instead of them)")
+	fs.StringVar(&f.codeLanguage, "code-language", "javascript", "languages of code mode's programs: javascript, python (needs the Python engine: `make python-engine`, $AUTOAGENT_PY_ENGINE) or javascript,python")
 }
 
 // defaultKeyVars lists each provider's default key variable, from the
@@ -156,6 +158,9 @@ func (f *agentFlags) validate() error {
 	}
 	if _, err := codemode.ParseMode(f.codeMode); err != nil {
 		return usageError(fmt.Errorf("--code-mode: %v", err))
+	}
+	if _, err := codemode.ParseLanguages(f.codeLanguage); err != nil {
+		return usageError(fmt.Errorf("--code-language: %v", err))
 	}
 	if f.toolLang != "js" && f.toolLang != "go" {
 		return usageError(fmt.Errorf("--tool-lang %q: want js or go", f.toolLang))
@@ -206,6 +211,9 @@ func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
 	}
 	cfg.Workspace = autoagent.WorkspaceConfig{Dir: f.workspace,
 		ReadExt: workspace.ParseExts(f.workspaceReadExt), WriteExt: workspace.ParseExts(f.workspaceWriteExt)}
+	if langs, err := codemode.ParseLanguages(f.codeLanguage); err == nil && f.codeLanguage != "javascript" {
+		cfg.CodeMode.Languages = langs
+	}
 	if f.outputSchema != "" {
 		b, err := os.ReadFile(f.outputSchema)
 		if err != nil {
@@ -274,6 +282,7 @@ var overrides = map[string]func(dst, src *autoagent.Config){
 	"shadow-guards":         func(d, s *autoagent.Config) { d.Bounds.ShadowGuards = s.Bounds.ShadowGuards },
 	"plugins":               func(d, s *autoagent.Config) { d.Plugins = s.Plugins },
 	"code-mode":             func(d, s *autoagent.Config) { d.CodeMode.Mode = s.CodeMode.Mode },
+	"code-language":         func(d, s *autoagent.Config) { d.CodeMode.Languages = s.CodeMode.Languages },
 	"manifest":              func(d, s *autoagent.Config) { d.Plugins = s.Plugins },
 	"quarantine":            func(d, s *autoagent.Config) { d.Plugins = s.Plugins },
 	"policy":                func(d, s *autoagent.Config) { d.PolicyFile = s.PolicyFile },

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/codemode/pyprogram"
 	"github.com/autoagent-go/autoagent/internal/enginetest"
+	"github.com/autoagent-go/autoagent/internal/pyenginetest"
 	"github.com/autoagent-go/autoagent/synth"
 )
 
@@ -70,6 +72,43 @@ func TestRunCodeModeApprovalAndResume(t *testing.T) {
 	}
 	if r := e.run("", "run", "--code-mode", "sometimes", "--provider", "scripted", "--script", script, "x"); r.code != 2 || !strings.Contains(r.stderr, "off, also or only") {
 		t.Errorf("a bad --code-mode: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := e.run("", "run", "--code-mode", "only", "--code-language", "javascript,cobol", "--provider", "scripted", "--script", script, "x"); r.code != 2 || !strings.Contains(r.stderr, `--code-language: code-mode language "cobol": want javascript or python`) {
+		t.Errorf("a bad --code-language: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// run --code-language python: the model's program is Python, and calls a
+// sandboxed tool through the same gate.
+func TestRunCodeModePython(t *testing.T) {
+	t.Setenv(pyprogram.EngineEnv, pyenginetest.Path(t))
+	e := newCLIEnv(t)
+	e.add("echo.wasm")
+	e.mustRun(0, "tools", "approve", filepath.Join(e.plugins, "echo.wasm"), "--yes")
+	code, _ := json.Marshal(map[string]string{"language": "python", "code": "r = tools.echo(msg='from python')\nreturn r"})
+	script := e.writeScript(
+		`{"tool_calls":[{"id":"call_p","name":"run_program","arguments":`+string(code)+`}]}`,
+		`{"text":"Echoed from a Python program."}`,
+	)
+	tracePath := filepath.Join(e.root, "trace.jsonl")
+	r := e.mustRun(0, "run", "--json", "--code-mode", "only", "--code-language", "python", "--provider", "scripted", "--script", script, "--trace", tracePath, "echo")
+	got := decodeRunJSON(t, r.stdout)
+	if got.StopReason != "done" || got.Output != "Echoed from a Python program." {
+		t.Fatalf("run: %+v\n%s", got, r.stderr)
+	}
+	var program string
+	for _, m := range got.Messages {
+		for _, p := range m.Parts {
+			if p.ToolResult != nil && p.ToolResult.CallID == "call_p" {
+				program = p.ToolResult.Content
+			}
+		}
+	}
+	if !strings.Contains(program, `"result":`) || !strings.Contains(program, "from python") {
+		t.Errorf("the program's result: %q", program)
+	}
+	if n := countSandboxCalls(t, tracePath, "echo"); n != 1 {
+		t.Errorf("echo ran %d times, want 1", n)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/codemode"
-	"github.com/autoagent-go/autoagent/codemode/jsprogram"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/spf13/cobra"
@@ -65,15 +64,20 @@ running out) is reported with the step where it happened, and exits 1.`,
 				if rec.CodeMode() != codemode.Off {
 					// The recorded run was in code mode: its programs run
 					// again, in the engine, their calls through the gate.
-					engine, err := autoagent.TrustedEngine()
+					// Its Python programs too, when the Python engine
+					// is built (without it they are refused, and the
+					// replay says where it diverged).
+					langs := []string{codemode.JavaScript}
+					if _, err := autoagent.TrustedPythonEngine(); err == nil {
+						langs = append(langs, codemode.Python)
+					}
+					programs, closers, err := autoagent.ProgramRunner(ctx, h, autoagent.CodeModeConfig{Languages: langs}, c.ErrOrStderr())
 					if err != nil {
 						return fmt.Errorf("the recorded run was in code mode: %w", err)
 					}
-					programs, err := jsprogram.New(ctx, h, jsprogram.Options{Engine: engine, Progress: c.ErrOrStderr()})
-					if err != nil {
-						return fmt.Errorf("the recorded run was in code mode: %w", err)
+					for _, p := range closers {
+						defer p.Close(context.WithoutCancel(ctx))
 					}
-					defer programs.Close(context.WithoutCancel(ctx))
 					opts.Agent = &loop.Agent{CodeMode: codemode.Config{Runner: programs}}
 				}
 			}

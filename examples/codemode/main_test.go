@@ -9,7 +9,9 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/codemode/pyprogram"
 	"github.com/autoagent-go/autoagent/internal/enginetest"
+	"github.com/autoagent-go/autoagent/internal/pyenginetest"
 	"github.com/autoagent-go/autoagent/synth"
 )
 
@@ -19,13 +21,14 @@ import (
 func TestCodeModeExample(t *testing.T) {
 	engine := enginetest.Path(t, synth.BridgeEngineFile)
 	t.Setenv(synth.EngineEnv, filepath.Join(filepath.Dir(engine), synth.EngineFile))
+	t.Setenv(pyprogram.EngineEnv, pyenginetest.Path(t))
 	var out bytes.Buffer
 	if err := demo(context.Background(), &out); err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}
 	os.Stdout.Write(out.Bytes())
-	rows := regexp.MustCompile(`(?m)^\s*(plain, one call per step|plain, calls batched|code mode \(only\))\s+(\d+)\s+(\d+)\s+(\d+)\s`).FindAllStringSubmatch(out.String(), -1)
-	if len(rows) != 3 {
+	rows := regexp.MustCompile(`(?m)^\s*(plain, one call per step|plain, calls batched|code mode \(only\)|code mode, Python \(both offered\))\s+(\d+)\s+(\d+)\s+(\d+)\s`).FindAllStringSubmatch(out.String(), -1)
+	if len(rows) != 4 {
 		t.Fatalf("the table has %d rows:\n%s", len(rows), out.String())
 	}
 	n := func(s string) int { v, _ := strconv.Atoi(s); return v }
@@ -38,5 +41,9 @@ func TestCodeModeExample(t *testing.T) {
 	}
 	if saved := 1 - float64(n(code[3]))/float64(n(plain[3])); saved < 0.6 {
 		t.Errorf("request bytes %s against %s: %.0f %% fewer", code[3], plain[3], 100*saved)
+	}
+	// Python, the tools declared once for both languages.
+	if py := rows[3]; n(py[2]) != 2 || n(py[4]) != 13 || 1-float64(n(py[3]))/float64(n(plain[3])) < 0.6 {
+		t.Errorf("python: round trips %s, tool calls %s, request bytes %s against %s", py[2], py[4], py[3], plain[3])
 	}
 }
