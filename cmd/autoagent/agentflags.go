@@ -162,6 +162,9 @@ func (f *agentFlags) validate() error {
 	if _, err := codemode.ParseLanguages(f.codeLanguage); err != nil {
 		return usageError(fmt.Errorf("--code-language: %v", err))
 	}
+	if m, _ := codemode.ParseMode(f.codeMode); m == codemode.Off && f.agent == "" && f.codeLanguage != "javascript" {
+		return usageError(errors.New("--code-language is the language of code mode's programs: give --code-mode also or only too"))
+	}
 	if f.toolLang != "js" && f.toolLang != "go" {
 		return usageError(fmt.Errorf("--tool-lang %q: want js or go", f.toolLang))
 	}

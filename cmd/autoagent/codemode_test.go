@@ -110,6 +110,12 @@ func TestRunCodeModePython(t *testing.T) {
 	if n := countSandboxCalls(t, tracePath, "echo"); n != 1 {
 		t.Errorf("echo ran %d times, want 1", n)
 	}
+	// The language of programs without code mode is a mistake said, not
+	// ignored.
+	r = e.run("", "run", "--code-language", "python", "--provider", "scripted", "--script", script, "echo")
+	if r.code != 2 || !strings.Contains(r.stderr, "give --code-mode also or only") {
+		t.Errorf("--code-language without --code-mode: exit %d, stderr %q", r.code, r.stderr)
+	}
 }
 
 // A code-mode run recorded with --record replays: offline (no program,

@@ -1508,6 +1508,9 @@ var mutations = []mutation{
 	{"39py: a stale Python engine used by the tests", "internal/pyenginetest/pyenginetest.go",
 		"\tif out, err := cmd.CombinedOutput(); err != nil {", "\tif out, err := cmd.CombinedOutput(); false && err != nil {",
 		"./internal/pyenginetest", "TestFind"},
+	{"cli: --code-language without --code-mode ignored", "cmd/autoagent/agentflags.go",
+		"m == codemode.Off && f.agent == \"\" && f.codeLanguage != \"javascript\" {", "false {",
+		"./cmd/autoagent", "TestRunCodeModePython"},
 }
 
 func main() {
