@@ -1509,7 +1509,7 @@ var mutations = []mutation{
 		"\tif out, err := cmd.CombinedOutput(); err != nil {", "\tif out, err := cmd.CombinedOutput(); false && err != nil {",
 		"./internal/pyenginetest", "TestFind"},
 	{"cli: --code-language without --code-mode ignored", "cmd/autoagent/agentflags.go",
-		"m == codemode.Off && f.agent == \"\" && f.codeLanguage != \"javascript\" {", "false {",
+		"m == codemode.Off && f.agent == \"\" && f.codeLanguage != \"javascript\" {", "m == codemode.Off && false {",
 		"./cmd/autoagent", "TestRunCodeModePython"},
 }
 
