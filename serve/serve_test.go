@@ -54,7 +54,7 @@ func call(name, args string) scripted.Turn {
 
 // newAgent has the tools echo (needs approval), wait (blocks on the gate)
 // and shout (runs freely).
-func newAgent(t *testing.T, model llm.Provider, g *gate) *loop.Agent {
+func newAgent(t testing.TB, model llm.Provider, g *gate) *loop.Agent {
 	t.Helper()
 	type in struct {
 		Text string `json:"text"`
@@ -76,7 +76,11 @@ func newAgent(t *testing.T, model llm.Provider, g *gate) *loop.Agent {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, x := range []tool.Tool{echo, wait} {
+	shout, err := tool.New("shout", "shout", func(_ context.Context, a in) (string, error) { return strings.ToUpper(a.Text), nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range []tool.Tool{echo, wait, shout} {
 		if err := reg.Add(x); err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +104,7 @@ func newEnv(t *testing.T, opts serve.Options, model llm.Provider) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := httptest.NewServer(s)
+	hs := newServer(s)
 	e := &env{t: t, srv: s, http: hs, gate: g, agent: opts.Agent}
 	t.Cleanup(func() {
 		g.open()
@@ -109,6 +113,8 @@ func newEnv(t *testing.T, opts serve.Options, model llm.Provider) *env {
 	})
 	return e
 }
+
+func newServer(h http.Handler) *httptest.Server { return httptest.NewServer(h) }
 
 type reply struct {
 	status int
