@@ -16,6 +16,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/session"
@@ -81,6 +83,7 @@ type Server struct {
 
 	runsDir string
 	audit   *auditLog
+	lock    *flock.Flock // Dir/serve.lock: one server per directory
 
 	mu      sync.Mutex
 	runs    map[string]*run
@@ -133,12 +136,19 @@ func New(opts Options) (*Server, error) {
 		if err := os.MkdirAll(s.runsDir, 0o700); err != nil {
 			return nil, fmt.Errorf("serve: runs directory: %w", err)
 		}
+		lock := flock.New(filepath.Join(opts.Dir, "serve.lock"))
+		if ok, err := lock.TryLock(); err != nil || !ok {
+			return nil, fmt.Errorf("%w: runs directory %s is in use by another server (%s held): one server per directory", ErrOptions, opts.Dir, lock.Path())
+		}
+		s.lock = lock
 		var err error
 		if s.audit, err = openAudit(filepath.Join(opts.Dir, "audit.jsonl")); err != nil {
+			lock.Unlock()
 			return nil, err
 		}
 		if err := s.loadRuns(); err != nil {
 			s.audit.Close()
+			lock.Unlock()
 			return nil, err
 		}
 	}
@@ -163,7 +173,7 @@ func (s *Server) Close() error {
 	}
 	s.wg.Wait()
 	if s.audit != nil {
-		return s.audit.Close()
+		return errors.Join(s.audit.Close(), s.lock.Unlock())
 	}
 	return nil
 }

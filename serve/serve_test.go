@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -628,24 +629,27 @@ func readSSEUntil(t *testing.T, url string, n int) []sseEvent {
 	return out
 }
 
-// A server that died (here: a second server opened on the same directory
-// while the first still runs, which is what a restart after SIGKILL sees)
-// lists the runs that were going as interrupted, with their transcript,
-// and the paused ones as decidable.
+// A server that died lists, once restarted, the runs that were going as
+// interrupted, with their transcript, and the paused ones as decidable.
+// The crash is a copy of the runs directories taken while their servers
+// still run (what a restart after SIGKILL finds; cmd/autoagent's
+// TestServeOutlivesSIGKILL kills a real process).
 func TestRunsOutliveTheServer(t *testing.T) {
-	dir := t.TempDir()
+	dirGoing, dirPaused, crashed := t.TempDir(), t.TempDir(), t.TempDir()
 	model := scriptOf(call("wait", `{"text":"long"}`), scripted.Turn{Text: "done"})
-	first := newEnv(t, serve.Options{Dir: dir}, model)
+	first := newEnv(t, serve.Options{Dir: dirGoing}, model)
 	going := first.start("wait for it")
 	first.waitStarted(going)
 	first.waitStatus(going, serve.StatusRunning)
 
 	pausing := scriptOf(call("echo", `{"text":"hi"}`), scripted.Turn{Text: "said hi"})
-	second := newEnv(t, serve.Options{Dir: dir}, pausing)
+	second := newEnv(t, serve.Options{Dir: dirPaused}, pausing)
 	paused := second.start("say hi")
 	second.waitStatus(paused, serve.StatusAwaitingApproval)
+	copyRuns(t, dirGoing, crashed)
+	copyRuns(t, dirPaused, crashed)
 
-	restarted := newEnv(t, serve.Options{Dir: dir}, pausing)
+	restarted := newEnv(t, serve.Options{Dir: crashed}, pausing)
 	run := restarted.waitStatus(going, serve.StatusInterrupted)
 	msgs := fmt.Sprint(run["messages"])
 	if !strings.Contains(msgs, "wait for it") || !strings.Contains(msgs, "wait") {
@@ -657,8 +661,50 @@ func TestRunsOutliveTheServer(t *testing.T) {
 	if out := run["result"].(map[string]any)["output"]; out != "said hi" {
 		t.Fatalf("output %v", out)
 	}
-	// An interrupted run takes no decision and cannot be cancelled.
+	// An interrupted run cannot be cancelled.
 	restarted.must(http.StatusConflict, "POST", "/v1/runs/"+going+"/cancel", "")
+}
+
+// copyRuns copies the run directories of from into to.
+func copyRuns(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		if !strings.HasPrefix(rel, "run_") {
+			return nil
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(to, rel), 0o700)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(to, rel), b, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Our attack: a second server on a runs directory in use is refused (it
+// would mark the first one's runs interrupted).
+func TestOneServerPerDirectory(t *testing.T) {
+	dir := t.TempDir()
+	e := newEnv(t, serve.Options{Dir: dir}, scriptOf(scripted.Turn{Text: "x"}))
+	_, err := serve.New(serve.Options{Dir: dir, Agent: e.agent})
+	if !errors.Is(err, serve.ErrOptions) || !strings.Contains(err.Error(), "in use") {
+		t.Fatalf("a second server: %v", err)
+	}
+	e.srv.Close()
+	s, err := serve.New(serve.Options{Dir: dir, Agent: e.agent})
+	if err != nil {
+		t.Fatalf("after the first closed: %v", err)
+	}
+	s.Close()
 }
 
 // Close interrupts the runs going: a restarted server lists them so.
@@ -673,4 +719,13 @@ func TestCloseLeavesRunsInterrupted(t *testing.T) {
 	}
 	again := newEnv(t, serve.Options{Dir: dir}, model)
 	again.waitStatus(id, serve.StatusInterrupted)
+}
+
+func toJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
