@@ -12,9 +12,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gofrs/flock"
 
@@ -117,8 +120,8 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxBodyBytes < 0 || opts.MaxEvents < 0 || opts.MaxStreams < 0 || opts.MaxStreamTime < 0 || opts.MaxRunning < 0 {
 		return nil, fmt.Errorf("%w: a negative bound", ErrOptions)
 	}
-	if opts.LocalName != "" && !validName(opts.LocalName) {
-		return nil, fmt.Errorf("%w: LocalName %q: want 1-64 letters, digits, '.', '_', '@' or '-'", ErrOptions, opts.LocalName)
+	if len(opts.LocalName) > 128 || strings.ContainsFunc(opts.LocalName, unicode.IsControl) || !utf8.ValidString(opts.LocalName) {
+		return nil, fmt.Errorf("%w: LocalName %q: want at most 128 bytes of text", ErrOptions, opts.LocalName)
 	}
 	s := &Server{
 		opts:      opts,
