@@ -110,10 +110,10 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	if err != nil {
 		return fmt.Errorf("cannot approve %s: %w", file, err)
 	}
-	exceeding := manifest.Exceeding(r.requested, grants)
+	exceeding := manifest.Exceeding(r.Requested, grants)
 	if len(exceeding) > 0 && !f.force {
 		return fmt.Errorf("refusing to grant %s to %s: the module requests %s; pass --force to grant it anyway",
-			grantList(exceeding), file, requestsText(r.requested))
+			grantList(exceeding), file, requestsText(r.Requested))
 	}
 	// A module that can write the plugins directory or the manifest's can
 	// approve itself anything: the plugins directory would refuse to load
@@ -138,13 +138,13 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 
 	w := c.OutOrStdout()
 	fmt.Fprintf(w, "Approving %s\n", termtext.Name(file))
-	fmt.Fprintf(w, "  sha256:    %s\n", r.sha256)
-	if r.sidecarFile != "" {
-		fmt.Fprintf(w, "  sidecar:   %s (sha256 %s)\n", termtext.Name(r.sidecarFile), r.sidecarSHA256)
+	fmt.Fprintf(w, "  sha256:    %s\n", r.SHA256)
+	if r.SidecarFile != "" {
+		fmt.Fprintf(w, "  sidecar:   %s (sha256 %s)\n", termtext.Name(r.SidecarFile), r.SidecarSHA256)
 	}
 	fmt.Fprintf(w, "  name:      %s\n", termtext.Name(name))
 	var tools []string
-	for _, t := range r.inspection.Description.Tools {
+	for _, t := range r.Inspection.Description.Tools {
 		tools = append(tools, termtext.Name(t.Name))
 	}
 	fmt.Fprintf(w, "  tools:     %s\n", strings.Join(tools, ", "))
@@ -158,14 +158,14 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 		}
 		fmt.Fprintf(w, "  skipped:   %s (--skip-tools %s)\n", strings.Join(nonEmpty(skipped), ", "), termtext.Name(strings.Join(f.skipTools, " ")))
 	}
-	fmt.Fprintf(w, "  requests:  %s\n", requestsText(r.requested))
+	fmt.Fprintf(w, "  requests:  %s\n", requestsText(r.Requested))
 	fmt.Fprintf(w, "  grants:    %s\n", grantList(grants))
 	if len(exceeding) > 0 {
 		fmt.Fprintf(w, "  FORCED:    %s (not requested by the module)\n", grantList(exceeding))
 	}
 	// Without clock or random a module still has a clock (to the
 	// millisecond) and randomness: only the other grants are refused.
-	if missing := slices.DeleteFunc(manifest.Missing(r.requested, grants), r.inspection.Implies); len(missing) > 0 {
+	if missing := slices.DeleteFunc(manifest.Missing(r.Requested, grants), r.Inspection.Implies); len(missing) > 0 {
 		fmt.Fprintf(w, "  not granted: %s (the module asks for it; calls that need it will be refused)\n", grantList(missing))
 	}
 	fmt.Fprintf(w, "  limits:    %s\n", limitsText(limits))
@@ -182,14 +182,14 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	}
 
 	_, err = store.Approve(c.Context(), manifest.Approval{
-		SHA256: r.sha256, SidecarSHA256: r.sidecarSHA256, File: file, Name: name,
-		Grants: grants, Requested: r.requested, Force: f.force, Limits: limits, By: by, Note: f.note,
+		SHA256: r.SHA256, SidecarSHA256: r.SidecarSHA256, File: file, Name: name,
+		Grants: grants, Requested: r.Requested, Force: f.force, Limits: limits, By: by, Note: f.note,
 		SkipTools: f.skipTools,
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "Approved %s -> %s (manifest: %s)\n", termtext.Name(file), manifest.Short(r.sha256), store.Path)
+	fmt.Fprintf(w, "Approved %s -> %s (manifest: %s)\n", termtext.Name(file), manifest.Short(r.SHA256), store.Path)
 	fmt.Fprintln(w, "Any change to the file voids this approval.")
 	if m, err := store.Load(); err == nil {
 		if earlier := len(m.ByFile(filepath.Base(file))) - 1; earlier > 0 {

@@ -343,8 +343,8 @@ func (p *importProposal) checkRequested(c *cobra.Command, path string) {
 		return
 	}
 	var beyond []manifest.Grant
-	for _, g := range manifest.Exceeding(r.requested, gs) {
-		if !r.inspection.Implies(g) {
+	for _, g := range manifest.Exceeding(r.Requested, gs) {
+		if !r.Inspection.Implies(g) {
 			beyond = append(beyond, g)
 		}
 	}

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -18,68 +16,24 @@ import (
 
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
-	"github.com/autoagent-go/autoagent/internal/safefile"
 	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
 func init() { addToolsCommand(newToolsInspectCmd) }
 
-// review is what a person looks at before approving a module: read once,
-// so the bytes inspected are the bytes approved.
-type review struct {
-	path          string
-	module        []byte
-	sha256        string
-	sidecarFile   string // "" when there is none
-	sidecarSHA256 string
-	inspection    *host.Inspection
-	requested     []manifest.Grant
-}
+// review is what a person looks at before approving a module
+// (plugindir.Review).
+type review = plugindir.Review
 
 // maxModuleFile bounds a module or sidecar file the CLI reads (as the
 // plugins directory does by default).
-const maxModuleFile = 256 << 20
+const maxModuleFile = plugindir.MaxModuleFile
 
 // reviewModule reads the module at path (and its describe sidecar) and
 // runs its describe with no capabilities.
 func reviewModule(ctx context.Context, path string) (*review, error) {
-	b, err := safefile.Read(path, maxModuleFile)
-	if err != nil {
-		return nil, err
-	}
-	r := &review{path: path, module: b, sha256: manifest.Sum(b)}
-	sidePath := filepath.Join(filepath.Dir(path), manifest.SidecarFile(filepath.Base(path)))
-	side, err := safefile.Read(sidePath, maxModuleFile)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		side = nil
-	case err != nil:
-		return r, fmt.Errorf("describe sidecar: %w", err)
-	default:
-		r.sidecarFile, r.sidecarSHA256 = filepath.Base(sidePath), manifest.Sum(side)
-	}
-	h, err := host.New(ctx, host.Options{})
-	if err != nil {
-		return r, err
-	}
-	defer h.Close(ctx)
-	r.inspection, err = h.Inspect(ctx, manifest.NameFromFile(path), b, side)
-	if err != nil {
-		return r, err
-	}
-	r.requested, err = r.inspection.Requested()
-	return r, err
-}
-
-// approval returns the manifest's approval of exactly these bytes and
-// sidecar, if any.
-func (r *review) approval(m *manifest.Manifest) (manifest.Entry, bool) {
-	e, ok := m.Lookup(r.sha256)
-	if !ok || e.SidecarSHA256 != r.sidecarSHA256 {
-		return manifest.Entry{}, false
-	}
-	return e, true
+	return plugindir.ReviewModule(ctx, path)
 }
 
 type inspectApproval struct {
@@ -153,7 +107,7 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 			// describe): reported with the reason, then exit 1.
 			if asJSON {
 				out := inspectOutput{
-					File: file, SHA256: r.sha256, Sidecar: r.sidecarFile, SidecarSHA256: r.sidecarSHA256,
+					File: file, SHA256: r.SHA256, Sidecar: r.SidecarFile, SidecarSHA256: r.SidecarSHA256,
 					Status: string(plugindir.StatusInvalid), Reason: err.Error(), Manifest: paths.manifestPath(),
 					Requested: []string{}, Capabilities: []string{}, Needs: []string{}, Imports: []string{}, HostFunctions: []string{},
 					Describe: host.Description{Tools: []host.ToolDescription{}},
@@ -162,17 +116,17 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 					return encErr
 				}
 			} else {
-				fmt.Fprintf(c.OutOrStdout(), "file:      %s\nsha256:    %s\nstatus:    invalid: %s\n", termtext.Name(file), r.sha256, termtext.Name(err.Error()))
+				fmt.Fprintf(c.OutOrStdout(), "file:      %s\nsha256:    %s\nstatus:    invalid: %s\n", termtext.Name(file), r.SHA256, termtext.Name(err.Error()))
 			}
 		}
 		return err
 	}
-	requested := manifest.GrantStrings(r.requested)
+	requested := manifest.GrantStrings(r.Requested)
 	out := inspectOutput{
-		File: file, SHA256: r.sha256, Sidecar: r.sidecarFile, SidecarSHA256: r.sidecarSHA256,
-		ABI: r.inspection.ABI, Manifest: paths.manifestPath(), Status: string(plugindir.StatusPending),
-		Requested: requested, Capabilities: requested, Needs: r.inspection.Needs, Imports: r.inspection.Imports,
-		HostFunctions: r.inspection.HostFunctions, Describe: r.inspection.Description,
+		File: file, SHA256: r.SHA256, Sidecar: r.SidecarFile, SidecarSHA256: r.SidecarSHA256,
+		ABI: r.Inspection.ABI, Manifest: paths.manifestPath(), Status: string(plugindir.StatusPending),
+		Requested: requested, Capabilities: requested, Needs: r.Inspection.Needs, Imports: r.Inspection.Imports,
+		HostFunctions: r.Inspection.HostFunctions, Describe: r.Inspection.Description,
 	}
 	if out.HostFunctions == nil {
 		out.HostFunctions = []string{}
@@ -193,7 +147,7 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 	switch {
 	case errors.As(err, &untrusted):
 		// Approved or not, nothing in it counts for this user.
-		if _, ok := r.approval(m); ok {
+		if _, ok := r.Approval(m); ok {
 			out.Reason = untrusted.Error()
 		}
 	case err != nil:
@@ -202,7 +156,7 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 		fmt.Fprintf(c.ErrOrStderr(), "autoagent: %s\n", termtext.Name(err.Error()))
 		out.Status = "unknown"
 	}
-	if e, ok := r.approval(m); ok && err == nil {
+	if e, ok := r.Approval(m); ok && err == nil {
 		out.Status = string(plugindir.StatusApproved)
 		out.Approval = &inspectApproval{Name: e.Name, File: e.File, Grants: manifest.GrantStrings(e.Grants), Limits: e.Limits,
 			ApprovedBy: e.ApprovedBy, ApprovedAt: e.ApprovedAt, Note: e.Note}
@@ -241,7 +195,7 @@ func printInspection(w io.Writer, r *review, out inspectOutput) {
 	default:
 		fmt.Fprintf(w, "status:    pending: no approval for these bytes in %s\n", termtext.Name(out.Manifest))
 	}
-	fmt.Fprintf(w, "requests:  %s\n", requestsText(r.requested))
+	fmt.Fprintf(w, "requests:  %s\n", requestsText(r.Requested))
 	if len(out.Needs) > 0 {
 		fmt.Fprintf(w, "imports:   need %s grants to load\n", strings.Join(out.Needs, ", "))
 	}
@@ -252,7 +206,7 @@ func printInspection(w io.Writer, r *review, out inspectOutput) {
 	if changes := listChanges(out.Imports); changes != "" {
 		fmt.Fprintf(w, "changes:   its %s may change after approval (it imports notify_*_list_changed): what it adds is not shown here, and a tool another plugin serves stays with that plugin\n", changes)
 	}
-	if slices.Contains(r.requested, manifest.Grant{Kind: manifest.KindState}) {
+	if slices.Contains(r.Requested, manifest.Grant{Kind: manifest.KindState}) {
 		fmt.Fprintf(w, "state:     it asks to keep its instance (the grant state): granted, one instance serves every call in turn, so what one caller gives it the next may read; without it each call gets a fresh instance\n")
 	}
 	fmt.Fprintf(w, "tools:\n")
