@@ -72,7 +72,13 @@ func TestListChangeCannotTakeAServedTool(t *testing.T) {
 	d := e.open(Options{})
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	add, _ := d.Snapshot().Tool("add_tool")
+	add, ok := d.Snapshot().Tool("add_tool")
+	if !ok {
+		// Seen once under load as a nil dereference: say what the
+		// directory made of dyn.wasm instead.
+		p, _ := d.Snapshot().Plugin("dyn")
+		t.Fatalf("add_tool is not served: dyn.wasm is %v (%v), tools %v", p.Status, p.Err, p.Tools)
+	}
 	for range 2 { // tool_1, then tool_2
 		if _, err := add.Call(ctx, tool.Call{ID: "c", Name: "add_tool", Arguments: json.RawMessage(`{}`)}); err != nil {
 			t.Fatal(err)
