@@ -18,7 +18,10 @@ func TestWorkspaceRunLogDiffRollback(t *testing.T) {
 	os.WriteFile(filepath.Join(out, "keep.md"), []byte("kept\n"), 0o644)
 	script := e.writeScript(
 		`{"tool_calls":[{"id":"c1","name":"write_file","arguments":{"path":"report.md","content":"# Report\nok\n","reason":"first"}},{"id":"c2","name":"write_file","arguments":{"path":"virus.exe","content":"MZ"}},{"id":"c3","name":"write_file","arguments":{"path":"../demo.md","content":"x"}}]}`,
-		`{"tool_calls":[{"id":"c4","name":"write_file","arguments":{"path":"report.md","content":"# Report\nfine\n"}},{"id":"c5","name":"write_file","arguments":{"path":"keep.md","content":"changed\n"}}]}`,
+		// One call per step: calls of one step may run at once, and the
+		// test names changes by their order in the journal.
+		`{"tool_calls":[{"id":"c4","name":"write_file","arguments":{"path":"report.md","content":"# Report\nfine\n"}}]}`,
+		`{"tool_calls":[{"id":"c5","name":"write_file","arguments":{"path":"keep.md","content":"changed\n"}}]}`,
 		`{"text":"saved"}`)
 	r := e.mustRun(0, "run", "--provider", "scripted", "--script", script, "--workspace", out, "--workspace-write-ext", "md", "--json", "write the report")
 	for _, want := range []string{"extension .exe is not allowed here: allowed .md", "path escapes the workspace"} {
