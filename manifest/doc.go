@@ -42,8 +42,11 @@
 // sidecar_sha256 pins the describe sidecar (NAME.tool.json) of a module that
 // has one, since it holds the tool descriptions the model reads.
 // skip_tools lists regular expressions of tool names not to expose, each
-// matching a whole name (hyper-mcp's skip_tools). note, limits,
-// sidecar_sha256 and skip_tools are optional, every other field is
+// matching a whole name (hyper-mcp's skip_tools). tools lists the names of
+// the tools the module offered when approved, so an approval can be
+// revoked by a tool's name after its file changed (informational: what a
+// module may do follows its sha256 and grants). note, limits,
+// sidecar_sha256, skip_tools and tools are optional, every other field is
 // required.
 //
 // Reading is strict, because this file decides what code may do: a syntax

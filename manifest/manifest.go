@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Version is the manifest format version this package reads and writes. A
@@ -49,6 +50,11 @@ type Entry struct {
 	// of tools the module offers that are not exposed (hyper-mcp's
 	// skip_tools): an operator's choice recorded with the approval.
 	SkipTools []string
+	// Tools are the names of the tools the module offered when it was
+	// approved, so `tools revoke TOOL` still finds the approval after the
+	// file was changed or removed. Informational: what a module may do
+	// follows its sha256 and grants, never this list.
+	Tools []string
 }
 
 // Skips reports whether the entry's SkipTools withhold the tool name.
@@ -134,6 +140,14 @@ func (e *Entry) validate() error {
 	for i, p := range e.SkipTools {
 		if err := ValidSkipPattern(p); err != nil {
 			return fmt.Errorf("skip_tools[%d] %q: %v", i, p, err)
+		}
+	}
+	if len(e.Tools) > maxTools {
+		return fmt.Errorf("tools: %d names, more than %d", len(e.Tools), maxTools)
+	}
+	for i, t := range e.Tools {
+		if t == "" || len(t) > 256 || strings.IndexFunc(t, unicode.IsControl) >= 0 {
+			return fmt.Errorf("tools[%d] %q: want 1-256 bytes without control characters", i, t)
 		}
 	}
 	if e.ApprovedBy == "" {
@@ -263,7 +277,11 @@ type entryJSON struct {
 	Note       string     `json:"note,omitempty"`
 	Sidecar    string     `json:"sidecar_sha256,omitempty"`
 	SkipTools  []string   `json:"skip_tools,omitempty"`
+	Tools      []string   `json:"tools,omitempty"`
 }
+
+// maxTools bounds an entry's tool names.
+const maxTools = 1024
 
 // timeFormat is RFC 3339 in UTC to the second, as in
 // "2026-11-29T10:00:00Z".
@@ -278,7 +296,7 @@ func (m *Manifest) MarshalJSON() ([]byte, error) {
 		f.Tools[sum] = entryJSON{
 			File: e.File, Name: e.Name, Grants: GrantStrings(e.Grants), Limits: e.Limits.toJSON(),
 			ApprovedBy: e.ApprovedBy, ApprovedAt: e.ApprovedAt.UTC().Format(timeFormat), Note: e.Note,
-			Sidecar: e.SidecarSHA256, SkipTools: e.SkipTools,
+			Sidecar: e.SidecarSHA256, SkipTools: e.SkipTools, Tools: e.Tools,
 		}
 	}
 	var buf bytes.Buffer

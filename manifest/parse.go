@@ -183,7 +183,7 @@ func parse(path string, data []byte) (*Manifest, error) {
 		if err != nil {
 			return fail(off("limits"), at("limits"), err)
 		}
-		e := Entry{SHA256: sum, File: ej.File, Name: ej.Name, Limits: limits, ApprovedBy: ej.ApprovedBy, Note: ej.Note, SidecarSHA256: ej.Sidecar, SkipTools: ej.SkipTools}
+		e := Entry{SHA256: sum, File: ej.File, Name: ej.Name, Limits: limits, ApprovedBy: ej.ApprovedBy, Note: ej.Note, SidecarSHA256: ej.Sidecar, SkipTools: ej.SkipTools, Tools: ej.Tools}
 		if ej.File == "" {
 			return fail(off(""), at("file"), errors.New("missing"))
 		}
@@ -258,6 +258,7 @@ var (
 		"file": scalarShape, "name": scalarShape, "grants": {elem: scalarShape}, "limits": limitsShape,
 		"approved_by": scalarShape, "approved_at": scalarShape, "note": scalarShape, "sidecar_sha256": scalarShape,
 		"skip_tools": {elem: scalarShape},
+		"tools":      {elem: scalarShape},
 	}}
 	rootShape = &shape{fields: map[string]*shape{
 		"version": scalarShape, "tools": {anyKey: entryShape},

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -136,6 +137,8 @@ type Approval struct {
 	// SkipTools withhold the module's tools whose names they match
 	// ([Entry.SkipTools]).
 	SkipTools []string
+	// Tools are the names of the tools the module offers ([Entry.Tools]).
+	Tools []string
 }
 
 // Approve records the approval under the lock, replacing an earlier
@@ -160,6 +163,7 @@ func (s *Store) Approve(ctx context.Context, a Approval) (Entry, error) {
 	e := Entry{
 		SHA256: a.SHA256, File: file, Name: name, Grants: a.Grants, Limits: a.Limits,
 		ApprovedBy: a.By, ApprovedAt: s.now(), Note: a.Note, SidecarSHA256: a.SidecarSHA256, SkipTools: a.SkipTools,
+		Tools: slices.Clone(a.Tools),
 	}
 	if err := e.validate(); err != nil {
 		return Entry{}, fmt.Errorf("manifest: invalid approval: %w", err)
@@ -235,6 +239,11 @@ func (m *Manifest) resolve(target string) ([]Entry, error) {
 	}
 	if byName := m.ByName(target); len(byName) > 0 {
 		return byName, nil
+	}
+	// A tool's name, as recorded at approval: found even when the module
+	// file was since changed or removed.
+	if byTool := m.filter(func(e Entry) bool { return slices.Contains(e.Tools, target) }); len(byTool) > 0 {
+		return byTool, nil
 	}
 	lower := strings.ToLower(target)
 	if len(lower) >= MinPrefix && strings.IndexFunc(lower, func(r rune) bool { return r > 0x7f || !isLowerHex(byte(r)) }) < 0 {

@@ -532,3 +532,28 @@ func TestApproveRefusesOddLockAndLog(t *testing.T) {
 		})
 	}
 }
+
+// An approval keeps the names of the module's tools, so revoking by a
+// tool's name finds it from the manifest alone; the names survive a
+// reload, and a name with a control character is refused.
+func TestRevokeByRecordedToolName(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	if _, err := s.Approve(ctx, Approval{SHA256: sumA, File: "calc.wasm", By: "alice", Tools: []string{"fib", "spin"}}); err != nil {
+		t.Fatal(err)
+	}
+	approve(t, s, sumB, "echo.wasm")
+	if e, ok := load(t, s).Lookup(sumA); !ok || !slices.Equal(e.Tools, []string{"fib", "spin"}) {
+		t.Fatalf("tools not kept across a reload: %+v", e)
+	}
+	removed, err := s.Revoke(ctx, Revocation{Target: "spin", By: "bob"})
+	if err != nil || len(removed) != 1 || removed[0].SHA256 != sumA {
+		t.Fatalf("Revoke(spin) = %+v, %v; want the approval of calc", removed, err)
+	}
+	if m := load(t, s); m.Len() != 1 {
+		t.Errorf("%d entries left, want echo's alone", m.Len())
+	}
+	if _, err := s.Approve(ctx, Approval{SHA256: sumA, File: "calc.wasm", By: "alice", Tools: []string{"fib\x1b[2J"}}); err == nil || !strings.Contains(err.Error(), "control characters") {
+		t.Errorf("a tool name with an escape sequence: %v, want refused", err)
+	}
+}

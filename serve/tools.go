@@ -196,7 +196,7 @@ func (s *Server) approveTool(w http.ResponseWriter, r *http.Request, p principal
 	en, err := s.store(d).Approve(r.Context(), manifest.Approval{
 		SHA256: rv.SHA256, SidecarSHA256: rv.SidecarSHA256, File: path, Name: manifest.NameFromFile(path),
 		Grants: grants, Requested: rv.Requested, Force: req.Force, Limits: req.Limits, By: p.name, Note: req.Note,
-		SkipTools: req.SkipTools,
+		SkipTools: req.SkipTools, Tools: rv.ToolNames(),
 	})
 	if err != nil {
 		return internalError(err)

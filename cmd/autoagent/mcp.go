@@ -80,8 +80,8 @@ func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine, trus
 	stderr := c.ErrOrStderr()
 	ctx, stop := signal.NotifyContext(c.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if fi, err := os.Stat(paths.plugins); err != nil || !fi.IsDir() {
-		return fmt.Errorf("plugins directory %s does not exist: create it, put .wasm tools in it and approve them with `autoagent tools approve FILE`", paths.plugins)
+	if fi, err := os.Stat(paths.dir()); err != nil || !fi.IsDir() {
+		return fmt.Errorf("plugins directory %s does not exist: create it, put .wasm tools in it and approve them with `autoagent tools approve FILE`", paths.dir())
 	}
 	var ln net.Listener
 	if addr != "" {
@@ -92,14 +92,14 @@ func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine, trus
 		defer ln.Close()
 	}
 
-	trust, err := trustStore(paths.plugins)
+	trust, err := trustStore(paths.dir())
 	if err != nil {
 		return err
 	}
-	h, dir, err := autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: paths.plugins, Manifest: paths.manifest, Quarantine: quarantine, Trust: trust,
+	h, dir, err := autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: paths.dir(), Manifest: paths.manifest, Quarantine: quarantine, Trust: trust,
 		Protected: autoagent.Config{Plugins: &autoagent.PluginsConfig{Trust: trust}}.Protects()})
 	if err != nil {
-		return fmt.Errorf("loading plugins from %s: %w", paths.plugins, err)
+		return fmt.Errorf("loading plugins from %s: %w", paths.dir(), err)
 	}
 	defer h.Close(context.WithoutCancel(ctx))
 	defer dir.Close(context.WithoutCancel(ctx))

@@ -118,7 +118,7 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	// A module that can write the plugins directory or the manifest's can
 	// approve itself anything: the plugins directory would refuse to load
 	// it; say so now, before a person approves it.
-	protected := plugindir.Options{Dir: f.paths.plugins, Manifest: f.paths.manifestPath()}.Protected()
+	protected := plugindir.Options{Dir: f.paths.dir(), Manifest: f.paths.manifestPath()}.Protected()
 	if err := manifest.CheckProtected(grants, protected); err != nil {
 		return fmt.Errorf("refusing to approve %s: %w", file, err)
 	}
@@ -184,7 +184,7 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	_, err = store.Approve(c.Context(), manifest.Approval{
 		SHA256: r.SHA256, SidecarSHA256: r.SidecarSHA256, File: file, Name: name,
 		Grants: grants, Requested: r.Requested, Force: f.force, Limits: limits, By: by, Note: f.note,
-		SkipTools: f.skipTools,
+		SkipTools: f.skipTools, Tools: r.ToolNames(),
 	})
 	if err != nil {
 		return err

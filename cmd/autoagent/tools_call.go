@@ -210,7 +210,7 @@ func namedTool(ctx context.Context, h *host.Host, name string, f callFlags) (too
 		if t, ok := snap.Tool(name); ok && f.tool == "" {
 			return t, nil
 		}
-		return nil, fmt.Errorf("no plugin named %q in %s (give a FILE.wasm path to call a module that is not in the plugins directory)", name, f.paths.plugins)
+		return nil, fmt.Errorf("no plugin named %q in %s (give a FILE.wasm path to call a module that is not in the plugins directory)", name, f.paths.dir())
 	}
 	if p.Loaded == nil || p.Status != plugindir.StatusApproved {
 		reason := ""

@@ -49,7 +49,7 @@ person runs after reviewing it. Modules are never downloaded; --copy copies loca
 ones into the plugins directory.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			props, err := importConfig(c, args[0], paths.plugins, copyIn)
+			props, err := importConfig(c, args[0], paths.dir(), copyIn)
 			if err != nil {
 				return err
 			}

@@ -78,10 +78,10 @@ reported as conflicts.`,
 
 func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 	ctx := c.Context()
-	if fi, err := os.Stat(paths.plugins); errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("plugins directory %s does not exist (create it and drop .wasm tools in, or pass --plugins DIR)", paths.plugins)
+	if fi, err := os.Stat(paths.dir()); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("plugins directory %s does not exist (create it and drop .wasm tools in, or pass --plugins DIR)", paths.dir())
 	} else if err == nil && !fi.IsDir() {
-		return fmt.Errorf("plugins directory %s is not a directory", paths.plugins)
+		return fmt.Errorf("plugins directory %s is not a directory", paths.dir())
 	}
 	h, err := host.New(ctx, host.Options{})
 	if err != nil {
@@ -106,7 +106,7 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 			return err
 		}
 	}
-	out := listOutput{Dir: paths.plugins, Manifest: paths.manifestPath(), Trusted: snap.Untrusted == nil, Plugins: []listedPlugin{}, Conflicts: snap.Conflicts}
+	out := listOutput{Dir: paths.dir(), Manifest: paths.manifestPath(), Trusted: snap.Untrusted == nil, Plugins: []listedPlugin{}, Conflicts: snap.Conflicts}
 	if out.Conflicts == nil {
 		out.Conflicts = []plugindir.Conflict{}
 	}
@@ -151,7 +151,7 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 		return enc.Encode(out)
 	}
 	if len(out.Plugins) == 0 {
-		_, err := fmt.Fprintf(w, "no modules in %s (manifest %s)\n", paths.plugins, paths.manifestPath())
+		_, err := fmt.Fprintf(w, "no modules in %s (manifest %s)\n", paths.dir(), paths.manifestPath())
 		return err
 	}
 	untrustedNote(c, snap)

@@ -22,11 +22,26 @@ const defaultPluginsDir = "plugins"
 
 // pluginPaths are the --plugins and --manifest flags.
 type pluginPaths struct {
+	// plugins is --plugins, "" when not given: dir() says which
+	// directory that means.
 	plugins, manifest string
 }
 
+// dir returns the plugins directory: --plugins, else the --manifest
+// file's directory (a manifest governs the modules beside it, and its
+// trust is recorded for that directory), else plugins.
+func (p *pluginPaths) dir() string {
+	switch {
+	case p.plugins != "":
+		return p.plugins
+	case p.manifest != "":
+		return filepath.Dir(p.manifest)
+	}
+	return defaultPluginsDir
+}
+
 func (p *pluginPaths) register(fs *pflag.FlagSet) {
-	fs.StringVar(&p.plugins, "plugins", defaultPluginsDir, "the plugins directory")
+	fs.StringVar(&p.plugins, "plugins", "", "the plugins directory (default: the --manifest file's directory, else "+defaultPluginsDir+")")
 	fs.StringVar(&p.manifest, "manifest", "", "the manifest file (default PLUGINS/manifest.json)")
 }
 
@@ -46,7 +61,7 @@ func (p *pluginPaths) manifestPath() string {
 	if p.manifest != "" {
 		return p.manifest
 	}
-	return filepath.Join(p.plugins, "manifest.json")
+	return filepath.Join(p.dir(), "manifest.json")
 }
 
 // store returns the manifest's store, which keeps this user's trust of
@@ -60,7 +75,7 @@ func (p *pluginPaths) store() (*manifest.Store, error) {
 }
 
 // trust returns this user's trust store for the plugins directory.
-func (p *pluginPaths) trust() (*manifest.TrustStore, error) { return trustStore(p.plugins) }
+func (p *pluginPaths) trust() (*manifest.TrustStore, error) { return trustStore(p.dir()) }
 
 // dirOptions are the plugins directory's options: its manifest counts as
 // far as this user trusts it.
@@ -69,7 +84,7 @@ func (p *pluginPaths) dirOptions() (plugindir.Options, error) {
 	if err != nil {
 		return plugindir.Options{}, err
 	}
-	return plugindir.Options{Dir: p.plugins, Manifest: p.manifestPath(), Trust: ts}, nil
+	return plugindir.Options{Dir: p.dir(), Manifest: p.manifestPath(), Trust: ts}, nil
 }
 
 // trustState says whether this user trusts m's content: nil when they do

@@ -456,6 +456,50 @@ func TestToolsRevokeByToolName(t *testing.T) {
 	}
 }
 
+// TestToolsRevokeTamperedByToolName: `tools revoke TOOL --manifest M`
+// needs no --plugins (the plugins directory is M's), and finds the module
+// by a tool name the manifest recorded at approval even after the module
+// file was changed, when its describe no longer says so.
+func TestToolsRevokeTamperedByToolName(t *testing.T) {
+	e := newCLIEnv(t)
+	dir := filepath.Join(e.root, "elsewhere", "tools")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(e.testdata, "compute.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mod := filepath.Join(dir, "compute.wasm")
+	if err := os.WriteFile(mod, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.mustRun(0, "tools", "approve", mod, "--yes")
+	man := filepath.Join(dir, "manifest.json")
+	m, err := (&manifest.Store{Path: man}).Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if en, ok := m.Lookup(manifest.Sum(b)); !ok || !slices.Contains(en.Tools, "fib") {
+		t.Fatalf("the approval does not record the module's tools: %+v", en)
+	}
+	// The plugins directory is the manifest's, not ./plugins.
+	if r := e.mustRun(0, "tools", "list", "--manifest", man); !strings.Contains(r.stdout, "spin,fib") || strings.Contains(r.stdout, "missing") {
+		t.Errorf("tools list --manifest does not list the manifest's directory:\n%s", r.stdout)
+	}
+	// Tampered: no longer a module at all.
+	if err := os.WriteFile(mod, []byte("not wasm"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.mustRun(0, "tools", "revoke", "fib", "--manifest", man)
+	if !strings.Contains(r.stdout, "fib is a tool of module compute") || !strings.Contains(r.stdout, "Revoked compute: ") {
+		t.Errorf("revoke fib:\n%s", r.stdout)
+	}
+	if m, err := (&manifest.Store{Path: man}).Load(); err != nil || m.Len() != 0 {
+		t.Errorf("the approval of compute is still there (%v)", err)
+	}
+}
+
 // A module that imports clock_time_get and random_get asks for clock and
 // random by that: approving it with them needs no --force; one that
 // imports neither still does.

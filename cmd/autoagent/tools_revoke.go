@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -28,8 +29,11 @@ func newToolsRevokeCmd() *cobra.Command {
 
 The argument is a module name (every approved version of it is revoked), a
 full sha256, at least 8 hex digits of one (as "tools list" shows), or the
-name of a tool an approved module offers (as "tools call" accepts; that
-module's approval of its current bytes is revoked). Each revoked approval
+name of a tool an approved module offers (as "tools call" accepts): every
+approval that recorded that tool is revoked, even of a module file since
+changed or removed, or else the approval of the current bytes of the
+module that offers it. Without --plugins, the plugins directory is the
+--manifest file's. Each revoked approval
 is recorded in the audit log beside the manifest (manifest.log.jsonl).
 Hosts watching the plugins directory drop the module at once.`,
 		Args: cobra.ExactArgs(1),
@@ -58,6 +62,9 @@ Hosts watching the plugins directory drop the module at once.`,
 			}
 			w := c.OutOrStdout()
 			for _, e := range removed {
+				if e.Name != target && !strings.HasPrefix(e.SHA256, strings.ToLower(target)) && slices.Contains(e.Tools, target) {
+					fmt.Fprintf(w, "%s is a tool of module %s (sha256 %s)\n", termtext.Name(target), termtext.Name(e.Name), manifest.Short(e.SHA256))
+				}
 				fmt.Fprintf(w, "Revoked %s: %s (%s, approved by %s at %s, grants: %s)\n",
 					termtext.Name(e.Name), manifest.Short(e.SHA256), termtext.Name(e.File), termtext.Name(e.ApprovedBy),
 					e.ApprovedAt.Format("2006-01-02T15:04:05Z"), grantList(e.Grants))

@@ -48,7 +48,7 @@ func toolsVerify(c *cobra.Command, paths pluginPaths) error {
 	case err != nil:
 		return err
 	}
-	rep, err := manifest.Verify(m, paths.plugins)
+	rep, err := manifest.Verify(m, paths.dir())
 	if err != nil {
 		return err
 	}

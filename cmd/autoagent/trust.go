@@ -124,7 +124,7 @@ approve and tools revoke keep it current. tools untrust removes it.`,
 }
 
 func toolsTrust(c *cobra.Command, paths pluginPaths, by string, yes bool) error {
-	ts, err := trustStore(paths.plugins)
+	ts, err := trustStore(paths.dir())
 	if err != nil {
 		return err
 	}
@@ -217,7 +217,7 @@ func newToolsUntrustCmd() *cobra.Command {
 is pending again for you. The manifest itself is left as it is.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			ts, err := trustStore(paths.plugins)
+			ts, err := trustStore(paths.dir())
 			if err != nil {
 				return err
 			}

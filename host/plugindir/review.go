@@ -27,6 +27,19 @@ type Review struct {
 	Requested []manifest.Grant
 }
 
+// ToolNames are the names of the tools the module's describe offers, as
+// an approval records them ([manifest.Entry.Tools]).
+func (r *Review) ToolNames() []string {
+	if r.Inspection == nil {
+		return nil
+	}
+	names := make([]string, 0, len(r.Inspection.Description.Tools))
+	for _, t := range r.Inspection.Description.Tools {
+		names = append(names, t.Name)
+	}
+	return names
+}
+
 // MaxModuleFile bounds a module or sidecar file a review reads (as the
 // plugins directory does by default).
 const MaxModuleFile = 256 << 20
