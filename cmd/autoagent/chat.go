@@ -231,7 +231,7 @@ func turnOf(ctx context.Context, c *cobra.Command, f agentFlags, stream func(con
 	} else {
 		res, err = run(turnCtx)
 	}
-	if printErr := printResult(c.OutOrStdout(), f.json, !f.stream, res); printErr != nil && err == nil {
+	if printErr := printResult(c.OutOrStdout(), f.json, !f.stream, res, err); printErr != nil && err == nil {
 		err = printErr
 	}
 	return res, err

@@ -114,7 +114,7 @@ func reportPending(c *cobra.Command, res *loop.Result, stateFile string) {
 // reportResult prints a run's result (printResult) and maps its outcome
 // to the exit status.
 func reportResult(c *cobra.Command, asJSON, printOutput bool, res *loop.Result, runErr error) error {
-	if err := printResult(c.OutOrStdout(), asJSON, printOutput, res); err != nil {
+	if err := printResult(c.OutOrStdout(), asJSON, printOutput, res, runErr); err != nil {
 		return err
 	}
 	if runErr != nil {
@@ -128,8 +128,19 @@ func reportResult(c *cobra.Command, asJSON, printOutput bool, res *loop.Result, 
 
 // printResult prints a run's (or chat turn's) result on w as the flags
 // ask: one JSON object, or the answer itself, ended by a newline, only
-// when printOutput (a streamed answer is already on screen).
-func printResult(w io.Writer, asJSON, printOutput bool, res *loop.Result) error {
+// when printOutput (a streamed answer is already on screen). A run that
+// failed after it started (an answer that never matched the output
+// schema, a guardrail's block, a provider that gave up) still prints its
+// JSON object, from the state it reached, with stop_reason "error" and
+// the cause in "error".
+func printResult(w io.Writer, asJSON, printOutput bool, res *loop.Result, runErr error) error {
+	if res == nil && asJSON {
+		if failed := failedResult(runErr); failed != nil {
+			enc := json.NewEncoder(w)
+			enc.SetEscapeHTML(false)
+			return enc.Encode(failed)
+		}
+	}
 	switch {
 	case res == nil:
 	case asJSON:
@@ -146,4 +157,29 @@ func printResult(w io.Writer, asJSON, printOutput bool, res *loop.Result) error 
 		}
 	}
 	return nil
+}
+
+// stopError is the stop_reason of `run --json` for a run that failed.
+const stopError loop.StopReason = "error"
+
+// failedRun is the `run --json` object of a failed run: the Result's
+// fields from the state it reached, and the cause.
+type failedRun struct {
+	*loop.Result
+	Error string `json:"error"`
+}
+
+// failedResult is the object printed for a run that failed with a
+// *loop.RunError, nil for an error before the run started (a bad flag, a
+// provider that cannot be built), which has no transcript to show.
+func failedResult(err error) *failedRun {
+	var re *loop.RunError
+	if !errors.As(err, &re) || re.State == nil {
+		return nil
+	}
+	st := re.State
+	return &failedRun{
+		Result: &loop.Result{Steps: st.Step, Usage: st.Usage, Messages: st.Messages, StopReason: stopError},
+		Error:  re.Err.Error(),
+	}
 }

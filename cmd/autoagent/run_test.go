@@ -292,3 +292,39 @@ func TestStreamWithJSON(t *testing.T) {
 		t.Errorf("chat stderr does not show the streamed answers: %q", r.stderr)
 	}
 }
+
+// TestRunJSONOnFailedRun: a run that fails once started (here an answer
+// that never matches the output schema) still prints its --json object,
+// with stop_reason "error", the cause, and the transcript it reached; the
+// exit status is 1. So does chat's, per turn.
+func TestRunJSONOnFailedRun(t *testing.T) {
+	e := newCLIEnv(t)
+	turn := `{"text":"not json","usage":{"input_tokens":10,"output_tokens":5}}`
+	script := e.writeScript(turn, turn, turn, turn)
+	schema := filepath.Join(e.root, "schema.json")
+	if err := os.WriteFile(schema, []byte(`{"type":"object","properties":{"a":{"type":"string"}},"required":["a"]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"run", "--provider", "scripted", "--script", script, "--output-schema", schema, "--json", "go"},
+		{"run", "--provider", "scripted", "--script", script, "--output-schema", schema, "--json", "--stream", "go"},
+	} {
+		r := e.mustRun(1, args...)
+		var got struct {
+			StopReason string            `json:"stop_reason"`
+			Error      string            `json:"error"`
+			Steps      int               `json:"steps"`
+			Messages   []json.RawMessage `json:"messages"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &got); err != nil {
+			t.Fatalf("%v: stdout is not one JSON object: %v\n%s", args, err, r.stdout)
+		}
+		if got.StopReason != "error" || !strings.Contains(got.Error, "output schema") || got.Steps == 0 || len(got.Messages) < 3 {
+			t.Errorf("%v: failed run's object = %+v, want stop_reason error, the cause and the transcript", args, got)
+		}
+	}
+	r := e.run("go\n", "chat", "--provider", "scripted", "--script", script, "--output-schema", schema, "--json")
+	if !strings.Contains(r.stdout, `"stop_reason":"error"`) {
+		t.Errorf("chat --json prints no object for a failed turn:\n%s", r.stdout)
+	}
+}
