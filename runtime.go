@@ -195,6 +195,10 @@ type CreateToolConfig struct {
 	// Ceiling is the most a written tool may be granted (none by
 	// default: a tool asking for a capability is refused).
 	Ceiling []manifest.Grant
+	// StagingDir is where accepted tools are written for review; ""
+	// means the plugins directory's staging/ (Plugins.Dir, else
+	// ./plugins), from where `autoagent synth promote` moves one in.
+	StagingDir string
 }
 
 // MemoryConfig selects the run's memory.
@@ -578,6 +582,7 @@ func (rt *Runtime) offerCreateTool(ctx context.Context, cfg Config, model llm.Pr
 	b, err := synth.New(synth.Options{
 		Host: rt.host, Writer: writer, Model: writerModel, Language: cmp.Or(ct.Language, "js"), Ceiling: ct.Ceiling,
 		Observer: TraceSynth(tr), OnUsage: CountSynthUsage, Progress: progress,
+		StagingDir: cmp.Or(ct.StagingDir, filepath.Join(cmp.Or(cfg.Plugins.Dir, "plugins"), "staging")),
 	})
 	if err != nil {
 		return err

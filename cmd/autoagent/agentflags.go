@@ -108,7 +108,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.outputSchema, "output-schema", "", "JSON Schema `FILE` the answer must match: the answer is validated (sent back when it does not match) and printed as JSON; --json adds \"structured\"")
 	fs.BoolVar(&f.promptCache, "prompt-cache", false, "ask the provider to cache repeated prompt prefixes (Anthropic's cache_control; others cache by themselves)")
 	fs.StringArrayVar(&f.toolGrants, "tool-grant", nil, "a grant tools written by --create-tool may receive, e.g. net:api.example.com (repeatable; default: none)")
-	fs.IntVar(&f.createTool, "create-tool", 0, "offer the model create_tool: it may write up to N sandboxed tools (no capabilities) for this run; accepted ones are staged in plugins/staging")
+	fs.IntVar(&f.createTool, "create-tool", 0, "offer the model create_tool: it may write up to N sandboxed tools (no capabilities) for this run; accepted ones are staged in PLUGINS/staging (--plugins)")
 	fs.StringVar(&f.toolLang, "tool-lang", "js", "language of the tools create_tool writes: js|go")
 	fs.StringVar(&f.writerProvider, "writer-provider", "", "provider of the model that writes create_tool's tools, e.g. a cheaper one (default: --provider)")
 	fs.StringVar(&f.writerModel, "writer-model", "", "model that writes create_tool's tools (default: --model with the same provider, else that provider's default)")

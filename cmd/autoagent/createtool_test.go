@@ -60,4 +60,15 @@ func TestRunCreateTool(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.root, "plugins", "staging", "reverse_word.wasm")); err != nil {
 		t.Errorf("the accepted tool was not staged for review: %v", err)
 	}
+
+	// Staged beside the plugins directory --plugins names, not ./plugins.
+	other := filepath.Join(e.root, "other")
+	if err := os.Mkdir(other, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e.mustRun(0, "run", "--provider", "scripted", "--script", agentScript, "--create-tool", "1", "--plugins", other,
+		"--writer-provider", "scripted", "--writer-script", writer, "--json", "Reverse 'stressed'.")
+	if _, err := os.Stat(filepath.Join(other, "staging", "reverse_word.wasm")); err != nil {
+		t.Errorf("with --plugins %s the accepted tool was not staged in its staging/: %v", other, err)
+	}
 }
