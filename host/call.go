@@ -90,7 +90,7 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 	}
 	if err := t.validate(args); err != nil {
 		rec.Outcome = OutcomeInvalidArgs
-		return tool.Errorf("%v", err), nil
+		return tool.InvalidArguments("%v", err), nil
 	}
 	if ctx.Value(callNodeKey{}) == nil {
 		// An outermost call takes its turn (Options.MaxCalls); a nested

@@ -276,3 +276,35 @@ func TestUntrustedResultsDefuseDisguisedMarkers(t *testing.T) {
 		})
 	}
 }
+
+// An untrusted tool's refusal of its arguments by the host, before the
+// call reached the tool (tool.InvalidArguments), is the host's text: not
+// framed as untrusted and no taint; the same text as the tool's own
+// failure is.
+func TestHostRefusalOfArgumentsIsNotUntrusted(t *testing.T) {
+	refusing := &counter{name: "fetch", flags: tool.Flags{Untrusted: true}, reply: func(args string) (tool.Result, error) {
+		if args == `{"own":true}` {
+			return tool.Errorf("missing property url"), nil
+		}
+		return tool.InvalidArguments("missing property url"), nil
+	}}
+	p := scripted.New(calls(call("1", "fetch", `{}`)), text("ok"))
+	res, err := (&loop.Agent{Provider: p, Tools: registry(t, refusing)}).Run(context.Background(), "read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs := toolResults(res.Messages); rs[0].Content != "missing property url" || !rs[0].IsError {
+		t.Errorf("host refusal = %+v, want the host's text, unframed, as an error", rs[0])
+	}
+	if res.Tainted || loop.IsTainted(res.Messages) {
+		t.Error("the host's refusal of the arguments tainted the run")
+	}
+	p = scripted.New(calls(call("1", "fetch", `{"own":true}`)), text("ok"))
+	res, err = (&loop.Agent{Provider: p, Tools: registry(t, refusing)}).Run(context.Background(), "read")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rs := toolResults(res.Messages); !strings.HasPrefix(rs[0].Content, loop.UntrustedOpen) || !res.Tainted {
+		t.Errorf("the untrusted tool's own failure = %q (tainted %v), want framed and tainting", rs[0].Content, res.Tainted)
+	}
+}

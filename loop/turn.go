@@ -677,7 +677,7 @@ func (r *runner) invoke(ctx context.Context, step int, llmSpan string, p *plan) 
 	default:
 		res = tool.Errorf("unknown tool: %q (this agent has no tools)", c.Name)
 	}
-	raw := rawResult{text: resultText(&res), isError: res.IsError, untrusted: p.flags.Untrusted || cc.tainted.Load(), paused: cc.paused.Load(), structured: res.StructuredContent}
+	raw := rawResult{text: resultText(&res), isError: res.IsError, untrusted: (p.flags.Untrusted && !res.HostText) || cc.tainted.Load(), paused: cc.paused.Load(), structured: res.StructuredContent}
 	if err != nil {
 		// Declared here, not above: errors.As makes it escape, and a heap
 		// allocation per successful call is a cost of the hot path.

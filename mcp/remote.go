@@ -59,10 +59,10 @@ func (t *remoteTool) Call(ctx context.Context, call tool.Call) (tool.Result, err
 	}
 	if t.schema != nil {
 		if err := t.schema.Validate(args); err != nil {
-			return tool.Errorf("%s", err.Error()), nil
+			return tool.InvalidArguments("%s", err.Error()), nil
 		}
 	} else if !json.Valid(args) || args[0] != '{' {
-		return tool.Errorf("invalid arguments: want a JSON object"), nil
+		return tool.InvalidArguments("invalid arguments: want a JSON object"), nil
 	}
 	if c.tasks.requires(t.remote) {
 		return t.callAsTask(ctx, json.RawMessage(args))

@@ -45,3 +45,27 @@ func TestServedCallsCarryATaintScope(t *testing.T) {
 		}
 	}
 }
+
+// The client's own check of a call's arguments against the tool's input
+// schema is the host's refusal (tool.Result.HostText), so the loop does
+// not frame it as the untrusted server's words; what the server says is
+// never HostText.
+func TestClientArgumentCheckIsHostText(t *testing.T) {
+	echo := fnTool("echo", `{"type":"object","properties":{"msg":{"type":"string"}},"required":["msg"]}`, func(_ context.Context, c tool.Call) (tool.Result, error) {
+		return tool.Errorf("server says no"), nil
+	})
+	srv := mcp.NewServer(mcp.ServerOptions{})
+	if err := srv.SetTools([]tool.Tool{echo}); err != nil {
+		t.Fatal(err)
+	}
+	tools := pipe(t, srv, mcp.ClientOptions{}).Tools()
+	if len(tools) != 1 || !tool.FlagsOf(tools[0]).Untrusted {
+		t.Fatalf("tools: %v", tools)
+	}
+	if r := mustCall(t, tools[0], `{"msg":7}`); !r.IsError || !r.HostText {
+		t.Errorf("arguments refused by the client: %+v, want an error result in the host's words", r)
+	}
+	if r := mustCall(t, tools[0], `{"msg":"hi"}`); !r.IsError || r.HostText {
+		t.Errorf("the server's own failure: %+v, want an error result that is not the host's", r)
+	}
+}

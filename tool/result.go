@@ -17,6 +17,22 @@ type Result struct {
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	// IsError reports that the tool failed; Content says why.
 	IsError bool `json:"isError,omitempty"`
+	// HostText reports that Content is the host's own words, not the
+	// tool's: a refusal of the call before it reached the tool (see
+	// [InvalidArguments]). The agent loop does not frame such a result as
+	// an untrusted tool's output. It has no JSON form, so nothing a tool
+	// or a server sends can claim it.
+	HostText bool `json:"-"`
+}
+
+// InvalidArguments returns the failed result of a call refused before it
+// reached the tool because its arguments do not fit the tool (its input
+// schema): the host's words ([Result.HostText]), which the model reads to
+// correct the call.
+func InvalidArguments(format string, args ...any) Result {
+	r := Errorf(format, args...)
+	r.HostText = true
+	return r
 }
 
 // Content is one item of a [Result].
