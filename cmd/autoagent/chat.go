@@ -38,6 +38,8 @@ The plugins directory is watched: adding, replacing or removing a .wasm file,
 or approving and revoking in the manifest, changes the tools without a
 restart. Type /reset to start a new conversation and /exit (or end of input)
 to leave. Ctrl-C during a turn cancels that turn; between turns it leaves.
+When the input is not a terminal (a script), the exit status is 1 if any
+turn failed or stopped on a bound, as run's is.
 
 A call that needs approval (a policy "approve" rule, the trifecta in approve
 mode) is shown with its arguments and the reason, and the next line you type
@@ -99,7 +101,20 @@ answers.`,
 			in := bufio.NewScanner(c.InOrStdin())
 			in.Buffer(make([]byte, 64*1024), 1<<20)
 			out := c.OutOrStdout()
-			prompt := isTerminal(c.InOrStdin()) && !f.json
+			interactive := isTerminal(c.InOrStdin())
+			prompt := interactive && !f.json
+			// Fed by a script rather than a person, chat's exit status
+			// says whether every turn answered, as run's does.
+			var turns, failed int
+			end := func() error {
+				if err := in.Err(); err != nil {
+					return err
+				}
+				if failed > 0 && !interactive {
+					return fmt.Errorf("%d of %d turns failed", failed, turns)
+				}
+				return nil
+			}
 			for {
 				if prompt {
 					fmt.Fprint(out, "> ")
@@ -108,14 +123,14 @@ answers.`,
 					if prompt {
 						fmt.Fprintln(out)
 					}
-					return in.Err()
+					return end()
 				}
 				line := strings.TrimSpace(in.Text())
 				switch line {
 				case "":
 					continue
 				case "/exit", "/quit":
-					return nil
+					return end()
 				case "/reset":
 					if store != nil {
 						fmt.Fprintf(c.ErrOrStderr(), "autoagent: /reset does not apply to session %s: start another --session, or see autoagent sessions fork|rm\n", key)
@@ -151,8 +166,13 @@ answers.`,
 					}
 					history = res.Messages
 				}
-				if runErr != nil {
+				turns++
+				switch {
+				case runErr != nil:
+					failed++
 					fmt.Fprintf(c.ErrOrStderr(), "autoagent: %s\n", termtext.Text(runErr.Error()))
+				case res == nil || res.StopReason != loop.StopDone:
+					failed++
 				}
 			}
 		},

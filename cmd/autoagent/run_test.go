@@ -323,8 +323,12 @@ func TestRunJSONOnFailedRun(t *testing.T) {
 			t.Errorf("%v: failed run's object = %+v, want stop_reason error, the cause and the transcript", args, got)
 		}
 	}
+	// Chat fed by a script: the object per turn, and exit 1 once a turn failed.
 	r := e.run("go\n", "chat", "--provider", "scripted", "--script", script, "--output-schema", schema, "--json")
 	if !strings.Contains(r.stdout, `"stop_reason":"error"`) {
 		t.Errorf("chat --json prints no object for a failed turn:\n%s", r.stdout)
+	}
+	if r.code != 1 || !strings.Contains(r.stderr, "1 of 1 turns failed") {
+		t.Errorf("chat from a script with a failed turn: exit %d, stderr %q; want 1 saying so", r.code, r.stderr)
 	}
 }
