@@ -976,7 +976,7 @@ var mutations = []mutation{
 		"\tif cfg.Plugins != nil && cfg.Plugins.Trust == nil {", "\tif false {",
 		"./cmd/autoagent", "TestCheckoutManifestCountsOnlyOnceTrusted"},
 	{"trust: the tools verbs take the manifest as found", "cmd/autoagent/tools_manifest.go",
-		"\treturn plugindir.Options{Dir: p.plugins, Manifest: p.manifestPath(), Trust: ts}, nil", "\t_ = ts\n\treturn plugindir.Options{Dir: p.plugins, Manifest: p.manifestPath()}, nil",
+		"\treturn plugindir.Options{Dir: p.dir(), Manifest: p.manifestPath(), Trust: ts}, nil", "\t_ = ts\n\treturn plugindir.Options{Dir: p.dir(), Manifest: p.manifestPath()}, nil",
 		"./cmd/autoagent", "TestCheckoutManifestCountsOnlyOnceTrusted"},
 	{"trust: mcp serve takes the manifest as found", "cmd/autoagent/mcp.go",
 		"Quarantine: quarantine, Trust: trust,", "Quarantine: quarantine,",
@@ -1583,6 +1583,31 @@ var mutations = []mutation{
 	{"serve api: a decision acted on twice", "serve/run.go",
 		"\tif ru.rec.Status != StatusAwaitingApproval {\n\t\treturn &apiError{http.StatusConflict, \"not_awaiting_approval\"", "\tif false {\n\t\treturn &apiError{http.StatusConflict, \"not_awaiting_approval\"",
 		"./serve", "^TestConcurrentDecisionsActOnce$"},
+
+	// Issue 42 small defects: revoke by a recorded tool name and the
+	// manifest's directory, run --json on a failed run, create_tool's
+	// staging, the host's own argument refusal, chat's exit status.
+	{"diet defects: revoke ignores recorded tool names", "manifest/store.go",
+		"return slices.Contains(e.Tools, target) }); len(byTool) > 0 {", "return false }); len(byTool) > 0 {",
+		"./manifest", "^TestRevokeByRecordedToolName$"},
+	{"diet defects: --manifest's directory not the plugins default", "cmd/autoagent/tools_manifest.go",
+		"\t\treturn filepath.Dir(p.manifest)\n", "\t\treturn defaultPluginsDir\n",
+		"./cmd/autoagent", "^TestToolsRevokeTamperedByToolName$"},
+	{"diet defects: run --json silent on a failed run", "cmd/autoagent/run.go",
+		"\tif !errors.As(err, &re) || re.State == nil {\n", "\tif true {\n",
+		"./cmd/autoagent", "^TestRunJSONOnFailedRun$"},
+	{"diet defects: create_tool stages in ./plugins", "runtime.go",
+		"StagingDir: cmp.Or(ct.StagingDir, filepath.Join(cmp.Or(cfg.Plugins.Dir, \"plugins\"), \"staging\")),", "StagingDir: ct.StagingDir,",
+		"./cmd/autoagent", "^TestRunCreateTool$"},
+	{"diet defects: the host's argument refusal framed untrusted", "loop/turn.go",
+		"(p.flags.Untrusted && !res.HostText) || cc.tainted.Load()", "p.flags.Untrusted || cc.tainted.Load()",
+		"./loop", "^TestHostRefusalOfArgumentsIsNotUntrusted$"},
+	{"diet defects: mcp argument check in the server's words", "mcp/remote.go",
+		"\t\t\treturn tool.InvalidArguments(\"%s\", err.Error()), nil\n", "\t\t\treturn tool.Errorf(\"%s\", err.Error()), nil\n",
+		"./mcp", "^TestClientArgumentCheckIsHostText$"},
+	{"diet defects: chat exits 0 after a failed scripted turn", "cmd/autoagent/chat.go",
+		"\t\t\t\tif failed > 0 && !interactive {\n", "\t\t\t\tif false {\n",
+		"./cmd/autoagent", "^TestRunJSONOnFailedRun$"},
 }
 
 func main() {
