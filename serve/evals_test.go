@@ -1,6 +1,7 @@
 package serve_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"net/http"
@@ -303,6 +304,24 @@ func TestEvalInterruptedByAStop(t *testing.T) {
 	again := newEnv(t, serve.Options{Dir: dir}, model)
 	again.waitEval(id, "interrupted")
 	again.must(http.StatusConflict, "GET", "/v1/evals/"+id, "")
+
+	// A server killed mid-eval never saved it so: its record still says
+	// running, and the next server says interrupted.
+	again.srv.Close()
+	record := filepath.Join(dir, "evals", id, "eval.json")
+	b, err := os.ReadFile(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(record, bytes.Replace(b, []byte(`"status":"interrupted"`), []byte(`"status":"running"`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	third := newEnv(t, serve.Options{Dir: dir}, model)
+	// Loaded by New: no waiting.
+	list := third.must(http.StatusOK, "GET", "/v1/evals", "")
+	if evs := list.body["evals"].([]any); len(evs) != 1 || evs[0].(map[string]any)["status"] != "interrupted" {
+		t.Fatalf("after a crash: %s", list.raw)
+	}
 }
 
 func TestEvalDirMustBeADirectory(t *testing.T) {

@@ -203,11 +203,26 @@ func TestWebhookHungReceiverDoesNotStallRuns(t *testing.T) {
 	e := newEnv(t, serve.Options{Notes: &notes, Webhook: serve.Webhook{URL: hung.URL, Secret: hookSecret, Timeout: time.Hour, Queue: 2}},
 		scriptOf(scripted.Turn{Text: "done"}))
 	const runs = 20
-	for i := range runs {
-		// Synchronous: each answers once its run ended.
-		if r := e.must(http.StatusOK, "POST", "/v1/runs", fmt.Sprintf(`{"prompt": "run %d"}`, i)); r.body["status"] != "completed" {
-			t.Fatalf("run %d: %s", i, r.raw)
+	done := make(chan string, 1)
+	go func() {
+		for i := range runs {
+			// Synchronous: each answers once its run ended.
+			if r := e.do("POST", "/v1/runs", fmt.Sprintf(`{"prompt": "run %d"}`, i)); r.body["status"] != "completed" {
+				done <- fmt.Sprintf("run %d: %d %s", i, r.status, r.raw)
+				return
+			}
 		}
+		done <- ""
+	}()
+	// The bound only turns a stall into a failure rather than a hang: 20
+	// runs of a scripted model take milliseconds.
+	select {
+	case msg := <-done:
+		if msg != "" {
+			t.Fatal(msg)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatal("the runs stalled behind the hung receiver")
 	}
 	st := e.srv.WebhookStats()
 	// One is being delivered (hung), two wait; the rest were dropped.
