@@ -27,7 +27,7 @@ func prepareChecked(t testing.TB, rt wazero.Runtime, b []byte) bool {
 	if err != nil {
 		return false // refused by the rewrite (a reserved name), not run
 	}
-	if _, err := wasmbin.Verify(out, verifyLimits(wasmbin.DefaultLimits()), rewrite.Instrumentation(m)); err != nil {
+	if _, err := wasmbin.Verify(out, rewrite.VerifyLimits(wasmbin.DefaultLimits()), rewrite.Instrumentation(m)); err != nil {
 		t.Fatalf("a valid module's rewrite fails verification: %v", err)
 	}
 	for what, bin := range map[string][]byte{"module": b, "rewritten module": out} {
