@@ -292,29 +292,6 @@ func moduleError(err error) error {
 	return fmt.Errorf("%w: %v", ErrMalformed, err)
 }
 
-// verifyLimits are the limits the rewritten module is verified under:
-// the rewrite adds a few functions, globals, types, locals and stack
-// slots, and code to every loop, call and bulk instruction.
-func verifyLimits(l wasmbin.Limits) wasmbin.Limits {
-	l.ModuleBytes *= 4
-	l.CodeBytes *= 4
-	l.FunctionBytes *= 8
-	l.Functions += 1
-	l.Globals += 2
-	l.Types += l.Types + 1
-	l.Exports += 2
-	l.Locals++
-	l.StackHeight += 3
-	l.Nesting += 2
-	l.Branches = 2*l.Branches + 8
-	l.FunctionWork = 4*l.FunctionWork + 1<<20
-	l.CompileWork = 4*l.CompileWork + 1<<20
-	l.TypeValues = 2*l.TypeValues + 64 // the yield type, a block type per result list
-	l.LocalsBranches = 4*l.LocalsBranches + 1<<20
-	l.CallValues = 4*l.CallValues + 1<<16
-	return l
-}
-
 // compilePrepared reads what the host needs of the prepared module and
 // compiles it.
 func (e *compiledEntry) compilePrepared(ctx context.Context, h *Host, prepared []byte) (wazero.CompiledModule, error) {
@@ -362,7 +339,7 @@ func (h *Host) prepare(b []byte, opts rewrite.Options, kernel bool) ([]byte, err
 		return nil, err
 	}
 	if opts.Interrupt {
-		pm, err := wasmbin.Verify(prepared, verifyLimits(h.moduleLimits), rewrite.Instrumentation(m))
+		pm, err := wasmbin.Verify(prepared, rewrite.VerifyLimits(h.moduleLimits), rewrite.Instrumentation(m))
 		if err != nil {
 			return nil, fmt.Errorf("%w: the host's instrumentation of the module failed its own verification, so it is not run (a defect of the host; please report it): %v", ErrUnsafe, err)
 		}

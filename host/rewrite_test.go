@@ -4,10 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -16,76 +13,9 @@ import (
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 
-	"github.com/autoagent-go/autoagent/host/internal/kernel"
 	"github.com/autoagent-go/autoagent/host/internal/rewrite"
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 )
-
-// TestRewriteCorpus: every module the runtime accepts is rewritten into
-// one it accepts too, with the same exports (plus the start function's),
-// and the kernel as well.
-func TestRewriteCorpus(t *testing.T) {
-	t.Parallel()
-	ctx := context.Background()
-	// The interpreter validates a module as the compiler does, in a
-	// fraction of the time.
-	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
-	defer rt.Close(ctx)
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", "wasm", "*.wasm"))
-	mods := map[string][]byte{"kernel.wasm": kernel.Wasm}
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		mods[filepath.Base(f)] = b
-	}
-	if len(mods) < 15 {
-		t.Fatalf("only %d modules", len(mods))
-	}
-	for name, b := range mods {
-		orig, err := rt.CompileModule(ctx, b)
-		m, verr := wasmbin.Validate(b, wasmbin.Limits{})
-		// Validation may refuse more (the compile bombs, past a limit),
-		// never less.
-		if (err == nil) != (verr == nil) && !(err == nil && wasmbin.IsLimit(verr)) {
-			t.Errorf("%s: the runtime says %v, validation %v", name, err, verr)
-		}
-		if err != nil || verr != nil {
-			continue
-		}
-		opts := rewrite.Options{Interrupt: true, MergeData: true, Tables: 1 << 20}
-		out, err := rewrite.Apply(m, b, opts)
-		var le *wasmbin.LimitError
-		if errors.As(err, &le) && le.Limit == "Tables" && name == "tabledeclared.wasm" {
-			continue // refused for its table, as it must be
-		}
-		if err != nil {
-			t.Errorf("%s: %v", name, err)
-			continue
-		}
-		if _, err := wasmbin.Verify(out, verifyLimits(wasmbin.DefaultLimits()), rewrite.Instrumentation(m)); err != nil {
-			t.Errorf("%s: the rewrite fails verification: %v", name, err)
-		}
-		got, err := rt.CompileModule(ctx, out)
-		if err != nil {
-			t.Errorf("%s: the rewritten module does not compile: %v", name, err)
-			continue
-		}
-		for export := range orig.ExportedFunctions() {
-			if got.ExportedFunctions()[export] == nil {
-				t.Errorf("%s: export %s lost", name, export)
-			}
-		}
-		imports := got.ImportedFunctions()
-		if m, n, _ := imports[len(imports)-1].Import(); m != goModule || n != rewrite.YieldImport {
-			t.Errorf("%s: the last import is %s.%s, want the yield", name, m, n)
-		}
-		if !bytes.Contains(out, []byte{0x41, 0x01, 0x48, 0x04, 0x40, 0x41, 0x00, 0x10}) && strings.Contains(name, "loop") {
-			t.Errorf("%s: no fuel check was inserted", name)
-		}
-	}
-}
 
 // TestMergeDataKeepsMemory: the Go guest's tens of thousands of data
 // segments become a few, and the memory an instance starts with is the

@@ -1405,3 +1405,26 @@ func appendS32(b []byte, v int32) []byte {
 		b = append(b, c|0x80)
 	}
 }
+
+// VerifyLimits are the limits the rewritten module is verified under:
+// the rewrite adds a few functions, globals, types, locals and stack
+// slots, and code to every loop, call and bulk instruction.
+func VerifyLimits(l wasmbin.Limits) wasmbin.Limits {
+	l.ModuleBytes *= 4
+	l.CodeBytes *= 4
+	l.FunctionBytes *= 8
+	l.Functions += 1
+	l.Globals += 2
+	l.Types += l.Types + 1
+	l.Exports += 2
+	l.Locals++
+	l.StackHeight += 3
+	l.Nesting += 2
+	l.Branches = 2*l.Branches + 8
+	l.FunctionWork = 4*l.FunctionWork + 1<<20
+	l.CompileWork = 4*l.CompileWork + 1<<20
+	l.TypeValues = 2*l.TypeValues + 64 // the yield type, a block type per result list
+	l.LocalsBranches = 4*l.LocalsBranches + 1<<20
+	l.CallValues = 4*l.CallValues + 1<<16
+	return l
+}

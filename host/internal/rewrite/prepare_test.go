@@ -1,4 +1,4 @@
-package host
+package rewrite_test
 
 import (
 	"context"
@@ -27,7 +27,7 @@ func prepareChecked(t testing.TB, rt wazero.Runtime, b []byte) bool {
 	if err != nil {
 		return false // refused by the rewrite (a reserved name), not run
 	}
-	if _, err := wasmbin.Verify(out, verifyLimits(wasmbin.DefaultLimits()), rewrite.Instrumentation(m)); err != nil {
+	if _, err := wasmbin.Verify(out, rewrite.VerifyLimits(wasmbin.DefaultLimits()), rewrite.Instrumentation(m)); err != nil {
 		t.Fatalf("a valid module's rewrite fails verification: %v", err)
 	}
 	for what, bin := range map[string][]byte{"module": b, "rewritten module": out} {
@@ -59,7 +59,7 @@ func TestPrepareMutatedCorpus(t *testing.T) {
 	ctx := context.Background()
 	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
 	defer rt.Close(ctx)
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", "wasm", "*.wasm"))
+	files, _ := filepath.Glob(filepath.Join(testdata, "*.wasm"))
 	r := rand.New(rand.NewPCG(5, 6))
 	accepted, mutants := 0, 0
 	for _, f := range files {
@@ -91,7 +91,7 @@ func TestPrepareMutatedCorpus(t *testing.T) {
 
 // FuzzPrepare: the same property under the fuzzer.
 func FuzzPrepare(f *testing.F) {
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", "wasm", "*.wasm"))
+	files, _ := filepath.Glob(filepath.Join(testdata, "*.wasm"))
 	for _, p := range files {
 		if b, err := os.ReadFile(p); err == nil && len(b) < 64<<10 {
 			f.Add(b)

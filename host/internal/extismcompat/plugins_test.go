@@ -1,4 +1,4 @@
-package host
+package extismcompat_test
 
 import (
 	"bytes"
@@ -16,6 +16,10 @@ import (
 	extism "github.com/extism/go-sdk"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/tool"
 )
 
 // extismFixtures returns the directory of Extism's own test plugins
@@ -69,11 +73,11 @@ func theirFunctions() []extism.HostFunction {
 	return []extism.HostFunction{mult, upper, colour("hostGreenMessage", "🟢:"), colour("hostPurpleMessage", "🟣:")}
 }
 
-func ourFunctions() []Function {
+func ourFunctions() []host.Function {
 	ptr := api.ValueTypeI64
-	colour := func(name, prefix string) Function {
-		return Function{Name: name, Params: []api.ValueType{ptr}, Results: []api.ValueType{ptr},
-			Func: func(_ context.Context, c *Caller, stack []uint64) error {
+	colour := func(name, prefix string) host.Function {
+		return host.Function{Name: name, Params: []api.ValueType{ptr}, Results: []api.ValueType{ptr},
+			Func: func(_ context.Context, c *host.Caller, stack []uint64) error {
 				s, err := c.ReadString(stack[0])
 				if err != nil {
 					return err
@@ -82,14 +86,14 @@ func ourFunctions() []Function {
 				return err
 			}}
 	}
-	return []Function{
+	return []host.Function{
 		{Name: "mult", Params: []api.ValueType{ptr, ptr}, Results: []api.ValueType{ptr},
-			Func: func(_ context.Context, _ *Caller, stack []uint64) error {
+			Func: func(_ context.Context, _ *host.Caller, stack []uint64) error {
 				stack[0] = api.EncodeI32(api.DecodeI32(stack[0]) * api.DecodeI32(stack[1]))
 				return nil
 			}},
 		{Namespace: "host", Name: "to_upper", Params: []api.ValueType{ptr}, Results: []api.ValueType{ptr},
-			Func: func(_ context.Context, c *Caller, stack []uint64) error {
+			Func: func(_ context.Context, c *host.Caller, stack []uint64) error {
 				b, err := c.Read(stack[0])
 				if err != nil {
 					return err
@@ -218,7 +222,7 @@ func TestExtismPlugins(t *testing.T) {
 				rc, theirs, theirErr = plugin.Call(c.export, []byte(c.input))
 			}
 
-			h, _ := newTestHost(t, Options{Functions: ourFunctions()})
+			h := newHost(t, host.Options{Functions: ourFunctions()})
 			sidecar := `{"tools":[{"name":"t","description":"Extism's ` + c.name + `","inputSchema":{"type":"object"},"export":"` + c.export + `"}]}`
 			// Extism's manifest sets its timeout for the sleeping cases
 			// only; so does the host's limit. The first call makes its own
@@ -228,8 +232,8 @@ func TestExtismPlugins(t *testing.T) {
 			if c.config["duration"] != "" {
 				timeout = 300 * time.Millisecond
 			}
-			l, err := h.Load(ctx, Module{Name: c.name, Bytes: wasm, Sidecar: []byte(sidecar), Grants: grants(t, c.grants...), Config: c.config,
-				Reuse: c.reuse, Limits: Limits{Timeout: timeout}})
+			l, err := h.Load(ctx, host.Module{Name: c.name, Bytes: wasm, Sidecar: []byte(sidecar), Grants: grants(t, c.grants...), Config: c.config,
+				Reuse: c.reuse, Limits: host.Limits{Timeout: timeout}})
 			if c.loadErr != "" {
 				if err == nil || !strings.Contains(err.Error(), c.loadErr) {
 					t.Fatalf("load: %v, want %q (extism: rc %d, %v)", err, c.loadErr, rc, theirErr)
@@ -265,4 +269,54 @@ func TestExtismPlugins(t *testing.T) {
 			t.Logf("extism rc %d %q %v; host %q", rc, theirs, theirErr, res.Text())
 		})
 	}
+}
+
+// newHost is a host for one test, its kv stores in the test's directory
+// and its compiled code in the package's cache.
+func newHost(t testing.TB, opts host.Options) *host.Host {
+	t.Helper()
+	opts.CacheDir, opts.KVDir = cacheDir, t.TempDir()
+	h, err := host.New(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	return h
+}
+
+func grants(t testing.TB, ss ...string) []manifest.Grant {
+	t.Helper()
+	gs, err := manifest.ParseGrants(ss)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gs
+}
+
+func call(t testing.TB, l *host.Loaded, name, args string) tool.Result {
+	t.Helper()
+	tl, ok := l.Tool(name)
+	if !ok {
+		t.Fatalf("module %s has no tool %s", l.Name(), name)
+	}
+	res, err := tl.Call(context.Background(), tool.Call{ID: "call-1", Name: name, Arguments: json.RawMessage(args)})
+	if err != nil {
+		t.Fatalf("%s: infrastructure error: %v", name, err)
+	}
+	return res
+}
+
+// cacheDir is the compiled-code cache the package's hosts share.
+var cacheDir string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "extismcompat-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	cacheDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
