@@ -1,0 +1,277 @@
+package serve_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/host/plugindir"
+	"github.com/autoagent-go/autoagent/internal/cdp"
+	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/providers/scripted"
+	"github.com/autoagent-go/autoagent/serve"
+	"github.com/autoagent-go/autoagent/tool"
+)
+
+// browserTimeout bounds one browser test: generous, for a cold browser
+// on a loaded two-core machine; the tests wait on the DOM, never on time.
+const browserTimeout = 3 * time.Minute
+
+// console opens the console of e in headless Chromium, entering token
+// (none: "") in its header. It skips the test when no Chromium is on PATH:
+// `make deps` installs it (.ci/install.d/eval.sh), so CI runs these.
+func console(t *testing.T, e *env, token string) (context.Context, *cdp.Page) {
+	t.Helper()
+	var bin string
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			bin = p
+			break
+		}
+	}
+	if bin == "" {
+		t.Skip("no chromium on PATH: `make deps` installs Debian's chromium (.ci/install.d/eval.sh), in which these tests drive the console")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), browserTimeout)
+	t.Cleanup(cancel)
+	b, err := cdp.Start(ctx, bin, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	p, err := b.NewPage(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Navigate(ctx, e.http.URL+"/"); err != nil {
+		t.Fatal(err)
+	}
+	if token != "" {
+		// As a person would: focus the field, type, press Enter.
+		must(t, p.Eval(ctx, `document.getElementById("token").focus()`, nil))
+		must(t, p.Type(ctx, token))
+		must(t, p.Key(ctx, "Enter"))
+		waitDOM(t, ctx, p, `document.getElementById("token-state").textContent === "token set for this tab"`)
+	}
+	t.Cleanup(func() {
+		// The page ran without an exception or a policy violation. A
+		// refused request (before the token was entered) is the network's
+		// log, not the page's fault.
+		for _, e := range p.Errors() {
+			if !strings.HasPrefix(e, "log (network)") {
+				t.Errorf("the console reported: %s", e)
+			}
+		}
+	})
+	return ctx, p
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func waitDOM(t *testing.T, ctx context.Context, p *cdp.Page, cond string) {
+	t.Helper()
+	if err := p.WaitFor(ctx, cond); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func text(t *testing.T, ctx context.Context, p *cdp.Page, expr string) string {
+	t.Helper()
+	var s string
+	must(t, p.Eval(ctx, expr, &s))
+	return s
+}
+
+// screenshot keeps the page as the test's artefact (go test -artifacts
+// keeps them; `make screenshots` copies two into docs/img).
+func screenshot(t *testing.T, ctx context.Context, p *cdp.Page, name string) {
+	t.Helper()
+	path := filepath.Join(t.ArtifactDir(), name)
+	must(t, p.Screenshot(ctx, path))
+	t.Logf("screenshot: %s", path)
+}
+
+func js(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// An operator approves a paused call in the approvals inbox, with the
+// keyboard, and sees the run finish on its timeline.
+func TestConsoleInboxApprovesAndRunFinishes(t *testing.T) {
+	dir := t.TempDir()
+	e := newEnv(t, serve.Options{Tokens: tokens, Dir: dir}, scriptOf(
+		call("shout", `{"text":"checking the release notes"}`),
+		call("echo", `{"text":"ship release 1.4 to production"}`),
+		scripted.Turn{Text: "Shipped: release 1.4 is in production."}))
+	runner := bearer(tokens[1].Secret)
+	id := e.start("Ship release 1.4 once a person agrees.", runner...)
+	run := e.waitStatus(id, serve.StatusAwaitingApproval, runner...)
+	callID := pendingIDs(run)[0]
+
+	ctx, p := console(t, e, tokens[2].Secret)
+	must(t, p.Eval(ctx, `location.hash = "#/approvals"`, nil))
+	card := fmt.Sprintf(`document.querySelector('#inbox [data-call-id=%s]')`, js(callID))
+	waitDOM(t, ctx, p, card+` !== null`)
+	got := text(t, ctx, p, card+`.innerText`)
+	for _, want := range []string{"echo", "echo needs a human", "ship release 1.4 to production", id, "policy"} {
+		if !strings.Contains(got, want) {
+			t.Fatalf("the inbox card lacks %q:\n%s", want, got)
+		}
+	}
+	waitDOM(t, ctx, p, `document.getElementById("approvals-count").textContent === "1"`)
+	screenshot(t, ctx, p, "approvals-inbox.png")
+
+	// Keyboard: the reason field, then Tab to Approve and Enter.
+	must(t, p.Eval(ctx, card+`.querySelector('input[name=reason]').focus()`, nil))
+	must(t, p.Type(ctx, "release notes checked"))
+	must(t, p.Key(ctx, "Tab"))
+	if got := text(t, ctx, p, `document.activeElement.textContent`); got != "Approve" {
+		t.Fatalf("Tab from the reason reached %q, not Approve", got)
+	}
+	must(t, p.Key(ctx, "Enter"))
+	waitDOM(t, ctx, p, card+`.dataset.decided === "approved"`)
+
+	must(t, p.Eval(ctx, `location.hash = "#/runs/`+id+`"`, nil))
+	waitDOM(t, ctx, p, `document.querySelector('#run-head [data-status=completed]') !== null`)
+	waitDOM(t, ctx, p, `(document.getElementById("output") || {}).textContent === "Shipped: release 1.4 is in production."`)
+	tl := text(t, ctx, p, `document.getElementById("timeline").innerText`)
+	for _, want := range []string{"Tool call shout", "CHECKING THE RELEASE NOTES", "Paused: 1 call(s) need a decision",
+		"Approved " + callID + " by olga", "release notes checked", "echo:ship release 1.4 to production", "Status: completed"} {
+		if !strings.Contains(tl, want) {
+			t.Fatalf("the timeline lacks %q:\n%s", want, tl)
+		}
+	}
+	screenshot(t, ctx, p, "run-timeline.png")
+
+	// The decision is on record with the operator's name and reason.
+	b, err := os.ReadFile(filepath.Join(dir, "audit.jsonl"))
+	must(t, err)
+	if !strings.Contains(string(b), `"by":"olga"`) || !strings.Contains(string(b), `"reason":"release notes checked"`) {
+		t.Fatalf("audit log: %s", b)
+	}
+}
+
+// An operator reviews a dropped-in module on the tools page, approves it
+// with what it requests, and a run started from the console calls it.
+func TestConsoleApprovesModuleThenRunsIt(t *testing.T) {
+	ctx := context.Background()
+	pdir := filepath.Join(t.TempDir(), "plugins")
+	must(t, os.Mkdir(pdir, 0o755))
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "wasm", "echo.wasm"))
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(pdir, "echo.wasm"), b, 0o644))
+	h, err := host.New(ctx, host.Options{})
+	must(t, err)
+	t.Cleanup(func() { h.Close(ctx) })
+	d, err := plugindir.Open(ctx, h, plugindir.Options{Dir: pdir})
+	must(t, err)
+	t.Cleanup(func() { d.Close(ctx) })
+	reg := &tool.Registry{}
+	must(t, d.Publish(reg))
+	model := scriptOf(call("echo", `{"said":"hello from the sandbox"}`), scripted.Turn{Text: "The module answered."})
+	e := newEnv(t, serve.Options{Plugins: d, Tokens: tokens, Agent: &loop.Agent{Provider: model, Tools: reg}}, nil)
+
+	cx, p := console(t, e, tokens[2].Secret)
+	must(t, p.Eval(cx, `location.hash = "#/tools"`, nil))
+	waitDOM(t, cx, p, `document.querySelector('#tools tr[data-file="echo.wasm"][data-status=pending]') !== null`)
+	must(t, p.Eval(cx, `document.querySelector('#tools tr[data-file="echo.wasm"] button.review').focus()`, nil))
+	must(t, p.Key(cx, "Enter"))
+	waitDOM(t, cx, p, `document.getElementById("approve-form") !== null`)
+	sum := e.must(http.StatusOK, "GET", "/v1/tools/echo.wasm", "", bearer(tokens[0].Secret)...).body["sha256"].(string)
+	if got := text(t, cx, p, `document.getElementById("tool-sha256").textContent`); got != sum {
+		t.Fatalf("the review shows sha256 %q, the file has %s", got, sum)
+	}
+	detail := text(t, cx, p, `document.getElementById("tool-detail").innerText`)
+	for _, want := range []string{"requests no capabilities", "spin", "Runs n rounds", "Input schema"} {
+		if !strings.Contains(detail, want) {
+			t.Fatalf("the review lacks %q:\n%s", want, detail)
+		}
+	}
+	must(t, p.Eval(cx, `document.querySelector('#approve-form input[name=note]').focus()`, nil))
+	must(t, p.Type(cx, "reviewed in the console"))
+	must(t, p.Key(cx, "Enter")) // submits the form
+	waitDOM(t, cx, p, `document.querySelector('#tools tr[data-file="echo.wasm"][data-status=approved]') !== null`)
+	row := plugin(t, e.must(http.StatusOK, "GET", "/v1/tools", "", bearer(tokens[0].Secret)...), "echo.wasm")
+	if row["approved_by"] != "olga" || row["note"] != "reviewed in the console" || len(row["grants"].([]any)) != 0 {
+		t.Fatalf("approval: %v", row)
+	}
+
+	must(t, p.Eval(cx, `location.hash = "#/runs"`, nil))
+	waitDOM(t, cx, p, `document.querySelector('#start-form textarea') !== null`)
+	must(t, p.Eval(cx, `document.querySelector('#start-form textarea').focus()`, nil))
+	must(t, p.Type(cx, "Call the module."))
+	must(t, p.Eval(cx, `document.querySelector('#start-form button[type=submit]').click()`, nil))
+	waitDOM(t, cx, p, `location.hash.startsWith("#/runs/run_")`)
+	waitDOM(t, cx, p, `document.querySelector('#run-head [data-status=completed]') !== null`)
+	tl := text(t, cx, p, `document.getElementById("timeline").innerText`)
+	if !strings.Contains(tl, `hello from the sandbox`) || !strings.Contains(tl, "The module answered.") {
+		t.Fatalf("the timeline lacks the module's answer:\n%s", tl)
+	}
+	screenshot(t, cx, p, "module-run.png")
+}
+
+// A run's timeline grows while the run goes on: the stream delivers each
+// event as it happens, resumes after the server ends it (Last-Event-ID)
+// without losing or repeating one, and the page shows the end.
+func TestConsoleStreamsTimeline(t *testing.T) {
+	e := newEnv(t, serve.Options{MaxStreamTime: 300 * time.Millisecond}, scriptOf(
+		call("shout", `{"text":"first"}`),
+		call("wait", `{"text":"for the gate"}`),
+		scripted.Turn{Text: "All done after the gate."}))
+	id := e.start("Shout, then wait.")
+	e.waitStarted(id)
+
+	ctx, p := console(t, e, "")
+	must(t, p.Eval(ctx, `location.hash = "#/runs/`+id+`"`, nil))
+	waitCall := `document.querySelector('#timeline li[data-type=tool_start] .tool-name') && Array.from(document.querySelectorAll('#timeline li[data-type=tool_start]')).find(li => li.querySelector('.tool-name').textContent === "wait")`
+	waitDOM(t, ctx, p, waitCall)
+	if got := text(t, ctx, p, `document.querySelector('#run-head .status').dataset.status`); got != "running" {
+		t.Fatalf("status %q while the run waits", got)
+	}
+	if text(t, ctx, p, `String((`+waitCall+`).dataset.ended || "")`) != "" {
+		t.Fatal("the wait call shows a result before it has one")
+	}
+	// The stream is cut every 300 ms: the page resumes where it was.
+	waitDOM(t, ctx, p, `Number(document.getElementById("timeline").dataset.connections) >= 3`)
+	var before, after int
+	must(t, p.Eval(ctx, `document.querySelectorAll('#timeline > li').length`, &before))
+	screenshot(t, ctx, p, "run-streaming.png")
+
+	e.gate.open()
+	waitDOM(t, ctx, p, `document.querySelector('#run-head [data-status=completed]') !== null`)
+	waitDOM(t, ctx, p, `document.getElementById("timeline").innerText.includes("All done after the gate.")`)
+	must(t, p.Eval(ctx, `document.querySelectorAll('#timeline > li').length`, &after))
+	if after <= before {
+		t.Fatalf("the timeline did not grow: %d items, then %d", before, after)
+	}
+	if text(t, ctx, p, `String((`+waitCall+`).dataset.ended || "")`) != "true" {
+		t.Fatal("the wait call shows no result")
+	}
+	// Every event once, in order, none missing: the seqs drawn are 1..n.
+	var seqs []int
+	must(t, p.Eval(ctx, `Array.from(document.querySelectorAll('#timeline [data-seq]')).map(el => Number(el.dataset.seq)).filter(n => n > 0)`, &seqs))
+	for i, s := range seqs {
+		if s != i+1 {
+			t.Fatalf("event seqs drawn: %v (want 1..n, each once)", seqs)
+		}
+	}
+	r := e.do("GET", "/v1/runs/"+id+"/events", "")
+	n := strings.Count(r.raw, "\nevent: ")
+	if len(seqs) != n {
+		t.Fatalf("%d events drawn, the stream has %d", len(seqs), n)
+	}
+}
