@@ -81,10 +81,18 @@ func must(t *testing.T, err error) {
 	}
 }
 
+// waitDOM waits until cond holds, failing at once when the page shows
+// an error instead (role=alert: a refused or failed API call).
 func waitDOM(t *testing.T, ctx context.Context, p *cdp.Page, cond string) {
 	t.Helper()
-	if err := p.WaitFor(ctx, cond); err != nil {
+	alert := `document.querySelector('main [role=alert]')`
+	if err := p.WaitFor(ctx, "("+cond+") || "+alert+" !== null"); err != nil {
 		t.Fatal(err)
+	}
+	var shown string
+	must(t, p.Eval(ctx, `(`+alert+` || {}).textContent || ""`, &shown))
+	if shown != "" {
+		t.Fatalf("waiting for %s, the console shows an error: %s", cond, shown)
 	}
 }
 
@@ -118,7 +126,8 @@ func TestConsoleInboxApprovesAndRunFinishes(t *testing.T) {
 		call("echo", `{"text":"ship release 1.4 to production"}`),
 		scripted.Turn{Text: "Shipped: release 1.4 is in production."}))
 	runner := bearer(tokens[1].Secret)
-	id := e.start("Ship release 1.4 once a person agrees.", runner...)
+	// The prompt carries markup: the console must show it as text.
+	id := e.start(`Ship release 1.4 once a person agrees. <img src=x onerror="document.title='pwned'">`, runner...)
 	run := e.waitStatus(id, serve.StatusAwaitingApproval, runner...)
 	callID := pendingIDs(run)[0]
 
@@ -131,6 +140,9 @@ func TestConsoleInboxApprovesAndRunFinishes(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Fatalf("the inbox card lacks %q:\n%s", want, got)
 		}
+	}
+	if n := text(t, ctx, p, `String(`+card+`.querySelectorAll("img").length)`); n != "0" || !strings.Contains(got, `<img src=x onerror=`) {
+		t.Fatalf("the prompt's markup became elements (%s img) or vanished:\n%s", n, got)
 	}
 	waitDOM(t, ctx, p, `document.getElementById("approvals-count").textContent === "1"`)
 	screenshot(t, ctx, p, "approvals-inbox.png")
@@ -201,6 +213,20 @@ func TestConsoleApprovesModuleThenRunsIt(t *testing.T) {
 			t.Fatalf("the review lacks %q:\n%s", want, detail)
 		}
 	}
+	// Bytes swapped after the review are not approved: the approval
+	// names the sha256 reviewed.
+	other, err := os.ReadFile(filepath.Join("..", "testdata", "wasm", "compute.wasm"))
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(pdir, "echo.wasm"), other, 0o644))
+	must(t, p.Eval(cx, `document.querySelector('#approve-form button[type=submit]').click()`, nil))
+	if err := p.WaitFor(cx, `document.querySelector('#approve-form [role=status] [role=alert]') !== null`); err != nil {
+		t.Fatal(err)
+	}
+	if got := text(t, cx, p, `document.querySelector('#approve-form [role=alert]').textContent`); !strings.Contains(got, "inspect it again") {
+		t.Fatalf("approving swapped bytes: %q", got)
+	}
+	must(t, os.WriteFile(filepath.Join(pdir, "echo.wasm"), b, 0o644))
+
 	must(t, p.Eval(cx, `document.querySelector('#approve-form input[name=note]').focus()`, nil))
 	must(t, p.Type(cx, "reviewed in the console"))
 	must(t, p.Key(cx, "Enter")) // submits the form
@@ -260,6 +286,11 @@ func TestConsoleStreamsTimeline(t *testing.T) {
 	}
 	if text(t, ctx, p, `String((`+waitCall+`).dataset.ended || "")`) != "true" {
 		t.Fatal("the wait call shows no result")
+	}
+	// Each resume asked for the events after the last one received
+	// (Last-Event-ID): none came twice.
+	if d := text(t, ctx, p, `document.getElementById("timeline").dataset.duplicates || "0"`); d != "0" {
+		t.Fatalf("%s events were received twice: the resume did not say where it was", d)
 	}
 	// Every event once, in order, none missing: the seqs drawn are 1..n.
 	var seqs []int

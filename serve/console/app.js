@@ -368,6 +368,7 @@ async function review(file, detail, reload) {
     if (timeout.value) limits.timeout_ms = Number(timeout.value);
     if (memory.value) limits.memory_mb = Number(memory.value);
     approve.disabled = true;
+    out.replaceChildren();
     try {
       // The sha256 binds the approval to the bytes reviewed here.
       await api("POST", "v1/tools/" + enc(file) + "/approve", { sha256: m.sha256, grants, limits, note: note.value, force: force.checked });

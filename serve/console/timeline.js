@@ -15,6 +15,7 @@ export class Timeline {
     this.step = -1;
     this.calls = new Map(); // call id -> {item, start}
     this.open = null; // the text or reasoning item being streamed into
+    this.duplicates = 0; // events received twice (a resume that repeated)
   }
 
   item(ev, kind, label, ...body) {
@@ -29,7 +30,10 @@ export class Timeline {
   // none again, but a page may reconnect twice) is skipped.
   add(ev) {
     if (ev.seq) {
-      if (this.seen.has(ev.seq)) return;
+      if (this.seen.has(ev.seq)) {
+        this.list.dataset.duplicates = String(++this.duplicates);
+        return;
+      }
       this.seen.add(ev.seq);
     }
     if (ev.step && ev.step !== this.step && ["text", "reasoning", "tool_start", "correction"].includes(ev.type)) {
