@@ -9,13 +9,15 @@ import (
 )
 
 // auditEntry is one line of the server's audit log (Dir/audit.jsonl):
-// who decided a call or cancelled a run. Approvals and revocations of
+// who decided a call, cancelled a run or started an eval. Approvals and revocations of
 // modules go to the manifest's own audit log, with the same `by`.
 type auditEntry struct {
 	Time    time.Time `json:"time"`
-	Action  string    `json:"action"` // decide | cancel
+	Action  string    `json:"action"` // decide | cancel | eval
 	By      string    `json:"by"`
-	Run     string    `json:"run"`
+	Run     string    `json:"run,omitempty"`
+	Eval    string    `json:"eval,omitempty"`
+	File    string    `json:"file,omitempty"`
 	CallID  string    `json:"call_id,omitempty"`
 	Approve *bool     `json:"approve,omitempty"`
 	Reason  string    `json:"reason,omitempty"`

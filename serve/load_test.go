@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -148,4 +149,66 @@ func BenchmarkSSE100Streams(b *testing.B) {
 	b.ReportMetric(float64(delays[len(delays)/2].Microseconds())/1000, "p50-ms")
 	b.ReportMetric(float64(delays[len(delays)*99/100].Microseconds())/1000, "p99-ms")
 	b.ReportMetric(float64(len(delays))/float64(b.N), "events/op")
+}
+
+// BenchmarkRunReads200rps reads runs (GET /v1/runs/{id}, 100 runs kept
+// in a directory) at a steady 200 requests a second, open loop: each
+// request leaves at its scheduled time whatever the others do, and its
+// latency counts from that time, so a slow answer delays none after it
+// unmeasured. Reported: p50 and p99 latency, and the rate achieved.
+// Run with -benchtime=2000x (10 s) or more for a p99 of substance.
+func BenchmarkRunReads200rps(b *testing.B) {
+	const rate = 200
+	s, err := serve.New(serve.Options{Agent: newAgent(b, scriptOf(call("shout", `{"text":"x"}`), scripted.Turn{Text: "ok"}), newGate()), Dir: b.TempDir()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	hs := newServer(s)
+	defer hs.Close()
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+	var ids []string
+	for i := range 100 {
+		resp, err := client.Post(hs.URL+"/v1/runs", "application/json", strings.NewReader(fmt.Sprintf(`{"prompt": "run %d"}`, i)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var run struct{ ID, Status string }
+		json.NewDecoder(resp.Body).Decode(&run)
+		resp.Body.Close()
+		if run.Status != "completed" {
+			b.Fatalf("run %d: %+v", i, run)
+		}
+		ids = append(ids, run.ID)
+	}
+	lat := make([]time.Duration, b.N)
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	start := time.Now()
+	for i := range b.N {
+		due := start.Add(time.Duration(i) * time.Second / rate)
+		time.Sleep(time.Until(due))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := client.Get(hs.URL + "/v1/runs/" + ids[i%len(ids)])
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			lat[i] = time.Since(due)
+			if resp.StatusCode != http.StatusOK {
+				b.Errorf("read %d: %d", i, resp.StatusCode)
+			}
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "req/s")
 }

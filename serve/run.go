@@ -102,6 +102,7 @@ type run struct {
 	state   *loop.RunState          // the paused state, in memory without Dir
 	history []llm.Message           // a session run's stored messages at its start
 	events  *eventLog
+	trace   *traceLog
 }
 
 func (r *run) view() record {
@@ -142,6 +143,7 @@ func (r *run) setStatusLocked(st Status) {
 		r.s.note("run %s: save its record: %v", r.rec.ID, err)
 	}
 	r.events.add(Event{Type: "status", Status: st})
+	r.notifyLocked()
 }
 
 func newRunID() string {
@@ -249,6 +251,7 @@ func (s *Server) register(ru *run) *apiError {
 	if ru.events, err = openEventLog(ru.dir, s.opts.MaxEvents); err != nil {
 		return internalError(err)
 	}
+	ru.trace = &traceLog{dir: ru.dir, max: s.opts.MaxEvents}
 	if err := ru.save(); err != nil {
 		return internalError(err)
 	}
@@ -297,6 +300,16 @@ func (s *Server) execute(ctx context.Context, ru *run, body func(ctx context.Con
 	} else {
 		a.Checkpoint, a.Journal = nil, nil
 	}
+	// The run's trace: its own, handed on to the agent's tracer. Its
+	// run_id is the run's id.
+	tr, err := ru.trace.tracer(a.Tracer)
+	if err != nil {
+		return nil, err
+	}
+	defer tr.Close()
+	a.Tracer = tr
+	id := ru.rec.ID
+	a.NewRunID = func() string { return id }
 	var res *loop.Result
 	var runErr error
 	for ev, err := range body(ctx, &a) {
@@ -595,6 +608,7 @@ func (s *Server) loadRuns() error {
 		if ru.events, err = openEventLog(dir, s.opts.MaxEvents); err != nil {
 			return fmt.Errorf("serve: run %s: %w", de.Name(), err)
 		}
+		ru.trace = &traceLog{dir: dir, max: s.opts.MaxEvents}
 		if ru.rec.Pending == nil {
 			ru.rec.Pending = []pendingRow{}
 		}

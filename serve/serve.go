@@ -21,6 +21,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/autoagent-go/autoagent/eval"
 	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/session"
@@ -71,6 +72,17 @@ type Options struct {
 	// MaxRunning bounds the runs going at once (default 32); others wait
 	// their turn, listed as running.
 	MaxRunning int
+	// EvalDir is the directory of the case files POST /v1/evals may name
+	// (relative to it; nothing outside it is read, the scripts the cases
+	// name included). "" allows cases given inline only, without scripts.
+	EvalDir string
+	// EvalAgent builds the agent of each eval run; nil copies Agent
+	// without its memory, recorder, checkpoint and journal. A case's
+	// Scripts reach it as absolute paths inside EvalDir.
+	EvalAgent eval.NewAgent
+	// Webhook, when its URL is set, is notified (signed) when a run
+	// awaits a decision and when it ends.
+	Webhook Webhook
 	// Notes receives what the server tells a person (a record it could
 	// not write). Nil discards it.
 	Notes io.Writer
@@ -84,9 +96,12 @@ type Server struct {
 	mux       *http.ServeMux
 	notes     io.Writer
 
-	runsDir string
-	audit   *auditLog
-	lock    *flock.Flock // Dir/serve.lock: one server per directory
+	runsDir    string
+	evalsDir   string // Dir/evals
+	evalDirAbs string // EvalDir, absolute
+	audit      *auditLog
+	notify     *notifier    // nil without a webhook
+	lock       *flock.Flock // Dir/serve.lock: one server per directory
 
 	mu      sync.Mutex
 	runs    map[string]*run
@@ -96,6 +111,12 @@ type Server struct {
 	slots   chan struct{}
 	streams atomic.Int64
 	wg      sync.WaitGroup
+
+	evals     map[string]*evalRun
+	evalOrder []*evalRun
+	evalSlots chan struct{} // one eval at a time
+
+	patterns []string // the routes, for the test against openapi.json
 }
 
 // ErrOptions is wrapped by New's errors for Options that cannot work.
@@ -120,6 +141,9 @@ func New(opts Options) (*Server, error) {
 	if opts.MaxBodyBytes < 0 || opts.MaxEvents < 0 || opts.MaxStreams < 0 || opts.MaxStreamTime < 0 || opts.MaxRunning < 0 {
 		return nil, fmt.Errorf("%w: a negative bound", ErrOptions)
 	}
+	if err := checkWebhook(opts.Webhook); err != nil {
+		return nil, err
+	}
 	if len(opts.LocalName) > 128 || strings.ContainsFunc(opts.LocalName, unicode.IsControl) || !utf8.ValidString(opts.LocalName) {
 		return nil, fmt.Errorf("%w: LocalName %q: want at most 128 bytes of text", ErrOptions, opts.LocalName)
 	}
@@ -130,6 +154,18 @@ func New(opts Options) (*Server, error) {
 		runs:      map[string]*run{},
 		slots:     make(chan struct{}, opts.MaxRunning),
 		done:      make(chan struct{}),
+		evals:     map[string]*evalRun{},
+		evalSlots: make(chan struct{}, 1),
+	}
+	if opts.EvalDir != "" {
+		abs, err := filepath.Abs(opts.EvalDir)
+		if err != nil {
+			return nil, fmt.Errorf("%w: EvalDir: %v", ErrOptions, err)
+		}
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return nil, fmt.Errorf("%w: eval directory %s: not a directory (%v)", ErrOptions, opts.EvalDir, err)
+		}
+		s.evalDirAbs = abs
 	}
 	for _, t := range opts.Tokens {
 		s.tokens = append(s.tokens, hashedToken{sum: sha256.Sum256([]byte(t.Secret)), name: t.Name, role: t.Role})
@@ -149,11 +185,26 @@ func New(opts Options) (*Server, error) {
 			lock.Unlock()
 			return nil, err
 		}
-		if err := s.loadRuns(); err != nil {
+		if opts.Webhook.URL != "" {
+			// Before the runs load: one found interrupted is notified.
+			s.notify = newNotifier(opts.Webhook, s.note)
+		}
+		s.evalsDir = filepath.Join(opts.Dir, "evals")
+		err = os.MkdirAll(s.evalsDir, 0o700)
+		if err == nil {
+			err = s.loadRuns()
+		}
+		if err == nil {
+			err = s.loadEvals()
+		}
+		if err != nil {
+			s.notify.close(0)
 			s.audit.Close()
 			lock.Unlock()
 			return nil, err
 		}
+	} else if opts.Webhook.URL != "" {
+		s.notify = newNotifier(opts.Webhook, s.note)
 	}
 	s.routes()
 	return s, nil
@@ -170,11 +221,21 @@ func (s *Server) Close() error {
 	s.closed = true
 	close(s.done)
 	runs := append([]*run(nil), s.order...)
+	evals := append([]*evalRun(nil), s.evalOrder...)
 	s.mu.Unlock()
 	for _, r := range runs {
 		r.cancel(errShutdown)
 	}
+	for _, ev := range evals {
+		ev.mu.Lock()
+		if ev.stop != nil {
+			ev.stop(errShutdown)
+		}
+		ev.mu.Unlock()
+	}
 	s.wg.Wait()
+	// The runs just interrupted are notified, for a few seconds at most.
+	s.notify.close(5 * time.Second)
 	if s.audit != nil {
 		return errors.Join(s.audit.Close(), s.lock.Unlock())
 	}
@@ -185,6 +246,7 @@ func (s *Server) Close() error {
 type handlerFunc func(w http.ResponseWriter, r *http.Request, p principal) *apiError
 
 func (s *Server) handle(pattern string, least Role, h handlerFunc) {
+	s.patterns = append(s.patterns, pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		p, aerr := s.authenticate(r)
 		if aerr == nil && p.role < least {
@@ -214,6 +276,11 @@ func (s *Server) routes() {
 	s.handle("POST /v1/runs/{id}/decisions", RoleOperator, s.decide)
 	s.handle("POST /v1/runs/{id}/cancel", RoleRunner, s.cancelRun)
 	s.handle("GET /v1/runs/{id}/events", RoleViewer, s.events)
+	s.handle("GET /v1/runs/{id}/trace", RoleViewer, s.getTrace)
+	s.handle("POST /v1/evals", RoleRunner, s.startEval)
+	s.handle("GET /v1/evals", RoleViewer, s.listEvals)
+	s.handle("GET /v1/evals/{id}", RoleViewer, s.getEval)
+	s.handle("GET /v1/evals/{id}/report.html", RoleViewer, s.evalHTML)
 	s.handle("GET /v1/sessions", RoleViewer, s.listSessions)
 	s.handle("GET /v1/sessions/{user}/{session}", RoleViewer, s.showSession)
 	s.handle("POST /v1/sessions/{user}/{session}/runs", RoleRunner, s.continueSession)

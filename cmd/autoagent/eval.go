@@ -244,6 +244,15 @@ func evalAgents(ctx context.Context, stderr io.Writer, f *agentFlags, cases []ev
 		return nil, nil, err
 	}
 	closeRT := func() { rt.Close(context.WithoutCancel(ctx)) }
+	newAgent := evalAgentOf(rt.Agent(), scriptedRun)
+	return newAgent, closeRT, nil
+}
+
+// evalAgentOf is the agent factory of eval runs (autoagent eval's, and
+// serve's POST /v1/evals): per run a copy of base that carries nothing
+// over, playing the case's script for run r when the provider is
+// scripted and the case has scripts.
+func evalAgentOf(base *loop.Agent, scriptedRun bool) eval.NewAgent {
 	var (
 		mu      sync.Mutex
 		players = map[string]*scripted.Provider{}
@@ -261,8 +270,8 @@ func evalAgents(ctx context.Context, stderr io.Writer, f *agentFlags, cases []ev
 		players[path] = p
 		return p, nil
 	}
-	newAgent := func(_ context.Context, c *eval.Case, run int) (*loop.Agent, error) {
-		a := *rt.Agent()
+	return func(_ context.Context, c *eval.Case, run int) (*loop.Agent, error) {
+		a := *base
 		a.Memory, a.Recorder, a.Checkpoint, a.Journal = nil, nil, nil, nil
 		if scriptedRun && len(c.Scripts) > 0 {
 			p, err := script(c.Scripts[run%len(c.Scripts)])
@@ -273,7 +282,6 @@ func evalAgents(ctx context.Context, stderr io.Writer, f *agentFlags, cases []ev
 		}
 		return &a, nil
 	}
-	return newAgent, closeRT, nil
 }
 
 // writeHTMLReport writes the page beside path and renames it into place,

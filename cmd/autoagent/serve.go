@@ -23,14 +23,16 @@ type serveFlags struct {
 	addr, tokenEnv, runs      string
 	allowedHosts, allowedOrig []string
 	maxRunning                int
+	evals                     string
+	webhook, webhookSecretEnv string
 }
 
 func newServeCmd() *cobra.Command {
 	var f agentFlags
 	var sf serveFlags
 	c := &cobra.Command{
-		Use:   "serve [--addr HOST:PORT] [--token-env NAME] [run flags | --agent FILE]",
-		Short: "Serve the agent over HTTP: runs, approvals, sessions and the plugins directory",
+		Use:   "serve [--addr HOST:PORT] [--token-env NAME] [--evals DIR] [--webhook URL --webhook-secret-env NAME] [run flags | --agent FILE]",
+		Short: "Serve the agent over HTTP: runs, approvals, traces, evals, sessions and the plugins directory",
 		Long: `Serve the agent the run flags (or --agent FILE) describe as a JSON API,
 described at /openapi.json:
 
@@ -39,6 +41,9 @@ described at /openapi.json:
   POST /v1/runs/{id}/decisions                  approve or reject paused calls
   POST /v1/runs/{id}/cancel
   GET  /v1/runs/{id}/events                     Server-Sent Events (Last-Event-ID)
+  GET  /v1/runs/{id}/trace                      trace events and their summary
+  POST /v1/evals {"file"} or {"cases"}          run an eval: {"id"}   (--evals DIR)
+  GET  /v1/evals, /v1/evals/{id}, /v1/evals/{id}/report.html
   GET  /v1/sessions, /v1/sessions/{user}/{name}; POST .../runs   (--sessions)
   GET  /v1/tools, /v1/tools/{file}, /v1/tools/verify; POST /v1/tools/{file}/approve,
        /v1/tools/{name}/revoke
@@ -54,7 +59,21 @@ ROLE:NAME:SECRET separated by commas, ROLE one of viewer (reads), runner
 NAME is recorded as "by" in the audit logs; a SECRET has 16 bytes or more.
 Clients send Authorization: Bearer SECRET. Host headers other than IP
 addresses and localhost are refused (DNS rebinding) unless --allowed-host
-names them; browser origins other than the server's unless --allowed-origin.`,
+names them; browser origins other than the server's unless --allowed-origin.
+
+Evals: POST /v1/evals runs a case file of --evals DIR (named relative to
+it; nothing outside it is read, the cases' scripts included) or cases given
+inline; reports are kept in --runs DIR/evals.
+
+Notifications: with --webhook URL, the server POSTs {"id", "type", "time",
+"run"} when a run awaits a decision (type run.awaiting_approval) and when it
+ends (run.ended), signed with the secret in the variable --webhook-secret-env
+names (16 bytes or more):
+  X-Autoagent-Timestamp: UNIX-SECONDS
+  X-Autoagent-Signature: sha256=HEX(HMAC-SHA256(SECRET, TIMESTAMP "." BODY))
+Check the signature and refuse old timestamps (replays). Deliveries are
+retried on errors, 429 and 5xx; they never hold up a run: over the queue's
+bound they are dropped and noted on stderr.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return runServe(c, &f, sf)
@@ -69,6 +88,9 @@ names them; browser origins other than the server's unless --allowed-origin.`,
 	fl.StringArrayVar(&sf.allowedHosts, "allowed-host", nil, "a Host name clients may use besides IP addresses and localhost (repeatable)")
 	fl.StringArrayVar(&sf.allowedOrig, "allowed-origin", nil, "a browser origin (scheme://host:port) allowed besides the server's own (repeatable)")
 	fl.IntVar(&sf.maxRunning, "max-running", 0, "runs going at once; others wait their turn (default 32)")
+	fl.StringVar(&sf.evals, "evals", "", "directory of the case files POST /v1/evals may run (default: none; inline cases only)")
+	fl.StringVar(&sf.webhook, "webhook", "", "URL notified (signed POST) when a run awaits a decision and when it ends")
+	fl.StringVar(&sf.webhookSecretEnv, "webhook-secret-env", "", "environment variable holding the webhook's signing secret (16 bytes or more; required with --webhook)")
 	return c
 }
 
@@ -93,6 +115,10 @@ func runServe(c *cobra.Command, f *agentFlags, sf serveFlags) error {
 			return usageError(fmt.Errorf("--token-env %s: %v", sf.tokenEnv, err))
 		}
 	}
+	hook, err := sf.webhookOptions()
+	if err != nil {
+		return err
+	}
 	if !serve.IsLoopback(sf.addr) && len(tokens) == 0 {
 		return usageError(fmt.Errorf("--addr %s is not a loopback address: anyone who reaches it could run the agent and approve its calls; give --token-env NAME with tokens ROLE:NAME:SECRET", sf.addr))
 	}
@@ -106,6 +132,7 @@ func runServe(c *cobra.Command, f *agentFlags, sf serveFlags) error {
 	h, err := rt.Handler(serve.Options{
 		Dir: sf.runs, Tokens: tokens, LocalName: defaultApprover(), AllowedHosts: sf.allowedHosts, AllowedOrigins: sf.allowedOrig,
 		MaxRunning: sf.maxRunning, Notes: c.ErrOrStderr(),
+		EvalDir: sf.evals, EvalAgent: evalAgentOf(rt.Agent(), f.provider == "scripted"), Webhook: hook,
 	})
 	if err != nil {
 		if errors.Is(err, serve.ErrOptions) || errors.Is(err, serve.ErrTokens) {
@@ -137,4 +164,21 @@ func runServe(c *cobra.Command, f *agentFlags, sf serveFlags) error {
 		err = nil
 	}
 	return errors.Join(err, cerr)
+}
+
+// webhookOptions reads --webhook and its secret's variable.
+func (sf serveFlags) webhookOptions() (serve.Webhook, error) {
+	switch {
+	case sf.webhook == "" && sf.webhookSecretEnv == "":
+		return serve.Webhook{}, nil
+	case sf.webhook == "":
+		return serve.Webhook{}, usageError(fmt.Errorf("--webhook-secret-env %s without --webhook URL", sf.webhookSecretEnv))
+	case sf.webhookSecretEnv == "":
+		return serve.Webhook{}, usageError(fmt.Errorf("--webhook %s needs --webhook-secret-env NAME: notifications are always signed", sf.webhook))
+	}
+	secret, ok := os.LookupEnv(sf.webhookSecretEnv)
+	if !ok || secret == "" {
+		return serve.Webhook{}, usageError(fmt.Errorf("--webhook-secret-env %s: the variable is not set or empty (e.g. export %s=$(openssl rand -hex 32))", sf.webhookSecretEnv, sf.webhookSecretEnv))
+	}
+	return serve.Webhook{URL: sf.webhook, Secret: secret}, nil
 }

@@ -2,10 +2,14 @@ package main
 
 import (
 	"bufio"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -238,6 +242,12 @@ func TestServeUsage(t *testing.T) {
 		{[]string{"--addr", "0.0.0.0:0", "--token-env", "SERVE_TEST_TOKENS"}, "", "not set"},
 		{[]string{"--addr", "0.0.0.0:0", "--token-env", "SERVE_TEST_TOKENS"}, "operator:olga:short", "at least 16"},
 		{[]string{"--addr", "0.0.0.0:0", "--token-env", "SERVE_TEST_TOKENS"}, "boss:olga:operator-secret-0123456789", "viewer, runner or operator"},
+		{[]string{"--webhook", "http://127.0.0.1:1/hook"}, "", "needs --webhook-secret-env"},
+		{[]string{"--webhook-secret-env", "SERVE_TEST_TOKENS"}, "webhook-secret-0123456789", "without --webhook"},
+		{[]string{"--webhook", "http://127.0.0.1:1/hook", "--webhook-secret-env", "SERVE_TEST_TOKENS"}, "", "not set"},
+		{[]string{"--webhook", "http://127.0.0.1:1/hook", "--webhook-secret-env", "SERVE_TEST_TOKENS"}, "short", "at least 16"},
+		{[]string{"--webhook", "ftp://127.0.0.1/hook", "--webhook-secret-env", "SERVE_TEST_TOKENS"}, "webhook-secret-0123456789", "http(s)://"},
+		{[]string{"--evals", filepath.Join(e.root, "no-such-dir")}, "", "not a directory"},
 	} {
 		if c.env != "" {
 			t.Setenv("SERVE_TEST_TOKENS", c.env)
@@ -248,5 +258,89 @@ func TestServeUsage(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, c.says) {
 			t.Errorf("serve %v: exit %d, stderr %q; want 2 saying %q", c.args, r.code, r.stderr, c.says)
 		}
+	}
+}
+
+// serve --evals runs a case file of the directory (the cases' scripts
+// played by the scripted provider) and refuses one outside it; --webhook
+// notifies a run's end, signed with the secret of --webhook-secret-env.
+func TestServeEvalsAndWebhook(t *testing.T) {
+	e := newCLIEnv(t)
+	const secret = "webhook-secret-0123456789abcdef"
+	t.Setenv("SERVE_TEST_HOOK_SECRET", secret)
+	got := make(chan *http.Request, 10)
+	bodies := make(chan []byte, 10)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- r
+		bodies <- b
+	}))
+	defer hook.Close()
+	evals := filepath.Join(e.root, "evals")
+	if err := os.Mkdir(evals, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, text := range map[string]string{
+		"cases.jsonl": `{"id": "scripted", "prompt": "x", "scripts": ["run.json"], "expect": {"output_equals": "from the script"}}` + "\n",
+		"run.json":    `{"text": "from the script"}` + "\n",
+	} {
+		if err := os.WriteFile(filepath.Join(evals, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := e.writeScript(`{"text":"served"}`)
+	p := e.startServe("--provider", "scripted", "--script", script, "--runs", filepath.Join(e.root, "runs"),
+		"--evals", evals, "--webhook", hook.URL+"/hook", "--webhook-secret-env", "SERVE_TEST_HOOK_SECRET")
+
+	code, run := p.do("POST", "/v1/runs", `{"prompt": "hi"}`)
+	if code != http.StatusOK || run["status"] != "completed" {
+		t.Fatalf("run: %d %v", code, run)
+	}
+	select {
+	case r := <-got:
+		body := <-bodies
+		mac := hmac.New(sha256.New, []byte(secret))
+		mac.Write([]byte(r.Header.Get("X-Autoagent-Timestamp") + "." + string(body)))
+		if want := "sha256=" + hex.EncodeToString(mac.Sum(nil)); r.Header.Get("X-Autoagent-Signature") != want || r.URL.Path != "/hook" {
+			t.Fatalf("notification %s %v: signature %q, want %q", r.URL.Path, r.Header, r.Header.Get("X-Autoagent-Signature"), want)
+		}
+		if !strings.Contains(string(body), `"type":"run.ended"`) || !strings.Contains(string(body), run["id"].(string)) {
+			t.Fatalf("notification: %s", body)
+		}
+	case <-time.After(2 * time.Minute):
+		t.Fatalf("no notification\nserve: %s", p.stderr())
+	}
+
+	if code, out := p.do("POST", "/v1/evals", `{"file": "../script.jsonl"}`); code != http.StatusForbidden {
+		t.Fatalf("a case file outside: %d %v", code, out)
+	}
+	code, out := p.do("POST", "/v1/evals", `{"file": "cases.jsonl"}`)
+	if code != http.StatusAccepted {
+		t.Fatalf("eval: %d %v", code, out)
+	}
+	id := out["id"].(string)
+	deadline := time.Now().Add(2 * time.Minute)
+	for {
+		_, list := p.do("GET", "/v1/evals", "")
+		evs, _ := list["evals"].([]any)
+		if len(evs) == 1 && evs[0].(map[string]any)["status"] == "completed" {
+			if row := evs[0].(map[string]any); row["passed"] != 1.0 || row["id"] != id {
+				t.Fatalf("eval: %v", row)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("evals: %v\nserve: %s", list, p.stderr())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	resp, err := http.Get(p.url + "/v1/evals/" + id + "/report.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(page), "scripted") {
+		t.Fatalf("report page: %d %.300s", resp.StatusCode, page)
 	}
 }
