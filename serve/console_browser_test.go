@@ -18,6 +18,7 @@ import (
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/serve"
+	"github.com/autoagent-go/autoagent/session"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -247,6 +248,16 @@ func TestConsoleApprovesModuleThenRunsIt(t *testing.T) {
 	if !strings.Contains(tl, `hello from the sandbox`) || !strings.Contains(tl, "The module answered.") {
 		t.Fatalf("the timeline lacks the module's answer:\n%s", tl)
 	}
+	// The trace shows what the stream does not: each model call and the
+	// tool call's time (a sandbox call's module, time and memory when the
+	// run's trace carries them).
+	waitDOM(t, cx, p, `document.querySelectorAll('#trace tr[data-type=llm_response]').length === 2`)
+	if got := text(t, cx, p, `document.querySelector('#trace tr[data-type=tool_call_end]').innerText`); !strings.Contains(got, "echo · ok · ") || !strings.Contains(got, " ms") {
+		t.Fatalf("the trace's tool call row: %q", got)
+	}
+	if got := text(t, cx, p, `document.querySelector('#trace tr[data-type=llm_response]').innerText`); !strings.Contains(got, "model call") || !strings.Contains(got, "step 1") || !strings.Contains(got, "tool_calls") {
+		t.Fatalf("the trace's model call row: %q", got)
+	}
 	screenshot(t, cx, p, "module-run.png")
 }
 
@@ -307,5 +318,74 @@ func TestConsoleStreamsTimeline(t *testing.T) {
 	n := strings.Count(r.raw, "\nevent: ")
 	if len(seqs) != n {
 		t.Fatalf("%d events drawn, the stream has %d", len(seqs), n)
+	}
+}
+
+// An eval started from the console runs a case file of the eval
+// directory; its report shows the pass rates, the cases and why one
+// failed.
+func TestConsoleEvalReport(t *testing.T) {
+	evals, _ := evalDir(t)
+	e := newEnv(t, serve.Options{EvalDir: evals}, scriptOf(scripted.Turn{Text: "done"}))
+	ctx, p := console(t, e, "")
+	must(t, p.Eval(ctx, `location.hash = "#/evals"`, nil))
+	waitDOM(t, ctx, p, `document.querySelector('#eval-form input[name=file]') !== null`)
+	must(t, p.Eval(ctx, `document.querySelector('#eval-form input[name=file]').focus()`, nil))
+	must(t, p.Type(ctx, "cases.jsonl"))
+	must(t, p.Key(ctx, "Tab"))
+	must(t, p.Eval(ctx, `document.activeElement.select()`, nil))
+	must(t, p.Type(ctx, "2"))
+	must(t, p.Key(ctx, "Enter"))
+	waitDOM(t, ctx, p, `document.querySelector('#evals tr [data-status=completed]') !== null`)
+	row := text(t, ctx, p, `document.querySelector('#evals tr').innerText`)
+	for _, want := range []string{"cases.jsonl", "1 of 2", "50%"} {
+		if !strings.Contains(row, want) {
+			t.Fatalf("the eval's row lacks %q: %s", want, row)
+		}
+	}
+	must(t, p.Eval(ctx, `document.querySelector('#evals tr a').click()`, nil))
+	waitDOM(t, ctx, p, `document.querySelector('#eval-cases tr[data-case=says-other]') !== null`)
+	for c, want := range map[string]string{"says-done": "2 of 2", "says-other": "0 of 2"} {
+		if got := text(t, ctx, p, `document.querySelector('#eval-cases tr[data-case=`+c+`]').innerText`); !strings.Contains(got, want) {
+			t.Fatalf("case %s: %q, want %q", c, got, want)
+		}
+	}
+	if got := text(t, ctx, p, `document.getElementById("main").innerText`); !strings.Contains(got, "Failures of says-other") || !strings.Contains(got, "something else") {
+		t.Fatalf("the report does not say why says-other failed:\n%s", got)
+	}
+	screenshot(t, ctx, p, "eval-report.png")
+}
+
+// The sessions page lists a session, shows its messages, and continues
+// it: the new run's model sees the earlier turn.
+func TestConsoleContinuesASession(t *testing.T) {
+	st, err := session.Open(filepath.Join(t.TempDir(), "sessions.db"), session.Options{})
+	must(t, err)
+	t.Cleanup(func() { st.Close() })
+	e := newEnv(t, serve.Options{Sessions: st}, scriptOf(scripted.Turn{Text: "Your order 4417 ships Monday."}, scripted.Turn{Text: "It was 4417."}))
+	e.must(http.StatusOK, "POST", "/v1/sessions/ada/support/runs", `{"prompt": "Where is order 4417?"}`)
+
+	ctx, p := console(t, e, "")
+	must(t, p.Eval(ctx, `location.hash = "#/sessions"`, nil))
+	waitDOM(t, ctx, p, `document.querySelector('#sessions a') !== null`)
+	if got := text(t, ctx, p, `document.querySelector('#sessions tr').innerText`); !strings.Contains(got, "ada") || !strings.Contains(got, "support") {
+		t.Fatalf("the sessions row: %q", got)
+	}
+	must(t, p.Eval(ctx, `document.querySelector('#sessions a').click()`, nil))
+	waitDOM(t, ctx, p, `document.querySelector('.transcript') !== null`)
+	if got := text(t, ctx, p, `document.querySelector('.transcript').innerText`); !strings.Contains(got, "Where is order 4417?") || !strings.Contains(got, "ships Monday") {
+		t.Fatalf("the session's messages:\n%s", got)
+	}
+	must(t, p.Eval(ctx, `document.querySelector('main form textarea').focus()`, nil))
+	must(t, p.Type(ctx, "What was my order number?"))
+	must(t, p.Eval(ctx, `document.querySelector('main form button[type=submit]').click()`, nil))
+	waitDOM(t, ctx, p, `location.hash.startsWith("#/runs/run_")`)
+	waitDOM(t, ctx, p, `(document.getElementById("output") || {}).textContent === "It was 4417."`)
+
+	// A link with a "." or ".." element names no page: it cannot steer
+	// the page's relative API calls to another endpoint.
+	for _, h := range []string{"#/sessions/./..", "#/runs/..", "#/sessions/ada/.."} {
+		must(t, p.Eval(ctx, `location.hash = `+js(h), nil))
+		waitDOM(t, ctx, p, `document.querySelector('main h1') && document.querySelector('main h1').textContent === "Not found"`)
 	}
 }

@@ -119,13 +119,17 @@ func consoleFiles(t *testing.T, e *env) map[string]string {
 func TestConsoleAssetsSelfContained(t *testing.T) {
 	e := newEnv(t, serve.Options{}, scriptOf(scripted.Turn{Text: "x"}))
 	files := consoleFiles(t, e)
-	external := regexp.MustCompile(`(?i)\b(https?|wss?|ftp|javascript):|\bdata:[a-z-]+/|//[a-z0-9-]+\.[a-z0-9.-]+|@import|url\(`)
+	external := regexp.MustCompile(`(?i)\b(https?|wss?|ftp|javascript):|\bdata:[a-z-]+/|//[a-z0-9-]+\.[a-z0-9.-]+|@import`)
+	cssURL := regexp.MustCompile(`\burl\(`)
 	unsafeJS := regexp.MustCompile(`innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|setAttribute\(\s*["'](on|style)|\.srcdoc|createContextualFragment|DOMParser`)
 	inlineHTML := regexp.MustCompile(`(?i)<script>|<script[^>]*>[^<]+</script>|\son[a-z]+\s*=|\sstyle\s*=|<style`)
 	for name, text := range files {
 		for i, line := range strings.Split(text, "\n") {
 			if m := external.FindString(line); m != "" {
 				t.Errorf("console/%s:%d: %q: a URL elsewhere (the console must work offline, from its own origin): %s", name, i+1, m, line)
+			}
+			if m := cssURL.FindString(line); m != "" && strings.HasSuffix(name, ".css") {
+				t.Errorf("console/%s:%d: %q: the style sheet loads nothing: %s", name, i+1, m, line)
 			}
 			if strings.HasSuffix(name, ".js") {
 				if m := unsafeJS.FindString(line); m != "" {

@@ -3,7 +3,7 @@
 // Every page reads the JSON API (openapi.json) with the token entered in
 // the header; nothing is fetched from anywhere else.
 
-import { api, enc, setToken, token, APIError } from "./api.js";
+import { api, authHeaders, enc, errorOf, setToken, token, APIError } from "./api.js";
 import { streamEvents } from "./sse.js";
 import { Timeline } from "./timeline.js";
 import { clear, facts, field, h, keyed, pretty, put, statusBadge, when } from "./dom.js";
@@ -201,7 +201,8 @@ function runPage(id) {
   const list = h("ol", { class: "timeline", id: "timeline", "aria-live": "off", "data-connections": "0" });
   const stream = h("span", { class: "muted", id: "stream-state", role: "status" });
   const err = h("div");
-  main.append(title("Run " + id), err, head, pending, h("h2", {}, "Timeline ", stream), list, result);
+  const traced = h("section", { id: "trace", "aria-labelledby": "trace-title" });
+  main.append(title("Run " + id), err, head, pending, h("h2", {}, "Timeline ", stream), list, result, traced);
   const tl = new Timeline(list);
   let status = "";
   const signal = page.signal;
@@ -245,7 +246,11 @@ function runPage(id) {
     } catch (e) {
       err.replaceChildren(errorBox(e));
     }
+    showTrace(id, traced);
   };
+  every(3000, async () => {
+    if (status && !ended.has(status)) await showTrace(id, traced);
+  });
   load().then(() => streamEvents("v1/runs/" + enc(id) + "/events", {
     signal,
     finished: () => ended.has(status),
@@ -274,6 +279,60 @@ function runPage(id) {
   })).catch((e) => {
     if (!signal.aborted) err.replaceChildren(errorBox(e));
   });
+}
+
+// showTrace draws the run's trace (GET v1/runs/{id}/trace): what the
+// event stream does not carry, each model call's time and tokens, each
+// sandbox call's module, outcome, time and memory, and every verdict of a
+// guard, policy or reviewer.
+async function showTrace(id, box) {
+  let t;
+  try {
+    t = await api("GET", "v1/runs/" + enc(id) + "/trace");
+  } catch (e) {
+    if (e.status === 404 && e.code !== "unknown_run") return; // a server without traces
+    put(box, errorBox(e));
+    return;
+  }
+  const rows = [];
+  for (const ev of t.events || []) {
+    const p = ev.payload || {};
+    const a = p.attrs || {};
+    const ms = p.duration_ms ? Math.round(p.duration_ms * 10) / 10 + " ms" : "";
+    let kind, what;
+    switch (ev.type) {
+      case "llm_response":
+        kind = "model call";
+        what = ["step " + (p.step || "?"), ms, p.input_tokens || p.output_tokens ? (p.input_tokens || 0) + " in / " + (p.output_tokens || 0) + " out tokens" : "",
+          p.finish_reason, p.tool_call_count ? p.tool_call_count + " tool call(s)" : "", p.error].filter(Boolean).join(" · ");
+        break;
+      case "sandbox_call":
+        kind = "sandbox call";
+        what = [p.name + " in " + (a.module || "?") + " (" + String(a.sha256 || "").slice(0, 12) + ")", a.outcome, ms,
+          a.memory_peak ? "memory " + Math.round(a.memory_peak / 1024) + " KiB" : "",
+          (a.grants_used || []).length ? "used " + a.grants_used.join(", ") : "", (a.denied || []).length ? "denied " + a.denied.join("; ") : "", p.error].filter(Boolean).join(" · ");
+        break;
+      case "tool_call_end":
+        kind = "tool call";
+        what = [p.name, p.status, ms, p.reason, p.error].filter(Boolean).join(" · ");
+        break;
+      default:
+        if (!/deny|block|approval|guard|trifecta|tainted|truncated|disabled|mismatch|hook|unknown|cancelled|exceeded/.test(ev.type)) continue;
+        kind = ev.type.replace(/_/g, " ");
+        what = [p.name, p.verdict, p.status, p.reason, p.error, p.content_preview].filter(Boolean).join(" · ");
+    }
+    rows.push(h("tr", { "data-type": ev.type }, h("td", { text: new Date(ev.ts).toLocaleTimeString() }), h("td", { text: kind }), h("td", { text: what })));
+  }
+  const s = t.summary || {};
+  put(box, h("h2", { id: "trace-title", text: "Trace" }),
+    facts([
+      ["Model calls", (s.llm_calls || 0) + (s.llm_ms ? " · " + Math.round(s.llm_ms) + " ms" : "") + (s.llm_errors ? " · " + s.llm_errors + " failed" : "")],
+      ["Tool calls", (s.tool_calls || 0) + (s.tool_errors ? " · " + s.tool_errors + " errors" : "")],
+      ["Refusals", Object.entries(s.refusals || {}).map(([k, v]) => k + ": " + v).join(", ") || "none"],
+      ["Dropped", t.dropped ? t.dropped + " earlier events" : ""],
+    ]),
+    rows.length ? h("table", {}, h("caption", { class: "sr-only", text: "Model calls, sandbox calls and verdicts" }),
+      h("thead", {}, h("tr", {}, ["Time", "What", "Detail"].map((c) => h("th", { scope: "col", text: c })))), h("tbody", {}, rows)) : null);
 }
 
 function transcript(messages) {
@@ -459,6 +518,99 @@ async function sessionPage(user, name) {
   }
 }
 
+// ---- evals ----
+
+function evalsPage() {
+  const tbody = h("tbody", { id: "evals" });
+  const file = h("input", { type: "text", name: "file", required: true, placeholder: "cases.jsonl" });
+  const k = h("input", { type: "number", name: "k", min: 1, max: 100, value: 1 });
+  const form = h("form", { class: "card", id: "eval-form" }, h("h2", { text: "Run an eval" }),
+    h("div", { class: "row" }, field("Case file (in the server's eval directory)", file), field("Runs per case (k)", k)),
+    h("button", { type: "submit", class: "primary", text: "Start" }));
+  const err = h("div");
+  form.addEventListener("submit", async (e) => {
+    e.preventDefault();
+    try {
+      const { id } = await api("POST", "v1/evals", { file: file.value, k: Number(k.value) || 1 });
+      notice("Started eval " + id);
+      load();
+    } catch (e2) {
+      notice(e2.message, true);
+    }
+  });
+  main.append(title("Evals"), form, err, h("table", {}, h("caption", { class: "sr-only", text: "Evals, newest first" }),
+    h("thead", {}, h("tr", {}, ["Eval", "Status", "File", "k", "Passed", "pass@1", "pass^k", "Started by", "Created"].map((c) => h("th", { scope: "col", text: c })))), tbody));
+  const pct = (x) => (x === undefined || x === null ? "" : Math.round(x * 1000) / 10 + "%");
+  const fill = (tr, v) => {
+    const c = tr.children;
+    c[1].replaceChildren(statusBadge(v.status));
+    c[2].textContent = v.file || "(inline cases)";
+    c[3].textContent = String(v.k);
+    c[4].textContent = v.cases ? v.passed + " of " + v.cases : "";
+    c[5].textContent = v.has_report ? pct(v.pass_at_1) : "";
+    c[6].textContent = v.has_report ? pct(v.pass_hat_k) : "";
+    c[7].textContent = v.started_by;
+    c[8].textContent = when(v.created_at);
+  };
+  const load = async () => {
+    try {
+      const { evals } = await api("GET", "v1/evals");
+      clear(err);
+      evals.reverse();
+      keyed(tbody, evals, (v) => v.id, (v) => {
+        const tr = h("tr", { "data-id": v.id }, h("td", {}, h("a", { href: "#/evals/" + enc(v.id), text: v.id })), h("td"), h("td"), h("td"), h("td"), h("td"), h("td"), h("td"), h("td"));
+        fill(tr, v);
+        return tr;
+      }, fill);
+    } catch (e) {
+      err.replaceChildren(errorBox(e));
+    }
+  };
+  every(3000, load);
+}
+
+async function evalPage(id) {
+  main.append(title("Eval " + id));
+  let r;
+  try {
+    r = await api("GET", "v1/evals/" + enc(id));
+  } catch (e) {
+    main.append(errorBox(e));
+    return;
+  }
+  const pct = (x) => (x === undefined || x === null ? "—" : Math.round(x * 1000) / 10 + "%");
+  const download = h("button", { type: "button", text: "Download the HTML report" });
+  download.addEventListener("click", async () => {
+    // The page needs the token too: fetched with it, saved as a file.
+    try {
+      const resp = await fetch("v1/evals/" + enc(id) + "/report.html", { headers: authHeaders({}), credentials: "omit", cache: "no-store" });
+      if (!resp.ok) throw await errorOf(resp);
+      const a = h("a", { href: URL.createObjectURL(await resp.blob()), download: id + ".html" });
+      a.click();
+      setTimeout(() => URL.revokeObjectURL(a.href), 10000);
+    } catch (e) {
+      notice(e.message, true);
+    }
+  });
+  main.append(h("div", { id: "eval-report" }, facts([
+    ["Runs per case (k)", String(r.k)], ["Runs", String(r.runs)],
+    ["pass@1", pct(r.pass_at_1)], ["pass^k", pct(r.pass_hat_k)], ["pass@k", pct(r.pass_at_k)],
+    ["Tokens per success", r.tokens_per_success === null || r.tokens_per_success === undefined ? "not reported" : String(Math.round(r.tokens_per_success))],
+  ]), download,
+  h("h2", { text: "pass^k by k" }),
+  h("ol", { class: "curve" }, (r.pass_hat_curve || []).map((v, i) => h("li", {},
+    h("label", { for: "curve-" + i, text: "k=" + (i + 1) + " " }), h("meter", { id: "curve-" + i, min: 0, max: 1, value: v, text: pct(v) }), " " + pct(v)))),
+  h("h2", { text: "Cases" }),
+  h("table", {}, h("thead", {}, h("tr", {}, ["Case", "Passed", "Tokens"].map((c) => h("th", { scope: "col", text: c })))),
+    h("tbody", { id: "eval-cases" }, (r.cases || []).map((c) => h("tr", { "data-case": c.id, class: c.passes < c.runs ? "error" : "" },
+      h("td", {}, h("code", { text: c.id })), h("td", { text: c.passes + " of " + c.runs }), h("td", { text: c.tokens === null ? "" : String(c.tokens) }))))),
+  (r.cases || []).filter((c) => (c.failures || []).length).map((c) => h("section", { class: "card" },
+    h("h3", {}, "Failures of ", h("code", { text: c.id })),
+    c.failures.map((f) => h("div", {}, h("p", { text: "Run " + (f.run + 1) + ": " + f.reason + " (" + f.steps + " steps)" }),
+      h("ol", {}, (f.timeline || []).map((st) => h("li", {}, "step " + st.step + ": ", st.text || "",
+        (st.calls || []).map((cl) => h("div", {}, h("code", { text: cl.name || "" }), " ", h("span", { class: "muted", text: JSON.stringify(cl) }))))))))))));
+}
+
 // ---- routing ----
 
 function route() {
@@ -466,7 +618,9 @@ function route() {
   page = new AbortController();
   clear(main);
   const parts = location.hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
-  const name = parts[0] || "runs";
+  // A "." or ".." element would make a relative API path point at
+  // another endpoint: no page has one.
+  const name = parts.some((p) => p === "." || p === "..") ? "invalid" : parts[0] || "runs";
   for (const a of document.querySelectorAll("nav a[data-page]")) {
     if (a.dataset.page === name) a.setAttribute("aria-current", "page");
     else a.removeAttribute("aria-current");
@@ -477,6 +631,8 @@ function route() {
   else if (name === "tools") toolsPage();
   else if (name === "sessions" && parts.length >= 3) sessionPage(parts[1], parts.slice(2).join("/"));
   else if (name === "sessions") sessionsPage();
+  else if (name === "evals" && parts[1]) evalPage(parts[1]);
+  else if (name === "evals") evalsPage();
   else main.append(title("Not found"), h("p", {}, "No page " + location.hash + ". ", h("a", { href: "#/runs", text: "See the runs." })));
   const t = main.querySelector("h1");
   if (t && document.activeElement !== document.getElementById("token")) t.focus();
