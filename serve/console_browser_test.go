@@ -113,6 +113,31 @@ func screenshot(t *testing.T, ctx context.Context, p *cdp.Page, name string) {
 	t.Logf("screenshot: %s", path)
 }
 
+// checkA11y fails the test on what a keyboard or screen reader user
+// would meet: a control without a label, a button without a name, an id
+// used twice (a label or aria reference then names the wrong element).
+func checkA11y(t *testing.T, ctx context.Context, p *cdp.Page) {
+	t.Helper()
+	var bad []string
+	must(t, p.Eval(ctx, `(() => {
+		const bad = [], ids = new Set();
+		for (const el of document.querySelectorAll("[id]")) {
+			if (ids.has(el.id)) bad.push("the id " + el.id + " is used twice");
+			ids.add(el.id);
+		}
+		for (const el of document.querySelectorAll("input, select, textarea")) {
+			if (!(el.labels && el.labels.length) && !el.getAttribute("aria-label") && !el.getAttribute("aria-labelledby")) bad.push("a " + el.tagName + " named " + el.name + " has no label");
+		}
+		for (const el of document.querySelectorAll("button")) {
+			if (!el.textContent.trim() && !el.getAttribute("aria-label")) bad.push("a button has no name");
+		}
+		return bad;
+	})()`, &bad))
+	if len(bad) > 0 {
+		t.Fatalf("the page is not usable with a keyboard or screen reader: %q", bad)
+	}
+}
+
 func js(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
@@ -131,10 +156,13 @@ func TestConsoleInboxApprovesAndRunFinishes(t *testing.T) {
 	id := e.start(`Ship release 1.4 once a person agrees. <img src=x onerror="document.title='pwned'">`, runner...)
 	run := e.waitStatus(id, serve.StatusAwaitingApproval, runner...)
 	callID := pendingIDs(run)[0]
+	// Another run paused on a call of the same id: the inbox keeps both.
+	other := e.start("Ship release 1.5 too.", runner...)
+	e.waitStatus(other, serve.StatusAwaitingApproval, runner...)
 
 	ctx, p := console(t, e, tokens[2].Secret)
 	must(t, p.Eval(ctx, `location.hash = "#/approvals"`, nil))
-	card := fmt.Sprintf(`document.querySelector('#inbox [data-call-id=%s]')`, js(callID))
+	card := fmt.Sprintf(`document.querySelector('#inbox [data-key=%s]')`, js(id+"/"+callID))
 	waitDOM(t, ctx, p, card+` !== null`)
 	got := text(t, ctx, p, card+`.innerText`)
 	for _, want := range []string{"echo", "echo needs a human", "ship release 1.4 to production", id, "policy"} {
@@ -145,7 +173,8 @@ func TestConsoleInboxApprovesAndRunFinishes(t *testing.T) {
 	if n := text(t, ctx, p, `String(`+card+`.querySelectorAll("img").length)`); n != "0" || !strings.Contains(got, `<img src=x onerror=`) {
 		t.Fatalf("the prompt's markup became elements (%s img) or vanished:\n%s", n, got)
 	}
-	waitDOM(t, ctx, p, `document.getElementById("approvals-count").textContent === "1"`)
+	waitDOM(t, ctx, p, `document.getElementById("approvals-count").textContent === "2" && document.querySelectorAll('#inbox article').length === 2`)
+	checkA11y(t, ctx, p)
 	screenshot(t, ctx, p, "approvals-inbox.png")
 
 	// Keyboard: the reason field, then Tab to Approve and Enter.
@@ -161,6 +190,8 @@ func TestConsoleInboxApprovesAndRunFinishes(t *testing.T) {
 	must(t, p.Eval(ctx, `location.hash = "#/runs/`+id+`"`, nil))
 	waitDOM(t, ctx, p, `document.querySelector('#run-head [data-status=completed]') !== null`)
 	waitDOM(t, ctx, p, `(document.getElementById("output") || {}).textContent === "Shipped: release 1.4 is in production."`)
+	// The record may say completed before the stream drew the last event.
+	waitDOM(t, ctx, p, `document.getElementById("timeline").innerText.includes("Status: completed")`)
 	tl := text(t, ctx, p, `document.getElementById("timeline").innerText`)
 	for _, want := range []string{"Tool call shout", "CHECKING THE RELEASE NOTES", "Paused: 1 call(s) need a decision",
 		"Approved " + callID + " by olga", "release notes checked", "echo:ship release 1.4 to production", "Status: completed"} {
@@ -168,6 +199,7 @@ func TestConsoleInboxApprovesAndRunFinishes(t *testing.T) {
 			t.Fatalf("the timeline lacks %q:\n%s", want, tl)
 		}
 	}
+	checkA11y(t, ctx, p)
 	screenshot(t, ctx, p, "run-timeline.png")
 
 	// The decision is on record with the operator's name and reason.
@@ -208,6 +240,7 @@ func TestConsoleApprovesModuleThenRunsIt(t *testing.T) {
 	if got := text(t, cx, p, `document.getElementById("tool-sha256").textContent`); got != sum {
 		t.Fatalf("the review shows sha256 %q, the file has %s", got, sum)
 	}
+	checkA11y(t, cx, p)
 	detail := text(t, cx, p, `document.getElementById("tool-detail").innerText`)
 	for _, want := range []string{"requests no capabilities", "spin", "Runs n rounds", "Input schema"} {
 		if !strings.Contains(detail, want) {
@@ -244,6 +277,7 @@ func TestConsoleApprovesModuleThenRunsIt(t *testing.T) {
 	must(t, p.Eval(cx, `document.querySelector('#start-form button[type=submit]').click()`, nil))
 	waitDOM(t, cx, p, `location.hash.startsWith("#/runs/run_")`)
 	waitDOM(t, cx, p, `document.querySelector('#run-head [data-status=completed]') !== null`)
+	waitDOM(t, cx, p, `document.getElementById("timeline").innerText.includes("Status: completed")`)
 	tl := text(t, cx, p, `document.getElementById("timeline").innerText`)
 	if !strings.Contains(tl, `hello from the sandbox`) || !strings.Contains(tl, "The module answered.") {
 		t.Fatalf("the timeline lacks the module's answer:\n%s", tl)
@@ -293,7 +327,7 @@ func TestConsoleStreamsTimeline(t *testing.T) {
 
 	e.gate.open()
 	waitDOM(t, ctx, p, `document.querySelector('#run-head [data-status=completed]') !== null`)
-	waitDOM(t, ctx, p, `document.getElementById("timeline").innerText.includes("All done after the gate.")`)
+	waitDOM(t, ctx, p, `document.getElementById("timeline").innerText.includes("All done after the gate.") && document.getElementById("timeline").innerText.includes("Status: completed")`)
 	must(t, p.Eval(ctx, `document.querySelectorAll('#timeline > li').length`, &after))
 	if after <= before {
 		t.Fatalf("the timeline did not grow: %d items, then %d", before, after)
@@ -353,6 +387,7 @@ func TestConsoleEvalReport(t *testing.T) {
 	if got := text(t, ctx, p, `document.getElementById("main").innerText`); !strings.Contains(got, "Failures of says-other") || !strings.Contains(got, "something else") {
 		t.Fatalf("the report does not say why says-other failed:\n%s", got)
 	}
+	checkA11y(t, ctx, p)
 	screenshot(t, ctx, p, "eval-report.png")
 }
 

@@ -107,7 +107,13 @@ fi
 if command -v curl >/dev/null; then
 	id=$(curl -fsS -H 'Content-Type: application/json' -d '{"prompt":"How did Q4 sales compare with Q3?","background":true}' "$url/v1/runs" |
 		sed -n 's|.*"id": *"\([^"]*\)".*|\1|p')
-	echo "Started run $id over the API; it pauses until a person approves its calc call."
+	status=
+	for _ in $(seq 100); do
+		status=$(curl -fsS "$url/v1/runs/$id" | sed -n 's|^{"id":"[^"]*","status":"\([a-z_]*\)".*|\1|p')
+		[ "$status" = running ] || break
+		sleep 0.1
+	done
+	echo "Started run $id over the API: it read the sales notes, and is $status (calc waits for a person)."
 else
 	echo "(no curl: start a run from the console's Runs page)"
 fi

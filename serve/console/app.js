@@ -150,8 +150,10 @@ function decisionCard(run, p, onDecided) {
       for (const b of card.querySelectorAll("button")) b.disabled = false;
     }
   };
-  const card = h("article", { class: "card decision", "data-call-id": p.call_id, "aria-labelledby": "call-" + p.call_id },
-    h("h3", { id: "call-" + p.call_id }, "Call ", h("code", { class: "tool-name", text: p.name }), " in run ",
+  // Call ids repeat across runs (call_1_1): the heading's id names both.
+  const hid = "call-" + run.id + "-" + p.call_id;
+  const card = h("article", { class: "card decision", "data-call-id": p.call_id, "aria-labelledby": hid },
+    h("h3", { id: hid }, "Call ", h("code", { class: "tool-name", text: p.name }), " in run ",
       h("a", { href: "#/runs/" + enc(run.id), text: run.id })),
     facts([
       ["Why", p.reason ? h("span", { class: "reason", text: p.reason }) : "—"],
