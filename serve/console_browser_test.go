@@ -175,6 +175,7 @@ func TestConsoleInboxApprovesAndRunFinishes(t *testing.T) {
 	}
 	waitDOM(t, ctx, p, `document.getElementById("approvals-count").textContent === "2" && document.querySelectorAll('#inbox article').length === 2`)
 	checkA11y(t, ctx, p)
+	must(t, p.Eval(ctx, `document.activeElement.blur()`, nil))
 	screenshot(t, ctx, p, "approvals-inbox.png")
 
 	// Keyboard: the reason field, then Tab to Approve and Enter.
