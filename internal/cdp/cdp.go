@@ -16,7 +16,6 @@ package cdp
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
@@ -33,7 +32,7 @@ import (
 type Browser struct {
 	cmd    *exec.Cmd
 	in     *os.File // the browser's fd 3
-	stderr bytes.Buffer
+	stderr tail
 
 	mu      sync.Mutex
 	next    int64
@@ -41,6 +40,29 @@ type Browser struct {
 	logs    map[string][]string // per session: errors the page logged
 	done    chan struct{}
 	err     error
+}
+
+// tail keeps the last bytes the browser wrote to stderr, for errors. It is
+// written by exec's copier while the reader may quote it: locked.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if over := len(t.buf) - 64<<10; over > 0 {
+		t.buf = append(t.buf[:0:0], t.buf[over:]...)
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
 }
 
 type message struct {
