@@ -3,8 +3,8 @@ package autoagent
 import "github.com/autoagent-go/autoagent/serve"
 
 // Handler returns the runtime's HTTP API (package serve): runs started,
-// streamed, decided and cancelled over HTTP, the session store and the
-// plugins directory. opts.Agent, Sessions and Plugins default to the
+// streamed, decided and cancelled over HTTP, their traces, evals, signed
+// webhooks, the session store and the plugins directory. opts.Agent, Sessions and Plugins default to the
 // runtime's. Close the server before the runtime: it stops the runs.
 func (rt *Runtime) Handler(opts serve.Options) (*serve.Server, error) {
 	if opts.Agent == nil {

@@ -89,7 +89,7 @@ var importRules = []importRule{
 	{"durable", []string{"codemode", "llm", "loop", "policy", "tool"}, "durable runs the loop in a workflow; the tools and the program runner are the worker's"},
 	{"policy", []string{"loop", "llm", "tool"}, "policy is a language over the loop's public types; the loop knows nothing of it"},
 	{"eval", []string{"llm", "loop", "trace"}, "eval runs agents and reads their traces"},
-	{"serve", []string{"loop", "llm", "session", "manifest", "host/plugindir"}, "serve is the HTTP API over the loop, the session store and the plugins directory; it never imports the root, which mounts it"},
+	{"serve", []string{"loop", "llm", "session", "manifest", "host/plugindir", "eval", "trace"}, "serve is the HTTP API over the loop, the session store, the plugins directory, evals and traces; it never imports the root, which mounts it"},
 	{"trace/otel", []string{"trace", "llm"}, "trace/otel exports trace events"},
 	{"memory/memtool", []string{"memory", "tool", "llm"}, "memtool makes tools of a memory"},
 	{"memory/remote", []string{"memory", "llm"}, "memory/remote serves a memory over go-plugin"},

@@ -482,7 +482,9 @@ func (s *Server) getEval(w http.ResponseWriter, r *http.Request, _ principal) *a
 // evalHTML answers the eval's report as the page of `autoagent eval
 // --html`. The page is self-contained; its own script draws the curve,
 // so the policy allows inline script and style, and nothing from
-// elsewhere.
+// elsewhere. It is sandboxed: the page runs in an origin of its own, so
+// a script in it (were the model's text ever to escape its escaping)
+// reads nothing a console on the server's origin keeps.
 func (s *Server) evalHTML(w http.ResponseWriter, r *http.Request, _ principal) *apiError {
 	b, e := s.report(r.PathValue("id"), "report.html")
 	if e != nil {
@@ -492,7 +494,7 @@ func (s *Server) evalHTML(w http.ResponseWriter, r *http.Request, _ principal) *
 	h.Set("Content-Type", "text/html; charset=utf-8")
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+	h.Set("Content-Security-Policy", "sandbox allow-scripts; default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 	w.Write(b)
 	return nil
 }

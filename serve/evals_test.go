@@ -94,7 +94,9 @@ func TestEvalRunsACaseFileAndKeepsItsReport(t *testing.T) {
 		if ct := page.header.Get("Content-Type"); !strings.HasPrefix(ct, "text/html") || !strings.Contains(page.raw, "says-other") || !strings.Contains(page.raw, "<html") {
 			t.Fatalf("page: %s %.300s", ct, page.raw)
 		}
-		if csp := page.header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") {
+		// Our attack: the page shares the server's origin with the
+		// console; sandboxed, its scripts get an origin of their own.
+		if csp := page.header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'none'") || !strings.HasPrefix(csp, "sandbox allow-scripts;") {
 			t.Fatalf("the page's policy: %q", csp)
 		}
 	}

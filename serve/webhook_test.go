@@ -186,6 +186,28 @@ func TestWebhookRetries(t *testing.T) {
 	}
 }
 
+// Our attack: a receiver that redirects does not get the signed body
+// sent elsewhere: the 3xx ends the delivery.
+func TestWebhookRedirectNotFollowed(t *testing.T) {
+	elsewhere := newReceiver(t)
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.srv.URL, http.StatusTemporaryRedirect)
+	}))
+	defer redirect.Close()
+	e := newEnv(t, serve.Options{Webhook: serve.Webhook{URL: redirect.URL, Secret: hookSecret, Backoff: time.Millisecond}},
+		scriptOf(scripted.Turn{Text: "done"}))
+	e.must(http.StatusOK, "POST", "/v1/runs", `{"prompt": "x"}`)
+	waitStats(t, e.srv, func(st serve.WebhookStats) bool { return st.Failed+st.Delivered == 1 })
+	if st := e.srv.WebhookStats(); st.Failed != 1 {
+		t.Fatalf("a redirect delivered: %+v", st)
+	}
+	elsewhere.mu.Lock()
+	defer elsewhere.mu.Unlock()
+	if len(elsewhere.got) != 0 {
+		t.Fatalf("the redirect was followed: %s", elsewhere.got[0].body)
+	}
+}
+
 // Our attack: a receiver that never answers neither stalls nor fails the
 // runs; the notifications over the queue's bound are dropped, counted
 // and noted; Close still returns.
