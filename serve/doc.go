@@ -52,6 +52,19 @@
 // are notified by a signed POST (see Webhook), sent from a queue of its
 // own: a slow or dead receiver never holds up a run.
 //
+// # The console
+//
+// GET / serves the operator console, a page embedded in the binary
+// (console/*.html, *.js, *.css; no build step, nothing loaded from
+// elsewhere) under Content-Security-Policy default-src 'self': the runs,
+// a run's timeline streamed from its events with its trace, an approvals
+// inbox across runs, the plugins directory (review, approve with chosen
+// grants, revoke, verify), sessions and evals. Its files need no token (a
+// page load carries none; they hold no data); its calls to the API send
+// the token the person entered as Authorization: Bearer, the event stream
+// too (read with fetch, resumed with Last-Event-ID). A server without
+// tokens serves it to loopback peers only.
+//
 // # Security
 //
 // Without Options.Tokens only loopback peers are served. With them,

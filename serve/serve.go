@@ -289,6 +289,7 @@ func (s *Server) routes() {
 	s.handle("GET /v1/tools/{file}", RoleViewer, s.inspectTool)
 	s.handle("POST /v1/tools/{file}/approve", RoleOperator, s.approveTool)
 	s.handle("POST /v1/tools/{target}/revoke", RoleOperator, s.revokeTool)
+	s.routeConsole()
 	s.handle("/", RoleViewer, func(w http.ResponseWriter, r *http.Request, _ principal) *apiError {
 		return &apiError{http.StatusNotFound, "not_found", fmt.Sprintf("no endpoint %s %s: see /openapi.json", r.Method, r.URL.Path)}
 	})

@@ -10,7 +10,12 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${AUTOAGENT:-bin/autoagent}
 work=$(mktemp -d "${TMPDIR:-/tmp}/autoagent-demo.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+serve_pid=
+cleanup() {
+	if [ -n "$serve_pid" ]; then kill "$serve_pid" 2>/dev/null || true; wait "$serve_pid" 2>/dev/null || true; fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
 mkdir -p "$work/plugins" "$work/data"
 cp plugins/read_file.wasm plugins/text_tools.wasm plugins/http_get.wasm "$work/plugins/"
 printf 'Q3 sales: 1200 units at 35 EUR.\nQ4 sales: 1450 units at 35 EUR.\n' > "$work/data/sales.txt"
@@ -78,3 +83,54 @@ printf '{"rules":[{"tool":"calc","action":"deny","reason":"calc is off limits to
 step "A typed answer: the answer must match a JSON Schema; two that do not go back with the validator's message"
 "$bin" run --provider scripted --script examples/demo/structured.jsonl --output-schema examples/demo/person.schema.json --plugins "$work/plugins" \
 	--stream "Who is Alice?"
+
+step "The operator console: autoagent serve (for ${DEMO_SERVE_SECONDS:=5} seconds; DEMO_SERVE_SECONDS=600 make demo keeps it up)"
+sed "s|@DATA@|$work/data|g" examples/demo/serve.jsonl > "$work/serve.jsonl"
+printf '{"default":"allow","rules":[{"tool":"calc","action":"approve","reason":"the demo asks a person before calc runs"}]}\n' > "$work/serve-policy.json"
+cp plugins/http_get.wasm "$work/plugins/" # dropped in again: pending, for the tools page
+# Port 0: the system picks a free one; serve prints the address it listens on.
+"$bin" serve --addr 127.0.0.1:0 --provider scripted --script "$work/serve.jsonl" --plugins "$work/plugins" \
+	--policy "$work/serve-policy.json" --runs "$work/runs" 2> "$work/serve.log" &
+serve_pid=$!
+url=
+for _ in $(seq 100); do
+	url=$(sed -n 's|.*listening on \(http://[^ ]*\).*|\1|p' "$work/serve.log")
+	[ -n "$url" ] && break
+	kill -0 "$serve_pid" 2>/dev/null || break
+	sleep 0.1
+done
+if [ -z "$url" ]; then
+	echo "autoagent serve did not start:"
+	cat "$work/serve.log"
+	exit 1
+fi
+if command -v curl >/dev/null; then
+	id=$(curl -fsS -H 'Content-Type: application/json' -d '{"prompt":"How did Q4 sales compare with Q3?","background":true}' "$url/v1/runs" |
+		sed -n 's|.*"id": *"\([^"]*\)".*|\1|p')
+	status=
+	for _ in $(seq 100); do
+		status=$(curl -fsS "$url/v1/runs/$id" | sed -n 's|^{"id":"[^"]*","status":"\([a-z_]*\)".*|\1|p')
+		[ "$status" = running ] || break
+		sleep 0.1
+	done
+	echo "Started run $id over the API: it read the sales notes, and is $status (calc waits for a person)."
+else
+	echo "(no curl: start a run from the console's Runs page)"
+fi
+cat <<EOT
+
+  Console:  $url/            (loopback: no token needed; elsewhere --token-env gives tokens with roles)
+  API:      $url/openapi.json
+
+  Try, in a browser:
+    Approvals  the run above waits on its calc call: read why (the policy's rule), approve it with a reason,
+               then open the run: its timeline shows the model's steps, the tool calls and the decision.
+    Tools      http_get.wasm is pending: review its sha256, requested capabilities and schemas, approve
+               it with what it requests, or revoke an approved module; Verify checks every approved file.
+    Runs       start a run: its timeline streams as it goes.
+EOT
+sleep "$DEMO_SERVE_SECONDS"
+kill -TERM "$serve_pid"
+wait "$serve_pid" || true
+serve_pid=
+echo "autoagent serve stopped (the runs it kept were in the demo's temporary directory)."
