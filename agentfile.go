@@ -107,7 +107,17 @@ var unknownField = regexp.MustCompile(`line (\d+): field (\S+) not found in type
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// Load reads an agent file, YAML or JSON, into a Config:
+// AgentFile is what an agent file describes: the Config, and the session
+// store's file, which the program opens itself (session/sqlitestore.Open) and
+// gives as Config.Sessions. A provider named backend:NAME is likewise the
+// program's to start (providers/remote), in Config.BackendsDir.
+type AgentFile struct {
+	Config Config
+	// Sessions is the session store's file ("" for none).
+	Sessions string
+}
+
+// Load reads an agent file, YAML or JSON, into an AgentFile:
 //
 //	provider: anthropic            # a name of ProviderNames, or backend:NAME
 //	model: claude-sonnet-4-20250514
@@ -131,22 +141,30 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 // would hold a secret (api_key, token, password…): secrets are only named,
 // as environment variables (api_key_env, mcp env). Relative paths are
 // relative to the file's directory. Errors wrap ErrAgentFile.
-func Load(path string) (Config, error) {
+func Load(path string) (AgentFile, error) {
+	cfg, sessions, err := load(path)
+	if err != nil {
+		return AgentFile{}, err
+	}
+	return AgentFile{Config: cfg, Sessions: sessions}, nil
+}
+
+func load(path string) (Config, string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Config{}, fmt.Errorf("%w: %w", ErrAgentFile, err)
+		return Config{}, "", fmt.Errorf("%w: %w", ErrAgentFile, err)
 	}
 	var f agentFile
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
 		if errors.Is(err, io.EOF) {
-			return Config{}, fmt.Errorf("%w %s: the file is empty", ErrAgentFile, path)
+			return Config{}, "", fmt.Errorf("%w %s: the file is empty", ErrAgentFile, path)
 		}
-		return Config{}, agentFileError(path, err)
+		return Config{}, "", agentFileError(path, err)
 	}
 	if f.Provider == "" {
-		return Config{}, fmt.Errorf("%w %s: provider is required (%s, or backend:NAME)", ErrAgentFile, path, strings.Join(ProviderNames(), ", "))
+		return Config{}, "", fmt.Errorf("%w %s: provider is required (%s, or backend:NAME)", ErrAgentFile, path, strings.Join(ProviderNames(), ", "))
 	}
 	base := filepath.Dir(path)
 	rel := func(p string) string {
@@ -169,41 +187,39 @@ func Load(path string) (Config, error) {
 		TraceFile:      rel(f.Trace),
 		RecordFile:     rel(f.Record),
 		CheckpointFile: rel(f.Checkpoint),
-		SessionsFile:   rel(f.Sessions),
 		Memory:         MemoryConfig{Kind: f.Memory.Kind, Dir: rel(f.Memory.Dir), Identity: f.Memory.Identity, MaxMessages: f.Memory.MaxMessages},
 		CreateTool:     CreateToolConfig{Budget: f.CreateTool.Budget, Language: f.CreateTool.Language},
 		Protected:      []manifest.Protected{{File: path, What: "the agent file, which says what the run may do"}},
 	}
 	if err := cfg.Bounds.Validate(); err != nil {
-		return Config{}, fmt.Errorf("%w %s: bounds: %v", ErrAgentFile, path, err)
+		return Config{}, "", fmt.Errorf("%w %s: bounds: %v", ErrAgentFile, path, err)
 	}
 	if cfg.CodeMode.Mode, err = codemode.ParseMode(f.CodeMode); err != nil {
-		return Config{}, fmt.Errorf("%w %s: %v", ErrAgentFile, path, err)
+		return Config{}, "", fmt.Errorf("%w %s: %v", ErrAgentFile, path, err)
 	}
 	if ws := f.Workspace; ws != nil {
 		if ws.Dir == "" {
-			return Config{}, fmt.Errorf("%w %s: workspace: dir is required (the directory the model may write in)", ErrAgentFile, path)
+			return Config{}, "", fmt.Errorf("%w %s: workspace: dir is required (the directory the model may write in)", ErrAgentFile, path)
 		}
 		cfg.Workspace = WorkspaceConfig{Dir: rel(ws.Dir), ReadExt: ws.ReadExt, WriteExt: ws.WriteExt,
 			MaxFileBytes: ws.MaxFileBytes, MaxTotalBytes: ws.MaxTotalBytes}
 	}
 	if f.CodeLanguages != "" {
 		if cfg.CodeMode.Languages, err = codemode.ParseLanguages(f.CodeLanguages); err != nil {
-			return Config{}, fmt.Errorf("%w %s: code_languages: %v", ErrAgentFile, path, err)
+			return Config{}, "", fmt.Errorf("%w %s: code_languages: %v", ErrAgentFile, path, err)
 		}
 	}
 	if p := f.Plugins; p != nil {
-		cfg.Plugins = &PluginsConfig{Dir: rel(cmp0(p.Dir, "plugins")), Manifest: rel(p.Manifest), Quarantine: p.Quarantine}
-		cfg.NoWatch = p.NoWatch
+		cfg.Plugins = &PluginsConfig{Dir: rel(cmp0(p.Dir, "plugins")), Manifest: rel(p.Manifest), Quarantine: p.Quarantine, NoWatch: p.NoWatch}
 	}
 	for i, m := range f.MCP {
 		s := MCPServer{Command: m.Command, URL: m.URL, Prefix: m.Prefix, Include: m.Include, Trusted: m.Trusted, Egress: m.Egress}
 		if (len(m.Command) == 0) == (m.URL == "") {
-			return Config{}, fmt.Errorf("%w %s: mcp[%d]: give a command or a url", ErrAgentFile, path, i)
+			return Config{}, "", fmt.Errorf("%w %s: mcp[%d]: give a command or a url", ErrAgentFile, path, i)
 		}
 		for _, name := range m.Env {
 			if !envName.MatchString(name) {
-				return Config{}, fmt.Errorf("%w %s: mcp[%d].env: %q is not a variable name (list the names of variables to pass, never their values)", ErrAgentFile, path, i, name)
+				return Config{}, "", fmt.Errorf("%w %s: mcp[%d].env: %q is not a variable name (list the names of variables to pass, never their values)", ErrAgentFile, path, i, name)
 			}
 			if v, ok := os.LookupEnv(name); ok {
 				s.Env = append(s.Env, name+"="+v)
@@ -211,7 +227,7 @@ func Load(path string) (Config, error) {
 		}
 		cfg.MCP = append(cfg.MCP, s)
 	}
-	return cfg, nil
+	return cfg, rel(f.Sessions), nil
 }
 
 func cmp0(s, def string) string {

@@ -46,10 +46,11 @@ workspace: {dir: _out, write_ext: [md], read_ext: [md, log], max_file_bytes: 409
 code_languages: javascript, python
 `)
 	dir := filepath.Dir(p)
-	cfg, err := autoagent.Load(p)
+	af, err := autoagent.Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg := af.Config
 	if cfg.Provider.Name != "anthropic" || cfg.Provider.Model != "claude-test" || cfg.Provider.APIKeyEnv != "MY_ANTHROPIC_KEY" {
 		t.Errorf("provider %+v", cfg.Provider)
 	}
@@ -70,16 +71,16 @@ code_languages: javascript, python
 		t.Errorf("mcp %+v", cfg.MCP)
 	}
 	if cfg.Memory.Kind != "fact" || cfg.Memory.Dir != filepath.Join(dir, "memory") || cfg.PolicyFile != filepath.Join(dir, "policy.json") ||
-		cfg.TraceFile != "/var/log/trace.jsonl" || cfg.SessionsFile != filepath.Join(dir, "sessions.db") {
-		t.Errorf("paths: memory %+v policy %q trace %q sessions %q", cfg.Memory, cfg.PolicyFile, cfg.TraceFile, cfg.SessionsFile)
+		cfg.TraceFile != "/var/log/trace.jsonl" || af.Sessions != filepath.Join(dir, "sessions.db") {
+		t.Errorf("paths: memory %+v policy %q trace %q sessions %q", cfg.Memory, cfg.PolicyFile, cfg.TraceFile, af.Sessions)
 	}
 	if cfg.CodeMode.Mode != codemode.Only || strings.Join(cfg.CodeMode.Languages, ",") != "javascript,python" {
 		t.Errorf("code mode %q, languages %v", cfg.CodeMode.Mode, cfg.CodeMode.Languages)
 	}
 	// JSON is read the same way.
 	j := writeFile(t, "agent.json", `{"provider": "openai", "bounds": {"max_steps": 3}, "plugins": {}}`)
-	cfg, err = autoagent.Load(j)
-	if err != nil || cfg.Provider.Name != "openai" || cfg.Bounds.MaxSteps != 3 || cfg.Plugins.Dir != filepath.Join(filepath.Dir(j), "plugins") {
+	af, err = autoagent.Load(j)
+	if cfg = af.Config; err != nil || cfg.Provider.Name != "openai" || cfg.Bounds.MaxSteps != 3 || cfg.Plugins.Dir != filepath.Join(filepath.Dir(j), "plugins") {
 		t.Errorf("JSON: %+v, %v", cfg, err)
 	}
 }

@@ -1,11 +1,11 @@
 // Package session keeps conversations across processes: a Store appends a
 // session's messages as they happen and loads them back, lists, forks,
 // prunes, deletes and searches them. The embedded default is an SQLite
-// file (package session/sqlite, a package of its own so that this one links
+// file (package session/sqlitestore, a package of its own so that this one links
 // no database); package sessiontest is the conformance suite any Store
 // must pass.
 //
-//	st, err := sqlite.Open("sessions.db", sqlite.Options{})
+//	st, err := sqlitestore.Open("sessions.db", sqlitestore.Options{})
 //	if err != nil {
 //		return err
 //	}

@@ -1,14 +1,14 @@
-// Package sqlite is the embedded session.Store: one SQLite file in WAL
+// Package sqlitestore is the embedded session.Store: one SQLite file in WAL
 // mode (modernc.org/sqlite, pure Go). It is a package of its own so that
 // importing package session, for its Key and Store, links no database.
 //
-//	st, err := sqlite.Open("sessions.db", sqlite.Options{})
+//	st, err := sqlitestore.Open("sessions.db", sqlitestore.Options{})
 //	if err != nil {
 //		return err
 //	}
 //	defer st.Close()
 //	rt, err := autoagent.New(ctx, autoagent.Config{Sessions: st /* … */})
-package sqlite
+package sqlitestore
 
 import (
 	"cmp"

@@ -1,4 +1,4 @@
-package sqlite_test
+package sqlitestore_test
 
 import (
 	"bufio"
@@ -16,7 +16,7 @@ import (
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/session"
 	"github.com/autoagent-go/autoagent/session/sessiontest"
-	"github.com/autoagent-go/autoagent/session/sqlite"
+	"github.com/autoagent-go/autoagent/session/sqlitestore"
 )
 
 // A child process appends for the multi-process tests.
@@ -41,7 +41,7 @@ func child(spec string) int {
 		fmt.Fprintln(os.Stderr, "child spec:", err)
 		return 2
 	}
-	st, err := sqlite.Open(db, sqlite.Options{})
+	st, err := sqlitestore.Open(db, sqlitestore.Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -60,9 +60,9 @@ func child(spec string) int {
 	return 0
 }
 
-func openTemp(t testing.TB) *sqlite.Store {
+func openTemp(t testing.TB) *sqlitestore.Store {
 	t.Helper()
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "sessions.db"), sqlite.Options{})
+	st, err := sqlitestore.Open(filepath.Join(t.TempDir(), "sessions.db"), sqlitestore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func startChild(t *testing.T, db string, writer, count int) *exec.Cmd {
 // each writer's order kept.
 func TestTwoProcessesAppendToOneSession(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "sessions.db")
-	st, err := sqlite.Open(db, sqlite.Options{}) // creates the tables before the race
+	st, err := sqlitestore.Open(db, sqlitestore.Options{}) // creates the tables before the race
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestKillDuringAppendsLosesNothingCommitted(t *testing.T) {
 	if last < 300 {
 		t.Fatalf("the child committed only %d messages before it stopped", last)
 	}
-	st, err := sqlite.Open(db, sqlite.Options{})
+	st, err := sqlitestore.Open(db, sqlitestore.Options{})
 	if err != nil {
 		t.Fatalf("the killed writer's store does not open: %v", err)
 	}
@@ -167,15 +167,15 @@ func TestOpenRefusesAForeignFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "notes.db")
 	junk := []byte("these are my notes, not a database\n")
 	os.WriteFile(p, append(junk, make([]byte, 4096)...), 0o600)
-	_, err := sqlite.Open(p, sqlite.Options{})
-	var ce *sqlite.CorruptError
+	_, err := sqlitestore.Open(p, sqlitestore.Options{})
+	var ce *sqlitestore.CorruptError
 	if !errors.As(err, &ce) || ce.Path != p {
 		t.Fatalf("Open of a text file: %v", err)
 	}
 	if b, _ := os.ReadFile(p); string(b[:len(junk)]) != string(junk) {
 		t.Error("Open changed the foreign file")
 	}
-	if _, err := sqlite.Open(filepath.Join(t.TempDir(), "a?b"), sqlite.Options{}); err == nil {
+	if _, err := sqlitestore.Open(filepath.Join(t.TempDir(), "a?b"), sqlitestore.Options{}); err == nil {
 		t.Error("a path with '?' was accepted")
 	}
 }
@@ -183,7 +183,7 @@ func TestOpenRefusesAForeignFile(t *testing.T) {
 // Entries are stamped with Options.Now.
 func TestEntriesCarryTheClocksTime(t *testing.T) {
 	at := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
-	st, err := sqlite.Open(filepath.Join(t.TempDir(), "s.db"), sqlite.Options{Now: func() time.Time { return at }})
+	st, err := sqlitestore.Open(filepath.Join(t.TempDir(), "s.db"), sqlitestore.Options{Now: func() time.Time { return at }})
 	if err != nil {
 		t.Fatal(err)
 	}
