@@ -59,6 +59,9 @@ func TestTraceSinksReceiveTheRun(t *testing.T) {
 	if !errors.Is(err, autoagent.ErrConfig) || !strings.Contains(err.Error(), "add the sinks to your Tracer") {
 		t.Errorf("TraceSinks with a Tracer: %v; want ErrConfig saying what to do", err)
 	}
+	if _, err := autoagent.New(ctx, autoagent.Config{LLM: script(), TraceSinks: []trace.Sink{nil}}); !errors.Is(err, autoagent.ErrConfig) {
+		t.Errorf("a nil sink: %v; want ErrConfig, not a panic at the first event", err)
+	}
 }
 
 // A provider named backend:NAME runs in its own process, which is

@@ -269,6 +269,9 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 	if tr != nil && len(sinks) > 0 {
 		return nil, fmt.Errorf("%w: TraceSinks with a Tracer of your own: add the sinks to your Tracer instead", ErrConfig)
 	}
+	if slices.Contains(sinks, nil) {
+		return nil, fmt.Errorf("%w: TraceSinks holds a nil sink", ErrConfig)
+	}
 	switch {
 	case tr == nil && cfg.TraceFile != "":
 		if tr, err = trace.OpenFile(cfg.TraceFile, sinks...); err != nil {
