@@ -323,6 +323,11 @@ func (f *agentFlags) withAgentFile(flags autoagent.Config) (autoagent.Config, st
 		return cfg, "", usageError(err)
 	}
 	cfg.Notes = flags.Notes
+	if cfg.Notes != nil {
+		for _, note := range af.Deprecated {
+			fmt.Fprintf(cfg.Notes, "autoagent: %s\n", termtext.Text(note))
+		}
+	}
 	mcpGiven := false
 	for name, apply := range overrides {
 		if f.fs == nil || !f.fs.Changed(name) {
