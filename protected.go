@@ -11,8 +11,8 @@ import (
 // Protects returns what no fs grant of the runtime's sandboxed tools may
 // reach, beside the plugins directory, the manifest's, the host's cache
 // and the kv stores (which plugindir and host protect themselves): the
-// files that govern a run (policy, checkpoint and journal, sessions
-// database and its companions, trace, recording), the backends directory
+// files that govern a run (policy, checkpoint and journal, the files of
+// the session store when it names them, trace, recording), the backends directory
 // and fact memory, the trust store's directory, the program's own
 // executable, and cfg.Protected (an agent file's path, the application's
 // own). A guest granted a workspace that holds one of these files is

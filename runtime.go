@@ -119,10 +119,9 @@ type Config struct {
 	// of a sandboxed tool may reach, beside those the runtime protects
 	// itself: the files that govern the run (PolicyFile, CheckpointFile,
 	// the Sessions store's files, TraceFile, RecordFile), the backends
-	// directory, the
-	// fact memory, the trust store's directory and the program's
-	// executable (host.Options.Protected says how). Load adds the agent
-	// file.
+	// directory, the fact memory, the trust store's directory and the
+	// program's executable (host.Options.Protected says how). Load adds
+	// the agent file.
 	Protected []manifest.Protected
 }
 

@@ -108,7 +108,10 @@ type PruneOptions struct {
 }
 
 // Store is a persistent conversation store. Every method is safe for
-// concurrent use, also by several processes sharing the store.
+// concurrent use, also by several processes sharing the store. A Store
+// kept in files may also have a method Files() []string naming them, so
+// that a runtime keeps its sandboxed tools out of them
+// (autoagent.Config.Protects; sqlitestore.Store has it).
 type Store interface {
 	// Append stores msgs at the end of session k, creating it, all or
 	// none, and returns their entries.
