@@ -2,16 +2,19 @@ package autoagent
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/loop"
@@ -53,16 +56,29 @@ type agentWorkspace struct {
 	MaxTotalBytes int64    `yaml:"max_total_bytes"`
 }
 
+// agentBounds is the bounds key: loop.Bounds, each key its JSON name
+// (TestAgentFileBoundsAreLoopBounds keeps them the same).
 type agentBounds struct {
-	MaxSteps           int           `yaml:"max_steps"`
-	TokenBudget        int64         `yaml:"token_budget"`
-	MaxToolResultChars int           `yaml:"max_tool_result_chars"`
-	PruneAfter         int           `yaml:"prune_after"`
-	MaxRepeatedCalls   int           `yaml:"max_repeated_calls"`
-	MaxToolCalls       int           `yaml:"max_tool_calls"`
-	ToolTimeout        time.Duration `yaml:"tool_timeout"`
-	Trifecta           string        `yaml:"trifecta"`
-	ShadowGuards       bool          `yaml:"shadow_guards"`
+	MaxSteps              int           `yaml:"max_steps"`
+	TokenBudget           int64         `yaml:"token_budget"`
+	MaxToolResultChars    int           `yaml:"max_tool_result_chars"`
+	PruneToolResultsAfter int           `yaml:"prune_tool_results_after"`
+	PruneBatch            int           `yaml:"prune_batch"`
+	MaxRepeatedToolCalls  int           `yaml:"max_repeated_tool_calls"`
+	TrifectaGuard         string        `yaml:"trifecta_guard"`
+	MaxToolCalls          int           `yaml:"max_tool_calls"`
+	ToolTimeout           time.Duration `yaml:"tool_timeout"`
+	ContextWindow         int64         `yaml:"context_window"`
+	ContextShare          float64       `yaml:"context_share"`
+	ShadowGuards          bool          `yaml:"shadow_guards"`
+}
+
+// deprecatedKeys are the spellings an earlier release read, each with the
+// key that replaces it. Load reads them for one release, with a note.
+var deprecatedKeys = map[string]string{
+	"bounds.prune_after":        "prune_tool_results_after",
+	"bounds.max_repeated_calls": "max_repeated_tool_calls",
+	"bounds.trifecta":           "trifecta_guard",
 }
 
 type agentPlugins struct {
@@ -102,18 +118,28 @@ var ErrAgentFile = errors.New("autoagent: agent file")
 // secretKey matches keys that would hold a secret in the file.
 var secretKey = regexp.MustCompile(`(?i)(^|_)(api_?key|key|token|secret|password|passwd|credential)s?$`)
 
-// unknownField is yaml.v3's message for a key the layout lacks.
-var unknownField = regexp.MustCompile(`line (\d+): field (\S+) not found in type`)
-
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
-// Load reads an agent file, YAML or JSON, into a Config:
+// AgentFile is what an agent file describes: the Config, and the session
+// store's file, which the program opens itself (session/sqlitestore.Open) and
+// gives as Config.Sessions. A provider named backend:NAME is likewise the
+// program's to start (providers/remote), in Config.BackendsDir.
+type AgentFile struct {
+	Config Config
+	// Sessions is the session store's file ("" for none).
+	Sessions string
+	// Deprecated are notes for a person, "FILE:LINE: …", one per key
+	// spelled as an earlier release did, naming the key to write instead.
+	Deprecated []string
+}
+
+// Load reads an agent file, YAML or JSON, into an AgentFile:
 //
 //	provider: anthropic            # a name of ProviderNames, or backend:NAME
 //	model: claude-sonnet-4-20250514
 //	api_key_env: ANTHROPIC_API_KEY # the key stays in the environment
 //	system: You answer questions about orders.
-//	bounds: {max_steps: 8, token_budget: 200000, max_tool_calls: 20, tool_timeout: 30s, trifecta: deny}
+//	bounds: {max_steps: 8, token_budget: 200000, max_tool_calls: 20, tool_timeout: 30s, trifecta_guard: deny}
 //	plugins: {dir: plugins}        # manifest, quarantine, no_watch
 //	mcp:
 //	  - command: [node, crm-server.js]
@@ -127,26 +153,47 @@ var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 //	code_mode: only                # off|also|only: the model writes programs calling the tools
 //	code_languages: javascript,python # the programs' languages (default javascript)
 //
+// bounds takes every field of loop.Bounds under its JSON name
+// (prune_tool_results_after, prune_batch, max_repeated_tool_calls,
+// trifecta_guard, context_window, context_share, shadow_guards…); the
+// spellings prune_after, max_repeated_calls and trifecta are read for one
+// release, each with a note in AgentFile.Deprecated.
+//
 // Strict: an unknown key is an error naming its line, and so is a key that
 // would hold a secret (api_key, token, password…): secrets are only named,
 // as environment variables (api_key_env, mcp env). Relative paths are
 // relative to the file's directory. Errors wrap ErrAgentFile.
-func Load(path string) (Config, error) {
+func Load(path string) (AgentFile, error) {
+	l := &fileLoader{path: path}
+	cfg, sessions, err := l.load()
+	if err != nil {
+		return AgentFile{}, err
+	}
+	return AgentFile{Config: cfg, Sessions: sessions, Deprecated: l.deprecated}, nil
+}
+
+func (l *fileLoader) load() (Config, string, error) {
+	path := l.path
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return Config{}, fmt.Errorf("%w: %w", ErrAgentFile, err)
+		return Config{}, "", fmt.Errorf("%w: %w", ErrAgentFile, err)
+	}
+	var doc yaml.Node
+	if err := yaml.NewDecoder(bytes.NewReader(b)).Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return Config{}, "", fmt.Errorf("%w %s: the file is empty", ErrAgentFile, path)
+		}
+		return Config{}, "", syntaxError(path, err)
+	}
+	if len(doc.Content) == 0 {
+		return Config{}, "", fmt.Errorf("%w %s: the file is empty", ErrAgentFile, path)
 	}
 	var f agentFile
-	dec := yaml.NewDecoder(bytes.NewReader(b))
-	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil {
-		if errors.Is(err, io.EOF) {
-			return Config{}, fmt.Errorf("%w %s: the file is empty", ErrAgentFile, path)
-		}
-		return Config{}, agentFileError(path, err)
+	if err := l.decode(doc.Content[0], reflect.ValueOf(&f).Elem(), ""); err != nil {
+		return Config{}, "", err
 	}
 	if f.Provider == "" {
-		return Config{}, fmt.Errorf("%w %s: provider is required (%s, or backend:NAME)", ErrAgentFile, path, strings.Join(ProviderNames(), ", "))
+		return Config{}, "", fmt.Errorf("%w %s: provider is required (%s, or backend:NAME)", ErrAgentFile, path, strings.Join(ProviderNames(), ", "))
 	}
 	base := filepath.Dir(path)
 	rel := func(p string) string {
@@ -161,49 +208,48 @@ func Load(path string) (Config, error) {
 		System:      f.System,
 		Bounds: loop.Bounds{
 			MaxSteps: f.Bounds.MaxSteps, TokenBudget: f.Bounds.TokenBudget, MaxToolResultChars: f.Bounds.MaxToolResultChars,
-			PruneToolResultsAfter: f.Bounds.PruneAfter, MaxRepeatedToolCalls: f.Bounds.MaxRepeatedCalls,
-			MaxToolCalls: f.Bounds.MaxToolCalls, ToolTimeout: f.Bounds.ToolTimeout,
-			Trifecta: loop.TrifectaMode(f.Bounds.Trifecta), ShadowGuards: f.Bounds.ShadowGuards,
+			PruneToolResultsAfter: f.Bounds.PruneToolResultsAfter, PruneBatch: f.Bounds.PruneBatch,
+			MaxRepeatedToolCalls: f.Bounds.MaxRepeatedToolCalls, MaxToolCalls: f.Bounds.MaxToolCalls,
+			ToolTimeout: f.Bounds.ToolTimeout, Trifecta: loop.TrifectaMode(f.Bounds.TrifectaGuard),
+			ContextWindow: f.Bounds.ContextWindow, ContextShare: f.Bounds.ContextShare, ShadowGuards: f.Bounds.ShadowGuards,
 		},
 		PolicyFile:     rel(f.Policy),
 		TraceFile:      rel(f.Trace),
 		RecordFile:     rel(f.Record),
 		CheckpointFile: rel(f.Checkpoint),
-		SessionsFile:   rel(f.Sessions),
 		Memory:         MemoryConfig{Kind: f.Memory.Kind, Dir: rel(f.Memory.Dir), Identity: f.Memory.Identity, MaxMessages: f.Memory.MaxMessages},
 		CreateTool:     CreateToolConfig{Budget: f.CreateTool.Budget, Language: f.CreateTool.Language},
 		Protected:      []manifest.Protected{{File: path, What: "the agent file, which says what the run may do"}},
 	}
 	if err := cfg.Bounds.Validate(); err != nil {
-		return Config{}, fmt.Errorf("%w %s: bounds: %v", ErrAgentFile, path, err)
+		return Config{}, "", fmt.Errorf("%w %s: bounds: %v", ErrAgentFile, path, err)
 	}
 	if cfg.CodeMode.Mode, err = codemode.ParseMode(f.CodeMode); err != nil {
-		return Config{}, fmt.Errorf("%w %s: %v", ErrAgentFile, path, err)
+		return Config{}, "", fmt.Errorf("%w %s: %v", ErrAgentFile, path, err)
 	}
 	if ws := f.Workspace; ws != nil {
 		if ws.Dir == "" {
-			return Config{}, fmt.Errorf("%w %s: workspace: dir is required (the directory the model may write in)", ErrAgentFile, path)
+			return Config{}, "", fmt.Errorf("%w %s: workspace: dir is required (the directory the model may write in)", ErrAgentFile, path)
 		}
 		cfg.Workspace = WorkspaceConfig{Dir: rel(ws.Dir), ReadExt: ws.ReadExt, WriteExt: ws.WriteExt,
 			MaxFileBytes: ws.MaxFileBytes, MaxTotalBytes: ws.MaxTotalBytes}
 	}
 	if f.CodeLanguages != "" {
 		if cfg.CodeMode.Languages, err = codemode.ParseLanguages(f.CodeLanguages); err != nil {
-			return Config{}, fmt.Errorf("%w %s: code_languages: %v", ErrAgentFile, path, err)
+			return Config{}, "", fmt.Errorf("%w %s: code_languages: %v", ErrAgentFile, path, err)
 		}
 	}
 	if p := f.Plugins; p != nil {
-		cfg.Plugins = &PluginsConfig{Dir: rel(cmp0(p.Dir, "plugins")), Manifest: rel(p.Manifest), Quarantine: p.Quarantine}
-		cfg.NoWatch = p.NoWatch
+		cfg.Plugins = &PluginsConfig{Dir: rel(cmp0(p.Dir, "plugins")), Manifest: rel(p.Manifest), Quarantine: p.Quarantine, NoWatch: p.NoWatch}
 	}
 	for i, m := range f.MCP {
 		s := MCPServer{Command: m.Command, URL: m.URL, Prefix: m.Prefix, Include: m.Include, Trusted: m.Trusted, Egress: m.Egress}
 		if (len(m.Command) == 0) == (m.URL == "") {
-			return Config{}, fmt.Errorf("%w %s: mcp[%d]: give a command or a url", ErrAgentFile, path, i)
+			return Config{}, "", fmt.Errorf("%w %s: mcp[%d]: give a command or a url", ErrAgentFile, path, i)
 		}
 		for _, name := range m.Env {
 			if !envName.MatchString(name) {
-				return Config{}, fmt.Errorf("%w %s: mcp[%d].env: %q is not a variable name (list the names of variables to pass, never their values)", ErrAgentFile, path, i, name)
+				return Config{}, "", fmt.Errorf("%w %s: mcp[%d].env: %q is not a variable name (list the names of variables to pass, never their values)", ErrAgentFile, path, i, name)
 			}
 			if v, ok := os.LookupEnv(name); ok {
 				s.Env = append(s.Env, name+"="+v)
@@ -211,7 +257,7 @@ func Load(path string) (Config, error) {
 		}
 		cfg.MCP = append(cfg.MCP, s)
 	}
-	return cfg, nil
+	return cfg, rel(f.Sessions), nil
 }
 
 func cmp0(s, def string) string {
@@ -221,20 +267,135 @@ func cmp0(s, def string) string {
 	return s
 }
 
-// agentFileError turns yaml's errors into ones naming the file and line.
-func agentFileError(path string, err error) error {
-	msg := err.Error()
-	if m := unknownField.FindStringSubmatch(msg); m != nil {
-		key := m[2]
-		if secretKey.MatchString(key) {
-			return fmt.Errorf("%w %s:%s: %q would hold a secret: name the environment variable holding it instead (api_key_env, or an mcp server's env)", ErrAgentFile, path, m[1], key)
-		}
-		return fmt.Errorf("%w %s:%s: unknown key %q", ErrAgentFile, path, m[1], key)
+// fileLoader reads one agent file: what it is called, for errors, and
+// the notes about deprecated keys it met.
+type fileLoader struct {
+	path       string
+	deprecated []string
+}
+
+// errorf is an error naming the file and the line of n.
+func (l *fileLoader) errorf(n *yaml.Node, format string, args ...any) error {
+	return fmt.Errorf("%w %s:%d: %s", ErrAgentFile, l.path, n.Line, fmt.Sprintf(format, args...))
+}
+
+// decode checks n against the layout of v (a struct, a pointer to one, a
+// list of them, or a value) and decodes it into v. Every error names the
+// line of the node that does not fit: an unknown key, a key that would
+// hold a secret, a key given twice, a value of the wrong kind. key is
+// where n is ("bounds", "mcp[0]"; "" for the top).
+func (l *fileLoader) decode(n *yaml.Node, v reflect.Value, key string) error {
+	if n.Kind == yaml.AliasNode {
+		n = n.Alias
 	}
-	msg = strings.TrimPrefix(msg, "yaml: ")
-	msg = strings.ReplaceAll(msg, "unmarshal errors:\n  ", "")
-	if m := regexp.MustCompile(`^line (\d+): `).FindStringSubmatch(msg); m != nil {
+	t := v.Type()
+	switch {
+	case t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Struct:
+		if n.Tag == "!!null" {
+			return nil
+		}
+		v.Set(reflect.New(t.Elem()))
+		return l.decode(n, v.Elem(), key)
+	case t.Kind() == reflect.Struct && t != reflect.TypeFor[time.Duration]():
+		if n.Kind != yaml.MappingNode {
+			if n.Tag == "!!null" {
+				return nil
+			}
+			return l.errorf(n, "%s: want keys and values, got %s", cmp.Or(key, "the file"), quoted(n))
+		}
+		seen := map[string]int{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, val := n.Content[i], n.Content[i+1]
+			name := k.Value
+			full := strings.TrimPrefix(key+"."+name, ".")
+			if now, ok := deprecatedKeys[full]; ok {
+				l.deprecated = append(l.deprecated, fmt.Sprintf("%s:%d: %s is deprecated: write %s (the old spelling is read for one release)", l.path, k.Line, full, now))
+				name, full = now, strings.TrimPrefix(key+"."+now, ".")
+			}
+			if line, dup := seen[name]; dup {
+				return l.errorf(k, "%s is given twice (also on line %d)", full, line)
+			}
+			seen[name] = k.Line
+			field, ok := yamlField(t, name)
+			if !ok {
+				if secretKey.MatchString(name) {
+					return l.errorf(k, "%q would hold a secret: name the environment variable holding it instead (api_key_env, or an mcp server's env)", name)
+				}
+				return l.errorf(k, "unknown key %q", k.Value)
+			}
+			if err := l.decode(val, v.FieldByIndex(field.Index), full); err != nil {
+				return err
+			}
+		}
+		return nil
+	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
+		if n.Kind != yaml.SequenceNode {
+			return l.errorf(n, "%s: want a list, got %s", key, quoted(n))
+		}
+		v.Set(reflect.MakeSlice(t, len(n.Content), len(n.Content)))
+		for i, item := range n.Content {
+			if err := l.decode(item, v.Index(i), fmt.Sprintf("%s[%d]", key, i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if err := n.Decode(v.Addr().Interface()); err != nil {
+		return l.errorf(n, "%s: %s is not %s", key, quoted(n), kindOf(t))
+	}
+	return nil
+}
+
+// yamlField is the field of struct type t whose yaml name is name.
+func yamlField(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if tag, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); tag == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// quoted shows a node's value in an error: a scalar quoted, else its kind.
+func quoted(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return strconv.Quote(n.Value)
+	case yaml.MappingNode:
+		return "keys and values"
+	case yaml.SequenceNode:
+		return "a list"
+	}
+	return "nothing"
+}
+
+// kindOf says what a value of t is written as.
+func kindOf(t reflect.Type) string {
+	switch {
+	case t == reflect.TypeFor[time.Duration]():
+		return "a duration such as 30s or 2m"
+	case t.Kind() == reflect.Bool:
+		return "true or false"
+	case t.Kind() >= reflect.Int && t.Kind() <= reflect.Int64:
+		return "a whole number"
+	case t.Kind() == reflect.Float32 || t.Kind() == reflect.Float64:
+		return "a number"
+	case t.Kind() == reflect.Slice:
+		return "a list of " + kindOf(t.Elem())
+	}
+	return "text"
+}
+
+// lineOf finds the line yaml's syntax errors name: the parser gives no
+// node for text it cannot read, only this message.
+var lineOf = regexp.MustCompile(`^yaml: line (\d+): `)
+
+// syntaxError names the file and line of text yaml cannot parse.
+func syntaxError(path string, err error) error {
+	msg := err.Error()
+	if m := lineOf.FindStringSubmatch(msg); m != nil {
 		return fmt.Errorf("%w %s:%s: %s", ErrAgentFile, path, m[1], strings.TrimPrefix(msg, m[0]))
 	}
-	return fmt.Errorf("%w %s: %s", ErrAgentFile, path, msg)
+	return fmt.Errorf("%w %s: %s", ErrAgentFile, path, strings.TrimPrefix(msg, "yaml: "))
 }

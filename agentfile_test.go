@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -46,10 +47,11 @@ workspace: {dir: _out, write_ext: [md], read_ext: [md, log], max_file_bytes: 409
 code_languages: javascript, python
 `)
 	dir := filepath.Dir(p)
-	cfg, err := autoagent.Load(p)
+	af, err := autoagent.Load(p)
 	if err != nil {
 		t.Fatal(err)
 	}
+	cfg := af.Config
 	if cfg.Provider.Name != "anthropic" || cfg.Provider.Model != "claude-test" || cfg.Provider.APIKeyEnv != "MY_ANTHROPIC_KEY" {
 		t.Errorf("provider %+v", cfg.Provider)
 	}
@@ -70,16 +72,16 @@ code_languages: javascript, python
 		t.Errorf("mcp %+v", cfg.MCP)
 	}
 	if cfg.Memory.Kind != "fact" || cfg.Memory.Dir != filepath.Join(dir, "memory") || cfg.PolicyFile != filepath.Join(dir, "policy.json") ||
-		cfg.TraceFile != "/var/log/trace.jsonl" || cfg.SessionsFile != filepath.Join(dir, "sessions.db") {
-		t.Errorf("paths: memory %+v policy %q trace %q sessions %q", cfg.Memory, cfg.PolicyFile, cfg.TraceFile, cfg.SessionsFile)
+		cfg.TraceFile != "/var/log/trace.jsonl" || af.Sessions != filepath.Join(dir, "sessions.db") {
+		t.Errorf("paths: memory %+v policy %q trace %q sessions %q", cfg.Memory, cfg.PolicyFile, cfg.TraceFile, af.Sessions)
 	}
 	if cfg.CodeMode.Mode != codemode.Only || strings.Join(cfg.CodeMode.Languages, ",") != "javascript,python" {
 		t.Errorf("code mode %q, languages %v", cfg.CodeMode.Mode, cfg.CodeMode.Languages)
 	}
 	// JSON is read the same way.
 	j := writeFile(t, "agent.json", `{"provider": "openai", "bounds": {"max_steps": 3}, "plugins": {}}`)
-	cfg, err = autoagent.Load(j)
-	if err != nil || cfg.Provider.Name != "openai" || cfg.Bounds.MaxSteps != 3 || cfg.Plugins.Dir != filepath.Join(filepath.Dir(j), "plugins") {
+	af, err = autoagent.Load(j)
+	if cfg = af.Config; err != nil || cfg.Provider.Name != "openai" || cfg.Bounds.MaxSteps != 3 || cfg.Plugins.Dir != filepath.Join(filepath.Dir(j), "plugins") {
 		t.Errorf("JSON: %+v, %v", cfg, err)
 	}
 }
@@ -100,6 +102,16 @@ func TestLoadAgentFileErrors(t *testing.T) {
 		{"agent.yaml", "", `the file is empty`},
 		{"agent.yaml", "provider: openai\nworkspace: {write_ext: [md]}\n", `workspace: dir is required`},
 		{"agent.json", "{\"provider\": \"openai\",\n \"sytem\": \"x\"}", `agent.json:2: unknown key "sytem"`},
+		{"agent.yaml", "provider: openai\nbounds:\n  tool_timeout: soon\n", `agent.yaml:3: bounds.tool_timeout: "soon" is not a duration such as 30s`},
+		{"agent.yaml", "provider: openai\nbounds:\n  shadow_guards: maybe\n", `agent.yaml:3: bounds.shadow_guards: "maybe" is not true or false`},
+		{"agent.yaml", "provider: openai\nmcp:\n  - command: [x]\n  - url: http://x\n    trusted: 2\n", `agent.yaml:5: mcp[1].trusted: "2" is not true or false`},
+		{"agent.yaml", "provider: openai\nbounds: [1, 2]\n", `agent.yaml:2: bounds: want keys and values, got a list`},
+		{"agent.yaml", "provider: openai\nmcp: {command: x}\n", `agent.yaml:2: mcp: want a list`},
+		{"agent.yaml", "provider: openai\nbounds:\n  trifecta: deny\n  trifecta_guard: off\n", `agent.yaml:4: bounds.trifecta_guard is given twice (also on line 3)`},
+		{"agent.yaml", "provider: openai\nprovider: anthropic\n", `agent.yaml:2: provider is given twice (also on line 1)`},
+		{"agent.yaml", "provider: openai\nbounds: {context_share: 1.5}\n", `bounds:`},
+		{"agent.yaml", "provider: [openai\n", `agent.yaml:`},
+		{"agent.yaml", "- provider: openai\n", `agent.yaml:1: the file: want keys and values, got a list`},
 	} {
 		p := writeFile(t, tt.name, tt.text)
 		_, err := autoagent.Load(p)
@@ -109,5 +121,76 @@ func TestLoadAgentFileErrors(t *testing.T) {
 	}
 	if _, err := autoagent.Load(filepath.Join(t.TempDir(), "none.yaml")); !errors.Is(err, autoagent.ErrAgentFile) || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a missing file: %v", err)
+	}
+}
+
+// Every bound of loop.Bounds can be set in an agent file, under its JSON
+// name: a bound added to the loop without a key here fails this test.
+func TestAgentFileBoundsAreLoopBounds(t *testing.T) {
+	bt := reflect.TypeFor[loop.Bounds]()
+	var lines []string
+	for i := range bt.NumField() {
+		f := bt.Field(i)
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		var v string
+		switch {
+		case f.Type == reflect.TypeFor[time.Duration]():
+			v = "30s"
+		case f.Type == reflect.TypeFor[loop.TrifectaMode]():
+			v = string(loop.TrifectaApprove)
+		case f.Type.Kind() == reflect.Bool:
+			v = "true"
+		case f.Type.Kind() == reflect.Float64:
+			v = "0.5"
+		case f.Type.Kind() == reflect.Int || f.Type.Kind() == reflect.Int64:
+			v = "3"
+		default:
+			t.Fatalf("loop.Bounds.%s is a %s: teach this test its value", f.Name, f.Type)
+		}
+		lines = append(lines, "  "+name+": "+v)
+	}
+	af, err := autoagent.Load(writeFile(t, "agent.yaml", "provider: openai\nbounds:\n"+strings.Join(lines, "\n")+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bv := reflect.ValueOf(af.Config.Bounds)
+	for i := range bt.NumField() {
+		if bv.Field(i).IsZero() {
+			t.Errorf("bounds.%s did not set loop.Bounds.%s", bt.Field(i).Tag.Get("json"), bt.Field(i).Name)
+		}
+	}
+	if len(af.Deprecated) != 0 {
+		t.Errorf("the JSON names are deprecated: %q", af.Deprecated)
+	}
+}
+
+// The spellings of an earlier release still set their bound, each with a
+// note naming its line and the key to write instead.
+func TestAgentFileDeprecatedBoundKeys(t *testing.T) {
+	p := writeFile(t, "agent.yaml", "provider: openai\nbounds:\n  prune_after: 4\n  max_repeated_calls: 2\n  trifecta: approve\n")
+	af, err := autoagent.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := af.Config.Bounds
+	if b.PruneToolResultsAfter != 4 || b.MaxRepeatedToolCalls != 2 || b.Trifecta != loop.TrifectaApprove {
+		t.Errorf("bounds %+v: the old spellings were not read", b)
+	}
+	want := []string{
+		p + ":3: bounds.prune_after is deprecated: write prune_tool_results_after",
+		p + ":4: bounds.max_repeated_calls is deprecated: write max_repeated_tool_calls",
+		p + ":5: bounds.trifecta is deprecated: write trifecta_guard",
+	}
+	if len(af.Deprecated) != len(want) {
+		t.Fatalf("notes %q; want %d", af.Deprecated, len(want))
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(af.Deprecated[i], w) {
+			t.Errorf("note %d: %q; want it to start %q", i, af.Deprecated[i], w)
+		}
+	}
+	// Only under bounds: a top-level trifecta is no key at all.
+	if _, err := autoagent.Load(writeFile(t, "agent.yaml", "provider: openai\ntrifecta: deny\n")); err == nil || !strings.Contains(err.Error(), `unknown key "trifecta"`) {
+		t.Errorf("a top-level trifecta: %v", err)
 	}
 }

@@ -2,15 +2,23 @@
 // sandboxed WebAssembly modules. This root package is the front door: one
 // [New] builds a [Runtime] that owns the model provider (by name), the WASM
 // host with its plugins directory (hot-reloaded, only approved modules,
-// code mode gated by the run), MCP servers, memory, tracing, policy,
-// checkpoints and sessions; [Runtime.Close] releases all of it.
+// code mode gated by the run), MCP servers, memory, tracing, policy and
+// checkpoints; [Runtime.Close] releases all of it. What has weight comes
+// in as an interface from the package that owns it, and stays the
+// program's to close: the session store (session/sqlitestore), trace
+// sinks (trace/otel/otlp), a provider built by hand (providers/remote).
 //
+//	sessions, err := sqlitestore.Open("sessions.db", sqlitestore.Options{}) // conversations that outlive the process
+//	if err != nil {
+//		return err
+//	}
+//	defer sessions.Close()
 //	rt, err := autoagent.New(ctx, autoagent.Config{
 //		Provider:   autoagent.ProviderConfig{Name: "openai"}, // reads OPENAI_API_KEY
 //		Plugins:    &autoagent.PluginsConfig{Dir: "plugins"}, // tools approved with `autoagent tools approve`
 //		MCP:        []autoagent.MCPServer{{Command: []string{"node", "crm-server.js"}, Prefix: "crm_"}},
-//		PolicyFile: "policy.json",  // allow / deny / approve rules
-//		SessionsFile: "sessions.db", // conversations that outlive the process
+//		PolicyFile: "policy.json", // allow / deny / approve rules
+//		Sessions:   sessions,
 //	})
 //	if err != nil {
 //		return err
@@ -37,7 +45,8 @@
 //     name), routing, remote (go-plugin), scripted (offline), providertest (conformance).
 //   - host: the WebAssembly sandbox; manifest: approvals pinned to sha256.
 //   - mcp: MCP client (mount a server's tools) and server.
-//   - memory: Buffer, Summarizing and Fact memories; session: persistent conversations.
+//   - memory: Buffer, Summarizing and Fact memories; session: persistent conversations
+//     (session/sqlitestore: the SQLite store).
 //   - orchestrator: a flow the host owns, filled in by a model that only interprets and phrases.
-//   - trace: events, redaction, OpenTelemetry export.
+//   - trace: events, redaction; trace/otel: OpenTelemetry spans, sent by trace/otel/otlp.
 package autoagent

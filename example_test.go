@@ -10,6 +10,7 @@ import (
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/session/sqlitestore"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -27,10 +28,15 @@ func Example() {
 `), 0o644)
 
 	ctx := context.Background()
+	sessions, err := sqlitestore.Open(filepath.Join(dir, "sessions.db"), sqlitestore.Options{}) // the store is the program's
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer sessions.Close()
 	rt, err := autoagent.New(ctx, autoagent.Config{
-		Provider:     autoagent.ProviderConfig{Name: "scripted", ScriptFile: script},
-		Plugins:      &autoagent.PluginsConfig{Dir: filepath.Join(dir, "plugins")},
-		SessionsFile: filepath.Join(dir, "sessions.db"),
+		Provider: autoagent.ProviderConfig{Name: "scripted", ScriptFile: script},
+		Plugins:  &autoagent.PluginsConfig{Dir: filepath.Join(dir, "plugins")},
+		Sessions: sessions,
 	})
 	if err != nil {
 		log.Fatal(err)

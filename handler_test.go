@@ -18,8 +18,8 @@ import (
 func TestHandlerServesTheRuntime(t *testing.T) {
 	ctx := context.Background()
 	rt, err := autoagent.New(ctx, autoagent.Config{
-		Model:        scripted.NewWithOptions(scripted.Options{PerConversation: true}, scripted.Turn{Text: "served"}),
-		SessionsFile: filepath.Join(t.TempDir(), "sessions.db"),
+		LLM:      scripted.NewWithOptions(scripted.Options{PerConversation: true}, scripted.Turn{Text: "served"}),
+		Sessions: openSessions(t, filepath.Join(t.TempDir(), "sessions.db")),
 	})
 	if err != nil {
 		t.Fatal(err)

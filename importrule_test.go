@@ -85,12 +85,14 @@ var importRules = []importRule{
 	{"orchestrator", []string{"llm"}, "the orchestrator drives a model over the host's flow, and knows nothing else"},
 	{"session", []string{"llm"}, "session stores conversations"},
 	{"session/sessiontest", []string{"llm", "session"}, "a conformance suite imports what it checks"},
+	{"session/sqlitestore", []string{"llm", "session"}, "the SQLite store is a Store, apart so that session links no database"},
 	{"synth", []string{"host", "manifest", "tool", "llm"}, "synth → host, manifest, tool, llm"},
 	{"durable", []string{"codemode", "llm", "loop", "policy", "tool"}, "durable runs the loop in a workflow; the tools and the program runner are the worker's"},
 	{"policy", []string{"loop", "llm", "tool"}, "policy is a language over the loop's public types; the loop knows nothing of it"},
 	{"eval", []string{"llm", "loop", "trace"}, "eval runs agents and reads their traces"},
 	{"serve", []string{"loop", "llm", "session", "manifest", "host/plugindir", "eval", "trace"}, "serve is the HTTP API over the loop, the session store, the plugins directory, evals and traces; it never imports the root, which mounts it"},
 	{"trace/otel", []string{"trace", "llm"}, "trace/otel exports trace events"},
+	{"trace/otel/otlp", []string{"trace", "trace/otel", "llm"}, "otlp sends trace/otel's spans over OTLP/HTTP: the one package linking the OpenTelemetry SDK"},
 	{"memory/memtool", []string{"memory", "tool", "llm"}, "memtool makes tools of a memory"},
 	{"memory/remote", []string{"memory", "llm"}, "memory/remote serves a memory over go-plugin"},
 	{"memory/sqlitestore", []string{"memory", "llm"}, "sqlitestore stores a Fact memory's facts"},
@@ -238,6 +240,38 @@ func checkRules(t *testing.T, g pkgGraph, rules []importRule, allowed func(impor
 		for _, imp := range p.imports {
 			if !allowed(r, imp) {
 				t.Errorf("%s imports %s (%s)", r.pkg, imp, r.why)
+			}
+		}
+	}
+}
+
+// heavy are what the front door may not link: each comes in through an
+// interface of Config, built by the package that owns it (RATIONALE: "Why
+// does Config take a session.Store, trace sinks and a provider?").
+var heavy = []struct{ module, owner string }{
+	{"modernc.org/sqlite", "session/sqlitestore (Config.Sessions)"},
+	{"google.golang.org/grpc", "providers/remote (Config.LLM)"},
+	{"github.com/hashicorp/go-plugin", "providers/remote (Config.LLM)"},
+	{"go.opentelemetry.io/otel/sdk", "trace/otel/otlp (Config.TraceSinks)"},
+	{"go.opentelemetry.io/otel/exporters", "trace/otel/otlp (Config.TraceSinks)"},
+}
+
+// TestRootLinksNoHeavyMachinery: the root package, without its tests,
+// links no database, RPC or exporter (STYLE 23: a front door that costs
+// what it gives).
+func TestRootLinksNoHeavyMachinery(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, module+"/loop") {
+		t.Fatalf("go list -deps . lists %d packages, not the loop: not the root's dependencies", len(deps))
+	}
+	for _, d := range deps {
+		for _, h := range heavy {
+			if d == h.module || strings.HasPrefix(d, h.module+"/") {
+				t.Errorf("the root links %s: take it through an interface built by %s", d, h.owner)
 			}
 		}
 	}

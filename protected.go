@@ -4,15 +4,15 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/autoagent-go/autoagent/internal/backend"
+	"github.com/autoagent-go/autoagent/internal/backenddir"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
 // Protects returns what no fs grant of the runtime's sandboxed tools may
 // reach, beside the plugins directory, the manifest's, the host's cache
 // and the kv stores (which plugindir and host protect themselves): the
-// files that govern a run (policy, checkpoint and journal, sessions
-// database and its companions, trace, recording), the backends directory
+// files that govern a run (policy, checkpoint and journal, the files of
+// the session store when it names them, trace, recording), the backends directory
 // and fact memory, the trust store's directory, the program's own
 // executable, and cfg.Protected (an agent file's path, the application's
 // own). A guest granted a workspace that holds one of these files is
@@ -29,10 +29,11 @@ func (cfg Config) Protects() []manifest.Protected {
 	if cfg.CheckpointFile != "" {
 		file(cfg.CheckpointFile+".journal", "the run's journal of tool calls")
 	}
-	file(cfg.SessionsFile, "the session store, the conversations runs continue")
-	if cfg.SessionsFile != "" {
-		for _, side := range []string{"-wal", "-shm", "-journal"} {
-			file(cfg.SessionsFile+side, "the session store's log, which SQLite replays into it")
+	// A store kept in files names them (session/sqlitestore's: the database
+	// and the logs SQLite replays into it).
+	if st, ok := cfg.Sessions.(interface{ Files() []string }); ok {
+		for _, f := range st.Files() {
+			file(f, "the session store, the conversations runs continue")
 		}
 	}
 	file(cfg.TraceFile, "the run's trace")
@@ -42,7 +43,7 @@ func (cfg Config) Protects() []manifest.Protected {
 	}
 	// The backends directory whether or not this run uses a backend: a
 	// binary put there runs natively in a later one.
-	if dir := backend.Dir(cfg.BackendsDir); dir != "" {
+	if dir := backenddir.Dir(cfg.BackendsDir); dir != "" {
 		out = append(out, manifest.Protected{Dir: dir, Read: true, What: "the backends directory, whose binaries run natively"})
 	}
 	if cfg.Memory.Kind == "fact" && cfg.Memory.Dir != "" {

@@ -26,9 +26,6 @@ func ProviderNames() []string { return catalog.Names() }
 // from by default ("" for providers that need none).
 func DefaultAPIKeyEnv(name string) string { return catalog.DefaultAPIKeyEnv(name) }
 
-// DefaultModel returns the model a provider uses when none is given.
-func DefaultModel(name string) string { return catalog.DefaultModel(name) }
-
 // NewProvider builds the provider cfg names (catalog.New). Its error wraps
 // ErrUnknownProvider for a name it does not know and ErrMissingSetting when
 // the provider needs a field cfg leaves empty.

@@ -18,6 +18,7 @@ import (
 	"github.com/autoagent-go/autoagent/codemode/pyprogram"
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
+	"github.com/autoagent-go/autoagent/internal/pluginload"
 	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
@@ -26,29 +27,31 @@ import (
 	"github.com/autoagent-go/autoagent/memory"
 	"github.com/autoagent-go/autoagent/memory/memtool"
 	"github.com/autoagent-go/autoagent/policy"
-	"github.com/autoagent-go/autoagent/providers/remote"
 	"github.com/autoagent-go/autoagent/session"
 	"github.com/autoagent-go/autoagent/synth"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
-	"github.com/autoagent-go/autoagent/trace/otel"
 	"github.com/autoagent-go/autoagent/workspace"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
-// Config is everything a Runtime owns. Every field is optional but the
-// model (Provider or Model): the zero value of a field means none, or the
-// default it names.
+// Config is everything a Runtime is built from. Every field is optional
+// but the model (Provider or LLM): the zero value of a field means none,
+// or the default it names. What has weight (a session database, an
+// OpenTelemetry exporter, a provider in its own process) comes in as an
+// interface, built by the package that owns it; the Runtime does not
+// close what it is given.
 type Config struct {
-	// Provider names the model provider (ProviderNames) and configures it;
-	// the name "backend:NAME" is a go-plugin backend binary
-	// autoagent-provider-NAME of BackendsDir (default $AUTOAGENT_BACKENDS,
-	// else ./backends), which holds the key itself. Model, when set, is
-	// used instead (a provider built by hand, a test double).
-	Provider    ProviderConfig
+	// Provider names the model provider (ProviderNames) and configures it,
+	// its Model field naming the model. LLM, when set, is used instead:
+	// a provider built by hand (a go-plugin backend's remote.Provider, a
+	// test double), which the Runtime does not close.
+	Provider ProviderConfig
+	LLM      llm.Provider
+	// BackendsDir is the directory of go-plugin backend binaries
+	// (providers/remote) the program may run; "" means $AUTOAGENT_BACKENDS,
+	// else the user's default. No sandboxed tool may reach it (Protects),
+	// whether or not this run uses a backend.
 	BackendsDir string
-	Model       llm.Provider
 	// System is the system prompt (loop.DefaultSystemPrompt when empty);
 	// Bounds are the run's limits (loop's defaults when zero).
 	System string
@@ -67,10 +70,9 @@ type Config struct {
 	Workspace WorkspaceConfig
 	// Plugins, when set, loads a plugins directory of approved WebAssembly
 	// tools (Dir "" is ./plugins), kept current as files and approvals
-	// change unless NoWatch. Sandboxed calls are traced, and code mode is
-	// gated by the run (HostOptions).
+	// change unless Plugins.NoWatch. Sandboxed calls are traced, and code
+	// mode is gated by the run (HostOptions).
 	Plugins *PluginsConfig
-	NoWatch bool
 	// MCP mounts the tools of MCP servers: untrusted by default (their
 	// results taint the run), under a name prefix when given.
 	MCP []MCPServer
@@ -84,15 +86,13 @@ type Config struct {
 	// user said across sessions.
 	Memory MemoryConfig
 	// Tracer receives the trace events; TraceFile, when Tracer is nil,
-	// appends them to a JSONL file.
-	Tracer    *trace.Tracer
-	TraceFile string
-	// OTel exports the run's spans over OTLP/HTTP (gen_ai semantic
-	// conventions) to the endpoint the standard OTEL_EXPORTER_OTLP_*
-	// variables name (default http://localhost:4318), beside TraceFile;
-	// Close flushes them. Not with Tracer: add trace/otel's exporter to
-	// your own tracer instead.
-	OTel bool
+	// appends them to a JSONL file, and TraceSinks receive them too (for
+	// OpenTelemetry, trace/otel/otlp's exporter: close it after the
+	// Runtime, which flushes its spans). Give TraceSinks without a Tracer
+	// of your own: add them to your tracer instead.
+	Tracer     *trace.Tracer
+	TraceFile  string
+	TraceSinks []trace.Sink
 	// CheckpointFile, when set, saves the run's state after every step,
 	// and journals tool calls to CheckpointFile.journal, for loop's Resume
 	// after an approval pause, a bound or a crash (loop.OpenFileStore).
@@ -108,19 +108,20 @@ type Config struct {
 	// run's gate, run in the sandbox's JavaScript engine (codemode/
 	// jsprogram; `make synth-engine-tools` builds it). Off by default.
 	CodeMode CodeModeConfig
-	// SessionsFile, when set, is the session store (an SQLite file,
-	// created when missing) that Continue keeps conversations in.
-	SessionsFile string
+	// Sessions, when set, is the store Continue keeps conversations in:
+	// session/sqlitestore's file, or a Store of your own. The Runtime does not
+	// close it.
+	Sessions session.Store
 	// Notes receives what the runtime tells a person: plugins not
 	// approved or invalid, reloads, trifecta warnings. Nil discards them.
 	Notes io.Writer
 	// Protected are directories and files of the application no fs grant
 	// of a sandboxed tool may reach, beside those the runtime protects
 	// itself: the files that govern the run (PolicyFile, CheckpointFile,
-	// SessionsFile, TraceFile, RecordFile), the backends directory, the
-	// fact memory, the trust store's directory and the program's
-	// executable (host.Options.Protected says how). Load adds the agent
-	// file.
+	// the Sessions store's files, TraceFile, RecordFile), the backends
+	// directory, the fact memory, the trust store's directory and the
+	// program's executable (host.Options.Protected says how). Load adds
+	// the agent file.
 	Protected []manifest.Protected
 }
 
@@ -226,14 +227,11 @@ type Runtime struct {
 	host        *host.Host
 	plugins     *plugindir.Dir
 	clients     []*mcp.Client
-	tracer      *trace.Tracer // owned (TraceFile)
-	sessions    *session.SQLiteStore
+	tracer      *trace.Tracer // owned (TraceFile, TraceSinks)
+	sessions    session.Store // not owned
 	fact        *memory.Fact
-	backend     *remote.Provider
 	recorder    *loop.Recorder
 	checkpoints *loop.FileStore
-	otelExp     *otel.Exporter
-	otelTP      *sdktrace.TracerProvider
 	builder     *synth.Builder
 	programs    []ProgramCloser
 	creator     *synth.CreateTool
@@ -258,31 +256,24 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 			rt.Close(context.WithoutCancel(ctx))
 		}
 	}()
-	model := cfg.Model
-	if name, ok := strings.CutPrefix(cfg.Provider.Name, "backend:"); ok && model == nil {
-		// A provider in its own process: it reads its key itself, this
-		// process never holds it.
-		if rt.backend, err = remote.New(ctx, remote.Options{Name: name, Dir: cfg.BackendsDir, Stderr: rt.notes}); err != nil {
-			return nil, err
-		}
-		model = rt.backend
-	}
+	model := cfg.LLM
 	if model == nil {
+		if name, ok := strings.CutPrefix(cfg.Provider.Name, "backend:"); ok {
+			// Its process and RPC are providers/remote's weight, not the
+			// front door's.
+			return nil, fmt.Errorf("%w: Provider %q is a go-plugin backend: start it with providers/remote (remote.New(ctx, remote.Options{Name: %q})) and give it as Config.LLM", ErrConfig, cfg.Provider.Name, name)
+		}
 		if model, err = NewProvider(cfg.Provider); err != nil {
 			return nil, err
 		}
 	}
 	tr := cfg.Tracer
-	var sinks []trace.Sink
-	if cfg.OTel {
-		if tr != nil {
-			return nil, fmt.Errorf("%w: OTel with a Tracer of your own: add trace/otel's exporter to it", ErrConfig)
-		}
-		exp, err := rt.openOTel(ctx)
-		if err != nil {
-			return nil, err
-		}
-		sinks = append(sinks, exp)
+	sinks := cfg.TraceSinks
+	if tr != nil && len(sinks) > 0 {
+		return nil, fmt.Errorf("%w: TraceSinks with a Tracer of your own: add the sinks to your Tracer instead", ErrConfig)
+	}
+	if slices.Contains(sinks, nil) {
+		return nil, fmt.Errorf("%w: TraceSinks holds a nil sink", ErrConfig)
 	}
 	switch {
 	case tr == nil && cfg.TraceFile != "":
@@ -313,14 +304,17 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		if pc.Journal == nil {
 			pc.Journal = WorkspaceJournal(rt.workspaces)
 		}
-		if rt.host, rt.plugins, err = OpenPlugins(ctx, pc); err != nil {
+		hopts := HostOptions(pc.Tracer)
+		hopts.Protected, hopts.Journal = pc.Protected, pc.Journal
+		dopts := plugindir.Options{Dir: pc.Dir, Manifest: pc.Manifest, Quarantine: pc.Quarantine, Trust: pc.Trust}
+		if rt.host, rt.plugins, err = pluginload.Open(ctx, hopts, dopts); err != nil {
 			return nil, fmt.Errorf("plugins %s: %w", cmp.Or(pc.Dir, "plugins"), err)
 		}
 		if err := rt.plugins.Publish(rt.tools); err != nil {
 			fmt.Fprintf(rt.notes, "autoagent: %s\n", termtext.Text(err.Error()))
 		}
-		ReportPlugins(rt.notes, rt.plugins.Snapshot())
-		if !cfg.NoWatch {
+		pluginload.Report(rt.notes, rt.plugins.Snapshot())
+		if !pc.NoWatch {
 			wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 			rt.stopWatch = cancel
 			rt.watching.Add(1)
@@ -393,11 +387,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 	if err := rt.openMemory(ctx, cfg.Memory, model); err != nil {
 		return nil, err
 	}
-	if cfg.SessionsFile != "" {
-		if rt.sessions, err = session.Open(cfg.SessionsFile, session.Options{}); err != nil {
-			return nil, err
-		}
-	}
+	rt.sessions = cfg.Sessions
 	for _, finding := range rt.agent.AuditTrifecta() {
 		fmt.Fprintf(rt.notes, "autoagent: warning: %s\n", termtext.Text(fmt.Sprint(finding)))
 	}
@@ -581,8 +571,11 @@ func (rt *Runtime) offerCreateTool(ctx context.Context, cfg Config, model llm.Pr
 	}
 	b, err := synth.New(synth.Options{
 		Host: rt.host, Writer: writer, Model: writerModel, Language: cmp.Or(ct.Language, "js"), Ceiling: ct.Ceiling,
-		Observer: TraceSynth(tr), OnUsage: CountSynthUsage, Progress: progress,
-		StagingDir: cmp.Or(ct.StagingDir, filepath.Join(cmp.Or(cfg.Plugins.Dir, "plugins"), "staging")),
+		Observer: TraceSynth(tr), Progress: progress,
+		// The writer's spend counts against the run whose create_tool
+		// call caused it.
+		OnUsage: func(ctx context.Context, u llm.Usage) { loop.ReportUsage(ctx, u) },
+		StagingDir: cmp.Or(ct.StagingDir, filepath.Join(pluginsDir(cfg.Plugins), "staging")),
 	})
 	if err != nil {
 		return err
@@ -590,20 +583,6 @@ func (rt *Runtime) offerCreateTool(ctx context.Context, cfg Config, model llm.Pr
 	rt.builder = b
 	rt.creator = b.CreateTool(rt.tools, synth.CreateToolOptions{Budget: ct.Budget})
 	return rt.tools.Add(rt.creator)
-}
-
-// openOTel starts the OTLP/HTTP export (configured by the standard
-// environment variables) and returns the trace sink that feeds it.
-func (rt *Runtime) openOTel(ctx context.Context) (*otel.Exporter, error) {
-	client, err := otlptracehttp.New(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("OpenTelemetry: %w", err)
-	}
-	rt.otelTP = sdktrace.NewTracerProvider(sdktrace.WithBatcher(client))
-	if rt.otelExp, err = otel.New(rt.otelTP, otel.Options{Semconv: otel.GenAI}); err != nil {
-		return nil, fmt.Errorf("OpenTelemetry: %w", err)
-	}
-	return rt.otelExp, nil
 }
 
 func (rt *Runtime) openMemory(ctx context.Context, mc MemoryConfig, model llm.Provider) error {
@@ -659,13 +638,8 @@ func (rt *Runtime) Tools() *tool.Registry { return rt.tools }
 // Plugins is the plugins directory, nil without one.
 func (rt *Runtime) Plugins() *plugindir.Dir { return rt.plugins }
 
-// Sessions is the session store, nil without SessionsFile.
-func (rt *Runtime) Sessions() session.Store {
-	if rt.sessions == nil {
-		return nil
-	}
-	return rt.sessions
-}
+// Sessions is the session store, nil without Config.Sessions.
+func (rt *Runtime) Sessions() session.Store { return rt.sessions }
 
 // Run runs the agent on prompt.
 func (rt *Runtime) Run(ctx context.Context, prompt string) (*loop.Result, error) {
@@ -677,8 +651,8 @@ func (rt *Runtime) Run(ctx context.Context, prompt string) (*loop.Result, error)
 type SessionKey = session.Key
 
 // ErrNoSessions is returned by Continue on a runtime without a session
-// store (Config.SessionsFile).
-var ErrNoSessions = errors.New("autoagent: this runtime has no session store (Config.SessionsFile)")
+// store (Config.Sessions).
+var ErrNoSessions = errors.New("autoagent: this runtime has no session store (Config.Sessions)")
 
 // Continue runs prompt as the next turn of session k: the stored
 // conversation is the history, and when the run is done its new messages
@@ -713,8 +687,9 @@ func (rt *Runtime) Continue(ctx context.Context, k SessionKey, prompt string) (*
 }
 
 // Close stops the watcher and closes the MCP sessions, the plugins
-// directory, the host, the memory, the session store and the trace file,
-// in that order. It is safe to call more than once.
+// directory, the host, the memory and the trace file, in that order; what
+// Config gave it (LLM, Sessions, TraceSinks, Tracer) is the caller's to
+// close, after this. It is safe to call more than once.
 func (rt *Runtime) Close(ctx context.Context) error {
 	rt.closeOnce.Do(func() {
 		var errs []error
@@ -752,23 +727,18 @@ func (rt *Runtime) Close(ctx context.Context) error {
 		if rt.workspaces != nil {
 			errs = append(errs, rt.workspaces.Close())
 		}
-		if rt.sessions != nil {
-			errs = append(errs, rt.sessions.Close())
-		}
-		if rt.backend != nil {
-			errs = append(errs, rt.backend.Close())
-		}
 		if rt.tracer != nil {
 			errs = append(errs, rt.tracer.Close())
-		}
-		if rt.otelExp != nil {
-			errs = append(errs, rt.otelExp.Close())
-		}
-		if rt.otelTP != nil {
-			// Flushes the spans still batched.
-			errs = append(errs, rt.otelTP.Shutdown(ctx))
 		}
 		rt.closeErr = errors.Join(errs...)
 	})
 	return rt.closeErr
+}
+
+// pluginsDir is the plugins directory p names: its Dir, else ./plugins.
+func pluginsDir(p *PluginsConfig) string {
+	if p == nil || p.Dir == "" {
+		return "plugins"
+	}
+	return p.Dir
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/session"
+	"github.com/autoagent-go/autoagent/session/sqlitestore"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -70,7 +71,7 @@ func TestRuntimeRunsSandboxedAndMCPTools(t *testing.T) {
 	policy := filepath.Join(t.TempDir(), "policy.json")
 	os.WriteFile(policy, []byte(`{"rules":[{"tool":"ev_get-env","action":"deny","reason":"no environment"}]}`), 0o644)
 	rt, err := autoagent.New(ctx, autoagent.Config{
-		Model: script(
+		LLM: script(
 			calls(tc("c1", "echo", `{"msg":"hi"}`), tc("c2", "ev_echo", `{"message":"hello"}`), tc("c3", "ev_get-env", `{}`)),
 			scripted.Turn{Text: "done"},
 		),
@@ -129,26 +130,27 @@ func settle(t *testing.T, goroutines, fds int) {
 }
 
 // Close releases everything a Runtime opened: the watcher, the host, the
-// plugins, the session store, the trace file, memory.
+// plugins, the trace file, memory (the session store is the caller's).
 func TestRuntimeCloseLeavesNothingOpen(t *testing.T) {
 	ctx := context.Background()
 	plugins := approvedPlugins(t)
 	dir := t.TempDir()
 	// Warm up what stays for the process (the compiled-code cache, SQLite's
 	// first open) so only the runtime's own resources are counted.
-	warm, err := autoagent.New(ctx, autoagent.Config{Model: script(scripted.Turn{Text: "x"}), Plugins: &autoagent.PluginsConfig{Dir: plugins}, SessionsFile: filepath.Join(dir, "warm.db")})
+	warm, err := autoagent.New(ctx, autoagent.Config{LLM: script(scripted.Turn{Text: "x"}), Plugins: &autoagent.PluginsConfig{Dir: plugins}, Sessions: openSessions(t, filepath.Join(dir, "warm.db"))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	warm.Close(ctx)
 	g0, f0 := runtime.NumGoroutine(), openFDs(t)
 	for range 3 {
+		st := openSessions(t, filepath.Join(dir, "sessions.db"))
 		rt, err := autoagent.New(ctx, autoagent.Config{
-			Model:        script(calls(tc("c1", "echo", `{"msg":"hi"}`)), scripted.Turn{Text: "done"}),
-			Plugins:      &autoagent.PluginsConfig{Dir: plugins},
-			SessionsFile: filepath.Join(dir, "sessions.db"),
-			TraceFile:    filepath.Join(dir, "trace.jsonl"),
-			Memory:       autoagent.MemoryConfig{Kind: "fact", Dir: filepath.Join(dir, "memory")},
+			LLM:       script(calls(tc("c1", "echo", `{"msg":"hi"}`)), scripted.Turn{Text: "done"}),
+			Plugins:   &autoagent.PluginsConfig{Dir: plugins},
+			Sessions:  st,
+			TraceFile: filepath.Join(dir, "trace.jsonl"),
+			Memory:    autoagent.MemoryConfig{Kind: "fact", Dir: filepath.Join(dir, "memory")},
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -159,6 +161,7 @@ func TestRuntimeCloseLeavesNothingOpen(t *testing.T) {
 		if err := rt.Close(ctx); err != nil {
 			t.Fatalf("Close: %v", err)
 		}
+		st.Close() // the caller's: the runtime closes only what it opened
 		if err := rt.Close(ctx); err != nil {
 			t.Fatalf("a second Close: %v", err)
 		}
@@ -176,9 +179,9 @@ func TestRuntimeConfigErrors(t *testing.T) {
 		want error
 	}{
 		{autoagent.Config{Provider: autoagent.ProviderConfig{Name: "nope"}}, autoagent.ErrUnknownProvider},
-		{autoagent.Config{Model: script(), Plugins: &autoagent.PluginsConfig{Dir: plugins}, Memory: autoagent.MemoryConfig{Kind: "nope"}}, autoagent.ErrConfig},
-		{autoagent.Config{Model: script(), Plugins: &autoagent.PluginsConfig{Dir: plugins}, PolicyFile: filepath.Join(t.TempDir(), "none.json")}, os.ErrNotExist},
-		{autoagent.Config{Model: script(), Tools: []tool.Tool{mustTool(t, "a"), mustTool(t, "a")}}, autoagent.ErrConfig},
+		{autoagent.Config{LLM: script(), Plugins: &autoagent.PluginsConfig{Dir: plugins}, Memory: autoagent.MemoryConfig{Kind: "nope"}}, autoagent.ErrConfig},
+		{autoagent.Config{LLM: script(), Plugins: &autoagent.PluginsConfig{Dir: plugins}, PolicyFile: filepath.Join(t.TempDir(), "none.json")}, os.ErrNotExist},
+		{autoagent.Config{LLM: script(), Tools: []tool.Tool{mustTool(t, "a"), mustTool(t, "a")}}, autoagent.ErrConfig},
 	} {
 		rt, err := autoagent.New(ctx, tt.cfg)
 		if !errors.Is(err, tt.want) || rt != nil {
@@ -206,7 +209,7 @@ func TestRuntimeContinueAcrossRuntimes(t *testing.T) {
 	model := func() *scripted.Provider {
 		return scripted.NewWithOptions(scripted.Options{PerConversation: true}, scripted.Turn{Text: "First."}, scripted.Turn{Text: "Second."})
 	}
-	rt, err := autoagent.New(ctx, autoagent.Config{Model: model(), SessionsFile: db})
+	rt, err := autoagent.New(ctx, autoagent.Config{LLM: model(), Sessions: openSessions(t, db)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +217,7 @@ func TestRuntimeContinueAcrossRuntimes(t *testing.T) {
 		t.Fatalf("first turn: %v %v", res, err)
 	}
 	rt.Close(ctx)
-	rt, err = autoagent.New(ctx, autoagent.Config{Model: model(), SessionsFile: db})
+	rt, err = autoagent.New(ctx, autoagent.Config{LLM: model(), Sessions: openSessions(t, db)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +230,7 @@ func TestRuntimeContinueAcrossRuntimes(t *testing.T) {
 	if len(msgs) != 4 || msgs[0].Text() != "hello" || msgs[3].Text() != "Second." {
 		t.Errorf("the session holds %d messages: %v", len(msgs), msgs)
 	}
-	none, _ := autoagent.New(ctx, autoagent.Config{Model: model()})
+	none, _ := autoagent.New(ctx, autoagent.Config{LLM: model()})
 	defer none.Close(ctx)
 	if _, err := none.Continue(ctx, k, "x"); !errors.Is(err, autoagent.ErrNoSessions) {
 		t.Errorf("Continue without a store: %v", err)
@@ -239,9 +242,9 @@ func TestRuntimeContinueAcrossRuntimes(t *testing.T) {
 func TestRuntimeContinueWithACompactingMemory(t *testing.T) {
 	ctx := context.Background()
 	rt, err := autoagent.New(ctx, autoagent.Config{
-		Model:        scripted.NewWithOptions(scripted.Options{PerConversation: true}, scripted.Turn{Text: "A1"}, scripted.Turn{Text: "A2"}, scripted.Turn{Text: "A3"}, scripted.Turn{Text: "A4"}),
-		SessionsFile: filepath.Join(t.TempDir(), "s.db"),
-		Memory:       autoagent.MemoryConfig{Kind: "buffer", MaxMessages: 2},
+		LLM:      scripted.NewWithOptions(scripted.Options{PerConversation: true}, scripted.Turn{Text: "A1"}, scripted.Turn{Text: "A2"}, scripted.Turn{Text: "A3"}, scripted.Turn{Text: "A4"}),
+		Sessions: openSessions(t, filepath.Join(t.TempDir(), "s.db")),
+		Memory:   autoagent.MemoryConfig{Kind: "buffer", MaxMessages: 2},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -263,4 +266,16 @@ func TestRuntimeContinueWithACompactingMemory(t *testing.T) {
 	if len(got) != 6 || got[0] != "Q1" || got[2] != "Q2" || got[4] != "Q3" || msgs[1].Role != llm.RoleAssistant || msgs[5].Role != llm.RoleAssistant {
 		t.Errorf("the session holds %q: want each prompt once, with its answer", got)
 	}
+}
+
+// openSessions opens an SQLite session store, closed when the test ends
+// (a Runtime does not close the store it is given).
+func openSessions(t *testing.T, path string) *sqlitestore.Store {
+	t.Helper()
+	st, err := sqlitestore.Open(path, sqlitestore.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }

@@ -2,15 +2,9 @@ package autoagent
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
 	"slices"
-	"strings"
 
 	"github.com/autoagent-go/autoagent/host"
-	"github.com/autoagent-go/autoagent/host/plugindir"
-	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/trace"
@@ -76,6 +70,9 @@ type PluginsConfig struct {
 	Manifest string
 	// Quarantine loads modules nobody approved, with no grants at all.
 	Quarantine bool
+	// NoWatch loads the directory once: files and approvals that change
+	// later are not picked up (a single run needs no watcher).
+	NoWatch bool
 	// Trust, when set, makes the manifest's approvals count only while
 	// this user's trust store trusts its exact content
 	// (plugindir.Options.Trust). Nil trusts the manifest as named: a
@@ -108,55 +105,5 @@ func WorkspaceJournal(set *workspace.Set) func(dir string) (host.Journal, error)
 			return nil, err
 		}
 		return w, nil
-	}
-}
-
-// OpenPlugins starts a WASM host (HostOptions: traced, code mode gated by
-// the run) and loads the plugins directory into it: approved modules run
-// with their approved grants and limits, the others are reported in the
-// snapshot. Close the returned Dir, then the Host.
-func OpenPlugins(ctx context.Context, cfg PluginsConfig) (*host.Host, *plugindir.Dir, error) {
-	opts := HostOptions(cfg.Tracer)
-	opts.Protected = cfg.Protected
-	opts.Journal = cfg.Journal
-	h, err := host.New(ctx, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	d, err := plugindir.Open(ctx, h, plugindir.Options{Dir: cfg.Dir, Manifest: cfg.Manifest, Quarantine: cfg.Quarantine, Trust: cfg.Trust})
-	if err != nil {
-		h.Close(ctx)
-		return nil, nil, err
-	}
-	return h, d, nil
-}
-
-// ReportPlugins tells a person, on w, which plugins of snap did not load
-// (not approved, invalid), whether the manifest's approvals were ignored
-// as untrusted, and which tool names conflict, with the command that
-// helps.
-func ReportPlugins(w io.Writer, snap *plugindir.Snapshot) {
-	var pending, invalid []string
-	for _, p := range snap.Plugins {
-		switch p.Status {
-		case plugindir.StatusPending:
-			if !errors.Is(p.Err, manifest.ErrUntrusted) { // said once below
-				pending = append(pending, termtext.Name(p.File))
-			}
-		case plugindir.StatusInvalid:
-			invalid = append(invalid, fmt.Sprintf("%s (%s)", termtext.Name(p.File), termtext.Text(p.Err.Error())))
-		}
-	}
-	if snap.Untrusted != nil {
-		fmt.Fprintf(w, "autoagent: %d approval(s) ignored, their modules pending: %s\n", snap.Ignored, termtext.Text(snap.Untrusted.Error()))
-	}
-	if len(pending) > 0 {
-		fmt.Fprintf(w, "autoagent: %d plugin(s) not approved, not loaded: %s (see `autoagent tools list`, approve with `autoagent tools approve FILE`)\n", len(pending), strings.Join(pending, ", "))
-	}
-	for _, c := range snap.Conflicts {
-		fmt.Fprintf(w, "autoagent: tool conflict: %s\n", termtext.Name(c.Error()))
-	}
-	for _, i := range invalid {
-		fmt.Fprintf(w, "autoagent: invalid plugin: %s\n", i)
 	}
 }

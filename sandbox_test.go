@@ -3,7 +3,6 @@ package autoagent_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +13,7 @@ import (
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
+	"github.com/autoagent-go/autoagent/internal/pluginload"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/providers/scripted"
@@ -107,9 +107,9 @@ func TestTraceSandboxCallsCopiesTheLists(t *testing.T) {
 	}
 }
 
-// OpenPlugins wires the tracer to the host: a call of a sandboxed tool from
+// HostOptions wires the tracer to the host: a call of a sandboxed tool from
 // the published registry leaves one SandboxCall event.
-func TestOpenPluginsTracesSandboxedCalls(t *testing.T) {
+func TestPluginsOpenTracesSandboxedCalls(t *testing.T) {
 	echo, err := os.ReadFile(filepath.Join("testdata", "wasm", "echo.wasm"))
 	if err != nil {
 		t.Fatalf("test module: %v", err)
@@ -123,7 +123,7 @@ func TestOpenPluginsTracesSandboxedCalls(t *testing.T) {
 	tr, events := collect()
 
 	// Unapproved and not quarantined: listed as pending, not loaded.
-	h, d, err := autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: dir})
+	h, d, err := pluginload.Open(ctx, autoagent.HostOptions(nil), plugindir.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestOpenPluginsTracesSandboxedCalls(t *testing.T) {
 	d.Close(ctx)
 	h.Close(ctx)
 
-	h, d, err = autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: dir, Quarantine: true, Tracer: tr})
+	h, d, err = pluginload.Open(ctx, autoagent.HostOptions(tr), plugindir.Options{Dir: dir, Quarantine: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,10 +214,10 @@ func TestSandboxCallJoinsItsToolSpan(t *testing.T) {
 
 // A missing directory holds no plugins; a corrupt manifest is an error
 // naming the file, and nothing is left open.
-func TestOpenPluginsMissingDirAndCorruptManifest(t *testing.T) {
+func TestPluginsOpenMissingDirAndCorruptManifest(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	ctx := context.Background()
-	h, d, err := autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: filepath.Join(t.TempDir(), "none")})
+	h, d, err := pluginload.Open(ctx, autoagent.HostOptions(nil), plugindir.Options{Dir: filepath.Join(t.TempDir(), "none")})
 	if err != nil {
 		t.Fatalf("a missing directory: %v", err)
 	}
@@ -232,41 +232,11 @@ func TestOpenPluginsMissingDirAndCorruptManifest(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte(`{"version": 1, "tools": {`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h, d, err = autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: dir})
+	h, d, err = pluginload.Open(ctx, autoagent.HostOptions(nil), plugindir.Options{Dir: dir})
 	if err == nil || h != nil || d != nil {
 		t.Fatalf("a corrupt manifest: %v, %v, %v; want only an error", h, d, err)
 	}
 	if !strings.Contains(err.Error(), manifest) {
 		t.Errorf("the error %q does not name the manifest %s", err, manifest)
-	}
-}
-
-// ReportPlugins escapes what a plugins directory's file names and a
-// module's errors carry: it writes to any writer a program gives it, not
-// only the CLI's escaping one (the red team of issue 38: escape sequences
-// in a module's file name reached the operator's terminal through the
-// start-up report).
-func TestReportPluginsEscapesModuleText(t *testing.T) {
-	name := "evil\x1b[2J\nautoagent: all plugins approved\u202e.wasm"
-	snap := &plugindir.Snapshot{
-		Plugins: []plugindir.Plugin{
-			{File: name, Status: plugindir.StatusPending, Err: plugindir.ErrNotApproved},
-			{File: "x\x1b]0;t\x07.wasm", Status: plugindir.StatusInvalid, Err: errors.New("describe said \x1b[31mred")},
-		},
-		Conflicts: []plugindir.Conflict{{Tool: "t", Files: []string{name, "b.wasm"}}},
-	}
-	var b strings.Builder
-	autoagent.ReportPlugins(&b, snap)
-	out := b.String()
-	if strings.ContainsAny(out, "\x1b\x07\u202e") {
-		t.Errorf("raw terminal text: %q", out)
-	}
-	for _, line := range strings.Split(out, "\n") {
-		if strings.HasPrefix(line, "autoagent: all plugins approved") {
-			t.Errorf("a file name forged a line: %q", out)
-		}
-	}
-	if !strings.Contains(out, `evil\x1b[2J\nautoagent`) {
-		t.Errorf("the name is not shown escaped: %q", out)
 	}
 }

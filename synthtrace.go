@@ -1,10 +1,6 @@
 package autoagent
 
 import (
-	"context"
-
-	"github.com/autoagent-go/autoagent/llm"
-	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/synth"
 	"github.com/autoagent-go/autoagent/trace"
 )
@@ -36,8 +32,3 @@ func TraceSynth(tr *trace.Tracer) func(synth.Event) {
 		tr.Emit(trace.Event{Type: trace.Type("synth_" + string(ev.Stage)), Payload: p})
 	}
 }
-
-// CountSynthUsage is a synth.Options.OnUsage that adds the tool writer's
-// spend to the run whose create_tool call caused it, so writing tools counts
-// against the run's token budget.
-func CountSynthUsage(ctx context.Context, u llm.Usage) { loop.ReportUsage(ctx, u) }

@@ -28,7 +28,7 @@ func TestRuntimeWorkspace(t *testing.T) {
 		calls(tc("c4", "write_file", `{"path":"../escape.md","content":"x"}`)),
 		scripted.Turn{Text: "done"},
 	)
-	rt, err := autoagent.New(ctx, autoagent.Config{Model: model, PolicyFile: pol,
+	rt, err := autoagent.New(ctx, autoagent.Config{LLM: model, PolicyFile: pol,
 		Workspace: autoagent.WorkspaceConfig{Dir: dir, WriteExt: []string{"md"}}})
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/serve"
-	"github.com/autoagent-go/autoagent/session"
+	"github.com/autoagent-go/autoagent/session/sqlitestore"
 )
 
 func pluginsEnv(t *testing.T) (*env, string) {
@@ -108,7 +108,7 @@ func TestToolsInspectApproveRevokeVerify(t *testing.T) {
 }
 
 func TestSessionsListShowContinue(t *testing.T) {
-	st, err := session.Open(filepath.Join(t.TempDir(), "sessions.db"), session.Options{})
+	st, err := sqlitestore.Open(filepath.Join(t.TempDir(), "sessions.db"), sqlitestore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

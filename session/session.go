@@ -1,10 +1,11 @@
 // Package session keeps conversations across processes: a Store appends a
 // session's messages as they happen and loads them back, lists, forks,
 // prunes, deletes and searches them. The embedded default is an SQLite
-// file ([Open]); package sessiontest is the conformance suite any Store
+// file (package session/sqlitestore, a package of its own so that this one links
+// no database); package sessiontest is the conformance suite any Store
 // must pass.
 //
-//	st, err := session.Open("sessions.db", session.Options{})
+//	st, err := sqlitestore.Open("sessions.db", sqlitestore.Options{})
 //	if err != nil {
 //		return err
 //	}
@@ -107,7 +108,10 @@ type PruneOptions struct {
 }
 
 // Store is a persistent conversation store. Every method is safe for
-// concurrent use, also by several processes sharing the store.
+// concurrent use, also by several processes sharing the store. A Store
+// kept in files may also have a method Files() []string naming them, so
+// that a runtime keeps its sandboxed tools out of them
+// (autoagent.Config.Protects; sqlitestore.Store has it).
 type Store interface {
 	// Append stores msgs at the end of session k, creating it, all or
 	// none, and returns their entries.
@@ -182,28 +186,4 @@ func TurnOf(msgs []llm.Message, prompt string) []llm.Message {
 		}
 	}
 	return nil
-}
-
-// searchText is what search indexes of a message: its text, the tools it
-// called with their arguments, and the results it carries.
-func searchText(m llm.Message) string {
-	var b strings.Builder
-	for _, p := range m.Parts {
-		switch p.Type {
-		case llm.PartText:
-			b.WriteString(p.Text)
-		case llm.PartToolCall:
-			if p.ToolCall != nil {
-				b.WriteString(p.ToolCall.Name + " " + string(p.ToolCall.Arguments))
-			}
-		case llm.PartToolResult:
-			if p.ToolResult != nil {
-				b.WriteString(p.ToolResult.Name + " " + p.ToolResult.Content)
-			}
-		default:
-			continue
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
 }

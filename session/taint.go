@@ -21,9 +21,6 @@ const PruneTaintNote = "[Earlier messages holding external untrusted content wer
 // facts a memory showed, a caller's taint).
 const TurnTaintNote = "[This turn's run had seen external untrusted content not kept in the session]"
 
-// pruneNote is the message Prune leaves.
-var pruneNote = PruneTaintNote + "\n" + taintSentinel
-
 // isTainted reports whether m carries untrusted content or the sentinel.
 func isTainted(m llm.Message) bool { return marker.Tainted(m) }
 

@@ -77,6 +77,7 @@
 //
 // # OpenTelemetry
 //
-// Package trace/otel turns the events into OpenTelemetry spans; only that
-// package depends on OpenTelemetry.
+// Package trace/otel turns the events into OpenTelemetry spans, and
+// trace/otel/otlp sends them over OTLP/HTTP; only those two depend on
+// OpenTelemetry.
 package trace

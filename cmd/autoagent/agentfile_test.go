@@ -32,6 +32,13 @@ func TestRunAgentFile(t *testing.T) {
 		t.Errorf("chat --agent: %d %s %s", r.code, r.stdout, r.stderr)
 	}
 
+	// A bound spelled as an earlier release did still applies, with a note.
+	old := filepath.Join(e.root, "old.yaml")
+	os.WriteFile(old, []byte("provider: scripted\nscript: script.jsonl\nbounds:\n  trifecta: off\n"), 0o644)
+	if r := e.mustRun(0, "run", "--agent", old, "hi"); !strings.Contains(r.stderr, "old.yaml:4: bounds.trifecta is deprecated: write trifecta_guard") {
+		t.Errorf("a deprecated key: no note on stderr: %q", r.stderr)
+	}
+
 	bad := filepath.Join(e.root, "bad.yaml")
 	os.WriteFile(bad, []byte("provider: scripted\napi_key: sk-123\n"), 0o644)
 	if r := e.run("", "run", "--agent", bad, "hi"); r.code != 2 || !strings.Contains(r.stderr, "bad.yaml:2") || !strings.Contains(r.stderr, "would hold a secret") {

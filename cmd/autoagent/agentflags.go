@@ -16,7 +16,10 @@ import (
 	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/providers/remote"
+	"github.com/autoagent-go/autoagent/session/sqlitestore"
 	"github.com/autoagent-go/autoagent/trace"
+	"github.com/autoagent-go/autoagent/trace/otel/otlp"
 	"github.com/autoagent-go/autoagent/workspace"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -201,8 +204,6 @@ func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
 		TraceFile:      f.traceFile,
 		RecordFile:     f.record,
 		CheckpointFile: f.checkpoint,
-		OTel:           f.otel,
-		SessionsFile:   f.sessions,
 		Memory:         autoagent.MemoryConfig{Kind: f.memory, Dir: f.memoryDir},
 		Notes:          stderr,
 	}
@@ -300,7 +301,6 @@ var overrides = map[string]func(dst, src *autoagent.Config){
 	"create-tool":   func(d, s *autoagent.Config) { d.CreateTool = s.CreateTool },
 	"tool-grant":    func(d, s *autoagent.Config) { d.CreateTool.Ceiling = s.CreateTool.Ceiling },
 	"prompt-cache":  func(d, s *autoagent.Config) { d.Provider.PromptCaching = s.Provider.PromptCaching },
-	"otel":          func(d, s *autoagent.Config) { d.OTel = s.OTel },
 	"output-schema": func(d, s *autoagent.Config) { d.OutputSchema = s.OutputSchema },
 	"workspace":     func(d, s *autoagent.Config) { d.Workspace = s.Workspace },
 	"workspace-read-ext": func(d, s *autoagent.Config) {
@@ -311,16 +311,23 @@ var overrides = map[string]func(dst, src *autoagent.Config){
 	},
 }
 
-// withAgentFile loads --agent and applies the flags given over it.
-func (f *agentFlags) withAgentFile(flags autoagent.Config) (autoagent.Config, error) {
-	cfg, err := autoagent.Load(f.agent)
+// withAgentFile loads --agent and applies the flags given over it. It
+// returns the session store's file too: the file's, or the flags'.
+func (f *agentFlags) withAgentFile(flags autoagent.Config) (autoagent.Config, string, error) {
+	af, err := autoagent.Load(f.agent)
+	cfg := af.Config
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return cfg, err
+			return cfg, "", err
 		}
-		return cfg, usageError(err)
+		return cfg, "", usageError(err)
 	}
 	cfg.Notes = flags.Notes
+	if cfg.Notes != nil {
+		for _, note := range af.Deprecated {
+			fmt.Fprintf(cfg.Notes, "autoagent: %s\n", termtext.Text(note))
+		}
+	}
 	mcpGiven := false
 	for name, apply := range overrides {
 		if f.fs == nil || !f.fs.Changed(name) {
@@ -336,26 +343,83 @@ func (f *agentFlags) withAgentFile(flags autoagent.Config) (autoagent.Config, er
 		cfg.MCP = append(cfg.MCP, flags.MCP...)
 	}
 	// chat --session keeps the file's store unless --sessions names one.
-	if flags.SessionsFile != "" && (cfg.SessionsFile == "" || f.fs.Changed("sessions")) {
-		cfg.SessionsFile = flags.SessionsFile
+	sessions := af.Sessions
+	if f.sessions != "" && (sessions == "" || f.fs.Changed("sessions")) {
+		sessions = f.sessions
 	}
-	return cfg, nil
+	return cfg, sessions, nil
+}
+
+// agentRuntime is the runtime the flags describe, with what the command
+// opened for it and closes after it: the session store, the OTLP
+// exporter, a backend's process.
+type agentRuntime struct {
+	*autoagent.Runtime
+	owned []func(context.Context) error
+}
+
+// Close closes the runtime, then what was opened for it, last first.
+func (r *agentRuntime) Close(ctx context.Context) error {
+	var errs []error
+	if r.Runtime != nil {
+		errs = append(errs, r.Runtime.Close(ctx))
+	}
+	for i := len(r.owned) - 1; i >= 0; i-- {
+		errs = append(errs, r.owned[i](ctx))
+	}
+	r.owned = nil
+	return errors.Join(errs...)
 }
 
 // newAgent builds the runtime the flags describe. Notes about plugins that
 // were not loaded go to stderr; watch keeps the plugins directory current
 // (chat), a single run does not need it.
-func (f *agentFlags) newAgent(ctx context.Context, stderr io.Writer, watch bool) (*autoagent.Runtime, error) {
+func (f *agentFlags) newAgent(ctx context.Context, stderr io.Writer, watch bool) (_ *agentRuntime, err error) {
 	cfg, err := f.config(stderr)
 	if err != nil {
 		return nil, err
 	}
+	sessions := f.sessions
 	if f.agent != "" {
-		if cfg, err = f.withAgentFile(cfg); err != nil {
+		if cfg, sessions, err = f.withAgentFile(cfg); err != nil {
 			return nil, err
 		}
 	}
-	cfg.NoWatch = cfg.NoWatch || !watch
+	r := &agentRuntime{}
+	defer func() {
+		if err != nil {
+			r.Close(context.WithoutCancel(ctx))
+		}
+	}()
+	if sessions != "" {
+		st, err := sqlitestore.Open(sessions, sqlitestore.Options{})
+		if err != nil {
+			return nil, err
+		}
+		r.owned = append(r.owned, func(context.Context) error { return st.Close() })
+		cfg.Sessions = st
+	}
+	if f.otel {
+		exp, err := otlp.NewExporter(ctx)
+		if err != nil {
+			return nil, err
+		}
+		r.owned = append(r.owned, exp.Close) // after the runtime: flushes the spans
+		cfg.TraceSinks = append(cfg.TraceSinks, exp)
+	}
+	if name, ok := strings.CutPrefix(cfg.Provider.Name, "backend:"); ok {
+		// A provider in its own process: it reads its key itself, this
+		// process never holds it.
+		p, err := remote.New(ctx, remote.Options{Name: name, Dir: cfg.BackendsDir, Stderr: stderr})
+		if err != nil {
+			return nil, providerSetupError(err)
+		}
+		r.owned = append(r.owned, func(context.Context) error { return p.Close() })
+		cfg.LLM = p
+	}
+	if cfg.Plugins != nil {
+		cfg.Plugins.NoWatch = cfg.Plugins.NoWatch || !watch
+	}
 	if cfg.Plugins != nil && cfg.Plugins.Trust == nil {
 		// The manifest found here counts only as far as this user
 		// trusts it, whether the flags or an agent file named it.
@@ -363,11 +427,10 @@ func (f *agentFlags) newAgent(ctx context.Context, stderr io.Writer, watch bool)
 			return nil, err
 		}
 	}
-	rt, err := autoagent.New(ctx, cfg)
-	if err != nil {
+	if r.Runtime, err = autoagent.New(ctx, cfg); err != nil {
 		return nil, providerSetupError(err)
 	}
-	return rt, nil
+	return r, nil
 }
 
 // streamOut is where a streamed answer goes: stdout, or stderr when --json

@@ -2,6 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,4 +151,31 @@ func backendsCLI(t *testing.T, args ...string) (int, string, string) {
 	var stdout, stderr strings.Builder
 	code := run(args, strings.NewReader(""), &stdout, &stderr)
 	return code, stdout.String(), stderr.String()
+}
+
+// run --provider backend:NAME starts the provider in its own process (the
+// command builds it with providers/remote and gives it to the runtime as
+// Config.LLM), answers through it, and stops it on the way out.
+func TestRunWithABackendProvider(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer k3y" {
+			http.Error(w, "no key", http.StatusUnauthorized)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"r1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"From the backend."},"finish_reason":"stop"}],"usage":{"prompt_tokens":3,"completion_tokens":4,"total_tokens":7}}`)
+	}))
+	defer srv.Close()
+	bin := buildBackends(t)
+	dir := t.TempDir()
+	wrapper := "#!/bin/sh\nFAKE_KEY=k3y exec " + filepath.Join(bin, "autoagent-provider-http") +
+		" --provider openai-compatible --model m --base-url " + srv.URL + " --api-key-env FAKE_KEY --max-retries -1 \"$@\"\n"
+	if err := os.WriteFile(filepath.Join(dir, "autoagent-provider-fake"), []byte(wrapper), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir()) // no ./plugins
+	code, stdout, stderr := backendsCLI(t, "run", "--provider", "backend:fake", "--backends", dir, "hi")
+	if code != 0 || strings.TrimSpace(stdout) != "From the backend." {
+		t.Errorf("run --provider backend:fake: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/host/plugindir"
+	"github.com/autoagent-go/autoagent/internal/pluginload"
 	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/mcp"
 	"github.com/autoagent-go/autoagent/tool"
@@ -96,8 +97,9 @@ func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine, trus
 	if err != nil {
 		return err
 	}
-	h, dir, err := autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: paths.dir(), Manifest: paths.manifest, Quarantine: quarantine, Trust: trust,
-		Protected: autoagent.Config{Plugins: &autoagent.PluginsConfig{Trust: trust}}.Protects()})
+	hopts := autoagent.HostOptions(nil)
+	hopts.Protected = autoagent.Config{Plugins: &autoagent.PluginsConfig{Trust: trust}}.Protects()
+	h, dir, err := pluginload.Open(ctx, hopts, plugindir.Options{Dir: paths.dir(), Manifest: paths.manifest, Quarantine: quarantine, Trust: trust})
 	if err != nil {
 		return fmt.Errorf("loading plugins from %s: %w", paths.dir(), err)
 	}
@@ -121,7 +123,7 @@ func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine, trus
 		return tools
 	}
 	tools := serveTools()
-	autoagent.ReportPlugins(stderr, dir.Snapshot())
+	pluginload.Report(stderr, dir.Snapshot())
 
 	watchCtx, stopWatch := context.WithCancel(ctx)
 	var wg sync.WaitGroup

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -48,11 +49,25 @@ func startServe(t *testing.T, args ...string) *serving {
 		errW.Close()
 		s.code <- code
 	}()
+	// A server still running when the test ends (--http) may write more,
+	// e.g. the watcher seeing the test's directory removed: that is not
+	// logged, since a test may not log once it has completed.
+	var logMu sync.Mutex
+	ended := false
+	t.Cleanup(func() {
+		logMu.Lock()
+		ended = true
+		logMu.Unlock()
+	})
 	go func() {
 		defer close(s.read)
 		sc := bufio.NewScanner(errR)
 		for sc.Scan() {
-			t.Logf("stderr: %s", sc.Text())
+			logMu.Lock()
+			if !ended {
+				t.Logf("stderr: %s", sc.Text())
+			}
+			logMu.Unlock()
 			select {
 			case s.lines <- sc.Text():
 			default:

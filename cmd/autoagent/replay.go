@@ -8,6 +8,8 @@ import (
 
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/codemode"
+	"github.com/autoagent-go/autoagent/host/plugindir"
+	"github.com/autoagent-go/autoagent/internal/pluginload"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/spf13/cobra"
@@ -48,12 +50,13 @@ running out) is reported with the step where it happened, and exits 1.`,
 				if err != nil {
 					return err
 				}
-				h, dir, err := autoagent.OpenPlugins(ctx, autoagent.PluginsConfig{Dir: plugins, Manifest: manifest, Trust: trust,
-					Protected: autoagent.Config{Plugins: &autoagent.PluginsConfig{Trust: trust}}.Protects()})
+				hopts := autoagent.HostOptions(nil)
+				hopts.Protected = autoagent.Config{Plugins: &autoagent.PluginsConfig{Trust: trust}}.Protects()
+				h, dir, err := pluginload.Open(ctx, hopts, plugindir.Options{Dir: plugins, Manifest: manifest, Trust: trust})
 				if err != nil {
 					return err
 				}
-				autoagent.ReportPlugins(c.ErrOrStderr(), dir.Snapshot())
+				pluginload.Report(c.ErrOrStderr(), dir.Snapshot())
 				defer h.Close(context.WithoutCancel(ctx))
 				defer dir.Close(context.WithoutCancel(ctx))
 				reg := &tool.Registry{}

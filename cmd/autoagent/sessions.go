@@ -14,6 +14,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/session"
+	"github.com/autoagent-go/autoagent/session/sqlitestore"
 )
 
 func init() { addCommand(newSessionsCmd) }
@@ -34,8 +35,8 @@ func (f *sessionFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.user, "user", "", "the user whose sessions these are (a scope; none by default)")
 }
 
-func (f *sessionFlags) open() (*session.SQLiteStore, error) {
-	return session.Open(f.file, session.Options{})
+func (f *sessionFlags) open() (*sqlitestore.Store, error) {
+	return sqlitestore.Open(f.file, sqlitestore.Options{})
 }
 
 // sessionError turns a missing session or an invalid name into a clear

@@ -11,6 +11,7 @@ import (
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/memory"
 	"github.com/autoagent-go/autoagent/session"
+	"github.com/autoagent-go/autoagent/session/sqlitestore"
 )
 
 // `sessions prune` of a session whose page it removes leaves the taint
@@ -19,7 +20,7 @@ import (
 // result and the taint with it.
 func TestSessionsPruneLeavesTheTaint(t *testing.T) {
 	e := newCLIEnv(t)
-	st, err := session.Open("sessions.db", session.Options{})
+	st, err := sqlitestore.Open("sessions.db", sqlitestore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestChatSessionKeepsTheTurnsTaint(t *testing.T) {
 	if r.code != 0 {
 		t.Fatalf("chat: exit %d: %s", r.code, r.stderr)
 	}
-	st, err := session.Open("sessions.db", session.Options{})
+	st, err := sqlitestore.Open("sessions.db", sqlitestore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

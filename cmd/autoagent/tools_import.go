@@ -19,7 +19,7 @@ import (
 
 	extism "github.com/extism/go-sdk"
 	"github.com/spf13/cobra"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 
 	"github.com/autoagent-go/autoagent/internal/safefile"
 	"github.com/autoagent-go/autoagent/internal/termtext"

@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/session/sqlitestore"
 )
 
 // options are the program's flags.
@@ -52,13 +53,17 @@ func main() {
 // run continues the conversation with prompt and prints the answer, the
 // tools that ran and whether untrusted content entered the run.
 func run(ctx context.Context, out io.Writer, o options, prompt string) error {
+	sessions, err := sqlitestore.Open(o.sessions, sqlitestore.Options{})
+	if err != nil {
+		return err
+	}
+	defer sessions.Close()
 	cfg := autoagent.Config{
-		Provider:     autoagent.ProviderConfig{Name: o.provider, ScriptFile: o.script},
-		Plugins:      &autoagent.PluginsConfig{Dir: o.plugins},
-		PolicyFile:   o.policy,
-		SessionsFile: o.sessions,
-		NoWatch:      true,
-		Notes:        os.Stderr,
+		Provider:   autoagent.ProviderConfig{Name: o.provider, ScriptFile: o.script},
+		Plugins:    &autoagent.PluginsConfig{Dir: o.plugins, NoWatch: true},
+		PolicyFile: o.policy,
+		Sessions:   sessions,
+		Notes:      os.Stderr,
 	}
 	if o.script != "" {
 		cfg.Provider.Name = "scripted"

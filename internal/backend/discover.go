@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"github.com/autoagent-go/autoagent/internal/backenddir"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -14,46 +15,17 @@ import (
 
 // DirEnv names the environment variable that sets the backends directory
 // when no directory is given explicitly.
-const DirEnv = "AUTOAGENT_BACKENDS"
+const DirEnv = backenddir.Env
 
 // ErrNotFound is wrapped by the error [Find] returns when no backend binary
 // has the requested kind and name.
 var ErrNotFound = errors.New("backend: not found")
 
-// DefaultDir returns the backends directory used when neither an explicit
-// directory nor $AUTOAGENT_BACKENDS names one: autoagent/backends in the
-// user's configuration directory ($XDG_CONFIG_HOME when absolute, else
-// ~/.config; the user configuration directory on Windows), never a
-// directory of the working directory, where a checkout could ship
-// binaries that would run natively. "" when there is no home directory.
-func DefaultDir() string {
-	if x := os.Getenv("XDG_CONFIG_HOME"); x != "" && filepath.IsAbs(x) {
-		return filepath.Join(x, "autoagent", "backends")
-	}
-	if runtime.GOOS == "windows" {
-		if d, err := os.UserConfigDir(); err == nil {
-			return filepath.Join(d, "autoagent", "backends")
-		}
-		return ""
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".config", "autoagent", "backends")
-	}
-	return ""
-}
+// DefaultDir is [backenddir.Default].
+func DefaultDir() string { return backenddir.Default() }
 
-// Dir returns the backends directory to search: explicit when it is not
-// empty, else $AUTOAGENT_BACKENDS, else [DefaultDir]. No binary runs from
-// a directory the user did not name or own.
-func Dir(explicit string) string {
-	if explicit != "" {
-		return explicit
-	}
-	if d := os.Getenv(DirEnv); d != "" {
-		return d
-	}
-	return DefaultDir()
-}
+// Dir is [backenddir.Dir].
+func Dir(explicit string) string { return backenddir.Dir(explicit) }
 
 // howToName says how to name a backends directory, for errors.
 func howToName() string {

@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"testing"
 
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // Cassette reads the go-vcr v2 cassette at rel (below [Dir]): its

@@ -27,8 +27,8 @@
 // and gen_ai.tool.call.id.
 //
 // Events arrive already redacted by the [trace.Tracer], so spans carry no
-// secret the trace file would not. This is the only package of the module
-// that depends on OpenTelemetry.
+// secret the trace file would not. This package needs only the
+// OpenTelemetry API; trace/otel/otlp brings the SDK and the OTLP exporter.
 package otel
 
 import (

@@ -1,4 +1,4 @@
-package autoagent_test
+package otlp_test
 
 import (
 	"context"
@@ -8,16 +8,19 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/providers/scripted"
+	"github.com/autoagent-go/autoagent/trace"
+	"github.com/autoagent-go/autoagent/trace/otel/otlp"
 	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	"google.golang.org/protobuf/proto"
 )
 
-// Config.OTel exports the run's spans over OTLP/HTTP to the endpoint of
+// The exporter sends a run's spans over OTLP/HTTP to the endpoint of
 // OTEL_EXPORTER_OTLP_ENDPOINT; Close flushes them. The collector here
 // decodes what it receives.
-func TestRuntimeExportsSpansOverOTLP(t *testing.T) {
+func TestExporterSendsSpansOverOTLP(t *testing.T) {
 	var mu sync.Mutex
 	var names []string
 	collector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -45,18 +48,27 @@ func TestRuntimeExportsSpansOverOTLP(t *testing.T) {
 	defer collector.Close()
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", collector.URL)
 	ctx := context.Background()
-	rt, err := autoagent.New(ctx, autoagent.Config{
-		Model: scripted.New(calls(tc("c1", "nope", `{}`)), scripted.Turn{Text: "done"}),
-		OTel:  true,
-	})
+	exp, err := otlp.NewExporter(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := rt.Run(ctx, "go"); err != nil {
+	tr := trace.New(exp)
+	agent := &loop.Agent{
+		Provider: scripted.New(scripted.Turn{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "nope", Arguments: []byte(`{}`)}}}, scripted.Turn{Text: "done"}),
+		Tracer:   tr,
+	}
+	if _, err := agent.Run(ctx, "go"); err != nil {
 		t.Fatal(err)
 	}
-	if err := rt.Close(ctx); err != nil {
+	if err := tr.Close(); err != nil {
 		t.Fatal(err)
+	}
+	// Close flushes the batch to the collector.
+	if err := exp.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := exp.Close(ctx); err != nil {
+		t.Errorf("a second Close: %v", err)
 	}
 	mu.Lock()
 	defer mu.Unlock()

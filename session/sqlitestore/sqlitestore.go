@@ -1,4 +1,14 @@
-package session
+// Package sqlitestore is the embedded session.Store: one SQLite file in WAL
+// mode (modernc.org/sqlite, pure Go). It is a package of its own so that
+// importing package session, for its Key and Store, links no database.
+//
+//	st, err := sqlitestore.Open("sessions.db", sqlitestore.Options{})
+//	if err != nil {
+//		return err
+//	}
+//	defer st.Close()
+//	rt, err := autoagent.New(ctx, autoagent.Config{Sessions: st /* … */})
+package sqlitestore
 
 import (
 	"cmp"
@@ -16,7 +26,9 @@ import (
 	_ "modernc.org/sqlite" // the database/sql driver "sqlite"
 
 	"github.com/autoagent-go/autoagent/internal/bm25"
+	"github.com/autoagent-go/autoagent/internal/marker"
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/session"
 )
 
 // Options configures Open. The zero value works.
@@ -31,18 +43,18 @@ type Options struct {
 // DefaultBusyTimeout is Options.BusyTimeout's default.
 const DefaultBusyTimeout = 10 * time.Second
 
-// SQLiteStore is the embedded Store: one SQLite file in WAL mode, shared
+// Store is the embedded session.Store: one SQLite file in WAL mode, shared
 // safely by the goroutines of a process and by several processes. A
 // commit is durable against the process dying (kill -9 included): what
 // Append returned is there when the file is opened again.
-type SQLiteStore struct {
+type Store struct {
 	db   *sql.DB
 	path string
 	now  func() time.Time
 	wmu  sync.Mutex // one writer per process; other processes wait in SQLite
 }
 
-var _ Store = (*SQLiteStore)(nil)
+var _ session.Store = (*Store)(nil)
 
 const schemaVersion = 1
 
@@ -91,7 +103,7 @@ func (e *CorruptError) Unwrap() error { return e.Err }
 
 // Open opens the store at path, creating the file and its tables when
 // missing.
-func Open(path string, opts Options) (*SQLiteStore, error) {
+func Open(path string, opts Options) (*Store, error) {
 	if path == "" || strings.ContainsRune(path, '?') {
 		return nil, fmt.Errorf("session: store path %q must be a file name without '?'", path)
 	}
@@ -104,7 +116,7 @@ func Open(path string, opts Options) (*SQLiteStore, error) {
 	if err != nil {
 		return nil, fmt.Errorf("session: open %s: %w", path, err)
 	}
-	s := &SQLiteStore{db: db, path: path, now: opts.Now}
+	s := &Store{db: db, path: path, now: opts.Now}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -115,7 +127,7 @@ func Open(path string, opts Options) (*SQLiteStore, error) {
 	return s, nil
 }
 
-func (s *SQLiteStore) init() error {
+func (s *Store) init() error {
 	ctx := context.Background()
 	corrupt := func(err error) error { return &CorruptError{Path: s.path, Err: err} }
 	if _, err := s.db.ExecContext(ctx, schema); err != nil {
@@ -142,10 +154,27 @@ func (s *SQLiteStore) init() error {
 }
 
 // Close closes the database; every Append that returned is committed.
-func (s *SQLiteStore) Close() error { return s.db.Close() }
+func (s *Store) Close() error { return s.db.Close() }
 
 // Path is the store's file.
-func (s *SQLiteStore) Path() string { return s.path }
+func (s *Store) Path() string { return s.path }
+
+// Files are the files that hold the store: the database and the log
+// files SQLite keeps beside it, which it replays into the database.
+// autoagent.Config.Protects keeps sandboxed tools out of them.
+func (s *Store) Files() []string {
+	return []string{s.path, s.path + "-wal", s.path + "-shm", s.path + "-journal"}
+}
+
+// pruneNote is the message Prune leaves (session.PruneTaintNote).
+var pruneNote = session.PruneTaintNote + "\n" + marker.TaintSentinel
+
+// taintSentinel, in a system message, says the conversation once held
+// untrusted content (the loop's marker, internal/marker).
+const taintSentinel = marker.TaintSentinel
+
+// isTainted reports whether m carries untrusted content or the sentinel.
+func isTainted(m llm.Message) bool { return marker.Tainted(m) }
 
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
@@ -155,7 +184,7 @@ type querier interface {
 
 // write runs fn in an IMMEDIATE transaction (the database's write lock
 // first, so what fn reads is what it writes over).
-func (s *SQLiteStore) write(ctx context.Context, fn func(q querier) error) (err error) {
+func (s *Store) write(ctx context.Context, fn func(q querier) error) (err error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	c, err := s.db.Conn(ctx)
@@ -181,7 +210,7 @@ func (s *SQLiteStore) write(ctx context.Context, fn func(q querier) error) (err 
 }
 
 // read runs fn in a read transaction: one consistent snapshot.
-func (s *SQLiteStore) read(ctx context.Context, fn func(q querier) error) error {
+func (s *Store) read(ctx context.Context, fn func(q querier) error) error {
 	tx, err := s.db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return fmt.Errorf("session: %w", err)
@@ -194,8 +223,8 @@ func stamp(t time.Time) int64 { return t.UnixNano() }
 
 func unstamp(n int64) time.Time { return time.Unix(0, n) }
 
-// Append implements Store.
-func (s *SQLiteStore) Append(ctx context.Context, k Key, msgs ...llm.Message) ([]Entry, error) {
+// Append implements session.Store.
+func (s *Store) Append(ctx context.Context, k session.Key, msgs ...llm.Message) ([]session.Entry, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
@@ -210,7 +239,7 @@ func (s *SQLiteStore) Append(ctx context.Context, k Key, msgs ...llm.Message) ([
 		}
 		rows[i] = r
 	}
-	var out []Entry
+	var out []session.Entry
 	err := s.write(ctx, func(q querier) error {
 		now := s.now()
 		if _, err := q.ExecContext(ctx, `INSERT OR IGNORE INTO sessions (user, name, created, updated, next_seq) VALUES (?, ?, ?, ?, 1)`,
@@ -221,14 +250,14 @@ func (s *SQLiteStore) Append(ctx context.Context, k Key, msgs ...llm.Message) ([
 		if err := q.QueryRowContext(ctx, `SELECT next_seq FROM sessions WHERE user = ? AND name = ?`, k.User, k.Session).Scan(&next); err != nil {
 			return fmt.Errorf("session: read %s: %w", k, err)
 		}
-		out = make([]Entry, len(msgs))
+		out = make([]session.Entry, len(msgs))
 		for i, m := range msgs {
 			seq := next + int64(i)
 			if _, err := q.ExecContext(ctx, `INSERT INTO messages (user, name, seq, time, role, text, message) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 				k.User, k.Session, seq, stamp(now), rows[i].role, rows[i].text, rows[i].doc); err != nil {
 				return fmt.Errorf("session: append to %s: %w", k, err)
 			}
-			out[i] = Entry{Seq: seq, Time: now, Message: m.Clone()}
+			out[i] = session.Entry{Seq: seq, Time: now, Message: m.Clone()}
 		}
 		_, err := q.ExecContext(ctx, `UPDATE sessions SET next_seq = ?, updated = ? WHERE user = ? AND name = ?`,
 			next+int64(len(msgs)), stamp(now), k.User, k.Session)
@@ -240,12 +269,12 @@ func (s *SQLiteStore) Append(ctx context.Context, k Key, msgs ...llm.Message) ([
 	return out, nil
 }
 
-// Load implements Store.
-func (s *SQLiteStore) Load(ctx context.Context, k Key) ([]Entry, error) {
+// Load implements session.Store.
+func (s *Store) Load(ctx context.Context, k session.Key) ([]session.Entry, error) {
 	if err := k.Validate(); err != nil {
 		return nil, err
 	}
-	var out []Entry
+	var out []session.Entry
 	err := s.read(ctx, func(q querier) error {
 		if _, err := info(ctx, q, k); err != nil {
 			return err
@@ -258,7 +287,7 @@ func (s *SQLiteStore) Load(ctx context.Context, k Key) ([]Entry, error) {
 }
 
 // entries reads the messages of k, the first upTo of them (all when 0).
-func entries(ctx context.Context, q querier, k Key, upTo int64) ([]Entry, error) {
+func entries(ctx context.Context, q querier, k session.Key, upTo int64) ([]session.Entry, error) {
 	query := `SELECT seq, time, role, text, message FROM messages WHERE user = ? AND name = ? ORDER BY seq`
 	args := []any{k.User, k.Session}
 	if upTo > 0 {
@@ -270,10 +299,10 @@ func entries(ctx context.Context, q querier, k Key, upTo int64) ([]Entry, error)
 		return nil, fmt.Errorf("session: load %s: %w", k, err)
 	}
 	defer rows.Close()
-	out := []Entry{}
+	out := []session.Entry{}
 	for rows.Next() {
 		var (
-			e    Entry
+			e    session.Entry
 			t    int64
 			role string
 			text sql.NullString
@@ -296,12 +325,12 @@ func entries(ctx context.Context, q querier, k Key, upTo int64) ([]Entry, error)
 	return out, nil
 }
 
-// Info implements Store.
-func (s *SQLiteStore) Info(ctx context.Context, k Key) (Info, error) {
+// Info implements session.Store.
+func (s *Store) Info(ctx context.Context, k session.Key) (session.Info, error) {
 	if err := k.Validate(); err != nil {
-		return Info{}, err
+		return session.Info{}, err
 	}
-	var out Info
+	var out session.Info
 	err := s.read(ctx, func(q querier) error {
 		var err error
 		out, err = info(ctx, q, k)
@@ -313,42 +342,42 @@ func (s *SQLiteStore) Info(ctx context.Context, k Key) (Info, error) {
 const infoColumns = `s.user, s.name, s.created, s.updated, s.forked_user, s.forked_name, s.forked_at,
 	(SELECT COUNT(*) FROM messages m WHERE m.user = s.user AND m.name = s.name)`
 
-func scanInfo(sc interface{ Scan(...any) error }) (Info, error) {
+func scanInfo(sc interface{ Scan(...any) error }) (session.Info, error) {
 	var (
-		in               Info
+		in               session.Info
 		created, updated int64
 		fuser, fname     sql.NullString
 	)
 	if err := sc.Scan(&in.User, &in.Session, &created, &updated, &fuser, &fname, &in.ForkedAt, &in.Messages); err != nil {
-		return Info{}, err
+		return session.Info{}, err
 	}
 	in.Created, in.Updated = unstamp(created), unstamp(updated)
 	if fname.Valid {
-		in.ForkedFrom = &Key{User: fuser.String, Session: fname.String}
+		in.ForkedFrom = &session.Key{User: fuser.String, Session: fname.String}
 	}
 	return in, nil
 }
 
-func info(ctx context.Context, q querier, k Key) (Info, error) {
+func info(ctx context.Context, q querier, k session.Key) (session.Info, error) {
 	in, err := scanInfo(q.QueryRowContext(ctx, `SELECT `+infoColumns+` FROM sessions s WHERE s.user = ? AND s.name = ?`, k.User, k.Session))
 	if errors.Is(err, sql.ErrNoRows) {
-		return Info{}, fmt.Errorf("%w: %s", ErrNotFound, k)
+		return session.Info{}, fmt.Errorf("%w: %s", session.ErrNotFound, k)
 	}
 	if err != nil {
-		return Info{}, fmt.Errorf("session: read %s: %w", k, err)
+		return session.Info{}, fmt.Errorf("session: read %s: %w", k, err)
 	}
 	return in, nil
 }
 
-// List implements Store.
-func (s *SQLiteStore) List(ctx context.Context, user string, all bool) ([]Info, error) {
+// List implements session.Store.
+func (s *Store) List(ctx context.Context, user string, all bool) ([]session.Info, error) {
 	query := `SELECT ` + infoColumns + ` FROM sessions s WHERE s.user = ? ORDER BY s.updated DESC, s.user, s.name`
 	args := []any{user}
 	if all && user == "" {
 		query = `SELECT ` + infoColumns + ` FROM sessions s ORDER BY s.updated DESC, s.user, s.name`
 		args = nil
 	}
-	out := []Info{}
+	out := []session.Info{}
 	err := s.read(ctx, func(q querier) error {
 		rows, err := q.QueryContext(ctx, query, args...)
 		if err != nil {
@@ -367,24 +396,24 @@ func (s *SQLiteStore) List(ctx context.Context, user string, all bool) ([]Info, 
 	return out, err
 }
 
-// Fork implements Store.
-func (s *SQLiteStore) Fork(ctx context.Context, from Key, at int64, to Key) (Info, error) {
-	for _, k := range []Key{from, to} {
+// Fork implements session.Store.
+func (s *Store) Fork(ctx context.Context, from session.Key, at int64, to session.Key) (session.Info, error) {
+	for _, k := range []session.Key{from, to} {
 		if err := k.Validate(); err != nil {
-			return Info{}, err
+			return session.Info{}, err
 		}
 	}
 	if at < 0 {
-		return Info{}, fmt.Errorf("session: fork of %s at message %d: the position must be positive (0 for all)", from, at)
+		return session.Info{}, fmt.Errorf("session: fork of %s at message %d: the position must be positive (0 for all)", from, at)
 	}
-	var out Info
+	var out session.Info
 	err := s.write(ctx, func(q querier) error {
 		if _, err := info(ctx, q, from); err != nil {
 			return err
 		}
 		if _, err := info(ctx, q, to); err == nil {
-			return fmt.Errorf("%w: %s", ErrExists, to)
-		} else if !errors.Is(err, ErrNotFound) {
+			return fmt.Errorf("%w: %s", session.ErrExists, to)
+		} else if !errors.Is(err, session.ErrNotFound) {
 			return err
 		}
 		var last int64
@@ -416,8 +445,8 @@ func (s *SQLiteStore) Fork(ctx context.Context, from Key, at int64, to Key) (Inf
 	return out, err
 }
 
-// Delete implements Store.
-func (s *SQLiteStore) Delete(ctx context.Context, k Key) error {
+// Delete implements session.Store.
+func (s *Store) Delete(ctx context.Context, k session.Key) error {
 	if err := k.Validate(); err != nil {
 		return err
 	}
@@ -427,19 +456,19 @@ func (s *SQLiteStore) Delete(ctx context.Context, k Key) error {
 			return fmt.Errorf("session: delete %s: %w", k, err)
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			return fmt.Errorf("%w: %s", ErrNotFound, k)
+			return fmt.Errorf("%w: %s", session.ErrNotFound, k)
 		}
 		_, err = q.ExecContext(ctx, `DELETE FROM messages WHERE user = ? AND name = ?`, k.User, k.Session)
 		return err
 	})
 }
 
-// Prune implements Store. A session that loses messages holding
+// Prune implements session.Store. A session that loses messages holding
 // untrusted content keeps a system message in their place (see
-// [PruneTaintNote]), at the sequence number of the last message removed;
+// [session.PruneTaintNote]), at the sequence number of the last message removed;
 // that note is never pruned itself, and goes with the session's last
 // other message.
-func (s *SQLiteStore) Prune(ctx context.Context, opts PruneOptions) (int, error) {
+func (s *Store) Prune(ctx context.Context, opts session.PruneOptions) (int, error) {
 	if opts.KeepLast < 0 {
 		return 0, fmt.Errorf("session: prune: KeepLast %d is negative", opts.KeepLast)
 	}
@@ -510,7 +539,7 @@ func (s *SQLiteStore) Prune(ctx context.Context, opts PruneOptions) (int, error)
 // message: free once they are removed, and before every message kept.
 // The database picks the messages that may hold a marker; each is decoded
 // and checked as the loop would.
-func prunedTaint(ctx context.Context, q querier, where string, args []any) (map[Key]int64, error) {
+func prunedTaint(ctx context.Context, q querier, where string, args []any) (map[session.Key]int64, error) {
 	rows, err := q.QueryContext(ctx, `SELECT user, name, seq, role, text, message FROM messages WHERE `+where+`
 		AND (instr(COALESCE(text, CAST(message AS TEXT)), ?) > 0 OR instr(COALESCE(text, CAST(message AS TEXT)), ?) > 0)`,
 		append(append([]any(nil), args...), "EXTERNAL UNTRUSTED CONTENT", taintSentinel)...)
@@ -518,10 +547,10 @@ func prunedTaint(ctx context.Context, q querier, where string, args []any) (map[
 		return nil, fmt.Errorf("session: prune: %w", err)
 	}
 	defer rows.Close()
-	out := map[Key]int64{}
+	out := map[session.Key]int64{}
 	for rows.Next() {
 		var (
-			k    Key
+			k    session.Key
 			seq  int64
 			role string
 			text sql.NullString
@@ -541,8 +570,8 @@ func prunedTaint(ctx context.Context, q querier, where string, args []any) (map[
 	return out, nil
 }
 
-// Search implements Store.
-func (s *SQLiteStore) Search(ctx context.Context, k Key, query string, limit int) ([]Hit, error) {
+// Search implements session.Store.
+func (s *Store) Search(ctx context.Context, k session.Key, query string, limit int) ([]session.Hit, error) {
 	if k.Session != "" {
 		if err := k.Validate(); err != nil {
 			return nil, err
@@ -551,15 +580,15 @@ func (s *SQLiteStore) Search(ctx context.Context, k Key, query string, limit int
 	if limit <= 0 {
 		limit = 10
 	}
-	var keys []Key
-	var all []Entry
+	var keys []session.Key
+	var all []session.Entry
 	err := s.read(ctx, func(q querier) error {
-		var sessions []Key
+		var sessions []session.Key
 		if k.Session != "" {
 			if _, err := info(ctx, q, k); err != nil {
 				return err
 			}
-			sessions = []Key{k}
+			sessions = []session.Key{k}
 		} else {
 			rows, err := q.QueryContext(ctx, `SELECT name FROM sessions WHERE user = ? ORDER BY name`, k.User)
 			if err != nil {
@@ -571,7 +600,7 @@ func (s *SQLiteStore) Search(ctx context.Context, k Key, query string, limit int
 					rows.Close()
 					return fmt.Errorf("session: search: %w", err)
 				}
-				sessions = append(sessions, Key{User: k.User, Session: name})
+				sessions = append(sessions, session.Key{User: k.User, Session: name})
 			}
 			rows.Close()
 			if err := rows.Err(); err != nil {
@@ -598,20 +627,20 @@ func (s *SQLiteStore) Search(ctx context.Context, k Key, query string, limit int
 
 // rank scores entries against query with BM25 (memory's ranking), best
 // first, ties in store order.
-func rank(keys []Key, all []Entry, query string, limit int) []Hit {
+func rank(keys []session.Key, all []session.Entry, query string, limit int) []session.Hit {
 	x := bm25.New()
 	for i, e := range all {
 		x.Add(int64(i+1), searchText(e.Message))
 	}
 	scored := x.ScoreList(query)
 	slicesSortScored(scored)
-	out := []Hit{}
+	out := []session.Hit{}
 	for _, sc := range scored {
 		if len(out) == limit {
 			break
 		}
 		i := sc.ID - 1
-		out = append(out, Hit{Key: keys[i], Entry: all[i], Score: sc.Score})
+		out = append(out, session.Hit{Key: keys[i], Entry: all[i], Score: sc.Score})
 	}
 	return out
 }
@@ -656,4 +685,28 @@ func decode(role string, text sql.NullString, doc []byte) (llm.Message, error) {
 		return llm.Message{}, err
 	}
 	return m, nil
+}
+
+// searchText is what search indexes of a message: its text, the tools it
+// called with their arguments, and the results it carries.
+func searchText(m llm.Message) string {
+	var b strings.Builder
+	for _, p := range m.Parts {
+		switch p.Type {
+		case llm.PartText:
+			b.WriteString(p.Text)
+		case llm.PartToolCall:
+			if p.ToolCall != nil {
+				b.WriteString(p.ToolCall.Name + " " + string(p.ToolCall.Arguments))
+			}
+		case llm.PartToolResult:
+			if p.ToolResult != nil {
+				b.WriteString(p.ToolResult.Name + " " + p.ToolResult.Content)
+			}
+		default:
+			continue
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
 }

@@ -1,4 +1,4 @@
-package session_test
+package sqlitestore_test
 
 import (
 	"bufio"
@@ -16,6 +16,7 @@ import (
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/session"
 	"github.com/autoagent-go/autoagent/session/sessiontest"
+	"github.com/autoagent-go/autoagent/session/sqlitestore"
 )
 
 // A child process appends for the multi-process tests.
@@ -40,7 +41,7 @@ func child(spec string) int {
 		fmt.Fprintln(os.Stderr, "child spec:", err)
 		return 2
 	}
-	st, err := session.Open(db, session.Options{})
+	st, err := sqlitestore.Open(db, sqlitestore.Options{})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -59,9 +60,9 @@ func child(spec string) int {
 	return 0
 }
 
-func openTemp(t testing.TB) *session.SQLiteStore {
+func openTemp(t testing.TB) *sqlitestore.Store {
 	t.Helper()
-	st, err := session.Open(filepath.Join(t.TempDir(), "sessions.db"), session.Options{})
+	st, err := sqlitestore.Open(filepath.Join(t.TempDir(), "sessions.db"), sqlitestore.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func startChild(t *testing.T, db string, writer, count int) *exec.Cmd {
 // each writer's order kept.
 func TestTwoProcessesAppendToOneSession(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "sessions.db")
-	st, err := session.Open(db, session.Options{}) // creates the tables before the race
+	st, err := sqlitestore.Open(db, sqlitestore.Options{}) // creates the tables before the race
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,7 +143,7 @@ func TestKillDuringAppendsLosesNothingCommitted(t *testing.T) {
 	if last < 300 {
 		t.Fatalf("the child committed only %d messages before it stopped", last)
 	}
-	st, err := session.Open(db, session.Options{})
+	st, err := sqlitestore.Open(db, sqlitestore.Options{})
 	if err != nil {
 		t.Fatalf("the killed writer's store does not open: %v", err)
 	}
@@ -166,15 +167,15 @@ func TestOpenRefusesAForeignFile(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "notes.db")
 	junk := []byte("these are my notes, not a database\n")
 	os.WriteFile(p, append(junk, make([]byte, 4096)...), 0o600)
-	_, err := session.Open(p, session.Options{})
-	var ce *session.CorruptError
+	_, err := sqlitestore.Open(p, sqlitestore.Options{})
+	var ce *sqlitestore.CorruptError
 	if !errors.As(err, &ce) || ce.Path != p {
 		t.Fatalf("Open of a text file: %v", err)
 	}
 	if b, _ := os.ReadFile(p); string(b[:len(junk)]) != string(junk) {
 		t.Error("Open changed the foreign file")
 	}
-	if _, err := session.Open(filepath.Join(t.TempDir(), "a?b"), session.Options{}); err == nil {
+	if _, err := sqlitestore.Open(filepath.Join(t.TempDir(), "a?b"), sqlitestore.Options{}); err == nil {
 		t.Error("a path with '?' was accepted")
 	}
 }
@@ -182,7 +183,7 @@ func TestOpenRefusesAForeignFile(t *testing.T) {
 // Entries are stamped with Options.Now.
 func TestEntriesCarryTheClocksTime(t *testing.T) {
 	at := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
-	st, err := session.Open(filepath.Join(t.TempDir(), "s.db"), session.Options{Now: func() time.Time { return at }})
+	st, err := sqlitestore.Open(filepath.Join(t.TempDir(), "s.db"), sqlitestore.Options{Now: func() time.Time { return at }})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autoagent-go/autoagent"
+)
+
+// The quickstart runs offline: the scripted model calls the Go tool and
+// answers.
+func TestQuickstartOffline(t *testing.T) {
+	var out bytes.Buffer
+	if err := run(context.Background(), &out, autoagent.Config{LLM: offline()}, "What is the weather in Oslo?"); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.TrimSpace(out.String()); got != "It is sunny and 21°C in Oslo." {
+		t.Errorf("the answer %q", got)
+	}
+}
+
+// The front door's weight: what a program with one Go tool links through
+// package autoagent. The limits are where the front door stands with the
+// WASM host, MCP and the HTTP providers in it (RATIONALE: "Why does Config
+// take a session.Store, trace sinks and a provider?"), with some headroom
+// for the toolchain; a dependency that pulls in a database, RPC or an
+// exporter again crosses them. Measured for issue 42 (linux/amd64,
+// go1.26): 558 packages and 40.8 MiB before, 331 and 21.2 MiB after.
+const (
+	maxPackages = 345
+	maxBytes    = 24 << 20
+)
+
+func TestFrontDoorWeight(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: not building the quickstart to weigh the front door")
+	}
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	pkgs := strings.Fields(string(out))
+	if len(pkgs) > maxPackages {
+		t.Errorf("the quickstart links %d packages, above %d: see what the root imports (go list -deps ./examples/quickstart)", len(pkgs), maxPackages)
+	}
+	for _, p := range pkgs {
+		for _, heavy := range []string{"modernc.org/sqlite", "google.golang.org/grpc", "github.com/hashicorp/go-plugin", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"} {
+			if p == heavy || strings.HasPrefix(p, heavy+"/") {
+				t.Errorf("the quickstart links %s: it comes in through an interface, from the package that owns it", p)
+			}
+		}
+	}
+	// One build, cached by the go command for the next run.
+	bin := filepath.Join(t.TempDir(), "quickstart")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	fi, err := os.Stat(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Size() > maxBytes {
+		t.Errorf("the quickstart is %.1f MiB, above %d MiB", float64(fi.Size())/(1<<20), maxBytes>>20)
+	}
+	t.Logf("the quickstart: %d packages, %.1f MiB", len(pkgs), float64(fi.Size())/(1<<20))
+}

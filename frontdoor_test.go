@@ -1,0 +1,132 @@
+package autoagent_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/providers/scripted"
+	"github.com/autoagent-go/autoagent/trace"
+)
+
+// sinkFunc is a trace.Sink of a function.
+type sinkFunc func(trace.Event) error
+
+func (f sinkFunc) WriteEvent(ev trace.Event) error { return f(ev) }
+
+// TraceSinks receive the run's events beside the trace file; with a
+// Tracer of the program's own they are a config error, not dropped.
+func TestTraceSinksReceiveTheRun(t *testing.T) {
+	ctx := context.Background()
+	var mu sync.Mutex
+	var types []trace.Type
+	sink := sinkFunc(func(ev trace.Event) error {
+		mu.Lock()
+		defer mu.Unlock()
+		types = append(types, ev.Type)
+		return nil
+	})
+	file := filepath.Join(t.TempDir(), "trace.jsonl")
+	rt, err := autoagent.New(ctx, autoagent.Config{LLM: script(scripted.Turn{Text: "done"}), TraceFile: file, TraceSinks: []trace.Sink{sink}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rt.Run(ctx, "go"); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	got := slices.Clone(types)
+	mu.Unlock()
+	if !slices.Contains(got, trace.RunStart) || !slices.Contains(got, trace.RunEnd) {
+		t.Errorf("the sink saw %v; want run_start and run_end", got)
+	}
+	b, err := os.ReadFile(file)
+	if n := strings.Count(string(b), "\n"); err != nil || n != len(got) {
+		t.Errorf("the trace file holds %d lines (%v), the sink saw %d events: both get every event", n, err, len(got))
+	}
+
+	_, err = autoagent.New(ctx, autoagent.Config{LLM: script(), Tracer: trace.New(), TraceSinks: []trace.Sink{sink}})
+	if !errors.Is(err, autoagent.ErrConfig) || !strings.Contains(err.Error(), "add the sinks to your Tracer") {
+		t.Errorf("TraceSinks with a Tracer: %v; want ErrConfig saying what to do", err)
+	}
+	if _, err := autoagent.New(ctx, autoagent.Config{LLM: script(), TraceSinks: []trace.Sink{nil}}); !errors.Is(err, autoagent.ErrConfig) {
+		t.Errorf("a nil sink: %v; want ErrConfig, not a panic at the first event", err)
+	}
+}
+
+// A provider named backend:NAME runs in its own process, which is
+// providers/remote's weight: New says to start it there, and starts
+// nothing itself.
+func TestBackendProviderIsBuiltByRemote(t *testing.T) {
+	_, err := autoagent.New(context.Background(), autoagent.Config{Provider: autoagent.ProviderConfig{Name: "backend:local"}})
+	if !errors.Is(err, autoagent.ErrConfig) || !strings.Contains(err.Error(), "providers/remote") || !strings.Contains(err.Error(), "Config.LLM") {
+		t.Errorf("backend:local: %v; want ErrConfig naming providers/remote and Config.LLM", err)
+	}
+	// LLM wins over the name, as for any provider.
+	rt, err := autoagent.New(context.Background(), autoagent.Config{Provider: autoagent.ProviderConfig{Name: "backend:local"}, LLM: script()})
+	if err != nil {
+		t.Fatalf("with LLM set: %v", err)
+	}
+	rt.Close(context.Background())
+}
+
+// The session store is the program's: the runtime protects its files from
+// sandboxed tools, and leaves it open on Close.
+func TestSessionStoreIsTheCallers(t *testing.T) {
+	ctx := context.Background()
+	db := filepath.Join(t.TempDir(), "sessions.db")
+	st := openSessions(t, db)
+	cfg := autoagent.Config{LLM: script(scripted.Turn{Text: "hi"}), Sessions: st}
+	var files []string
+	for _, p := range cfg.Protects() {
+		if p.File != "" {
+			files = append(files, p.File)
+		}
+	}
+	for _, want := range []string{db, db + "-wal", db + "-shm", db + "-journal"} {
+		if !slices.Contains(files, want) {
+			t.Errorf("Protects names %q; want %s among them", files, want)
+		}
+	}
+	rt, err := autoagent.New(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := autoagent.SessionKey{Session: "s"}
+	if _, err := rt.Continue(ctx, k, "hello"); err != nil {
+		t.Fatal(err)
+	}
+	if err := rt.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Append(ctx, k, llm.UserText("after Close")); err != nil {
+		t.Errorf("the store after the runtime's Close: %v; want it still open", err)
+	}
+}
+
+// create_tool offered without a plugins directory configured stages in
+// ./plugins/staging: New does not trip over the absent PluginsConfig.
+func TestCreateToolWithoutPluginsConfig(t *testing.T) {
+	t.Chdir(t.TempDir())
+	rt, err := autoagent.New(context.Background(), autoagent.Config{
+		LLM:        script(scripted.Turn{Text: "hi"}),
+		CreateTool: autoagent.CreateToolConfig{Budget: 1},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	if _, ok := rt.Agent().Tools.Get("create_tool"); !ok {
+		t.Error("create_tool not offered")
+	}
+}
