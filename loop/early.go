@@ -143,7 +143,7 @@ func (r *runner) announce(step int, llmSpan string, c llm.ToolCall) {
 	}
 	// A tool the model was not offered yet is refused in the turn, and
 	// so is a direct call in code mode only.
-	if r.search != nil && !r.search.isRevealed(c.Name) || r.modelRefusal(c.Name) != "" {
+	if r.search != nil && !r.search.isRevealed(c.Name) || r.modelRefusal(c.Name).Kind != "" {
 		return
 	}
 	// Hooks see every call before anything runs it.
@@ -231,7 +231,7 @@ func (r *runner) adoptEarly(step int, llmSpan string, plans []plan, paused bool)
 		reason := discardAbsent
 		for i := range plans {
 			if p := &plans[i]; p.early == nil && sameCall(ec.p.call, p.call) {
-				if p.refusal == "" {
+				if !p.isRefused() {
 					p.early, reason = ec, ""
 					close(ec.adopted)
 				} else {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 )
@@ -63,7 +64,7 @@ type HookResult struct {
 }
 
 // preHooks runs the pre-tool hooks on p's call, in order: it sets
-// p.refusal on a denial or a failure, and p.call's arguments on a
+// p.denial on a denial or a failure, and p.call's arguments on a
 // rewrite.
 func (r *runner) preHooks(step int, llmSpan string, p *plan) {
 	if len(r.a.PreToolHooks) == 0 {
@@ -84,18 +85,18 @@ func (r *runner) preHooks(step int, llmSpan string, p *plan) {
 		case err != nil:
 			ev.Status, ev.Error = "error", err.Error()
 			traceEvent(r, trace.ToolHook, llmSpan, ev)
-			p.refusal = fmt.Sprintf("ToolHookDenied: the call was refused because a check failed (hook %d: %v).", i+1, err)
+			p.denial = refusal.New(refusal.HookDenied, "the call was refused because a check failed (hook %d: %v).", i+1, err)
 			return
 		case d.Deny != "":
 			ev.Status, ev.Reason = "deny", d.Deny
 			traceEvent(r, trace.ToolHook, llmSpan, ev)
-			p.refusal = "ToolHookDenied: " + d.Deny
+			p.denial = refusal.New(refusal.HookDenied, "%s", d.Deny)
 			return
 		case d.Arguments != nil:
 			if err := validateArguments(p, d.Arguments); err != nil {
 				ev.Status, ev.Error = "error", err.Error()
 				traceEvent(r, trace.ToolHook, llmSpan, ev)
-				p.refusal = fmt.Sprintf("ToolHookDenied: hook %d rewrote the arguments into ones the tool refuses: %v", i+1, err)
+				p.denial = refusal.New(refusal.HookDenied, "hook %d rewrote the arguments into ones the tool refuses: %v", i+1, err)
 				return
 			}
 			p.call.Arguments = append(json.RawMessage(nil), d.Arguments...)

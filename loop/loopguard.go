@@ -1,10 +1,10 @@
 package loop
 
 import (
-	"fmt"
 	"sync"
 
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 )
 
 // loopGuard counts how often each (tool, arguments) pair has been asked
@@ -62,6 +62,6 @@ func callSignature(c llm.ToolCall) string {
 	return c.Name + "(" + canonicalJSON(c.Arguments) + ")"
 }
 
-func repeatedCallMessage(name string, max int) string {
-	return fmt.Sprintf("RepeatedCall: you already called `%s` with these exact arguments %d times and it was not run again. Change the arguments, use a different tool, or stop and report what you have.", name, max)
+func repeatedCallMessage(name string, max int) refusal.Refusal {
+	return refusal.New(refusal.RepeatedCall, "you already called `%s` with these exact arguments %d times and it was not run again. Change the arguments, use a different tool, or stop and report what you have.", name, max)
 }

@@ -91,6 +91,9 @@ type recordedResult struct {
 	IsError        bool   `json:"is_error,omitempty"`
 	Infrastructure bool   `json:"infrastructure,omitempty"`
 	Untrusted      bool   `json:"untrusted,omitempty"`
+	// Refusal is the kind of a refusal the loop wrote in the tool's place
+	// (a timeout); see package loop/refusal.
+	Refusal string `json:"refusal,omitempty"`
 }
 
 // recordLine is one line of a recording; Kind says which fields are set.
@@ -202,7 +205,7 @@ func (r *Recorder) tool(run *runner, step int, c llm.ToolCall, raw rawResult) {
 		args, content = trace.RedactJSON(args), trace.Redact(content)
 	}
 	r.write(&recordLine{Kind: "tool", RunID: run.st.RunID, Step: step, CallID: c.ID, Name: c.Name, Arguments: args,
-		Result: &recordedResult{Content: content, IsError: raw.isError, Infrastructure: raw.infra, Untrusted: raw.untrusted}})
+		Result: &recordedResult{Content: content, IsError: raw.isError, Infrastructure: raw.infra, Untrusted: raw.untrusted, Refusal: string(raw.refusal)}})
 }
 
 func (r *Recorder) end(run *runner, res *Result, err error) {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 )
@@ -320,7 +321,7 @@ func (p *replayer) offlineResult(step int, c llm.ToolCall) (rawResult, error) {
 		return rawResult{}, err
 	}
 	r := l.Result
-	return rawResult{text: r.Content, isError: r.IsError, infra: r.Infrastructure, untrusted: r.Untrusted}, nil
+	return rawResult{text: r.Content, isError: r.IsError, infra: r.Infrastructure, untrusted: r.Untrusted, refusal: refusal.Kind(r.Refusal)}, nil
 }
 
 // checkTool compares a result produced for real (model-only replay) with

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 )
@@ -28,8 +28,8 @@ type plan struct {
 	// loop.
 	findTools bool
 	flags     tool.Flags
-	refusal   string     // the error the model sees when the call is refused
-	early     *earlyCall // the call's early start, when it had one
+	denial    refusal.Refusal // set when the call is refused
+	early     *earlyCall      // the call's early start, when it had one
 	// parent is the calling tool's call, for a call made through
 	// CallNested; nil for the model's.
 	parent *callCtx
@@ -147,12 +147,12 @@ func (r *runner) pauseForApproval(step int, llmSpan string, pending []PendingCal
 	return r.stop(StopApprovalRequired, nil)
 }
 
-func approvalMismatchMessage(name string) string {
-	return fmt.Sprintf("ApprovalMismatch: this call of `%s` is not the call a person decided on under this id (the tool or the arguments differ), so it was not run.", name)
+func approvalMismatchMessage(name string) refusal.Refusal {
+	return refusal.New(refusal.ApprovalMismatch, "this call of `%s` is not the call a person decided on under this id (the tool or the arguments differ), so it was not run.", name)
 }
 
-func toolCallLimitMessage(name string, limit int) string {
-	return fmt.Sprintf("ToolCallLimit: `%s` was not run: this run may make %d tool calls and has made them. Answer now with what you have.", name, limit)
+func toolCallLimitMessage(name string, limit int) refusal.Refusal {
+	return refusal.New(refusal.ToolCallLimit, "`%s` was not run: this run may make %d tool calls and has made them. Answer now with what you have.", name, limit)
 }
 
 // toolsDisabledNote is what the model is told once the run's tool calls
@@ -212,28 +212,28 @@ func (r *runner) newPlan(c llm.ToolCall) plan {
 // once): the run's tool-call bound, which counts the call; tool search
 // (for the model's calls: a tool it has not found is not offered); the
 // pre-tool hooks; then screen (the loop guard, the trifecta, the policy,
-// the human decision). It sets p.refusal, or returns the call when it
+// the human decision). It sets p.denial, or returns the call when it
 // awaits approval.
 func (r *runner) admit(step int, span string, p *plan, tainted, nested bool) *PendingCall {
 	r.screenMu.Lock()
 	defer r.screenMu.Unlock()
 	c := p.call
 	if m := r.b.MaxToolCalls; m > 0 && r.st.ToolCalls+r.counted+r.record.counted >= m {
-		p.overLimit, p.refusal = true, toolCallLimitMessage(c.Name, m)
+		p.overLimit, p.denial = true, toolCallLimitMessage(c.Name, m)
 		traceEvent(r, trace.ToolsDisabled, span, trace.Guard{Step: step, Name: c.Name, CallID: c.ID, Limit: m})
 		return nil
 	}
 	r.counted++
 	if !nested && !p.program && r.search != nil && !r.search.isRevealed(c.Name) {
-		p.refusal = notOfferedMessage(c.Name)
+		p.denial = notOfferedMessage(c.Name)
 		return nil
 	}
 	if !nested {
-		if p.refusal = r.modelRefusal(c.Name); p.refusal != "" {
+		if p.denial = r.modelRefusal(c.Name); p.isRefused() {
 			return nil
 		}
 	}
-	if r.preHooks(step, span, p); p.refusal != "" {
+	if r.preHooks(step, span, p); p.isRefused() {
 		return nil
 	}
 	if nested {
@@ -256,7 +256,7 @@ func (r *runner) screenLocked(step int, llmSpan string, p *plan, tainted bool, e
 // screen decides the fate of one call: guards first (loop guard, then
 // trifecta); the policy can only add refusals; a human can reject any call
 // and approve those awaiting approval, never override a refusal. It sets
-// p.refusal, returns the call when it awaits approval, and reports whether
+// p.denial, returns the call when it awaits approval, and reports whether
 // the call is clean: to run, with nothing refused, pending or merely
 // shadowed.
 //
@@ -286,7 +286,7 @@ func (r *runner) screen(step int, llmSpan string, p *plan, tainted bool, early *
 		ev.Repeats = n
 		if !shadow {
 			note(trace.LoopGuardBlock, ev)
-			p.refusal = repeatedCallMessage(c.Name, r.b.MaxRepeatedToolCalls)
+			p.denial = repeatedCallMessage(c.Name, r.b.MaxRepeatedToolCalls)
 			return nil, false
 		}
 		r.wouldBlock.Add(1)
@@ -302,7 +302,7 @@ func (r *runner) screen(step int, llmSpan string, p *plan, tainted bool, early *
 			}
 			if !shadow {
 				note(trace.TrifectaBlock, ev)
-				p.refusal = egressBlockedMessage(c.Name)
+				p.denial = egressBlockedMessage(c.Name)
 				return nil, false
 			}
 			r.wouldBlock.Add(1)
@@ -329,7 +329,7 @@ func (r *runner) screen(step int, llmSpan string, p *plan, tainted bool, early *
 		case VerdictDeny:
 			ev.Reason = d.Reason
 			note(trace.PolicyDeny, ev)
-			p.refusal = policyDeniedMessage(d.Reason)
+			p.denial = policyDeniedMessage(d.Reason)
 			return nil, false
 		case VerdictApprove:
 			if approveReason == "" {
@@ -351,13 +351,13 @@ func (r *runner) screen(step int, llmSpan string, p *plan, tainted bool, early *
 		}
 		ev.Reason = "the call is not the one that was decided on"
 		note(trace.ApprovalMismatch, ev)
-		p.refusal = approvalMismatchMessage(c.Name)
+		p.denial = approvalMismatchMessage(c.Name)
 		return nil, false
 	}
 	if decided && human.Verdict == VerdictDeny {
 		ev.Verdict, ev.Reason = "reject", human.Reason
 		note(trace.ApprovalDecision, ev)
-		p.refusal = humanRejectedMessage(human.Reason)
+		p.denial = humanRejectedMessage(human.Reason)
 		return nil, false
 	}
 	if approveReason != "" {
@@ -379,7 +379,7 @@ func (r *runner) runCalls(step int, llmSpan string, plans []plan) {
 	completed := r.completedByID()
 	runnable := 0
 	for i := range plans {
-		if plans[i].refusal == "" {
+		if !plans[i].isRefused() {
 			runnable++
 		}
 	}
@@ -393,7 +393,7 @@ func (r *runner) runCalls(step int, llmSpan string, plans []plan) {
 		var wg sync.WaitGroup
 		for i := range plans {
 			p := &plans[i]
-			if p.refusal != "" {
+			if p.isRefused() {
 				p.out = refused(p)
 				continue
 			}
@@ -424,7 +424,7 @@ func (r *runner) runCalls(step int, llmSpan string, plans []plan) {
 			return
 		}
 		switch {
-		case p.refusal != "":
+		case p.isRefused():
 			p.out = refused(p)
 		case p.early == nil && r.early != nil:
 			// Calls started early may still be running: together they
@@ -455,7 +455,7 @@ func (r *runner) sendToolStart(step int, p *plan) bool {
 	if r.emit == nil {
 		return true
 	}
-	return r.send(Event{Type: EventToolStart, Step: step, Call: &p.call, Refused: p.refusal != ""})
+	return r.send(Event{Type: EventToolStart, Step: step, Call: &p.call, Refused: p.isRefused()})
 }
 
 func (r *runner) sendToolEnd(step int, p *plan) bool {
@@ -477,8 +477,16 @@ func (r *runner) completedByID() map[string]llm.ToolResult {
 }
 
 func refused(p *plan) outcome {
-	return outcome{res: llm.ToolResult{CallID: p.call.ID, Name: p.call.Name, Content: p.refusal, IsError: true}, refused: true, done: true}
+	return outcome{res: p.denial.Result(p.call.ID, p.call.Name), refused: true, done: true}
 }
+
+// refusedRaw is rf as what a call produced.
+func refusedRaw(rf refusal.Refusal) rawResult {
+	return rawResult{text: rf.Text, isError: true, refusal: rf.Kind}
+}
+
+// isRefused reports whether the gate refused p's call.
+func (p *plan) isRefused() bool { return p.denial.Kind != "" }
 
 // rawResult is what a tool produced, before the loop bounds and frames it.
 type rawResult struct {
@@ -486,6 +494,9 @@ type rawResult struct {
 	isError   bool
 	infra     bool // the tool returned a Go error
 	untrusted bool // flagged untrusted, or reported tainted
+	// refusal is set when the loop, not the tool, wrote text (a journal
+	// divergence, an unknown outcome, a timeout).
+	refusal refusal.Kind
 	// structured is the tool's structured content, for a nested call's
 	// caller (the model reads text).
 	structured json.RawMessage
@@ -505,7 +516,7 @@ func (r *runner) runCall(step int, llmSpan string, p *plan, completed map[string
 		return outcome{res: llm.ToolResult{CallID: c.ID, Name: c.Name, Content: text, IsError: isErr}, done: true}
 	}
 	if prev, ok := completed[c.ID]; ok {
-		return outcome{res: prev, done: true, untrusted: strings.Contains(prev.Content, UntrustedOpen)}
+		return outcome{res: prev, done: true, untrusted: prev.Untrusted}
 	}
 	if x, ok := r.awaitEarly(p); ok {
 		return r.settle(step, llmSpan, p, x)
@@ -548,13 +559,13 @@ func (r *runner) execCall(ctx context.Context, step int, llmSpan string, p *plan
 		case found && e.Digest != "" && e.Digest != digest:
 			ev.Error = "the journal holds another call under this id"
 			traceEvent(r, trace.NestedDiverged, llmSpan, ev)
-			return execution{raw: rawResult{text: divergedMessage(c), isError: true}}
+			return execution{raw: refusedRaw(divergedMessage(c))}
 		case found && e.Status == JournalFinished:
 			traceEvent(r, trace.JournalReplay, llmSpan, ev)
-			return execution{raw: rawResult{text: e.Content, isError: e.IsError, infra: e.Infrastructure, untrusted: e.Untrusted}}
+			return execution{raw: rawResult{text: e.Content, isError: e.IsError, infra: e.Infrastructure, untrusted: e.Untrusted, refusal: refusal.Kind(e.Refusal)}}
 		case found && !p.flags.Idempotent && !r.resumesNested(c.ID):
 			traceEvent(r, trace.OutcomeUnknown, llmSpan, ev)
-			return execution{raw: rawResult{text: outcomeUnknownMessage(c.Name), isError: true}}
+			return execution{raw: refusedRaw(refusal.Unknown(c.Name))}
 		}
 		if err := j.Record(jctx, JournalEntry{RunID: r.st.RunID, CallID: c.ID, Name: c.Name, Step: step, Status: JournalStarted, Digest: digest, Time: time.Now().UTC()}); err != nil {
 			return execution{stop: fmt.Errorf("%w: recording the start of call %s: %v (the call was not run)", ErrJournal, c.ID, err)}
@@ -567,7 +578,7 @@ func (r *runner) execCall(ctx context.Context, step int, llmSpan string, p *plan
 	x := execution{raw: raw, ran: true}
 	if j != nil && !(raw.isError && ctx.Err() != nil) && !raw.paused {
 		err := j.Record(context.WithoutCancel(ctx), JournalEntry{RunID: r.st.RunID, CallID: c.ID, Name: c.Name, Step: step, Status: JournalFinished, Digest: callDigest(c),
-			Content: raw.text, IsError: raw.isError, Infrastructure: raw.infra, Untrusted: raw.untrusted, Time: time.Now().UTC()})
+			Content: raw.text, IsError: raw.isError, Infrastructure: raw.infra, Untrusted: raw.untrusted, Refusal: string(raw.refusal), Time: time.Now().UTC()})
 		if err != nil {
 			x.err = fmt.Errorf("%w: recording the result of call %s: %v (the call ran; resume reports its outcome as unknown)", ErrJournal, c.ID, err)
 		}
@@ -610,6 +621,7 @@ func (r *runner) settle(step int, llmSpan string, p *plan, x execution) outcome 
 		text = frameUntrusted(text)
 	}
 	o.res.Content, o.res.IsError, o.untrusted = text, raw.isError, raw.untrusted
+	o.res.Refusal, o.res.Untrusted = string(raw.refusal), raw.untrusted
 	// A call that failed while the run was being cancelled most likely
 	// failed because of it: it is not kept, so resume runs it again.
 	o.done = (!(raw.isError && r.ctx.Err() != nil) || !x.ran) && !raw.paused
@@ -630,12 +642,8 @@ func (r *runner) shape(step int, span string, c llm.ToolCall, raw rawResult) (ra
 	return raw, err
 }
 
-func divergedMessage(c llm.ToolCall) string {
-	return fmt.Sprintf("Diverged: call %s of `%s` is not the call recorded under this id before the run stopped (the tool or the arguments differ), so it was not run. A re-run must make the same calls in the same order.", c.ID, c.Name)
-}
-
-func outcomeUnknownMessage(name string) string {
-	return fmt.Sprintf("OutcomeUnknown: `%s` was started before an interruption and its outcome was not recorded. It was not run again, so that a side effect is not repeated. Check whether it took effect before calling it again.", name)
+func divergedMessage(c llm.ToolCall) refusal.Refusal {
+	return refusal.New(refusal.Diverged, "call %s of `%s` is not the call recorded under this id before the run stopped (the tool or the arguments differ), so it was not run. A re-run must make the same calls in the same order.", c.ID, c.Name)
 }
 
 // invoke calls the tool. A Go error from the tool is an infrastructure
@@ -685,6 +693,15 @@ func (r *runner) invoke(ctx context.Context, step int, llmSpan string, p *plan) 
 		if errors.As(err, &mismatch) {
 			return rawResult{}, err
 		}
+		var rf refusal.Refusal
+		if errors.As(err, &rf) {
+			// The loop's own timeout, or a stand-in's (a durable
+			// workflow's) refusal: a result, not a tool failure.
+			raw = refusedRaw(rf)
+			raw.untrusted, raw.paused = p.flags.Untrusted || cc.tainted.Load(), cc.paused.Load()
+			r.traceToolEnd(span, t0, step, c, raw, nil)
+			return raw, nil
+		}
 		raw = rawResult{text: fmt.Sprintf("tool %s failed: %v", c.Name, err), isError: true, infra: true, untrusted: raw.untrusted, paused: raw.paused}
 	}
 	r.traceToolEnd(span, t0, step, c, raw, err)
@@ -723,7 +740,7 @@ func callWithin(ctx context.Context, limit time.Duration, t tool.Tool, c tool.Ca
 	case o := <-done:
 		// A failure as the limit passed is the limit's doing.
 		if timedOut() && (o.err != nil || o.res.IsError) {
-			return tool.Errorf("%s", toolTimeoutMessage(c.Name, limit)), nil
+			return tool.Result{}, refusal.Timeout(c.Name, limit)
 		}
 		return o.res, o.err
 	case <-cctx.Done():
@@ -731,12 +748,8 @@ func callWithin(ctx context.Context, limit time.Duration, t tool.Tool, c tool.Ca
 			o := <-done
 			return o.res, o.err
 		}
-		return tool.Errorf("%s", toolTimeoutMessage(c.Name, limit)), nil
+		return tool.Result{}, refusal.Timeout(c.Name, limit)
 	}
-}
-
-func toolTimeoutMessage(name string, limit time.Duration) string {
-	return fmt.Sprintf("ToolTimeout: `%s` did not finish within its time limit of %v; it was stopped and nothing it returns later is used.", name, limit)
 }
 
 func (r *runner) traceToolEnd(span string, t0 time.Time, step int, c llm.ToolCall, raw rawResult, err error) {
