@@ -89,7 +89,9 @@ func TestEveryRefusalIsTyped(t *testing.T) {
 			turns: []scripted.Turn{calls(call("c1", "pay", `{}`)), text("ok")},
 			agent: func(p llm.Provider) *loop.Agent {
 				return &loop.Agent{Provider: p, Tools: registry(t, &counter{name: "pay"}), PreToolHooks: []loop.PreToolHook{
-					func(context.Context, *loop.HookCall) (loop.HookDecision, error) { return loop.HookDecision{Deny: "not today"}, nil },
+					func(context.Context, *loop.HookCall) (loop.HookDecision, error) {
+						return loop.HookDecision{Deny: "not today"}, nil
+					},
 				}}
 			}},
 		{name: "journal divergence", kind: refusal.Diverged, id: "c1",
