@@ -159,9 +159,6 @@ type recordedCodeMode struct {
 }
 
 func (r *Recorder) start(run *runner) {
-	if r == nil {
-		return
-	}
 	st := run.st.Clone()
 	st.Status = ""
 	if r.redact {
@@ -184,9 +181,6 @@ func (r *Recorder) start(run *runner) {
 }
 
 func (r *Recorder) llm(run *runner, step int, req *llm.Request, resp *llm.Response) {
-	if r == nil {
-		return
-	}
 	cp := *resp
 	cp.Message = resp.Message.Clone()
 	if r.redact {
@@ -197,9 +191,6 @@ func (r *Recorder) llm(run *runner, step int, req *llm.Request, resp *llm.Respon
 }
 
 func (r *Recorder) tool(run *runner, step int, c llm.ToolCall, raw rawResult) {
-	if r == nil {
-		return
-	}
 	args, content := c.Arguments, raw.text
 	if r.redact {
 		args, content = trace.RedactJSON(args), trace.Redact(content)
@@ -209,9 +200,6 @@ func (r *Recorder) tool(run *runner, step int, c llm.ToolCall, raw rawResult) {
 }
 
 func (r *Recorder) end(run *runner, res *Result, err error) {
-	if r == nil {
-		return
-	}
 	l := &recordLine{Kind: "end", RunID: run.st.RunID, Step: run.st.Step, Steps: run.st.Step}
 	if res != nil {
 		l.StopReason, l.Output = res.StopReason, res.Output

@@ -327,7 +327,7 @@ func (p *replayer) offlineResult(step int, c llm.ToolCall) (rawResult, error) {
 // checkTool compares a result produced for real (model-only replay) with
 // the recorded one.
 func (p *replayer) checkTool(step int, c llm.ToolCall, raw rawResult) error {
-	if p == nil || p.offline {
+	if p.offline {
 		return nil
 	}
 	l, err := p.recorded(step, c)
@@ -347,9 +347,6 @@ func (p *replayer) checkTool(step int, c llm.ToolCall, raw rawResult) error {
 
 // finish compares the outcome with the recorded one.
 func (p *replayer) finish(r *runner, res *Result) error {
-	if p == nil {
-		return nil
-	}
 	end := p.rec.end
 	if end == nil {
 		return nil // the recorded run never ended (crash): nothing to compare

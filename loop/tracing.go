@@ -31,7 +31,9 @@ func (r *runner) preview(s string) string {
 // endTrace emits run_end, once the run's early calls have ended: a tool
 // span never closes after its run's.
 func (r *runner) endTrace(status, output string, err error) {
-	r.closeEarly()
+	if r.early != nil {
+		r.closeEarly()
+	}
 	if r.tr == nil {
 		return
 	}

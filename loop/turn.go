@@ -53,13 +53,15 @@ type outcome struct {
 // turn decides, runs and records the calls of one model turn. It returns
 // stop=true with the run's outcome when the run ends here (approval pause,
 // cancellation, failure).
-func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, error, bool) {
+func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, bool, error) {
 	plans, pending := r.plan(step, llmSpan, calls)
-	r.adoptEarly(step, llmSpan, plans, len(pending) > 0)
+	if r.early != nil {
+		r.adoptEarly(step, llmSpan, plans, len(pending) > 0)
+	}
 	if len(pending) > 0 {
 		r.st.Pending = pending
 		res, err := r.pauseForApproval(step, llmSpan, pending)
-		return res, err, true
+		return res, true, err
 	}
 	r.st.Pending = nil
 	// The calls are persisted before any runs: after a crash, resume runs
@@ -67,11 +69,11 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 	// the model again for different ones.
 	if err := r.checkpoint(); err != nil {
 		res, err := r.fail(step, err)
-		return res, err, true
+		return res, true, err
 	}
 	r.runCalls(step, llmSpan, plans)
 	if r.aborted {
-		return nil, errAborted, true
+		return nil, true, errAborted
 	}
 	if u, ok := r.sink.take(); ok {
 		r.addUsage(u)
@@ -89,13 +91,13 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 		r.st.Completed = completedResults(plans)
 		r.record.keep(r.st)
 		res, err := r.fail(step, err)
-		return res, err, true
+		return res, true, err
 	}
 	if ctxErr := r.ctx.Err(); ctxErr != nil {
 		r.st.Completed = completedResults(plans)
 		r.record.keep(r.st)
 		res, err := r.stop(StopCancelled, ctxErr)
-		return res, err, true
+		return res, true, err
 	}
 	if pending := r.record.takePending(); len(pending) > 0 {
 		// A tool's own call awaits approval: the turn stops here, keeping
@@ -105,7 +107,7 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 		r.record.keep(r.st)
 		r.st.Pending = pending
 		res, err := r.pauseForApproval(step, llmSpan, pending)
-		return res, err, true
+		return res, true, err
 	}
 	tainted := false
 	r.st.ToolCalls += r.counted + r.record.counted
@@ -130,7 +132,7 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 			}
 		}
 	}
-	return nil, nil, false
+	return nil, false, nil
 }
 
 // pauseForApproval stops the run with pending as the calls awaiting a
@@ -518,8 +520,10 @@ func (r *runner) runCall(step int, llmSpan string, p *plan, completed map[string
 	if prev, ok := completed[c.ID]; ok {
 		return outcome{res: prev, done: true, untrusted: prev.Untrusted}
 	}
-	if x, ok := r.awaitEarly(p); ok {
-		return r.settle(step, llmSpan, p, x)
+	if p.early != nil {
+		if x, ok := r.awaitEarly(p); ok {
+			return r.settle(step, llmSpan, p, x)
+		}
 	}
 	return r.settle(step, llmSpan, p, r.execCall(r.ctx, step, llmSpan, p))
 }
@@ -598,9 +602,11 @@ func (r *runner) settle(step int, llmSpan string, p *plan, x execution) outcome 
 	}
 	raw := x.raw
 	o.err = x.err
-	if x.ran {
-		r.a.Recorder.tool(r, step, c, raw)
-		if err := r.a.replay.checkTool(step, c, raw); err != nil && o.err == nil {
+	if x.ran && r.rec != nil {
+		r.rec.tool(r, step, c, raw)
+	}
+	if x.ran && r.replay != nil {
+		if err := r.replay.checkTool(step, c, raw); err != nil && o.err == nil {
 			o.err = err
 		}
 	}
@@ -665,7 +671,7 @@ func (r *runner) invoke(ctx context.Context, step int, llmSpan string, p *plan) 
 	if span != "" {
 		ctx = trace.WithSpan(ctx, span)
 	}
-	if rp := r.a.replay; rp != nil && rp.offline {
+	if rp := r.replay; rp != nil && rp.offline {
 		raw, err := rp.offlineResult(step, c)
 		if err != nil {
 			return rawResult{}, err
