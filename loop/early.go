@@ -131,21 +131,10 @@ func (r *runner) announce(step int, llmSpan string, c llm.ToolCall) {
 			return
 		}
 	}
-	// A tool the model was not offered yet is refused in the turn, and
-	// so is a direct call in code mode only.
-	if r.search != nil && !r.search.isRevealed(c.Name) || r.modelRefusal(c.Name).Kind != "" {
-		return
-	}
-	// Hooks see every call before anything runs it.
-	if len(r.a.PreToolHooks) > 0 {
-		return
-	}
-	// A call that may be past the tool-call cap waits for the turn.
-	if m := r.b.MaxToolCalls; m > 0 && r.st.ToolCalls+len(e.turn.announced) > m {
-		return
-	}
+	// The gate's checks, silently: a call the tool phase would refuse, or
+	// ask a person about, or that a hook would see first, waits for it.
 	p := plan{call: c, tool: t, flags: flags}
-	if _, clean := r.screenLocked(step, llmSpan, &p, r.st.Tainted, &e.turn); !clean {
+	if !r.screenEarly(step, llmSpan, &p, r.st.Tainted, &e.turn) {
 		return
 	}
 	ctx, cancel := context.WithCancel(r.ctx)

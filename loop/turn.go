@@ -208,169 +208,281 @@ func (r *runner) newPlan(c llm.ToolCall) plan {
 	return p
 }
 
-// admit is the gate every call passes, the model's and those tools make
-// through CallNested, one at a time (tools running in parallel, or
-// started early, screen theirs meanwhile, so no check is asked twice at
-// once): the run's tool-call bound, which counts the call; tool search
-// (for the model's calls: a tool it has not found is not offered); the
-// pre-tool hooks; then screen (the loop guard, the trifecta, the policy,
-// the human decision). It sets p.denial, or returns the call when it
-// awaits approval.
+// admit passes p's call through the gate (see gate), for the model's calls
+// and those tools make through CallNested alike. It sets p.denial, or
+// returns the call when it awaits a person's approval.
 func (r *runner) admit(step int, span string, p *plan, tainted, nested bool) *PendingCall {
 	r.screenMu.Lock()
 	defer r.screenMu.Unlock()
-	c := p.call
-	if m := r.b.MaxToolCalls; m > 0 && r.st.ToolCalls+r.counted+r.record.counted >= m {
-		p.overLimit, p.denial = true, toolCallLimitMessage(c.Name, m)
-		traceEvent(r, trace.ToolsDisabled, span, trace.Guard{Step: step, Name: c.Name, CallID: c.ID, Limit: m})
-		return nil
+	g := gateCall{p: p, step: step, span: span, tainted: tainted, nested: nested}
+	return r.gate(&g)
+}
+
+// screenEarly is the gate's silent check of a call announced while the
+// model still streams (early holds the calls announced so far): it reports
+// whether the call is clean, so that it may start early.
+func (r *runner) screenEarly(step int, llmSpan string, p *plan, tainted bool, early *earlyTurn) bool {
+	r.screenMu.Lock()
+	defer r.screenMu.Unlock()
+	g := gateCall{p: p, step: step, span: llmSpan, tainted: tainted, early: early}
+	r.gate(&g)
+	return g.clean
+}
+
+// gateCall is one call on its way through the gate, and what the checks
+// found so far.
+type gateCall struct {
+	p       *plan
+	step    int
+	span    string
+	tainted bool // the run's taint when the call was asked for
+	nested  bool // made by a tool through CallNested
+	// early is set for the silent check of a call announced early (nil in
+	// the tool phase): nothing is traced or counted, and any doubt means
+	// "not early", never "refused".
+	early *earlyTurn
+	// approve says why the call needs a person (source: who asks); pend is
+	// the call awaiting that decision.
+	approve, source string
+	pend            *PendingCall
+	// clean: nothing so far refused the call, shadowed it or asked a
+	// person about it.
+	clean bool
+}
+
+// note traces a check's event, except in the silent early check.
+func (g *gateCall) note(r *runner, typ trace.Type, ev trace.Guard) {
+	if g.early == nil {
+		traceEvent(r, typ, g.span, ev)
 	}
-	r.counted++
-	if !nested && !p.program && r.search != nil && !r.search.isRevealed(c.Name) {
-		p.denial = notOfferedMessage(c.Name)
-		return nil
-	}
-	if !nested {
-		if p.denial = r.modelRefusal(c.Name); p.isRefused() {
+}
+
+// ev is the trace event of a check of the call.
+func (g *gateCall) ev() trace.Guard {
+	return trace.Guard{Step: g.step, Name: g.p.call.Name, CallID: g.p.call.ID}
+}
+
+// gateCheck is one check of the gate: it returns the call's refusal, or
+// the zero Refusal to let the next check see the call.
+type gateCheck func(r *runner, g *gateCall) refusal.Refusal
+
+// gateChecks are the gate's checks, in the order a call meets them.
+var gateChecks = [...]gateCheck{
+	checkToolCallBound,
+	checkOffered,
+	checkCodeModeOnly,
+	checkPreToolHooks,
+	checkLoopGuard,
+	checkTrifecta,
+	checkPolicy,
+	checkPerson,
+}
+
+// gate is the one stage that refuses a call. Every call passes it, the
+// model's and those tools make through CallNested, one at a time (the
+// caller holds screenMu: tools running in parallel, or started early,
+// screen theirs meanwhile, so no check is asked twice at once). Its checks
+// run in the order of gateChecks, each on the call as the ones before left
+// it (a hook may rewrite the arguments): the run's tool-call bound, which
+// counts the call; tool search and code mode only (for the model's calls);
+// the pre-tool hooks; the loop guard; the trifecta; the policy; a person's
+// decision. The first refusal ends it: the guards come first, so the policy
+// can only add refusals, and a person can reject any call and approve one
+// awaiting approval, never override a refusal.
+//
+// One failure rule: a check that fails (a hook or the policy returning an
+// error, or panicking) refuses the call. Shadow mode (Bounds.ShadowGuards)
+// turns the guards' refusals into traced would-blocks, never the policy's
+// or a person's.
+func (r *runner) gate(g *gateCall) *PendingCall {
+	g.clean = true
+	for _, check := range gateChecks {
+		rf := check(r, g)
+		if g.early != nil && (rf.Kind != "" || !g.clean) {
+			g.clean = false
+			return nil
+		}
+		if rf.Kind != "" {
+			g.p.denial, g.clean = rf, false
 			return nil
 		}
 	}
-	if r.preHooks(step, span, p); p.isRefused() {
-		return nil
-	}
-	if nested {
-		// The model's calls are counted as their turn is appended; a
-		// tool's, as it makes them.
-		r.guard.observe([]llm.ToolCall{p.call})
-	}
-	pend, _ := r.screen(step, span, p, tainted, nil)
-	return pend
+	return g.pend
 }
 
-// screenLocked is screen under the gate's lock (see admit), for the
-// silent check of a call announced early.
-func (r *runner) screenLocked(step int, llmSpan string, p *plan, tainted bool, early *earlyTurn) (*PendingCall, bool) {
-	r.screenMu.Lock()
-	defer r.screenMu.Unlock()
-	return r.screen(step, llmSpan, p, tainted, early)
-}
-
-// screen decides the fate of one call: guards first (loop guard, then
-// trifecta); the policy can only add refusals; a human can reject any call
-// and approve those awaiting approval, never override a refusal. It sets
-// p.denial, returns the call when it awaits approval, and reports whether
-// the call is clean: to run, with nothing refused, pending or merely
-// shadowed.
-//
-// early is nil in the tool phase. For the check of a call announced while
-// the model still streams it holds the calls announced so far; the check is
-// then silent (nothing traced, no would-block counted, the policy told
-// Early), and only a clean verdict lets the call start early.
-func (r *runner) screen(step int, llmSpan string, p *plan, tainted bool, early *earlyTurn) (*PendingCall, bool) {
-	c := p.call
-	shadow := r.b.ShadowGuards
-	note := func(typ trace.Type, ev trace.Guard) {
-		if early == nil {
-			traceEvent(r, typ, llmSpan, ev)
+// checkToolCallBound refuses a call past Bounds.MaxToolCalls and counts
+// the others. Early, a call that may be past it waits for the turn.
+func checkToolCallBound(r *runner, g *gateCall) refusal.Refusal {
+	m := r.b.MaxToolCalls
+	if g.early != nil {
+		if m > 0 && r.st.ToolCalls+len(g.early.announced) > m {
+			g.clean = false
 		}
+		return refusal.Refusal{}
 	}
-	ev := trace.Guard{Step: step, Name: c.Name, CallID: c.ID}
-	clean := true
+	if m > 0 && r.st.ToolCalls+r.counted+r.record.counted >= m {
+		g.p.overLimit = true
+		ev := g.ev()
+		ev.Limit = m
+		g.note(r, trace.ToolsDisabled, ev)
+		return toolCallLimitMessage(g.p.call.Name, m)
+	}
+	r.counted++
+	return refusal.Refusal{}
+}
 
+// checkOffered refuses the model a tool that tool search has not offered
+// it yet. A program's calls are checked against what is declared to it
+// (nestedRefusal).
+func checkOffered(r *runner, g *gateCall) refusal.Refusal {
+	if !g.nested && !g.p.program && r.search != nil && !r.search.isRevealed(g.p.call.Name) {
+		return notOfferedMessage(g.p.call.Name)
+	}
+	return refusal.Refusal{}
+}
+
+// checkCodeModeOnly refuses the model a direct call when code mode offers
+// the tools to programs only.
+func checkCodeModeOnly(r *runner, g *gateCall) refusal.Refusal {
+	if g.nested {
+		return refusal.Refusal{}
+	}
+	return r.modelRefusal(g.p.call.Name)
+}
+
+// checkPreToolHooks runs the pre-tool hooks (see preHooks). Early, a call
+// any hook would see waits for the turn: hooks see every call before
+// anything runs it.
+func checkPreToolHooks(r *runner, g *gateCall) refusal.Refusal {
+	if g.early != nil {
+		g.clean = len(r.a.PreToolHooks) == 0
+		return refusal.Refusal{}
+	}
+	return r.preHooks(g.step, g.span, g.p)
+}
+
+// checkLoopGuard refuses a call repeated past Bounds.MaxRepeatedToolCalls.
+// A tool's calls are counted as they are made, the model's as their turn
+// is appended.
+func checkLoopGuard(r *runner, g *gateCall) refusal.Refusal {
+	c := g.p.call
+	if g.nested {
+		r.guard.observe([]llm.ToolCall{c})
+	}
 	var extra int // asks of this turn the guard has not observed yet
-	if early != nil && r.guard != nil {
-		extra = early.repeats(c)
+	if g.early != nil && r.guard != nil {
+		extra = g.early.repeats(c)
 	}
-	if n, over := r.guard.check(c, extra); over {
-		if early != nil {
-			return nil, false
-		}
-		ev.Repeats = n
-		if !shadow {
-			note(trace.LoopGuardBlock, ev)
-			p.denial = repeatedCallMessage(c.Name, r.b.MaxRepeatedToolCalls)
-			return nil, false
-		}
-		r.wouldBlock.Add(1)
-		note(trace.LoopGuardWouldBlock, ev)
-		clean = false
+	n, over := r.guard.check(c, extra)
+	if !over {
+		return refusal.Refusal{}
 	}
-	var approveReason, approveSource string
-	if tainted && p.flags.Egress {
-		switch r.b.Trifecta {
-		case TrifectaDeny:
-			if early != nil {
-				return nil, false
-			}
-			if !shadow {
-				note(trace.TrifectaBlock, ev)
-				p.denial = egressBlockedMessage(c.Name)
-				return nil, false
-			}
-			r.wouldBlock.Add(1)
-			note(trace.TrifectaWouldBlock, ev)
-			clean = false
-		case TrifectaApprove:
-			if early != nil {
-				return nil, false
-			}
-			approveReason, approveSource = egressApprovalReason(c.Name), "trifecta"
-			note(trace.TrifectaApprovalRequired, ev)
-		}
+	ev := g.ev()
+	ev.Repeats = n
+	return r.guardHit(g, trace.LoopGuardBlock, trace.LoopGuardWouldBlock, ev, repeatedCallMessage(c.Name, r.b.MaxRepeatedToolCalls))
+}
+
+// checkTrifecta refuses, or asks a person about, an egress call once the
+// run is tainted (Bounds.Trifecta).
+func checkTrifecta(r *runner, g *gateCall) refusal.Refusal {
+	if !g.tainted || !g.p.flags.Egress {
+		return refusal.Refusal{}
 	}
-	if r.a.Policy != nil {
-		in := &PolicyInput{Call: c, Flags: p.flags, Known: p.tool != nil, Step: step, Tainted: tainted, RunID: r.st.RunID, Messages: r.st.Messages}
-		if p.tool != nil {
-			in.Spec = p.tool.Spec()
-		}
-		if early != nil {
-			in.Early, in.Messages = true, early.transcript(r.st.Messages)
-		}
-		d := decide(r.ctx, r.a.Policy, in)
-		switch d.Verdict {
-		case VerdictDeny:
-			ev.Reason = d.Reason
-			note(trace.PolicyDeny, ev)
-			p.denial = policyDeniedMessage(d.Reason)
-			return nil, false
-		case VerdictApprove:
-			if approveReason == "" {
-				approveReason, approveSource = d.Reason, "policy"
-			}
-		}
+	name := g.p.call.Name
+	switch r.b.Trifecta {
+	case TrifectaDeny:
+		return r.guardHit(g, trace.TrifectaBlock, trace.TrifectaWouldBlock, g.ev(), egressBlockedMessage(name))
+	case TrifectaApprove:
+		g.approve, g.source, g.clean = egressApprovalReason(name), "trifecta", false
+		g.note(r, trace.TrifectaApprovalRequired, g.ev())
 	}
+	return refusal.Refusal{}
+}
+
+// guardHit is a built-in guard's refusal, or in shadow mode its traced
+// would-block.
+func (r *runner) guardHit(g *gateCall, block, wouldBlock trace.Type, ev trace.Guard, rf refusal.Refusal) refusal.Refusal {
+	g.clean = false
+	if g.early != nil {
+		return rf
+	}
+	if !r.b.ShadowGuards {
+		g.note(r, block, ev)
+		return rf
+	}
+	r.wouldBlock.Add(1)
+	g.note(r, wouldBlock, ev)
+	return refusal.Refusal{}
+}
+
+// checkPolicy asks the policy: it denies (a failing policy denies too, see
+// decide), asks a person, or allows.
+func checkPolicy(r *runner, g *gateCall) refusal.Refusal {
+	if r.a.Policy == nil {
+		return refusal.Refusal{}
+	}
+	p := g.p
+	in := &PolicyInput{Call: p.call, Flags: p.flags, Known: p.tool != nil, Step: g.step, Tainted: g.tainted, RunID: r.st.RunID, Messages: r.st.Messages}
+	if p.tool != nil {
+		in.Spec = p.tool.Spec()
+	}
+	if g.early != nil {
+		in.Early, in.Messages = true, g.early.transcript(r.st.Messages)
+	}
+	d := decide(r.ctx, r.a.Policy, in)
+	switch d.Verdict {
+	case VerdictDeny:
+		ev := g.ev()
+		ev.Reason = d.Reason
+		g.note(r, trace.PolicyDeny, ev)
+		return policyDeniedMessage(d.Reason)
+	case VerdictApprove:
+		if g.approve == "" {
+			g.approve, g.source = d.Reason, "policy"
+		}
+		g.clean = false
+	}
+	return refusal.Refusal{}
+}
+
+// checkPerson applies a person's decision on the call: a rejection refuses
+// it, an approval lets a call awaiting one run; a call awaiting approval
+// without one is pending. A decision is for the call the person was shown:
+// one bound to another call (a tool's re-run that diverged, an edited
+// state) refuses this one.
+func checkPerson(r *runner, g *gateCall) refusal.Refusal {
+	c := g.p.call
 	human, decided := r.st.Decisions[c.ID]
 	if decided && human.Digest == "" && human.Verdict == VerdictApprove {
 		// An approval bound to no call (a state written by an older
 		// build) approves nothing: the call is asked for again.
 		decided = false
 	}
+	if decided && g.early != nil {
+		g.clean = false
+		return refusal.Refusal{}
+	}
+	ev := g.ev()
 	if decided && human.Digest != "" && human.Digest != callDigest(c) {
-		// A decision is for the call the person was shown: this one is
-		// another (a tool's re-run that diverged, an edited state).
-		if early != nil {
-			return nil, false
-		}
 		ev.Reason = "the call is not the one that was decided on"
-		note(trace.ApprovalMismatch, ev)
-		p.denial = approvalMismatchMessage(c.Name)
-		return nil, false
+		g.note(r, trace.ApprovalMismatch, ev)
+		return approvalMismatchMessage(c.Name)
 	}
 	if decided && human.Verdict == VerdictDeny {
 		ev.Verdict, ev.Reason = "reject", human.Reason
-		note(trace.ApprovalDecision, ev)
-		p.denial = humanRejectedMessage(human.Reason)
-		return nil, false
+		g.note(r, trace.ApprovalDecision, ev)
+		return humanRejectedMessage(human.Reason)
 	}
-	if approveReason != "" {
-		if decided && human.Verdict == VerdictApprove {
-			ev.Verdict, ev.Reason = "approve", approveReason
-			note(trace.ApprovalDecision, ev)
-			return nil, clean && early == nil
-		}
-		return &PendingCall{Call: c, Reason: approveReason, Source: approveSource}, false
+	if g.approve == "" {
+		return refusal.Refusal{}
 	}
-	return nil, clean
+	if decided && human.Verdict == VerdictApprove {
+		ev.Verdict, ev.Reason = "approve", g.approve
+		g.note(r, trace.ApprovalDecision, ev)
+		return refusal.Refusal{}
+	}
+	g.pend = &PendingCall{Call: c, Reason: g.approve, Source: g.source}
+	return refusal.Refusal{}
 }
 
 // runCalls runs the calls of a turn that were not refused, storing each
