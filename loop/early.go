@@ -90,13 +90,11 @@ func (t *earlyTurn) transcript(msgs []llm.Message) []llm.Message {
 }
 
 // newEarlyRun returns the early starts of a run that may start calls
-// early: it streams, the agent did not switch early starts off, and it has
-// tools; nil otherwise, and the run then never consults it.
-func newEarlyRun(a *Agent, streams bool, parallel int) *earlyRun {
-	if !streams || a.MaxEarlyTools < 0 || a.Tools == nil {
-		return nil
-	}
-	n := a.MaxEarlyTools
+// early (it streams, the agent did not switch early starts off with a
+// negative max, and it has tools): at most max at once (0:
+// DefaultMaxEarlyTools), within the run's parallel slots.
+func newEarlyRun(max, parallel int) *earlyRun {
+	n := max
 	if n == 0 {
 		n = DefaultMaxEarlyTools
 	}

@@ -33,9 +33,6 @@ func newLoopGuard(max int, msgs []llm.Message) *loopGuard {
 // observe counts the calls of a turn (before the guard judges them, so two
 // identical calls in one turn both count).
 func (g *loopGuard) observe(calls []llm.ToolCall) {
-	if g == nil {
-		return
-	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, c := range calls {
@@ -46,9 +43,6 @@ func (g *loopGuard) observe(calls []llm.ToolCall) {
 // check returns the number of times c's signature was asked for, plus
 // extra asks not observed yet, and whether that is more than allowed.
 func (g *loopGuard) check(c llm.ToolCall, extra int) (int, bool) {
-	if g == nil {
-		return 0, false
-	}
 	sig := callSignature(c)
 	g.mu.Lock()
 	n := g.counts[sig] + extra

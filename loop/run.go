@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/memory"
 	"github.com/autoagent-go/autoagent/tool"
@@ -34,6 +35,8 @@ type runner struct {
 
 	tr      *trace.Tracer
 	runSpan string
+	// rails: the agent, or its policy, has guardrails to run.
+	rails bool
 	// rec records the run, replay checks it against a recording; each
 	// nil unless the agent has one.
 	rec    *Recorder
@@ -74,12 +77,18 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	if err := a.Bounds.Validate(); err != nil {
 		return nil, err
 	}
-	outSchema, err := a.compiledOutputSchema()
-	if err != nil {
-		return nil, err
+	var outSchema *tool.Schema
+	if len(a.OutputSchema) > 0 {
+		s, err := a.compiledOutputSchema()
+		if err != nil {
+			return nil, err
+		}
+		outSchema = s
 	}
-	if err := a.checkCodeMode(); err != nil {
-		return nil, err
+	if a.CodeMode.Mode != codemode.Off {
+		if err := a.checkCodeMode(); err != nil {
+			return nil, err
+		}
 	}
 	if resumed {
 		if err := a.checkResumedProgram(st); err != nil {
@@ -107,7 +116,8 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	if r.parallel <= 0 {
 		r.parallel = 8
 	}
-	if r.early = newEarlyRun(a, emit != nil, r.parallel); r.early != nil {
+	if emit != nil && a.MaxEarlyTools >= 0 && a.Tools != nil {
+		r.early = newEarlyRun(a.MaxEarlyTools, r.parallel)
 		defer r.closeEarly()
 	}
 	if a.Tools != nil {
@@ -145,16 +155,22 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	// what the caller took in reaches the sub-agent through its request.
 	st.Tainted = st.Tainted || IsTainted(st.Messages) || tool.Tainted(ctx)
 	r.taint.Store(st.Tainted)
-	r.record.load(st)
+	if len(st.Nested) > 0 || len(st.Subruns) > 0 {
+		r.record.load(st)
+	}
 	r.ids.seed(st.Messages)
-	r.guard = newLoopGuard(r.b.MaxRepeatedToolCalls, st.Messages)
-	for _, c := range st.Nested {
-		r.guard.observe([]llm.ToolCall{c.Call})
+	if r.b.MaxRepeatedToolCalls > 0 {
+		r.guard = newLoopGuard(r.b.MaxRepeatedToolCalls, st.Messages)
+		for _, c := range st.Nested {
+			r.guard.observe([]llm.ToolCall{c.Call})
+		}
 	}
 	if r.rec != nil {
 		r.rec.start(r)
 	}
-	if !resumed && len(r.guardrails(GuardInput)) > 0 {
+	_, policyRails := a.Policy.(PolicyGuardrails)
+	r.rails = policyRails || len(a.InputGuardrails)+len(a.OutputGuardrails)+len(a.ToolResultGuardrails) > 0
+	if !resumed && r.rails && len(r.guardrails(GuardInput)) > 0 {
 		if err := r.guardInput(); err != nil {
 			return r.fail(0, err)
 		}
@@ -271,7 +287,9 @@ func (r *runner) loop() (*Result, error) {
 			}
 			return r.done(v.answer)
 		}
-		r.guard.observe(calls)
+		if r.guard != nil {
+			r.guard.observe(calls)
+		}
 		if res, stop, err := r.turn(step, llmSpan, calls); stop {
 			return res, err
 		}
@@ -298,7 +316,7 @@ type verdict struct {
 // spent) ends the run; a failing guardrail blocks, a failing post-turn hook
 // lets the answer stand (it can only add a correction), both traced.
 func (r *runner) judge(step int, llmSpan, answer string) (verdict, error) {
-	if gs := r.guardrails(GuardOutput); len(gs) > 0 {
+	if gs := r.outputGuardrails(); len(gs) > 0 {
 		out, fix, err := r.checkGuardrails(gs, GuardOutput, step, llmSpan, "", answer)
 		if err != nil {
 			return verdict{}, err
@@ -327,10 +345,21 @@ func (r *runner) judge(step int, llmSpan, answer string) (verdict, error) {
 		}
 		r.structured = v
 	}
-	if corr := r.postTurn(step, llmSpan, answer); corr != nil {
-		return verdict{fix: corr, count: &r.st.Corrections}, nil
+	if r.a.PostTurn != nil {
+		if corr := r.postTurn(step, llmSpan, answer); corr != nil {
+			return verdict{fix: corr, count: &r.st.Corrections}, nil
+		}
 	}
 	return verdict{answer: answer}, nil
+}
+
+// outputGuardrails are the guardrails of the answer; none without a check
+// to run.
+func (r *runner) outputGuardrails() []Guardrail {
+	if !r.rails {
+		return nil
+	}
+	return r.guardrails(GuardOutput)
 }
 
 // correct is the one correction path: v's fix goes to the model as the
@@ -358,8 +387,14 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 	if keep > 0 {
 		view, pruned, saved = pruneView(view, keep, r.b.PruneBatch)
 	}
-	specs := r.offeredSpecs()
-	req := &llm.Request{Model: a.Model, Messages: view, Tools: specs, Temperature: a.Temperature, MaxTokens: a.MaxTokens, ResponseFormat: a.outputFormat()}
+	specs := r.specs
+	if r.search != nil || a.CodeMode.Mode != codemode.Off {
+		specs = r.offeredSpecs()
+	}
+	req := &llm.Request{Model: a.Model, Messages: view, Tools: specs, Temperature: a.Temperature, MaxTokens: a.MaxTokens}
+	if r.outSchema != nil {
+		req.ResponseFormat = a.outputFormat()
+	}
 	// The tool-call cap reached: the tools stay defined (a history with
 	// tool calls needs them) but may not be called, and the model is
 	// told why, in what it is sent only.
@@ -498,7 +533,10 @@ func (r *runner) done(answer string) (*Result, error) {
 	if err := r.checkReplay(res); err != nil {
 		return r.fail(r.st.Step, err)
 	}
-	r.endTrace("ok", answer, nil)
+	r.end()
+	if r.tr != nil {
+		r.endTrace("ok", answer, nil)
+	}
 	if r.rec != nil {
 		r.rec.end(r, res, nil)
 	}
@@ -527,7 +565,10 @@ func (r *runner) stop(reason StopReason, cause error) (*Result, error) {
 	if err := r.checkReplay(res); err != nil {
 		return r.fail(r.st.Step, err)
 	}
-	r.endTrace(string(reason), "", serr)
+	r.end()
+	if r.tr != nil {
+		r.endTrace(string(reason), "", serr)
+	}
 	if r.rec != nil {
 		r.rec.end(r, res, serr)
 	}
@@ -540,11 +581,22 @@ func (r *runner) fail(step int, err error) (*Result, error) {
 	if r.aborted {
 		return nil, errAborted
 	}
-	r.endTrace("error", "", err)
+	r.end()
+	if r.tr != nil {
+		r.endTrace("error", "", err)
+	}
 	if r.rec != nil {
 		r.rec.end(r, nil, err)
 	}
 	return nil, &RunError{Step: step, State: r.st.snapshot(), Err: err}
+}
+
+// end ends what the run started in the background: its early starts,
+// before run_end is traced (a tool span never closes after its run's).
+func (r *runner) end() {
+	if r.early != nil {
+		r.closeEarly()
+	}
 }
 
 // checkReplay compares the run's outcome with the recording it replays,

@@ -365,12 +365,15 @@ func checkPreToolHooks(r *runner, g *gateCall) refusal.Refusal {
 // A tool's calls are counted as they are made, the model's as their turn
 // is appended.
 func checkLoopGuard(r *runner, g *gateCall) refusal.Refusal {
+	if r.guard == nil {
+		return refusal.Refusal{}
+	}
 	c := g.p.call
 	if g.nested {
 		r.guard.observe([]llm.ToolCall{c})
 	}
 	var extra int // asks of this turn the guard has not observed yet
-	if g.early != nil && r.guard != nil {
+	if g.early != nil {
 		extra = g.early.repeats(c)
 	}
 	n, over := r.guard.check(c, extra)
@@ -751,7 +754,10 @@ func (r *runner) settle(step int, llmSpan string, p *plan, x execution) outcome 
 // guardrail's block, which stops the run.
 func (r *runner) shape(step int, span string, c llm.ToolCall, raw rawResult) (rawResult, error) {
 	r.postHooks(step, span, c, &raw)
-	gs := r.guardrails(GuardToolResult)
+	var gs []Guardrail
+	if r.rails {
+		gs = r.guardrails(GuardToolResult)
+	}
 	if len(gs) == 0 {
 		return raw, nil
 	}
