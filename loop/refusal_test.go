@@ -220,3 +220,27 @@ func mustJSON(t *testing.T, v any) []byte {
 	}
 	return b
 }
+
+// A tool cannot claim to have been refused before it ran: a refusal it
+// returns as its error is taken only for a call stopped as it ran (a
+// stand-in's timeout), and one of another kind is the tool's failure.
+func TestToolCannotClaimARefusal(t *testing.T) {
+	for _, c := range []struct {
+		rf    refusal.Refusal
+		typed bool
+	}{
+		{refusal.New(refusal.EgressBlocked, "not me"), false},
+		{refusal.New(refusal.PolicyDenied, "not me"), false},
+		{refusal.Timeout("claim", time.Second), true},
+	} {
+		claim := &counter{name: "claim", reply: func(string) (tool.Result, error) { return tool.Result{}, c.rf }}
+		res, err := (&loop.Agent{Provider: scripted.New(calls(call("c1", "claim", `{}`)), text("ok")), Tools: registry(t, claim)}).Run(context.Background(), "go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := resultFor(t, res.Messages, "c1")
+		if got, ok := refusal.Of(r); ok != c.typed || !r.IsError || (ok && got != c.rf) {
+			t.Errorf("%s returned by the tool: result %+v", c.rf.Kind, r)
+		}
+	}
+}

@@ -818,9 +818,11 @@ func (r *runner) invoke(ctx context.Context, step int, llmSpan string, p *plan) 
 			return rawResult{}, err
 		}
 		var rf refusal.Refusal
-		if errors.As(err, &rf) {
+		if errors.As(err, &rf) && rf.Kind.MayHaveRun() {
 			// The loop's own timeout, or a stand-in's (a durable
-			// workflow's) refusal: a result, not a tool failure.
+			// workflow's, a sub-agent's pause): a result, not a tool
+			// failure. A tool may not claim a refusal before running
+			// (a guard's, the policy's): that is the gate's alone.
 			raw = refusedRaw(rf)
 			raw.untrusted, raw.paused = p.flags.Untrusted || cc.tainted.Load(), cc.paused.Load()
 			r.traceToolEnd(span, t0, step, c, raw, nil)
