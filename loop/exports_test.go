@@ -2,10 +2,6 @@ package loop_test
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/token"
-	"os"
-	"strings"
 	"testing"
 )
 
@@ -21,42 +17,35 @@ const (
 )
 
 func TestExportCeilings(t *testing.T) {
-	fset := token.NewFileSet()
-	pkgs, err := parser.ParseDir(fset, ".", func(fi os.FileInfo) bool { return !strings.HasSuffix(fi.Name(), "_test.go") }, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	names, fields := 0, -1
-	for _, p := range pkgs {
-		for _, f := range p.Files {
-			for _, d := range f.Decls {
-				switch d := d.(type) {
-				case *ast.FuncDecl:
-					if d.Recv == nil && d.Name.IsExported() {
-						names++
-					}
-				case *ast.GenDecl:
-					for _, s := range d.Specs {
-						switch s := s.(type) {
-						case *ast.TypeSpec:
-							if s.Name.IsExported() {
-								names++
-							}
-							if st, ok := s.Type.(*ast.StructType); ok && s.Name.Name == "Agent" {
-								fields = 0
-								for _, fl := range st.Fields.List {
-									for _, n := range fl.Names {
-										if n.IsExported() {
-											fields++
-										}
+	for _, f := range sourceFiles(t, ".") {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil && d.Name.IsExported() {
+					names++
+				}
+			case *ast.GenDecl:
+				for _, s := range d.Specs {
+					switch s := s.(type) {
+					case *ast.TypeSpec:
+						if s.Name.IsExported() {
+							names++
+						}
+						if st, ok := s.Type.(*ast.StructType); ok && s.Name.Name == "Agent" {
+							fields = 0
+							for _, fl := range st.Fields.List {
+								for _, n := range fl.Names {
+									if n.IsExported() {
+										fields++
 									}
 								}
 							}
-						case *ast.ValueSpec:
-							for _, n := range s.Names {
-								if n.IsExported() {
-									names++
-								}
+						}
+					case *ast.ValueSpec:
+						for _, n := range s.Names {
+							if n.IsExported() {
+								names++
 							}
 						}
 					}
