@@ -244,3 +244,35 @@ func TestToolCannotClaimARefusal(t *testing.T) {
 		}
 	}
 }
+
+// The gate's order: the built-in guards come before the policy, which is
+// not asked about a call they refuse (it can only add refusals), and the
+// pre-tool hooks come before the guards.
+func TestGateOrder(t *testing.T) {
+	var asked, hooked []string
+	a := &loop.Agent{
+		Provider: scripted.New(calls(call("c1", "fetch", `{}`)), calls(call("c2", "send", `{}`)), text("ok")),
+		Tools:    registry(t, &counter{name: "fetch", flags: tool.Flags{Untrusted: true}}, &counter{name: "send", flags: tool.Flags{Egress: true}}),
+		Policy: loop.PolicyFunc(func(_ context.Context, in *loop.PolicyInput) (loop.Decision, error) {
+			asked = append(asked, in.Call.Name)
+			if in.Call.Name == "send" {
+				return loop.Decision{Verdict: loop.VerdictDeny, Reason: "no"}, nil
+			}
+			return loop.Decision{}, nil
+		}),
+		PreToolHooks: []loop.PreToolHook{func(_ context.Context, c *loop.HookCall) (loop.HookDecision, error) {
+			hooked = append(hooked, c.Call.Name)
+			return loop.HookDecision{}, nil
+		}},
+	}
+	res, err := a.Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rf, ok := refusal.Of(resultFor(t, res.Messages, "c2")); !ok || rf.Kind != refusal.EgressBlocked {
+		t.Errorf("send after taint: %+v %v, want the trifecta's refusal", rf, ok)
+	}
+	if strings.Join(asked, ",") != "fetch" || strings.Join(hooked, ",") != "fetch,send" {
+		t.Errorf("policy asked about %v, hooks saw %v; want the policy not asked about the refused send, the hooks shown both", asked, hooked)
+	}
+}
