@@ -276,3 +276,23 @@ func TestGateOrder(t *testing.T) {
 		t.Errorf("policy asked about %v, hooks saw %v; want the policy not asked about the refused send, the hooks shown both", asked, hooked)
 	}
 }
+
+// A refusal the journal holds (a timeout, before a crash) keeps its kind
+// when the journal answers the call on resume.
+func TestJournaledRefusalKeepsItsKind(t *testing.T) {
+	j := loop.NewMemoryJournal()
+	rf := refusal.Timeout("pay", time.Second)
+	if err := j.Record(context.Background(), loop.JournalEntry{RunID: "run-j", CallID: "c1", Name: "pay", Status: loop.JournalFinished,
+		Content: rf.Text, IsError: true, Refusal: string(rf.Kind)}); err != nil {
+		t.Fatal(err)
+	}
+	pay := &counter{name: "pay"}
+	a := &loop.Agent{Provider: scripted.New(calls(call("c1", "pay", `{}`)), text("ok")), Tools: registry(t, pay), Journal: j, NewRunID: func() string { return "run-j" }}
+	res, err := a.Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, ok := refusal.Of(resultFor(t, res.Messages, "c1")); !ok || got != rf || pay.count() != 0 {
+		t.Errorf("journaled timeout: %+v %v, pay ran %d times", got, ok, pay.count())
+	}
+}
