@@ -574,7 +574,7 @@ func (rt *Runtime) offerCreateTool(ctx context.Context, cfg Config, model llm.Pr
 		Observer: TraceSynth(tr), Progress: progress,
 		// The writer's spend counts against the run whose create_tool
 		// call caused it.
-		OnUsage: func(ctx context.Context, u llm.Usage) { loop.ReportUsage(ctx, u) },
+		OnUsage:    func(ctx context.Context, u llm.Usage) { loop.ReportUsage(ctx, u) },
 		StagingDir: cmp.Or(ct.StagingDir, filepath.Join(pluginsDir(cfg.Plugins), "staging")),
 	})
 	if err != nil {

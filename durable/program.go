@@ -14,6 +14,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -69,11 +70,11 @@ func (s *programStandIn) Run(ctx context.Context, p codemode.Program) (tool.Resu
 			return tool.Result{}, err
 		}
 		if size > maxPayload {
-			return tool.Errorf("ProgramTooLarge: the program was stopped after %s: their results come to %d KiB, over the %d KiB a durable run can hand a worker (Temporal's payload limit). Do less in one program, or ask the tools for less.", madeCalls(record), size>>10, maxPayload>>10), nil
+			return tool.Result{}, refusal.New(refusal.ProgramTooLarge, "the program was stopped after %s: their results come to %d KiB, over the %d KiB a durable run can hand a worker (Temporal's payload limit). Do less in one program, or ask the tools for less.", madeCalls(record), size>>10, maxPayload>>10)
 		}
 		wc := wctx(ctx)
 		if s.run.historyFull(wc, size) {
-			return tool.Errorf("ProgramTooLong: the program was stopped after %s: running it again with their results would overflow this durable run's history. Do the rest in another program.", madeCalls(record)), nil
+			return tool.Result{}, refusal.New(refusal.ProgramTooLong, "the program was stopped after %s: running it again with their results would overflow this durable run's history. Do the rest in another program.", madeCalls(record))
 		}
 		var out ProgramOutput
 		if err := workflow.ExecuteActivity(workflow.WithActivityOptions(wc, ao), ActivityProgram, in).Get(wc, &out); err != nil {
@@ -95,7 +96,7 @@ func (s *programStandIn) Run(ctx context.Context, p codemode.Program) (tool.Resu
 			// The call past the limit was refused, and the program went on
 			// calling: the engine stops at that refusal; another runner
 			// may not.
-			return tool.Errorf("ProgramCallLimit: a program may make %d tool calls; this one went on calling after that and was stopped (%s).", limit, madeCalls(record)), nil
+			return tool.Result{}, refusal.New(refusal.ProgramCallLimit, "a program may make %d tool calls; this one went on calling after that and was stopped (%s).", limit, madeCalls(record))
 		}
 		c := tool.Call{Name: out.Call.Name, Arguments: out.Call.Arguments}
 		before := tool.Tainted(ctx)
@@ -122,7 +123,7 @@ func programFailure(ctx context.Context, err error, record []loop.RecordedCall, 
 	case errors.As(err, &cerr):
 		return tool.Result{}, activityError(ctx, err)
 	case errors.As(err, &terr):
-		return tool.Errorf("ProgramTimeout: the program did not finish on a worker within %v (tried %d times) after %s.", timeout, programAttempts, madeCalls(record)), nil
+		return tool.Result{}, refusal.New(refusal.ProgramTimeout, "the program did not finish on a worker within %v (tried %d times) after %s.", timeout, programAttempts, madeCalls(record))
 	case errors.As(err, &aerr):
 		return tool.Errorf("the program could not run on a worker after %s: %s", madeCalls(record), aerr.Message()), nil
 	}

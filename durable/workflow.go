@@ -17,6 +17,7 @@ import (
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/policy"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -424,9 +425,9 @@ func (t *toolStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, error
 		case errors.As(err, &terr) && !t.info.Flags.Idempotent:
 			// The worker was lost, or the call outlived its limit: whether
 			// it took effect is unknown.
-			return tool.Errorf("%s", loop.OutcomeUnknownMessage(c.Name)), nil
+			return tool.Result{}, refusal.Unknown(c.Name)
 		case errors.As(err, &terr):
-			return tool.Errorf("ToolTimeout: `%s` did not finish within its time limit of %v.", c.Name, t.timeout), nil
+			return tool.Result{}, refusal.Timeout(c.Name, t.timeout)
 		}
 		return tool.Result{}, activityError(ctx, err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/autoagent-go/autoagent/durable"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/policy"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/tool"
@@ -233,6 +234,36 @@ func TestWorkflowLostWorker(t *testing.T) {
 			t.Errorf("not idempotent: %d executions, transcript %s", calls, transcript)
 		case idem && (calls != 2 || !strings.Contains(transcript, `done`)):
 			t.Errorf("idempotent: %d executions, transcript %s", calls, transcript)
+		}
+	}
+}
+
+// A call the workflow stops is a typed refusal in the transcript the
+// workflow returns, its kind carried through Temporal's payloads: a lost
+// worker's call of a tool that is not idempotent is OutcomeUnknown; one of
+// an idempotent tool that timed out on every attempt is ToolTimeout, with
+// the loop's own text.
+func TestWorkflowRefusalsAreTyped(t *testing.T) {
+	for _, idem := range []bool{false, true} {
+		pay := &counter{name: "pay", flags: tool.Flags{Idempotent: idem}}
+		e := env(t, &durable.Activities{Agent: newAgent(t, pay, turns()[0], scripted.Turn{Text: "ok"})})
+		e.OnActivity(durable.ActivityTool, mockAny, mockAny).Return(func(ctx context.Context, in durable.ToolInput) (*durable.ToolOutput, error) {
+			return nil, temporal.NewTimeoutError(enums.TIMEOUT_TYPE_START_TO_CLOSE, nil)
+		})
+		e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "pay"}})
+		res := result(t, e)
+		want := refusal.Unknown("pay")
+		if idem {
+			want = refusal.Timeout("pay", 10*time.Minute)
+		}
+		var got llm.ToolResult
+		for _, m := range res.Messages {
+			for _, r := range m.ToolResults() {
+				got = r
+			}
+		}
+		if rf, ok := refusal.Of(got); !ok || rf != want {
+			t.Errorf("idempotent %v: result %+v, want the refusal %+v", idem, got, want)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/autoagent-go/autoagent/llm"
-	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/trace"
 )
 
@@ -75,7 +74,7 @@ func appendTimeline(dst []TimelineStep, msgs []llm.Message) []TimelineStep {
 		for _, c := range m.ToolCalls() {
 			r := results[c.ID]
 			ts.Calls = append(ts.Calls, TimelineCall{Name: c.Name, Arguments: cut(string(c.Arguments)),
-				Result: cut(r.Content), IsError: r.IsError, Refused: loop.IsRefusal(r.Content)})
+				Result: cut(r.Content), IsError: r.IsError, Refused: refusedBeforeRunning(r)})
 		}
 		dst = append(dst, ts)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 )
 
 // Step is one tool call of a run's trajectory, with what came back.
@@ -44,7 +45,7 @@ func TrajectoryOf(msgs []llm.Message) Trajectory {
 		for _, c := range calls {
 			r := results[c.ID]
 			s := Step{Call: c, Result: r.Content, IsError: r.IsError, Tainted: tainted}
-			s.Refused = loop.IsRefusal(r.Content)
+			s.Refused = refusedBeforeRunning(r)
 			t = append(t, s)
 		}
 		// Results of this turn taint what follows it.
@@ -124,4 +125,12 @@ func (t Trajectory) NoEgressAfterTaint(egress func(name string) bool) error {
 		}
 	}
 	return nil
+}
+
+// refusedBeforeRunning reports whether the loop refused r's call before it
+// ran (a guard, the policy, a person); a call stopped as it ran may have
+// had its effect.
+func refusedBeforeRunning(r llm.ToolResult) bool {
+	rf, ok := refusal.Of(r)
+	return ok && !rf.Kind.MayHaveRun()
 }

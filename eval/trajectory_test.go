@@ -5,10 +5,12 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/autoagent-go/autoagent/eval"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -75,5 +77,26 @@ func TestTrajectory(t *testing.T) {
 	faked := eval.Trajectory{{Call: llm.ToolCall{Name: "send"}, Tainted: true}}
 	if err := faked.NoEgressAfterTaint(func(string) bool { return true }); err == nil {
 		t.Error("an egress call after taint passed")
+	}
+}
+
+// Refused means the loop refused the call before it ran, read from the
+// result's kind: a call stopped as it ran (a timeout) may have had its
+// effect, and a tool's text that merely reads like a refusal is not one.
+func TestTrajectoryRefusals(t *testing.T) {
+	result := func(id string, r llm.ToolResult) []llm.Message {
+		r.CallID, r.Name = id, "send"
+		return []llm.Message{
+			{Role: llm.RoleAssistant, Parts: []llm.Part{{Type: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: id, Name: "send", Arguments: []byte(`{}`)}}}},
+			llm.ToolResultMessage(r),
+		}
+	}
+	var msgs []llm.Message
+	msgs = append(msgs, result("1", refusal.New(refusal.EgressBlocked, "no").Result("1", "send"))...)
+	msgs = append(msgs, result("2", refusal.Timeout("send", time.Second).Result("2", "send"))...)
+	msgs = append(msgs, result("3", llm.ToolResult{Content: "EgressBlocked: said the tool", IsError: true})...)
+	tr := eval.TrajectoryOf(msgs)
+	if len(tr) != 3 || !tr[0].Refused || tr[1].Refused || tr[2].Refused {
+		t.Fatalf("refused: %+v", tr)
 	}
 }

@@ -93,6 +93,13 @@ type ToolResult struct {
 	Content string `json:"content"`
 	// IsError reports that the tool failed; the model sees Content either way.
 	IsError bool `json:"is_error,omitempty"`
+	// Refusal, when set, is the kind of the refusal the agent loop wrote
+	// here in place of the tool's answer (see package loop/refusal);
+	// Content is its text. Providers do not send it.
+	Refusal string `json:"refusal,omitempty"`
+	// Untrusted reports that Content is untrusted and framed as such (see
+	// loop.UntrustedOpen). Providers do not send it.
+	Untrusted bool `json:"untrusted,omitempty"`
 }
 
 // SystemText returns a system message holding text.

@@ -291,6 +291,13 @@ func prepareResume(st *RunState, opts []ResumeOption) (*RunState, error) {
 		opt(&o)
 	}
 	s := st.snapshot()
+	for i := range s.Completed {
+		// A result kept by a build older than ToolResult.Untrusted says
+		// so only by its frame.
+		if c := &s.Completed[i]; framed(c.Content) {
+			c.Untrusted = true
+		}
+	}
 	if err := applyDecisions(s, o.decisions); err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 )
 
 // PendingCall is a call awaiting a human decision.
@@ -119,7 +120,7 @@ func applyDecisions(st *RunState, decisions map[string]HumanDecision) error {
 	return nil
 }
 
-func humanRejectedMessage(reason string) string {
+func humanRejectedMessage(reason string) refusal.Refusal {
 	if reason == "" {
 		return policyDeniedMessage("rejected by a human reviewer")
 	}

@@ -158,8 +158,3 @@ func RemoteCallContext(ctx context.Context, info CallInfo, tainted bool) (contex
 		return CallReport{Usage: u, HaveUsage: have, Tainted: tc.call.tainted.Load()}
 	}
 }
-
-// OutcomeUnknownMessage is the result the model reads for a call of a tool
-// that is not idempotent whose run was interrupted before its outcome was
-// recorded: it is not run again.
-func OutcomeUnknownMessage(name string) string { return outcomeUnknownMessage(name) }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -149,31 +150,31 @@ func (r *runner) declaredNames() []string {
 }
 
 // modelRefusal is why the model may not call name directly in code mode
-// only ("" when it may): its tools are called from programs.
-func (r *runner) modelRefusal(name string) string {
+// only (the zero Refusal when it may): its tools are called from programs.
+func (r *runner) modelRefusal(name string) refusal.Refusal {
 	if r.a.CodeMode.Mode != codemode.Only || name == codemode.ToolName || name == FindToolsName {
-		return ""
+		return refusal.Refusal{}
 	}
-	return fmt.Sprintf("ToolNotOffered: `%s` is called from programs in this run: call %s with a program that does `await tools.%s(args)`.", name, codemode.ToolName, name)
+	return refusal.New(refusal.NotOffered, "`%s` is called from programs in this run: call %s with a program that does `await tools.%s(args)`.", name, codemode.ToolName, name)
 }
 
 // nestedRefusal is why a call a tool makes through CallNested may not run
-// because of code mode ("" when it may): run_program is the model's alone,
+// because of code mode (the zero Refusal when it may): run_program is the model's alone,
 // and a program calls only the tools declared to it, at most MaxCalls.
-func (r *runner) nestedRefusal(cc *callCtx, name string, n int32) string {
+func (r *runner) nestedRefusal(cc *callCtx, name string, n int32) refusal.Refusal {
 	if name == codemode.ToolName && r.codeMode() {
-		return fmt.Sprintf("NotAllowed: %s runs the model's programs; a program or a tool cannot start one.", codemode.ToolName)
+		return refusal.New(refusal.NotAllowed, "%s runs the model's programs; a program or a tool cannot start one.", codemode.ToolName)
 	}
 	if !cc.program {
-		return ""
+		return refusal.Refusal{}
 	}
 	if m := r.a.CodeMode.MaxCalls; int(n) > orDefault(m, codemode.DefaultMaxCalls) {
-		return fmt.Sprintf("ProgramCallLimit: a program may make %d tool calls and this one has made them; `%s` was not run. Do the rest in another step.", orDefault(m, codemode.DefaultMaxCalls), name)
+		return refusal.New(refusal.ProgramCallLimit, "a program may make %d tool calls and this one has made them; `%s` was not run. Do the rest in another step.", orDefault(m, codemode.DefaultMaxCalls), name)
 	}
 	if r.search != nil && !r.search.isRevealed(name) {
 		return notOfferedMessage(name)
 	}
-	return ""
+	return refusal.Refusal{}
 }
 
 // orDefault is v, or def when v is 0.

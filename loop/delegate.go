@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -49,7 +50,7 @@ func (a *Agent) AsTool(name, description string) (tool.Tool, error) {
 			tool.ReportTaint(ctx)
 		}
 		if sub.paused {
-			return tool.Errorf("ApprovalRequired: sub-agent %s paused: a call it made awaits a person's decision; the run pauses after this call and the sub-agent continues once it is decided.", name), nil
+			return tool.Result{}, refusal.New(refusal.ApprovalRequired, "sub-agent %s paused: a call it made awaits a person's decision; the run pauses after this call and the sub-agent continues once it is decided.", name)
 		}
 		if sub.err != nil {
 			return tool.Errorf("sub-agent %s failed: %v", name, sub.err), nil
@@ -264,7 +265,7 @@ func Delegate(specialists map[string]*Agent, opts DelegateOptions) (tool.Tool, e
 		wg.Wait()
 		if d.paused {
 			res := d.Result(ctx)
-			return tool.Errorf("ApprovalRequired: a specialist paused: a call it made awaits a person's decision; the run pauses after this call and the specialists continue once it is decided. So far: %s", res.Text()), nil
+			return tool.Result{}, refusal.New(refusal.ApprovalRequired, "a specialist paused: a call it made awaits a person's decision; the run pauses after this call and the specialists continue once it is decided. So far: %s", res.Text())
 		}
 		return d.Result(ctx), nil
 	})

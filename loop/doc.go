@@ -86,14 +86,20 @@
 //
 // # Guards, policy and approval: the security model
 //
-// Every call passes, before any call of its turn runs: the loop guard
+// Every call passes one gate, before any call of its turn runs: an
+// ordered chain of checks, the first refusal ending it. The tool-call
+// bound, tool search, code mode only, the pre-tool hooks, the loop guard
 // (MaxRepeatedToolCalls: "RepeatedCall: …"), the lethal-trifecta guard
 // (an egress tool after untrusted content: "EgressBlocked: …", or an
-// approval pause), then the host's [Policy], then human decisions. The
-// rules are fail-closed:
+// approval pause), then the host's [Policy], then human decisions. Each
+// refusal is a typed refusal.Refusal (package loop/refusal): its kind is
+// in the result ([llm.ToolResult].Refusal) and survives checkpoints;
+// read it with refusal.Of, never from the text. The rules are
+// fail-closed:
 //
-//   - a policy that returns an error, panics, or returns an unknown verdict
-//     denies the call ("ToolPolicyDenied: policy error: …");
+//   - a check that fails refuses the call: a policy that returns an error,
+//     panics, or returns an unknown verdict ("ToolPolicyDenied: policy
+//     error: …"), a pre-tool hook that does ("ToolHookDenied: …");
 //   - built-in guards run first and the policy can only add refusals; a
 //     human approval never overrides a refusal; a human can reject any call;
 //   - an approval pause executes nothing of its turn; Resume runs approved

@@ -89,26 +89,22 @@ func (t *earlyTurn) transcript(msgs []llm.Message) []llm.Message {
 	return append(msgs[:len(msgs):len(msgs)], m)
 }
 
-// earlyEnabled reports whether this run may start calls early: it streams,
-// the agent did not switch early starts off, and it has tools.
-func (r *runner) earlyEnabled() bool {
-	return r.emit != nil && r.a.MaxEarlyTools >= 0 && r.a.Tools != nil
+// newEarlyRun returns the early starts of a run that may start calls
+// early (it streams, the agent did not switch early starts off with a
+// negative max, and it has tools): at most max at once (0:
+// DefaultMaxEarlyTools), within the run's parallel slots.
+func newEarlyRun(max, parallel int) *earlyRun {
+	n := max
+	if n == 0 {
+		n = DefaultMaxEarlyTools
+	}
+	return &earlyRun{sem: make(chan struct{}, min(n, parallel)), slots: make(chan struct{}, parallel)}
 }
 
-// beginEarlyTurn forgets the previous turn's announcements before a
-// model call.
-func (r *runner) beginEarlyTurn() {
-	if e := r.early; e != nil {
-		e.turn.announced = e.turn.announced[:0]
-		e.turn.text.Reset()
-	}
-}
-
-// streamedText keeps the answer's text for a policy's early check.
-func (r *runner) streamedText(s string) {
-	if e := r.early; e != nil {
-		e.turn.text.WriteString(s)
-	}
+// begin forgets the previous turn's announcements before a model call.
+func (e *earlyRun) begin() {
+	e.turn.announced = e.turn.announced[:0]
+	e.turn.text.Reset()
 }
 
 // announce handles a complete call announced while the model streams: it
@@ -117,14 +113,6 @@ func (r *runner) streamedText(s string) {
 // "refused": the tool phase decides the call's fate as always.
 func (r *runner) announce(step int, llmSpan string, c llm.ToolCall) {
 	e := r.early
-	if e == nil {
-		n := r.a.MaxEarlyTools
-		if n == 0 {
-			n = DefaultMaxEarlyTools
-		}
-		e = &earlyRun{sem: make(chan struct{}, min(n, r.parallel)), slots: make(chan struct{}, r.parallel)}
-		r.early = e
-	}
 	e.turn.announced = append(e.turn.announced, c)
 	t, ok := r.a.Tools.Get(c.Name)
 	if !ok {
@@ -141,21 +129,10 @@ func (r *runner) announce(step int, llmSpan string, c llm.ToolCall) {
 			return
 		}
 	}
-	// A tool the model was not offered yet is refused in the turn, and
-	// so is a direct call in code mode only.
-	if r.search != nil && !r.search.isRevealed(c.Name) || r.modelRefusal(c.Name) != "" {
-		return
-	}
-	// Hooks see every call before anything runs it.
-	if len(r.a.PreToolHooks) > 0 {
-		return
-	}
-	// A call that may be past the tool-call cap waits for the turn.
-	if m := r.b.MaxToolCalls; m > 0 && r.st.ToolCalls+len(e.turn.announced) > m {
-		return
-	}
+	// The gate's checks, silently: a call the tool phase would refuse, or
+	// ask a person about, or that a hook would see first, waits for it.
 	p := plan{call: c, tool: t, flags: flags}
-	if _, clean := r.screenLocked(step, llmSpan, &p, r.st.Tainted, &e.turn); !clean {
+	if !r.screenEarly(step, llmSpan, &p, r.st.Tainted, &e.turn) {
 		return
 	}
 	ctx, cancel := context.WithCancel(r.ctx)
@@ -220,7 +197,7 @@ func release(sem chan struct{}) { <-sem }
 // (nothing of it runs then).
 func (r *runner) adoptEarly(step int, llmSpan string, plans []plan, paused bool) {
 	e := r.early
-	if e == nil || len(e.turn.calls) == 0 {
+	if len(e.turn.calls) == 0 {
 		return
 	}
 	if paused {
@@ -231,7 +208,7 @@ func (r *runner) adoptEarly(step int, llmSpan string, plans []plan, paused bool)
 		reason := discardAbsent
 		for i := range plans {
 			if p := &plans[i]; p.early == nil && sameCall(ec.p.call, p.call) {
-				if p.refusal == "" {
+				if !p.isRefused() {
 					p.early, reason = ec, ""
 					close(ec.adopted)
 				} else {
@@ -250,9 +227,6 @@ func (r *runner) adoptEarly(step int, llmSpan string, plans []plan, paused bool)
 // dropEarly discards every early start of the turn.
 func (r *runner) dropEarly(step int, llmSpan, reason string) {
 	e := r.early
-	if e == nil {
-		return
-	}
 	for _, ec := range e.turn.calls {
 		r.discard(step, llmSpan, ec, reason)
 	}
@@ -269,13 +243,10 @@ func (r *runner) discard(step int, llmSpan string, ec *earlyCall, reason string)
 }
 
 // awaitEarly returns the execution of p's early start, waiting for it to
-// finish. ok is false when p did not start early, or was cancelled before
-// it ran (the tool phase then runs it as usual).
+// finish. ok is false when it was cancelled before it ran (the tool phase
+// then runs it as usual).
 func (r *runner) awaitEarly(p *plan) (execution, bool) {
 	ec := p.early
-	if ec == nil {
-		return execution{}, false
-	}
 	<-ec.done
 	if ec.skipped {
 		return execution{}, false
@@ -291,9 +262,6 @@ func (r *runner) awaitEarly(p *plan) (execution, bool) {
 // one.
 func (r *runner) closeEarly() {
 	e := r.early
-	if e == nil {
-		return
-	}
 	r.cancel() // the run is over: every early call's context derives from it
 	e.wg.Wait()
 }

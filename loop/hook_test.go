@@ -151,3 +151,32 @@ func TestMemoryCompactsOncePerRunAndCountsUsage(t *testing.T) {
 		t.Fatalf("failing memory: %+v, %v", res, err)
 	}
 }
+
+// A correction is checkpointed before the model is called again: a crash
+// then resumes with the correction sent and counted, not asked again.
+func TestCorrectionIsCheckpointed(t *testing.T) {
+	var states []*loop.RunState
+	a := &loop.Agent{
+		Provider: scripted.New(text("draft"), text("final")),
+		PostTurn: func(_ context.Context, turn *loop.Turn) (*llm.Message, error) {
+			if turn.Corrections == 0 {
+				m := llm.UserText("try again")
+				return &m, nil
+			}
+			return nil, nil
+		},
+		Checkpoint: func(_ context.Context, st *loop.RunState) error {
+			states = append(states, st.Clone())
+			return nil
+		},
+	}
+	if _, err := a.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range states {
+		if st.Step == 1 && st.Corrections == 1 && st.Messages[len(st.Messages)-1].Text() == "try again" {
+			return
+		}
+	}
+	t.Errorf("no checkpoint holds the correction before step 2: %d states", len(states))
+}

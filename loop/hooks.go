@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 )
@@ -62,12 +63,12 @@ type HookResult struct {
 	IsError bool
 }
 
-// preHooks runs the pre-tool hooks on p's call, in order: it sets
-// p.refusal on a denial or a failure, and p.call's arguments on a
+// preHooks runs the pre-tool hooks on p's call, in order: it returns the
+// refusal of a denial or a failure, and sets p.call's arguments on a
 // rewrite.
-func (r *runner) preHooks(step int, llmSpan string, p *plan) {
+func (r *runner) preHooks(step int, llmSpan string, p *plan) refusal.Refusal {
 	if len(r.a.PreToolHooks) == 0 {
-		return
+		return refusal.Refusal{}
 	}
 	ev := trace.Hook{Step: step, Name: p.call.Name, CallID: p.call.ID}
 	for i, h := range r.a.PreToolHooks {
@@ -84,25 +85,23 @@ func (r *runner) preHooks(step int, llmSpan string, p *plan) {
 		case err != nil:
 			ev.Status, ev.Error = "error", err.Error()
 			traceEvent(r, trace.ToolHook, llmSpan, ev)
-			p.refusal = fmt.Sprintf("ToolHookDenied: the call was refused because a check failed (hook %d: %v).", i+1, err)
-			return
+			return refusal.New(refusal.HookDenied, "the call was refused because a check failed (hook %d: %v).", i+1, err)
 		case d.Deny != "":
 			ev.Status, ev.Reason = "deny", d.Deny
 			traceEvent(r, trace.ToolHook, llmSpan, ev)
-			p.refusal = "ToolHookDenied: " + d.Deny
-			return
+			return refusal.New(refusal.HookDenied, "%s", d.Deny)
 		case d.Arguments != nil:
 			if err := validateArguments(p, d.Arguments); err != nil {
 				ev.Status, ev.Error = "error", err.Error()
 				traceEvent(r, trace.ToolHook, llmSpan, ev)
-				p.refusal = fmt.Sprintf("ToolHookDenied: hook %d rewrote the arguments into ones the tool refuses: %v", i+1, err)
-				return
+				return refusal.New(refusal.HookDenied, "hook %d rewrote the arguments into ones the tool refuses: %v", i+1, err)
 			}
 			p.call.Arguments = append(json.RawMessage(nil), d.Arguments...)
 			ev.Status = "rewrite"
 			traceEvent(r, trace.ToolHook, llmSpan, ev)
 		}
 	}
+	return refusal.Refusal{}
 }
 
 // validateArguments checks rewritten arguments against the tool's schema.

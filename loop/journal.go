@@ -40,11 +40,14 @@ type JournalEntry struct {
 	Digest string `json:"digest,omitempty"`
 	// The result as the tool produced it (before the loop bounds or frames
 	// it), for finished entries.
-	Content        string    `json:"content,omitempty"`
-	IsError        bool      `json:"is_error,omitempty"`
-	Infrastructure bool      `json:"infrastructure,omitempty"`
-	Untrusted      bool      `json:"untrusted,omitempty"`
-	Time           time.Time `json:"ts"`
+	Content        string `json:"content,omitempty"`
+	IsError        bool   `json:"is_error,omitempty"`
+	Infrastructure bool   `json:"infrastructure,omitempty"`
+	Untrusted      bool   `json:"untrusted,omitempty"`
+	// Refusal is the kind of the refusal the loop wrote in place of the
+	// tool's answer (a timeout), if it did (see package loop/refusal).
+	Refusal string    `json:"refusal,omitempty"`
+	Time    time.Time `json:"ts"`
 }
 
 // Journal makes tool side effects exactly-once across crashes.

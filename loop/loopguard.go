@@ -1,10 +1,10 @@
 package loop
 
 import (
-	"fmt"
 	"sync"
 
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 )
 
 // loopGuard counts how often each (tool, arguments) pair has been asked
@@ -33,9 +33,6 @@ func newLoopGuard(max int, msgs []llm.Message) *loopGuard {
 // observe counts the calls of a turn (before the guard judges them, so two
 // identical calls in one turn both count).
 func (g *loopGuard) observe(calls []llm.ToolCall) {
-	if g == nil {
-		return
-	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for _, c := range calls {
@@ -46,9 +43,6 @@ func (g *loopGuard) observe(calls []llm.ToolCall) {
 // check returns the number of times c's signature was asked for, plus
 // extra asks not observed yet, and whether that is more than allowed.
 func (g *loopGuard) check(c llm.ToolCall, extra int) (int, bool) {
-	if g == nil {
-		return 0, false
-	}
 	sig := callSignature(c)
 	g.mu.Lock()
 	n := g.counts[sig] + extra
@@ -62,6 +56,6 @@ func callSignature(c llm.ToolCall) string {
 	return c.Name + "(" + canonicalJSON(c.Arguments) + ")"
 }
 
-func repeatedCallMessage(name string, max int) string {
-	return fmt.Sprintf("RepeatedCall: you already called `%s` with these exact arguments %d times and it was not run again. Change the arguments, use a different tool, or stop and report what you have.", name, max)
+func repeatedCallMessage(name string, max int) refusal.Refusal {
+	return refusal.New(refusal.RepeatedCall, "you already called `%s` with these exact arguments %d times and it was not run again. Change the arguments, use a different tool, or stop and report what you have.", name, max)
 }

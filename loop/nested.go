@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 )
@@ -61,18 +62,18 @@ func CallNested(ctx context.Context, c tool.Call) (tool.Result, error) {
 		return tool.Result{}, ErrNotInRun
 	}
 	if cc.over.Load() {
-		return tool.Errorf("CallOver: the call of `%s` that made this call has ended (it outlived its time limit); `%s` was not run.", cc.info.Name, c.Name), nil
+		return refusalResult(refusal.New(refusal.CallOver, "the call of `%s` that made this call has ended (it outlived its time limit); `%s` was not run.", cc.info.Name, c.Name)), nil
 	}
 	if cc.paused.Load() {
 		// The program's later calls wait for the decision: on its re-run
 		// they are made in order, after the one decided on.
-		return tool.Errorf("Paused: an earlier call of this program awaits a person's decision, so `%s` was not run. The run pauses after this call.", c.Name), nil
+		return refusalResult(refusal.New(refusal.Paused, "an earlier call of this program awaits a person's decision, so `%s` was not run. The run pauses after this call.", c.Name)), nil
 	}
 	if !awaitAdoption(ctx) {
-		return tool.Errorf("Cancelled: the call of `%s` that made this call was started early and then discarded; `%s` was not run.", cc.info.Name, c.Name), nil
+		return refusalResult(refusal.New(refusal.Cancelled, "the call of `%s` that made this call was started early and then discarded; `%s` was not run.", cc.info.Name, c.Name)), nil
 	}
 	if depth := nestedDepth(cc); depth >= maxNestedDepth {
-		return tool.Errorf("NestingLimit: calls nest %d deep here, the most a run allows (a tool calling tools calling tools…); `%s` was not run.", depth, c.Name), nil
+		return refusalResult(refusal.New(refusal.NestingLimit, "calls nest %d deep here, the most a run allows (a tool calling tools calling tools…); `%s` was not run.", depth, c.Name)), nil
 	}
 	r := cc.run
 	args := c.Arguments
@@ -80,8 +81,8 @@ func CallNested(ctx context.Context, c tool.Call) (tool.Result, error) {
 		args = json.RawMessage(`{}`)
 	}
 	n := cc.nested.Add(1)
-	if msg := r.nestedRefusal(cc, c.Name, n); msg != "" {
-		return tool.Errorf("%s", msg), nil
+	if rf := r.nestedRefusal(cc, c.Name, n); rf.Kind != "" {
+		return refusalResult(rf), nil
 	}
 	call := llm.ToolCall{ID: fmt.Sprintf("%s/%d", cc.info.CallID, n), Name: c.Name, Arguments: args}
 	step := cc.info.Step
@@ -92,25 +93,25 @@ func CallNested(ctx context.Context, c tool.Call) (tool.Result, error) {
 	p := r.newPlan(call)
 	p.parent = cc
 	if p.tool == nil {
-		p.refusal = fmt.Sprintf("unknown tool: %q (the agent has no such tool)", c.Name)
-		r.record.put(NestedCall{Call: call, Content: p.refusal, IsError: true, Refused: true})
-		return tool.Errorf("%s", p.refusal), nil
+		msg := fmt.Sprintf("unknown tool: %q (the agent has no such tool)", c.Name)
+		r.record.put(NestedCall{Call: call, Content: msg, IsError: true, Refused: true})
+		return tool.Errorf("%s", msg), nil
 	}
 	pend := r.admit(step, span, &p, cc.Tainted(), true)
-	if p.refusal != "" {
-		r.record.put(NestedCall{Call: p.call, Content: p.refusal, IsError: true, Refused: true})
-		return tool.Errorf("%s", p.refusal), nil
+	if p.isRefused() {
+		r.record.put(NestedCall{Call: p.call, Content: p.denial.Text, IsError: true, Refused: true})
+		return refusalResult(p.denial), nil
 	}
 	if pend != nil {
 		pend.Parent = cc.info.CallID
 		r.record.pend(*pend)
 		cc.paused.Store(true)
-		return tool.Errorf("ApprovalRequired: `%s` needs a person's approval (%s). It was not run. The run pauses after this call; once it is decided, this tool runs again: the calls it made before get their recorded results, and this one runs if approved.", c.Name, pend.Reason), nil
+		return refusalResult(refusal.New(refusal.ApprovalRequired, "`%s` needs a person's approval (%s). It was not run. The run pauses after this call; once it is decided, this tool runs again: the calls it made before get their recorded results, and this one runs if approved.", c.Name, pend.Reason)), nil
 	}
 	x := r.execCall(ctx, step, span, &p)
 	if x.stop != nil {
 		r.nestedFailure(x.stop)
-		return tool.Errorf("`%s` was not run: %v", c.Name, x.stop), nil
+		return refusalResult(refusal.New(refusal.NotRun, "`%s` was not run: %v", c.Name, x.stop)), nil
 	}
 	if x.err != nil {
 		r.nestedFailure(x.err)
@@ -118,12 +119,12 @@ func CallNested(ctx context.Context, c tool.Call) (tool.Result, error) {
 	raw := x.raw
 	if raw.paused {
 		cc.paused.Store(true) // a call nested deeper awaits approval
-		return tool.Errorf("ApprovalRequired: a call `%s` made awaits a person's approval; the run pauses after this call.", c.Name), nil
+		return refusalResult(refusal.New(refusal.ApprovalRequired, "a call `%s` made awaits a person's approval; the run pauses after this call.", c.Name)), nil
 	}
 	shaped, err := r.shape(step, span, p.call, raw)
 	if err != nil {
 		r.nestedFailure(err)
-		return tool.Errorf("Blocked: the result of `%s` was withheld: %v", c.Name, err), nil
+		return refusalResult(refusal.New(refusal.Blocked, "the result of `%s` was withheld: %v", c.Name, err)), nil
 	}
 	if shaped.text != raw.text || shaped.isError != raw.isError {
 		// What the tool gave was changed (a redaction): its structured
@@ -162,9 +163,8 @@ func nestedDepth(cc *callCtx) int {
 // when the call is the one recorded at its place, a refusal otherwise.
 func (r *runner) replayNested(cc *callCtx, step int, span string, call llm.ToolCall, rec NestedCall) tool.Result {
 	if callSignature(call) != callSignature(rec.Call) {
-		msg := divergedMessage(call)
 		traceEvent(r, trace.NestedDiverged, span, trace.ToolCall{Step: step, Name: call.Name, CallID: call.ID, Error: "recorded: " + rec.Call.Name})
-		return tool.Errorf("%s", msg)
+		return refusalResult(divergedMessage(call))
 	}
 	traceEvent(r, trace.NestedReplay, span, trace.ToolCall{Step: step, Name: call.Name, CallID: call.ID})
 	r.record.count()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -113,4 +114,6 @@ func decide(ctx context.Context, p Policy, in *PolicyInput) Decision {
 	return d
 }
 
-func policyDeniedMessage(reason string) string { return "ToolPolicyDenied: " + reason }
+func policyDeniedMessage(reason string) refusal.Refusal {
+	return refusal.New(refusal.PolicyDenied, "%s", reason)
+}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -41,11 +42,6 @@ type ProgramReplay struct {
 	// taint), as [RemoteCallContext]'s.
 	Report CallReport
 }
-
-// programSuspendedPrefix starts the refusal of a call past the record.
-// The JavaScript engine stops a program at a refusal so starting (no
-// catch resumes it), as it does at ProgramCallLimit.
-const programSuspendedPrefix = "ProgramSuspended:"
 
 // ReplayProgramContext returns a context for running the program of the
 // run_program call info away from its run, on the record of the calls it
@@ -90,7 +86,7 @@ func (p *programReplay) call(cc *callCtx, c tool.Call) tool.Result {
 	defer p.mu.Unlock()
 	switch {
 	case p.ended:
-		return tool.Errorf("CallOver: the program that made this call has ended; `%s` was not run.", c.Name)
+		return refusalResult(refusal.New(refusal.CallOver, "the program that made this call has ended; `%s` was not run.", c.Name))
 	case p.next != nil:
 		return suspendedResult(c.Name)
 	}
@@ -107,7 +103,7 @@ func (p *programReplay) call(cc *callCtx, c tool.Call) tool.Result {
 	}
 	call := llm.ToolCall{ID: id, Name: c.Name, Arguments: args}
 	if callSignature(call) != callSignature(llm.ToolCall{Name: rec.Name, Arguments: recArgs}) {
-		return tool.Errorf("%s", divergedMessage(call))
+		return refusalResult(divergedMessage(call))
 	}
 	if rec.Untrusted {
 		cc.tainted.Store(true)
@@ -118,7 +114,7 @@ func (p *programReplay) call(cc *callCtx, c tool.Call) tool.Result {
 }
 
 func suspendedResult(name string) tool.Result {
-	return tool.Errorf("%s `%s` runs outside this program's sandbox: the program stops here and runs again from its start with the call's result.", programSuspendedPrefix, name)
+	return refusalResult(refusal.New(refusal.ProgramSuspended, "`%s` runs outside this program's sandbox: the program stops here and runs again from its start with the call's result.", name))
 }
 
 // NestedPaused reports whether a call made through CallNested with ctx

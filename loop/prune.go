@@ -91,7 +91,7 @@ func pruneNote(r *llm.ToolResult) (string, bool) {
 	} else {
 		note = fmt.Sprintf("[PRUNED — the %d-character result of `%s` was dropped from this history to keep the context bounded. It was VALID when produced; nothing about it failed. Call the tool again if you still need that data.]", chars, r.Name)
 	}
-	if strings.Contains(r.Content, UntrustedOpen) {
+	if r.Untrusted || framed(r.Content) {
 		note = UntrustedOpen + "\n" + note + "\n" + UntrustedClose
 	}
 	if utf8.RuneCountInString(note) >= chars {

@@ -91,6 +91,9 @@ type recordedResult struct {
 	IsError        bool   `json:"is_error,omitempty"`
 	Infrastructure bool   `json:"infrastructure,omitempty"`
 	Untrusted      bool   `json:"untrusted,omitempty"`
+	// Refusal is the kind of a refusal the loop wrote in the tool's place
+	// (a timeout); see package loop/refusal.
+	Refusal string `json:"refusal,omitempty"`
 }
 
 // recordLine is one line of a recording; Kind says which fields are set.
@@ -156,9 +159,6 @@ type recordedCodeMode struct {
 }
 
 func (r *Recorder) start(run *runner) {
-	if r == nil {
-		return
-	}
 	st := run.st.Clone()
 	st.Status = ""
 	if r.redact {
@@ -181,9 +181,6 @@ func (r *Recorder) start(run *runner) {
 }
 
 func (r *Recorder) llm(run *runner, step int, req *llm.Request, resp *llm.Response) {
-	if r == nil {
-		return
-	}
 	cp := *resp
 	cp.Message = resp.Message.Clone()
 	if r.redact {
@@ -194,21 +191,15 @@ func (r *Recorder) llm(run *runner, step int, req *llm.Request, resp *llm.Respon
 }
 
 func (r *Recorder) tool(run *runner, step int, c llm.ToolCall, raw rawResult) {
-	if r == nil {
-		return
-	}
 	args, content := c.Arguments, raw.text
 	if r.redact {
 		args, content = trace.RedactJSON(args), trace.Redact(content)
 	}
 	r.write(&recordLine{Kind: "tool", RunID: run.st.RunID, Step: step, CallID: c.ID, Name: c.Name, Arguments: args,
-		Result: &recordedResult{Content: content, IsError: raw.isError, Infrastructure: raw.infra, Untrusted: raw.untrusted}})
+		Result: &recordedResult{Content: content, IsError: raw.isError, Infrastructure: raw.infra, Untrusted: raw.untrusted, Refusal: string(raw.refusal)}})
 }
 
 func (r *Recorder) end(run *runner, res *Result, err error) {
-	if r == nil {
-		return
-	}
 	l := &recordLine{Kind: "end", RunID: run.st.RunID, Step: run.st.Step, Steps: run.st.Step}
 	if res != nil {
 		l.StopReason, l.Output = res.StopReason, res.Output

@@ -1,20 +1,10 @@
 package loop
 
-import "strings"
+import (
+	"github.com/autoagent-go/autoagent/loop/refusal"
+	"github.com/autoagent-go/autoagent/tool"
+)
 
-// refusalPrefixes start every tool result the loop writes in place of a
-// call it refused: the policy or a person, the loop guard, the trifecta
-// guard, the tool-call cap, tool search, a pre-tool hook.
-var refusalPrefixes = []string{"ToolPolicyDenied:", "RepeatedCall:", "EgressBlocked:", "ToolCallLimit:", "ToolNotOffered:", "ToolHookDenied:"}
-
-// IsRefusal reports whether a tool result's content is one the loop wrote
-// for a call it refused, not the tool's own answer (for trajectories and
-// reports that tell the two apart).
-func IsRefusal(content string) bool {
-	for _, p := range refusalPrefixes {
-		if strings.HasPrefix(content, p) {
-			return true
-		}
-	}
-	return false
-}
+// refusalResult is rf as the error result a tool calling tools
+// (CallNested) gets.
+func refusalResult(rf refusal.Refusal) tool.Result { return tool.Errorf("%s", rf.Text) }

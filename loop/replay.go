@@ -15,6 +15,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 )
@@ -320,13 +321,13 @@ func (p *replayer) offlineResult(step int, c llm.ToolCall) (rawResult, error) {
 		return rawResult{}, err
 	}
 	r := l.Result
-	return rawResult{text: r.Content, isError: r.IsError, infra: r.Infrastructure, untrusted: r.Untrusted}, nil
+	return rawResult{text: r.Content, isError: r.IsError, infra: r.Infrastructure, untrusted: r.Untrusted, refusal: refusal.Kind(r.Refusal)}, nil
 }
 
 // checkTool compares a result produced for real (model-only replay) with
 // the recorded one.
 func (p *replayer) checkTool(step int, c llm.ToolCall, raw rawResult) error {
-	if p == nil || p.offline {
+	if p.offline {
 		return nil
 	}
 	l, err := p.recorded(step, c)
@@ -346,9 +347,6 @@ func (p *replayer) checkTool(step int, c llm.ToolCall, raw rawResult) error {
 
 // finish compares the outcome with the recorded one.
 func (p *replayer) finish(r *runner, res *Result) error {
-	if p == nil {
-		return nil
-	}
 	end := p.rec.end
 	if end == nil {
 		return nil // the recorded run never ended (crash): nothing to compare

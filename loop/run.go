@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/memory"
 	"github.com/autoagent-go/autoagent/tool"
@@ -34,6 +35,12 @@ type runner struct {
 
 	tr      *trace.Tracer
 	runSpan string
+	// rails: the agent, or its policy, has guardrails to run.
+	rails bool
+	// rec records the run, replay checks it against a recording; each
+	// nil unless the agent has one.
+	rec    *Recorder
+	replay *replayer
 
 	ids        callIDs
 	guard      *loopGuard
@@ -70,12 +77,18 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	if err := a.Bounds.Validate(); err != nil {
 		return nil, err
 	}
-	outSchema, err := a.compiledOutputSchema()
-	if err != nil {
-		return nil, err
+	var outSchema *tool.Schema
+	if len(a.OutputSchema) > 0 {
+		s, err := a.compiledOutputSchema()
+		if err != nil {
+			return nil, err
+		}
+		outSchema = s
 	}
-	if err := a.checkCodeMode(); err != nil {
-		return nil, err
+	if a.CodeMode.Mode != codemode.Off {
+		if err := a.checkCodeMode(); err != nil {
+			return nil, err
+		}
 	}
 	if resumed {
 		if err := a.checkResumedProgram(st); err != nil {
@@ -97,11 +110,16 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 		tr:        a.Tracer,
 		parallel:  a.MaxParallelTools,
 		outSchema: outSchema,
+		rec:       a.Recorder,
+		replay:    a.replay,
 	}
 	if r.parallel <= 0 {
 		r.parallel = 8
 	}
-	defer r.closeEarly()
+	if emit != nil && a.MaxEarlyTools >= 0 && a.Tools != nil {
+		r.early = newEarlyRun(a.MaxEarlyTools, r.parallel)
+		defer r.closeEarly()
+	}
 	if a.Tools != nil {
 		r.specs = a.Tools.Specs()
 		r.search = newToolSearch(r.specs, a.ToolSearchThreshold, st.Revealed)
@@ -137,14 +155,22 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	// what the caller took in reaches the sub-agent through its request.
 	st.Tainted = st.Tainted || IsTainted(st.Messages) || tool.Tainted(ctx)
 	r.taint.Store(st.Tainted)
-	r.record.load(st)
-	r.ids.seed(st.Messages)
-	r.guard = newLoopGuard(r.b.MaxRepeatedToolCalls, st.Messages)
-	for _, c := range st.Nested {
-		r.guard.observe([]llm.ToolCall{c.Call})
+	if len(st.Nested) > 0 || len(st.Subruns) > 0 {
+		r.record.load(st)
 	}
-	a.Recorder.start(r)
-	if !resumed && len(r.guardrails(GuardInput)) > 0 {
+	r.ids.seed(st.Messages)
+	if r.b.MaxRepeatedToolCalls > 0 {
+		r.guard = newLoopGuard(r.b.MaxRepeatedToolCalls, st.Messages)
+		for _, c := range st.Nested {
+			r.guard.observe([]llm.ToolCall{c.Call})
+		}
+	}
+	if r.rec != nil {
+		r.rec.start(r)
+	}
+	_, policyRails := a.Policy.(PolicyGuardrails)
+	r.rails = policyRails || len(a.InputGuardrails)+len(a.OutputGuardrails)+len(a.ToolResultGuardrails) > 0
+	if !resumed && r.rails && len(r.guardrails(GuardInput)) > 0 {
 		if err := r.guardInput(); err != nil {
 			return r.fail(0, err)
 		}
@@ -205,7 +231,7 @@ func (r *runner) spent() int64 { return r.st.Usage.InputTokens + r.st.Usage.Outp
 // loop is the agent loop proper.
 func (r *runner) loop() (*Result, error) {
 	if calls := r.st.PendingTurn(); len(calls) > 0 {
-		if res, err, stop := r.turn(r.st.Step, r.runSpan, calls); stop {
+		if res, stop, err := r.turn(r.st.Step, r.runSpan, calls); stop {
 			return res, err
 		}
 		if err := r.checkpoint(); err != nil {
@@ -225,7 +251,9 @@ func (r *runner) loop() (*Result, error) {
 		step := r.st.Step + 1
 		resp, llmSpan, err := r.callModel(step)
 		if err != nil {
-			r.dropEarly(step, llmSpan, discardFailed)
+			if r.early != nil {
+				r.dropEarly(step, llmSpan, discardFailed)
+			}
 			if r.aborted {
 				return nil, errAborted
 			}
@@ -245,76 +273,105 @@ func (r *runner) loop() (*Result, error) {
 		r.noteInput(resp)
 		calls := msg.ToolCalls()
 		if len(calls) == 0 {
-			r.dropEarly(step, llmSpan, discardAbsent)
-			answer := msg.Text()
-			if gs := r.guardrails(GuardOutput); len(gs) > 0 {
-				out, fix, err := r.checkGuardrails(gs, GuardOutput, step, llmSpan, "", answer)
-				if err != nil {
-					return r.fail(step, err)
-				}
-				if fix != "" {
-					if r.st.Corrections >= r.correctionCap() {
-						return r.fail(step, &GuardrailError{Stage: GuardOutput, Guardrail: "corrections", Reason: "the answer was still not accepted after the corrections allowed (Agent.MaxCorrections)"})
-					}
-					r.st.Messages = append(r.st.Messages, llm.UserText(fix))
-					r.st.Corrections++
-					r.st.TurnStart = len(r.st.Messages)
-					if !r.send(Event{Type: EventCorrection, Step: step, Text: fix}) {
-						return nil, errAborted
-					}
-					if err := r.checkpoint(); err != nil {
-						return r.fail(step, err)
-					}
+			if r.early != nil {
+				r.dropEarly(step, llmSpan, discardAbsent)
+			}
+			v, err := r.judge(step, llmSpan, msg.Text())
+			if err == nil && v.fix != nil {
+				if err = r.correct(step, v); err == nil {
 					continue
 				}
-				if out != answer {
-					r.st.Messages[len(r.st.Messages)-1] = setText(r.st.Messages[len(r.st.Messages)-1], out)
-					answer = out
-				}
 			}
-			if r.outSchema != nil {
-				v, err := checkStructured(r.outSchema, answer)
-				if err != nil {
-					if r.st.OutputRetries >= r.outputRetries() {
-						return r.fail(step, &StructuredOutputError{Last: answer, Err: err, Attempts: r.st.OutputRetries + 1})
-					}
-					fix := outputRetryMessage(err)
-					r.st.Messages = append(r.st.Messages, llm.UserText(fix))
-					r.st.OutputRetries++
-					r.st.TurnStart = len(r.st.Messages)
-					if !r.send(Event{Type: EventCorrection, Step: step, Text: fix}) {
-						return nil, errAborted
-					}
-					if err := r.checkpoint(); err != nil {
-						return r.fail(step, err)
-					}
-					continue
-				}
-				r.structured = v
-			}
-			corr := r.postTurn(step, llmSpan, answer)
-			if corr == nil {
-				return r.done(answer)
-			}
-			r.st.Messages = append(r.st.Messages, *corr)
-			r.st.Corrections++
-			r.st.TurnStart = len(r.st.Messages)
-			if !r.send(Event{Type: EventCorrection, Step: step, Text: corr.Text()}) {
-				return nil, errAborted
-			}
-			if err := r.checkpoint(); err != nil {
+			if err != nil {
 				return r.fail(step, err)
 			}
-			continue
+			return r.done(v.answer)
 		}
-		r.guard.observe(calls)
-		if res, err, stop := r.turn(step, llmSpan, calls); stop {
+		if r.guard != nil {
+			r.guard.observe(calls)
+		}
+		if res, stop, err := r.turn(step, llmSpan, calls); stop {
 			return res, err
 		}
 		if err := r.checkpoint(); err != nil {
 			return r.fail(step, err)
 		}
 	}
+}
+
+// verdict is the judgement of a final answer: it stands (fix is nil), or
+// fix goes back to the model as a correction, counted in *count.
+type verdict struct {
+	answer string
+	fix    *llm.Message
+	count  *int
+}
+
+// judge is the one stage that judges a final answer. Its checks run in
+// order, each on what the one before let through: the output guardrails
+// (which may rewrite the answer, block it or ask for a correction), the
+// output schema (a mismatch goes back, up to OutputRetries times), then
+// the post-turn hook (a correction, up to MaxCorrections). The first
+// correction is the verdict. An error (a block, corrections or retries
+// spent) ends the run; a failing guardrail blocks, a failing post-turn hook
+// lets the answer stand (it can only add a correction), both traced.
+func (r *runner) judge(step int, llmSpan, answer string) (verdict, error) {
+	if gs := r.outputGuardrails(); len(gs) > 0 {
+		out, fix, err := r.checkGuardrails(gs, GuardOutput, step, llmSpan, "", answer)
+		if err != nil {
+			return verdict{}, err
+		}
+		if fix != "" {
+			if r.st.Corrections >= r.correctionCap() {
+				return verdict{}, &GuardrailError{Stage: GuardOutput, Guardrail: "corrections", Reason: "the answer was still not accepted after the corrections allowed (Agent.MaxCorrections)"}
+			}
+			m := llm.UserText(fix)
+			return verdict{fix: &m, count: &r.st.Corrections}, nil
+		}
+		if out != answer {
+			last := len(r.st.Messages) - 1
+			r.st.Messages[last] = setText(r.st.Messages[last], out)
+			answer = out
+		}
+	}
+	if r.outSchema != nil {
+		v, err := checkStructured(r.outSchema, answer)
+		if err != nil {
+			if r.st.OutputRetries >= r.outputRetries() {
+				return verdict{}, &StructuredOutputError{Last: answer, Err: err, Attempts: r.st.OutputRetries + 1}
+			}
+			m := llm.UserText(outputRetryMessage(err))
+			return verdict{fix: &m, count: &r.st.OutputRetries}, nil
+		}
+		r.structured = v
+	}
+	if r.a.PostTurn != nil {
+		if corr := r.postTurn(step, llmSpan, answer); corr != nil {
+			return verdict{fix: corr, count: &r.st.Corrections}, nil
+		}
+	}
+	return verdict{answer: answer}, nil
+}
+
+// outputGuardrails are the guardrails of the answer; none without a check
+// to run.
+func (r *runner) outputGuardrails() []Guardrail {
+	if !r.rails {
+		return nil
+	}
+	return r.guardrails(GuardOutput)
+}
+
+// correct is the one correction path: v's fix goes to the model as the
+// start of a new turn, counted, announced and checkpointed.
+func (r *runner) correct(step int, v verdict) error {
+	r.st.Messages = append(r.st.Messages, *v.fix)
+	*v.count++
+	r.st.TurnStart = len(r.st.Messages)
+	if !r.send(Event{Type: EventCorrection, Step: step, Text: v.fix.Text()}) {
+		return errAborted
+	}
+	return r.checkpoint()
 }
 
 // callModel sends the transcript (pruned view) to the model.
@@ -330,8 +387,14 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 	if keep > 0 {
 		view, pruned, saved = pruneView(view, keep, r.b.PruneBatch)
 	}
-	specs := r.offeredSpecs()
-	req := &llm.Request{Model: a.Model, Messages: view, Tools: specs, Temperature: a.Temperature, MaxTokens: a.MaxTokens, ResponseFormat: a.outputFormat()}
+	specs := r.specs
+	if r.search != nil || a.CodeMode.Mode != codemode.Off {
+		specs = r.offeredSpecs()
+	}
+	req := &llm.Request{Model: a.Model, Messages: view, Tools: specs, Temperature: a.Temperature, MaxTokens: a.MaxTokens}
+	if r.outSchema != nil {
+		req.ResponseFormat = a.outputFormat()
+	}
 	// The tool-call cap reached: the tools stay defined (a history with
 	// tool calls needs them) but may not be called, and the model is
 	// told why, in what it is sent only.
@@ -379,8 +442,8 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 		}
 		traceEvent(r, trace.LLMResponse, llmSpan, p)
 	}
-	if err == nil {
-		a.Recorder.llm(r, step, req, resp)
+	if err == nil && r.rec != nil {
+		r.rec.llm(r, step, req, resp)
 	}
 	return resp, llmSpan, err
 }
@@ -389,8 +452,9 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 // and starting calls of idempotent tools early.
 func (r *runner) streamModel(req *llm.Request, step int, llmSpan string) (*llm.Response, error) {
 	var final *llm.Response
-	early := r.earlyEnabled()
-	r.beginEarlyTurn()
+	if r.early != nil {
+		r.early.begin()
+	}
 	for ev, err := range r.a.Provider.Stream(r.ctx, req) {
 		if err != nil {
 			return nil, err
@@ -404,11 +468,11 @@ func (r *runner) streamModel(req *llm.Request, step int, llmSpan string) (*llm.R
 			if ev.Text != "" && !r.send(Event{Type: typ, Step: step, Text: ev.Text}) {
 				return nil, errAborted
 			}
-			if typ == EventText {
-				r.streamedText(ev.Text)
+			if typ == EventText && r.early != nil {
+				r.early.turn.text.WriteString(ev.Text)
 			}
 		case llm.StreamToolCall:
-			if early && ev.ToolCall != nil {
+			if r.early != nil && ev.ToolCall != nil {
 				r.announce(step, llmSpan, *ev.ToolCall)
 			}
 		case llm.StreamDone:
@@ -466,11 +530,16 @@ func (r *runner) done(answer string) (*Result, error) {
 	if err := r.checkpoint(); err != nil {
 		return r.fail(r.st.Step, err)
 	}
-	if err := r.a.replay.finish(r, res); err != nil {
+	if err := r.checkReplay(res); err != nil {
 		return r.fail(r.st.Step, err)
 	}
-	r.endTrace("ok", answer, nil)
-	r.a.Recorder.end(r, res, nil)
+	r.end()
+	if r.tr != nil {
+		r.endTrace("ok", answer, nil)
+	}
+	if r.rec != nil {
+		r.rec.end(r, res, nil)
+	}
 	return res, nil
 }
 
@@ -493,11 +562,16 @@ func (r *runner) stop(reason StopReason, cause error) (*Result, error) {
 	if err := r.checkpoint(); err != nil {
 		return r.fail(r.st.Step, err)
 	}
-	if err := r.a.replay.finish(r, res); err != nil {
+	if err := r.checkReplay(res); err != nil {
 		return r.fail(r.st.Step, err)
 	}
-	r.endTrace(string(reason), "", serr)
-	r.a.Recorder.end(r, res, serr)
+	r.end()
+	if r.tr != nil {
+		r.endTrace(string(reason), "", serr)
+	}
+	if r.rec != nil {
+		r.rec.end(r, res, serr)
+	}
 	return res, serr
 }
 
@@ -507,9 +581,31 @@ func (r *runner) fail(step int, err error) (*Result, error) {
 	if r.aborted {
 		return nil, errAborted
 	}
-	r.endTrace("error", "", err)
-	r.a.Recorder.end(r, nil, err)
+	r.end()
+	if r.tr != nil {
+		r.endTrace("error", "", err)
+	}
+	if r.rec != nil {
+		r.rec.end(r, nil, err)
+	}
 	return nil, &RunError{Step: step, State: r.st.snapshot(), Err: err}
+}
+
+// end ends what the run started in the background: its early starts,
+// before run_end is traced (a tool span never closes after its run's).
+func (r *runner) end() {
+	if r.early != nil {
+		r.closeEarly()
+	}
+}
+
+// checkReplay compares the run's outcome with the recording it replays,
+// if it replays one.
+func (r *runner) checkReplay(res *Result) error {
+	if r.replay == nil {
+		return nil
+	}
+	return r.replay.finish(r, res)
 }
 
 func (r *runner) result(reason StopReason) *Result {

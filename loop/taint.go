@@ -35,6 +35,12 @@ func frameUntrusted(content string) string {
 	return UntrustedOpen + "\n" + marker.Defuse(content) + "\n" + UntrustedClose
 }
 
+// framed reports whether content holds the untrusted frame. It is the one
+// place the loop reads taint from text, for what carries it nowhere else:
+// a caller's history, a session, or a result of a state written before
+// llm.ToolResult.Untrusted. A forged frame only taints (see frameUntrusted).
+func framed(content string) bool { return strings.Contains(content, UntrustedOpen) }
+
 // IsTainted reports whether msgs hold untrusted content: a tool result
 // framed with UntrustedOpen, or a system message carrying TaintSentinel.
 // The loop seeds a run's taint from it (or from the RunState on resume).
@@ -43,7 +49,7 @@ func IsTainted(msgs []llm.Message) bool {
 		switch m.Role {
 		case llm.RoleTool:
 			for _, r := range m.ToolResults() {
-				if strings.Contains(r.Content, UntrustedOpen) {
+				if r.Untrusted || framed(r.Content) {
 					return true
 				}
 			}

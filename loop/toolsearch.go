@@ -9,6 +9,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/internal/bm25"
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 )
 
 // FindToolsName is the meta-tool a run offers instead of a large tool set
@@ -141,6 +142,6 @@ func (s *toolSearch) find(args json.RawMessage) (string, bool) {
 	return b.String(), false
 }
 
-func notOfferedMessage(name string) string {
-	return fmt.Sprintf("ToolNotOffered: `%s` has not been offered to you yet. Call %s with what you need to do to find the tools you may call.", name, FindToolsName)
+func notOfferedMessage(name string) refusal.Refusal {
+	return refusal.New(refusal.NotOffered, "`%s` has not been offered to you yet. Call %s with what you need to do to find the tools you may call.", name, FindToolsName)
 }

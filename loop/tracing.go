@@ -28,13 +28,8 @@ func (r *runner) preview(s string) string {
 	return trace.Preview(s, trace.PreviewLimit)
 }
 
-// endTrace emits run_end, once the run's early calls have ended: a tool
-// span never closes after its run's.
+// endTrace emits run_end; the run's early calls have ended (end).
 func (r *runner) endTrace(status, output string, err error) {
-	r.closeEarly()
-	if r.tr == nil {
-		return
-	}
 	u := r.st.Usage
 	p := trace.Run{Status: status, Steps: r.st.Step, Output: r.preview(output),
 		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedTokens: u.CachedTokens, Tainted: r.st.Tainted}

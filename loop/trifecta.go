@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -14,8 +15,8 @@ import (
 // egress (deny), pauses them for a human (approve), or lets them through
 // (off). It only concerns tools explicitly flagged egress.
 
-func egressBlockedMessage(name string) string {
-	return fmt.Sprintf("EgressBlocked: `%s` can send data out of the system and this run has already ingested untrusted external content. The call was refused by policy, not by the model. Summarise your finding to the user instead of transmitting it.", name)
+func egressBlockedMessage(name string) refusal.Refusal {
+	return refusal.New(refusal.EgressBlocked, "`%s` can send data out of the system and this run has already ingested untrusted external content. The call was refused by policy, not by the model. Summarise your finding to the user instead of transmitting it.", name)
 }
 
 func egressApprovalReason(name string) string {

@@ -5,13 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 )
@@ -28,8 +28,8 @@ type plan struct {
 	// loop.
 	findTools bool
 	flags     tool.Flags
-	refusal   string     // the error the model sees when the call is refused
-	early     *earlyCall // the call's early start, when it had one
+	denial    refusal.Refusal // set when the call is refused
+	early     *earlyCall      // the call's early start, when it had one
 	// parent is the calling tool's call, for a call made through
 	// CallNested; nil for the model's.
 	parent *callCtx
@@ -53,13 +53,15 @@ type outcome struct {
 // turn decides, runs and records the calls of one model turn. It returns
 // stop=true with the run's outcome when the run ends here (approval pause,
 // cancellation, failure).
-func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, error, bool) {
+func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, bool, error) {
 	plans, pending := r.plan(step, llmSpan, calls)
-	r.adoptEarly(step, llmSpan, plans, len(pending) > 0)
+	if r.early != nil {
+		r.adoptEarly(step, llmSpan, plans, len(pending) > 0)
+	}
 	if len(pending) > 0 {
 		r.st.Pending = pending
 		res, err := r.pauseForApproval(step, llmSpan, pending)
-		return res, err, true
+		return res, true, err
 	}
 	r.st.Pending = nil
 	// The calls are persisted before any runs: after a crash, resume runs
@@ -67,11 +69,11 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 	// the model again for different ones.
 	if err := r.checkpoint(); err != nil {
 		res, err := r.fail(step, err)
-		return res, err, true
+		return res, true, err
 	}
 	r.runCalls(step, llmSpan, plans)
 	if r.aborted {
-		return nil, errAborted, true
+		return nil, true, errAborted
 	}
 	if u, ok := r.sink.take(); ok {
 		r.addUsage(u)
@@ -89,13 +91,13 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 		r.st.Completed = completedResults(plans)
 		r.record.keep(r.st)
 		res, err := r.fail(step, err)
-		return res, err, true
+		return res, true, err
 	}
 	if ctxErr := r.ctx.Err(); ctxErr != nil {
 		r.st.Completed = completedResults(plans)
 		r.record.keep(r.st)
 		res, err := r.stop(StopCancelled, ctxErr)
-		return res, err, true
+		return res, true, err
 	}
 	if pending := r.record.takePending(); len(pending) > 0 {
 		// A tool's own call awaits approval: the turn stops here, keeping
@@ -105,7 +107,7 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 		r.record.keep(r.st)
 		r.st.Pending = pending
 		res, err := r.pauseForApproval(step, llmSpan, pending)
-		return res, err, true
+		return res, true, err
 	}
 	tainted := false
 	r.st.ToolCalls += r.counted + r.record.counted
@@ -130,7 +132,7 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 			}
 		}
 	}
-	return nil, nil, false
+	return nil, false, nil
 }
 
 // pauseForApproval stops the run with pending as the calls awaiting a
@@ -147,12 +149,12 @@ func (r *runner) pauseForApproval(step int, llmSpan string, pending []PendingCal
 	return r.stop(StopApprovalRequired, nil)
 }
 
-func approvalMismatchMessage(name string) string {
-	return fmt.Sprintf("ApprovalMismatch: this call of `%s` is not the call a person decided on under this id (the tool or the arguments differ), so it was not run.", name)
+func approvalMismatchMessage(name string) refusal.Refusal {
+	return refusal.New(refusal.ApprovalMismatch, "this call of `%s` is not the call a person decided on under this id (the tool or the arguments differ), so it was not run.", name)
 }
 
-func toolCallLimitMessage(name string, limit int) string {
-	return fmt.Sprintf("ToolCallLimit: `%s` was not run: this run may make %d tool calls and has made them. Answer now with what you have.", name, limit)
+func toolCallLimitMessage(name string, limit int) refusal.Refusal {
+	return refusal.New(refusal.ToolCallLimit, "`%s` was not run: this run may make %d tool calls and has made them. Answer now with what you have.", name, limit)
 }
 
 // toolsDisabledNote is what the model is told once the run's tool calls
@@ -206,169 +208,284 @@ func (r *runner) newPlan(c llm.ToolCall) plan {
 	return p
 }
 
-// admit is the gate every call passes, the model's and those tools make
-// through CallNested, one at a time (tools running in parallel, or
-// started early, screen theirs meanwhile, so no check is asked twice at
-// once): the run's tool-call bound, which counts the call; tool search
-// (for the model's calls: a tool it has not found is not offered); the
-// pre-tool hooks; then screen (the loop guard, the trifecta, the policy,
-// the human decision). It sets p.refusal, or returns the call when it
-// awaits approval.
+// admit passes p's call through the gate (see gate), for the model's calls
+// and those tools make through CallNested alike. It sets p.denial, or
+// returns the call when it awaits a person's approval.
 func (r *runner) admit(step int, span string, p *plan, tainted, nested bool) *PendingCall {
 	r.screenMu.Lock()
 	defer r.screenMu.Unlock()
-	c := p.call
-	if m := r.b.MaxToolCalls; m > 0 && r.st.ToolCalls+r.counted+r.record.counted >= m {
-		p.overLimit, p.refusal = true, toolCallLimitMessage(c.Name, m)
-		traceEvent(r, trace.ToolsDisabled, span, trace.Guard{Step: step, Name: c.Name, CallID: c.ID, Limit: m})
-		return nil
+	g := gateCall{p: p, step: step, span: span, tainted: tainted, nested: nested}
+	return r.gate(&g)
+}
+
+// screenEarly is the gate's silent check of a call announced while the
+// model still streams (early holds the calls announced so far): it reports
+// whether the call is clean, so that it may start early.
+func (r *runner) screenEarly(step int, llmSpan string, p *plan, tainted bool, early *earlyTurn) bool {
+	r.screenMu.Lock()
+	defer r.screenMu.Unlock()
+	g := gateCall{p: p, step: step, span: llmSpan, tainted: tainted, early: early}
+	r.gate(&g)
+	return g.clean
+}
+
+// gateCall is one call on its way through the gate, and what the checks
+// found so far.
+type gateCall struct {
+	p       *plan
+	step    int
+	span    string
+	tainted bool // the run's taint when the call was asked for
+	nested  bool // made by a tool through CallNested
+	// early is set for the silent check of a call announced early (nil in
+	// the tool phase): nothing is traced or counted, and any doubt means
+	// "not early", never "refused".
+	early *earlyTurn
+	// approve says why the call needs a person (source: who asks); pend is
+	// the call awaiting that decision.
+	approve, source string
+	pend            *PendingCall
+	// clean: nothing so far refused the call, shadowed it or asked a
+	// person about it.
+	clean bool
+}
+
+// note traces a check's event, except in the silent early check.
+func (g *gateCall) note(r *runner, typ trace.Type, ev trace.Guard) {
+	if g.early == nil {
+		traceEvent(r, typ, g.span, ev)
 	}
-	r.counted++
-	if !nested && !p.program && r.search != nil && !r.search.isRevealed(c.Name) {
-		p.refusal = notOfferedMessage(c.Name)
-		return nil
-	}
-	if !nested {
-		if p.refusal = r.modelRefusal(c.Name); p.refusal != "" {
+}
+
+// ev is the trace event of a check of the call.
+func (g *gateCall) ev() trace.Guard {
+	return trace.Guard{Step: g.step, Name: g.p.call.Name, CallID: g.p.call.ID}
+}
+
+// gateCheck is one check of the gate: it returns the call's refusal, or
+// the zero Refusal to let the next check see the call.
+type gateCheck func(r *runner, g *gateCall) refusal.Refusal
+
+// gateChecks are the gate's checks, in the order a call meets them.
+var gateChecks = [...]gateCheck{
+	checkToolCallBound,
+	checkOffered,
+	checkCodeModeOnly,
+	checkPreToolHooks,
+	checkLoopGuard,
+	checkTrifecta,
+	checkPolicy,
+	checkPerson,
+}
+
+// gate is the one stage that refuses a call. Every call passes it, the
+// model's and those tools make through CallNested, one at a time (the
+// caller holds screenMu: tools running in parallel, or started early,
+// screen theirs meanwhile, so no check is asked twice at once). Its checks
+// run in the order of gateChecks, each on the call as the ones before left
+// it (a hook may rewrite the arguments): the run's tool-call bound, which
+// counts the call; tool search and code mode only (for the model's calls);
+// the pre-tool hooks; the loop guard; the trifecta; the policy; a person's
+// decision. The first refusal ends it: the guards come first, so the policy
+// can only add refusals, and a person can reject any call and approve one
+// awaiting approval, never override a refusal.
+//
+// One failure rule: a check that fails (a hook or the policy returning an
+// error, or panicking) refuses the call. Shadow mode (Bounds.ShadowGuards)
+// turns the guards' refusals into traced would-blocks, never the policy's
+// or a person's.
+func (r *runner) gate(g *gateCall) *PendingCall {
+	g.clean = true
+	for _, check := range gateChecks {
+		rf := check(r, g)
+		if g.early != nil && (rf.Kind != "" || !g.clean) {
+			g.clean = false
+			return nil
+		}
+		if rf.Kind != "" {
+			g.p.denial, g.clean = rf, false
 			return nil
 		}
 	}
-	if r.preHooks(step, span, p); p.refusal != "" {
-		return nil
-	}
-	if nested {
-		// The model's calls are counted as their turn is appended; a
-		// tool's, as it makes them.
-		r.guard.observe([]llm.ToolCall{p.call})
-	}
-	pend, _ := r.screen(step, span, p, tainted, nil)
-	return pend
+	return g.pend
 }
 
-// screenLocked is screen under the gate's lock (see admit), for the
-// silent check of a call announced early.
-func (r *runner) screenLocked(step int, llmSpan string, p *plan, tainted bool, early *earlyTurn) (*PendingCall, bool) {
-	r.screenMu.Lock()
-	defer r.screenMu.Unlock()
-	return r.screen(step, llmSpan, p, tainted, early)
-}
-
-// screen decides the fate of one call: guards first (loop guard, then
-// trifecta); the policy can only add refusals; a human can reject any call
-// and approve those awaiting approval, never override a refusal. It sets
-// p.refusal, returns the call when it awaits approval, and reports whether
-// the call is clean: to run, with nothing refused, pending or merely
-// shadowed.
-//
-// early is nil in the tool phase. For the check of a call announced while
-// the model still streams it holds the calls announced so far; the check is
-// then silent (nothing traced, no would-block counted, the policy told
-// Early), and only a clean verdict lets the call start early.
-func (r *runner) screen(step int, llmSpan string, p *plan, tainted bool, early *earlyTurn) (*PendingCall, bool) {
-	c := p.call
-	shadow := r.b.ShadowGuards
-	note := func(typ trace.Type, ev trace.Guard) {
-		if early == nil {
-			traceEvent(r, typ, llmSpan, ev)
+// checkToolCallBound refuses a call past Bounds.MaxToolCalls and counts
+// the others. Early, a call that may be past it waits for the turn.
+func checkToolCallBound(r *runner, g *gateCall) refusal.Refusal {
+	m := r.b.MaxToolCalls
+	if g.early != nil {
+		if m > 0 && r.st.ToolCalls+len(g.early.announced) > m {
+			g.clean = false
 		}
+		return refusal.Refusal{}
 	}
-	ev := trace.Guard{Step: step, Name: c.Name, CallID: c.ID}
-	clean := true
+	if m > 0 && r.st.ToolCalls+r.counted+r.record.counted >= m {
+		g.p.overLimit = true
+		ev := g.ev()
+		ev.Limit = m
+		g.note(r, trace.ToolsDisabled, ev)
+		return toolCallLimitMessage(g.p.call.Name, m)
+	}
+	r.counted++
+	return refusal.Refusal{}
+}
 
+// checkOffered refuses the model a tool that tool search has not offered
+// it yet. A program's calls are checked against what is declared to it
+// (nestedRefusal).
+func checkOffered(r *runner, g *gateCall) refusal.Refusal {
+	if !g.nested && !g.p.program && r.search != nil && !r.search.isRevealed(g.p.call.Name) {
+		return notOfferedMessage(g.p.call.Name)
+	}
+	return refusal.Refusal{}
+}
+
+// checkCodeModeOnly refuses the model a direct call when code mode offers
+// the tools to programs only.
+func checkCodeModeOnly(r *runner, g *gateCall) refusal.Refusal {
+	if g.nested {
+		return refusal.Refusal{}
+	}
+	return r.modelRefusal(g.p.call.Name)
+}
+
+// checkPreToolHooks runs the pre-tool hooks (see preHooks). Early, a call
+// any hook would see waits for the turn: hooks see every call before
+// anything runs it.
+func checkPreToolHooks(r *runner, g *gateCall) refusal.Refusal {
+	if g.early != nil {
+		g.clean = len(r.a.PreToolHooks) == 0
+		return refusal.Refusal{}
+	}
+	return r.preHooks(g.step, g.span, g.p)
+}
+
+// checkLoopGuard refuses a call repeated past Bounds.MaxRepeatedToolCalls.
+// A tool's calls are counted as they are made, the model's as their turn
+// is appended.
+func checkLoopGuard(r *runner, g *gateCall) refusal.Refusal {
+	if r.guard == nil {
+		return refusal.Refusal{}
+	}
+	c := g.p.call
+	if g.nested {
+		r.guard.observe([]llm.ToolCall{c})
+	}
 	var extra int // asks of this turn the guard has not observed yet
-	if early != nil && r.guard != nil {
-		extra = early.repeats(c)
+	if g.early != nil {
+		extra = g.early.repeats(c)
 	}
-	if n, over := r.guard.check(c, extra); over {
-		if early != nil {
-			return nil, false
-		}
-		ev.Repeats = n
-		if !shadow {
-			note(trace.LoopGuardBlock, ev)
-			p.refusal = repeatedCallMessage(c.Name, r.b.MaxRepeatedToolCalls)
-			return nil, false
-		}
-		r.wouldBlock.Add(1)
-		note(trace.LoopGuardWouldBlock, ev)
-		clean = false
+	n, over := r.guard.check(c, extra)
+	if !over {
+		return refusal.Refusal{}
 	}
-	var approveReason, approveSource string
-	if tainted && p.flags.Egress {
-		switch r.b.Trifecta {
-		case TrifectaDeny:
-			if early != nil {
-				return nil, false
-			}
-			if !shadow {
-				note(trace.TrifectaBlock, ev)
-				p.refusal = egressBlockedMessage(c.Name)
-				return nil, false
-			}
-			r.wouldBlock.Add(1)
-			note(trace.TrifectaWouldBlock, ev)
-			clean = false
-		case TrifectaApprove:
-			if early != nil {
-				return nil, false
-			}
-			approveReason, approveSource = egressApprovalReason(c.Name), "trifecta"
-			note(trace.TrifectaApprovalRequired, ev)
-		}
+	ev := g.ev()
+	ev.Repeats = n
+	return r.guardHit(g, trace.LoopGuardBlock, trace.LoopGuardWouldBlock, ev, repeatedCallMessage(c.Name, r.b.MaxRepeatedToolCalls))
+}
+
+// checkTrifecta refuses, or asks a person about, an egress call once the
+// run is tainted (Bounds.Trifecta).
+func checkTrifecta(r *runner, g *gateCall) refusal.Refusal {
+	if !g.tainted || !g.p.flags.Egress {
+		return refusal.Refusal{}
 	}
-	if r.a.Policy != nil {
-		in := &PolicyInput{Call: c, Flags: p.flags, Known: p.tool != nil, Step: step, Tainted: tainted, RunID: r.st.RunID, Messages: r.st.Messages}
-		if p.tool != nil {
-			in.Spec = p.tool.Spec()
-		}
-		if early != nil {
-			in.Early, in.Messages = true, early.transcript(r.st.Messages)
-		}
-		d := decide(r.ctx, r.a.Policy, in)
-		switch d.Verdict {
-		case VerdictDeny:
-			ev.Reason = d.Reason
-			note(trace.PolicyDeny, ev)
-			p.refusal = policyDeniedMessage(d.Reason)
-			return nil, false
-		case VerdictApprove:
-			if approveReason == "" {
-				approveReason, approveSource = d.Reason, "policy"
-			}
-		}
+	name := g.p.call.Name
+	switch r.b.Trifecta {
+	case TrifectaDeny:
+		return r.guardHit(g, trace.TrifectaBlock, trace.TrifectaWouldBlock, g.ev(), egressBlockedMessage(name))
+	case TrifectaApprove:
+		g.approve, g.source, g.clean = egressApprovalReason(name), "trifecta", false
+		g.note(r, trace.TrifectaApprovalRequired, g.ev())
 	}
+	return refusal.Refusal{}
+}
+
+// guardHit is a built-in guard's refusal, or in shadow mode its traced
+// would-block.
+func (r *runner) guardHit(g *gateCall, block, wouldBlock trace.Type, ev trace.Guard, rf refusal.Refusal) refusal.Refusal {
+	g.clean = false
+	if g.early != nil {
+		return rf
+	}
+	if !r.b.ShadowGuards {
+		g.note(r, block, ev)
+		return rf
+	}
+	r.wouldBlock.Add(1)
+	g.note(r, wouldBlock, ev)
+	return refusal.Refusal{}
+}
+
+// checkPolicy asks the policy: it denies (a failing policy denies too, see
+// decide), asks a person, or allows.
+func checkPolicy(r *runner, g *gateCall) refusal.Refusal {
+	if r.a.Policy == nil {
+		return refusal.Refusal{}
+	}
+	p := g.p
+	in := &PolicyInput{Call: p.call, Flags: p.flags, Known: p.tool != nil, Step: g.step, Tainted: g.tainted, RunID: r.st.RunID, Messages: r.st.Messages}
+	if p.tool != nil {
+		in.Spec = p.tool.Spec()
+	}
+	if g.early != nil {
+		in.Early, in.Messages = true, g.early.transcript(r.st.Messages)
+	}
+	d := decide(r.ctx, r.a.Policy, in)
+	switch d.Verdict {
+	case VerdictDeny:
+		ev := g.ev()
+		ev.Reason = d.Reason
+		g.note(r, trace.PolicyDeny, ev)
+		return policyDeniedMessage(d.Reason)
+	case VerdictApprove:
+		if g.approve == "" {
+			g.approve, g.source = d.Reason, "policy"
+		}
+		g.clean = false
+	}
+	return refusal.Refusal{}
+}
+
+// checkPerson applies a person's decision on the call: a rejection refuses
+// it, an approval lets a call awaiting one run; a call awaiting approval
+// without one is pending. A decision is for the call the person was shown:
+// one bound to another call (a tool's re-run that diverged, an edited
+// state) refuses this one.
+func checkPerson(r *runner, g *gateCall) refusal.Refusal {
+	c := g.p.call
 	human, decided := r.st.Decisions[c.ID]
 	if decided && human.Digest == "" && human.Verdict == VerdictApprove {
 		// An approval bound to no call (a state written by an older
 		// build) approves nothing: the call is asked for again.
 		decided = false
 	}
+	if decided && g.early != nil {
+		g.clean = false
+		return refusal.Refusal{}
+	}
+	ev := g.ev()
 	if decided && human.Digest != "" && human.Digest != callDigest(c) {
-		// A decision is for the call the person was shown: this one is
-		// another (a tool's re-run that diverged, an edited state).
-		if early != nil {
-			return nil, false
-		}
 		ev.Reason = "the call is not the one that was decided on"
-		note(trace.ApprovalMismatch, ev)
-		p.refusal = approvalMismatchMessage(c.Name)
-		return nil, false
+		g.note(r, trace.ApprovalMismatch, ev)
+		return approvalMismatchMessage(c.Name)
 	}
 	if decided && human.Verdict == VerdictDeny {
 		ev.Verdict, ev.Reason = "reject", human.Reason
-		note(trace.ApprovalDecision, ev)
-		p.refusal = humanRejectedMessage(human.Reason)
-		return nil, false
+		g.note(r, trace.ApprovalDecision, ev)
+		return humanRejectedMessage(human.Reason)
 	}
-	if approveReason != "" {
-		if decided && human.Verdict == VerdictApprove {
-			ev.Verdict, ev.Reason = "approve", approveReason
-			note(trace.ApprovalDecision, ev)
-			return nil, clean && early == nil
-		}
-		return &PendingCall{Call: c, Reason: approveReason, Source: approveSource}, false
+	if g.approve == "" {
+		return refusal.Refusal{}
 	}
-	return nil, clean
+	if decided && human.Verdict == VerdictApprove {
+		ev.Verdict, ev.Reason = "approve", g.approve
+		g.note(r, trace.ApprovalDecision, ev)
+		return refusal.Refusal{}
+	}
+	g.pend = &PendingCall{Call: c, Reason: g.approve, Source: g.source}
+	return refusal.Refusal{}
 }
 
 // runCalls runs the calls of a turn that were not refused, storing each
@@ -379,7 +496,7 @@ func (r *runner) runCalls(step int, llmSpan string, plans []plan) {
 	completed := r.completedByID()
 	runnable := 0
 	for i := range plans {
-		if plans[i].refusal == "" {
+		if !plans[i].isRefused() {
 			runnable++
 		}
 	}
@@ -393,7 +510,7 @@ func (r *runner) runCalls(step int, llmSpan string, plans []plan) {
 		var wg sync.WaitGroup
 		for i := range plans {
 			p := &plans[i]
-			if p.refusal != "" {
+			if p.isRefused() {
 				p.out = refused(p)
 				continue
 			}
@@ -424,7 +541,7 @@ func (r *runner) runCalls(step int, llmSpan string, plans []plan) {
 			return
 		}
 		switch {
-		case p.refusal != "":
+		case p.isRefused():
 			p.out = refused(p)
 		case p.early == nil && r.early != nil:
 			// Calls started early may still be running: together they
@@ -455,7 +572,7 @@ func (r *runner) sendToolStart(step int, p *plan) bool {
 	if r.emit == nil {
 		return true
 	}
-	return r.send(Event{Type: EventToolStart, Step: step, Call: &p.call, Refused: p.refusal != ""})
+	return r.send(Event{Type: EventToolStart, Step: step, Call: &p.call, Refused: p.isRefused()})
 }
 
 func (r *runner) sendToolEnd(step int, p *plan) bool {
@@ -477,8 +594,16 @@ func (r *runner) completedByID() map[string]llm.ToolResult {
 }
 
 func refused(p *plan) outcome {
-	return outcome{res: llm.ToolResult{CallID: p.call.ID, Name: p.call.Name, Content: p.refusal, IsError: true}, refused: true, done: true}
+	return outcome{res: p.denial.Result(p.call.ID, p.call.Name), refused: true, done: true}
 }
+
+// refusedRaw is rf as what a call produced.
+func refusedRaw(rf refusal.Refusal) rawResult {
+	return rawResult{text: rf.Text, isError: true, refusal: rf.Kind}
+}
+
+// isRefused reports whether the gate refused p's call.
+func (p *plan) isRefused() bool { return p.denial.Kind != "" }
 
 // rawResult is what a tool produced, before the loop bounds and frames it.
 type rawResult struct {
@@ -486,6 +611,9 @@ type rawResult struct {
 	isError   bool
 	infra     bool // the tool returned a Go error
 	untrusted bool // flagged untrusted, or reported tainted
+	// refusal is set when the loop, not the tool, wrote text (a journal
+	// divergence, an unknown outcome, a timeout).
+	refusal refusal.Kind
 	// structured is the tool's structured content, for a nested call's
 	// caller (the model reads text).
 	structured json.RawMessage
@@ -505,10 +633,12 @@ func (r *runner) runCall(step int, llmSpan string, p *plan, completed map[string
 		return outcome{res: llm.ToolResult{CallID: c.ID, Name: c.Name, Content: text, IsError: isErr}, done: true}
 	}
 	if prev, ok := completed[c.ID]; ok {
-		return outcome{res: prev, done: true, untrusted: strings.Contains(prev.Content, UntrustedOpen)}
+		return outcome{res: prev, done: true, untrusted: prev.Untrusted}
 	}
-	if x, ok := r.awaitEarly(p); ok {
-		return r.settle(step, llmSpan, p, x)
+	if p.early != nil {
+		if x, ok := r.awaitEarly(p); ok {
+			return r.settle(step, llmSpan, p, x)
+		}
 	}
 	return r.settle(step, llmSpan, p, r.execCall(r.ctx, step, llmSpan, p))
 }
@@ -548,13 +678,13 @@ func (r *runner) execCall(ctx context.Context, step int, llmSpan string, p *plan
 		case found && e.Digest != "" && e.Digest != digest:
 			ev.Error = "the journal holds another call under this id"
 			traceEvent(r, trace.NestedDiverged, llmSpan, ev)
-			return execution{raw: rawResult{text: divergedMessage(c), isError: true}}
+			return execution{raw: refusedRaw(divergedMessage(c))}
 		case found && e.Status == JournalFinished:
 			traceEvent(r, trace.JournalReplay, llmSpan, ev)
-			return execution{raw: rawResult{text: e.Content, isError: e.IsError, infra: e.Infrastructure, untrusted: e.Untrusted}}
+			return execution{raw: rawResult{text: e.Content, isError: e.IsError, infra: e.Infrastructure, untrusted: e.Untrusted, refusal: refusal.Kind(e.Refusal)}}
 		case found && !p.flags.Idempotent && !r.resumesNested(c.ID):
 			traceEvent(r, trace.OutcomeUnknown, llmSpan, ev)
-			return execution{raw: rawResult{text: outcomeUnknownMessage(c.Name), isError: true}}
+			return execution{raw: refusedRaw(refusal.Unknown(c.Name))}
 		}
 		if err := j.Record(jctx, JournalEntry{RunID: r.st.RunID, CallID: c.ID, Name: c.Name, Step: step, Status: JournalStarted, Digest: digest, Time: time.Now().UTC()}); err != nil {
 			return execution{stop: fmt.Errorf("%w: recording the start of call %s: %v (the call was not run)", ErrJournal, c.ID, err)}
@@ -567,7 +697,7 @@ func (r *runner) execCall(ctx context.Context, step int, llmSpan string, p *plan
 	x := execution{raw: raw, ran: true}
 	if j != nil && !(raw.isError && ctx.Err() != nil) && !raw.paused {
 		err := j.Record(context.WithoutCancel(ctx), JournalEntry{RunID: r.st.RunID, CallID: c.ID, Name: c.Name, Step: step, Status: JournalFinished, Digest: callDigest(c),
-			Content: raw.text, IsError: raw.isError, Infrastructure: raw.infra, Untrusted: raw.untrusted, Time: time.Now().UTC()})
+			Content: raw.text, IsError: raw.isError, Infrastructure: raw.infra, Untrusted: raw.untrusted, Refusal: string(raw.refusal), Time: time.Now().UTC()})
 		if err != nil {
 			x.err = fmt.Errorf("%w: recording the result of call %s: %v (the call ran; resume reports its outcome as unknown)", ErrJournal, c.ID, err)
 		}
@@ -587,9 +717,11 @@ func (r *runner) settle(step int, llmSpan string, p *plan, x execution) outcome 
 	}
 	raw := x.raw
 	o.err = x.err
-	if x.ran {
-		r.a.Recorder.tool(r, step, c, raw)
-		if err := r.a.replay.checkTool(step, c, raw); err != nil && o.err == nil {
+	if x.ran && r.rec != nil {
+		r.rec.tool(r, step, c, raw)
+	}
+	if x.ran && r.replay != nil {
+		if err := r.replay.checkTool(step, c, raw); err != nil && o.err == nil {
 			o.err = err
 		}
 	}
@@ -610,6 +742,7 @@ func (r *runner) settle(step int, llmSpan string, p *plan, x execution) outcome 
 		text = frameUntrusted(text)
 	}
 	o.res.Content, o.res.IsError, o.untrusted = text, raw.isError, raw.untrusted
+	o.res.Refusal, o.res.Untrusted = string(raw.refusal), raw.untrusted
 	// A call that failed while the run was being cancelled most likely
 	// failed because of it: it is not kept, so resume runs it again.
 	o.done = (!(raw.isError && r.ctx.Err() != nil) || !x.ran) && !raw.paused
@@ -621,7 +754,10 @@ func (r *runner) settle(step int, llmSpan string, p *plan, x execution) outcome 
 // guardrail's block, which stops the run.
 func (r *runner) shape(step int, span string, c llm.ToolCall, raw rawResult) (rawResult, error) {
 	r.postHooks(step, span, c, &raw)
-	gs := r.guardrails(GuardToolResult)
+	var gs []Guardrail
+	if r.rails {
+		gs = r.guardrails(GuardToolResult)
+	}
 	if len(gs) == 0 {
 		return raw, nil
 	}
@@ -630,12 +766,8 @@ func (r *runner) shape(step int, span string, c llm.ToolCall, raw rawResult) (ra
 	return raw, err
 }
 
-func divergedMessage(c llm.ToolCall) string {
-	return fmt.Sprintf("Diverged: call %s of `%s` is not the call recorded under this id before the run stopped (the tool or the arguments differ), so it was not run. A re-run must make the same calls in the same order.", c.ID, c.Name)
-}
-
-func outcomeUnknownMessage(name string) string {
-	return fmt.Sprintf("OutcomeUnknown: `%s` was started before an interruption and its outcome was not recorded. It was not run again, so that a side effect is not repeated. Check whether it took effect before calling it again.", name)
+func divergedMessage(c llm.ToolCall) refusal.Refusal {
+	return refusal.New(refusal.Diverged, "call %s of `%s` is not the call recorded under this id before the run stopped (the tool or the arguments differ), so it was not run. A re-run must make the same calls in the same order.", c.ID, c.Name)
 }
 
 // invoke calls the tool. A Go error from the tool is an infrastructure
@@ -657,7 +789,7 @@ func (r *runner) invoke(ctx context.Context, step int, llmSpan string, p *plan) 
 	if span != "" {
 		ctx = trace.WithSpan(ctx, span)
 	}
-	if rp := r.a.replay; rp != nil && rp.offline {
+	if rp := r.replay; rp != nil && rp.offline {
 		raw, err := rp.offlineResult(step, c)
 		if err != nil {
 			return rawResult{}, err
@@ -684,6 +816,17 @@ func (r *runner) invoke(ctx context.Context, step int, llmSpan string, p *plan) 
 		var mismatch *ReplayMismatch
 		if errors.As(err, &mismatch) {
 			return rawResult{}, err
+		}
+		var rf refusal.Refusal
+		if errors.As(err, &rf) && rf.Kind.MayHaveRun() {
+			// The loop's own timeout, or a stand-in's (a durable
+			// workflow's, a sub-agent's pause): a result, not a tool
+			// failure. A tool may not claim a refusal before running
+			// (a guard's, the policy's): that is the gate's alone.
+			raw = refusedRaw(rf)
+			raw.untrusted, raw.paused = p.flags.Untrusted || cc.tainted.Load(), cc.paused.Load()
+			r.traceToolEnd(span, t0, step, c, raw, nil)
+			return raw, nil
 		}
 		raw = rawResult{text: fmt.Sprintf("tool %s failed: %v", c.Name, err), isError: true, infra: true, untrusted: raw.untrusted, paused: raw.paused}
 	}
@@ -723,7 +866,7 @@ func callWithin(ctx context.Context, limit time.Duration, t tool.Tool, c tool.Ca
 	case o := <-done:
 		// A failure as the limit passed is the limit's doing.
 		if timedOut() && (o.err != nil || o.res.IsError) {
-			return tool.Errorf("%s", toolTimeoutMessage(c.Name, limit)), nil
+			return tool.Result{}, refusal.Timeout(c.Name, limit)
 		}
 		return o.res, o.err
 	case <-cctx.Done():
@@ -731,12 +874,8 @@ func callWithin(ctx context.Context, limit time.Duration, t tool.Tool, c tool.Ca
 			o := <-done
 			return o.res, o.err
 		}
-		return tool.Errorf("%s", toolTimeoutMessage(c.Name, limit)), nil
+		return tool.Result{}, refusal.Timeout(c.Name, limit)
 	}
-}
-
-func toolTimeoutMessage(name string, limit time.Duration) string {
-	return fmt.Sprintf("ToolTimeout: `%s` did not finish within its time limit of %v; it was stopped and nothing it returns later is used.", name, limit)
 }
 
 func (r *runner) traceToolEnd(span string, t0 time.Time, step int, c llm.ToolCall, raw rawResult, err error) {

@@ -18,7 +18,7 @@ import (
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/serve"
-	"github.com/autoagent-go/autoagent/session"
+	"github.com/autoagent-go/autoagent/session/sqlitestore"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -395,7 +395,7 @@ func TestConsoleEvalReport(t *testing.T) {
 // The sessions page lists a session, shows its messages, and continues
 // it: the new run's model sees the earlier turn.
 func TestConsoleContinuesASession(t *testing.T) {
-	st, err := session.Open(filepath.Join(t.TempDir(), "sessions.db"), session.Options{})
+	st, err := sqlitestore.Open(filepath.Join(t.TempDir(), "sessions.db"), sqlitestore.Options{})
 	must(t, err)
 	t.Cleanup(func() { st.Close() })
 	e := newEnv(t, serve.Options{Sessions: st}, scriptOf(scripted.Turn{Text: "Your order 4417 ships Monday."}, scripted.Turn{Text: "It was 4417."}))
