@@ -14,20 +14,27 @@ import (
 // TraceSandboxCalls returns a host.Options.OnCall observer that writes every
 // sandboxed call to tr as a trace.SandboxCall event: tool, call id, module
 // hash, grants held and used, refused actions, duration, memory peak and
-// outcome (a trace.Sandbox payload). The host itself imports no tracing
-// package; this is the bridge.
+// outcome (a trace.Sandbox payload). A call made by a traced agent run goes
+// to that run's tracer instead (trace.TracerFromContext), so a run traced
+// apart (a served run's own trace) holds its sandbox calls. The host itself
+// imports no tracing package; this is the bridge.
 func TraceSandboxCalls(tr *trace.Tracer) func(context.Context, host.CallRecord) {
 	if tr == nil {
 		return nil
 	}
 	return func(ctx context.Context, r host.CallRecord) {
 		// The event joins the span of the tool call that ran the module
-		// and the run it belongs to, as the loop set them in ctx.
+		// and the run it belongs to, as the loop set them in ctx, in that
+		// run's trace (a served run's own, which hands its events on).
 		var runID string
 		if info, ok := loop.CallInfoFrom(ctx); ok {
 			runID = info.RunID
 		}
-		tr.Emit(trace.Event{
+		to := tr
+		if runs := trace.TracerFromContext(ctx); runs != nil {
+			to = runs
+		}
+		to.Emit(trace.Event{
 			Type:     trace.SandboxCall,
 			ParentID: trace.SpanFromContext(ctx),
 			RunID:    runID,

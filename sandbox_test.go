@@ -240,3 +240,60 @@ func TestPluginsOpenMissingDirAndCorruptManifest(t *testing.T) {
 		t.Errorf("the error %q does not name the manifest %s", err, manifest)
 	}
 }
+
+// A run traced by a tracer of its own (a served run's) gets its sandbox
+// calls in that trace, not only in the tracer the host was built with: the
+// loop names its tracer in the call's context.
+func TestSandboxCallGoesToTheRunsTracer(t *testing.T) {
+	echo, err := os.ReadFile(filepath.Join("testdata", "wasm", "echo.wasm"))
+	if err != nil {
+		t.Fatalf("test module: %v", err)
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	ctx := context.Background()
+	hostTr, hostEvents := collect()
+	runTr, runEvents := collect()
+	h, err := host.New(ctx, host.Options{OnCall: autoagent.TraceSandboxCalls(hostTr), KVDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	l, err := h.Load(ctx, host.Module{Name: "echo", Bytes: echo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(ctx)
+	tools, err := tool.NewRegistry(l.Tools()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := scripted.New(
+		scripted.Turn{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "echo", Arguments: json.RawMessage(`{"msg":"hi"}`)}}},
+		scripted.Turn{Text: "done"},
+	)
+	agent := &loop.Agent{Provider: model, Tools: tools, Tracer: runTr, Bounds: loop.Bounds{MaxSteps: 3}}
+	if _, err := agent.Run(ctx, "echo hi"); err != nil {
+		t.Fatal(err)
+	}
+	count := func(evs []trace.Event) (n int) {
+		for _, ev := range evs {
+			if ev.Type == trace.SandboxCall {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count(runEvents()); n != 1 {
+		t.Errorf("%d sandbox_call events in the run's trace, want 1", n)
+	}
+	if n := count(hostEvents()); n != 0 {
+		t.Errorf("%d sandbox_call events in the host's tracer, want them in the run's", n)
+	}
+	// Outside a traced run, the host's tracer gets them.
+	if _, err := tools.Call(ctx, tool.Call{ID: "x", Name: "echo", Arguments: json.RawMessage(`{"msg":"hi"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(hostEvents()); n != 1 {
+		t.Errorf("%d sandbox_call events in the host's tracer for a call outside a run, want 1", n)
+	}
+}

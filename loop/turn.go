@@ -787,7 +787,7 @@ func (r *runner) invoke(ctx context.Context, step int, llmSpan string, p *plan) 
 	defer cc.over.Store(true)
 	ctx = tc
 	if span != "" {
-		ctx = trace.WithSpan(ctx, span)
+		ctx = trace.WithSpanOf(ctx, r.tr, span)
 	}
 	if rp := r.replay; rp != nil && rp.offline {
 		raw, err := rp.offlineResult(step, c)

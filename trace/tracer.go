@@ -222,17 +222,37 @@ func NewSpanID() string {
 
 type spanKey struct{}
 
+// span is what WithSpan and WithSpanOf put in a context.
+type span struct {
+	id string
+	tr *Tracer
+}
+
 // WithSpan returns ctx carrying spanID as the current span, so events
 // emitted by code called with ctx (a sub-agent run, a tool that traces)
 // become its children.
 func WithSpan(ctx context.Context, spanID string) context.Context {
-	return context.WithValue(ctx, spanKey{}, spanID)
+	return context.WithValue(ctx, spanKey{}, span{id: spanID})
+}
+
+// WithSpanOf is WithSpan naming the tracer the span belongs to, so code
+// called with ctx (the sandbox's record of a module's call) emits into the
+// trace of the run that made the call, which may not be the tracer it was
+// built with (a served run's own trace).
+func WithSpanOf(ctx context.Context, tr *Tracer, spanID string) context.Context {
+	return context.WithValue(ctx, spanKey{}, span{id: spanID, tr: tr})
 }
 
 // SpanFromContext returns the span set by [WithSpan], or "".
 func SpanFromContext(ctx context.Context) string {
-	s, _ := ctx.Value(spanKey{}).(string)
-	return s
+	s, _ := ctx.Value(spanKey{}).(span)
+	return s.id
+}
+
+// TracerFromContext returns the tracer [WithSpanOf] named, or nil.
+func TracerFromContext(ctx context.Context) *Tracer {
+	s, _ := ctx.Value(spanKey{}).(span)
+	return s.tr
 }
 
 // redactEvent redacts the strings of ev outside its payload, in place;

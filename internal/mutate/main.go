@@ -1629,6 +1629,12 @@ var mutations = []mutation{
 	// Issue 42 small defects: revoke by a recorded tool name and the
 	// manifest's directory, run --json on a failed run, create_tool's
 	// staging, the host's own argument refusal, chat's exit status.
+	{"diet defects: a run's sandbox calls only in the host's tracer", "sandbox.go",
+		"\t\t\tto = runs\n", "\t\t\t_ = runs\n",
+		".", "^TestSandboxCallGoesToTheRunsTracer$"},
+	{"diet defects: the loop names no tracer for its calls", "loop/turn.go",
+		"ctx = trace.WithSpanOf(ctx, r.tr, span)", "ctx = trace.WithSpan(ctx, span)",
+		".", "^TestSandboxCallGoesToTheRunsTracer$"},
 	{"diet defects: revoke ignores recorded tool names", "manifest/store.go",
 		"return slices.Contains(e.Tools, target) }); len(byTool) > 0 {", "return false }); len(byTool) > 0 {",
 		"./manifest", "^TestRevokeByRecordedToolName$"},
