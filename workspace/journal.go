@@ -168,7 +168,7 @@ func (w *Workspace) appendRecord(r record, sync bool) error {
 	if _, err := w.journal.Write(b); err != nil {
 		return fmt.Errorf("workspace: writing the journal: %w", err)
 	}
-	if sync && !w.noSync {
+	if sync && w.sync {
 		if err := w.journal.Sync(); err != nil {
 			return fmt.Errorf("workspace: syncing the journal: %w", err)
 		}

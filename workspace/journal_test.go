@@ -84,7 +84,7 @@ func diffTrees(a, b map[string]string) string {
 // among changes of another run, then rolls the run back: the tree is
 // byte for byte what it was, and the other run's work stands.
 func TestRollbackRunRestoresTree(t *testing.T) {
-	w, dir := open(t, workspace.Options{NoSync: true})
+	w, dir := open(t, workspace.Options{})
 	os.MkdirAll(filepath.Join(dir, "keep/empty"), 0o755)
 	os.WriteFile(filepath.Join(dir, "keep/a.md"), []byte("kept"), 0o644)
 	os.WriteFile(filepath.Join(dir, "p0.md"), []byte("seed"), 0o644)
@@ -172,7 +172,7 @@ func TestJournalSurvivesReopen(t *testing.T) {
 // TestBeforeImagesAreContentAddressed: a file rewritten 1 000 times
 // between two contents stores two before-images.
 func TestBeforeImagesAreContentAddressed(t *testing.T) {
-	w, dir := open(t, workspace.Options{NoSync: true})
+	w, dir := open(t, workspace.Options{})
 	ctx := context.Background()
 	for i := range 1000 {
 		must[workspace.Change](t)(w.Write(ctx, "f.md", []byte(strconv.Itoa(i%2))))
@@ -404,7 +404,7 @@ func TestTwoProcesses(t *testing.T) {
 // rolling back and listing at once: no change is lost and the files
 // match the journal.
 func TestConcurrentWriters(t *testing.T) {
-	w, dir := open(t, workspace.Options{NoSync: true})
+	w, dir := open(t, workspace.Options{})
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
