@@ -5,3 +5,6 @@ func SetCrashHook(f func(stage string)) { crashHook = f }
 
 // CleanPath is cleanPath, for the fuzz test.
 var CleanPath = cleanPath
+
+// Syncs is the number of fsyncs the workspaces of the process made.
+func Syncs() int64 { return syncs.Load() }

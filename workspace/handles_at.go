@@ -104,6 +104,7 @@ func (w *Workspace) createTemp(data []byte) (string, error) {
 		b = b[n:]
 	}
 	if err == nil && w.sync {
+		syncs.Add(1)
 		err = unix.Fsync(fd)
 	}
 	if cerr := unix.Close(fd); err == nil {
@@ -190,6 +191,7 @@ func (w *Workspace) placeBlob(tmp, h string) error {
 		return fmt.Errorf("workspace: syncing an image's directory: %w", err)
 	}
 	defer unix.Close(fd)
+	syncs.Add(1)
 	if err := unix.Fsync(fd); err != nil && err != unix.EINVAL {
 		return fmt.Errorf("workspace: syncing an image's directory: %w", err)
 	}
@@ -197,6 +199,7 @@ func (w *Workspace) placeBlob(tmp, h string) error {
 }
 
 func fsyncDir(f *os.File) error {
+	syncs.Add(1)
 	if err := f.Sync(); err != nil && !errors.Is(err, unix.EINVAL) {
 		return fmt.Errorf("workspace: syncing %s: %w", f.Name(), err)
 	}

@@ -44,6 +44,7 @@ func (w *Workspace) createTemp(data []byte) (string, error) {
 	}
 	_, err = f.Write(data)
 	if err == nil && w.sync {
+		syncs.Add(1)
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -104,6 +105,7 @@ func (w *Workspace) placeBlob(tmp, h string) error {
 	}
 	defer f.Close()
 	// Windows refuses to sync a directory; NTFS journals the rename.
+	syncs.Add(1)
 	f.Sync()
 	return nil
 }

@@ -268,10 +268,12 @@ func TestMain(m *testing.M) {
 
 // child writes to the workspace as spec says:
 // "mode,dir,run,n[,stage]"; mode "write" writes n times, "crash" also
-// kills itself at the nth commit's stage.
+// kills itself at the nth commit's stage; a "+sync" suffix sets
+// Options.Sync.
 func child(spec string) {
 	f := strings.Split(spec, ",")
 	mode, dir, run := f[0], f[1], f[2]
+	mode, sync := strings.CutSuffix(mode, "+sync")
 	n, _ := strconv.Atoi(f[3])
 	if mode == "crash" {
 		k, at := 0, n
@@ -284,7 +286,7 @@ func child(spec string) {
 		})
 		n *= 2
 	}
-	w, err := workspace.Open(dir, workspace.Options{})
+	w, err := workspace.Open(dir, workspace.Options{Sync: sync})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -315,29 +317,33 @@ func startChild(t *testing.T, spec string) *exec.Cmd {
 // deterministically: Open undoes the interrupted change and the files
 // match the journal.
 func TestKillAtCrashPoints(t *testing.T) {
-	for _, stage := range []string{"begun", "applied"} {
-		t.Run(stage, func(t *testing.T) {
-			dir := t.TempDir()
-			cmd := startChild(t, "crash,"+dir+",r1,37,"+stage)
-			if err := cmd.Wait(); err == nil {
-				t.Fatal("the child was not killed")
-			}
-			// A crash between a temporary file's write and its rename
-			// leaves it behind.
-			os.WriteFile(filepath.Join(dir, workspace.JournalDir, "tmp", "0123456789abcdef"), []byte("half"), 0o644)
-			w := must[*workspace.Workspace](t)(workspace.Open(dir, workspace.Options{}))
-			defer w.Close()
-			if es, _ := os.ReadDir(filepath.Join(dir, workspace.JournalDir, "tmp")); len(es) != 0 {
-				t.Errorf("%d temporary files left after Open", len(es))
-			}
-			if n := checkConsistent(t, w, dir); n != 37 {
-				t.Errorf("%d changes in the journal, want 37", n)
-			}
-			c := must[workspace.Change](t)(w.Change(37))
-			if c.State != workspace.Aborted {
-				t.Errorf("the interrupted change is %s, want aborted", c.State)
-			}
-		})
+	for _, mode := range []string{"crash", "crash+sync"} {
+		for _, stage := range []string{"begun", "applied"} {
+			t.Run(mode+"/"+stage, func(t *testing.T) { killAt(t, mode, stage) })
+		}
+	}
+}
+
+func killAt(t *testing.T, mode, stage string) {
+	dir := t.TempDir()
+	cmd := startChild(t, mode+","+dir+",r1,37,"+stage)
+	if err := cmd.Wait(); err == nil {
+		t.Fatal("the child was not killed")
+	}
+	// A crash between a temporary file's write and its rename leaves it
+	// behind.
+	os.WriteFile(filepath.Join(dir, workspace.JournalDir, "tmp", "0123456789abcdef"), []byte("half"), 0o644)
+	w := must[*workspace.Workspace](t)(workspace.Open(dir, workspace.Options{}))
+	defer w.Close()
+	if es, _ := os.ReadDir(filepath.Join(dir, workspace.JournalDir, "tmp")); len(es) != 0 {
+		t.Errorf("%d temporary files left after Open", len(es))
+	}
+	if n := checkConsistent(t, w, dir); n != 37 {
+		t.Errorf("%d changes in the journal, want 37", n)
+	}
+	c := must[workspace.Change](t)(w.Change(37))
+	if c.State != workspace.Aborted {
+		t.Errorf("the interrupted change is %s, want aborted", c.State)
 	}
 }
 
@@ -368,6 +374,46 @@ func TestKill9MidWrites(t *testing.T) {
 			t.Logf("round %d: killed after %d changes", i, n)
 		}
 	}
+}
+
+// TestKill9AtRandomMoments kills writers at random moments, a dozen
+// times, without and with Options.Sync: after Open each file holds what
+// the journal says, and rolling the run back removes every file it
+// wrote, so each image the journal names is whole.
+func TestKill9AtRandomMoments(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	killed := 0
+	for i := range 12 {
+		mode, want := "write", int64(rng.IntN(200_000)) // bytes of journal: up to some hundreds of changes in
+		if i%4 == 3 {
+			mode, want = mode+"+sync", want/10 // a synced change costs ten times more
+		}
+		dir := t.TempDir()
+		cmd := startChild(t, mode+","+dir+",r1,1000")
+		jf := filepath.Join(dir, workspace.JournalDir, "journal.jsonl")
+		deadline := time.Now().Add(2 * time.Minute)
+		for time.Now().Before(deadline) {
+			if fi, err := os.Stat(jf); err == nil && fi.Size() >= want {
+				break
+			}
+			time.Sleep(time.Duration(rng.IntN(300)) * time.Microsecond)
+		}
+		cmd.Process.Kill()
+		err := cmd.Wait()
+		w := must[*workspace.Workspace](t)(workspace.Open(dir, workspace.Options{}))
+		n := checkConsistent(t, w, dir)
+		if err != nil && n < 1000 {
+			killed++
+		}
+		if _, err := w.RollbackRun(context.Background(), "r1"); err != nil && !errors.Is(err, workspace.ErrNoChange) {
+			t.Errorf("round %d (%d changes): RollbackRun: %v", i, n, err)
+		}
+		if left := filesOnly(tree(t, dir)); len(left) != 0 {
+			t.Errorf("round %d (%d changes): %d files left after RollbackRun", i, n, len(left))
+		}
+		w.Close()
+	}
+	t.Logf("%d of 12 writers killed mid-way", killed)
 }
 
 // TestTwoProcesses: two processes writing one workspace, to the same

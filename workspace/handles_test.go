@@ -1,0 +1,127 @@
+package workspace_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/autoagent-go/autoagent/workspace"
+)
+
+// TestKeptHandlesHoldTheFence swaps links in under the directories a
+// workspace keeps open, and under those it does not, between writes: a
+// kept handle follows the directory it opened, never a link put in its
+// place, and a directory of the workspace is reached afresh each time.
+func TestKeptHandlesHoldTheFence(t *testing.T) {
+	ctx := context.Background()
+	outside := t.TempDir()
+	unchanged := func(t *testing.T) {
+		t.Helper()
+		if es, _ := os.ReadDir(outside); len(es) != 0 {
+			t.Fatalf("%d entries written outside the workspace", len(es))
+		}
+	}
+
+	t.Run("root", func(t *testing.T) {
+		parent := t.TempDir()
+		dir := filepath.Join(parent, "ws")
+		os.Mkdir(dir, 0o755)
+		w := must[*workspace.Workspace](t)(workspace.Open(dir, workspace.Options{}))
+		defer w.Close()
+		must[workspace.Change](t)(w.Write(ctx, "a.md", []byte("1")))
+		moved := filepath.Join(parent, "moved")
+		if err := os.Rename(dir, moved); err != nil {
+			t.Fatal(err)
+		}
+		os.Symlink(outside, dir)
+		must[workspace.Change](t)(w.Write(ctx, "a.md", []byte("2")))
+		must[workspace.Change](t)(w.Write(ctx, "b.md", []byte("3")))
+		unchanged(t)
+		if b, _ := os.ReadFile(filepath.Join(moved, "a.md")); string(b) != "2" {
+			t.Errorf("the workspace's own directory holds a.md = %q", b)
+		}
+		must[workspace.Change](t)(w.RollbackLast(ctx))
+		unchanged(t)
+	})
+
+	for _, c := range []struct {
+		name   string
+		target func(dir string) string
+		want   error
+	}{
+		{"subdir to outside", func(string) string { return outside }, workspace.ErrEscape},
+		{"subdir to journal", func(string) string { return workspace.JournalDir }, workspace.ErrReserved},
+		{"subdir to journal tmp", func(string) string { return workspace.JournalDir + "/tmp" }, workspace.ErrReserved},
+		{"subdir to journal blobs", func(string) string { return workspace.JournalDir + "/blobs" }, workspace.ErrReserved},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w, dir := open(t, workspace.Options{})
+			must[workspace.Change](t)(w.Write(ctx, "d/x.md", []byte("1")))
+			jf := filepath.Join(dir, workspace.JournalDir, "journal.jsonl")
+			journal, _ := os.ReadFile(jf)
+			os.Rename(filepath.Join(dir, "d"), filepath.Join(dir, "d.old"))
+			if err := os.Symlink(c.target(dir), filepath.Join(dir, "d")); err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range []string{"d/x.md", "d/journal.jsonl", "d/lock"} {
+				if _, err := w.Write(ctx, p, []byte("pwned")); !errors.Is(err, c.want) {
+					t.Errorf("Write(%s) = %v, want %v", p, err, c.want)
+				}
+				if _, err := w.Rename(ctx, "d.old/x.md", p); !errors.Is(err, c.want) {
+					t.Errorf("Rename(d.old/x.md, %s) = %v, want %v", p, err, c.want)
+				}
+			}
+			unchanged(t)
+			if b, _ := os.ReadFile(jf); string(b) != string(journal) {
+				t.Errorf("the journal changed:\n%s", b)
+			}
+			for _, sub := range []string{"tmp", "blobs"} {
+				es, _ := os.ReadDir(filepath.Join(dir, workspace.JournalDir, sub))
+				for _, e := range es {
+					if !e.IsDir() {
+						t.Errorf("a file %s/%s was placed in the journal", sub, e.Name())
+					}
+				}
+			}
+		})
+	}
+
+	t.Run("journal tmp", func(t *testing.T) {
+		w, dir := open(t, workspace.Options{})
+		must[workspace.Change](t)(w.Write(ctx, "a.md", []byte("1")))
+		tmp := filepath.Join(dir, workspace.JournalDir, "tmp")
+		os.Rename(tmp, tmp+".old")
+		os.Symlink(outside, tmp)
+		// The kept handle is the directory Open found, not the link.
+		must[workspace.Change](t)(w.Write(ctx, "a.md", []byte("2")))
+		unchanged(t)
+		if b, _ := os.ReadFile(filepath.Join(dir, "a.md")); string(b) != "2" {
+			t.Errorf("a.md = %q", b)
+		}
+		w.Close()
+		// Opened again, the link is refused.
+		if _, err := workspace.Open(dir, workspace.Options{}); err == nil {
+			t.Error("Open with a link as the journal's tmp directory succeeded")
+		}
+	})
+}
+
+// TestSyncOption: a change syncs its image, the image's directory, the
+// journal and the file with Options.Sync, and nothing without it.
+func TestSyncOption(t *testing.T) {
+	ctx := context.Background()
+	w, _ := open(t, workspace.Options{})
+	before := workspace.Syncs()
+	must[workspace.Change](t)(w.Write(ctx, "a.md", []byte("unsynced")))
+	if n := workspace.Syncs() - before; n != 0 {
+		t.Errorf("%d fsyncs for a change without Options.Sync", n)
+	}
+	ws, _ := open(t, workspace.Options{Sync: true})
+	before = workspace.Syncs()
+	must[workspace.Change](t)(ws.Write(ctx, "a.md", []byte("synced")))
+	if n := workspace.Syncs() - before; n < 4 {
+		t.Errorf("%d fsyncs for a change with Options.Sync, want the image, its directory, the journal and the file", n)
+	}
+}
