@@ -125,3 +125,36 @@ func TestSyncOption(t *testing.T) {
 		t.Errorf("%d fsyncs for a change with Options.Sync, want the image, its directory, the journal and the file", n)
 	}
 }
+
+// TestPlacedDirectoryCheckedAgain swaps a directory for a link to the
+// journal's tmp after the fence looked at the path and before the file
+// is placed: the directory the file would land in is refused by its
+// identity, and once the link is gone the change is undone.
+func TestPlacedDirectoryCheckedAgain(t *testing.T) {
+	w, dir := open(t, workspace.Options{})
+	ctx := context.Background()
+	must[workspace.Change](t)(w.Write(ctx, "d/x.md", []byte("1")))
+	d := filepath.Join(dir, "d")
+	workspace.SetCrashHook(func(stage string) {
+		if stage == "begun" {
+			os.Rename(d, d+".old")
+			os.Symlink(workspace.JournalDir+"/tmp", d)
+		}
+	})
+	_, err := w.Write(ctx, "d/x.md", []byte("2"))
+	workspace.SetCrashHook(nil)
+	if !errors.Is(err, workspace.ErrReserved) {
+		t.Errorf("a write whose directory became the journal's = %v", err)
+	}
+	es, _ := os.ReadDir(filepath.Join(dir, workspace.JournalDir, "tmp"))
+	for _, e := range es {
+		t.Errorf("%s was placed in the journal's tmp", e.Name())
+	}
+	os.Remove(d)
+	os.Rename(d+".old", d)
+	c := must[workspace.Change](t)(w.Write(ctx, "d/x.md", []byte("3")))
+	if prev := must[workspace.Change](t)(w.Change(c.ID - 1)); prev.State != workspace.Aborted {
+		t.Errorf("the refused change is %s, want aborted", prev.State)
+	}
+	checkConsistent(t, w, dir)
+}
