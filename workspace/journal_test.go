@@ -390,16 +390,24 @@ func TestKill9AtRandomMoments(t *testing.T) {
 		}
 		dir := t.TempDir()
 		cmd := startChild(t, mode+","+dir+",r1,1000")
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
 		jf := filepath.Join(dir, workspace.JournalDir, "journal.jsonl")
-		deadline := time.Now().Add(2 * time.Minute)
-		for time.Now().Before(deadline) {
+		var err error
+	poll:
+		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); {
 			if fi, err := os.Stat(jf); err == nil && fi.Size() >= want {
 				break
 			}
-			time.Sleep(time.Duration(rng.IntN(300)) * time.Microsecond)
+			select {
+			case err = <-exited:
+				exited <- err
+				break poll
+			case <-time.After(time.Duration(rng.IntN(300)) * time.Microsecond):
+			}
 		}
 		cmd.Process.Kill()
-		err := cmd.Wait()
+		err = <-exited
 		w := must[*workspace.Workspace](t)(workspace.Open(dir, workspace.Options{}))
 		n := checkConsistent(t, w, dir)
 		if err != nil && n < 1000 {
