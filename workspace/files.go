@@ -43,14 +43,20 @@ func (w *Workspace) putBlob(data []byte) (string, error) {
 			return "", err
 		}
 		if err := w.placeBlob(tmp, h); err != nil {
+			w.removeTemp(tmp)
 			return "", err
 		}
 	}
+	w.remember(h)
+	return h, nil
+}
+
+// remember notes that the image h is stored.
+func (w *Workspace) remember(h string) {
 	if len(w.known) >= maxKnown {
 		clear(w.known)
 	}
 	w.known[h] = struct{}{}
-	return h, nil
 }
 
 // maxKnown bounds the images a workspace remembers as stored; past it,
@@ -64,10 +70,10 @@ func (w *Workspace) getBlob(h string) ([]byte, error) {
 	}
 	data, err := w.root.ReadFile(blobPath(h))
 	if err != nil {
-		return nil, fmt.Errorf("workspace: the before-image %s is missing: %w", h[:12], err)
+		return nil, fmt.Errorf("workspace: the image %s is missing: %w", h[:12], err)
 	}
 	if hashOf(data) != h {
-		return nil, fmt.Errorf("workspace: the before-image %s is damaged", h[:12])
+		return nil, fmt.Errorf("workspace: the image %s is damaged", h[:12])
 	}
 	return data, nil
 }
@@ -147,10 +153,35 @@ func (w *Workspace) restore(c, h string) ([]string, error) {
 		return nil, nil
 	}
 	data, err := w.getBlob(h)
+	if errors.Is(err, fs.ErrNotExist) {
+		var ok bool
+		if data, ok = w.swapped(c, h); ok && data == nil {
+			return nil, nil
+		}
+		if ok {
+			err = nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	return w.writeFile(c, data)
+}
+
+// swapped finds the image h that is not in the store because a crash
+// stopped commitSwap: in tmp under its hash (moved into the store on the
+// way), or still at c, which then needs nothing (nil, true).
+func (w *Workspace) swapped(c, h string) ([]byte, bool) {
+	if data, err := w.root.ReadFile(JournalDir + "/" + tmpDir + "/" + h); err == nil && hashOf(data) == h {
+		if w.placeBlob(h, h) == nil {
+			w.remember(h)
+		}
+		return data, true
+	}
+	if _, ch, err := w.current(c); err == nil && ch == h {
+		return nil, true
+	}
+	return nil, false
 }
 
 // current reads the file at the clean path c for a change: its content

@@ -90,9 +90,21 @@ func (w *Workspace) unlockJournal() { unix.Flock(w.h.lockFD, unix.LOCK_UN) }
 // synced when the workspace syncs, and returns its name there.
 func (w *Workspace) createTemp(data []byte) (string, error) {
 	name := tempName()
-	fd, err := unix.Openat(w.h.tmpFD, name, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0o644)
+	return name, w.createTempAs(name, data)
+}
+
+// createTempAs is createTemp under the given name. A file left there by
+// a crash is replaced: every temporary file is made and moved under the
+// lock.
+func (w *Workspace) createTempAs(name string, data []byte) error {
+	const flag = unix.O_WRONLY | unix.O_CREAT | unix.O_EXCL | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	fd, err := unix.Openat(w.h.tmpFD, name, flag, 0o644)
+	if errors.Is(err, unix.EEXIST) {
+		w.removeTemp(name)
+		fd, err = unix.Openat(w.h.tmpFD, name, flag, 0o644)
+	}
 	if err != nil {
-		return "", fmt.Errorf("workspace: making a temporary file: %w", err)
+		return fmt.Errorf("workspace: making a temporary file: %w", err)
 	}
 	for b := data; len(b) > 0; {
 		var n int
@@ -112,40 +124,65 @@ func (w *Workspace) createTemp(data []byte) (string, error) {
 	}
 	if err != nil {
 		w.removeTemp(name)
-		return "", fmt.Errorf("workspace: writing a temporary file: %w", err)
+		return fmt.Errorf("workspace: writing a temporary file: %w", err)
 	}
-	return name, nil
+	return nil
 }
 
 func (w *Workspace) removeTemp(name string) { unix.Unlinkat(w.h.tmpFD, name, 0) }
 
 // placeTemp renames the temporary file tmp over the workspace's file at
-// the clean path c, whose directory exists. The directory is reached
-// through the os.Root (no link leads out of it), then checked again by
-// identity: it must not be the journal's.
+// the clean path c, whose directory exists.
 func (w *Workspace) placeTemp(tmp, c string) error {
+	return w.inParent(c, func(dirFD int, base string) error {
+		return unix.Renameat(w.h.tmpFD, tmp, dirFD, base)
+	})
+}
+
+// swapTemp exchanges the temporary file tmp and the workspace's file at
+// the clean path c in one step: c holds what tmp held, and tmp what c
+// held. It returns errNoSwap where that cannot be done.
+func (w *Workspace) swapTemp(tmp, c string) error {
+	return w.inParent(c, func(dirFD int, base string) error {
+		return exchangeAt(w.h.tmpFD, tmp, dirFD, base)
+	})
+}
+
+// inParent calls f with the directory of the clean path c and c's last
+// element. The directory is reached through the os.Root (no link leads
+// out of it), then checked again by identity: it must not be the
+// journal's.
+func (w *Workspace) inParent(c string, f func(dirFD int, base string) error) error {
 	d, base := dirOf(c), c
 	dirFD := w.h.rootFD
 	if d != "." {
 		base = c[len(d)+1:]
-		f, err := w.root.Open(d)
+		dir, err := w.root.Open(d)
 		if err != nil {
 			return w.pathErr(d, err)
 		}
-		defer f.Close()
-		fi, err := f.Stat()
+		defer dir.Close()
+		fi, err := dir.Stat()
 		if err != nil {
 			return err
 		}
 		if err := w.checkDirIdentity(d, fi); err != nil {
 			return err
 		}
-		dirFD = int(f.Fd())
+		dirFD = int(dir.Fd())
 	}
-	if err := unix.Renameat(w.h.tmpFD, tmp, dirFD, base); err != nil {
+	if err := f(dirFD, base); err != nil {
 		return w.pathErr(c, &fs.PathError{Op: "rename", Path: c, Err: err})
 	}
 	return nil
+}
+
+// tempIsFile reports whether the temporary file name is a regular file
+// of the given size with one link.
+func (w *Workspace) tempIsFile(name string, size int64) bool {
+	var st unix.Stat_t
+	err := unix.Fstatat(w.h.tmpFD, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+	return err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && st.Size == size && st.Nlink == 1
 }
 
 // blobPresent reports whether the image h is in the store.
@@ -175,7 +212,6 @@ func (w *Workspace) placeBlob(tmp, h string) error {
 		}
 	}
 	if err != nil {
-		w.removeTemp(tmp)
 		return fmt.Errorf("workspace: storing an image: %w", err)
 	}
 	if !w.sync {

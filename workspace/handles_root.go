@@ -36,11 +36,23 @@ func (w *Workspace) unlockJournal() { w.h.lock.Unlock() }
 
 const tmpPath = JournalDir + "/" + tmpDir + "/"
 
+// canSwap: two names are not exchanged at once here.
+const canSwap = false
+
+func (w *Workspace) swapTemp(string, string) error { return errNoSwap }
+
+func (w *Workspace) tempIsFile(string, int64) bool { return false }
+
 func (w *Workspace) createTemp(data []byte) (string, error) {
 	name := tempName()
+	return name, w.createTempAs(name, data)
+}
+
+func (w *Workspace) createTempAs(name string, data []byte) error {
+	w.root.Remove(tmpPath + name)
 	f, err := w.root.OpenFile(tmpPath+name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
-		return "", fmt.Errorf("workspace: making a temporary file: %w", err)
+		return fmt.Errorf("workspace: making a temporary file: %w", err)
 	}
 	_, err = f.Write(data)
 	if err == nil && w.sync {
@@ -52,9 +64,9 @@ func (w *Workspace) createTemp(data []byte) (string, error) {
 	}
 	if err != nil {
 		w.removeTemp(name)
-		return "", fmt.Errorf("workspace: writing a temporary file: %w", err)
+		return fmt.Errorf("workspace: writing a temporary file: %w", err)
 	}
-	return name, nil
+	return nil
 }
 
 func (w *Workspace) removeTemp(name string) { w.root.Remove(tmpPath + name) }
@@ -89,11 +101,9 @@ func (w *Workspace) blobPresent(h string) (bool, error) {
 func (w *Workspace) placeBlob(tmp, h string) error {
 	sub := JournalDir + "/" + blobDir + "/" + h[:2]
 	if err := w.root.Mkdir(sub, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		w.removeTemp(tmp)
 		return fmt.Errorf("workspace: storing an image: %w", err)
 	}
 	if err := w.root.Rename(tmpPath+tmp, blobPath(h)); err != nil {
-		w.removeTemp(tmp)
 		return fmt.Errorf("workspace: storing an image: %w", err)
 	}
 	if !w.sync {

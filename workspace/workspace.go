@@ -87,6 +87,7 @@ type Workspace struct {
 	h       handles    // kept open from Open to Close
 	journal *os.File
 	known   map[string]struct{} // images known to be stored
+	noSwap  bool                // the file system cannot exchange two files
 	closed  bool
 	state   journalState
 	total   int64 // bytes of the workspace's files, as last counted
