@@ -3,8 +3,8 @@ package workspace
 import (
 	"bytes"
 	"errors"
-	"io/fs"
 	"fmt"
+	"io/fs"
 	"strings"
 	"unicode/utf8"
 )
