@@ -8,3 +8,7 @@ var CleanPath = cleanPath
 
 // Syncs is the number of fsyncs the workspaces of the process made.
 func Syncs() int64 { return syncs.Load() }
+
+// SetSwapHook sets the function that makes an exchange of files fail as
+// on a file system that cannot do it.
+func SetSwapHook(f func() bool) { swapHook = f }

@@ -143,6 +143,9 @@ func (w *Workspace) placeTemp(tmp, c string) error {
 // the clean path c in one step: c holds what tmp held, and tmp what c
 // held. It returns errNoSwap where that cannot be done.
 func (w *Workspace) swapTemp(tmp, c string) error {
+	if swapHook != nil && swapHook() {
+		return errNoSwap
+	}
 	return w.inParent(c, func(dirFD int, base string) error {
 		return exchangeAt(w.h.tmpFD, tmp, dirFD, base)
 	})

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/autoagent-go/autoagent/workspace"
@@ -166,4 +167,81 @@ func TestPlacedDirectoryCheckedAgain(t *testing.T) {
 		t.Errorf("the refused change is %s, want aborted", prev.State)
 	}
 	checkConsistent(t, w, dir)
+}
+
+// TestSwapPutsBackWhatItDidNotRead replaces a file from outside between
+// the read of its before-image and the exchange: what the exchange took
+// out is not what was read, so it is put back untouched and the change
+// aborted.
+func TestSwapPutsBackWhatItDidNotRead(t *testing.T) {
+	w, dir := open(t, workspace.Options{})
+	ctx := context.Background()
+	must[workspace.Change](t)(w.Write(ctx, "a.md", []byte("one")))
+	workspace.SetCrashHook(func(stage string) {
+		if stage == "begun" {
+			os.WriteFile(filepath.Join(dir, "b.md"), []byte("from outside"), 0o644)
+			os.Rename(filepath.Join(dir, "b.md"), filepath.Join(dir, "a.md"))
+		}
+	})
+	_, err := w.Write(ctx, "a.md", []byte("two"))
+	workspace.SetCrashHook(nil)
+	if err == nil || !strings.Contains(err.Error(), "changed while it was being written") {
+		t.Errorf("a write racing an outside replace = %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "a.md")); string(b) != "from outside" {
+		t.Errorf("a.md = %q, want the outside content put back", b)
+	}
+	if c := must[workspace.Change](t)(w.Change(2)); c.State != workspace.Aborted {
+		t.Errorf("the change is %s, want aborted", c.State)
+	}
+	if es, _ := os.ReadDir(filepath.Join(dir, workspace.JournalDir, "tmp")); len(es) != 0 {
+		t.Errorf("%d temporary files left", len(es))
+	}
+}
+
+// TestSwapRefusedFallsBackToACopy: where the file system refuses to
+// exchange two files, the first rewrite learns it and copies the
+// before-image instead; rollback and the journal are the same.
+func TestSwapRefusedFallsBackToACopy(t *testing.T) {
+	w, dir := open(t, workspace.Options{})
+	ctx := runCtx("r1")
+	tries := 0
+	workspace.SetSwapHook(func() bool { tries++; return true })
+	defer workspace.SetSwapHook(nil)
+	for i := range 5 {
+		must[workspace.Change](t)(w.Write(ctx, "a.md", []byte(strings.Repeat("x", i+1))))
+	}
+	if tries != 1 {
+		t.Errorf("%d exchanges tried, want 1 (then the copy)", tries)
+	}
+	checkConsistent(t, w, dir)
+	must[workspace.Change](t)(w.RollbackRun(context.Background(), "r1"))
+	if es := filesOnly(tree(t, dir)); len(es) != 0 {
+		t.Errorf("files left after RollbackRun: %v", es)
+	}
+}
+
+// TestDiffReadsTheResultFromTheFile: a write keeps no after-image, so
+// Diff shows the file's content while it holds the change's result, and
+// says so when it was changed outside since.
+func TestDiffReadsTheResultFromTheFile(t *testing.T) {
+	w, dir := open(t, workspace.Options{})
+	ctx := context.Background()
+	must[workspace.Change](t)(w.Write(ctx, "a.md", []byte("one\n")))
+	c := must[workspace.Change](t)(w.Write(ctx, "a.md", []byte("two\n")))
+	d := must[string](t)(w.Diff(c.ID))
+	if !strings.Contains(d, "-one\n+two\n") {
+		t.Errorf("Diff = %q", d)
+	}
+	os.WriteFile(filepath.Join(dir, "a.md"), []byte("by hand\n"), 0o644)
+	if _, err := w.Diff(c.ID); err == nil || !strings.Contains(err.Error(), "changed outside the workspace") {
+		t.Errorf("Diff of a change whose result was overwritten by hand = %v", err)
+	}
+	// The next change stores what the file holds, so earlier results
+	// stay shown.
+	must[workspace.Change](t)(w.Write(ctx, "a.md", []byte("three\n")))
+	c1 := must[string](t)(w.Diff(1))
+	if !strings.Contains(c1, "+one\n") {
+		t.Errorf("Diff(1) = %q", c1)
+	}
 }

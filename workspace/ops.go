@@ -381,6 +381,10 @@ var _ interface {
 	CheckRead(ctx context.Context, rel string) error
 } = (*Workspace)(nil)
 
+// swapHook, set by tests only, makes an exchange fail as on a file
+// system that cannot do it when it returns true.
+var swapHook func() bool
+
 // crashHook, set by tests only, runs at the points of commit where a
 // crash is hardest to recover from.
 var crashHook func(stage string)

@@ -1390,6 +1390,18 @@ var mutations = []mutation{
 	{"wslat: the journal line that begins a change is not written", "workspace/ops.go",
 		"\tif err := w.appendRecord(record{K: \"begin\", ID: ch.ID, Change: ch}, true); err != nil {", "\tif err := w.state.apply(record{K: \"begin\", ID: ch.ID, Change: ch}); err != nil {",
 		"./workspace", "TestKill9AtRandomMoments"},
+	{"wslat: a crash after the exchange loses the before-image", "workspace/files.go",
+		"err == nil && hashOf(data) == h {", "false && err == nil && hashOf(data) == h {",
+		"./workspace", "TestKillAtCrashPoints"},
+	{"wslat: what the exchange took out is not checked", "workspace/ops.go",
+		"\t\tif !w.tempIsFile(f.Before, size) {", "\t\tif false {",
+		"./workspace", "TestSwapPutsBackWhatItDidNotRead"},
+	{"wslat: a refused exchange is not copied", "workspace/ops.go",
+		"\tcase errors.Is(err, errNoSwap):", "\tcase false:",
+		"./workspace", "TestSwapRefusedFallsBackToACopy"},
+	{"wslat: Diff does not read a write's result from the file", "workspace/diff.go",
+		"\t\t\tif cerr == nil && h == f.After {", "\t\t\tif cerr == nil && h == f.After && cur == nil {",
+		"./workspace", "TestDiffReadsTheResultFromTheFile"},
 	// 40 grant: fs.workspace, a read-write grant whose every change the
 	// host journals first (host.Journal).
 	{"ws grant: fs.workspace covers fs.write", "manifest/grant.go",
