@@ -51,13 +51,15 @@ func (w *Workspace) openHandles() error {
 	if err != nil {
 		return err
 	}
-	for _, f := range []*os.File{h.tmp, h.blobs} {
+	// They must be the directories the caller looked at, not links put
+	// in their place since.
+	for f, want := range map[*os.File]fs.FileInfo{h.blobs: w.jdirs[1], h.tmp: w.jdirs[2]} {
 		fi, err := f.Stat()
 		if err != nil {
 			return fmt.Errorf("workspace: %w", err)
 		}
-		if !fi.IsDir() {
-			return fmt.Errorf("workspace: %s is not a directory: remove it", f.Name())
+		if !os.SameFile(fi, want) {
+			return fmt.Errorf("workspace: %s changed while the workspace was opened: open it again", f.Name())
 		}
 	}
 	return nil

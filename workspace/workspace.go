@@ -55,8 +55,9 @@ type Options struct {
 	// which is enough when the process dies (a kill -9, a panic): the
 	// kernel keeps what was written, so every file is before or after its
 	// change and the journal agrees. A power loss may lose the last
-	// seconds' changes and leave the journal behind the files. On ext4 a
-	// 4 KiB write costs about 0.2 ms without, 2 ms with (RATIONALE.md).
+	// seconds' changes and leave the journal behind the files. Sync adds
+	// up to five fsyncs to a change, each about 1 ms on this project's
+	// virtual disk (RATIONALE.md has the figures).
 	Sync bool
 	// Protected are files and directories never read, written or listed
 	// through the workspace, whatever the allowlists say.
@@ -81,7 +82,7 @@ type Workspace struct {
 	guards   []guard
 	tracer   *trace.Tracer
 	now      func() time.Time
-	jdirs    []fs.FileInfo // the identities of the journal's directory, tmp and blobs
+	jdirs    []fs.FileInfo // the identities of the journal's directory, blobs and tmp
 
 	mu      sync.Mutex // in-process; the file lock is across processes
 	h       handles    // kept open from Open to Close
