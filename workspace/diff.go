@@ -2,7 +2,9 @@ package workspace
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 	"unicode/utf8"
 )
@@ -28,8 +30,18 @@ func (w *Workspace) Diff(id int) (string, error) {
 			w.mu.Lock()
 			after, _, err = w.current(f.Path)
 			w.mu.Unlock()
-		} else {
-			after, err = w.image(f.After)
+		} else if after, err = w.image(f.After); errors.Is(err, fs.ErrNotExist) {
+			// A write stores no after-image: the next change of the
+			// file stores it as its before-image. Until then the file
+			// holds it, unless it was changed outside the workspace.
+			w.mu.Lock()
+			cur, h, cerr := w.current(f.Path)
+			w.mu.Unlock()
+			if cerr == nil && h == f.After {
+				after, err = cur, nil
+			} else {
+				err = fmt.Errorf("workspace: change %d's result for %s is not kept: the file was changed outside the workspace since", id, f.Path)
+			}
 		}
 		if err != nil {
 			return "", err

@@ -29,14 +29,17 @@
 // The journal lives in the workspace, in [JournalDir]: a JSON-lines file
 // and a store of file images named by their SHA-256, so a file rewritten
 // a thousand times costs its distinct versions only. A change is written
-// to the journal (its images stored and the line synced) before it takes
-// effect, and a file is replaced by a synced temporary file renamed over
-// it: a crash at any point leaves each file before or after its change,
-// and [Open] puts back the before-images of a change that has no "done"
-// line. A torn last line is ignored. The journal is locked around each
-// change (flock on Unix, LockFileEx on Windows), so several processes may
-// share a workspace and lose no entry. On Windows the hard link count is
-// not read, so the hard-link refusal is Unix only.
+// to the journal (its before-images stored) before it takes effect, and a
+// file is replaced by a temporary file renamed over it, or on Linux
+// exchanged with it, the old file becoming its before-image: a crash of
+// the process at any point (a kill -9) leaves each file before or after
+// its change, and [Open] puts back the before-images of a change that has
+// no "done" line. That needs the order of the writes, not fsync; set
+// [Options.Sync] to be safe against a power loss too, at about ten times
+// the cost of a write. A torn last line is ignored. The journal is locked
+// around each change (flock on Unix, LockFileEx on Windows), so several
+// processes may share a workspace and lose no entry. On Windows the hard
+// link count is not read, so the hard-link refusal is Unix only.
 //
 // Each change records who made it (run, call and tool, from
 // [loop.CallInfoFrom]), when, and why ([WithReason]). [Workspace.Changes]

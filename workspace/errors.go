@@ -35,6 +35,10 @@ var (
 	ErrNoChange = errors.New("workspace: nothing to roll back")
 	// ErrClosed: the workspace was closed.
 	ErrClosed = errors.New("workspace: closed")
+
+	// errNoSwap: the platform or the file system cannot exchange two
+	// files in one step; the file's before-image is copied instead.
+	errNoSwap = errors.New("workspace: the file system cannot exchange two files")
 )
 
 // PathError is a refusal of one path; errors.Is matches its Err.

@@ -25,29 +25,43 @@ func blobPath(h string) string { return JournalDir + "/" + blobDir + "/" + h[:2]
 
 // putBlob stores data under its hash unless it is there already, so a
 // file rewritten a thousand times costs its distinct versions only. The
-// blob is synced before the journal names it.
+// image is complete under its name (a temporary file renamed there)
+// before the journal names it, and synced when the workspace syncs. The
+// store only grows, so an image seen once is not looked up again.
 func (w *Workspace) putBlob(data []byte) (string, error) {
 	h := hashOf(data)
-	if _, err := w.root.Lstat(blobPath(h)); err == nil {
+	if _, ok := w.known[h]; ok {
 		return h, nil
 	}
-	sub := JournalDir + "/" + blobDir + "/" + h[:2]
-	if err := w.root.Mkdir(sub, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-		return "", fmt.Errorf("workspace: storing a before-image: %w", err)
-	}
-	tmp, err := w.writeTemp(data)
+	present, err := w.blobPresent(h)
 	if err != nil {
 		return "", err
 	}
-	if err := w.root.Rename(tmp, blobPath(h)); err != nil {
-		w.root.Remove(tmp)
-		return "", fmt.Errorf("workspace: storing a before-image: %w", err)
+	if !present {
+		tmp, err := w.createTemp(data)
+		if err != nil {
+			return "", err
+		}
+		if err := w.placeBlob(tmp, h); err != nil {
+			w.removeTemp(tmp)
+			return "", err
+		}
 	}
-	if err := w.syncDir(sub); err != nil {
-		return "", err
-	}
+	w.remember(h)
 	return h, nil
 }
+
+// remember notes that the image h is stored.
+func (w *Workspace) remember(h string) {
+	if len(w.known) >= maxKnown {
+		clear(w.known)
+	}
+	w.known[h] = struct{}{}
+}
+
+// maxKnown bounds the images a workspace remembers as stored; past it,
+// it forgets them and looks them up again.
+const maxKnown = 1 << 16
 
 // getBlob returns the content stored under h, checked against it.
 func (w *Workspace) getBlob(h string) ([]byte, error) {
@@ -56,71 +70,38 @@ func (w *Workspace) getBlob(h string) ([]byte, error) {
 	}
 	data, err := w.root.ReadFile(blobPath(h))
 	if err != nil {
-		return nil, fmt.Errorf("workspace: the before-image %s is missing: %w", h[:12], err)
+		return nil, fmt.Errorf("workspace: the image %s is missing: %w", h[:12], err)
 	}
 	if hashOf(data) != h {
-		return nil, fmt.Errorf("workspace: the before-image %s is damaged", h[:12])
+		return nil, fmt.Errorf("workspace: the image %s is damaged", h[:12])
 	}
 	return data, nil
 }
 
-// writeTemp writes data to a new synced file in the journal's tmp
-// directory and returns its path.
-func (w *Workspace) writeTemp(data []byte) (string, error) {
+// tempName is a new random name for a file of the journal's tmp
+// directory.
+func tempName() string {
 	var rnd [8]byte
 	rand.Read(rnd[:])
-	name := JournalDir + "/" + tmpDir + "/" + hex.EncodeToString(rnd[:])
-	f, err := w.root.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		return "", fmt.Errorf("workspace: %w", err)
-	}
-	_, err = f.Write(data)
-	if err == nil && !w.noSync {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		w.root.Remove(name)
-		return "", fmt.Errorf("workspace: %w", err)
-	}
-	return name, nil
+	return hex.EncodeToString(rnd[:])
 }
 
-// syncDir syncs the directory d, so a rename into it survives a power
-// loss.
-func (w *Workspace) syncDir(d string) error {
-	if w.noSync {
-		return nil
-	}
-	f, err := w.root.Open(d)
-	if err != nil {
-		return fmt.Errorf("workspace: %w", err)
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return fmt.Errorf("workspace: syncing %s: %w", d, err)
-	}
-	return nil
-}
-
-// writeFile replaces the file at the clean path c with data: a synced
-// temporary file renamed into place, so a crash leaves the old file or
-// the new one, and a hard link elsewhere is never written through. It
-// makes the missing directories above c and returns them.
+// writeFile replaces the file at c with data: a temporary file (synced
+// when the workspace syncs) renamed into place, so a crash leaves the old
+// file or the new one, and a hard link elsewhere is never written
+// through. It makes the missing directories above c and returns them.
 func (w *Workspace) writeFile(c string, data []byte) ([]string, error) {
 	made, err := w.mkdirs(path.Dir(c))
 	if err != nil {
 		return made, err
 	}
-	tmp, err := w.writeTemp(data)
+	tmp, err := w.createTemp(data)
 	if err != nil {
 		return made, err
 	}
-	if err := w.root.Rename(tmp, c); err != nil {
-		w.root.Remove(tmp)
-		return made, w.pathErr(c, err)
+	if err := w.placeTemp(tmp, c); err != nil {
+		w.removeTemp(tmp)
+		return made, err
 	}
 	return made, nil
 }
@@ -172,23 +153,42 @@ func (w *Workspace) restore(c, h string) ([]string, error) {
 		return nil, nil
 	}
 	data, err := w.getBlob(h)
+	if errors.Is(err, fs.ErrNotExist) {
+		var ok bool
+		if data, ok = w.swapped(c, h); ok && data == nil {
+			return nil, nil
+		}
+		if ok {
+			err = nil
+		}
+	}
 	if err != nil {
 		return nil, err
 	}
 	return w.writeFile(c, data)
 }
 
+// swapped finds the image h that is not in the store because a crash
+// stopped commitSwap: in tmp under its hash (moved into the store on the
+// way), or still at c, which then needs nothing (nil, true).
+func (w *Workspace) swapped(c, h string) ([]byte, bool) {
+	if data, err := w.root.ReadFile(JournalDir + "/" + tmpDir + "/" + h); err == nil && hashOf(data) == h {
+		if w.placeBlob(h, h) == nil {
+			w.remember(h)
+		}
+		return data, true
+	}
+	if _, ch, err := w.current(c); err == nil && ch == h {
+		return nil, true
+	}
+	return nil, false
+}
+
 // current reads the file at the clean path c for a change: its content
 // and hash, "" when it is absent. Anything but a regular file with one
-// link is refused.
+// link is refused, a symbolic link included.
 func (w *Workspace) current(c string) ([]byte, string, error) {
-	if fi, err := w.root.Lstat(c); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		if err := w.fence(c); err != nil {
-			return nil, "", err
-		}
-		return nil, "", ErrLink
-	}
-	data, err := w.readRegular(c)
+	data, err := w.readFile(c, false)
 	if errors.Is(err, ErrNotFound) {
 		return nil, "", nil
 	}
@@ -198,16 +198,31 @@ func (w *Workspace) current(c string) ([]byte, string, error) {
 	return data, hashOf(data), nil
 }
 
-// readRegular reads the regular, singly linked file at the clean path c.
-// The file is opened without blocking (a FIFO would hang the read) and
-// checked again once open (it may have been replaced in between).
-func (w *Workspace) readRegular(c string) ([]byte, error) {
-	if err := w.fence(c); err != nil {
+// readRegular reads the regular, singly linked file at the clean path c,
+// through a link at c that the fence lets by.
+func (w *Workspace) readRegular(c string) ([]byte, error) { return w.readFile(c, true) }
+
+// readFile reads the regular, singly linked file at the clean path c; a
+// link at c is followed when follow is set, refused ([ErrLink])
+// otherwise. The file is opened without blocking (a FIFO would hang the
+// read) and checked again once open (it may have been replaced in
+// between).
+func (w *Workspace) readFile(c string, follow bool) ([]byte, error) {
+	l, err := w.fenceInfo(c, 0)
+	if err != nil {
 		return nil, err
 	}
-	fi, err := w.root.Stat(c)
-	if err != nil {
-		return nil, w.pathErr(c, err)
+	if l.err != nil {
+		return nil, w.pathErr(c, l.err)
+	}
+	fi := l.fi
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		if !follow {
+			return nil, ErrLink
+		}
+		if fi, err = w.root.Stat(c); err != nil {
+			return nil, w.pathErr(c, err)
+		}
 	}
 	if err := checkFile(fi); err != nil {
 		return nil, err
@@ -226,7 +241,26 @@ func (w *Workspace) readRegular(c string) ([]byte, error) {
 	if w.maxFile > 0 && fi.Size() > w.maxFile {
 		return nil, &SizeError{Size: fi.Size(), Limit: w.maxFile}
 	}
-	return io.ReadAll(f)
+	return readAll(f, fi.Size())
+}
+
+// readAll reads f to its end into a buffer sized for size bytes, so the
+// usual file takes one read and one more to see the end.
+func readAll(f *os.File, size int64) ([]byte, error) {
+	buf := make([]byte, 0, size+1)
+	for {
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
 }
 
 // checkFile refuses anything but a regular file with one link.
@@ -243,43 +277,94 @@ func checkFile(fi fs.FileInfo) error {
 }
 
 // fence refuses the clean path c when it reaches the journal directory
-// through a link: a directory on the way that is the journal directory,
-// or a link at its end whose target is inside it.
+// or a protected entry: by name, through a directory on the way that is
+// one of them by identity, or through a link at its end whose target is
+// refused.
 func (w *Workspace) fence(c string) error {
-	return w.fenceDepth(c, 0)
+	_, err := w.fenceInfo(c, 0)
+	return err
 }
 
-func (w *Workspace) fenceDepth(c string, depth int) error {
+// lstat is what looking at a path found: its information, or the error
+// of looking (a missing file, a link on the way leading out), which is
+// the caller's to report.
+type lstat struct {
+	fi  fs.FileInfo
+	err error
+}
+
+// fenceInfo is fence, returning c's Lstat as well.
+func (w *Workspace) fenceInfo(c string, depth int) (lstat, error) {
 	if depth > 16 {
-		return ErrEscape
+		return lstat{}, ErrEscape
 	}
 	if reserved(c) {
-		return ErrReserved
+		return lstat{}, ErrReserved
 	}
-	if err := w.protectedPath(c); err != nil {
-		return err
+	if err := w.protectedName(c); err != nil {
+		return lstat{}, err
 	}
-	for p := c; p != "."; p = path.Dir(p) {
-		if fi, err := w.root.Stat(p); err == nil && os.SameFile(fi, w.jdir) {
-			return ErrReserved
+	for p := dirOf(c); p != "."; p = dirOf(p) {
+		if fi, err := w.root.Stat(p); err == nil {
+			if err := w.identity(c, fi); err != nil {
+				return lstat{}, err
+			}
 		}
 	}
 	fi, err := w.root.Lstat(c)
-	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
-		return nil
+	if err != nil {
+		return lstat{err: err}, nil
+	}
+	if fi.Mode()&fs.ModeSymlink == 0 {
+		return lstat{fi: fi}, w.identity(c, fi)
+	}
+	if st, err := w.root.Stat(c); err == nil {
+		if err := w.identity(c, st); err != nil {
+			return lstat{}, err
+		}
 	}
 	target, err := w.root.Readlink(c)
 	if err != nil {
-		return nil
+		return lstat{fi: fi}, nil
 	}
 	if strings.HasPrefix(target, "/") {
-		return ErrEscape
+		return lstat{}, ErrEscape
 	}
 	next := path.Clean(path.Join(path.Dir(c), target))
 	if next == ".." || strings.HasPrefix(next, "../") {
-		return ErrEscape
+		return lstat{}, ErrEscape
 	}
-	return w.fenceDepth(next, depth+1)
+	if _, err := w.fenceInfo(next, depth+1); err != nil {
+		return lstat{}, err
+	}
+	return lstat{fi: fi}, nil
+}
+
+// identity refuses fi, what the clean path c or a directory above it
+// resolves to, when it is one of the journal's directories or a
+// protected entry.
+func (w *Workspace) identity(c string, fi fs.FileInfo) error {
+	for _, j := range w.jdirs {
+		if os.SameFile(fi, j) {
+			return ErrReserved
+		}
+	}
+	for _, g := range w.guards {
+		if g.fi != nil && os.SameFile(fi, g.fi) {
+			return &ProtectedError{Path: c, What: g.what}
+		}
+	}
+	return nil
+}
+
+// checkDirIdentity refuses the directory a file is about to be placed
+// in when it is the journal's or a protected one: it was reached by its
+// path after the fence looked at it, and may have been swapped since.
+func (w *Workspace) checkDirIdentity(d string, fi fs.FileInfo) error {
+	if !fi.IsDir() {
+		return fmt.Errorf("%s is a file, not a directory", d)
+	}
+	return w.identity(d, fi)
 }
 
 // pathErr maps an os.Root error to the workspace's refusals.

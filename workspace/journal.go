@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sync/atomic"
 	"time"
 )
 
@@ -155,6 +156,9 @@ func (s *journalState) apply(r record) error {
 	return nil
 }
 
+// syncs counts the fsyncs of every workspace, for the tests.
+var syncs atomic.Int64
+
 // appendRecord writes one line to the journal, synced when sync is set.
 // A begin is synced: the before-images it names must be findable after a
 // crash. A done or abort need not be: lost, its change is undone at the
@@ -168,7 +172,8 @@ func (w *Workspace) appendRecord(r record, sync bool) error {
 	if _, err := w.journal.Write(b); err != nil {
 		return fmt.Errorf("workspace: writing the journal: %w", err)
 	}
-	if sync && !w.noSync {
+	if sync && w.sync {
+		syncs.Add(1)
 		if err := w.journal.Sync(); err != nil {
 			return fmt.Errorf("workspace: syncing the journal: %w", err)
 		}

@@ -84,7 +84,7 @@ func diffTrees(a, b map[string]string) string {
 // among changes of another run, then rolls the run back: the tree is
 // byte for byte what it was, and the other run's work stands.
 func TestRollbackRunRestoresTree(t *testing.T) {
-	w, dir := open(t, workspace.Options{NoSync: true})
+	w, dir := open(t, workspace.Options{})
 	os.MkdirAll(filepath.Join(dir, "keep/empty"), 0o755)
 	os.WriteFile(filepath.Join(dir, "keep/a.md"), []byte("kept"), 0o644)
 	os.WriteFile(filepath.Join(dir, "p0.md"), []byte("seed"), 0o644)
@@ -172,7 +172,7 @@ func TestJournalSurvivesReopen(t *testing.T) {
 // TestBeforeImagesAreContentAddressed: a file rewritten 1 000 times
 // between two contents stores two before-images.
 func TestBeforeImagesAreContentAddressed(t *testing.T) {
-	w, dir := open(t, workspace.Options{NoSync: true})
+	w, dir := open(t, workspace.Options{})
 	ctx := context.Background()
 	for i := range 1000 {
 		must[workspace.Change](t)(w.Write(ctx, "f.md", []byte(strconv.Itoa(i%2))))
@@ -268,10 +268,12 @@ func TestMain(m *testing.M) {
 
 // child writes to the workspace as spec says:
 // "mode,dir,run,n[,stage]"; mode "write" writes n times, "crash" also
-// kills itself at the nth commit's stage.
+// kills itself at the nth commit's stage; a "+sync" suffix sets
+// Options.Sync.
 func child(spec string) {
 	f := strings.Split(spec, ",")
 	mode, dir, run := f[0], f[1], f[2]
+	mode, sync := strings.CutSuffix(mode, "+sync")
 	n, _ := strconv.Atoi(f[3])
 	if mode == "crash" {
 		k, at := 0, n
@@ -284,7 +286,7 @@ func child(spec string) {
 		})
 		n *= 2
 	}
-	w, err := workspace.Open(dir, workspace.Options{})
+	w, err := workspace.Open(dir, workspace.Options{Sync: sync})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
@@ -313,31 +315,44 @@ func startChild(t *testing.T, spec string) *exec.Cmd {
 
 // TestKillAtCrashPoints kills a writer at each of commit's crash points,
 // deterministically: Open undoes the interrupted change and the files
-// match the journal.
+// match the journal. "swapped" is between the exchange of the new file
+// with the old one and the old one's move into the store, which only
+// rewrites pass (the child's first ten writes make their files).
 func TestKillAtCrashPoints(t *testing.T) {
-	for _, stage := range []string{"begun", "applied"} {
-		t.Run(stage, func(t *testing.T) {
-			dir := t.TempDir()
-			cmd := startChild(t, "crash,"+dir+",r1,37,"+stage)
-			if err := cmd.Wait(); err == nil {
-				t.Fatal("the child was not killed")
+	for _, mode := range []string{"crash", "crash+sync"} {
+		for _, stage := range []string{"begun", "swapped", "applied"} {
+			if stage == "swapped" && mode == "crash+sync" {
+				continue // a synced change copies its before-image
 			}
-			// A crash between a temporary file's write and its rename
-			// leaves it behind.
-			os.WriteFile(filepath.Join(dir, workspace.JournalDir, "tmp", "0123456789abcdef"), []byte("half"), 0o644)
-			w := must[*workspace.Workspace](t)(workspace.Open(dir, workspace.Options{}))
-			defer w.Close()
-			if es, _ := os.ReadDir(filepath.Join(dir, workspace.JournalDir, "tmp")); len(es) != 0 {
-				t.Errorf("%d temporary files left after Open", len(es))
-			}
-			if n := checkConsistent(t, w, dir); n != 37 {
-				t.Errorf("%d changes in the journal, want 37", n)
-			}
-			c := must[workspace.Change](t)(w.Change(37))
-			if c.State != workspace.Aborted {
-				t.Errorf("the interrupted change is %s, want aborted", c.State)
-			}
-		})
+			t.Run(mode+"/"+stage, func(t *testing.T) { killAt(t, mode, stage) })
+		}
+	}
+}
+
+func killAt(t *testing.T, mode, stage string) {
+	dir := t.TempDir()
+	cmd := startChild(t, mode+","+dir+",r1,37,"+stage)
+	if err := cmd.Wait(); err == nil {
+		t.Fatal("the child was not killed")
+	}
+	// A crash between a temporary file's write and its rename leaves it
+	// behind.
+	os.WriteFile(filepath.Join(dir, workspace.JournalDir, "tmp", "0123456789abcdef"), []byte("half"), 0o644)
+	w := must[*workspace.Workspace](t)(workspace.Open(dir, workspace.Options{}))
+	defer w.Close()
+	if es, _ := os.ReadDir(filepath.Join(dir, workspace.JournalDir, "tmp")); len(es) != 0 {
+		t.Errorf("%d temporary files left after Open", len(es))
+	}
+	want := 37
+	if stage == "swapped" {
+		want += 10
+	}
+	if n := checkConsistent(t, w, dir); n != want {
+		t.Errorf("%d changes in the journal, want %d", n, want)
+	}
+	c := must[workspace.Change](t)(w.Change(want))
+	if c.State != workspace.Aborted {
+		t.Errorf("the interrupted change is %s, want aborted", c.State)
 	}
 }
 
@@ -368,6 +383,54 @@ func TestKill9MidWrites(t *testing.T) {
 			t.Logf("round %d: killed after %d changes", i, n)
 		}
 	}
+}
+
+// TestKill9AtRandomMoments kills writers at random moments, a dozen
+// times, without and with Options.Sync: after Open each file holds what
+// the journal says, and rolling the run back removes every file it
+// wrote, so each image the journal names is whole.
+func TestKill9AtRandomMoments(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	killed := 0
+	for i := range 12 {
+		mode, want := "write", int64(rng.IntN(200_000)) // bytes of journal: up to some hundreds of changes in
+		if i%4 == 3 {
+			mode, want = mode+"+sync", want/10 // a synced change costs ten times more
+		}
+		dir := t.TempDir()
+		cmd := startChild(t, mode+","+dir+",r1,1000")
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		jf := filepath.Join(dir, workspace.JournalDir, "journal.jsonl")
+		var err error
+	poll:
+		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); {
+			if fi, err := os.Stat(jf); err == nil && fi.Size() >= want {
+				break
+			}
+			select {
+			case err = <-exited:
+				exited <- err
+				break poll
+			case <-time.After(time.Duration(rng.IntN(300)) * time.Microsecond):
+			}
+		}
+		cmd.Process.Kill()
+		err = <-exited
+		w := must[*workspace.Workspace](t)(workspace.Open(dir, workspace.Options{}))
+		n := checkConsistent(t, w, dir)
+		if err != nil && n < 1000 {
+			killed++
+		}
+		if _, err := w.RollbackRun(context.Background(), "r1"); err != nil && !errors.Is(err, workspace.ErrNoChange) {
+			t.Errorf("round %d (%d changes): RollbackRun: %v", i, n, err)
+		}
+		if left := filesOnly(tree(t, dir)); len(left) != 0 {
+			t.Errorf("round %d (%d changes): %d files left after RollbackRun", i, n, len(left))
+		}
+		w.Close()
+	}
+	t.Logf("%d of 12 writers killed mid-way", killed)
 }
 
 // TestTwoProcesses: two processes writing one workspace, to the same
@@ -404,7 +467,7 @@ func TestTwoProcesses(t *testing.T) {
 // rolling back and listing at once: no change is lost and the files
 // match the journal.
 func TestConcurrentWriters(t *testing.T) {
-	w, dir := open(t, workspace.Options{NoSync: true})
+	w, dir := open(t, workspace.Options{})
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {

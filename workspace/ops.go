@@ -3,6 +3,7 @@ package workspace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
@@ -93,15 +94,15 @@ func (w *Workspace) write(ctx context.Context, op Op, p string, data []byte) (Ch
 	if err := w.checkSize(int64(len(data)), int64(len(before))); err != nil {
 		return Change{}, &PathError{Op: string(op), Path: p, Err: err}
 	}
-	ah, err := w.putBlob(data)
-	if err != nil {
-		return Change{}, err
+	ch := w.newChange(ctx, op, []FileChange{{Path: c, Before: bh, After: hashOf(data), MadeDirs: w.missingDirs(c)}})
+	if w.swappable(bh) {
+		err = w.commitSwap(ch, data, int64(len(before)))
+	} else {
+		err = w.commit(ch, [][]byte{before}, func() error {
+			_, err := w.writeFile(c, data)
+			return err
+		})
 	}
-	ch := w.newChange(ctx, op, []FileChange{{Path: c, Before: bh, After: ah, MadeDirs: w.missingDirs(c)}})
-	err = w.commit(ch, [][]byte{before}, func() error {
-		_, err := w.writeFile(c, data)
-		return err
-	})
 	if err != nil {
 		return Change{}, &PathError{Op: string(op), Path: p, Err: err}
 	}
@@ -253,12 +254,26 @@ func (w *Workspace) commit(ch *Change, befores [][]byte, apply func() error) err
 			return err
 		}
 	}
+	if err := w.begin(ch); err != nil {
+		return err
+	}
+	return w.finish(ch, apply())
+}
+
+// begin writes the journal line that begins ch, synced.
+func (w *Workspace) begin(ch *Change) error {
 	ch.ID = len(w.state.changes) + 1
 	if err := w.appendRecord(record{K: "begin", ID: ch.ID, Change: ch}, true); err != nil {
 		return err
 	}
 	crashPoint("begun")
-	if err := apply(); err != nil {
+	return nil
+}
+
+// finish records the outcome of ch, whose application returned err:
+// done, or aborted with its files given their before-images back.
+func (w *Workspace) finish(ch *Change, err error) error {
+	if err != nil {
 		if rerr := w.restoreBefore(ch); rerr != nil {
 			return errors.Join(err, rerr)
 		}
@@ -270,6 +285,78 @@ func (w *Workspace) commit(ch *Change, befores [][]byte, apply func() error) err
 	}
 	ch.State = Done
 	return nil
+}
+
+// swappable reports whether a write over a file whose content hashes to
+// bh goes through commitSwap: the before-image is not stored yet, the
+// file system can exchange two files, and the workspace does not sync
+// (a synced change copies its image, which Sync's order is argued for).
+func (w *Workspace) swappable(bh string) bool {
+	if !canSwap || w.noSwap || w.sync || bh == "" {
+		return false
+	}
+	if _, ok := w.known[bh]; ok {
+		return false
+	}
+	present, err := w.blobPresent(bh)
+	return err == nil && !present
+}
+
+// commitSwap journals and applies the write ch of data over a file whose
+// before-image is not stored, without copying it: the new content is
+// written to tmp/<before hash>, the change begun, the two files
+// exchanged in one step (the file holds the new content, tmp/<before
+// hash> the old one), and the old one renamed into the store, where it is
+// the before-image. No moment shows a reader a missing or half-written
+// file. A crash after the exchange leaves the before-image in tmp under
+// its hash, where restore finds it. The caller holds the lock.
+func (w *Workspace) commitSwap(ch *Change, data []byte, size int64) error {
+	f := ch.Files[0]
+	if err := w.createTempAs(f.Before, data); err != nil {
+		return err
+	}
+	if err := w.begin(ch); err != nil {
+		w.removeTemp(f.Before)
+		return err
+	}
+	err := w.swapTemp(f.Before, f.Path)
+	switch {
+	case errors.Is(err, errNoSwap):
+		// Learnt once: copy the image, then rename over the file.
+		w.noSwap = true
+		var before []byte
+		if before, err = w.readRegular(f.Path); err == nil && hashOf(before) != f.Before {
+			err = fmt.Errorf("%s changed while it was being written", f.Path)
+		}
+		if err == nil {
+			_, err = w.putBlob(before)
+		}
+		if err == nil {
+			err = w.placeTemp(f.Before, f.Path)
+		}
+	case err == nil:
+		crashPoint("swapped")
+		if !w.tempIsFile(f.Before, size) {
+			// What was swapped out is not the file read under the lock:
+			// something outside replaced it. Put it back, untouched.
+			err = fmt.Errorf("%s changed while it was being written", f.Path)
+			if serr := w.swapTemp(f.Before, f.Path); serr != nil {
+				return errors.Join(err, w.finish(ch, serr))
+			}
+			w.removeTemp(f.Before)
+			return errors.Join(err, w.appendRecord(record{K: "abort", ID: ch.ID}, false))
+		}
+		// From here the before-image is in tmp, under its hash, until
+		// it is in the store: restore finds it in either.
+		if err = w.placeBlob(f.Before, f.Before); err == nil {
+			w.remember(f.Before)
+		}
+		return w.finish(ch, err)
+	}
+	if err != nil {
+		w.removeTemp(f.Before)
+	}
+	return w.finish(ch, err)
 }
 
 // CheckRead refuses a sandboxed module's read of the file at rel under an
@@ -293,6 +380,10 @@ var _ interface {
 	Before(ctx context.Context, rel string) error
 	CheckRead(ctx context.Context, rel string) error
 } = (*Workspace)(nil)
+
+// swapHook, set by tests only, makes an exchange fail as on a file
+// system that cannot do it when it returns true.
+var swapHook func() bool
 
 // crashHook, set by tests only, runs at the points of commit where a
 // crash is hardest to recover from.

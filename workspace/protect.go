@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"strings"
 )
@@ -60,21 +59,13 @@ func guards(dir string, ps []Protected) []guard {
 	return out
 }
 
-// protectedPath refuses the clean path c when it is, or lies in, a
-// protected entry: by name, or by the identity of what it or a directory
-// above it resolves to (a link, a hard link, a rename).
-func (w *Workspace) protectedPath(c string) error {
+// protectedName refuses the clean path c when it is, or lies in, a
+// protected entry by name; the fence checks what it resolves to by
+// identity ([Workspace.identity]).
+func (w *Workspace) protectedName(c string) error {
 	for _, g := range w.guards {
 		if g.rel != "" && (strings.EqualFold(c, g.rel) || strings.HasPrefix(strings.ToLower(c), strings.ToLower(g.rel)+"/")) {
 			return &ProtectedError{Path: c, What: g.what}
-		}
-		if g.fi == nil {
-			continue
-		}
-		for p := c; p != "."; p = path.Dir(p) {
-			if fi, err := w.root.Stat(p); err == nil && os.SameFile(fi, g.fi) {
-				return &ProtectedError{Path: c, What: g.what}
-			}
 		}
 	}
 	return nil

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/autoagent-go/autoagent/trace"
-	"github.com/gofrs/flock"
 )
 
 // JournalDir is the directory, at the workspace's root, that holds its
@@ -49,11 +48,17 @@ type Options struct {
 	// is no limit. Files changed outside the workspace count from the
 	// next Open.
 	MaxTotalBytes int64
-	// NoSync skips the fsyncs of before-images, journal and files. A
-	// crash of the process (a kill -9) still leaves every file before or
-	// after its change, as the kernel keeps what was written; a power
-	// loss may not. A 4 KiB write costs about a tenth.
-	NoSync bool
+	// Sync makes every change durable before it returns, against a power
+	// loss or a crash of the system: the images, the journal line that
+	// begins the change and the new file are fsynced, in that order.
+	// Without it a change is written in the same order but not synced,
+	// which is enough when the process dies (a kill -9, a panic): the
+	// kernel keeps what was written, so every file is before or after its
+	// change and the journal agrees. A power loss may lose the last
+	// seconds' changes and leave the journal behind the files. Sync adds
+	// up to five fsyncs to a change, each about 1 ms on this project's
+	// virtual disk (RATIONALE.md has the figures).
+	Sync bool
 	// Protected are files and directories never read, written or listed
 	// through the workspace, whatever the allowlists say.
 	Protected []Protected
@@ -73,15 +78,17 @@ type Workspace struct {
 	writeExt []string
 	maxFile  int64
 	maxTotal int64
-	noSync   bool
+	sync     bool
 	guards   []guard
 	tracer   *trace.Tracer
 	now      func() time.Time
-	jdir     fs.FileInfo // the journal directory's identity
+	jdirs    []fs.FileInfo // the identities of the journal's directory, blobs and tmp
 
 	mu      sync.Mutex // in-process; the file lock is across processes
-	lock    *flock.Flock
+	h       handles    // kept open from Open to Close
 	journal *os.File
+	known   map[string]struct{} // images known to be stored
+	noSwap  bool                // the file system cannot exchange two files
 	closed  bool
 	state   journalState
 	total   int64 // bytes of the workspace's files, as last counted
@@ -110,14 +117,14 @@ func Open(dir string, opts Options) (*Workspace, error) {
 		dir: abs, root: root,
 		readExt: normExts(opts.ReadExt), writeExt: normExts(opts.WriteExt),
 		maxFile: limit(opts.MaxFileBytes, DefaultMaxFileBytes), maxTotal: limit(opts.MaxTotalBytes, DefaultMaxTotalBytes),
-		noSync: opts.NoSync, tracer: opts.Tracer, now: opts.Now,
+		sync: opts.Sync, tracer: opts.Tracer, now: opts.Now, known: map[string]struct{}{},
 	}
 	if w.now == nil {
 		w.now = time.Now
 	}
 	w.guards = guards(abs, opts.Protected)
 	if err := w.openJournal(); err != nil {
-		root.Close()
+		w.closeFiles()
 		return nil, err
 	}
 	unlock, err := w.acquire()
@@ -140,7 +147,7 @@ func limit(v, def int64) int64 {
 }
 
 // openJournal makes the journal directory (a real directory, never a
-// link) and opens the journal and lock files in it.
+// link) and opens the journal, the lock and the kept handles in it.
 func (w *Workspace) openJournal() error {
 	if err := w.root.Mkdir(JournalDir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("workspace: making %s: %w", JournalDir, err)
@@ -152,19 +159,26 @@ func (w *Workspace) openJournal() error {
 	if !fi.IsDir() {
 		return fmt.Errorf("workspace: %s is not a directory (a link or file stands in its place): remove it", filepath.Join(w.dir, JournalDir))
 	}
-	w.jdir = fi
+	w.jdirs = []fs.FileInfo{fi}
 	for _, d := range []string{blobDir, tmpDir} {
 		if err := w.root.Mkdir(JournalDir+"/"+d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
 			return fmt.Errorf("workspace: %w", err)
 		}
+		fi, err := w.root.Lstat(JournalDir + "/" + d)
+		if err != nil {
+			return fmt.Errorf("workspace: %w", err)
+		}
+		if !fi.IsDir() {
+			return fmt.Errorf("workspace: %s is not a directory: remove it", filepath.Join(w.dir, JournalDir, d))
+		}
+		w.jdirs = append(w.jdirs, fi)
 	}
 	j, err := w.root.OpenFile(JournalDir+"/"+journalFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return fmt.Errorf("workspace: opening the journal: %w", err)
 	}
 	w.journal = j
-	w.lock = flock.New(filepath.Join(w.dir, JournalDir, lockFile))
-	return nil
+	return w.openHandles()
 }
 
 // Dir returns the workspace's absolute root directory.
@@ -179,14 +193,15 @@ func (w *Workspace) Close() error {
 		return nil
 	}
 	w.closed = true
+	return w.closeFiles()
+}
+
+func (w *Workspace) closeFiles() error {
 	var errs []error
 	if w.journal != nil {
 		errs = append(errs, w.journal.Close())
 	}
-	if w.lock != nil {
-		errs = append(errs, w.lock.Close())
-	}
-	errs = append(errs, w.root.Close())
+	errs = append(errs, w.closeHandles(), w.root.Close())
 	return errors.Join(errs...)
 }
 
@@ -199,12 +214,12 @@ func (w *Workspace) acquire() (func(), error) {
 		w.mu.Unlock()
 		return nil, ErrClosed
 	}
-	if err := w.lock.Lock(); err != nil {
+	if err := w.lockJournal(); err != nil {
 		w.mu.Unlock()
 		return nil, fmt.Errorf("workspace: locking the journal: %w", err)
 	}
 	unlock := func() {
-		w.lock.Unlock()
+		w.unlockJournal()
 		w.mu.Unlock()
 	}
 	first := w.state.off == 0

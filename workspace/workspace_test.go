@@ -281,7 +281,7 @@ func TestProtectedFiles(t *testing.T) {
 }
 
 func TestReasonIsCapped(t *testing.T) {
-	w, _ := open(t, workspace.Options{NoSync: true})
+	w, _ := open(t, workspace.Options{})
 	c, err := w.Write(workspace.WithReason(context.Background(), strings.Repeat("é", 3000)), "a.md", nil)
 	if err != nil {
 		t.Fatal(err)
