@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 
 	"github.com/autoagent-go/autoagent/host/internal/hostcall"
 	"github.com/autoagent-go/autoagent/manifest"
@@ -17,16 +18,14 @@ const maxToolCallRequest = 1 << 20
 // tools: grant, through the embedding application's dispatcher.
 func (inst *instance) toolCall(reqOff uint64) uint64 {
 	raw := inst.Read(reqOff, "tool_call", maxToolCallRequest)
-	var c struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	if err := json.Unmarshal(raw, &c); err != nil {
+	c, err := parseToolCallRequest(raw)
+	if err != nil {
 		inst.Crash(fmt.Sprintf("tool_call: the request is not JSON {\"name\",\"arguments\"}: %v", err))
 	}
-	action := fmt.Sprintf("call of host tool %q", c.Name)
+	// The action names the call in a refusal; it is made only for one.
+	action := func() string { return fmt.Sprintf("call of host tool %q", c.Name) }
 	if inst.describing {
-		inst.Deny("tools", action, hostcall.NoCapabilities)
+		inst.Deny("tools", action(), hostcall.NoCapabilities)
 	}
 	granted := inst.l.anyTool
 	for _, g := range inst.l.grants {
@@ -35,13 +34,15 @@ func (inst *instance) toolCall(reqOff uint64) uint64 {
 		}
 	}
 	if !granted {
-		inst.Deny("tools", action, fmt.Sprintf("the module has no tools:%s grant", c.Name))
+		inst.Deny("tools", action(), fmt.Sprintf("the module has no tools:%s grant", c.Name))
 	}
 	dispatch := inst.l.h.opts.CallTool
 	if dispatch == nil {
-		inst.Deny("tools", action, "this host has no tool dispatcher (Options.CallTool)")
+		inst.Deny("tools", action(), "this host has no tool dispatcher (Options.CallTool)")
 	}
-	inst.Use("tools:" + c.Name)
+	if !inst.used["tools:"+c.Name] { // a lookup with a concatenated key allocates nothing
+		inst.Use("tools:" + c.Name)
+	}
 	// The call's context says where in the call tree the host tool's own
 	// sandboxed calls, if any, nest.
 	res, err := dispatch(context.WithValue(inst.ctx, callNodeKey{}, &inst.node), tool.Call{Name: c.Name, Arguments: c.Arguments})
@@ -57,3 +58,38 @@ func (inst *instance) toolCall(reqOff uint64) uint64 {
 	}
 	return inst.Write(out)
 }
+
+// toolCallRequest is a tool_call request.
+type toolCallRequest struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+}
+
+// parseToolCallRequest reads a tool_call request as json.Unmarshal reads
+// it into a toolCallRequest. The form the engines and PDKs write,
+// {"name":"NAME","arguments":VALUE} with a name of plain ASCII and no
+// space, is read directly, with only the arguments checked by json.Valid:
+// a program's every nested call crosses here, and decoding by reflection
+// was a tenth of the crossing. Any other form goes to json.Unmarshal.
+func parseToolCallRequest(raw []byte) (toolCallRequest, error) {
+	const head, mid = `{"name":"`, `","arguments":`
+	if len(raw) > len(head)+len(mid)+1 && string(raw[:len(head)]) == head && raw[len(raw)-1] == '}' {
+		rest := raw[len(head):]
+		n := 0
+		for n < len(rest) && rest[n] != '"' && rest[n] != '\\' && rest[n] >= 0x20 && rest[n] < 0x7f {
+			n++
+		}
+		if n < len(rest) && rest[n] == '"' && len(rest[n:]) > len(mid) && string(rest[n:n+len(mid)]) == mid {
+			args := rest[n+len(mid) : len(rest)-1]
+			if len(args) > 0 && !isJSONSpace(args[0]) && !isJSONSpace(args[len(args)-1]) && json.Valid(args) {
+				return toolCallRequest{Name: string(rest[:n]), Arguments: slices.Clone(args)}, nil
+			}
+		}
+	}
+	var c toolCallRequest
+	err := json.Unmarshal(raw, &c)
+	return c, err
+}
+
+// isJSONSpace reports whether b is white space to JSON.
+func isJSONSpace(b byte) bool { return b == ' ' || b == '\t' || b == '\n' || b == '\r' }
