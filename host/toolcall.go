@@ -17,16 +17,14 @@ const maxToolCallRequest = 1 << 20
 // tools: grant, through the embedding application's dispatcher.
 func (inst *instance) toolCall(reqOff uint64) uint64 {
 	raw := inst.Read(reqOff, "tool_call", maxToolCallRequest)
-	var c struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	if err := json.Unmarshal(raw, &c); err != nil {
+	c, err := parseToolCallRequest(raw)
+	if err != nil {
 		inst.Crash(fmt.Sprintf("tool_call: the request is not JSON {\"name\",\"arguments\"}: %v", err))
 	}
-	action := fmt.Sprintf("call of host tool %q", c.Name)
+	// The action names the call in a refusal; it is made only for one.
+	action := func() string { return fmt.Sprintf("call of host tool %q", c.Name) }
 	if inst.describing {
-		inst.Deny("tools", action, hostcall.NoCapabilities)
+		inst.Deny("tools", action(), hostcall.NoCapabilities)
 	}
 	granted := inst.l.anyTool
 	for _, g := range inst.l.grants {
@@ -35,13 +33,15 @@ func (inst *instance) toolCall(reqOff uint64) uint64 {
 		}
 	}
 	if !granted {
-		inst.Deny("tools", action, fmt.Sprintf("the module has no tools:%s grant", c.Name))
+		inst.Deny("tools", action(), fmt.Sprintf("the module has no tools:%s grant", c.Name))
 	}
 	dispatch := inst.l.h.opts.CallTool
 	if dispatch == nil {
-		inst.Deny("tools", action, "this host has no tool dispatcher (Options.CallTool)")
+		inst.Deny("tools", action(), "this host has no tool dispatcher (Options.CallTool)")
 	}
-	inst.Use("tools:" + c.Name)
+	if !inst.used["tools:"+c.Name] { // a lookup with a concatenated key allocates nothing
+		inst.Use("tools:" + c.Name)
+	}
 	// The call's context says where in the call tree the host tool's own
 	// sandboxed calls, if any, nest.
 	res, err := dispatch(context.WithValue(inst.ctx, callNodeKey{}, &inst.node), tool.Call{Name: c.Name, Arguments: c.Arguments})

@@ -21,12 +21,14 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"time"
 )
 
 // mutation is one edit: in file, old is replaced by new; the tests of pkg
-// matching run must then fail.
+// matching run must then fail. A pkg that is a module of its own (it holds
+// a go.mod, as synth/jsengine does) has its tests run in its directory.
 type mutation struct {
 	name     string
 	file     string
@@ -1894,6 +1896,29 @@ var mutations = []mutation{
 	{"42 loop: eval counts a timed-out egress call as refused", "eval/trajectory.go",
 		"\treturn ok && !rf.Kind.MayHaveRun()", "\treturn ok && rf.Kind != \"\"",
 		"./eval", "^TestTrajectoryRefusals$"},
+	// jscall: a program's nested call made cheaper inside the sandbox
+	// (issue 39's per-call target): the tool_call request built from a
+	// head made once per tool name, small integers read without
+	// ParseFloat, and the host reading the usual request without
+	// reflection; each must still mean exactly what it meant.
+	{"jscall: a request reuses another tool's head", "synth/jsengine/request.go",
+		"\thead, ok := r.heads[name]\n", "\thead, ok := r.buf, len(r.heads) > 0\n",
+		"./synth/jsengine", "^TestRequestsBuild$"},
+	{"jscall: -0 read as the integer 0", "synth/jsengine/jsonvalue.go",
+		"len(digits) > 15 || string(text) == \"-0\"", "len(digits) > 15",
+		"./synth/jsengine", "^TestDecodeJSONNumbersAreJSONParse$"},
+	{"jscall: a negative integer read without its sign", "synth/jsengine/jsonvalue.go",
+		"\tif text[0] == '-' {\n\t\tn = -n", "\tif false {\n\t\tn = -n",
+		"./synth/jsengine", "^TestDecodeJSONNumbersAreJSONParse$"},
+	{"jscall: the request's arguments not checked", "host/toolcall_request.go",
+		"!isJSONSpace(args[len(args)-1]) && json.Valid(args) {", "!isJSONSpace(args[len(args)-1]) {",
+		"./host", "^TestParseToolCallRequestIsUnmarshal$"},
+	{"jscall: an escaped tool name read as written", "host/toolcall_request.go",
+		"rest[n] != '\"' && rest[n] != '\\\\' && rest[n] >= 0x20", "rest[n] != '\"' && rest[n] >= 0x20",
+		"./host", "^TestParseToolCallRequestIsUnmarshal$"},
+	{"jscall: the request's arguments alias the guest's memory", "host/toolcall_request.go",
+		"Arguments: slices.Clone(args)}, nil", "Arguments: slices.Clip(args)}, nil",
+		"./host", "^TestParseToolCallRequestCopiesArguments$"},
 }
 
 func main() {
@@ -1947,6 +1972,11 @@ func apply(ctx context.Context, m mutation, timeout time.Duration) (caught bool,
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(tctx, "go", "test", "-count=1", "-run", m.run, m.pkg)
+	if _, err := os.Stat(filepath.Join(m.pkg, "go.mod")); err == nil {
+		// A module of its own (synth/jsengine): its tests run in it.
+		cmd = exec.CommandContext(tctx, "go", "test", "-count=1", "-run", m.run, ".")
+		cmd.Dir = m.pkg
+	}
 	out, err := cmd.CombinedOutput()
 	if tctx.Err() != nil {
 		return true, "the tests hung past " + timeout.String(), nil

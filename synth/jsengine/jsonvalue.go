@@ -229,12 +229,40 @@ func (d *jsonDecoder) number() (goja.Value, error) {
 	if err != nil {
 		return nil, err
 	}
+	if n, ok := smallInt(text); ok {
+		return d.vm.ToValue(n), nil
+	}
 	f, err := strconv.ParseFloat(string(text), 64)
 	if err != nil && !errors.Is(err, strconv.ErrRange) {
 		return nil, d.fail(err.Error())
 	}
 	// Out of range is ±Inf, as JSON.parse("1e999") is Infinity.
 	return d.vm.ToValue(f), nil
+}
+
+// smallInt reads text as an integer of at most 15 digits (every one is
+// a float64 exactly, and goja makes the same value of the integer as of
+// the float), the common case that need not go through ParseFloat; not
+// "-0", which is the float -0.
+func smallInt(text []byte) (int64, bool) {
+	digits := text
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 15 || string(text) == "-0" {
+		return 0, false
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if text[0] == '-' {
+		n = -n
+	}
+	return n, true
 }
 
 // numberText moves past the number at d.i in JSON's grammar (no leading

@@ -185,3 +185,28 @@ func TestScanResultIsUnmarshal(t *testing.T) {
 		}
 	}
 }
+
+// Numbers are the values JSON.parse makes, down to the sign of zero and
+// at the edges of the integers read without ParseFloat.
+func TestDecodeJSONNumbersAreJSONParse(t *testing.T) {
+	vm := goja.New()
+	same, err := vm.RunString(`(function (v, s) { return Object.is(v, JSON.parse(s)) })`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	is, _ := goja.AssertFunction(same)
+	for _, text := range []string{"0", "-0", "7", "-7", "255", "256", "-256", "123456789012345", "-123456789012345",
+		"1234567890123456", "9007199254740993", "-9007199254740993", "12345678901234567890", "0.0", "-0.0", "7.0", "7e0", "1e2"} {
+		v, err := decodeJSON(vm, []byte(text))
+		if err != nil {
+			t.Fatalf("%s: %v", text, err)
+		}
+		ok, err := is(goja.Undefined(), v, vm.ToValue(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok.ToBoolean() {
+			t.Errorf("%s: decodeJSON gives %v, not what JSON.parse gives", text, v)
+		}
+	}
+}

@@ -233,7 +233,7 @@ func callProgramTool(vm *goja.Runtime, j jsonFuncs, call bridge, name string, ar
 		}
 		argsText = s.String()
 	}
-	raw, err := call(name, []byte(argsText))
+	raw, err := call(name, argsText)
 	if err != nil {
 		return nil, fmt.Sprintf("tools.%s: %v", name, err), false
 	}

@@ -10,12 +10,12 @@ import (
 // refund (a failure), recording the calls it gets.
 type orders struct{ calls []string }
 
-func (o *orders) call(name string, args []byte) ([]byte, error) {
-	o.calls = append(o.calls, name+" "+string(args))
+func (o *orders) call(name, args string) ([]byte, error) {
+	o.calls = append(o.calls, name+" "+args)
 	switch name {
 	case "get_order":
 		var in struct{ ID int }
-		_ = json.Unmarshal(args, &in)
+		_ = json.Unmarshal([]byte(args), &in)
 		b, _ := json.Marshal(map[string]any{"id": in.ID, "refund": in.ID * 10})
 		return []byte(`{"content":[{"type":"text","text":"order"}],"structuredContent":` + string(b) + `}`), nil
 	case "note":
@@ -186,7 +186,7 @@ func TestProgramStopsAtTheCallLimit(t *testing.T) {
 		{"note: ProgramSuspended: not at the start", false},
 	} {
 		n := 0
-		b := func(name string, args []byte) ([]byte, error) {
+		b := func(name, args string) ([]byte, error) {
 			n++
 			if n > 3 {
 				refusal, _ := json.Marshal(c.refusal)

@@ -18,9 +18,10 @@ const maxCallStack = 10000
 const scriptName = "tool.js"
 
 // bridge calls a host tool for tools.call: it takes the tool name and the
-// JSON arguments and returns the tool's MCP result JSON. Nil when the
-// engine was built without the tool bridge.
-type bridge func(name string, args []byte) ([]byte, error)
+// JSON arguments (a string, as JSON.stringify made it, so a call copies
+// it once, into the request) and returns the tool's MCP result JSON. Nil
+// when the engine was built without the tool bridge.
+type bridge func(name, args string) ([]byte, error)
 
 // scriptError is a failure the model should read: a syntax error, a thrown
 // exception, a run that returned nothing JSON can carry.

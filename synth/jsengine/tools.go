@@ -27,7 +27,7 @@ func installTools(vm *goja.Runtime, stringify goja.Callable, call bridge) error 
 			}
 			args = s.String()
 		}
-		raw, err := call(name, []byte(args))
+		raw, err := call(name, args)
 		if err != nil {
 			panic(vm.NewGoError(fmt.Errorf("tools.call(%q): %v", name, err)))
 		}
