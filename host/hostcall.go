@@ -3,22 +3,38 @@ package host
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strconv"
 
+	"github.com/autoagent-go/autoagent/host/internal/appfn"
 	"github.com/autoagent-go/autoagent/host/internal/fscap"
 	"github.com/autoagent-go/autoagent/host/internal/hostcall"
+	"github.com/autoagent-go/autoagent/host/internal/hostmod"
+	"github.com/autoagent-go/autoagent/host/internal/kernel"
+	"github.com/autoagent-go/autoagent/host/internal/kernelfn"
 	"github.com/autoagent-go/autoagent/host/internal/kvcap"
 	"github.com/autoagent-go/autoagent/host/internal/netcap"
+	"github.com/autoagent-go/autoagent/host/internal/notify"
+	"github.com/autoagent-go/autoagent/host/internal/toolcall"
+	"github.com/autoagent-go/autoagent/host/internal/wasiguard"
+	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
 // The running instance is the call every host function sees: it
 // implements hostcall.Call once, and each capability's view of it.
 var (
-	_ hostcall.Call = (*instance)(nil)
-	_ netcap.Call   = (*instance)(nil)
-	_ kvcap.Call    = (*instance)(nil)
-	_ fscap.Call    = (*instance)(nil)
+	_ hostcall.Call    = (*instance)(nil)
+	_ netcap.Call      = (*instance)(nil)
+	_ kvcap.Call       = (*instance)(nil)
+	_ fscap.Call       = (*instance)(nil)
+	_ kernelfn.Call    = (*instance)(nil)
+	_ kernelfn.Yielder = (*instance)(nil)
+	_ toolcall.Call    = (*instance)(nil)
+	_ notify.Call      = (*instance)(nil)
+	_ appfn.Call       = (*instance)(nil)
+	_ wasiguard.Call   = (*instance)(nil)
+	_ hostmod.Gate     = (*instance)(nil)
 )
 
 // Context is the run's context (a runContext): it carries the instance
@@ -151,6 +167,76 @@ func (inst *instance) Taint() {
 
 // FS is the instance's use of its fs grants' directories.
 func (inst *instance) FS() *fscap.Usage { return &inst.fs }
+
+// InHost marks the guest as in a host function, or back in its own code,
+// for the watchdog.
+func (inst *instance) InHost(in bool) { inst.inHost.Store(in) }
+
+// StackExhausted ends the call with its stack limit's error.
+func (inst *instance) StackExhausted() { inst.fail(limitErr(LimitStack, inst.limits.Stack)) }
+
+// EnterGo and LeaveGo are enterGo and leaveGo, for yield.
+func (inst *instance) EnterGo(op string) bool { return inst.enterGo(op) }
+func (inst *instance) LeaveGo(was bool)       { inst.leaveGo(was) }
+
+// InputLen is the length of the call's input.
+func (inst *instance) InputLen() uint64 { return inst.k.InputLen() }
+
+// Vars are the instance's Extism variables.
+func (inst *instance) Vars() *kernel.Vars { return &inst.vars }
+
+// LogEnabled reports whether the host's logger keeps level.
+func (inst *instance) LogEnabled(level slog.Level) bool {
+	lg := inst.l.h.opts.Logger
+	return lg != nil && lg.Enabled(context.Background(), level)
+}
+
+// TakeLog takes one of the call's logs (see logger).
+func (inst *instance) TakeLog() bool { return inst.logger() != nil }
+
+// Log writes msg to the host's logger with the module and tool, then args.
+func (inst *instance) Log(level slog.Level, msg string, args ...any) {
+	if lg := inst.l.h.opts.Logger; lg != nil {
+		lg.Log(context.Background(), level, msg, append([]any{"module", inst.l.name, "tool", inst.tool}, args...)...)
+	}
+}
+
+// ListChanged records that the module said its lists changed.
+func (inst *instance) ListChanged() { inst.listChanged = true }
+
+// ToolGranted reports whether the module may call the host tool name.
+func (inst *instance) ToolGranted(name string) bool {
+	if inst.l.anyTool {
+		return true
+	}
+	for _, g := range inst.l.grants {
+		if g.Kind == manifest.KindTools && g.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// CanDispatch reports whether the host has a tool dispatcher.
+func (inst *instance) CanDispatch() bool { return inst.l.h.opts.CallTool != nil }
+
+// Dispatch calls a host tool through the host's dispatcher. The call's
+// context says where in the call tree the host tool's own sandboxed
+// calls, if any, nest.
+func (inst *instance) Dispatch(c tool.Call) (tool.Result, error) {
+	return inst.l.h.opts.CallTool(context.WithValue(inst.Context(), callNodeKey{}, &inst.node), c)
+}
+
+// Granted reports whether the module has grant.
+func (inst *instance) Granted(grant string) bool { return inst.l.has[grant] }
+
+// Failure is the failure the host recorded for the call, nil for none.
+func (inst *instance) Failure() error { return inst.abort }
+
+// FunctionFailed ends the call with an application function's failure.
+func (inst *instance) FunctionFailed(function string, err error) {
+	inst.fail(&FunctionError{Function: function, Err: err})
+}
 
 // limitError is the error of the limit named limit (a Limit* constant)
 // at its value in limits.

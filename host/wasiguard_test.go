@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/autoagent-go/autoagent/host/internal/wasiguard"
 )
 
 // TestWASICallsCheckTheStop: before each WASI function runs, its listener
@@ -22,7 +24,7 @@ func TestWASICallsCheckTheStop(t *testing.T) {
 	}
 	defer inst.close()
 	ctx := context.WithValue(context.Background(), instanceKey{}, inst)
-	lis := &wasiListener{name: "random_get", list: -1}
+	lis := wasiguard.NewListener("random_get", findWASI)
 
 	before := func() (p any) {
 		defer func() { p = recover() }()
