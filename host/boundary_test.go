@@ -1,11 +1,13 @@
 package host
 
 import (
+	"context"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -74,5 +76,30 @@ func TestNoHostFunctionOutsideInternal(t *testing.T) {
 	}
 	if checked < 20 {
 		t.Fatalf("checked %d files of host/, want them all (is the test run from host/?)", checked)
+	}
+}
+
+// TestInstanceKeepsNoContext: the instance keeps no context of its own;
+// a host function takes the run's from Context, which ends with the run
+// (a stored context outlived the call it was made for).
+func TestInstanceKeepsNoContext(t *testing.T) {
+	t.Parallel()
+	ctxType := reflect.TypeFor[context.Context]()
+	var walk func(reflect.Type, string)
+	walk = func(typ reflect.Type, path string) {
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			if f.Type == ctxType || (f.Type.Kind() != reflect.Interface && f.Type.Implements(ctxType)) {
+				t.Errorf("%s.%s holds a context (%s)", path, f.Name, f.Type)
+			}
+			if f.Type.Kind() == reflect.Struct && f.Anonymous {
+				walk(f.Type, path+"."+f.Name)
+			}
+		}
+	}
+	walk(reflect.TypeFor[instance](), "instance")
+	inst := &instance{}
+	if err := inst.Context().Err(); err == nil {
+		t.Error("an instance between runs has a live context")
 	}
 }

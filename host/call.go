@@ -315,7 +315,7 @@ func (inst *instance) run(parent context.Context, toolName string, input callInp
 	rc := inst.startRun(parent, deadline)
 	defer inst.endRun(rc)
 	var ctx context.Context = rc
-	inst.begin(ctx, toolName)
+	inst.begin(toolName)
 	inst.stdout.reset()
 	inst.stderr.reset()
 	if inst.fn == nil {

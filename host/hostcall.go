@@ -37,9 +37,23 @@ var (
 	_ hostmod.Gate     = (*instance)(nil)
 )
 
-// Context is the run's context (a runContext): it carries the instance
-// and ends with the run.
-func (inst *instance) Context() context.Context { return inst.ctx }
+// Context is the context of the run in progress (a runContext): it
+// carries the instance and ends with the run. Between runs it is an
+// ended context: nothing outlives the run it was made for, and the
+// instance keeps no context of its own.
+func (inst *instance) Context() context.Context {
+	if c := inst.cur.Load(); c != nil {
+		return c
+	}
+	return noRun
+}
+
+// noRun is an instance's context between runs: ended.
+var noRun = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
 
 // Describing reports whether the instance serves a describe.
 func (inst *instance) Describing() bool { return inst.describing }
@@ -156,13 +170,13 @@ func (inst *instance) KVWritten() *int64 { return &inst.kvWritten }
 
 // Tainted reports whether what the call writes is untrusted: its caller
 // has seen untrusted content, or the instance holds some.
-func (inst *instance) Tainted() bool { return inst.tainted || tool.Tainted(inst.ctx) }
+func (inst *instance) Tainted() bool { return inst.tainted || tool.Tainted(inst.Context()) }
 
 // Taint marks the call's result untrusted, and the instance: its memory
 // now holds what it read.
 func (inst *instance) Taint() {
 	inst.tainted = true
-	tool.ReportTaint(inst.ctx)
+	tool.ReportTaint(inst.Context())
 }
 
 // FS is the instance's use of its fs grants' directories.

@@ -122,7 +122,6 @@ type instance struct {
 	stderr cappedBuffer
 
 	// Per-call state, reset by begin.
-	ctx        context.Context
 	tool       string
 	abort      error // the first host-side failure of the call
 	exceeded   *LimitError
@@ -174,7 +173,7 @@ func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, e
 
 	inst.deadline = time.Now().Add(l.limits.Timeout)
 	rc := inst.startRun(ctx, inst.deadline)
-	inst.begin(rc, "")
+	inst.begin("")
 	err := inst.instantiate(rc, describing)
 	inst.endRun(rc)
 	if err == nil && inst.interrupted {
@@ -435,8 +434,7 @@ func (inst *instance) checkStop() {
 }
 
 // begin resets the per-call state.
-func (inst *instance) begin(ctx context.Context, toolName string) {
-	inst.ctx = ctx
+func (inst *instance) begin(toolName string) {
 	inst.tool = toolName
 	inst.abort, inst.exceeded = nil, nil
 	inst.used, inst.denied = nil, nil
@@ -584,8 +582,8 @@ func (inst *instance) readRandom(p []byte) (int, error) {
 	if inst.stopRequested.Load() {
 		return 0, errInterrupted // the guest's next host call ends it
 	}
-	if ctx := inst.ctx; ctx != nil {
-		if err := ctx.Err(); err != nil {
+	if c := inst.cur.Load(); c != nil {
+		if err := c.Err(); err != nil {
 			return 0, err
 		}
 	}
@@ -619,14 +617,14 @@ func realClocks(res time.Duration, read func()) (sys.Walltime, sys.Nanotime) {
 }
 
 // sleep is the real-clock nanosleep; it ends early when the call does, so
-// a sleeping guest cannot outlive its time limit. inst.ctx is set (by
-// begin) before the instance first runs guest code.
+// a sleeping guest cannot outlive its time limit: it ends with the run
+// (wazero's nanosleep takes no context).
 func (inst *instance) sleep(ns int64) {
 	t := time.NewTimer(time.Duration(ns))
 	defer t.Stop()
 	select {
 	case <-t.C:
-	case <-inst.ctx.Done():
+	case <-inst.Context().Done():
 	}
 }
 

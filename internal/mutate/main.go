@@ -748,7 +748,7 @@ var mutations = []mutation{
 		"limits.KVNamespace, c.Tainted()))", "limits.KVNamespace, false))",
 		"./host", "TestKVTaintCrossesHostsAndModules"},
 	{"taint: the host hides the caller's taint from kv (38.1)", "host/hostcall.go",
-		"return inst.tainted || tool.Tainted(inst.ctx)", "return inst.tainted",
+		"return inst.tainted || tool.Tainted(inst.Context())", "return inst.tainted",
 		"./host", "TestKVTaintCrossesHostsAndModules"},
 	{"taint: an untainted kv rewrite keeps the old mark (38.1)", "host/internal/kvcap/store.go",
 		"\t\tif tb := tx.Bucket(taintBucket); tb != nil {\n\t\t\treturn tb.Delete(key)", "\t\tif tb := tx.Bucket(taintBucket); tb != nil {\n\t\t\treturn nil",
