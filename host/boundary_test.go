@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -98,8 +99,33 @@ func TestInstanceKeepsNoContext(t *testing.T) {
 		}
 	}
 	walk(reflect.TypeFor[instance](), "instance")
+	walk(reflect.TypeFor[callState](), "callState")
+	walk(reflect.TypeFor[watchView](), "watchView")
 	inst := &instance{}
 	if err := inst.Context().Err(); err == nil {
 		t.Error("an instance between runs has a live context")
+	}
+}
+
+// TestBeginResetsTheCallState: a reused instance's call starts from a
+// clean callState, whatever the last call left (a failure, refusals,
+// grants used, logs, a kv quota spent).
+func TestBeginResetsTheCallState(t *testing.T) {
+	t.Parallel()
+	inst := &instance{}
+	inst.call = callState{
+		tool: "last", abort: errors.New("last failure"), exceeded: &LimitError{Limit: LimitOutput},
+		used: map[string]bool{"net": true}, denied: []string{"refused"}, peak: 1, logs: 7,
+		clockUsed: true, randUsed: true, listChanged: true, kvWritten: 9,
+	}
+	v := reflect.ValueOf(inst.call)
+	for i := range v.NumField() {
+		if v.Field(i).IsZero() {
+			t.Fatalf("the test leaves callState.%s zero: set it, so begin's reset of it is checked", v.Type().Field(i).Name)
+		}
+	}
+	inst.begin("next")
+	if !reflect.DeepEqual(inst.call, callState{tool: "next"}) {
+		t.Errorf("after begin the call state is %+v, want only the tool set", inst.call)
 	}
 }

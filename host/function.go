@@ -100,7 +100,7 @@ func (c *Caller) Tool() string {
 	if c.inst == nil {
 		return ""
 	}
-	return c.inst.tool
+	return c.inst.call.tool
 }
 
 // Read returns a copy of the Extism memory block at offset (offset 0 reads
@@ -171,7 +171,7 @@ func (c *Caller) Log(level slog.Level, msg string) {
 		return
 	}
 	if lg := c.inst.l.h.opts.Logger; lg != nil {
-		lg.Log(context.Background(), level, msg, "module", c.inst.l.name, "tool", c.inst.tool)
+		lg.Log(context.Background(), level, msg, "module", c.inst.l.name, "tool", c.inst.call.tool)
 	}
 }
 

@@ -133,10 +133,10 @@ func (inst *instance) Free(off uint64) { inst.k.Free(off) }
 
 // Use records that the call used grant.
 func (inst *instance) Use(grant string) {
-	if inst.used == nil {
-		inst.used = map[string]bool{}
+	if inst.call.used == nil {
+		inst.call.used = map[string]bool{}
 	}
-	inst.used[grant] = true
+	inst.call.used[grant] = true
 }
 
 // Deny records and ends the call with a refusal.
@@ -147,7 +147,7 @@ func (inst *instance) Deny(kind, action, reason string) {
 // Refused records a refusal the guest was told of by an errno; the call
 // goes on.
 func (inst *instance) Refused(kind, action, reason string) {
-	inst.denied = append(inst.denied, (&DeniedError{Kind: kind, Action: action, Reason: reason}).Error())
+	inst.call.denied = append(inst.call.denied, (&DeniedError{Kind: kind, Action: action, Reason: reason}).Error())
 }
 
 // Crash ends the call as a crash.
@@ -166,7 +166,7 @@ func (inst *instance) Net() *netcap.Session { return inst.net }
 func (inst *instance) KV() kvcap.Access { return inst.l.kv }
 
 // KVWritten counts the bytes the call wrote under its kv grants.
-func (inst *instance) KVWritten() *int64 { return &inst.kvWritten }
+func (inst *instance) KVWritten() *int64 { return &inst.call.kvWritten }
 
 // Tainted reports whether what the call writes is untrusted: its caller
 // has seen untrusted content, or the instance holds some.
@@ -184,7 +184,7 @@ func (inst *instance) FS() *fscap.Usage { return &inst.fs }
 
 // InHost marks the guest as in a host function, or back in its own code,
 // for the watchdog.
-func (inst *instance) InHost(in bool) { inst.inHost.Store(in) }
+func (inst *instance) InHost(in bool) { inst.watch.inHost.Store(in) }
 
 // StackExhausted ends the call with its stack limit's error.
 func (inst *instance) StackExhausted() { inst.fail(limitErr(LimitStack, inst.limits.Stack)) }
@@ -211,12 +211,12 @@ func (inst *instance) TakeLog() bool { return inst.logger() != nil }
 // Log writes msg to the host's logger with the module and tool, then args.
 func (inst *instance) Log(level slog.Level, msg string, args ...any) {
 	if lg := inst.l.h.opts.Logger; lg != nil {
-		lg.Log(context.Background(), level, msg, append([]any{"module", inst.l.name, "tool", inst.tool}, args...)...)
+		lg.Log(context.Background(), level, msg, append([]any{"module", inst.l.name, "tool", inst.call.tool}, args...)...)
 	}
 }
 
 // ListChanged records that the module said its lists changed.
-func (inst *instance) ListChanged() { inst.listChanged = true }
+func (inst *instance) ListChanged() { inst.call.listChanged = true }
 
 // ToolGranted reports whether the module may call the host tool name.
 func (inst *instance) ToolGranted(name string) bool {
@@ -245,7 +245,7 @@ func (inst *instance) Dispatch(c tool.Call) (tool.Result, error) {
 func (inst *instance) Granted(grant string) bool { return inst.l.has[grant] }
 
 // Failure is the failure the host recorded for the call, nil for none.
-func (inst *instance) Failure() error { return inst.abort }
+func (inst *instance) Failure() error { return inst.call.abort }
 
 // FunctionFailed ends the call with an application function's failure.
 func (inst *instance) FunctionFailed(function string, err error) {

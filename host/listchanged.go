@@ -28,7 +28,7 @@ type singleInstance struct {
 // and makes them the module's. The Dir that loaded the module, if any, is
 // told and publishes the change.
 func (l *Loaded) redescribe(ctx context.Context, inst *instance) error {
-	inst.listChanged = false
+	inst.call.listChanged = false
 	inst.describing = true
 	defer func() { inst.describing = false }()
 	fn := inst.fn

@@ -10,9 +10,9 @@ const maxLogsPerCall = 1000
 // nil when there is none or the call has had its maxLogsPerCall.
 func (inst *instance) logger() *slog.Logger {
 	lg := inst.l.h.opts.Logger
-	if lg == nil || inst.logs >= maxLogsPerCall {
+	if lg == nil || inst.call.logs >= maxLogsPerCall {
 		return nil
 	}
-	inst.logs++
+	inst.call.logs++
 	return lg
 }

@@ -34,11 +34,11 @@ func TestWASICallsCheckTheStop(t *testing.T) {
 	if p := before(); p != nil {
 		t.Fatalf("a WASI call of a running call panicked with %v", p)
 	}
-	if !inst.inHost.Load() {
+	if !inst.watch.inHost.Load() {
 		t.Error("a WASI call is not marked as time in a host function")
 	}
 	lis.After(ctx, nil, nil, nil)
-	if inst.inHost.Load() {
+	if inst.watch.inHost.Load() {
 		t.Error("the host-function mark outlives the WASI call")
 	}
 
