@@ -33,8 +33,9 @@ var guestFacing = map[string]bool{
 // packages of its own under host/internal (RATIONALE: "Why is every host
 // function in a package under host/internal?"); a file of host/ (or of
 // another package under it, but internal) that builds a host module or a
-// host function, or guards WASI itself, puts guest-reachable code back
-// beside the machinery. Tests are exempt: they build runtimes of their own.
+// host function, guards WASI itself, or writes a function table entry
+// (hostcall.Func) for hostmod, puts guest-reachable code back beside the
+// machinery. Tests are exempt: they build runtimes of their own.
 func TestNoHostFunctionOutsideInternal(t *testing.T) {
 	t.Parallel()
 	checked := 0
@@ -57,6 +58,11 @@ func TestNoHostFunctionOutsideInternal(t *testing.T) {
 		}
 		checked++
 		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.CompositeLit); ok && isHostcallFunc(lit.Type) {
+				// A table entry written here would reach hostmod
+				// with its body in package host.
+				t.Errorf("%s writes a hostcall.Func: a function a guest can reach belongs in a package under host/internal", path)
+			}
 			sel, ok := n.(*ast.SelectorExpr)
 			if !ok {
 				return true
@@ -78,6 +84,20 @@ func TestNoHostFunctionOutsideInternal(t *testing.T) {
 	if checked < 20 {
 		t.Fatalf("checked %d files of host/, want them all (is the test run from host/?)", checked)
 	}
+}
+
+// isHostcallFunc reports whether typ is hostcall.Func, with or without
+// its type argument.
+func isHostcallFunc(typ ast.Expr) bool {
+	if ix, ok := typ.(*ast.IndexExpr); ok {
+		typ = ix.X
+	}
+	sel, ok := typ.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	x, ok := sel.X.(*ast.Ident)
+	return ok && x.Name == "hostcall" && sel.Sel.Name == "Func"
 }
 
 // TestInstanceKeepsNoContext: the instance keeps no context of its own;

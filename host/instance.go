@@ -21,7 +21,6 @@ import (
 	"github.com/autoagent-go/autoagent/host/internal/kernel"
 	"github.com/autoagent-go/autoagent/host/internal/netcap"
 	"github.com/autoagent-go/autoagent/host/internal/rewrite"
-	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 )
 
 // instanceKey finds the running instance in a host function's context.
@@ -413,34 +412,6 @@ func (inst *instance) interrupt() { inst.stopRequested.Store(true) }
 // errInterrupted unwinds a guest the host interrupted; classify reports
 // why from the call's context (time limit or cancellation).
 var errInterrupted = errors.New("interrupted")
-
-// yield is where an interruptible guest exits to Go every yieldEvery
-// checks: the Go scheduler may preempt it here, and the host stops it when
-// asked. The rewrite also calls it, with reason wasmbin.YieldStack, when
-// the guest's stack budget is spent, and around every ref.func and
-// table.grow (wasmbin.YieldEnterGo, YieldLeaveGo), which the runtime runs
-// in Go.
-func yield(ctx context.Context, _ api.Module, stack []uint64) {
-	inst, ok := ctx.Value(instanceKey{}).(*instance)
-	if !ok {
-		if uint32(stack[0]) == wasmbin.YieldStack {
-			panic(limitErr(LimitStack, kernelStack))
-		}
-		return
-	}
-	switch uint32(stack[0]) {
-	case wasmbin.YieldStack:
-		inst.fail(limitErr(LimitStack, inst.limits.Stack))
-	case wasmbin.YieldEnterGo:
-		inst.checkStop()
-		inst.enterGo("ref.func or table.grow")
-		return
-	case wasmbin.YieldLeaveGo:
-		inst.leaveGo(false)
-		return
-	}
-	inst.checkStop()
-}
 
 // checkStop ends the call when the host is closing or the call was asked
 // to stop (its time is up, its caller gave up).
