@@ -220,6 +220,13 @@ var capabilityRules = []importRule{
 	{"host/internal/netcap", []string{"host/internal/hostcall", "manifest"}, "a capability sees the call through hostcall only"},
 	{"host/internal/kvcap", []string{"host/internal/hostcall", "manifest"}, "a capability sees the call through hostcall only"},
 	{"host/internal/fscap", []string{"host/internal/hostcall", "manifest"}, "a capability sees the call through hostcall only"},
+	{"host/internal/toolcall", []string{"host/internal/hostcall", "tool"}, "a guest-reachable function sees the call through hostcall only"},
+	{"host/internal/notify", []string{"host/internal/hostcall"}, "a guest-reachable function sees the call through hostcall only"},
+	{"host/internal/appfn", []string{"host/internal/hostcall"}, "a guest-reachable function sees the call through hostcall only"},
+	{"host/internal/kernelfn", []string{"host/internal/hostcall", "host/internal/kernel", "host/internal/rewrite", "host/internal/wasmbin"},
+		"the kernel's imports see the call through hostcall, and the kernel's and the rewrite's names"},
+	{"host/internal/wasiguard", nil, "the WASI guard sees the call through its own three methods"},
+	{"host/internal/hostmod", []string{"host/internal/hostcall"}, "building host modules knows the tables, not the instance"},
 }
 
 // TestCapabilityPackagesStandAlone enforces capabilityRules.

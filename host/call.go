@@ -143,9 +143,9 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 	// What a tainted caller passed in, or what reached the call while it
 	// ran, may stay in the instance's memory.
 	inst.tainted = inst.tainted || tool.Tainted(ctx)
-	rec.MemoryPeak = inst.peak
+	rec.MemoryPeak = inst.call.peak
 	rec.Used = inst.usedGrants()
-	rec.Denied = inst.denied
+	rec.Denied = inst.call.denied
 	rec.OutputBytes = len(out)
 	if err != nil {
 		l.releaseInstance(inst, false)
@@ -162,7 +162,7 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 	// out is the instance's memory: parse it before the instance serves
 	// another call.
 	res, err := parseResult(out, t.out)
-	if err == nil && inst.listChanged {
+	if err == nil && inst.call.listChanged {
 		l.listsChanged(ctx, inst)
 	}
 	l.releaseInstance(inst, err == nil && inst.mayKeep())
@@ -315,7 +315,7 @@ func (inst *instance) run(parent context.Context, toolName string, input callInp
 	rc := inst.startRun(parent, deadline)
 	defer inst.endRun(rc)
 	var ctx context.Context = rc
-	inst.begin(ctx, toolName)
+	inst.begin(toolName)
 	inst.stdout.reset()
 	inst.stderr.reset()
 	if inst.fn == nil {
@@ -380,10 +380,10 @@ func (inst *instance) run(parent context.Context, toolName string, input callInp
 func (inst *instance) guard(step func()) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			if inst.abort == nil {
+			if inst.call.abort == nil {
 				panic(p)
 			}
-			err = inst.abort
+			err = inst.call.abort
 		}
 	}()
 	step()
@@ -482,7 +482,7 @@ func (inst *instance) runCommand(ctx context.Context, input callInput) ([]byte, 
 	if r, err := parseResult(out, nil); err == nil && r.Text() != "" {
 		return nil, capText([]byte(r.Text()), inst.limits.ErrorText), nil
 	}
-	msg := fmt.Sprintf("tool %s exited with status %d", inst.tool, code)
+	msg := fmt.Sprintf("tool %s exited with status %d", inst.call.tool, code)
 	if tail := inst.stderr.tail(500); tail != "" {
 		msg += ": " + tail
 	}
@@ -516,14 +516,14 @@ func capText(b []byte, max int64) string {
 }
 
 func (inst *instance) usedGrants() []string {
-	if inst.clockUsed {
+	if inst.call.clockUsed {
 		inst.Use("clock")
 	}
-	if inst.randUsed {
+	if inst.call.randUsed {
 		inst.Use("random")
 	}
-	out := make([]string, 0, len(inst.used))
-	for g := range inst.used {
+	out := make([]string, 0, len(inst.call.used))
+	for g := range inst.call.used {
 		out = append(out, g)
 	}
 	slices.Sort(out)

@@ -11,7 +11,9 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/autoagent-go/autoagent/host/internal/appfn"
 	"github.com/autoagent-go/autoagent/host/internal/hostcall"
+	"github.com/autoagent-go/autoagent/host/internal/hostmod"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -98,7 +100,7 @@ func (c *Caller) Tool() string {
 	if c.inst == nil {
 		return ""
 	}
-	return c.inst.tool
+	return c.inst.call.tool
 }
 
 // Read returns a copy of the Extism memory block at offset (offset 0 reads
@@ -169,7 +171,7 @@ func (c *Caller) Log(level slog.Level, msg string) {
 		return
 	}
 	if lg := c.inst.l.h.opts.Logger; lg != nil {
-		lg.Log(context.Background(), level, msg, "module", c.inst.l.name, "tool", c.inst.tool)
+		lg.Log(context.Background(), level, msg, "module", c.inst.l.name, "tool", c.inst.call.tool)
 	}
 }
 
@@ -228,14 +230,18 @@ func (fs functions) lookup(namespace, name string) *Function {
 	return fs[namespace][name]
 }
 
-// register adds the functions of namespace to b, the builder of that host
+// register adds the functions of namespace to m, the builder of that host
 // module.
-func (fs functions) register(b wazero.HostModuleBuilder, namespace string) {
+func (fs functions) register(m *hostmod.Module, namespace string) {
+	table := make([]hostcall.Func[*instance], 0, len(fs[namespace]))
 	for _, f := range fs[namespace] {
-		b.NewFunctionBuilder().
-			WithGoModuleFunction(api.GoModuleFunc(f.hostCall), f.Params, f.Results).
-			Export(f.Name)
+		table = append(table, appfn.Entry(appfn.Func[*instance]{
+			Name:  f.grant[len("host:"):], // NAMESPACE.NAME
+			Grant: f.grant,
+			Run:   f.run,
+		}, f.Name, f.Params, f.Results))
 	}
+	hostmod.Add(m, table, view(func(inst *instance) *instance { return inst }))
 }
 
 // instantiate registers every namespace but extism:host/user (which
@@ -245,61 +251,20 @@ func (fs functions) instantiate(ctx context.Context, rt wazero.Runtime) error {
 		if ns == userModule {
 			continue
 		}
-		b := rt.NewHostModuleBuilder(ns)
-		fs.register(b, ns)
-		if _, err := b.Instantiate(ctx); err != nil {
+		m := hostmod.New(rt, ns)
+		fs.register(m, ns)
+		if _, err := m.Instantiate(ctx); err != nil {
 			return fmt.Errorf("host: instantiating the host functions of %s: %w", ns, err)
 		}
 	}
 	return nil
 }
 
-// hostCall runs f for the guest: refused while describing or without the
-// grant, under the call's deadline, with its failures ending the call.
-func (f *Function) hostCall(ctx context.Context, _ api.Module, stack []uint64) {
-	inst, ok := ctx.Value(instanceKey{}).(*instance)
-	if !ok {
-		panic(&TrapError{Reason: "host function called outside a tool call"})
-	}
-	inst.checkStop()
-	name := f.grant[len("host:"):] // NAMESPACE.NAME, without allocating
-	if inst.describing {
-		inst.deny(&DeniedError{Kind: "host", Action: "call of host function " + name, Reason: hostcall.NoCapabilities})
-	}
-	if !inst.l.has[f.grant] {
-		// The import check refuses such a module at load; this is the
-		// second lock on the same door.
-		inst.deny(&DeniedError{Kind: "host", Action: "call of host function " + name, Reason: "the module has no " + f.grant + " grant"})
-	}
-	inst.Use(f.grant)
-	inst.inHost.Store(true)
-	err := f.run(inst, stack)
-	inst.inHost.Store(false)
-	if inst.abort != nil {
-		panic(inst.abort) // a failure the host recorded (a Write past the memory limit)
-	}
-	if err != nil {
-		if inst.ctx.Err() != nil {
-			inst.fail(timeLimitErr(inst.limits.Timeout))
-		}
-		inst.fail(&FunctionError{Function: name, Err: err})
-	}
-}
-
-// run calls f.Func, turning a panic into an error.
-func (f *Function) run(inst *instance, stack []uint64) (err error) {
+// run calls f.Func for inst's guest with a Caller valid while it runs.
+func (f *Function) run(inst *instance, stack []uint64) error {
 	c := &Caller{inst: inst}
-	defer func() {
-		c.inst = nil
-		if p := recover(); p != nil {
-			if inst.abort != nil {
-				err = inst.abort
-				return
-			}
-			err = fmt.Errorf("panic: %v", p)
-		}
-	}()
-	return f.Func(inst.ctx, c, stack)
+	defer func() { c.inst = nil }()
+	return f.Func(inst.Context(), c, stack)
 }
 
 // stubFunctions builds, for a describing instance of a module under
@@ -324,30 +289,20 @@ func (h *Host) stubFunctions(ctx context.Context, e *compiledEntry) (map[string]
 	}
 	out := map[string]api.Module{}
 	for ns, defs := range missing {
-		b := e.gen.rt.NewHostModuleBuilder(ns)
+		m := hostmod.New(e.gen.rt, ns)
 		if ns == userModule {
-			addOwnUserFunctions(b)
+			addOwnUserFunctions(m)
 		}
-		h.functions.register(b, ns)
+		h.functions.register(m, ns)
+		stubs := make([]hostcall.Func[*instance], 0, len(defs))
 		for _, def := range defs {
 			_, name, _ := def.Import()
-			fn := ns + "." + name
-			b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, _ []uint64) {
-				inst, ok := ctx.Value(instanceKey{}).(*instance)
-				if !ok {
-					panic(&TrapError{Reason: "host function called outside a tool call"})
-				}
-				inst.deny(&DeniedError{Kind: "host", Action: "call of host function " + fn, Reason: hostcall.NoCapabilities})
-			}), def.ParamTypes(), def.ResultTypes()).Export(name)
+			stubs = append(stubs, appfn.Stub[*instance](ns+"."+name, name, def.ParamTypes(), def.ResultTypes()))
 		}
-		// Compiled, then instantiated without a name: a stand-in is
-		// found through the instance's resolver only.
-		compiled, err := b.Compile(ctx)
-		var mod api.Module
-		if err == nil {
-			mod, err = e.gen.rt.InstantiateModule(ctx, compiled, wazero.NewModuleConfig().WithName(""))
-			_ = compiled.Close(ctx) // safe while mod lives
-		}
+		hostmod.Add(m, stubs, view(func(inst *instance) *instance { return inst }))
+		// Instantiated without a name: a stand-in is found through the
+		// instance's resolver only.
+		mod, err := m.InstantiateAnonymous(ctx)
 		if err != nil {
 			for _, m := range out {
 				_ = m.Close(ctx)

@@ -13,6 +13,8 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/autoagent-go/autoagent/host/internal/kvcap"
+	"github.com/autoagent-go/autoagent/host/internal/notify"
+	"github.com/autoagent-go/autoagent/host/internal/toolcall"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -311,7 +313,7 @@ func TestExportTool(t *testing.T) {
 // Every function of the host's own in extism:host/user is refused as a
 // host: grant (manifest keeps the list of names apart from this package).
 func TestOwnUserFunctionsAreNotGrantable(t *testing.T) {
-	for _, fs := range [][]string{names(userFuncs), names(kvcap.Funcs), names(notifyFuncs)} {
+	for _, fs := range [][]string{names(toolcall.Funcs), names(kvcap.Funcs), names(notify.Funcs)} {
 		for _, name := range fs {
 			if _, err := manifest.ParseGrant("host:" + userModule + "." + name); err == nil {
 				t.Errorf("host:%s.%s parses as a grant", userModule, name)

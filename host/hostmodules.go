@@ -1,14 +1,13 @@
 package host
 
 import (
-	"context"
-	"fmt"
 	"sync"
 	"sync/atomic"
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
-	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
+
+	"github.com/autoagent-go/autoagent/host/internal/wasiguard"
 )
 
 // hostModules are the host modules of a runtime (see runtimeGen) that
@@ -32,12 +31,9 @@ type hostModules struct {
 }
 
 // instantiateWASI instantiates the WASI host module, with the guard every
-// WASI call passes (see wasiGuard).
+// WASI call passes (see package wasiguard).
 func instantiateWASI(rt wazero.Runtime) (api.Module, error) {
-	if _, err := wasi_snapshot_preview1.Instantiate(wasiContext(context.Background()), rt); err != nil {
-		return nil, fmt.Errorf("host: instantiating WASI: %w", err)
-	}
-	return rt.Module(wasiModule), nil
+	return wasiguard.Instantiate(rt, findWASI)
 }
 
 // readHostModules records the definitions of g's host modules once they
@@ -65,7 +61,7 @@ func (g *runtimeGen) definition(module, name string) (api.FunctionDefinition, bo
 
 // ensureWASI makes g's WASI host module again when it was closed, so
 // that one guest that managed to close it (see checkReexports and
-// wasiGuard, which now stop every way known) does not fail every later
+// package wasiguard, which now stop every way known) does not fail every later
 // instance of every WASI module of the process. The check costs an
 // atomic load per instantiation.
 func (h *Host) ensureWASI(g *runtimeGen) error {

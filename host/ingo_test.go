@@ -37,7 +37,7 @@ func TestTimeInGoIsTheHosts(t *testing.T) {
 	h, _ := newTestHost(t, Options{PoolSize: -1, watchdogGrace: time.Second, watchdogTick: time.Hour,
 		OnStuck: func(s StuckCall) { mu.Lock(); stuck = append(stuck, s); mu.Unlock() },
 		inGoHook: func(inst *instance, op string) {
-			if inst.watchDeadline.Load() == 0 || op != opOf(cases, inst.tool) {
+			if inst.watch.deadline.Load() == 0 || op != opOf(cases, inst.call.tool) {
 				return // not in a call's run, or not the case's operation
 			}
 			mu.Lock()
@@ -83,7 +83,7 @@ func TestTimeInGoIsTheHosts(t *testing.T) {
 	// deadline, then a whole grace period and more past it.
 	latest := time.Time{}
 	for _, inst := range insts {
-		if dl := time.Unix(0, inst.watchDeadline.Load()); dl.After(latest) {
+		if dl := time.Unix(0, inst.watch.deadline.Load()); dl.After(latest) {
 			latest = dl
 		}
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/autoagent-go/autoagent/host/internal/kernel"
 	"github.com/autoagent-go/autoagent/host/internal/netcap"
 	"github.com/autoagent-go/autoagent/host/internal/rewrite"
-	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
 )
 
 // instanceKey finds the running instance in a host function's context.
@@ -63,19 +62,8 @@ type instance struct {
 	// instance must not run again.
 	stopRequested atomic.Bool
 	interrupted   bool
-	// exits counts the guest's exits to Go and inHost is set while it is
-	// in a host function: the watchdog's view of it. watchdogStopped is
-	// set when the watchdog had to stop it.
-	exits           atomic.Uint64
-	inHost          atomic.Bool
-	watchdogStopped atomic.Bool
-	// watchDeadline is the running invocation's deadline (Unix ns), 0
-	// when idle; the other watch fields are the watchdog's own.
-	watchDeadline atomic.Int64
-	watchSeen     int64
-	watchExits    uint64
-	watchMoved    time.Time // when the watchdog last saw exits move
-	watchReported bool
+	// watch is the watchdog's view of the instance.
+	watch watchView
 	// recycle is set by close: the host closes the instance itself, so its
 	// memory may serve another instance.
 	recycle bool
@@ -91,9 +79,6 @@ type instance struct {
 	// fs counts the guest's open files under its fs grants and the bytes
 	// the running call wrote there (see fscap).
 	fs fscap.Usage
-	// kvWritten counts the bytes the running call wrote under its kv
-	// grants (see kvcap).
-	kvWritten int64
 
 	// tainted is set once the instance served a caller that had seen
 	// untrusted content, or read a value such a caller wrote: its memory
@@ -121,39 +106,73 @@ type instance struct {
 	stdout cappedBuffer
 	stderr cappedBuffer
 
-	// Per-call state, reset by begin.
-	ctx        context.Context
-	tool       string
-	abort      error // the first host-side failure of the call
-	exceeded   *LimitError
-	used       map[string]bool
-	denied     []string
-	peak       int64
-	logs       int
+	// describing is set while the instance serves a describe, which
+	// runs with no capabilities.
 	describing bool
-	clockUsed  bool
-	randUsed   bool
+
+	// call is the state of the call in progress, reset by begin.
+	call callState
+}
+
+// callState is what an instance keeps of the call it serves: reset by
+// begin, read into the call's record when it ends.
+type callState struct {
+	tool     string
+	abort    error // the first host-side failure of the call
+	exceeded *LimitError
+	used     map[string]bool
+	denied   []string
+	peak     int64
+	logs     int
+	// clockUsed and randUsed are set when the call read the granted
+	// clock or randomness.
+	clockUsed, randUsed bool
 	// listChanged is set by notify_*_list_changed during the call.
 	listChanged bool
+	// kvWritten counts the bytes the call wrote under its kv grants (see
+	// kvcap).
+	kvWritten int64
+}
+
+// watchView is the watchdog's view of an instance (see watchdog.go):
+// what the guest's goroutine publishes (its exits to Go, whether it is
+// in a host function, its invocation's deadline) and what the watchdog
+// keeps of it between ticks.
+type watchView struct {
+	// exits counts the guest's exits to Go; inHost is set while it is in
+	// a host function (or other Go code run for it).
+	exits  atomic.Uint64
+	inHost atomic.Bool
+	// stopped is set when the watchdog had to stop the guest.
+	stopped atomic.Bool
+	// deadline is the running invocation's deadline (Unix ns), 0 when
+	// idle.
+	deadline atomic.Int64
+	// The watchdog's own: the deadline and exit count it last saw, when
+	// it last saw exits move, and whether it reported the invocation.
+	seen      int64
+	seenExits uint64
+	moved     time.Time
+	reported  bool
 }
 
 // fail records err as the reason the call ends and unwinds the guest.
 func (inst *instance) fail(err error) {
-	if inst.abort == nil {
-		inst.abort = err
+	if inst.call.abort == nil {
+		inst.call.abort = err
 	}
 	panic(err)
 }
 
 // deny records and fails with a refusal.
 func (inst *instance) deny(err *DeniedError) {
-	inst.denied = append(inst.denied, err.Error())
+	inst.call.denied = append(inst.call.denied, err.Error())
 	inst.fail(err)
 }
 
 func (inst *instance) notePeak() {
-	if n := inst.linear.size() + inst.kmem.size(); n > inst.peak {
-		inst.peak = n
+	if n := inst.linear.size() + inst.kmem.size(); n > inst.call.peak {
+		inst.call.peak = n
 	}
 }
 
@@ -174,7 +193,7 @@ func (l *Loaded) newInstance(ctx context.Context, describing bool) (*instance, e
 
 	inst.deadline = time.Now().Add(l.limits.Timeout)
 	rc := inst.startRun(ctx, inst.deadline)
-	inst.begin(rc, "")
+	inst.begin("")
 	err := inst.instantiate(rc, describing)
 	inst.endRun(rc)
 	if err == nil && inst.interrupted {
@@ -335,8 +354,8 @@ func findInits(exports map[string]api.FunctionDefinition) initExports {
 // recovers guest and host-function panics itself) becomes an error.
 func (inst *instance) invoke(ctx context.Context, f api.Function, stack []uint64) (err error) {
 	if dl, ok := ctx.Deadline(); ok {
-		inst.watchDeadline.Store(dl.UnixNano())
-		defer inst.watchDeadline.Store(0)
+		inst.watch.deadline.Store(dl.UnixNano())
+		defer inst.watch.deadline.Store(0)
 	}
 	if def := f.Definition(); def.GoFunction() != nil {
 		// A host function the module exports as its own: the runtime
@@ -345,7 +364,7 @@ func (inst *instance) invoke(ctx context.Context, f api.Function, stack []uint64
 		// modules (checkReexports); this is the host's last word on it.
 		return fmt.Errorf("the module exports the host function %s.%s as its own, which the host does not call", def.ModuleName(), def.Name())
 	}
-	inst.inHost.Store(false) // a host function that failed may have left it set
+	inst.watch.inHost.Store(false) // a host function that failed may have left it set
 	inst.running.Store(true)
 	defer inst.stopRunning()
 	defer func() {
@@ -394,34 +413,6 @@ func (inst *instance) interrupt() { inst.stopRequested.Store(true) }
 // why from the call's context (time limit or cancellation).
 var errInterrupted = errors.New("interrupted")
 
-// yield is where an interruptible guest exits to Go every yieldEvery
-// checks: the Go scheduler may preempt it here, and the host stops it when
-// asked. The rewrite also calls it, with reason wasmbin.YieldStack, when
-// the guest's stack budget is spent, and around every ref.func and
-// table.grow (wasmbin.YieldEnterGo, YieldLeaveGo), which the runtime runs
-// in Go.
-func yield(ctx context.Context, _ api.Module, stack []uint64) {
-	inst, ok := ctx.Value(instanceKey{}).(*instance)
-	if !ok {
-		if uint32(stack[0]) == wasmbin.YieldStack {
-			panic(limitErr(LimitStack, kernelStack))
-		}
-		return
-	}
-	switch uint32(stack[0]) {
-	case wasmbin.YieldStack:
-		inst.fail(limitErr(LimitStack, inst.limits.Stack))
-	case wasmbin.YieldEnterGo:
-		inst.checkStop()
-		inst.enterGo("ref.func or table.grow")
-		return
-	case wasmbin.YieldLeaveGo:
-		inst.leaveGo(false)
-		return
-	}
-	inst.checkStop()
-}
-
 // checkStop ends the call when the host is closing or the call was asked
 // to stop (its time is up, its caller gave up).
 func (inst *instance) checkStop() {
@@ -435,20 +426,12 @@ func (inst *instance) checkStop() {
 }
 
 // begin resets the per-call state.
-func (inst *instance) begin(ctx context.Context, toolName string) {
-	inst.ctx = ctx
-	inst.tool = toolName
-	inst.abort, inst.exceeded = nil, nil
-	inst.used, inst.denied = nil, nil
-	inst.logs = 0
+func (inst *instance) begin(toolName string) {
+	inst.call = callState{tool: toolName}
 	if inst.net != nil {
 		inst.net.Reset()
 	}
-	inst.clockUsed, inst.randUsed = false, false
-	inst.listChanged = false
-	inst.peak = 0
 	inst.fs.Begin()
-	inst.kvWritten = 0
 	inst.notePeak()
 }
 
@@ -472,13 +455,13 @@ func (inst *instance) close() {
 // host's own reason first (a limit, a refusal), then the deadline, then the
 // runtime's error.
 func (inst *instance) classify(ctx context.Context, err error) error {
-	if inst.abort != nil {
-		return inst.abort
+	if inst.call.abort != nil {
+		return inst.call.abort
 	}
-	if inst.exceeded != nil {
-		return inst.exceeded
+	if inst.call.exceeded != nil {
+		return inst.call.exceeded
 	}
-	if inst.watchdogStopped.Load() {
+	if inst.watch.stopped.Load() {
 		return timeLimitErr(inst.limits.Timeout)
 	}
 	if inst.stdout.overflow {
@@ -557,7 +540,7 @@ func (l *Loaded) moduleConfig(inst *instance, describing bool) wazero.ModuleConf
 	// caches slow), to the microsecond with it.
 	fine := l.has["clock"]
 	res := clockResolution(fine)
-	wall, mono := realClocks(res, func() { inst.clockUsed = inst.clockUsed || fine })
+	wall, mono := realClocks(res, func() { inst.call.clockUsed = inst.call.clockUsed || fine })
 	cfg = cfg.WithWalltime(wall, sys.ClockResolution(res)).
 		WithNanotime(mono, sys.ClockResolution(res)).
 		WithNanosleep(inst.sleep)
@@ -565,7 +548,7 @@ func (l *Loaded) moduleConfig(inst *instance, describing bool) wazero.ModuleConf
 	// tool minting tokens or nonces the same ones on every call.
 	random := l.has["random"]
 	return cfg.WithRandSource(readerFunc(func(p []byte) (int, error) {
-		inst.randUsed = inst.randUsed || random
+		inst.call.randUsed = inst.call.randUsed || random
 		return inst.readRandom(p)
 	}))
 }
@@ -584,8 +567,8 @@ func (inst *instance) readRandom(p []byte) (int, error) {
 	if inst.stopRequested.Load() {
 		return 0, errInterrupted // the guest's next host call ends it
 	}
-	if ctx := inst.ctx; ctx != nil {
-		if err := ctx.Err(); err != nil {
+	if c := inst.cur.Load(); c != nil {
+		if err := c.Err(); err != nil {
 			return 0, err
 		}
 	}
@@ -619,14 +602,14 @@ func realClocks(res time.Duration, read func()) (sys.Walltime, sys.Nanotime) {
 }
 
 // sleep is the real-clock nanosleep; it ends early when the call does, so
-// a sleeping guest cannot outlive its time limit. inst.ctx is set (by
-// begin) before the instance first runs guest code.
+// a sleeping guest cannot outlive its time limit: it ends with the run
+// (wazero's nanosleep takes no context).
 func (inst *instance) sleep(ns int64) {
 	t := time.NewTimer(time.Duration(ns))
 	defer t.Stop()
 	select {
 	case <-t.C:
-	case <-inst.ctx.Done():
+	case <-inst.Context().Done():
 	}
 }
 

@@ -9,10 +9,15 @@ import (
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/autoagent-go/autoagent/host/internal/hostcall"
+	"github.com/autoagent-go/autoagent/host/internal/hostmod"
 	"github.com/autoagent-go/autoagent/host/internal/kernel"
+	"github.com/autoagent-go/autoagent/host/internal/kernelfn"
 	"github.com/autoagent-go/autoagent/host/internal/kvcap"
 	"github.com/autoagent-go/autoagent/host/internal/netcap"
+	"github.com/autoagent-go/autoagent/host/internal/notify"
 	"github.com/autoagent-go/autoagent/host/internal/rewrite"
+	"github.com/autoagent-go/autoagent/host/internal/toolcall"
+	"github.com/autoagent-go/autoagent/host/internal/wasiguard"
 )
 
 // The host modules a guest may import from (host/ABI.md).
@@ -23,7 +28,7 @@ const (
 	// import it (the rewrite's import of yield is from it).
 	goModule = rewrite.KernelModule
 	// wasiModule is WASI's, which wazero provides.
-	wasiModule = "wasi_snapshot_preview1"
+	wasiModule = wasiguard.Module
 )
 
 // kernelRuntime is the compiled kernel and what every instance of it
@@ -82,75 +87,6 @@ func (h *Host) newKernelRuntime(ctx context.Context, g *runtimeGen) (*kernelRunt
 	return kr, nil
 }
 
-// kernelFail turns a failure the kernel reports into the call's error.
-func (inst *instance) kernelFail(code uint32, arg uint64) {
-	switch kernel.Failure(code) {
-	case kernel.FailLoad:
-		inst.Crash(fmt.Sprintf("load: offset %d out of bounds of Extism memory", arg))
-	case kernel.FailStore:
-		inst.Crash(fmt.Sprintf("store: offset %d out of bounds of Extism memory", arg))
-	case kernel.FailInput:
-		inst.Crash(fmt.Sprintf("input_load: index %d past the input's %d bytes", arg, inst.k.InputLen()))
-	case kernel.FailOutput:
-		inst.Exceed(LimitOutput)
-	case kernel.FailNoMemory:
-		inst.Exceed(LimitMemory)
-	case kernel.FailInputSet:
-		inst.Crash(fmt.Sprintf("input_set: offset %d out of bounds of Extism memory", arg))
-	case kernel.FailOutputSet:
-		inst.Crash(fmt.Sprintf("output_set: offset %d out of bounds of Extism memory", arg))
-	}
-	inst.Crash(fmt.Sprintf("the Extism kernel failed (code %d)", code))
-}
-
-// hostFunc is a function the host serves to guests, written against the
-// running instance: the kernel's own Go imports and the host's functions
-// that are not a capability's.
-type hostFunc = hostcall.Func[*instance]
-
-var (
-	i32 = hostcall.I32
-	i64 = hostcall.I64
-	sig = hostcall.Sig
-)
-
-// kernelImports are the kernel's Go imports: its failure report and the
-// functions of extism:host/env that need the host (config, variables,
-// logs); the network's (netcap.Funcs) join them.
-var kernelImports = []hostFunc{
-	{Name: "fail", Params: sig(i32, i64), Fn: func(inst *instance, s []uint64) { inst.kernelFail(uint32(s[0]), s[1]) }},
-	{Name: "config_get", Params: sig(i64), Results: sig(i64), Fn: func(inst *instance, s []uint64) {
-		key := string(inst.Read(s[0], "config_get", maxNameBytes))
-		v, ok := inst.config(key)
-		if !ok {
-			s[0] = 0
-			return
-		}
-		s[0] = inst.Write([]byte(v))
-	}},
-	{Name: "var_get", Params: sig(i64), Results: sig(i64), Fn: func(inst *instance, s []uint64) {
-		v, ok := inst.vars.Get(string(inst.Read(s[0], "var_get", maxNameBytes)))
-		if !ok {
-			s[0] = 0
-			return
-		}
-		s[0] = inst.Write(v)
-	}},
-	{Name: "var_set", Params: sig(i64, i64), Fn: func(inst *instance, s []uint64) { varSet(inst, s[0], s[1]) }},
-	{Name: "get_log_level", Results: sig(i32), Fn: func(inst *instance, s []uint64) { s[0] = uint64(inst.logLevel()) }},
-	{Name: "log_trace", Params: sig(i64), Fn: func(inst *instance, s []uint64) { inst.log(levelTrace, s[0]) }},
-	{Name: "log_debug", Params: sig(i64), Fn: func(inst *instance, s []uint64) { inst.log(levelDebug, s[0]) }},
-	{Name: "log_info", Params: sig(i64), Fn: func(inst *instance, s []uint64) { inst.log(levelInfo, s[0]) }},
-	{Name: "log_warn", Params: sig(i64), Fn: func(inst *instance, s []uint64) { inst.log(levelWarn, s[0]) }},
-	{Name: "log_error", Params: sig(i64), Fn: func(inst *instance, s []uint64) { inst.log(levelError, s[0]) }},
-}
-
-// userFuncs are the host's own functions of extism:host/user that are
-// not a capability package's.
-var userFuncs = []hostFunc{
-	{Name: "tool_call", Params: sig(i64), Results: sig(i64), Grant: "tools", Fn: func(inst *instance, s []uint64) { s[0] = inst.toolCall(s[0]) }},
-}
-
 // capabilityOf returns the grant kind importing module.name needs, or ""
 // when it needs none.
 func capabilityOf(module, name string) string {
@@ -161,7 +97,7 @@ func capabilityOf(module, name string) string {
 		if g := grantOf(kvcap.Funcs, name); g != "" {
 			return g
 		}
-		return grantOf(userFuncs, name)
+		return grantOf(toolcall.Funcs, name)
 	}
 	return ""
 }
@@ -181,8 +117,8 @@ func grantOf[C any](funcs []hostcall.Func[C], name string) string {
 // of extism:host/user.
 func ownUserFunction(name string) bool {
 	own := func(n string) bool { return n == name }
-	return slices.ContainsFunc(names(userFuncs), own) || slices.ContainsFunc(names(kvcap.Funcs), own) ||
-		slices.ContainsFunc(names(notifyFuncs), own)
+	return slices.ContainsFunc(names(toolcall.Funcs), own) || slices.ContainsFunc(names(kvcap.Funcs), own) ||
+		slices.ContainsFunc(names(notify.Funcs), own)
 }
 
 func names[C any](funcs []hostcall.Func[C]) []string {
@@ -193,76 +129,76 @@ func names[C any](funcs []hostcall.Func[C]) []string {
 	return out
 }
 
-// maxNameBytes bounds a config key or variable name.
-const maxNameBytes = 4 << 10
-
-func varSet(inst *instance, nameOff, valueOff uint64) {
-	name := string(inst.Read(nameOff, "var_set", maxNameBytes))
-	if valueOff == 0 {
-		inst.vars.Delete(name)
-		return
-	}
-	v := inst.Read(valueOff, "var_set", kernel.MaxVarBytes)
-	if err := inst.vars.Set(name, v); err != nil {
-		inst.Crash(err.Error())
-	}
-}
-
 // instantiateHostModules registers the kernel's Go imports and
 // extism:host/user (the host's own functions and the application's of that
 // namespace) on the runtime. The functions find their instance in the
 // call's context.
 func instantiateHostModules(ctx context.Context, rt wazero.Runtime, fs functions) error {
-	b := rt.NewHostModuleBuilder(goModule)
-	b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(yield), []api.ValueType{i32}, nil).Export(rewrite.YieldImport)
-	addHostFuncs(b, kernelImports, asInstance)
-	addHostFuncs(b, netcap.Funcs, asNet)
-	if _, err := b.Instantiate(ctx); err != nil {
+	m := hostmod.New(rt, goModule)
+	hostmod.AddUngated(m, kernelfn.Yield, asYielder)
+	hostmod.Add(m, kernelfn.Funcs, view(func(inst *instance) kernelfn.Call { return inst }))
+	hostmod.Add(m, netcap.Funcs, view(func(inst *instance) netcap.Call { return inst }))
+	if _, err := m.Instantiate(ctx); err != nil {
 		return fmt.Errorf("host: instantiating %s: %w", goModule, err)
 	}
-	b = rt.NewHostModuleBuilder(userModule)
-	addOwnUserFunctions(b)
-	fs.register(b, userModule)
-	if _, err := b.Instantiate(ctx); err != nil {
+	m = hostmod.New(rt, userModule)
+	addOwnUserFunctions(m)
+	fs.register(m, userModule)
+	if _, err := m.Instantiate(ctx); err != nil {
 		return fmt.Errorf("host: instantiating %s: %w", userModule, err)
 	}
 	return fs.instantiate(ctx, rt)
 }
 
 // addOwnUserFunctions adds the host's own functions of extism:host/user.
-func addOwnUserFunctions(b wazero.HostModuleBuilder) {
-	addHostFuncs(b, userFuncs, asInstance)
-	addHostFuncs(b, kvcap.Funcs, asKV)
-	addHostFuncs(b, notifyFuncs, asInstance)
+func addOwnUserFunctions(m *hostmod.Module) {
+	hostmod.Add(m, toolcall.Funcs, view(func(inst *instance) toolcall.Call { return inst }))
+	hostmod.Add(m, kvcap.Funcs, view(func(inst *instance) kvcap.Call { return inst }))
+	hostmod.Add(m, notify.Funcs, view(func(inst *instance) notify.Call { return inst }))
 }
 
-// The views of the running instance each table is written against.
-func asInstance(inst *instance) *instance { return inst }
-func asNet(inst *instance) netcap.Call    { return inst }
-func asKV(inst *instance) kvcap.Call      { return inst }
-
-// addHostFuncs adds funcs to b, each finding its instance in the call's
-// context, checking for a stop before it runs and telling the watchdog
-// the guest is in the host while it does.
-func addHostFuncs[C any](b wazero.HostModuleBuilder, funcs []hostcall.Func[C], view func(*instance) C) {
-	for _, f := range funcs {
-		fn := f.Fn
-		b.NewFunctionBuilder().
-			WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, stack []uint64) {
-				inst, ok := ctx.Value(instanceKey{}).(*instance)
-				if !ok {
-					panic(&TrapError{Reason: "host function called outside a tool call"})
-				}
-				// A guest calling the host in a loop must not outlast
-				// its deadline because each call is quick: every host
-				// function is a place to stop it, as yield is.
-				inst.checkStop()
-				inst.inHost.Store(true)
-				fn(view(inst), stack)
-				inst.inHost.Store(false)
-			}), f.Params, f.Results).
-			Export(f.Name)
+// findInstance returns the instance a host function runs for, from its
+// context; with none (a host function called outside a tool call) it
+// ends the guest.
+func findInstance(ctx context.Context) *instance {
+	inst, ok := ctx.Value(instanceKey{}).(*instance)
+	if !ok {
+		panic(&TrapError{Reason: "host function called outside a tool call"})
 	}
+	return inst
+}
+
+// view makes the finder of a table written against as's view of the
+// running instance.
+func view[C any](as func(*instance) C) func(context.Context) (hostmod.Gate, C) {
+	return func(ctx context.Context) (hostmod.Gate, C) {
+		inst := findInstance(ctx)
+		return inst, as(inst)
+	}
+}
+
+// asYielder finds yield's instance; the kernel's own start-up runs
+// outside a tool call, where only its stack budget can end it.
+func asYielder(ctx context.Context) kernelfn.Yielder {
+	if inst, ok := ctx.Value(instanceKey{}).(*instance); ok {
+		return inst
+	}
+	return noInstance{}
+}
+
+// noInstance is yield's view outside a tool call.
+type noInstance struct{}
+
+func (noInstance) CheckStop()          {}
+func (noInstance) StackExhausted()     { panic(limitErr(LimitStack, kernelStack)) }
+func (noInstance) EnterGo(string) bool { return false }
+func (noInstance) LeaveGo(bool)        {}
+
+// findWASI finds the instance a WASI function runs for; the host's own
+// instantiations run outside any.
+func findWASI(ctx context.Context) (wasiguard.Call, bool) {
+	inst, ok := ctx.Value(instanceKey{}).(*instance)
+	return inst, ok
 }
 
 // zeroReader reads zeros.

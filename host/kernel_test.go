@@ -16,10 +16,10 @@ func kernelCall(t *testing.T, inst *instance, name string, args ...uint64) (uint
 	}
 	ctx := context.WithValue(context.Background(), instanceKey{}, inst)
 	stack := append(args, 0)
-	inst.abort = nil
+	inst.call.abort = nil
 	err := f.CallWithStack(ctx, stack)
-	if err != nil && inst.abort != nil {
-		err = inst.abort
+	if err != nil && inst.call.abort != nil {
+		err = inst.call.abort
 	}
 	return stack[0], err
 }
@@ -176,7 +176,7 @@ func TestKernelMemoryLimit(t *testing.T) {
 	if !errors.As(err, &le) || le.Limit != LimitMemory {
 		t.Fatalf("alloc past the limit: %v", err)
 	}
-	inst.exceeded = nil
+	inst.call.exceeded = nil
 	err = inst.guard(func() { inst.Write(make([]byte, 8<<20)) })
 	if !errors.As(err, &le) || le.Limit != LimitMemory {
 		t.Fatalf("a host write past the limit: %v", err)

@@ -2,25 +2,11 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
 	"time"
 )
-
-// hyper-mcp's notification functions (extism:host/user), which the host
-// provides to every module without a grant: they tell the host something
-// and reach nothing outside it.
-var notifyFuncs = []hostFunc{
-	{Name: "notify_tool_list_changed", Fn: func(inst *instance, _ []uint64) { inst.listChanged = true }},
-	{Name: "notify_prompt_list_changed", Fn: func(inst *instance, _ []uint64) { inst.listChanged = true }},
-	{Name: "notify_resource_list_changed", Fn: func(inst *instance, _ []uint64) { inst.listChanged = true }},
-	{Name: "notify_logging_message", Params: sig(i64), Fn: func(inst *instance, s []uint64) { inst.notifyLog(s[0]) }},
-	{Name: "notify_progress", Params: sig(i64), Fn: func(inst *instance, s []uint64) { inst.notifyDebug("progress", s[0]) }},
-	{Name: "notify_resource_updated", Params: sig(i64), Fn: func(inst *instance, s []uint64) { inst.notifyDebug("resource updated", s[0]) }},
-}
 
 // statefulImports are the imports that make a module stateful: it says its
 // lists changed, so they depend on what its instance remembers.
@@ -28,51 +14,6 @@ var statefulImports = map[string]bool{
 	userModule + ".notify_tool_list_changed":     true,
 	userModule + ".notify_prompt_list_changed":   true,
 	userModule + ".notify_resource_list_changed": true,
-}
-
-// notifyLog forwards a notify_logging_message ({"level", "logger",
-// "data"}, MCP's LoggingMessageNotification params) to the host's logger,
-// bounded as log_* is.
-func (inst *instance) notifyLog(off uint64) {
-	raw := inst.Read(off, "notify_logging_message", maxLogMessage)
-	lg := inst.logger()
-	if lg == nil {
-		return
-	}
-	var m struct {
-		Level  string          `json:"level"`
-		Logger string          `json:"logger"`
-		Data   json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		lg.Warn("notify_logging_message: not MCP logging params", "module", inst.l.name, "tool", inst.tool, "error", err)
-		return
-	}
-	level := slog.LevelInfo
-	switch m.Level {
-	case "debug":
-		level = slog.LevelDebug
-	case "notice", "info":
-	case "warning":
-		level = slog.LevelWarn
-	default: // error, critical, alert, emergency
-		level = slog.LevelError
-	}
-	data := string(m.Data)
-	var s string
-	if json.Unmarshal(m.Data, &s) == nil {
-		data = s
-	}
-	lg.Log(context.Background(), level, data, "module", inst.l.name, "tool", inst.tool, "logger", m.Logger)
-}
-
-// notifyDebug logs a notification the host does not act on, bounded as
-// log_* is: it counts against the call's logs.
-func (inst *instance) notifyDebug(what string, off uint64) {
-	raw := inst.Read(off, what, maxLogMessage)
-	if lg := inst.logger(); lg != nil {
-		lg.Debug("notification: "+what, "module", inst.l.name, "tool", inst.tool, "params", string(raw))
-	}
 }
 
 // singleInstance serves a stateful module: one instance, one call at a
@@ -87,7 +28,7 @@ type singleInstance struct {
 // and makes them the module's. The Dir that loaded the module, if any, is
 // told and publishes the change.
 func (l *Loaded) redescribe(ctx context.Context, inst *instance) error {
-	inst.listChanged = false
+	inst.call.listChanged = false
 	inst.describing = true
 	defer func() { inst.describing = false }()
 	fn := inst.fn

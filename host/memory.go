@@ -171,13 +171,13 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 	if m.charged(int64(size))+other.chargedSize() > inst.limits.Memory {
 		// The initial size was checked against the limit at load time, so
 		// only memory.grow (or a kernel allocation) can get here.
-		inst.exceeded = limitErr(LimitMemory, inst.limits.Memory)
+		inst.call.exceeded = limitErr(LimitMemory, inst.limits.Memory)
 		return nil
 	}
 	if t := inst.tree; t != nil {
 		delta := m.charged(int64(size)) - m.chargedSize()
 		if !t.charge(delta) {
-			inst.exceeded = limitErr(LimitCallTreeMemory, t.limit)
+			inst.call.exceeded = limitErr(LimitCallTreeMemory, t.limit)
 			return nil
 		}
 		inst.treeCharged += delta

@@ -631,7 +631,7 @@ func (l *Loaded) leave() {
 }
 
 // config returns a config value for config_get, recording env use.
-func (inst *instance) config(key string) (string, bool) {
+func (inst *instance) Config(key string) (string, bool) {
 	if inst.describing {
 		return "", false
 	}

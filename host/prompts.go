@@ -143,11 +143,11 @@ func (l *Loaded) request(ctx context.Context, export string, req any) (json.RawM
 		return nil, err
 	}
 	out, failure, err := inst.runExport(ctx, export, export, callInput{body})
-	rec.Used, rec.Denied, rec.MemoryPeak = inst.usedGrants(), inst.denied, inst.peak
+	rec.Used, rec.Denied, rec.MemoryPeak = inst.usedGrants(), inst.call.denied, inst.call.peak
 	var res json.RawMessage
 	if err == nil && failure == "" {
 		res = bytes.Clone(out)
-		if inst.listChanged {
+		if inst.call.listChanged {
 			l.listsChanged(ctx, inst)
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/autoagent-go/autoagent/host/internal/wasiguard"
 )
 
 // TestWASICallsCheckTheStop: before each WASI function runs, its listener
@@ -22,7 +24,7 @@ func TestWASICallsCheckTheStop(t *testing.T) {
 	}
 	defer inst.close()
 	ctx := context.WithValue(context.Background(), instanceKey{}, inst)
-	lis := &wasiListener{name: "random_get", list: -1}
+	lis := wasiguard.NewListener("random_get", findWASI)
 
 	before := func() (p any) {
 		defer func() { p = recover() }()
@@ -32,11 +34,11 @@ func TestWASICallsCheckTheStop(t *testing.T) {
 	if p := before(); p != nil {
 		t.Fatalf("a WASI call of a running call panicked with %v", p)
 	}
-	if !inst.inHost.Load() {
+	if !inst.watch.inHost.Load() {
 		t.Error("a WASI call is not marked as time in a host function")
 	}
 	lis.After(ctx, nil, nil, nil)
-	if inst.inHost.Load() {
+	if inst.watch.inHost.Load() {
 		t.Error("the host-function mark outlives the WASI call")
 	}
 

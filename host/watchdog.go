@@ -73,7 +73,7 @@ func newWatchdog(h *Host) *watchdog {
 }
 
 // register follows a new instance; an invocation of it then only stores
-// its deadline (instance.watchDeadline), so watching a call costs two
+// its deadline (instance.watch.deadline), so watching a call costs two
 // atomic stores.
 func (w *watchdog) register(inst *instance) {
 	w.once.Do(func() { go w.run() })
@@ -117,19 +117,19 @@ func (w *watchdog) check(now time.Time) {
 	var stuck []StuckCall
 	w.mu.Lock()
 	for inst := range w.insts {
-		dl := inst.watchDeadline.Load()
+		dl := inst.watch.deadline.Load()
 		if dl == 0 {
 			continue
 		}
-		if dl != inst.watchSeen {
+		if dl != inst.watch.seen {
 			// Another invocation: it counts as moving from now.
-			inst.watchSeen, inst.watchReported, inst.watchMoved = dl, false, now
+			inst.watch.seen, inst.watch.reported, inst.watch.moved = dl, false, now
 		}
-		exits := inst.exits.Load()
-		moved := exits != inst.watchExits
-		inst.watchExits = exits
+		exits := inst.watch.exits.Load()
+		moved := exits != inst.watch.seenExits
+		inst.watch.seenExits = exits
 		if moved {
-			inst.watchMoved = now
+			inst.watch.moved = now
 		}
 		deadline := time.Unix(0, dl)
 		if now.Before(deadline.Add(w.grace)) {
@@ -138,14 +138,14 @@ func (w *watchdog) check(now time.Time) {
 		switch {
 		case moved:
 			// It returns to Go but was not stopped: stop it there.
-			inst.watchdogStopped.Store(true)
+			inst.watch.stopped.Store(true)
 			inst.stopRequested.Store(true)
-		case !inst.watchReported && now.Sub(inst.watchMoved) >= w.grace:
+		case !inst.watch.reported && now.Sub(inst.watch.moved) >= w.grace:
 			// No exit for a whole grace period, not one tick: a guest
 			// whose thread the system did not run for a while (a loaded
 			// machine) is not taken for one that never returns.
-			inst.watchReported = true
-			s := StuckCall{Module: inst.l.name, SHA256: inst.l.sha, Tool: inst.tool, Deadline: deadline, InHost: inst.inHost.Load()}
+			inst.watch.reported = true
+			s := StuckCall{Module: inst.l.name, SHA256: inst.l.sha, Tool: inst.call.tool, Deadline: deadline, InHost: inst.watch.inHost.Load()}
 			if !s.InHost && inst.l.entry != nil {
 				inst.l.entry.stuck.Store(true)
 			}
@@ -169,7 +169,7 @@ func errStuck(name string) error {
 }
 
 // exited counts one exit of the guest to Go.
-func (inst *instance) exited() { inst.exits.Add(1) }
+func (inst *instance) exited() { inst.watch.exits.Add(1) }
 
 // enterGo marks the guest as in the host's Go code until leaveGo: a host
 // function, or what the runtime runs in Go for the guest (memory.grow,
@@ -184,7 +184,7 @@ func (inst *instance) exited() { inst.exits.Add(1) }
 // kernel's memory).
 func (inst *instance) enterGo(op string) (was bool) {
 	inst.exited()
-	was = inst.inHost.Swap(true)
+	was = inst.watch.inHost.Swap(true)
 	if hook := inst.l.h.opts.inGoHook; hook != nil {
 		hook(inst, op)
 	}
@@ -193,6 +193,6 @@ func (inst *instance) enterGo(op string) (was bool) {
 
 // leaveGo ends what enterGo marked, restoring the mark it found.
 func (inst *instance) leaveGo(was bool) {
-	inst.inHost.Store(was)
+	inst.watch.inHost.Store(was)
 	inst.exited()
 }

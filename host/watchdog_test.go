@@ -107,7 +107,7 @@ func TestWatchdogWaitsAWholeGrace(t *testing.T) {
 	defer inst.close()
 	w := h.watch
 	start := time.Now()
-	inst.watchDeadline.Store(start.UnixNano())
+	inst.watch.deadline.Store(start.UnixNano())
 	w.check(start)
 	inst.exited()
 	w.check(start.Add(900 * time.Millisecond))
@@ -119,7 +119,7 @@ func TestWatchdogWaitsAWholeGrace(t *testing.T) {
 	}
 	inst.exited()
 	w.check(start.Add(1600 * time.Millisecond))
-	if len(stuck) != 0 || !inst.stopRequested.Load() || !inst.watchdogStopped.Load() {
+	if len(stuck) != 0 || !inst.stopRequested.Load() || !inst.watch.stopped.Load() {
 		t.Fatalf("an exit past the grace: stuck %v, stop requested %v", stuck, inst.stopRequested.Load())
 	}
 	// No exit for a whole grace period from the last one: stuck.

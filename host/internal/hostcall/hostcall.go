@@ -1,15 +1,19 @@
 // Package hostcall is what a host function sees of the guest call that
-// invoked it: [Call], the one narrow interface every capability package
-// (netcap, kvcap, fscap) is written against, and [Func], the entry of a
-// capability's table of functions.
+// invoked it: [Call], the one narrow interface every package of functions
+// a guest can reach is written against (the capabilities netcap, kvcap,
+// fscap; kernelfn, toolcall, notify, appfn), and [Func], the entry of such
+// a package's table of functions.
 //
 // A capability reads the guest's arguments, checks them against its grants
 // and does its work through a Call; it never sees the instance, the
 // runtime or another capability's state, so each capability's code reads
 // on its own and the security boundary is the interface below. The host
 // (package host) implements Call once, for its running instance, and
-// registers each capability's table with the same wrapper: a stop check
-// before the function, the watchdog told the guest is in the host.
+// package hostmod registers every table with the same gate: a stop check
+// before the function, the watchdog told the guest is in the host. A
+// package that needs more of the call than Call says declares its own
+// interface embedding Call, one method per question (toolcall.Call adds
+// ToolGranted, CanDispatch and Dispatch), which the instance answers.
 //
 //	var Funcs = []hostcall.Func[Call]{
 //		{Name: "kv_get", Params: hostcall.Sig(I64, I64), Results: hostcall.Sig(I64), Grant: "kv",

@@ -1,11 +1,11 @@
-package host
+package toolcall
 
 import (
 	"encoding/json"
 	"testing"
 )
 
-// toolCallRequests are requests parseToolCallRequest must read as
+// toolCallRequests are requests parseRequest must read as
 // json.Unmarshal reads them: the form engines write, and near misses of it
 // that its fast path must leave to json.Unmarshal.
 var toolCallRequests = []string{
@@ -40,8 +40,8 @@ var toolCallRequests = []string{
 }
 
 func checkToolCallRequest(t *testing.T, raw string) {
-	got, gotErr := parseToolCallRequest([]byte(raw))
-	var want toolCallRequest
+	got, gotErr := parseRequest([]byte(raw))
+	var want request
 	wantErr := json.Unmarshal([]byte(raw), &want)
 	if (gotErr != nil) != (wantErr != nil) {
 		t.Fatalf("%q: error %v, json.Unmarshal's %v", raw, gotErr, wantErr)
@@ -68,7 +68,7 @@ func FuzzParseToolCallRequest(f *testing.F) {
 // the request was read from, may change once tool_call returns.
 func TestParseToolCallRequestCopiesArguments(t *testing.T) {
 	raw := []byte(`{"name":"a","arguments":{"x":1}}`)
-	c, err := parseToolCallRequest(raw)
+	c, err := parseRequest(raw)
 	if err != nil {
 		t.Fatal(err)
 	}
