@@ -3,7 +3,6 @@ package eval
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
@@ -49,8 +48,10 @@ func TrajectoryOf(msgs []llm.Message) Trajectory {
 			t = append(t, s)
 		}
 		// Results of this turn taint what follows it.
+		// IsTainted reads the loop's mark (Untrusted) and, for a transcript
+		// older than the mark, the framing.
 		for _, c := range calls {
-			if strings.Contains(results[c.ID].Content, loop.UntrustedOpen) {
+			if r, ok := results[c.ID]; ok && loop.IsTainted([]llm.Message{llm.ToolResultMessage(r)}) {
 				tainted = true
 			}
 		}

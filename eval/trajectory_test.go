@@ -100,3 +100,26 @@ func TestTrajectoryRefusals(t *testing.T) {
 		t.Fatalf("refused: %+v", tr)
 	}
 }
+
+// Taint follows the loop's mark on a result (Untrusted), and a transcript
+// from before that mark, whose untrusted results are only framed, taints
+// as well; an unmarked, unframed result does not.
+func TestTrajectoryTaintFromTheMarkAndOldFraming(t *testing.T) {
+	turn := func(id string) llm.Message {
+		return llm.Message{Role: llm.RoleAssistant, Parts: []llm.Part{{Type: llm.PartToolCall, ToolCall: &llm.ToolCall{ID: id, Name: "t" + id}}}}
+	}
+	for _, c := range []struct {
+		name   string
+		result llm.ToolResult
+		taints bool
+	}{
+		{"marked", llm.ToolResult{CallID: "1", Content: "page text", Untrusted: true}, true},
+		{"framed only", llm.ToolResult{CallID: "1", Content: loop.UntrustedOpen + "\npage text\n" + loop.UntrustedClose}, true},
+		{"neither", llm.ToolResult{CallID: "1", Content: "page text"}, false},
+	} {
+		msgs := []llm.Message{turn("1"), llm.ToolResultMessage(c.result), turn("2"), llm.ToolResultMessage(llm.ToolResult{CallID: "2", Content: "ok"})}
+		if tr := eval.TrajectoryOf(msgs); len(tr) != 2 || tr[1].Tainted != c.taints {
+			t.Errorf("%s: %+v; want the second step tainted %v", c.name, tr, c.taints)
+		}
+	}
+}
