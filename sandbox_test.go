@@ -165,35 +165,8 @@ func TestPluginsOpenTracesSandboxedCalls(t *testing.T) {
 // In a run, a sandbox_call event belongs to the tool call's span and to
 // the run: trace summaries and viewers attach it there.
 func TestSandboxCallJoinsItsToolSpan(t *testing.T) {
-	echo, err := os.ReadFile(filepath.Join("testdata", "wasm", "echo.wasm"))
-	if err != nil {
-		t.Fatalf("test module: %v", err)
-	}
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	ctx := context.Background()
 	tr, events := collect()
-	h, err := host.New(ctx, host.Options{OnCall: autoagent.TraceSandboxCalls(tr), KVDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
-	l, err := h.Load(ctx, host.Module{Name: "echo", Bytes: echo})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close(ctx)
-	tools, err := tool.NewRegistry(l.Tools()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := scripted.New(
-		scripted.Turn{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "echo", Arguments: json.RawMessage(`{"msg":"hi"}`)}}},
-		scripted.Turn{Text: "done"},
-	)
-	agent := &loop.Agent{Provider: model, Tools: tools, Tracer: tr, Bounds: loop.Bounds{MaxSteps: 3}}
-	if _, err := agent.Run(ctx, "echo hi"); err != nil {
-		t.Fatal(err)
-	}
+	echoRun(t, tr, tr)
 	var toolSpan, runID string
 	var sandbox *trace.Event
 	for _, ev := range events() {
@@ -245,36 +218,9 @@ func TestPluginsOpenMissingDirAndCorruptManifest(t *testing.T) {
 // calls in that trace, not only in the tracer the host was built with: the
 // loop names its tracer in the call's context.
 func TestSandboxCallGoesToTheRunsTracer(t *testing.T) {
-	echo, err := os.ReadFile(filepath.Join("testdata", "wasm", "echo.wasm"))
-	if err != nil {
-		t.Fatalf("test module: %v", err)
-	}
-	t.Setenv("XDG_CACHE_HOME", t.TempDir())
-	ctx := context.Background()
 	hostTr, hostEvents := collect()
 	runTr, runEvents := collect()
-	h, err := host.New(ctx, host.Options{OnCall: autoagent.TraceSandboxCalls(hostTr), KVDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
-	l, err := h.Load(ctx, host.Module{Name: "echo", Bytes: echo})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close(ctx)
-	tools, err := tool.NewRegistry(l.Tools()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	model := scripted.New(
-		scripted.Turn{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "echo", Arguments: json.RawMessage(`{"msg":"hi"}`)}}},
-		scripted.Turn{Text: "done"},
-	)
-	agent := &loop.Agent{Provider: model, Tools: tools, Tracer: runTr, Bounds: loop.Bounds{MaxSteps: 3}}
-	if _, err := agent.Run(ctx, "echo hi"); err != nil {
-		t.Fatal(err)
-	}
+	tools := echoRun(t, hostTr, runTr)
 	count := func(evs []trace.Event) (n int) {
 		for _, ev := range evs {
 			if ev.Type == trace.SandboxCall {
@@ -290,10 +236,46 @@ func TestSandboxCallGoesToTheRunsTracer(t *testing.T) {
 		t.Errorf("%d sandbox_call events in the host's tracer, want them in the run's", n)
 	}
 	// Outside a traced run, the host's tracer gets them.
-	if _, err := tools.Call(ctx, tool.Call{ID: "x", Name: "echo", Arguments: json.RawMessage(`{"msg":"hi"}`)}); err != nil {
+	if _, err := tools.Call(context.Background(), tool.Call{ID: "x", Name: "echo", Arguments: json.RawMessage(`{"msg":"hi"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	if n := count(hostEvents()); n != 1 {
 		t.Errorf("%d sandbox_call events in the host's tracer for a call outside a run, want 1", n)
 	}
+}
+
+// echoRun loads testdata's echo.wasm into a host whose sandbox calls are
+// traced to hostTr and runs an agent traced to runTr that calls echo once;
+// it returns the registry of the module's tools, open until t ends.
+func echoRun(t *testing.T, hostTr, runTr *trace.Tracer) *tool.Registry {
+	t.Helper()
+	echo, err := os.ReadFile(filepath.Join("testdata", "wasm", "echo.wasm"))
+	if err != nil {
+		t.Fatalf("test module: %v", err)
+	}
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	ctx := context.Background()
+	h, err := host.New(ctx, host.Options{OnCall: autoagent.TraceSandboxCalls(hostTr), KVDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(ctx) })
+	l, err := h.Load(ctx, host.Module{Name: "echo", Bytes: echo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close(ctx) })
+	tools, err := tool.NewRegistry(l.Tools()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := scripted.New(
+		scripted.Turn{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "echo", Arguments: json.RawMessage(`{"msg":"hi"}`)}}},
+		scripted.Turn{Text: "done"},
+	)
+	agent := &loop.Agent{Provider: model, Tools: tools, Tracer: runTr, Bounds: loop.Bounds{MaxSteps: 3}}
+	if _, err := agent.Run(ctx, "echo hi"); err != nil {
+		t.Fatal(err)
+	}
+	return tools
 }
