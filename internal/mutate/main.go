@@ -1942,6 +1942,20 @@ var mutations = []mutation{
 	{"hostsplit: begin keeps the last call's state", "host/instance.go",
 		"\tinst.call = callState{tool: toolName}\n", "\tinst.call.tool = toolName\n",
 		"./host", "^TestBeginResetsTheCallState$"},
+
+	// One write transaction for the SQLite stores (internal/sqlitetx).
+	{"sqlitetx: an error of fn does not roll back", "internal/sqlitetx/sqlitetx.go",
+		"\t\tif err != nil {\n\t\t\t// The connection may be gone", "\t\tif false {\n\t\t\t// The connection may be gone",
+		"./internal/sqlitetx", "^TestWrite"},
+	{"sqlitetx: the rollback uses the caller's context", "internal/sqlitetx/sqlitetx.go",
+		"c.ExecContext(context.Background(), `ROLLBACK`)", "c.ExecContext(ctx, `ROLLBACK`)",
+		"./internal/sqlitetx", "^TestWriteRollsBackWhenTheContextIsGone$"},
+	{"sqlitetx: the begin's failure is not typed", "internal/sqlitetx/sqlitetx.go",
+		"return &Error{Op: \"begin write\", Err: err}", "return err",
+		"./internal/sqlitetx", "^TestWriteNamesTheFailedStep$"},
+	{"sqlitetx: memory's write no longer bumps the generation", "memory/sqlitestore/store.go",
+		"`UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'`", "`SELECT 1`",
+		"./memory/sqlitestore", ""},
 }
 
 func main() {

@@ -17,6 +17,7 @@ import (
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
+	"github.com/autoagent-go/autoagent/internal/sqlitetx"
 	"github.com/autoagent-go/autoagent/memory"
 )
 
@@ -257,35 +258,22 @@ func (s *Store) Update(ctx context.Context, fn func(*memory.FactState) error) (*
 
 // write runs fn in an IMMEDIATE transaction on one connection and bumps
 // the generation when it commits.
-func (s *Store) write(ctx context.Context, fn func(*sql.Conn) error) (err error) {
+func (s *Store) write(ctx context.Context, fn func(*sql.Conn) error) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	c, err := s.db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("sqlitestore: %w", err)
-	}
-	defer c.Close()
-	if _, err := c.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
-		return fmt.Errorf("sqlitestore: begin write to %s: %w", s.path, err)
-	}
-	defer func() {
-		if err != nil {
-			// The connection may be gone with ctx; a background context
-			// still rolls back so the next user of the connection starts
-			// clean.
-			_, _ = c.ExecContext(context.Background(), `ROLLBACK`)
+	err := sqlitetx.Write(ctx, s.db, func(c *sql.Conn) error {
+		if err := fn(c); err != nil {
+			return err
 		}
-	}()
-	if err := fn(c); err != nil {
-		return err
+		if _, err := c.ExecContext(ctx, `UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'`); err != nil {
+			return fmt.Errorf("sqlitestore: %w", err)
+		}
+		return nil
+	})
+	if txErr := (*sqlitetx.Error)(nil); errors.As(err, &txErr) {
+		return fmt.Errorf("sqlitestore: %s to %s: %w", txErr.Op, s.path, txErr.Err)
 	}
-	if _, err := c.ExecContext(ctx, `UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'`); err != nil {
-		return fmt.Errorf("sqlitestore: %w", err)
-	}
-	if _, err := c.ExecContext(ctx, `COMMIT`); err != nil {
-		return fmt.Errorf("sqlitestore: commit to %s: %w", s.path, err)
-	}
-	return nil
+	return err
 }
 
 func setMeta(ctx context.Context, q querier, key, value string) error {

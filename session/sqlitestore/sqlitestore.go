@@ -27,6 +27,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/internal/bm25"
 	"github.com/autoagent-go/autoagent/internal/marker"
+	"github.com/autoagent-go/autoagent/internal/sqlitetx"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/session"
 )
@@ -184,29 +185,14 @@ type querier interface {
 
 // write runs fn in an IMMEDIATE transaction (the database's write lock
 // first, so what fn reads is what it writes over).
-func (s *Store) write(ctx context.Context, fn func(q querier) error) (err error) {
+func (s *Store) write(ctx context.Context, fn func(q querier) error) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	c, err := s.db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("session: %w", err)
+	err := sqlitetx.Write(ctx, s.db, func(c *sql.Conn) error { return fn(c) })
+	if txErr := (*sqlitetx.Error)(nil); errors.As(err, &txErr) {
+		return fmt.Errorf("session: %s to %s: %w", txErr.Op, s.path, txErr.Err)
 	}
-	defer c.Close()
-	if _, err := c.ExecContext(ctx, `BEGIN IMMEDIATE`); err != nil {
-		return fmt.Errorf("session: begin write to %s: %w", s.path, err)
-	}
-	defer func() {
-		if err != nil {
-			_, _ = c.ExecContext(context.Background(), `ROLLBACK`)
-		}
-	}()
-	if err := fn(c); err != nil {
-		return err
-	}
-	if _, err := c.ExecContext(ctx, `COMMIT`); err != nil {
-		return fmt.Errorf("session: commit to %s: %w", s.path, err)
-	}
-	return nil
+	return err
 }
 
 // read runs fn in a read transaction: one consistent snapshot.
