@@ -502,26 +502,11 @@ func (s *Server) evalHTML(w http.ResponseWriter, r *http.Request, _ principal) *
 // loadEvals reads the evals of Dir/evals: one that was going is
 // interrupted.
 func (s *Server) loadEvals() error {
-	ents, err := os.ReadDir(s.evalsDir)
-	if err != nil {
-		return fmt.Errorf("serve: evals directory: %w", err)
-	}
-	for _, de := range ents {
-		if !de.IsDir() || !validEvalID(de.Name()) {
-			continue
-		}
-		dir := filepath.Join(s.evalsDir, de.Name())
-		b, err := os.ReadFile(filepath.Join(dir, "eval.json"))
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("serve: eval %s: %w", de.Name(), err)
-		}
+	err := loadRecords(s.evalsDir, "eval", "eval.json", validEvalID, func(name, dir string, b []byte) error {
 		ev := &evalRun{dir: dir}
-		if err := json.Unmarshal(b, &ev.rec); err != nil || ev.rec.ID != de.Name() {
-			s.note("eval %s: its record is unreadable (%v): skipped, left as it is", de.Name(), err)
-			continue
+		if err := json.Unmarshal(b, &ev.rec); err != nil || ev.rec.ID != name {
+			s.note("eval %s: its record is unreadable (%v): skipped, left as it is", name, err)
+			return nil
 		}
 		if ev.rec.Status == EvalRunning {
 			ev.rec.Status, ev.rec.Updated = EvalInterrupted, time.Now().UTC()
@@ -531,6 +516,10 @@ func (s *Server) loadEvals() error {
 		}
 		s.evals[ev.rec.ID] = ev
 		s.evalOrder = append(s.evalOrder, ev)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	slices.SortStableFunc(s.evalOrder, func(a, b *evalRun) int { return a.rec.Created.Compare(b.rec.Created) })
 	return nil

@@ -584,30 +584,17 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request, p principal) 
 
 // loadRuns reads the runs of Dir: a run that was going is interrupted.
 func (s *Server) loadRuns() error {
-	ents, err := os.ReadDir(s.runsDir)
-	if err != nil {
-		return fmt.Errorf("serve: runs directory: %w", err)
-	}
-	for _, de := range ents {
-		if !de.IsDir() || !validRunID(de.Name()) {
-			continue
-		}
-		dir := filepath.Join(s.runsDir, de.Name())
-		b, err := os.ReadFile(filepath.Join(dir, "run.json"))
-		if errors.Is(err, os.ErrNotExist) {
-			continue // made, never saved
-		}
-		if err != nil {
-			return fmt.Errorf("serve: run %s: %w", de.Name(), err)
-		}
+	err := loadRecords(s.runsDir, "run", "run.json", validRunID, func(name, dir string, b []byte) error {
 		ru := &run{s: s, dir: dir}
-		if err := json.Unmarshal(b, &ru.rec); err != nil || ru.rec.ID != de.Name() {
-			s.note("run %s: its record %s is unreadable (%v): skipped, left as it is", de.Name(), filepath.Join(dir, "run.json"), err)
-			continue
+		if err := json.Unmarshal(b, &ru.rec); err != nil || ru.rec.ID != name {
+			s.note("run %s: its record %s is unreadable (%v): skipped, left as it is", name, filepath.Join(dir, "run.json"), err)
+			return nil
 		}
-		if ru.events, err = openEventLog(dir, s.opts.MaxEvents); err != nil {
-			return fmt.Errorf("serve: run %s: %w", de.Name(), err)
+		events, err := openEventLog(dir, s.opts.MaxEvents)
+		if err != nil {
+			return fmt.Errorf("serve: run %s: %w", name, err)
 		}
+		ru.events = events
 		ru.trace = &traceLog{dir: dir, max: s.opts.MaxEvents}
 		if ru.rec.Pending == nil {
 			ru.rec.Pending = []pendingRow{}
@@ -624,7 +611,38 @@ func (s *Server) loadRuns() error {
 		}
 		s.runs[ru.rec.ID] = ru
 		s.order = append(s.order, ru)
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	slices.SortStableFunc(s.order, func(a, b *run) int { return a.rec.Created.Compare(b.rec.Created) })
+	return nil
+}
+
+// loadRecords calls load with the content of file in each subdirectory
+// of dir whose name is valid: a directory without it was made and never
+// saved, and is passed over. kind names the records in errors.
+func loadRecords(dir, kind, file string, valid func(string) bool, load func(name, sub string, b []byte) error) error {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("serve: %ss directory: %w", kind, err)
+	}
+	for _, de := range ents {
+		if !de.IsDir() || !valid(de.Name()) {
+			continue
+		}
+		sub := filepath.Join(dir, de.Name())
+		b, err := os.ReadFile(filepath.Join(sub, file))
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("serve: %s %s: %w", kind, de.Name(), err)
+		}
+		if err := load(de.Name(), sub, b); err != nil {
+			return err
+		}
+	}
 	return nil
 }

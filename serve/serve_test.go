@@ -729,3 +729,55 @@ func toJSON(t *testing.T, v any) string {
 	}
 	return string(b)
 }
+
+// A restarted server passes over a record directory that was made and
+// never saved, and one whose record is unreadable (saying so), and still
+// lists the runs it can read; a file in the way of a record is an error.
+func TestRestartPassesOverUnsavedAndUnreadableRecords(t *testing.T) {
+	dir := t.TempDir()
+	model := scriptOf(scripted.Turn{Text: "done"})
+	e := newEnv(t, serve.Options{Dir: dir}, model)
+	id := e.start("go")
+	e.waitStatus(id, serve.StatusCompleted)
+	if err := e.srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	unsaved := "run_" + strings.Repeat("a", 24)
+	corrupt := "run_" + strings.Repeat("b", 24)
+	badEval := "eval_" + strings.Repeat("c", 24)
+	for _, d := range []string{unsaved, corrupt, filepath.Join("evals", badEval)} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(dir, corrupt, "run.json"), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "evals", badEval, "eval.json"), []byte("[]"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var notes strings.Builder
+	again := newEnv(t, serve.Options{Dir: dir, Notes: &notes}, model)
+	list := again.must(http.StatusOK, "GET", "/v1/runs", "")
+	if !strings.Contains(list.raw, id) || strings.Contains(list.raw, unsaved) || strings.Contains(list.raw, corrupt) {
+		t.Errorf("the runs listed after a restart: %s; want %s alone", list.raw, id)
+	}
+	got := notes.String()
+	if !strings.Contains(got, "run "+corrupt+": its record") || !strings.Contains(got, "eval "+badEval+": its record is unreadable") {
+		t.Errorf("notes %q; want the unreadable run and eval named", got)
+	}
+	if strings.Contains(got, unsaved) {
+		t.Errorf("notes %q name the directory that was never saved: it is passed over in silence", got)
+	}
+	again.srv.Close()
+
+	// A record that cannot be read at all (a directory where the file
+	// should be) stops the start with the run's name, rather than losing
+	// the run from the list.
+	if err := os.Mkdir(filepath.Join(dir, unsaved, "run.json"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := serve.New(serve.Options{Dir: dir, Agent: again.agent}); err == nil || !strings.Contains(err.Error(), "run "+unsaved) {
+		t.Errorf("a run.json that is a directory: %v; want an error naming run %s", err, unsaved)
+	}
+}

@@ -1956,6 +1956,17 @@ var mutations = []mutation{
 	{"sqlitetx: memory's write no longer bumps the generation", "memory/sqlitestore/store.go",
 		"`UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'`", "`SELECT 1`",
 		"./memory/sqlitestore", ""},
+
+	// serve reads its runs and evals through one loadRecords.
+	{"serve: a directory never saved is an error", "serve/run.go",
+		"\t\tif errors.Is(err, os.ErrNotExist) {\n\t\t\tcontinue\n\t\t}\n\t\tif err != nil {\n\t\t\treturn fmt.Errorf(\"serve: %s %s: %w\", kind", "\t\tif err != nil {\n\t\t\treturn fmt.Errorf(\"serve: %s %s: %w\", kind",
+		"./serve", "^TestRestartPassesOverUnsavedAndUnreadableRecords$"},
+	{"serve: an unreadable file is passed over", "serve/run.go",
+		"\t\tif err != nil {\n\t\t\treturn fmt.Errorf(\"serve: %s %s: %w\", kind, de.Name(), err)\n\t\t}", "\t\tif err != nil {\n\t\t\tcontinue\n\t\t}",
+		"./serve", "^TestRestartPassesOverUnsavedAndUnreadableRecords$"},
+	{"serve: an unreadable eval record stops the start", "serve/evals.go",
+		"skipped, left as it is\", name, err)\n\t\t\treturn nil", "skipped, left as it is\", name, err)\n\t\t\treturn err",
+		"./serve", "^TestRestartPassesOverUnsavedAndUnreadableRecords$"},
 }
 
 func main() {
