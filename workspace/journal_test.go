@@ -17,7 +17,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -280,7 +279,7 @@ func child(spec string) {
 		workspace.SetCrashHook(func(stage string) {
 			if stage == f[4] {
 				if k++; k == at {
-					syscall.Kill(os.Getpid(), syscall.SIGKILL)
+					killSelf()
 				}
 			}
 		})
@@ -502,4 +501,13 @@ func TestJournalDirMustBeADirectory(t *testing.T) {
 	if _, err := workspace.Open(dir, workspace.Options{}); err == nil || !strings.Contains(err.Error(), "is not a directory") {
 		t.Errorf("Open with a linked journal directory = %v", err)
 	}
+}
+
+// killSelf ends this process as kill -9 would: no deferred function, no
+// flush (os.Process.Kill is SIGKILL on Unix, TerminateProcess on Windows).
+func killSelf() {
+	if p, err := os.FindProcess(os.Getpid()); err == nil {
+		p.Kill()
+	}
+	select {} // the kill is on its way
 }

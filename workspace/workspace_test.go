@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/autoagent-go/autoagent/workspace"
@@ -137,9 +136,7 @@ func TestSymlinksHardLinksSpecialFiles(t *testing.T) {
 	if err := os.Link(secret, filepath.Join(dir, "hard.md")); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.md"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	mkfifo(t, filepath.Join(dir, "fifo.md"))
 	for _, c := range []struct {
 		path string
 		want error
