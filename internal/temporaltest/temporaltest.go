@@ -20,7 +20,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -115,7 +114,7 @@ func (s *Server) run() {
 	s.t.Helper()
 	s.cmd = exec.Command(s.bin, s.args...)
 	s.cmd.Stdout, s.cmd.Stderr = s.log, s.log
-	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(s.cmd)
 	if err := s.cmd.Start(); err != nil {
 		s.t.Fatalf("start the Temporal dev server: %v", err)
 	}
@@ -144,13 +143,13 @@ func (s *Server) Stop() {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
-	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+	stopGroup(s.cmd.Process, false)
 	done := make(chan struct{})
 	go func() { _ = s.cmd.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		stopGroup(s.cmd.Process, true)
 		<-done
 	}
 	s.cmd = nil

@@ -502,7 +502,7 @@ func (r *rootFS) noLinksBelow(dir string) bool {
 	seen := 0
 	var walk func(string) bool
 	walk = func(d string) bool {
-		f, err := r.root.OpenFile(d, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_DIRECTORY, 0)
+		f, err := r.root.OpenFile(d, os.O_RDONLY|openDirFlags, 0)
 		if err != nil {
 			return false
 		}
