@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/autoagent-go/autoagent/codemode"
+	"github.com/autoagent-go/autoagent/internal/loopwire"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/policy"
@@ -192,7 +193,7 @@ func (a *Activities) Tool(ctx context.Context, in ToolInput) (*ToolOutput, error
 	}
 	stop := heartbeat(ctx)
 	defer stop()
-	cctx, report := loop.RemoteCallContext(ctx, loop.CallInfo{RunID: in.RunID, Step: in.Step, CallID: in.CallID, Name: in.Name}, in.Tainted)
+	cctx, report := loopwire.RemoteCallContext(ctx, loopwire.Call{RunID: in.RunID, Step: in.Step, CallID: in.CallID, Name: in.Name}, in.Tainted)
 	res, err := tool.SafeCall(cctx, t, tool.Call{ID: in.CallID, Name: in.Name, Arguments: in.Arguments})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -209,7 +210,7 @@ func (a *Activities) Tool(ctx context.Context, in ToolInput) (*ToolOutput, error
 }
 
 // Program runs a code-mode program once with the runner of the worker's
-// agent, its calls answered from the record (loop.ReplayProgramContext):
+// agent, its calls answered from the record (loopwire.ReplayProgramContext):
 // it returns the program's result, or the first call it made past the
 // record, which the workflow passes through the run's gate and adds to
 // the record before it runs the program again. The program has no effect
@@ -227,7 +228,7 @@ func (a *Activities) Program(ctx context.Context, in ProgramInput) (*ProgramOutp
 	}
 	stop := heartbeat(ctx)
 	defer stop()
-	pctx, end := loop.ReplayProgramContext(ctx, loop.CallInfo{RunID: in.RunID, Step: in.Step, CallID: in.CallID, Name: codemode.ToolName}, in.Tainted, in.Record)
+	pctx, end := loopwire.ReplayProgramContext(ctx, loopwire.Call{RunID: in.RunID, Step: in.Step, CallID: in.CallID, Name: codemode.ToolName}, in.Tainted, in.Record)
 	res, err := ag.CodeMode.Runner.Run(pctx, in.Program)
 	replay := end()
 	if ctx.Err() != nil {

@@ -51,7 +51,8 @@ var ErrNotInRun = errors.New("loop: CallNested: not called from a tool of a runn
 // this execution of the calling tool, so a guest that makes the same calls
 // again asks for the same ids. It is traced as a tool call under the
 // calling tool's span. A ctx not from the loop gets ErrNotInRun; in the
-// context of a program run away from its run (ReplayProgramContext) the
+// context of a program run away from its run (internal/loopwire's
+// ReplayProgramContext) the
 // calls are answered from the program's record.
 func CallNested(ctx context.Context, c tool.Call) (tool.Result, error) {
 	cc, ok := ctx.Value(callKey{}).(*callCtx)

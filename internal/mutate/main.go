@@ -1270,7 +1270,7 @@ var mutations = []mutation{
 		"\t\tif cm.Runner == nil {", "\t\tif false {",
 		"./durable", "TestWorkflowCodeModeNeedsARunner"},
 	{"durable code mode: the program goes on past a call awaiting approval", "durable/program.go",
-		"\t\tif loop.NestedPaused(ctx) {", "\t\tif false {",
+		"\t\tif loopwire.NestedPaused(ctx) {", "\t\tif false {",
 		"./durable", "TestWorkflowCodeModeApproval$"},
 	{"durable code mode: decisions for a program's calls refused", "durable/workflow.go",
 		"func(p loop.PendingCall) bool { return p.Call.ID == d.CallID }", "func(p loop.PendingCall) bool { return p.Call.ID == d.CallID && p.Parent == \"\" }",
