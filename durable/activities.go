@@ -36,10 +36,10 @@ type Activities struct {
 // unsupported names the agent features a durable run cannot carry.
 func unsupported(ag *loop.Agent) error {
 	var what []string
-	if ag.PostTurn != nil {
+	if ag.Checks.PostTurn != nil {
 		what = append(what, "PostTurn")
 	}
-	if len(ag.PreToolHooks) > 0 || len(ag.PostToolHooks) > 0 {
+	if len(ag.Checks.PreToolHooks) > 0 || len(ag.Checks.PostToolHooks) > 0 {
 		what = append(what, "tool hooks")
 	}
 	if ag.Memory != nil {
@@ -107,8 +107,8 @@ func (a *Activities) Describe(ctx context.Context, path string) (*Description, e
 	}
 	d := &Description{
 		System: ag.System, Model: ag.Model, Temperature: ag.Temperature, MaxTokens: ag.MaxTokens,
-		Bounds: ag.Bounds, MaxCorrections: ag.MaxCorrections,
-		OutputSchema: ag.OutputSchema, OutputSchemaName: ag.OutputSchemaName, OutputStrict: ag.OutputStrict, OutputRetries: ag.OutputRetries,
+		Bounds: ag.Bounds, MaxCorrections: ag.Checks.MaxCorrections,
+		OutputSchema: ag.Structured.Schema, OutputSchemaName: ag.Structured.Name, OutputStrict: ag.Structured.Strict, OutputRetries: ag.Structured.Retries,
 	}
 	if ag.SystemFunc != nil {
 		s, err := ag.SystemFunc(ctx)
@@ -117,7 +117,7 @@ func (a *Activities) Describe(ctx context.Context, path string) (*Description, e
 		}
 		d.System = s
 	}
-	switch p := ag.Policy.(type) {
+	switch p := ag.Checks.Policy.(type) {
 	case nil:
 	case *policy.Spec:
 		raw, err := json.Marshal(p)
@@ -261,10 +261,10 @@ func (a *Activities) Policy(ctx context.Context, in PolicyArgs) (loop.Decision, 
 	if err != nil {
 		return loop.Decision{}, err
 	}
-	if ag.Policy == nil {
+	if ag.Checks.Policy == nil {
 		return loop.Decision{Verdict: loop.VerdictAllow}, nil
 	}
-	return ag.Policy.Decide(ctx, in.Input)
+	return ag.Checks.Policy.Decide(ctx, in.Input)
 }
 
 // heartbeat records the activity's heartbeats while a tool runs, so that

@@ -184,9 +184,9 @@ func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
 	bounds.ToolTimeout = 0
 	a := &loop.Agent{
 		Provider: modelStandIn{opts: r.in.Options, agent: r.in.Agent}, System: d.System, Model: d.Model, Temperature: d.Temperature, MaxTokens: d.MaxTokens,
-		Bounds: bounds, MaxCorrections: d.MaxCorrections, MaxParallelTools: 1,
-		OutputSchema: d.OutputSchema, OutputSchemaName: d.OutputSchemaName, OutputStrict: d.OutputStrict, OutputRetries: d.OutputRetries,
-		NewRunID: func() string { return r.status.RunID },
+		Bounds: bounds, Checks: loop.Checks{MaxCorrections: d.MaxCorrections}, MaxParallelTools: 1,
+		Structured: loop.StructuredOutput{Schema: d.OutputSchema, Name: d.OutputSchemaName, Strict: d.OutputStrict, Retries: d.OutputRetries},
+		NewRunID:   func() string { return r.status.RunID },
 	}
 	a.Checkpoint = func(_ context.Context, st *loop.RunState) error {
 		r.observe(st)
@@ -226,10 +226,10 @@ func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
 		if err != nil {
 			return nil, fmt.Errorf("durable: the worker's policy: %w", err)
 		}
-		a.Policy = p
+		a.Checks.Policy = p
 	case d.HasPolicy:
 		agent := r.in.Agent
-		a.Policy = loop.PolicyFunc(func(ctx context.Context, in *loop.PolicyInput) (loop.Decision, error) {
+		a.Checks.Policy = loop.PolicyFunc(func(ctx context.Context, in *loop.PolicyInput) (loop.Decision, error) {
 			return policyStandIn(ctx, agent, in)
 		})
 	}

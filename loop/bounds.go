@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// DefaultMaxSteps is the step bound when [Bounds].MaxSteps is 0.
-const DefaultMaxSteps = 8
+// defaultMaxSteps is the step bound when [Bounds].MaxSteps is 0.
+const defaultMaxSteps = 8
 
 // TrifectaMode says what the lethal-trifecta guard does with a call to an
 // egress tool once the run has ingested untrusted content.
@@ -26,7 +26,7 @@ const (
 // pruned, no loop guard, trifecta guard denying.
 type Bounds struct {
 	// MaxSteps bounds the model calls of a run (not the tool calls); 0
-	// means DefaultMaxSteps. A run that reaches it stops with ErrMaxSteps.
+	// means 8. A run that reaches it stops with ErrMaxSteps.
 	MaxSteps int `json:"max_steps,omitempty"`
 	// TokenBudget caps input+output tokens (the run's own, its memory's
 	// and its sub-agents'); 0 means none. It is checked before each model
@@ -36,7 +36,7 @@ type Bounds struct {
 	// text of each tool result; 0 means none. Longer results keep their
 	// head and tail around a marker, and the marker counts against the
 	// bound. The result of an untrusted tool is bounded first, then framed
-	// (see [UntrustedOpen]): the frame is never cut, and comes on top.
+	// (see [IsTainted]): the frame is never cut, and comes on top.
 	MaxToolResultChars int `json:"max_tool_result_chars,omitempty"`
 	// PruneToolResultsAfter keeps only the N most recent tool results in
 	// full in what is sent to the model; older ones become a short note.
@@ -116,7 +116,7 @@ func (b Bounds) Validate() error {
 // resolved returns b with defaults filled in.
 func (b Bounds) resolved() Bounds {
 	if b.MaxSteps == 0 {
-		b.MaxSteps = DefaultMaxSteps
+		b.MaxSteps = defaultMaxSteps
 	}
 	if b.PruneBatch == 0 {
 		b.PruneBatch = 1

@@ -135,7 +135,7 @@ func TestNestedPaused(t *testing.T) {
 	a := &loop.Agent{
 		Provider: scriptedProgram("echo pay echo"),
 		Tools:    nestedRegistry(t, echo(t), pay.tool(t)),
-		Policy:   policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove}),
+		Checks:   loop.Checks{Policy: policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove})},
 		CodeMode: codemode.Config{Mode: codemode.Only, Runner: runner},
 	}
 	if _, err := a.Run(context.Background(), "go"); err == nil {

@@ -63,7 +63,7 @@ type runner struct {
 	lastInput  int64
 	lastModel  string
 	overBudget bool
-	// outSchema is Agent.OutputSchema compiled; structured the answer
+	// outSchema is Agent.Structured.Schema compiled; structured the answer
 	// that matched it.
 	outSchema  *tool.Schema
 	structured json.RawMessage
@@ -78,7 +78,7 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 		return nil, err
 	}
 	var outSchema *tool.Schema
-	if len(a.OutputSchema) > 0 {
+	if len(a.Structured.Schema) > 0 {
 		s, err := a.compiledOutputSchema()
 		if err != nil {
 			return nil, err
@@ -168,8 +168,8 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	if r.rec != nil {
 		r.rec.start(r)
 	}
-	_, policyRails := a.Policy.(PolicyGuardrails)
-	r.rails = policyRails || len(a.InputGuardrails)+len(a.OutputGuardrails)+len(a.ToolResultGuardrails) > 0
+	_, policyRails := a.Checks.Policy.(PolicyGuardrails)
+	r.rails = policyRails || len(a.Checks.InputGuardrails)+len(a.Checks.OutputGuardrails)+len(a.Checks.ToolResultGuardrails) > 0
 	if !resumed && r.rails && len(r.guardrails(GuardInput)) > 0 {
 		if err := r.guardInput(); err != nil {
 			return r.fail(0, err)
@@ -310,8 +310,8 @@ type verdict struct {
 // judge is the one stage that judges a final answer. Its checks run in
 // order, each on what the one before let through: the output guardrails
 // (which may rewrite the answer, block it or ask for a correction), the
-// output schema (a mismatch goes back, up to OutputRetries times), then
-// the post-turn hook (a correction, up to MaxCorrections). The first
+// output schema (a mismatch goes back, up to Structured.Retries times),
+// then the post-turn hook (a correction, up to Checks.MaxCorrections). The first
 // correction is the verdict. An error (a block, corrections or retries
 // spent) ends the run; a failing guardrail blocks, a failing post-turn hook
 // lets the answer stand (it can only add a correction), both traced.
@@ -323,7 +323,7 @@ func (r *runner) judge(step int, llmSpan, answer string) (verdict, error) {
 		}
 		if fix != "" {
 			if r.st.Corrections >= r.correctionCap() {
-				return verdict{}, &GuardrailError{Stage: GuardOutput, Guardrail: "corrections", Reason: "the answer was still not accepted after the corrections allowed (Agent.MaxCorrections)"}
+				return verdict{}, &GuardrailError{Stage: GuardOutput, Guardrail: "corrections", Reason: "the answer was still not accepted after the corrections allowed (Agent.Checks.MaxCorrections)"}
 			}
 			m := llm.UserText(fix)
 			return verdict{fix: &m, count: &r.st.Corrections}, nil
@@ -345,7 +345,7 @@ func (r *runner) judge(step int, llmSpan, answer string) (verdict, error) {
 		}
 		r.structured = v
 	}
-	if r.a.PostTurn != nil {
+	if r.a.Checks.PostTurn != nil {
 		if corr := r.postTurn(step, llmSpan, answer); corr != nil {
 			return verdict{fix: corr, count: &r.st.Corrections}, nil
 		}

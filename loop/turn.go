@@ -182,7 +182,7 @@ func (r *runner) plan(step int, llmSpan string, calls []llm.ToolCall) ([]plan, [
 	for i, c := range calls {
 		p := &plans[i]
 		*p = r.newPlan(c)
-		if r.search != nil && c.Name == FindToolsName {
+		if r.search != nil && c.Name == findToolsName {
 			p.findTools = true // the run's own; not counted
 			continue
 		}
@@ -355,7 +355,7 @@ func checkCodeModeOnly(r *runner, g *gateCall) refusal.Refusal {
 // anything runs it.
 func checkPreToolHooks(r *runner, g *gateCall) refusal.Refusal {
 	if g.early != nil {
-		g.clean = len(r.a.PreToolHooks) == 0
+		g.clean = len(r.a.Checks.PreToolHooks) == 0
 		return refusal.Refusal{}
 	}
 	return r.preHooks(g.step, g.span, g.p)
@@ -421,7 +421,7 @@ func (r *runner) guardHit(g *gateCall, block, wouldBlock trace.Type, ev trace.Gu
 // checkPolicy asks the policy: it denies (a failing policy denies too, see
 // decide), asks a person, or allows.
 func checkPolicy(r *runner, g *gateCall) refusal.Refusal {
-	if r.a.Policy == nil {
+	if r.a.Checks.Policy == nil {
 		return refusal.Refusal{}
 	}
 	p := g.p
@@ -432,7 +432,7 @@ func checkPolicy(r *runner, g *gateCall) refusal.Refusal {
 	if g.early != nil {
 		in.Early, in.Messages = true, g.early.transcript(r.st.Messages)
 	}
-	d := decide(r.ctx, r.a.Policy, in)
+	d := decide(r.ctx, r.a.Checks.Policy, in)
 	switch d.Verdict {
 	case VerdictDeny:
 		ev := g.ev()
