@@ -1669,7 +1669,7 @@ var mutations = []mutation{
 		"ctx = trace.WithSpanOf(ctx, r.tr, span)", "ctx = trace.WithSpan(ctx, span)",
 		".", "^TestSandboxCallGoesToTheRunsTracer$"},
 	{"diet defects: eval reads no taint from an older transcript", "eval/trajectory.go",
-		"ok && loop.IsTainted([]llm.Message{llm.ToolResultMessage(r)}) {", "ok && r.Untrusted {",
+		"ok && loop.IsTainted([]llm.Message{llm.ToolResultMessage(r)}) {", "ok && (r.Untrusted || loop.IsTainted(nil)) {",
 		"./eval", "^TestTrajectoryTaintFromTheMarkAndOldFraming$"},
 	{"diet defects: revoke ignores recorded tool names", "manifest/store.go",
 		"return slices.Contains(e.Tools, target) }); len(byTool) > 0 {", "return false }); len(byTool) > 0 {",
