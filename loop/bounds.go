@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -140,4 +141,38 @@ func ParseBounds(data []byte) (Bounds, error) {
 		return Bounds{}, fmt.Errorf("loop: bounds: %w", err)
 	}
 	return b, b.Validate()
+}
+
+// contextWindows are the context windows of model families, by name
+// prefix, longest prefix first where they overlap.
+var contextWindows = []struct {
+	prefix string
+	tokens int64
+}{
+	{"gpt-4.1", 1_047_576},
+	{"gpt-4o", 128_000},
+	{"gpt-5", 400_000},
+	{"o3", 200_000},
+	{"o4", 200_000},
+	{"claude", 200_000},
+	{"gemini-1.5", 1_048_576},
+	{"gemini-2", 1_048_576},
+	{"deepseek", 128_000},
+	{"llama-3", 128_000},
+	{"moonshotai/kimi", 262_144},
+	{"kimi", 262_144},
+	{"qwen", 131_072},
+}
+
+// ContextWindowFor returns the context window, in tokens, of the model
+// family model belongs to, or 0 when it is not known.
+func ContextWindowFor(model string) int64 {
+	m := strings.ToLower(model)
+	best, tokens := 0, int64(0)
+	for _, w := range contextWindows {
+		if strings.HasPrefix(m, w.prefix) && len(w.prefix) > best {
+			best, tokens = len(w.prefix), w.tokens
+		}
+	}
+	return tokens
 }

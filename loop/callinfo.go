@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 
 	"github.com/autoagent-go/autoagent/internal/loopwire"
@@ -69,30 +68,6 @@ func (c *callCtx) Tainted() bool {
 func (c *callCtx) Taint() { c.tainted.Store(true) }
 
 var _ tool.TaintScope = (*callCtx)(nil)
-
-// usageSink gathers usage reported by the tools of a turn (sub-agents, tools
-// that call models); the loop folds it into the run's spend after the turn.
-type usageSink struct {
-	mu   sync.Mutex
-	u    llm.Usage
-	have bool
-}
-
-func (s *usageSink) add(u llm.Usage) {
-	s.mu.Lock()
-	s.u = s.u.Add(u.Normalize())
-	s.have = true
-	s.mu.Unlock()
-}
-
-// take returns and clears the gathered usage.
-func (s *usageSink) take() (llm.Usage, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u, have := s.u, s.have
-	s.u, s.have = llm.Usage{}, false
-	return u, have
-}
 
 type callKey struct{}
 

@@ -67,9 +67,6 @@ type HookResult struct {
 // refusal of a denial or a failure, and sets p.call's arguments on a
 // rewrite.
 func (r *runner) preHooks(step int, llmSpan string, p *plan) refusal.Refusal {
-	if len(r.a.Checks.PreToolHooks) == 0 {
-		return refusal.Refusal{}
-	}
 	ev := trace.Hook{Step: step, Name: p.call.Name, CallID: p.call.ID}
 	for i, h := range r.a.Checks.PreToolHooks {
 		in := &HookCall{Call: p.call, Flags: p.flags, Known: p.tool != nil, Step: step, RunID: r.st.RunID}

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -122,7 +123,9 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	}
 	if a.Tools != nil {
 		r.specs = a.Tools.Specs()
-		r.search = newToolSearch(r.specs, a.ToolSearchThreshold, st.Revealed)
+		if t := a.ToolSearchThreshold; t >= 0 && len(r.specs) > cmp.Or(t, defaultToolSearchThreshold) {
+			r.search = newToolSearch(r.specs, st.Revealed)
+		}
 	}
 	resumedFrom := 0
 	if resumed {
@@ -208,6 +211,31 @@ func (r *runner) compact() {
 		p.InputTokens, p.OutputTokens, p.CachedTokens = u.InputTokens, u.OutputTokens, u.CachedTokens
 	}
 	traceEvent(r, trace.MemoryCompacted, r.runSpan, p)
+}
+
+// compactMidRun runs the memory over the transcript between turns,
+// fail-open, into a transcript of the run's own.
+func (r *runner) compactMidRun() error {
+	var out []llm.Message
+	var u *llm.Usage
+	err := protect("memory", func() (err error) {
+		out, u, err = r.a.Memory.Compact(r.memoryContext(), r.st.Messages)
+		return err
+	})
+	if u != nil {
+		r.addUsage(*u)
+	}
+	if err == nil && out == nil {
+		err = errors.New("memory returned no messages")
+	}
+	if err != nil {
+		return err
+	}
+	msgs := make([]llm.Message, len(out), len(out)+16)
+	copy(msgs, out)
+	r.st.Messages = msgs
+	r.st.TurnStart = min(r.st.TurnStart, len(msgs))
+	return nil
 }
 
 // memoryContext is the context the memory compacts with: marked with
@@ -372,6 +400,47 @@ func (r *runner) correct(step int, v verdict) error {
 		return errAborted
 	}
 	return r.checkpoint()
+}
+
+// keptResults is how many recent tool results stay in full once the run
+// is over its context budget.
+const keptResults = 2
+
+// noteInput records what a model call reported, for the budget check
+// before the next one.
+func (r *runner) noteInput(resp *llm.Response) {
+	if resp.Usage != nil {
+		r.lastInput = resp.Usage.Normalize().InputTokens
+	}
+	if resp.Model != "" {
+		r.lastModel = resp.Model
+	}
+}
+
+// contextBudget runs before a model call: once the last call's input
+// reached the share of the window, it compacts the memory (once) and turns
+// on the pruning of old tool results for the rest of the run.
+func (r *runner) contextBudget(step int) {
+	if r.overBudget || r.lastInput == 0 {
+		return
+	}
+	window := r.b.ContextWindow
+	if window == 0 {
+		window = ContextWindowFor(cmp.Or(r.a.Model, r.lastModel))
+	}
+	if window == 0 || float64(r.lastInput) < r.b.ContextShare*float64(window) {
+		return
+	}
+	r.overBudget = true
+	status := "pruned"
+	if r.a.Memory != nil {
+		if err := r.compactMidRun(); err != nil {
+			traceEvent(r, trace.MemoryError, r.runSpan, trace.Memory{Step: step, Error: err.Error()})
+		} else {
+			status = "compacted, pruned"
+		}
+	}
+	traceEvent(r, trace.ContextBudget, r.runSpan, trace.Memory{Step: step, InputTokens: r.lastInput, Limit: int(window), Kept: keptResults, Status: status})
 }
 
 // callModel sends the transcript (pruned view) to the model.
@@ -633,4 +702,18 @@ func finishedResult(st *RunState) *Result {
 		}
 	}
 	return res
+}
+
+// protect calls f and turns a panic into the error "<what> panicked: <value>".
+// The loop calls the host's code (system prompt function, memory, provider,
+// policy, post-turn hook, checkpoint) through it, so a bug there fails a
+// step the way an error would instead of crashing the process that embeds
+// the loop. Tools have their own guard (tool.SafeCall).
+func protect(what string, f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s panicked: %v", what, p)
+		}
+	}()
+	return f()
 }

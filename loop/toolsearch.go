@@ -30,15 +30,9 @@ type toolSearch struct {
 	revealed map[string]bool
 }
 
-// newToolSearch indexes specs when there are more than threshold of them
-// (0: the default; negative: never), with names revealed before (resume).
-func newToolSearch(specs []llm.ToolSpec, threshold int, revealed []string) *toolSearch {
-	if threshold == 0 {
-		threshold = defaultToolSearchThreshold
-	}
-	if threshold < 0 || len(specs) <= threshold {
-		return nil
-	}
+// newToolSearch indexes specs, with names revealed before (resume). The
+// run makes one only past Agent.ToolSearchThreshold.
+func newToolSearch(specs []llm.ToolSpec, revealed []string) *toolSearch {
 	s := &toolSearch{all: specs, index: bm25.New(), revealed: map[string]bool{}}
 	for i, sp := range specs {
 		s.index.Add(int64(i+1), searchDocument(sp))
