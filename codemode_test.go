@@ -12,6 +12,7 @@ import (
 
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/internal/marker"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
@@ -73,7 +74,7 @@ func codeModeAgent(t *testing.T, ran map[string]*atomic.Int32, policy loop.Polic
 			scripted.Turn{Text: "done"},
 		),
 		Tools:  reg,
-		Policy: policy,
+		Checks: loop.Checks{Policy: policy},
 	}
 }
 
@@ -123,7 +124,7 @@ func TestCodeModeUntrustedTaints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ran["weather"].Load() != 1 || !res.State.Tainted || !strings.Contains(resultOf(res.Messages, "c1"), loop.UntrustedOpen) {
+	if ran["weather"].Load() != 1 || !res.State.Tainted || !strings.Contains(resultOf(res.Messages, "c1"), marker.UntrustedOpen) {
 		t.Errorf("weather ran %d, tainted %v, result %q", ran["weather"].Load(), res.State.Tainted, resultOf(res.Messages, "c1"))
 	}
 }

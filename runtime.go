@@ -57,7 +57,7 @@ type Config struct {
 	System string
 	Bounds loop.Bounds
 	// OutputSchema, when set, is the JSON Schema the final answer must
-	// match (loop.Agent.OutputSchema): Result.Structured holds the value.
+	// match (loop.Agent.Structured): Result.Structured holds the value.
 	OutputSchema json.RawMessage
 
 	// Tools are Go tools of the embedding program.
@@ -345,22 +345,21 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		}
 	}
 	rt.agent = &loop.Agent{
-		Provider: model,
-		Tools:    rt.tools,
-		System:   cfg.System,
-		Model:    cfg.Provider.Model,
-		Bounds:   cfg.Bounds,
-		Tracer:   tr,
-		Policy:   cfg.Policy,
-
-		OutputSchema: cfg.OutputSchema,
+		Provider:   model,
+		Tools:      rt.tools,
+		System:     cfg.System,
+		Model:      cfg.Provider.Model,
+		Bounds:     cfg.Bounds,
+		Tracer:     tr,
+		Checks:     loop.Checks{Policy: cfg.Policy},
+		Structured: loop.StructuredOutput{Schema: cfg.OutputSchema},
 	}
 	if cfg.Policy == nil && cfg.PolicyFile != "" {
 		pol, err := policy.Load(cfg.PolicyFile)
 		if err != nil {
 			return nil, err
 		}
-		rt.agent.Policy = pol
+		rt.agent.Checks.Policy = pol
 	}
 	if cfg.CheckpointFile != "" {
 		if rt.checkpoints, err = loop.OpenFileStore(cfg.CheckpointFile); err != nil {

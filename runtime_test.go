@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/internal/marker"
 	"github.com/autoagent-go/autoagent/llm"
-	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/session"
@@ -96,7 +96,7 @@ func TestRuntimeRunsSandboxedAndMCPTools(t *testing.T) {
 	if !strings.Contains(got["c1"], "hi") || !strings.Contains(got["c2"], "Echo: hello") || !strings.Contains(got["c3"], "ToolPolicyDenied: no environment") {
 		t.Errorf("results %q", got)
 	}
-	if !res.State.Tainted || !strings.Contains(got["c2"], loop.UntrustedOpen) {
+	if !res.State.Tainted || !strings.Contains(got["c2"], marker.UntrustedOpen) {
 		t.Errorf("the MCP result did not taint the run: tainted %v, %q", res.State.Tainted, got["c2"])
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
+	"github.com/autoagent-go/autoagent/internal/marker"
 	"github.com/autoagent-go/autoagent/internal/pluginload"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
@@ -126,7 +127,7 @@ func TestKVTaintAcrossRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := resultOf(res.Messages, "k2")
-	if !strings.HasPrefix(got, loop.UntrustedOpen) || !strings.Contains(got, page) {
+	if !strings.HasPrefix(got, marker.UntrustedOpen) || !strings.Contains(got, page) {
 		t.Errorf("the value read back is not framed as untrusted: %q", got)
 	}
 	if !res.Tainted {
@@ -277,7 +278,7 @@ func TestPolicyOnIdempotentSeesTheGrants(t *testing.T) {
 			scripted.Turn{Text: "done"},
 		),
 		Tools:  reg,
-		Policy: spec,
+		Checks: loop.Checks{Policy: spec},
 	}
 	if res, err := a.Run(ctx, "go"); !errors.Is(err, loop.ErrApprovalRequired) || res.StopReason != loop.StopApprovalRequired {
 		t.Errorf("a kv-granted tool calling itself idempotent ran without approval: %v", err)
@@ -325,7 +326,7 @@ func TestQuarantinedDropInTaintsTheRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := resultOf(res.Messages, "e1"); !strings.HasPrefix(got, loop.UntrustedOpen) {
+	if got := resultOf(res.Messages, "e1"); !strings.HasPrefix(got, marker.UntrustedOpen) {
 		t.Errorf("the quarantined drop-in's result is not framed: %q", got)
 	}
 	if !res.Tainted || sent.Load() != 0 {

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/autoagent-go/autoagent/codemode"
+	"github.com/autoagent-go/autoagent/internal/loopwire"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/policy"
@@ -35,10 +36,10 @@ type Activities struct {
 // unsupported names the agent features a durable run cannot carry.
 func unsupported(ag *loop.Agent) error {
 	var what []string
-	if ag.PostTurn != nil {
+	if ag.Checks.PostTurn != nil {
 		what = append(what, "PostTurn")
 	}
-	if len(ag.PreToolHooks) > 0 || len(ag.PostToolHooks) > 0 {
+	if len(ag.Checks.PreToolHooks) > 0 || len(ag.Checks.PostToolHooks) > 0 {
 		what = append(what, "tool hooks")
 	}
 	if ag.Memory != nil {
@@ -106,8 +107,8 @@ func (a *Activities) Describe(ctx context.Context, path string) (*Description, e
 	}
 	d := &Description{
 		System: ag.System, Model: ag.Model, Temperature: ag.Temperature, MaxTokens: ag.MaxTokens,
-		Bounds: ag.Bounds, MaxCorrections: ag.MaxCorrections,
-		OutputSchema: ag.OutputSchema, OutputSchemaName: ag.OutputSchemaName, OutputStrict: ag.OutputStrict, OutputRetries: ag.OutputRetries,
+		Bounds: ag.Bounds, MaxCorrections: ag.Checks.MaxCorrections,
+		OutputSchema: ag.Structured.Schema, OutputSchemaName: ag.Structured.Name, OutputStrict: ag.Structured.Strict, OutputRetries: ag.Structured.Retries,
 	}
 	if ag.SystemFunc != nil {
 		s, err := ag.SystemFunc(ctx)
@@ -116,7 +117,7 @@ func (a *Activities) Describe(ctx context.Context, path string) (*Description, e
 		}
 		d.System = s
 	}
-	switch p := ag.Policy.(type) {
+	switch p := ag.Checks.Policy.(type) {
 	case nil:
 	case *policy.Spec:
 		raw, err := json.Marshal(p)
@@ -192,7 +193,7 @@ func (a *Activities) Tool(ctx context.Context, in ToolInput) (*ToolOutput, error
 	}
 	stop := heartbeat(ctx)
 	defer stop()
-	cctx, report := loop.RemoteCallContext(ctx, loop.CallInfo{RunID: in.RunID, Step: in.Step, CallID: in.CallID, Name: in.Name}, in.Tainted)
+	cctx, report := loopwire.RemoteCallContext(ctx, loopwire.Call{RunID: in.RunID, Step: in.Step, CallID: in.CallID, Name: in.Name}, in.Tainted)
 	res, err := tool.SafeCall(cctx, t, tool.Call{ID: in.CallID, Name: in.Name, Arguments: in.Arguments})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -209,7 +210,7 @@ func (a *Activities) Tool(ctx context.Context, in ToolInput) (*ToolOutput, error
 }
 
 // Program runs a code-mode program once with the runner of the worker's
-// agent, its calls answered from the record (loop.ReplayProgramContext):
+// agent, its calls answered from the record (loopwire.ReplayProgramContext):
 // it returns the program's result, or the first call it made past the
 // record, which the workflow passes through the run's gate and adds to
 // the record before it runs the program again. The program has no effect
@@ -227,7 +228,7 @@ func (a *Activities) Program(ctx context.Context, in ProgramInput) (*ProgramOutp
 	}
 	stop := heartbeat(ctx)
 	defer stop()
-	pctx, end := loop.ReplayProgramContext(ctx, loop.CallInfo{RunID: in.RunID, Step: in.Step, CallID: in.CallID, Name: codemode.ToolName}, in.Tainted, in.Record)
+	pctx, end := loopwire.ReplayProgramContext(ctx, loopwire.Call{RunID: in.RunID, Step: in.Step, CallID: in.CallID, Name: codemode.ToolName}, in.Tainted, in.Record)
 	res, err := ag.CodeMode.Runner.Run(pctx, in.Program)
 	replay := end()
 	if ctx.Err() != nil {
@@ -260,10 +261,10 @@ func (a *Activities) Policy(ctx context.Context, in PolicyArgs) (loop.Decision, 
 	if err != nil {
 		return loop.Decision{}, err
 	}
-	if ag.Policy == nil {
+	if ag.Checks.Policy == nil {
 		return loop.Decision{Verdict: loop.VerdictAllow}, nil
 	}
-	return ag.Policy.Decide(ctx, in.Input)
+	return ag.Checks.Policy.Decide(ctx, in.Input)
 }
 
 // heartbeat records the activity's heartbeats while a tool runs, so that

@@ -77,7 +77,7 @@ func TestDevServerRunWithApprovals(t *testing.T) {
 
 	// The local run, with the same decisions.
 	local := newAgent(t, &counter{name: "pay"}, turns()...)
-	local.Policy = pol
+	local.Checks.Policy = pol
 	_, err = local.Run(t.Context(), "pay twice")
 	var stop *loop.StopError
 	if !errors.As(err, &stop) {
@@ -94,7 +94,7 @@ func TestDevServerRunWithApprovals(t *testing.T) {
 
 	pay := &counter{name: "pay"}
 	agent := newAgent(t, pay, turns()...)
-	agent.Policy = pol
+	agent.Checks.Policy = pol
 	startWorker(t, c, "q-approvals", &durable.Activities{Agent: agent})
 	dc := &durable.Client{Temporal: c, TaskQueue: "q-approvals"}
 	id, err := dc.Start(t.Context(), "run-approvals", durable.RunInput{Prompt: "pay twice"}, durable.Options{})
@@ -351,11 +351,11 @@ func TestDevServerCodeMode(t *testing.T) {
 		}
 		lget, lpay := shop()
 		local := programAgent(t, &lineRunner{}, threeCalls, lget, lpay)
-		local.Policy = pol
+		local.Checks.Policy = pol
 		want := localRun(t, local, "run-program-approval", loop.Approve("c1/2"))
 		get, pay := shop()
 		agent := programAgent(t, &lineRunner{}, threeCalls, get, pay)
-		agent.Policy = pol
+		agent.Checks.Policy = pol
 		startWorker(t, c, "q-program-approval", &durable.Activities{Agent: agent})
 		dc := &durable.Client{Temporal: c, TaskQueue: "q-program-approval"}
 		id, err := dc.Start(t.Context(), "run-program-approval", durable.RunInput{Prompt: "go"}, durable.Options{})

@@ -293,7 +293,7 @@ func TestApprovalWithoutWorkerAndServerRestart(t *testing.T) {
 	}
 	agent := func() *loop.Agent {
 		a := faultAgent(dir, false)
-		a.Policy = pol
+		a.Checks.Policy = pol
 		return a
 	}
 	w1 := durable.NewWorker(c, "q-approve", &durable.Activities{Agent: agent()})

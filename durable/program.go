@@ -13,6 +13,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/autoagent-go/autoagent/codemode"
+	"github.com/autoagent-go/autoagent/internal/loopwire"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/tool"
@@ -62,7 +63,7 @@ func (s *programStandIn) Run(ctx context.Context, p codemode.Program) (tool.Resu
 	// The taint before the program's first call: the record says which of
 	// its results tainted it after.
 	tainted := tool.Tainted(ctx)
-	var record []loop.RecordedCall
+	var record []loopwire.RecordedCall
 	for {
 		in := ProgramInput{Agent: s.agent, RunID: ci.RunID, Step: ci.Step, CallID: ci.CallID, Program: p, Record: record, Tainted: tainted}
 		size, err := payloadSize(in)
@@ -104,8 +105,8 @@ func (s *programStandIn) Run(ctx context.Context, p codemode.Program) (tool.Resu
 		if err != nil {
 			return tool.Result{}, err
 		}
-		record = append(record, loop.RecordedCall{Name: c.Name, Arguments: c.Arguments, Result: res, Untrusted: !before && tool.Tainted(ctx)})
-		if loop.NestedPaused(ctx) {
+		record = append(record, loopwire.RecordedCall{Name: c.Name, Arguments: c.Arguments, Result: res, Untrusted: !before && tool.Tainted(ctx)})
+		if loopwire.NestedPaused(ctx) {
 			// The run pauses after this call; its later calls would be
 			// refused until the decision.
 			return res, nil
@@ -115,7 +116,7 @@ func (s *programStandIn) Run(ctx context.Context, p codemode.Program) (tool.Resu
 
 // programFailure is what the model reads when a run of a program failed
 // on every attempt (a Go error for a cancellation, which stops the run).
-func programFailure(ctx context.Context, err error, record []loop.RecordedCall, timeout time.Duration) (tool.Result, error) {
+func programFailure(ctx context.Context, err error, record []loopwire.RecordedCall, timeout time.Duration) (tool.Result, error) {
 	var cerr *temporal.CanceledError
 	var terr *temporal.TimeoutError
 	var aerr *temporal.ApplicationError
@@ -132,7 +133,7 @@ func programFailure(ctx context.Context, err error, record []loop.RecordedCall, 
 
 // madeCalls says which calls a program stopped mid-way made: they ran (or
 // were refused), and the model should know.
-func madeCalls(record []loop.RecordedCall) string {
+func madeCalls(record []loopwire.RecordedCall) string {
 	if len(record) == 0 {
 		return "no tool call"
 	}

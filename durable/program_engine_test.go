@@ -92,12 +92,12 @@ return {total: a.refund + b.refund, refunded}`
 
 	var local orders
 	la := programAgent(t, programs, code, local.tools(t)...)
-	la.Policy = pol
+	la.Checks.Policy = pol
 	want := localRun(t, la, "run-js", loop.Approve("c1/2"))
 
 	var remote orders
 	agent := programAgent(t, programs, code, remote.tools(t)...)
-	agent.Policy = pol
+	agent.Checks.Policy = pol
 	e := env(t, &durable.Activities{Agent: agent})
 	e.SetStartWorkflowOptions(startOptions("run-js"))
 	var paused durable.Status

@@ -206,13 +206,13 @@ func TestWorkflowCodeModeApproval(t *testing.T) {
 	}
 	lget, lpay := shop()
 	local := programAgent(t, &lineRunner{}, threeCalls, lget, lpay)
-	local.Policy = pol
+	local.Checks.Policy = pol
 	want := localRun(t, local, "run-cm", loop.Approve("c1/2"))
 
 	get, pay := shop()
 	runner := &lineRunner{}
 	agent := programAgent(t, runner, threeCalls, get, pay)
-	agent.Policy = pol
+	agent.Checks.Policy = pol
 	e := env(t, &durable.Activities{Agent: agent})
 	e.SetStartWorkflowOptions(startOptions("run-cm"))
 	var paused durable.Status
@@ -432,7 +432,7 @@ func TestWorkflowCodeModeApprovalIsBoundToTheCall(t *testing.T) {
 	// Runs 1 and 2 reach the pause; from run 3 on (after the decision)
 	// the program pays another amount.
 	agent := programAgent(t, &lineRunner{swap: [2]string{`pay {"n":2}`, `pay {"n":99}`}, swapFrom: 3}, threeCalls, get, pay)
-	agent.Policy = pol
+	agent.Checks.Policy = pol
 	e := env(t, &durable.Activities{Agent: agent})
 	e.RegisterDelayedCallback(func() {
 		e.UpdateWorkflow(durable.UpdateDecide, "u1", &testsuite.TestUpdateCallback{

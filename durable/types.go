@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/autoagent-go/autoagent/codemode"
+	"github.com/autoagent-go/autoagent/internal/loopwire"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/tool"
@@ -114,21 +115,21 @@ func (in ToolInput) IdempotencyKey() string {
 
 // ToolOutput is a tool call's result and what the tool reported.
 type ToolOutput struct {
-	Result tool.Result     `json:"result"`
-	Report loop.CallReport `json:"report"`
+	Result tool.Result         `json:"result"`
+	Report loopwire.CallReport `json:"report"`
 }
 
 // ProgramInput is one run of a code-mode program on a worker, by the
 // runner of the agent at path Agent: the program of the run_program call
 // CallID, and the calls it made so far with their results (Record), which
-// it gets again instead of reaching the run (see loop.ReplayProgramContext).
+// it gets again instead of reaching the run (see loopwire.ReplayProgramContext).
 type ProgramInput struct {
-	Agent   string              `json:"agent,omitempty"`
-	RunID   string              `json:"run_id"`
-	Step    int                 `json:"step"`
-	CallID  string              `json:"call_id"`
-	Program codemode.Program    `json:"program"`
-	Record  []loop.RecordedCall `json:"record,omitempty"`
+	Agent   string                  `json:"agent,omitempty"`
+	RunID   string                  `json:"run_id"`
+	Step    int                     `json:"step"`
+	CallID  string                  `json:"call_id"`
+	Program codemode.Program        `json:"program"`
+	Record  []loopwire.RecordedCall `json:"record,omitempty"`
 	// Tainted: the call had taken in untrusted content before the
 	// program's first call (the run's), as ToolInput's; a result in the
 	// record says whether it tainted the program.
@@ -139,9 +140,9 @@ type ProgramInput struct {
 // result, or needing Call (its first call past the record) answered in
 // the run; and what it reported.
 type ProgramOutput struct {
-	Result *tool.Result    `json:"result,omitempty"`
-	Call   *tool.Call      `json:"call,omitempty"`
-	Report loop.CallReport `json:"report"`
+	Result *tool.Result        `json:"result,omitempty"`
+	Call   *tool.Call          `json:"call,omitempty"`
+	Report loopwire.CallReport `json:"report"`
 }
 
 // Status is a run's state as the query answers it.

@@ -15,6 +15,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/autoagent-go/autoagent/codemode"
+	"github.com/autoagent-go/autoagent/internal/loopwire"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/loop/refusal"
@@ -183,9 +184,9 @@ func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
 	bounds.ToolTimeout = 0
 	a := &loop.Agent{
 		Provider: modelStandIn{opts: r.in.Options, agent: r.in.Agent}, System: d.System, Model: d.Model, Temperature: d.Temperature, MaxTokens: d.MaxTokens,
-		Bounds: bounds, MaxCorrections: d.MaxCorrections, MaxParallelTools: 1,
-		OutputSchema: d.OutputSchema, OutputSchemaName: d.OutputSchemaName, OutputStrict: d.OutputStrict, OutputRetries: d.OutputRetries,
-		NewRunID: func() string { return r.status.RunID },
+		Bounds: bounds, Checks: loop.Checks{MaxCorrections: d.MaxCorrections}, MaxParallelTools: 1,
+		Structured: loop.StructuredOutput{Schema: d.OutputSchema, Name: d.OutputSchemaName, Strict: d.OutputStrict, Retries: d.OutputRetries},
+		NewRunID:   func() string { return r.status.RunID },
 	}
 	a.Checkpoint = func(_ context.Context, st *loop.RunState) error {
 		r.observe(st)
@@ -225,10 +226,10 @@ func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
 		if err != nil {
 			return nil, fmt.Errorf("durable: the worker's policy: %w", err)
 		}
-		a.Policy = p
+		a.Checks.Policy = p
 	case d.HasPolicy:
 		agent := r.in.Agent
-		a.Policy = loop.PolicyFunc(func(ctx context.Context, in *loop.PolicyInput) (loop.Decision, error) {
+		a.Checks.Policy = loop.PolicyFunc(func(ctx context.Context, in *loop.PolicyInput) (loop.Decision, error) {
 			return policyStandIn(ctx, agent, in)
 		})
 	}
@@ -523,20 +524,21 @@ func (t *subAgentStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, e
 	if res.StopReason != loop.StopDone {
 		return tool.Errorf("sub-agent %s failed: %s", t.info.Spec.Name, res.StopReason), nil
 	}
-	return loop.SubAgentResult(res.Output, res.Steps, res.Usage, have), nil
+	return loopwire.SubAgentResult(res.Output, res.Steps, res.Usage, have), nil
 }
 
-// childResult is a child run's outcome as Agent.Run gives it.
-func childResult(res *loop.Result, err error) (*loop.Result, error) {
+// childOutcome is a child run's outcome as a delegation takes it.
+func childOutcome(res *loop.Result, err error) loopwire.Outcome {
 	if err != nil {
-		return nil, err
+		return loopwire.Outcome{Err: err}
 	}
-	res.UsageReported = res.Usage != (llm.Usage{})
-	res.Tainted = loop.IsTainted(res.Messages)
+	o := loopwire.Outcome{Usage: res.Usage, HaveUsage: res.Usage != (llm.Usage{}), Tainted: loop.IsTainted(res.Messages)}
 	if res.StopReason != loop.StopDone {
-		return nil, &loop.RunError{Step: res.Steps, Err: fmt.Errorf("run stopped: %s", res.StopReason), State: &loop.RunState{Step: res.Steps, Usage: res.Usage, HaveUsage: res.UsageReported, Tainted: res.Tainted}}
+		o.Err = &loop.RunError{Step: res.Steps, Err: fmt.Errorf("run stopped: %s", res.StopReason)}
+		return o
 	}
-	return res, nil
+	o.Output, o.Steps = res.Output, res.Steps
+	return o
 }
 
 // delegateStandIn is a Delegate tool of the worker's agent: each request
@@ -550,7 +552,7 @@ type delegateStandIn struct {
 }
 
 func (t *delegateStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, error) {
-	d, bad := loop.ParseDelegation(c.Arguments, t.info.Specialists)
+	d, bad := loopwire.ParseDelegation(c.Arguments, t.info.Specialists)
 	if bad != nil {
 		return *bad, nil
 	}
@@ -572,8 +574,7 @@ func (t *delegateStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, e
 					cancelled = err
 					return
 				}
-				out, err := childResult(&res, err)
-				d.Done(r.Index, out, err)
+				d.Done(r.Index, childOutcome(&res, err))
 			}
 		})
 	}

@@ -168,7 +168,7 @@ func TestWorkflowApproval(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	agent.Policy = p
+	agent.Checks.Policy = p
 	e := env(t, &durable.Activities{Agent: agent})
 	var sawPending durable.Status
 	var refused, accepted error
@@ -357,7 +357,7 @@ func TestWorkflowContinueAsNew(t *testing.T) {
 // kept.
 func TestWorkflowCancelWhilePaused(t *testing.T) {
 	agent := newAgent(t, &counter{name: "pay"}, turns()...)
-	agent.Policy, _ = policy.Parse([]byte(approvePay))
+	agent.Checks.Policy, _ = policy.Parse([]byte(approvePay))
 	e := env(t, &durable.Activities{Agent: agent})
 	e.RegisterDelayedCallback(e.CancelWorkflow, time.Hour)
 	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "pay"}})
@@ -372,7 +372,7 @@ func TestWorkflowGoPolicy(t *testing.T) {
 	pay := &counter{name: "pay"}
 	agent := newAgent(t, pay, turns()[0], scripted.Turn{Text: "denied"})
 	var asked atomic.Int32
-	agent.Policy = loop.PolicyFunc(func(_ context.Context, in *loop.PolicyInput) (loop.Decision, error) {
+	agent.Checks.Policy = loop.PolicyFunc(func(_ context.Context, in *loop.PolicyInput) (loop.Decision, error) {
 		asked.Add(1)
 		return loop.Decision{Verdict: loop.VerdictDeny, Reason: "not on " + in.RunID}, nil
 	})

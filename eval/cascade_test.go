@@ -76,9 +76,9 @@ func TestCascadeApprovalStops(t *testing.T) {
 			return &loop.Agent{
 				Provider: scripted.New(scripted.Turn{ToolCalls: []llm.ToolCall{{ID: "c1", Name: "pay", Arguments: []byte(`{}`)}}}),
 				Tools:    reg,
-				Policy: loop.PolicyFunc(func(context.Context, *loop.PolicyInput) (loop.Decision, error) {
+				Checks: loop.Checks{Policy: loop.PolicyFunc(func(context.Context, *loop.PolicyInput) (loop.Decision, error) {
 					return loop.Decision{Verdict: loop.VerdictApprove}, nil
-				}),
+				})},
 			}, nil
 		}},
 		tier("top", &built, scripted.Turn{Text: "done"}),

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/autoagent-go/autoagent/eval"
+	"github.com/autoagent-go/autoagent/internal/marker"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/loop/refusal"
@@ -114,7 +115,7 @@ func TestTrajectoryTaintFromTheMarkAndOldFraming(t *testing.T) {
 		taints bool
 	}{
 		{"marked", llm.ToolResult{CallID: "1", Content: "page text", Untrusted: true}, true},
-		{"framed only", llm.ToolResult{CallID: "1", Content: loop.UntrustedOpen + "\npage text\n" + loop.UntrustedClose}, true},
+		{"framed only", llm.ToolResult{CallID: "1", Content: marker.UntrustedOpen + "\npage text\n" + marker.UntrustedClose}, true},
 		{"neither", llm.ToolResult{CallID: "1", Content: "page text"}, false},
 	} {
 		msgs := []llm.Message{turn("1"), llm.ToolResultMessage(c.result), turn("2"), llm.ToolResultMessage(llm.ToolResult{CallID: "2", Content: "ok"})}

@@ -97,8 +97,8 @@ type ToolResult struct {
 	// here in place of the tool's answer (see package loop/refusal);
 	// Content is its text. Providers do not send it.
 	Refusal string `json:"refusal,omitempty"`
-	// Untrusted reports that Content is untrusted and framed as such (see
-	// loop.UntrustedOpen). Providers do not send it.
+	// Untrusted reports that Content is untrusted and framed as such (the
+	// loop's untrusted frame). Providers do not send it.
 	Untrusted bool `json:"untrusted,omitempty"`
 }
 

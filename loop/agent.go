@@ -2,7 +2,6 @@ package loop
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"iter"
@@ -50,7 +49,7 @@ type Agent struct {
 	// transcript in the model's call order.
 	MaxParallelTools int
 	// MaxEarlyTools bounds the calls that may start while a streamed answer
-	// is still arriving; 0 means DefaultMaxEarlyTools (4), a negative
+	// is still arriving; 0 means 4, a negative
 	// value switches early starts off, and MaxParallelTools bounds them
 	// too. Only calls of tools flagged Idempotent start early, once
 	// complete and once every check of the tool phase (guards, policy with
@@ -62,41 +61,22 @@ type Agent struct {
 	// nothing early.
 	MaxEarlyTools int
 
-	// PostTurn, when set, sees each final answer and may send a correction
-	// (see [PostTurnHook]).
-	PostTurn PostTurnHook
-	// MaxCorrections caps PostTurn's corrections per run; 0 means 1, a
-	// negative value disables corrections.
-	MaxCorrections int
-
 	// Memory, when set, compacts the transcript once at the start of each
 	// run (never on resume). Failure is not fatal: the run goes on with the
 	// original messages. Its model spend counts in the run's usage.
 	Memory memory.Memory
 
-	// Policy, when set, is consulted for every tool call before any call
-	// of the turn runs (see [Policy]).
-	Policy Policy
-	// OutputSchema, when set, is the JSON Schema the final answer must
-	// match: every request asks the provider for it (OpenAI's
-	// response_format json_schema, Gemini's responseSchema, an instruction
-	// for Anthropic), the answer is validated, and one that does not
-	// match goes back to the model with the validator's message, up to
-	// OutputRetries times (0: DefaultOutputRetries; negative: none); then
-	// the run fails with a *StructuredOutputError. The model may call
-	// tools first. Result.Structured holds the value (StructuredAs).
-	OutputSchema json.RawMessage
-	// OutputSchemaName names the schema for the provider ("answer" when
-	// empty); OutputStrict asks for strict enforcement where offered
-	// (OpenAI's strict, which needs additionalProperties false and every
-	// property required).
-	OutputSchemaName string
-	OutputStrict     bool
-	OutputRetries    int
+	// Checks are the host's checks on the run: the guardrails, the tool
+	// hooks, the post-turn hook and the policy. The zero value checks
+	// nothing beyond the built-in guards of Bounds.
+	Checks Checks
+	// Structured, once its Schema is set, makes the final answer a JSON
+	// value matching it (see [StructuredOutput]).
+	Structured StructuredOutput
 	// ToolSearchThreshold: with more tools than this, the model is offered
 	// find_tools (BM25 over the tools' names, descriptions and argument
 	// names) and the tools it found so far, instead of every tool; 0 means
-	// DefaultToolSearchThreshold, negative never. A call of a tool not yet
+	// 20, negative never. A call of a tool not yet
 	// found is refused, naming find_tools; found tools stay found across
 	// pauses (RunState.Revealed). Guards, policy and the calls themselves
 	// always see the whole registry.
@@ -112,21 +92,6 @@ type Agent struct {
 	// it beside the tools, codemode.Only instead of them (tool search
 	// still applies, to what is declared). See package codemode.
 	CodeMode codemode.Config
-	// InputGuardrails check the prompt before the first model call,
-	// OutputGuardrails the final answer, ToolResultGuardrails each tool
-	// result before the model sees it (see [Guardrail]). A block stops the
-	// run with a *GuardrailError.
-	InputGuardrails, OutputGuardrails, ToolResultGuardrails []Guardrail
-	// PreToolHooks run, in order, on each tool call of the model before
-	// the guards and the policy see it: a hook allows it, denies it with
-	// a reason the model reads, or rewrites its arguments (validated
-	// against the tool's schema again). A failing hook denies. See
-	// [PreToolHook].
-	PreToolHooks []PreToolHook
-	// PostToolHooks run, in order, on each result before the model sees
-	// it (before the width bound and the untrusted frame); a failing hook
-	// leaves the result as it was, and is traced.
-	PostToolHooks []PostToolHook
 
 	// Checkpoint, when set, receives the state before the tools of each
 	// turn run, after each completed step, after each correction and when
@@ -149,6 +114,39 @@ type Agent struct {
 	NewRunID func() string
 
 	replay *replayer
+}
+
+// Checks are the host's checks on a run, each optional. The gate, which
+// every tool call passes before it runs, asks the pre-tool hooks, then
+// the built-in guards (Bounds), then the policy; each result passes the
+// post-tool hooks, then the tool-result guardrails; each final answer
+// passes the output guardrails, then the output schema
+// ([Agent].Structured), then the post-turn hook.
+type Checks struct {
+	// InputGuardrails check the prompt before the first model call,
+	// OutputGuardrails the final answer, ToolResultGuardrails each tool
+	// result before the model sees it (see [Guardrail]). A block stops the
+	// run with a *GuardrailError.
+	InputGuardrails, OutputGuardrails, ToolResultGuardrails []Guardrail
+	// PreToolHooks run, in order, on each tool call of the model before
+	// the guards and the policy see it: a hook allows it, denies it with
+	// a reason the model reads, or rewrites its arguments (validated
+	// against the tool's schema again). A failing hook denies. See
+	// [PreToolHook].
+	PreToolHooks []PreToolHook
+	// PostToolHooks run, in order, on each result before the model sees
+	// it (before the width bound and the untrusted frame); a failing hook
+	// leaves the result as it was, and is traced.
+	PostToolHooks []PostToolHook
+	// PostTurn, when set, sees each final answer and may send a correction
+	// (see [PostTurnHook]).
+	PostTurn PostTurnHook
+	// MaxCorrections caps the corrections of a run, PostTurn's and the
+	// output guardrails'; 0 means 1, a negative value disables them.
+	MaxCorrections int
+	// Policy, when set, is consulted for every tool call before any call
+	// of the turn runs (see [Policy]).
+	Policy Policy
 }
 
 // Run runs the agent on prompt: [system prompt, user prompt], then the
@@ -275,7 +273,7 @@ func (a *Agent) initialMessages(ctx context.Context, prompt string) ([]llm.Messa
 }
 
 func newState(msgs []llm.Message) *RunState {
-	return &RunState{Version: StateVersion, Messages: msgs}
+	return &RunState{Version: stateVersion, Messages: msgs}
 }
 
 // prepareResume validates st and returns a copy carrying the decisions.

@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
-// DefaultMaxSteps is the step bound when [Bounds].MaxSteps is 0.
-const DefaultMaxSteps = 8
+// defaultMaxSteps is the step bound when [Bounds].MaxSteps is 0.
+const defaultMaxSteps = 8
 
 // TrifectaMode says what the lethal-trifecta guard does with a call to an
 // egress tool once the run has ingested untrusted content.
@@ -26,7 +27,7 @@ const (
 // pruned, no loop guard, trifecta guard denying.
 type Bounds struct {
 	// MaxSteps bounds the model calls of a run (not the tool calls); 0
-	// means DefaultMaxSteps. A run that reaches it stops with ErrMaxSteps.
+	// means 8. A run that reaches it stops with ErrMaxSteps.
 	MaxSteps int `json:"max_steps,omitempty"`
 	// TokenBudget caps input+output tokens (the run's own, its memory's
 	// and its sub-agents'); 0 means none. It is checked before each model
@@ -36,7 +37,7 @@ type Bounds struct {
 	// text of each tool result; 0 means none. Longer results keep their
 	// head and tail around a marker, and the marker counts against the
 	// bound. The result of an untrusted tool is bounded first, then framed
-	// (see [UntrustedOpen]): the frame is never cut, and comes on top.
+	// (see [IsTainted]): the frame is never cut, and comes on top.
 	MaxToolResultChars int `json:"max_tool_result_chars,omitempty"`
 	// PruneToolResultsAfter keeps only the N most recent tool results in
 	// full in what is sent to the model; older ones become a short note.
@@ -116,7 +117,7 @@ func (b Bounds) Validate() error {
 // resolved returns b with defaults filled in.
 func (b Bounds) resolved() Bounds {
 	if b.MaxSteps == 0 {
-		b.MaxSteps = DefaultMaxSteps
+		b.MaxSteps = defaultMaxSteps
 	}
 	if b.PruneBatch == 0 {
 		b.PruneBatch = 1
@@ -140,4 +141,38 @@ func ParseBounds(data []byte) (Bounds, error) {
 		return Bounds{}, fmt.Errorf("loop: bounds: %w", err)
 	}
 	return b, b.Validate()
+}
+
+// contextWindows are the context windows of model families, by name
+// prefix, longest prefix first where they overlap.
+var contextWindows = []struct {
+	prefix string
+	tokens int64
+}{
+	{"gpt-4.1", 1_047_576},
+	{"gpt-4o", 128_000},
+	{"gpt-5", 400_000},
+	{"o3", 200_000},
+	{"o4", 200_000},
+	{"claude", 200_000},
+	{"gemini-1.5", 1_048_576},
+	{"gemini-2", 1_048_576},
+	{"deepseek", 128_000},
+	{"llama-3", 128_000},
+	{"moonshotai/kimi", 262_144},
+	{"kimi", 262_144},
+	{"qwen", 131_072},
+}
+
+// ContextWindowFor returns the context window, in tokens, of the model
+// family model belongs to, or 0 when it is not known.
+func ContextWindowFor(model string) int64 {
+	m := strings.ToLower(model)
+	best, tokens := 0, int64(0)
+	for _, w := range contextWindows {
+		if strings.HasPrefix(m, w.prefix) && len(w.prefix) > best {
+			best, tokens = len(w.prefix), w.tokens
+		}
+	}
+	return tokens
 }

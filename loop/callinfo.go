@@ -2,9 +2,9 @@ package loop
 
 import (
 	"context"
-	"sync"
 	"sync/atomic"
 
+	"github.com/autoagent-go/autoagent/internal/loopwire"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -38,7 +38,7 @@ type callCtx struct {
 	run     *runner  // the run, for CallNested
 	parent  *callCtx // the calling tool's call, for a call made through CallNested
 	// inherited: the caller was tainted when the call began (a call run
-	// away from its loop, see RemoteCallContext).
+	// away from its loop, see remoteCallContext).
 	inherited bool
 	// program: the call is code mode's run_program, whose nested calls
 	// are a program's (see nestedRefusal).
@@ -49,7 +49,7 @@ type callCtx struct {
 	// past its time limit can no longer call through CallNested.
 	over atomic.Bool
 	// replay: the call is a program run away from its run, whose calls
-	// are answered from a record (see ReplayProgramContext).
+	// are answered from a record (see replayProgramContext).
 	replay *programReplay
 }
 
@@ -68,30 +68,6 @@ func (c *callCtx) Tainted() bool {
 func (c *callCtx) Taint() { c.tainted.Store(true) }
 
 var _ tool.TaintScope = (*callCtx)(nil)
-
-// usageSink gathers usage reported by the tools of a turn (sub-agents, tools
-// that call models); the loop folds it into the run's spend after the turn.
-type usageSink struct {
-	mu   sync.Mutex
-	u    llm.Usage
-	have bool
-}
-
-func (s *usageSink) add(u llm.Usage) {
-	s.mu.Lock()
-	s.u = s.u.Add(u.Normalize())
-	s.have = true
-	s.mu.Unlock()
-}
-
-// take returns and clears the gathered usage.
-func (s *usageSink) take() (llm.Usage, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u, have := s.u, s.have
-	s.u, s.have = llm.Usage{}, false
-	return u, have
-}
 
 type callKey struct{}
 
@@ -133,28 +109,15 @@ func ReportUsage(ctx context.Context, u llm.Usage) bool {
 	return true
 }
 
-// CallReport is what a tool reported through its context while it ran
-// outside the loop (see [RemoteCallContext]).
-type CallReport struct {
-	// Usage is what the tool reported with ReportUsage; HaveUsage is false
-	// when it reported nothing.
-	Usage     llm.Usage `json:"usage"`
-	HaveUsage bool      `json:"have_usage,omitempty"`
-	// Tainted is set when the tool called tool.ReportTaint.
-	Tainted bool `json:"tainted,omitempty"`
+// report is what the call reported through its context, for an engine
+// that ran it away from its loop (see remoteCallContext).
+func (c *callCtx) report() loopwire.CallReport {
+	u, have := c.sink.take()
+	return loopwire.CallReport{Usage: u, HaveUsage: have, Tainted: c.tainted.Load()}
 }
 
-// RemoteCallContext returns a context for running one of a run's tool
-// calls away from its loop (a durable engine's worker): CallInfoFrom,
-// ReportUsage and the tool.TaintScope work in it as they do in the loop
-// (tainted says whether the run was tainted when the call began), and the
-// function returned says what the tool reported, for the engine to carry
-// back to the loop (where the tool's stand-in reports it again). Nested
-// calls (CallNested) are not available in it.
-func RemoteCallContext(ctx context.Context, info CallInfo, tainted bool) (context.Context, func() CallReport) {
-	tc := &toolCtx{Context: ctx, call: callCtx{info: info, sink: &usageSink{}, inherited: tainted}}
-	return tc, func() CallReport {
-		u, have := tc.call.sink.take()
-		return CallReport{Usage: u, HaveUsage: have, Tainted: tc.call.tainted.Load()}
-	}
+// remoteCallContext is loopwire.RemoteCallContext (see there).
+func remoteCallContext(ctx context.Context, c loopwire.Call, tainted bool) (context.Context, func() loopwire.CallReport) {
+	tc := &toolCtx{Context: ctx, call: callCtx{info: CallInfo(c), sink: &usageSink{}, inherited: tainted}}
+	return tc, tc.call.report
 }

@@ -7,12 +7,6 @@ import (
 	"path/filepath"
 )
 
-// CheckpointFile returns a checkpoint callback that saves each state to
-// path atomically (see [SaveState]).
-func CheckpointFile(path string) func(context.Context, *RunState) error {
-	return func(_ context.Context, st *RunState) error { return SaveState(path, st) }
-}
-
 // FileStore keeps a run durable on disk: the latest state in a file and
 // the tool-call journal beside it (PATH.journal). It is what `autoagent run
 // --checkpoint FILE` and `autoagent resume FILE` use.

@@ -132,7 +132,7 @@ func (r *runner) declared(offered []llm.ToolSpec) []llm.ToolSpec {
 	}
 	out := make([]llm.ToolSpec, 0, len(offered))
 	for _, sp := range offered {
-		if sp.Name != FindToolsName {
+		if sp.Name != findToolsName {
 			out = append(out, sp)
 		}
 	}
@@ -152,7 +152,7 @@ func (r *runner) declaredNames() []string {
 // modelRefusal is why the model may not call name directly in code mode
 // only (the zero Refusal when it may): its tools are called from programs.
 func (r *runner) modelRefusal(name string) refusal.Refusal {
-	if r.a.CodeMode.Mode != codemode.Only || name == codemode.ToolName || name == FindToolsName {
+	if r.a.CodeMode.Mode != codemode.Only || name == codemode.ToolName || name == findToolsName {
 		return refusal.Refusal{}
 	}
 	return refusal.New(refusal.NotOffered, "`%s` is called from programs in this run: call %s with a program that does `await tools.%s(args)`.", name, codemode.ToolName, name)

@@ -99,7 +99,7 @@ func TestCodeModeProgramCallsPassTheGate(t *testing.T) {
 	a := &loop.Agent{
 		Provider: p,
 		Tools:    nestedRegistry(t, write.tool(t), pay.tool(t)),
-		Policy:   policyFor(map[string]loop.Verdict{"pay": loop.VerdictDeny}),
+		Checks:   loop.Checks{Policy: policyFor(map[string]loop.Verdict{"pay": loop.VerdictDeny})},
 		CodeMode: codemode.Config{Mode: codemode.Only, Runner: runner},
 	}
 	res, err := a.Run(context.Background(), "go")
@@ -253,7 +253,7 @@ func TestCodeModeResumeNeedsTheProgramsLanguage(t *testing.T) {
 	a := &loop.Agent{
 		Provider: scripted.New(calls(call("c1", codemode.ToolName, string(b))), text("done")),
 		Tools:    nestedRegistry(t, write.tool(t)),
-		Policy:   policyFor(map[string]loop.Verdict{"write_file": loop.VerdictApprove}),
+		Checks:   loop.Checks{Policy: policyFor(map[string]loop.Verdict{"write_file": loop.VerdictApprove})},
 		CodeMode: codemode.Config{Mode: codemode.Only, Runner: bilingual{&lineRunner{}}},
 	}
 	res, err := a.Run(context.Background(), "go")
@@ -284,7 +284,7 @@ func TestCodeModeResumeAfterApproval(t *testing.T) {
 	a := &loop.Agent{
 		Provider: scripted.New(calls(programCall("c1", `read_file {"path":"a"}`, `write_file {"path":"b"}`)), text("done")),
 		Tools:    nestedRegistry(t, write.tool(t), read.tool(t)),
-		Policy:   policyFor(map[string]loop.Verdict{"write_file": loop.VerdictApprove}),
+		Checks:   loop.Checks{Policy: policyFor(map[string]loop.Verdict{"write_file": loop.VerdictApprove})},
 		CodeMode: codemode.Config{Mode: codemode.Only, Runner: runner},
 	}
 	res, err := a.Run(context.Background(), "go")

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/autoagent-go/autoagent/internal/loopwire"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/tool"
@@ -16,12 +17,6 @@ import (
 
 type asToolIn struct {
 	Request string `json:"request" jsonschema:"The request to handle, in natural language."`
-}
-
-type asToolOut struct {
-	Output string `json:"output"`
-	Steps  int    `json:"steps"`
-	Tokens *int64 `json:"tokens,omitempty"`
 }
 
 // AsTool returns a tool that hands a request to a as a sub-agent: each call
@@ -56,7 +51,7 @@ func (a *Agent) AsTool(name, description string) (tool.Tool, error) {
 			return tool.Errorf("sub-agent %s failed: %v", name, sub.err), nil
 		}
 		u, have, _ := spendOf(sub.res, nil)
-		return SubAgentResult(sub.res.Output, sub.res.Steps, u, have), nil
+		return loopwire.SubAgentResult(sub.res.Output, sub.res.Steps, u, have), nil
 	})
 	if err != nil {
 		return nil, err
@@ -72,21 +67,6 @@ type subAgentTool struct {
 
 // SubAgent returns the agent the tool runs.
 func (t subAgentTool) SubAgent() *Agent { return t.agent }
-
-// SubAgentResult is the result AsTool's tool returns for a sub-run that
-// answered output in steps, having spent u (when have): the JSON
-// {"output", "steps", "tokens"}.
-func SubAgentResult(output string, steps int, u llm.Usage, have bool) tool.Result {
-	out := asToolOut{Output: output, Steps: steps}
-	if have {
-		out.Tokens = &u.TotalTokens
-	}
-	res, err := tool.JSON(out)
-	if err != nil {
-		return tool.Errorf("sub-agent result: %v", err)
-	}
-	return res
-}
 
 // subRun is what one execution of a tool call got from a sub-agent's run.
 type subRun struct {
@@ -283,17 +263,15 @@ type delegateTool struct {
 
 // Specialists returns the agents the tool delegates to, by name, for an
 // engine that runs them its own way (a durable run makes each request a
-// child workflow, see [ParseDelegation]).
+// child workflow, see loopwire.ParseDelegation).
 func (t delegateTool) Specialists() map[string]*Agent { return t.specialists }
 
-// Delegation is one call of a Delegate tool, for an engine that runs the
-// specialists itself: ParseDelegation, run each group of Groups (groups
-// at once, a group's requests one after the other), Done for each, then
-// Result. Done is safe for concurrent use.
-type Delegation struct {
+// delegation is one call of a Delegate tool: its requests grouped by
+// specialist, and the responses so far.
+type delegation struct {
 	in      delegateIn
 	out     delegateOut
-	groups  [][]DelegatedRequest
+	groups  [][]loopwire.DelegatedRequest
 	mu      sync.Mutex
 	total   llm.Usage
 	have    bool
@@ -301,34 +279,30 @@ type Delegation struct {
 	paused  bool // a specialist's run awaits a decision (see runSub)
 }
 
-// DelegatedRequest is one request of a delegation: request Index of the
-// call, for Specialist.
-type DelegatedRequest struct {
-	Index      int
-	Specialist string
-	Request    string
-}
+var _ loopwire.Delegation = (*delegation)(nil)
 
-// ParseDelegation reads the arguments of a Delegate call among the
-// specialists named. A call the model got wrong is returned as the error
-// result the model reads, as the tool would.
-func ParseDelegation(args json.RawMessage, specialists []string) (*Delegation, *tool.Result) {
+// parseDelegation is loopwire.ParseDelegation (see there).
+func parseDelegation(args json.RawMessage, specialists []string) (loopwire.Delegation, *tool.Result) {
 	var in delegateIn
 	if err := json.Unmarshal(args, &in); err != nil {
 		res := tool.Errorf("invalid arguments: %v", err)
 		return nil, &res
 	}
 	names := slices.Sorted(slices.Values(specialists))
-	return newDelegation(in, names)
+	d, bad := newDelegation(in, names)
+	if bad != nil {
+		return nil, bad
+	}
+	return d, nil
 }
 
-func newDelegation(in delegateIn, names []string) (*Delegation, *tool.Result) {
+func newDelegation(in delegateIn, names []string) (*delegation, *tool.Result) {
 	if len(in.Requests) == 0 {
 		res := tool.Errorf("`requests` must be a non-empty list")
 		return nil, &res
 	}
 	available := strings.Join(names, ", ")
-	d := &Delegation{in: in, out: delegateOut{Responses: make([]delegateResponse, len(in.Requests))}}
+	d := &delegation{in: in, out: delegateOut{Responses: make([]delegateResponse, len(in.Requests))}}
 	group := map[string]int{}
 	for i, r := range in.Requests {
 		d.out.Responses[i].Specialist = r.Specialist
@@ -342,22 +316,21 @@ func newDelegation(in delegateIn, names []string) (*Delegation, *tool.Result) {
 			group[r.Specialist] = g
 			d.groups = append(d.groups, nil)
 		}
-		d.groups[g] = append(d.groups[g], DelegatedRequest{Index: i, Specialist: r.Specialist, Request: r.Request})
+		d.groups[g] = append(d.groups[g], loopwire.DelegatedRequest{Index: i, Specialist: r.Specialist, Request: r.Request})
 	}
 	return d, nil
 }
 
 // Groups returns the requests to run, one group per specialist in the
 // order first named.
-func (d *Delegation) Groups() [][]DelegatedRequest { return d.groups }
+func (d *delegation) Groups() [][]loopwire.DelegatedRequest { return d.groups }
 
-// Done records the outcome of request i (as Agent.Run returns it).
-func (d *Delegation) Done(i int, res *Result, err error) {
-	u, h, t := spendOf(res, err)
-	d.done(i, subRun{res: res, err: err, spent: u, have: h, tainted: t})
+// Done records the outcome of request i, as an engine that ran it saw it.
+func (d *delegation) Done(i int, o loopwire.Outcome) {
+	d.done(i, subRun{res: &Result{Output: o.Output, Steps: o.Steps}, err: o.Err, spent: o.Usage, have: o.HaveUsage, tainted: o.Tainted})
 }
 
-func (d *Delegation) done(i int, s subRun) {
+func (d *delegation) done(i int, s subRun) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	resp := &d.out.Responses[i]
@@ -381,7 +354,7 @@ func (d *Delegation) done(i int, s subRun) {
 // Result reports the delegation's spend and taint to the calling run (ctx
 // is the tool call's) and returns the tool's result: the responses in
 // request order.
-func (d *Delegation) Result(ctx context.Context) tool.Result {
+func (d *delegation) Result(ctx context.Context) tool.Result {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.have {

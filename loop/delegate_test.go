@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/internal/marker"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/providers/scripted"
@@ -142,10 +143,10 @@ func TestDelegateRunsSpecialistsInParallelInRequestOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	content := toolResults(res.Messages)[0].Content
-	if !strings.HasPrefix(content, loop.UntrustedOpen) || !res.Tainted {
+	if !strings.HasPrefix(content, marker.UntrustedOpen) || !res.Tainted {
 		t.Fatalf("a tainted specialist did not taint the caller: %q", content)
 	}
-	inner := strings.TrimSuffix(strings.TrimPrefix(content, loop.UntrustedOpen+"\n"), "\n"+loop.UntrustedClose)
+	inner := strings.TrimSuffix(strings.TrimPrefix(content, marker.UntrustedOpen+"\n"), "\n"+marker.UntrustedClose)
 	var out struct {
 		Responses []struct {
 			Specialist, Output, Error string

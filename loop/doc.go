@@ -91,7 +91,8 @@
 // bound, tool search, code mode only, the pre-tool hooks, the loop guard
 // (MaxRepeatedToolCalls: "RepeatedCall: …"), the lethal-trifecta guard
 // (an egress tool after untrusted content: "EgressBlocked: …", or an
-// approval pause), then the host's [Policy], then human decisions. Each
+// approval pause), then the host's [Policy], then human decisions (the
+// hooks and the policy are the agent's [Checks]). Each
 // refusal is a typed refusal.Refusal (package loop/refusal): its kind is
 // in the result ([llm.ToolResult].Refusal) and survives checkpoints;
 // read it with refusal.Of, never from the text. The rules are
@@ -110,10 +111,11 @@
 //     model's, counts as one, and runs at most once across the tool's
 //     re-runs (RunState.Nested);
 //   - taint is monotonic: results of tools flagged untrusted (or whose tool
-//     called tool.ReportTaint, as sub-agents do) are framed as data between
-//     [UntrustedOpen] and [UntrustedClose] (forged markers defused) and taint
-//     the run; pruning, delegation, memory compaction ([TaintSentinel]) and
-//     resume keep it, and a sub-agent starts with its caller's taint;
+//     called tool.ReportTaint, as sub-agents do) are framed as data
+//     between markers (forged markers defused), flagged
+//     [llm.ToolResult].Untrusted, and taint the run; pruning, delegation,
+//     memory compaction (a sentinel [IsTainted] reads) and resume keep it,
+//     and a sub-agent starts with its caller's taint;
 //   - shadow mode (Bounds.ShadowGuards) only traces what the two built-in
 //     guards would refuse; it never weakens the policy or the approve mode;
 //   - a checkpoint or journal failure stops the run, and a call whose start

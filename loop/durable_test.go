@@ -202,7 +202,7 @@ func TestIdempotencyKeyIsStable(t *testing.T) {
 	})
 	pol := approvePolicy("k")
 	p := scripted.New(calls(call("c9", "k", `{}`)), text("ok"))
-	a := &loop.Agent{Provider: p, Tools: registry(t, keyTool), Policy: pol}
+	a := &loop.Agent{Provider: p, Tools: registry(t, keyTool), Checks: loop.Checks{Policy: pol}}
 	_, err := a.Run(context.Background(), "go")
 	var se *loop.StopError
 	errors.As(err, &se)

@@ -12,9 +12,9 @@ import (
 	"github.com/autoagent-go/autoagent/trace"
 )
 
-// DefaultMaxEarlyTools is how many early-started calls may run at once when
+// defaultMaxEarlyTools is how many early-started calls may run at once when
 // [Agent].MaxEarlyTools is 0.
-const DefaultMaxEarlyTools = 4
+const defaultMaxEarlyTools = 4
 
 // Why a call started early was discarded (tool_call_early_discarded).
 const (
@@ -92,11 +92,11 @@ func (t *earlyTurn) transcript(msgs []llm.Message) []llm.Message {
 // newEarlyRun returns the early starts of a run that may start calls
 // early (it streams, the agent did not switch early starts off with a
 // negative max, and it has tools): at most max at once (0:
-// DefaultMaxEarlyTools), within the run's parallel slots.
+// defaultMaxEarlyTools), within the run's parallel slots.
 func newEarlyRun(max, parallel int) *earlyRun {
 	n := max
 	if n == 0 {
-		n = DefaultMaxEarlyTools
+		n = defaultMaxEarlyTools
 	}
 	return &earlyRun{sem: make(chan struct{}, min(n, parallel)), slots: make(chan struct{}, parallel)}
 }

@@ -381,11 +381,11 @@ func TestEarlyStartOnlyWhenEveryCheckAllowsIt(t *testing.T) {
 		runs   int64  // executions of lookup
 	}{
 		{name: "policy deny", turns: []scripted.Turn{calls(call("c1", "lookup", `{"q":"x"}`)), text("done")}, flags: idempotent,
-			agent: func(a *loop.Agent) { a.Policy = deny }, result: "ToolPolicyDenied: no lookups"},
+			agent: func(a *loop.Agent) { a.Checks.Policy = deny }, result: "ToolPolicyDenied: no lookups"},
 		{name: "policy approval", turns: []scripted.Turn{calls(call("c1", "lookup", `{"q":"x"}`)), text("done")}, flags: idempotent,
-			agent: func(a *loop.Agent) { a.Policy = approve }},
+			agent: func(a *loop.Agent) { a.Checks.Policy = approve }},
 		{name: "policy refuses only early checks", turns: []scripted.Turn{calls(call("c1", "lookup", `{"q":"x"}`)), text("done")}, flags: idempotent,
-			agent: func(a *loop.Agent) { a.Policy = notEarly }, result: `lookup says {"q":"x"}`, runs: 1},
+			agent: func(a *loop.Agent) { a.Checks.Policy = notEarly }, result: `lookup says {"q":"x"}`, runs: 1},
 		{name: "loop guard", turns: repeated, flags: idempotent,
 			agent: func(a *loop.Agent) { a.Bounds.MaxRepeatedToolCalls = 1 }, result: "RepeatedCall: ", runs: 1},
 		{name: "loop guard in shadow mode", turns: repeated, flags: idempotent,

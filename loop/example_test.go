@@ -86,7 +86,7 @@ func ExampleAgent_Resume() {
 	)
 	tools, _ := tool.NewRegistry(pay)
 	pol, _ := policy.Parse([]byte(`{"rules":[{"tool":"pay","action":"approve","reason":"payments need a human"}]}`))
-	agent := &loop.Agent{Provider: model, Tools: tools, Policy: pol}
+	agent := &loop.Agent{Provider: model, Tools: tools, Checks: loop.Checks{Policy: pol}}
 
 	_, err := agent.Run(context.Background(), "Pay bob 40 EUR")
 	var stop *loop.StopError

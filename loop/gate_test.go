@@ -102,7 +102,7 @@ func TestNestedApprovalIsBoundToTheCallApproved(t *testing.T) {
 			}
 			return []tool.Call{nc("write_file", `{"path":"deploy.sh"}`)}
 		})),
-		Policy: policyFor(map[string]loop.Verdict{"write_file": loop.VerdictApprove}),
+		Checks: loop.Checks{Policy: policyFor(map[string]loop.Verdict{"write_file": loop.VerdictApprove})},
 	}
 	res, err := a.Run(context.Background(), "go")
 	if !errors.Is(err, loop.ErrApprovalRequired) {
@@ -134,7 +134,7 @@ func TestNestedApprovedCallRunsOnce(t *testing.T) {
 		Tools: nestedRegistry(t, write.tool(t), program(t, &runs, func(int32) []tool.Call {
 			return []tool.Call{nc("write_file", `{"path":"report.txt"}`)}
 		})),
-		Policy: policyFor(map[string]loop.Verdict{"write_file": loop.VerdictApprove}),
+		Checks: loop.Checks{Policy: policyFor(map[string]loop.Verdict{"write_file": loop.VerdictApprove})},
 	}
 	res, _ := a.Run(context.Background(), "go")
 	// Keys in another order and other spacing are the same call.
@@ -159,7 +159,7 @@ func TestNestedCallsBeforeAPauseRunOnce(t *testing.T) {
 	a := &loop.Agent{
 		Provider: scripted.New(programTurns()...),
 		Tools:    nestedRegistry(t, send.tool(t), pay.tool(t), program(t, &runs, script)),
-		Policy:   policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove}),
+		Checks:   loop.Checks{Policy: policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove})},
 	}
 	res, err := a.Run(context.Background(), "go")
 	if !errors.Is(err, loop.ErrApprovalRequired) {
@@ -390,9 +390,9 @@ func TestNestedResultsAreShapedAsTheModelsAre(t *testing.T) {
 		return nil
 	}
 	a := &loop.Agent{
-		Provider:      scripted.New(programTurns()...),
-		Tools:         nestedRegistry(t, secretTool, prog),
-		PostToolHooks: []loop.PostToolHook{redact},
+		Provider: scripted.New(programTurns()...),
+		Tools:    nestedRegistry(t, secretTool, prog),
+		Checks:   loop.Checks{PostToolHooks: []loop.PostToolHook{redact}},
 	}
 	if _, err := a.Run(context.Background(), "go"); err != nil {
 		t.Fatal(err)
@@ -413,9 +413,9 @@ func TestNestedResultsAreShapedAsTheModelsAre(t *testing.T) {
 		return loop.GuardVerdict{}, nil
 	})
 	a = &loop.Agent{
-		Provider:             scripted.New(programTurns()...),
-		Tools:                nestedRegistry(t, secretTool, prog),
-		ToolResultGuardrails: []loop.Guardrail{block},
+		Provider: scripted.New(programTurns()...),
+		Tools:    nestedRegistry(t, secretTool, prog),
+		Checks:   loop.Checks{ToolResultGuardrails: []loop.Guardrail{block}},
 	}
 	_, err = a.Run(context.Background(), "go")
 	var ge *loop.GuardrailError
@@ -439,9 +439,9 @@ func TestNestedCallsPassThePreToolHooks(t *testing.T) {
 		return loop.HookDecision{}, nil
 	}
 	a := &loop.Agent{
-		Provider:     scripted.New(programTurns()...),
-		Tools:        nestedRegistry(t, send.tool(t), program(t, &runs, func(int32) []tool.Call { return []tool.Call{nc("send", `{}`)} })),
-		PreToolHooks: []loop.PreToolHook{deny},
+		Provider: scripted.New(programTurns()...),
+		Tools:    nestedRegistry(t, send.tool(t), program(t, &runs, func(int32) []tool.Call { return []tool.Call{nc("send", `{}`)} })),
+		Checks:   loop.Checks{PreToolHooks: []loop.PreToolHook{deny}},
 	}
 	res, err := a.Run(context.Background(), "go")
 	if err != nil {
@@ -464,7 +464,7 @@ func TestApprovalOfAModelCallIsBoundToItsArguments(t *testing.T) {
 			scripted.Turn{Text: "done"},
 		),
 		Tools:  nestedRegistry(t, pay.tool(t)),
-		Policy: policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove}),
+		Checks: loop.Checks{Policy: policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove})},
 	}
 	res, err := a.Run(context.Background(), "go")
 	if !errors.Is(err, loop.ErrApprovalRequired) {
@@ -516,7 +516,7 @@ func TestNestedRerunThatDivergesIsRefused(t *testing.T) {
 			}
 			return []tool.Call{nc("send", first), nc("pay", `{}`)}
 		})),
-		Policy: policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove}),
+		Checks: loop.Checks{Policy: policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove})},
 	}
 	res, err := a.Run(context.Background(), "go")
 	if !errors.Is(err, loop.ErrApprovalRequired) {
@@ -584,7 +584,7 @@ func TestModelCallIDsCannotNameNestedCalls(t *testing.T) {
 			scripted.Turn{Text: "done"},
 		),
 		Tools:  nestedRegistry(t, pay.tool(t), program(t, &runs, func(int32) []tool.Call { return []tool.Call{nc("pay", `{"path":"x"}`)} })),
-		Policy: policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove}),
+		Checks: loop.Checks{Policy: policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove})},
 	}
 	res, err := a.Run(context.Background(), "go")
 	if !errors.Is(err, loop.ErrApprovalRequired) {

@@ -32,7 +32,7 @@ const (
 	// GuardBlock is a tripwire: the run stops with a *GuardrailError.
 	GuardBlock GuardAction = "block"
 	// GuardCorrect (output only) gives the model one more turn with
-	// Text as the correction, counted in Agent.MaxCorrections; past the
+	// Text as the correction, counted in Agent.Checks.MaxCorrections; past the
 	// cap it blocks. At the other stages it blocks.
 	GuardCorrect GuardAction = "correct"
 	// GuardRedact replaces the text with Text.
@@ -40,7 +40,7 @@ const (
 )
 
 // Guardrail checks a text at the stages it is registered for
-// (Agent.InputGuardrails, OutputGuardrails, ToolResultGuardrails). An error
+// (Agent.Checks.InputGuardrails, OutputGuardrails, ToolResultGuardrails). An error
 // or a panic blocks (fail-closed). Guardrails run in order; a redaction is
 // what the next one sees. Every verdict but allow is traced. Tool results
 // of calls running in parallel are checked in parallel: a Guardrail must
@@ -106,13 +106,13 @@ func (r *runner) guardrails(stage GuardStage) []Guardrail {
 	var own []Guardrail
 	switch stage {
 	case GuardInput:
-		own = r.a.InputGuardrails
+		own = r.a.Checks.InputGuardrails
 	case GuardOutput:
-		own = r.a.OutputGuardrails
+		own = r.a.Checks.OutputGuardrails
 	case GuardToolResult:
-		own = r.a.ToolResultGuardrails
+		own = r.a.Checks.ToolResultGuardrails
 	}
-	pg, ok := r.a.Policy.(PolicyGuardrails)
+	pg, ok := r.a.Checks.Policy.(PolicyGuardrails)
 	if !ok {
 		return own
 	}
@@ -125,7 +125,7 @@ func (r *runner) guardrails(stage GuardStage) []Guardrail {
 
 // PolicyGuardrails is a [Policy] that also switches guardrails on, as a
 // policy file's "guardrails" object does (package policy's Spec): a run
-// whose Agent.Policy implements it adds the guardrails of each stage
+// whose Agent.Checks.Policy implements it adds the guardrails of each stage
 // after the agent's own.
 type PolicyGuardrails interface {
 	Policy

@@ -103,11 +103,8 @@ func TestGuardrailsInARun(t *testing.T) {
 	var events []trace.Event
 	a := &loop.Agent{
 		Provider: model, Tools: nestedRegistry(t, lookup),
-		InputGuardrails:      []loop.Guardrail{loop.PIIGuardrail(false)},
-		ToolResultGuardrails: []loop.Guardrail{loop.PIIGuardrail(false)},
-		OutputGuardrails:     []loop.Guardrail{loop.MaxLengthGuardrail(10)},
-		MaxCorrections:       2,
-		Tracer:               trace.New(familySink(func(ev trace.Event) { events = append(events, ev) })),
+		Checks: loop.Checks{InputGuardrails: []loop.Guardrail{loop.PIIGuardrail(false)}, ToolResultGuardrails: []loop.Guardrail{loop.PIIGuardrail(false)}, OutputGuardrails: []loop.Guardrail{loop.MaxLengthGuardrail(10)}, MaxCorrections: 2},
+		Tracer: trace.New(familySink(func(ev trace.Event) { events = append(events, ev) })),
 	}
 	res, err := a.Run(context.Background(), "my mail is bob@example.org")
 	if err != nil {
@@ -135,7 +132,7 @@ func TestGuardrailsInARun(t *testing.T) {
 
 	// A block is a tripwire.
 	deny, _ := loop.DenyGuardrail("no-secrets-talk", `(?i)password`)
-	a = &loop.Agent{Provider: scripted.New(scripted.Turn{Text: "x"}), InputGuardrails: []loop.Guardrail{deny}}
+	a = &loop.Agent{Provider: scripted.New(scripted.Turn{Text: "x"}), Checks: loop.Checks{InputGuardrails: []loop.Guardrail{deny}}}
 	_, err = a.Run(context.Background(), "what is the admin password?")
 	var ge *loop.GuardrailError
 	if !errors.As(err, &ge) || !errors.Is(err, loop.ErrGuardrail) || ge.Stage != loop.GuardInput || ge.Guardrail != "no-secrets-talk" {
@@ -144,19 +141,19 @@ func TestGuardrailsInARun(t *testing.T) {
 	// A failing guardrail blocks (fail-closed), a correction past the cap
 	// blocks.
 	broken := loop.GuardFunc("broken", func(context.Context, *loop.GuardCheck) (loop.GuardVerdict, error) { panic("bug") })
-	a = &loop.Agent{Provider: scripted.New(scripted.Turn{Text: "x"}), OutputGuardrails: []loop.Guardrail{broken}}
+	a = &loop.Agent{Provider: scripted.New(scripted.Turn{Text: "x"}), Checks: loop.Checks{OutputGuardrails: []loop.Guardrail{broken}}}
 	if _, err := a.Run(context.Background(), "hi"); !errors.Is(err, loop.ErrGuardrail) {
 		t.Errorf("a panicking guardrail: %v", err)
 	}
-	a = &loop.Agent{Provider: scripted.New(scripted.Turn{Text: "far too long"}, scripted.Turn{Text: "still too long"}), OutputGuardrails: []loop.Guardrail{loop.MaxLengthGuardrail(3)}}
+	a = &loop.Agent{Provider: scripted.New(scripted.Turn{Text: "far too long"}, scripted.Turn{Text: "still too long"}), Checks: loop.Checks{OutputGuardrails: []loop.Guardrail{loop.MaxLengthGuardrail(3)}}}
 	if _, err := a.Run(context.Background(), "hi"); !errors.As(err, &ge) || ge.Guardrail != "corrections" {
 		t.Errorf("past the correction cap: %v", err)
 	}
 	// A tool result a guardrail blocks stops the run.
 	a = &loop.Agent{
-		Provider:             scripted.New(scripted.Turn{ToolCalls: []llm.ToolCall{call("a", "lookup", `{}`)}}, scripted.Turn{Text: "x"}),
-		Tools:                nestedRegistry(t, lookup),
-		ToolResultGuardrails: []loop.Guardrail{loop.PIIGuardrail(true)},
+		Provider: scripted.New(scripted.Turn{ToolCalls: []llm.ToolCall{call("a", "lookup", `{}`)}}, scripted.Turn{Text: "x"}),
+		Tools:    nestedRegistry(t, lookup),
+		Checks:   loop.Checks{ToolResultGuardrails: []loop.Guardrail{loop.PIIGuardrail(true)}},
 	}
 	if _, err := a.Run(context.Background(), "go"); !errors.As(err, &ge) || ge.Stage != loop.GuardToolResult {
 		t.Errorf("a blocked tool result: %v", err)
@@ -173,7 +170,7 @@ func TestPolicyGuardrails(t *testing.T) {
 		t.Fatal(err)
 	}
 	model := scripted.New(scripted.Turn{Text: "Buy from ACME"})
-	a := &loop.Agent{Provider: model, Policy: spec}
+	a := &loop.Agent{Provider: model, Checks: loop.Checks{Policy: spec}}
 	_, err = a.Run(context.Background(), "I am ada@example.org")
 	var ge *loop.GuardrailError
 	if !errors.As(err, &ge) || ge.Stage != loop.GuardOutput || ge.Guardrail != "policy deny" {
@@ -205,9 +202,8 @@ func TestJSONSchemaGuardrail(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := &loop.Agent{
-		Provider:         scripted.New(scripted.Turn{Text: "n is 3"}, scripted.Turn{Text: `{"n":"three"}`}, scripted.Turn{Text: `{"n": 3}`}),
-		OutputGuardrails: []loop.Guardrail{g},
-		MaxCorrections:   3,
+		Provider: scripted.New(scripted.Turn{Text: "n is 3"}, scripted.Turn{Text: `{"n":"three"}`}, scripted.Turn{Text: `{"n": 3}`}),
+		Checks:   loop.Checks{OutputGuardrails: []loop.Guardrail{g}, MaxCorrections: 3},
 	}
 	res, err := a.Run(context.Background(), "give n")
 	if err != nil {

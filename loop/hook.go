@@ -14,7 +14,7 @@ import (
 // now"), which is appended and costs a step; the run goes on until the
 // model answers again. Returning nil accepts the answer.
 //
-// It is called at most [Agent.MaxCorrections] times with a correction to
+// It is called at most [Checks].MaxCorrections times with a correction to
 // give per run, from the run's goroutine. An error or a panic is traced and
 // treated as nil (fail-open: the hook checks quality, not safety).
 type PostTurnHook func(ctx context.Context, t *Turn) (*llm.Message, error)
@@ -37,10 +37,10 @@ type Turn struct {
 }
 
 // correctionCap is how many corrections the run may give (post-turn hook
-// and output guardrails together): Agent.MaxCorrections, 1 when 0, none
+// and output guardrails together): Agent.Checks.MaxCorrections, 1 when 0, none
 // when negative.
 func (r *runner) correctionCap() int {
-	switch n := r.a.MaxCorrections; {
+	switch n := r.a.Checks.MaxCorrections; {
 	case n == 0:
 		return 1
 	case n < 0:
@@ -53,7 +53,7 @@ func (r *runner) correctionCap() int {
 // postTurn asks the hook for a correction; nil means the answer stands.
 func (r *runner) postTurn(step int, llmSpan string, answer string) *llm.Message {
 	a := r.a
-	if a.PostTurn == nil {
+	if a.Checks.PostTurn == nil {
 		return nil
 	}
 	if r.st.Corrections >= r.correctionCap() {
@@ -69,7 +69,7 @@ func (r *runner) postTurn(step int, llmSpan string, answer string) *llm.Message 
 	}
 	var msg *llm.Message
 	err := protect("post-turn hook", func() (err error) {
-		msg, err = a.PostTurn(r.ctx, turn)
+		msg, err = a.Checks.PostTurn(r.ctx, turn)
 		return err
 	})
 	if err == nil && msg != nil {

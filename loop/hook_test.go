@@ -20,8 +20,8 @@ func TestPostTurnCorrectionCap(t *testing.T) {
 		text("extra turn that must not be needed"),
 	)
 	var seen []*loop.Turn
-	a := &loop.Agent{Provider: p, Tools: registry(t, save), MaxCorrections: 2}
-	a.PostTurn = func(_ context.Context, turn *loop.Turn) (*llm.Message, error) {
+	a := &loop.Agent{Provider: p, Tools: registry(t, save), Checks: loop.Checks{MaxCorrections: 2}}
+	a.Checks.PostTurn = func(_ context.Context, turn *loop.Turn) (*llm.Message, error) {
 		seen = append(seen, turn)
 		if save.count() == 0 {
 			m := llm.UserText("You did not save the report. Call save now.")
@@ -65,11 +65,11 @@ func TestPostTurnCorrectionCap(t *testing.T) {
 func TestPostTurnCapReachedEndsTheRun(t *testing.T) {
 	p := scripted.New(text("v1"), text("v2"), text("v3"), text("v4"))
 	calls := 0
-	a := &loop.Agent{Provider: p, MaxCorrections: 2, PostTurn: func(context.Context, *loop.Turn) (*llm.Message, error) {
+	a := &loop.Agent{Provider: p, Checks: loop.Checks{MaxCorrections: 2, PostTurn: func(context.Context, *loop.Turn) (*llm.Message, error) {
 		calls++
 		m := llm.UserText("try again")
 		return &m, nil
-	}}
+	}}}
 	res, err := a.Run(context.Background(), "go")
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +79,7 @@ func TestPostTurnCapReachedEndsTheRun(t *testing.T) {
 	}
 	// Negative disables, failures are fail-open.
 	p.Reset()
-	a.MaxCorrections = -1
+	a.Checks.MaxCorrections = -1
 	if res, _ := a.Run(context.Background(), "go"); res.Output != "v1" {
 		t.Errorf("disabled hook still corrected: %q", res.Output)
 	}
@@ -89,7 +89,7 @@ func TestPostTurnCapReachedEndsTheRun(t *testing.T) {
 		func(context.Context, *loop.Turn) (*llm.Message, error) { return &llm.Message{Role: "robot"}, nil },
 	} {
 		p.Reset()
-		a.MaxCorrections, a.PostTurn = 0, hook
+		a.Checks.MaxCorrections, a.Checks.PostTurn = 0, hook
 		res, err := a.Run(context.Background(), "go")
 		if err != nil || res.Output != "v1" {
 			t.Errorf("failing hook: %+v, %v", res, err)
@@ -158,13 +158,13 @@ func TestCorrectionIsCheckpointed(t *testing.T) {
 	var states []*loop.RunState
 	a := &loop.Agent{
 		Provider: scripted.New(text("draft"), text("final")),
-		PostTurn: func(_ context.Context, turn *loop.Turn) (*llm.Message, error) {
+		Checks: loop.Checks{PostTurn: func(_ context.Context, turn *loop.Turn) (*llm.Message, error) {
 			if turn.Corrections == 0 {
 				m := llm.UserText("try again")
 				return &m, nil
 			}
 			return nil, nil
-		},
+		}},
 		Checkpoint: func(_ context.Context, st *loop.RunState) error {
 			states = append(states, st.Clone())
 			return nil

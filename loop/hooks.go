@@ -67,11 +67,8 @@ type HookResult struct {
 // refusal of a denial or a failure, and sets p.call's arguments on a
 // rewrite.
 func (r *runner) preHooks(step int, llmSpan string, p *plan) refusal.Refusal {
-	if len(r.a.PreToolHooks) == 0 {
-		return refusal.Refusal{}
-	}
 	ev := trace.Hook{Step: step, Name: p.call.Name, CallID: p.call.ID}
-	for i, h := range r.a.PreToolHooks {
+	for i, h := range r.a.Checks.PreToolHooks {
 		in := &HookCall{Call: p.call, Flags: p.flags, Known: p.tool != nil, Step: step, RunID: r.st.RunID}
 		if p.tool != nil {
 			in.Spec = p.tool.Spec()
@@ -121,7 +118,7 @@ func validateArguments(p *plan, args json.RawMessage) error {
 
 // postHooks runs the post-tool hooks on a result, in order.
 func (r *runner) postHooks(step int, llmSpan string, c llm.ToolCall, raw *rawResult) {
-	for i, h := range r.a.PostToolHooks {
+	for i, h := range r.a.Checks.PostToolHooks {
 		res := HookResult{Content: raw.text, IsError: raw.isError}
 		err := protect("post-tool hook", func() error { return h(r.ctx, c, &res) })
 		if err != nil {

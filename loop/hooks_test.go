@@ -45,11 +45,10 @@ func TestToolHooks(t *testing.T) {
 			scripted.Turn{Text: "done"},
 		),
 		Tools: nestedRegistry(t, weather),
-		Policy: loop.PolicyFunc(func(_ context.Context, in *loop.PolicyInput) (loop.Decision, error) {
+		Checks: loop.Checks{Policy: loop.PolicyFunc(func(_ context.Context, in *loop.PolicyInput) (loop.Decision, error) {
 			policySaw = append(policySaw, string(in.Call.Arguments))
 			return loop.Decision{}, nil
-		}),
-		PreToolHooks: []loop.PreToolHook{
+		}), PreToolHooks: []loop.PreToolHook{
 			func(_ context.Context, c *loop.HookCall) (loop.HookDecision, error) {
 				if strings.Contains(string(c.Call.Arguments), "Pyongyang") {
 					return loop.HookDecision{Deny: "no weather for that city"}, nil
@@ -69,14 +68,13 @@ func TestToolHooks(t *testing.T) {
 				}
 				return loop.HookDecision{}, nil
 			},
-		},
-		PostToolHooks: []loop.PostToolHook{
+		}, PostToolHooks: []loop.PostToolHook{
 			func(_ context.Context, _ llm.ToolCall, r *loop.HookResult) error {
 				r.Content = strings.ReplaceAll(r.Content, "555-0100", "[phone]")
 				return nil
 			},
 			func(context.Context, llm.ToolCall, *loop.HookResult) error { return errors.New("broken") },
-		},
+		}},
 	}
 	res, err := a.Run(context.Background(), "go")
 	if err != nil {
@@ -113,10 +111,10 @@ func TestToolHooksNoEarlyStart(t *testing.T) {
 		Provider: scripted.New(scripted.Turn{ToolCalls: []llm.ToolCall{call("a", "echo", `{}`)}}, scripted.Turn{Text: "done"}),
 		Tools:    nestedRegistry(t, echo),
 		Tracer:   tr.tracer(),
-		PreToolHooks: []loop.PreToolHook{func(context.Context, *loop.HookCall) (loop.HookDecision, error) {
+		Checks: loop.Checks{PreToolHooks: []loop.PreToolHook{func(context.Context, *loop.HookCall) (loop.HookDecision, error) {
 			denied++
 			return loop.HookDecision{Deny: "no"}, nil
-		}},
+		}}},
 	}
 	for _, err := range a.Stream(context.Background(), "go") {
 		if err != nil {

@@ -85,7 +85,7 @@ func BenchmarkLoopStepTraced(b *testing.B) {
 // rewrites the text) on every call.
 func BenchmarkLoopStepHooks(b *testing.B) {
 	benchSteps(b, nopTool{}, nil, func(a *loop.Agent) {
-		a.PreToolHooks = []loop.PreToolHook{
+		a.Checks.PreToolHooks = []loop.PreToolHook{
 			func(_ context.Context, c *loop.HookCall) (loop.HookDecision, error) {
 				if bytes.Contains(c.Call.Arguments, []byte("forbidden")) {
 					return loop.HookDecision{Deny: "no"}, nil
@@ -94,7 +94,7 @@ func BenchmarkLoopStepHooks(b *testing.B) {
 			},
 			func(context.Context, *loop.HookCall) (loop.HookDecision, error) { return loop.HookDecision{}, nil },
 		}
-		a.PostToolHooks = []loop.PostToolHook{
+		a.Checks.PostToolHooks = []loop.PostToolHook{
 			func(_ context.Context, _ llm.ToolCall, r *loop.HookResult) error {
 				r.Content = strings.ReplaceAll(r.Content, "secret", "[redacted]")
 				return nil
@@ -109,16 +109,16 @@ func BenchmarkLoopStepHooks(b *testing.B) {
 // scan text): the issue's measure of per-step overhead.
 func BenchmarkLoopStepGuarded(b *testing.B) {
 	benchSteps(b, nopTool{}, nil, func(a *loop.Agent) {
-		a.PreToolHooks = []loop.PreToolHook{
+		a.Checks.PreToolHooks = []loop.PreToolHook{
 			func(context.Context, *loop.HookCall) (loop.HookDecision, error) { return loop.HookDecision{}, nil },
 			func(context.Context, *loop.HookCall) (loop.HookDecision, error) { return loop.HookDecision{}, nil },
 		}
-		a.PostToolHooks = []loop.PostToolHook{
+		a.Checks.PostToolHooks = []loop.PostToolHook{
 			func(context.Context, llm.ToolCall, *loop.HookResult) error { return nil },
 			func(context.Context, llm.ToolCall, *loop.HookResult) error { return nil },
 		}
 		guards := []loop.Guardrail{loop.SecretsGuardrail(false), loop.PIIGuardrail(false)}
-		a.ToolResultGuardrails, a.OutputGuardrails = guards, guards
+		a.Checks.ToolResultGuardrails, a.Checks.OutputGuardrails = guards, guards
 	})
 }
 
@@ -235,7 +235,7 @@ var personOutputSchema = json.RawMessage(`{"type":"object","properties":{"name":
 
 func benchAnswer(b *testing.B, schema json.RawMessage) {
 	p := scripted.New(scripted.Turn{Text: `{"name":"Alice","age":30,"city":"Paris"}`})
-	a := &loop.Agent{Provider: p, OutputSchema: schema}
+	a := &loop.Agent{Provider: p, Structured: loop.StructuredOutput{Schema: schema}}
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {

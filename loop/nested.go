@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop/refusal"
@@ -51,7 +52,8 @@ var ErrNotInRun = errors.New("loop: CallNested: not called from a tool of a runn
 // this execution of the calling tool, so a guest that makes the same calls
 // again asks for the same ids. It is traced as a tool call under the
 // calling tool's span. A ctx not from the loop gets ErrNotInRun; in the
-// context of a program run away from its run (ReplayProgramContext) the
+// context of a program run away from its run (internal/loopwire's
+// ReplayProgramContext) the
 // calls are answered from the program's record.
 func CallNested(ctx context.Context, c tool.Call) (tool.Result, error) {
 	cc, ok := ctx.Value(callKey{}).(*callCtx)
@@ -177,6 +179,7 @@ func (r *runner) replayNested(cc *callCtx, step int, span string, call llm.ToolC
 // nestedFailure keeps err to stop the run once the turn's tools are done
 // (a guardrail's block, a journal failure): the first one wins.
 func (r *runner) nestedFailure(err error) {
+	r.record.active.Store(true)
 	r.record.mu.Lock()
 	if r.record.err == nil {
 		r.record.err = err
@@ -214,6 +217,10 @@ func (n NestedCall) result() tool.Result {
 // the state when the turn pauses (RunState.Nested), and cleared when the
 // turn is done.
 type nestedRecord struct {
+	// active is set once the record holds anything (a tool called
+	// through CallNested, a sub-agent ran, a resumed turn's record was
+	// loaded); until then the turn has nothing of it to read or clear.
+	active  atomic.Bool
 	mu      sync.Mutex
 	calls   map[string]NestedCall
 	pending []PendingCall
@@ -228,6 +235,7 @@ type nestedRecord struct {
 
 // load starts the record from a state's (a resumed turn's).
 func (n *nestedRecord) load(st *RunState) {
+	n.active.Store(true)
 	for _, c := range st.Nested {
 		if n.calls == nil {
 			n.calls = map[string]NestedCall{}
@@ -250,6 +258,7 @@ func (n *nestedRecord) lookup(id string) (NestedCall, bool) {
 }
 
 func (n *nestedRecord) put(c NestedCall) {
+	n.active.Store(true)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.calls == nil {
@@ -259,6 +268,7 @@ func (n *nestedRecord) put(c NestedCall) {
 }
 
 func (n *nestedRecord) pend(p PendingCall) {
+	n.active.Store(true)
 	n.mu.Lock()
 	n.pending = append(n.pending, p)
 	n.mu.Unlock()
@@ -267,6 +277,7 @@ func (n *nestedRecord) pend(p PendingCall) {
 // count counts a replayed call against the run's tool-call bound: it was
 // counted when it ran, in a turn that then paused and so counted nothing.
 func (n *nestedRecord) count() {
+	n.active.Store(true)
 	n.mu.Lock()
 	n.counted++
 	n.mu.Unlock()
@@ -283,6 +294,7 @@ func (n *nestedRecord) subrun(key string) (*RunState, bool) {
 // keepSubrun keeps st as the state of the sub-run named key (nil forgets
 // it).
 func (n *nestedRecord) keepSubrun(key string, st *RunState) {
+	n.active.Store(true)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if st == nil {
@@ -334,6 +346,7 @@ func (n *nestedRecord) keep(st *RunState) {
 func (n *nestedRecord) reset(st *RunState) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	n.active.Store(false)
 	n.calls, n.pending, n.subruns, n.counted, n.err = nil, nil, nil, 0, nil
 	st.Nested, st.Subruns = nil, nil
 }

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/internal/marker"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/providers/scripted"
@@ -82,7 +83,7 @@ func TestCallNestedPolicyDenies(t *testing.T) {
 	a := &loop.Agent{
 		Provider: scripted.New(codeTurns()...),
 		Tools:    nestedRegistry(t, codeMode(t, &runs, "secret"), countingTool(t, "secret", &secret, "the secret", tool.Flags{})),
-		Policy:   policyFor(map[string]loop.Verdict{"secret": loop.VerdictDeny}),
+		Checks:   loop.Checks{Policy: policyFor(map[string]loop.Verdict{"secret": loop.VerdictDeny})},
 	}
 	res, err := a.Run(context.Background(), "go")
 	if err != nil {
@@ -116,7 +117,7 @@ func TestCallNestedUntrustedTaintsTheRun(t *testing.T) {
 		t.Error("the run is not tainted")
 	}
 	got := toolResultText(res.Messages, "c1")
-	if !strings.Contains(got, loop.UntrustedOpen) {
+	if !strings.Contains(got, marker.UntrustedOpen) {
 		t.Errorf("the code tool's result is not framed as untrusted: %q", got)
 	}
 	if fetch.Load() != 1 || send.Load() != 0 || !strings.Contains(got, "send error:") {
@@ -132,7 +133,7 @@ func TestCallNestedApprovalPausesAndResumes(t *testing.T) {
 	a := &loop.Agent{
 		Provider: scripted.New(codeTurns()...),
 		Tools:    nestedRegistry(t, codeMode(t, &runs, "pay"), countingTool(t, "pay", &pay, "paid", tool.Flags{})),
-		Policy:   policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove}),
+		Checks:   loop.Checks{Policy: policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove})},
 	}
 	res, err := a.Run(context.Background(), "go")
 	if !errors.Is(err, loop.ErrApprovalRequired) {
@@ -189,7 +190,7 @@ func TestCallNestedApprovalWithJournal(t *testing.T) {
 	a := &loop.Agent{
 		Provider: scripted.New(codeTurns()...),
 		Tools:    nestedRegistry(t, codeMode(t, &runs, "pay"), countingTool(t, "pay", &pay, "paid", tool.Flags{})),
-		Policy:   policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove}),
+		Checks:   loop.Checks{Policy: policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove})},
 		Journal:  j,
 	}
 	res, err := a.Run(context.Background(), "go")
@@ -235,7 +236,7 @@ func TestCallNestedFromParallelTools(t *testing.T) {
 		Tools:            nestedRegistry(t, codeMode(t, &runs, "echo", "echo", "echo", "pay"), countingTool(t, "echo", &echo, "e", tool.Flags{}), countingTool(t, "pay", new(atomic.Int32), "p", tool.Flags{})),
 		MaxParallelTools: 3,
 		Bounds:           loop.Bounds{MaxRepeatedToolCalls: 9}, // the guard counts nested calls: 9 echo({}) in all
-		Policy: loop.PolicyFunc(func(_ context.Context, in *loop.PolicyInput) (loop.Decision, error) {
+		Checks: loop.Checks{Policy: loop.PolicyFunc(func(_ context.Context, in *loop.PolicyInput) (loop.Decision, error) {
 			if inPolicy.Add(1) > 1 {
 				overlap.Add(1)
 			}
@@ -244,7 +245,7 @@ func TestCallNestedFromParallelTools(t *testing.T) {
 				return loop.Decision{Verdict: loop.VerdictApprove}, nil
 			}
 			return loop.Decision{}, nil
-		}),
+		})},
 	}
 	res, err := a.Run(context.Background(), "go")
 	if !errors.Is(err, loop.ErrApprovalRequired) {

@@ -29,7 +29,7 @@ func TestPolicyFailsClosed(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			rm := &counter{name: "rm"}
 			p := scripted.New(calls(call("c1", "rm", `{"path":"/"}`)), text("ok"))
-			a := &loop.Agent{Provider: p, Tools: registry(t, rm), Policy: pol}
+			a := &loop.Agent{Provider: p, Tools: registry(t, rm), Checks: loop.Checks{Policy: pol}}
 			res, err := a.Run(context.Background(), "go")
 			if err != nil {
 				t.Fatal(err)
@@ -54,7 +54,7 @@ func TestPolicySeesCallFlagsAndTaint(t *testing.T) {
 		return loop.Decision{}, nil
 	})
 	p := scripted.New(calls(call("1", "fetch", `{}`), call("2", "mail", `{}`)), calls(call("3", "mail", `{}`)), text("ok"))
-	a := &loop.Agent{Provider: p, Tools: registry(t, page, mail), Policy: pol, Bounds: loop.Bounds{Trifecta: loop.TrifectaOff}}
+	a := &loop.Agent{Provider: p, Tools: registry(t, page, mail), Checks: loop.Checks{Policy: pol}, Bounds: loop.Bounds{Trifecta: loop.TrifectaOff}}
 	res, err := a.Run(context.Background(), "go")
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +80,7 @@ func TestGuardsRunFirstAndPolicyCannotUnblock(t *testing.T) {
 		return loop.Decision{Verdict: loop.VerdictAllow}, nil
 	})
 	p := scripted.New(calls(call("", "search", `{}`)), calls(call("", "search", `{}`)), text("ok"))
-	a := &loop.Agent{Provider: p, Tools: registry(t, c), Policy: allowAll, Bounds: loop.Bounds{MaxRepeatedToolCalls: 1}}
+	a := &loop.Agent{Provider: p, Tools: registry(t, c), Checks: loop.Checks{Policy: allowAll}, Bounds: loop.Bounds{MaxRepeatedToolCalls: 1}}
 	res, err := a.Run(context.Background(), "go")
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +108,7 @@ func TestApprovalPauseExecutesNothingAndResumeRunsOnce(t *testing.T) {
 		text("Paid bob."),
 	)
 	var buf bytes.Buffer
-	a := &loop.Agent{Provider: p, Tools: registry(t, pay, lookup), Policy: approvePolicy("pay"), Tracer: trace.New(familyJSONL(&buf))}
+	a := &loop.Agent{Provider: p, Tools: registry(t, pay, lookup), Checks: loop.Checks{Policy: approvePolicy("pay")}, Tracer: trace.New(familyJSONL(&buf))}
 	res, err := a.Run(context.Background(), "pay bob 10")
 	var se *loop.StopError
 	if !errors.As(err, &se) || !errors.Is(err, loop.ErrApprovalRequired) {
@@ -158,7 +158,7 @@ func TestApprovalPauseExecutesNothingAndResumeRunsOnce(t *testing.T) {
 func TestRejectTellsTheModel(t *testing.T) {
 	pay := &counter{name: "pay"}
 	p := scripted.New(calls(call("c-pay", "pay", `{}`)), text("I was not allowed to pay."))
-	a := &loop.Agent{Provider: p, Tools: registry(t, pay), Policy: approvePolicy("pay")}
+	a := &loop.Agent{Provider: p, Tools: registry(t, pay), Checks: loop.Checks{Policy: approvePolicy("pay")}}
 	_, err := a.Run(context.Background(), "pay")
 	var se *loop.StopError
 	if !errors.As(err, &se) {
@@ -188,7 +188,7 @@ func TestApprovalNeverOverridesADenial(t *testing.T) {
 		return loop.Decision{Verdict: loop.VerdictDeny, Reason: "account frozen since"}, nil
 	})
 	p := scripted.New(scriptedCalls(call("c", "pay", `{}`)), text("ok"))
-	a := &loop.Agent{Provider: p, Tools: registry(t, pay), Policy: pol}
+	a := &loop.Agent{Provider: p, Tools: registry(t, pay), Checks: loop.Checks{Policy: pol}}
 	_, err := a.Run(context.Background(), "pay")
 	var se *loop.StopError
 	errors.As(err, &se)
@@ -206,7 +206,7 @@ func scriptedCalls(cs ...llm.ToolCall) scripted.Turn { return scripted.Turn{Tool
 func TestApprovalRequestStreamEvent(t *testing.T) {
 	pay := &counter{name: "pay"}
 	p := scripted.New(calls(call("c", "pay", `{}`)), text("paid"))
-	a := &loop.Agent{Provider: p, Tools: registry(t, pay), Policy: approvePolicy("pay")}
+	a := &loop.Agent{Provider: p, Tools: registry(t, pay), Checks: loop.Checks{Policy: approvePolicy("pay")}}
 	var approval, done loop.Event
 	var doneErr error
 	for ev, err := range a.Stream(context.Background(), "pay") {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/autoagent-go/autoagent/internal/loopwire"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/tool"
@@ -19,58 +20,23 @@ import (
 // program again. A deterministic program makes the same calls each time,
 // so each of its calls passes the gate, and runs, once.
 
-// RecordedCall is one call a program made and the result it got: what a
-// durable engine keeps of a program's calls between its runs (see
-// [ReplayProgramContext]).
-type RecordedCall struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments,omitempty"`
-	Result    tool.Result     `json:"result"`
-	// Untrusted: the result tainted the program, as CallNested's
-	// untrusted results do; replayed, it taints the program again.
-	Untrusted bool `json:"untrusted,omitempty"`
-}
-
-// ProgramReplay is how a program run with [ReplayProgramContext] ended.
-type ProgramReplay struct {
-	// Next is the first call the program made past its record, which it
-	// needs answered before it can go on; nil when it made none (its
-	// result is final). Its ID is "<call id>/<n>", the id CallNested gives
-	// the call in the run.
-	Next *tool.Call
-	// Report is what the program reported through its context (usage,
-	// taint), as [RemoteCallContext]'s.
-	Report CallReport
-}
-
-// ReplayProgramContext returns a context for running the program of the
-// run_program call info away from its run, on the record of the calls it
-// made so far (tainted: the call had taken in untrusted content before
-// the program's first call). In it CallNested answers the program's n-th
-// call from record[n-1] when it is the call recorded there (same tool,
-// JSON-equal arguments), tainting the program if that result did, and
-// refuses it (Diverged) when it is another. The first call past the record does
-// not run: it is noted, and refused with a ProgramSuspended error that
-// stops the program engine; so is every call after it. Once the program
-// is done, end returns the call noted, if any, and what the program
-// reported; calls made after end are refused.
-func ReplayProgramContext(ctx context.Context, info CallInfo, tainted bool, record []RecordedCall) (_ context.Context, end func() ProgramReplay) {
+// replayProgramContext is loopwire.ReplayProgramContext (see there).
+func replayProgramContext(ctx context.Context, c loopwire.Call, tainted bool, record []loopwire.RecordedCall) (context.Context, func() loopwire.ProgramReplay) {
 	p := &programReplay{record: record}
-	tc := &toolCtx{Context: ctx, call: callCtx{info: info, sink: &usageSink{}, inherited: tainted, replay: p}}
-	return tc, func() ProgramReplay {
+	tc := &toolCtx{Context: ctx, call: callCtx{info: CallInfo(c), sink: &usageSink{}, inherited: tainted, replay: p}}
+	return tc, func() loopwire.ProgramReplay {
 		p.mu.Lock()
 		p.ended = true
 		next := p.next
 		p.mu.Unlock()
-		u, have := tc.call.sink.take()
-		return ProgramReplay{Next: next, Report: CallReport{Usage: u, HaveUsage: have, Tainted: tc.call.tainted.Load()}}
+		return loopwire.ProgramReplay{Next: next, Report: tc.call.report()}
 	}
 }
 
 // programReplay answers a program's calls from its record.
 type programReplay struct {
 	mu     sync.Mutex
-	record []RecordedCall
+	record []loopwire.RecordedCall
 	n      int        // calls made so far
 	next   *tool.Call // the first call past the record
 	ended  bool
@@ -117,11 +83,8 @@ func suspendedResult(name string) tool.Result {
 	return refusalResult(refusal.New(refusal.ProgramSuspended, "`%s` runs outside this program's sandbox: the program stops here and runs again from its start with the call's result.", name))
 }
 
-// NestedPaused reports whether a call made through CallNested with ctx
-// awaits a person's decision: the run pauses after the calling tool, and
-// every later call the tool makes is refused until then, so it may as
-// well stop.
-func NestedPaused(ctx context.Context) bool {
+// nestedPaused is loopwire.NestedPaused (see there).
+func nestedPaused(ctx context.Context) bool {
 	cc, ok := ctx.Value(callKey{}).(*callCtx)
 	return ok && cc.paused.Load()
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/autoagent-go/autoagent/codemode"
+	"github.com/autoagent-go/autoagent/internal/loopwire"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/providers/scripted"
@@ -20,15 +21,15 @@ import (
 // and it and every later call are refused with ProgramSuspended; calls
 // after the end are refused.
 func TestReplayProgramContextAnswersFromTheRecord(t *testing.T) {
-	record := []loop.RecordedCall{
+	record := []loopwire.RecordedCall{
 		{Name: "get", Arguments: json.RawMessage(`{"id":1,"tags":["a","b"]}`), Result: tool.Result{Content: []tool.Content{{Type: "text", Text: "one"}}, StructuredContent: json.RawMessage(`{"n":1}`)}},
 		{Name: "pay", Arguments: json.RawMessage(`{"n":2}`), Result: tool.Errorf("ToolPolicyDenied: no")},
 		{Name: "get"}, // recorded with no arguments: {} is the same call
 		{Name: "get", Arguments: json.RawMessage(`{"id":4}`), Result: tool.Text("four")},
 	}
-	info := loop.CallInfo{RunID: "run", Step: 2, CallID: "c1", Name: codemode.ToolName}
-	ctx, end := loop.ReplayProgramContext(context.Background(), info, false, record)
-	if got, ok := loop.CallInfoFrom(ctx); !ok || got != info {
+	info := loopwire.Call{RunID: "run", Step: 2, CallID: "c1", Name: codemode.ToolName}
+	ctx, end := loopwire.ReplayProgramContext(context.Background(), info, false, record)
+	if got, ok := loop.CallInfoFrom(ctx); !ok || got != loop.CallInfo(info) {
 		t.Fatalf("CallInfoFrom = %+v, %v", got, ok)
 	}
 	nested := func(name, args string) tool.Result {
@@ -61,7 +62,7 @@ func TestReplayProgramContextAnswersFromTheRecord(t *testing.T) {
 	if got.Next == nil || got.Next.ID != "c1/5" || got.Next.Name != "refund" || string(got.Next.Arguments) != `{"id":9}` {
 		t.Fatalf("Next = %+v, want refund {\"id\":9} as c1/5", got.Next)
 	}
-	if got.Report != (loop.CallReport{}) {
+	if got.Report != (loopwire.CallReport{}) {
 		t.Errorf("Report = %+v, want nothing reported", got.Report)
 	}
 	if r := nested("get", `{"id":1}`); !r.IsError || !strings.HasPrefix(r.Text(), "CallOver:") {
@@ -72,8 +73,8 @@ func TestReplayProgramContextAnswersFromTheRecord(t *testing.T) {
 // The recorded result a call gets is a copy: a program that alters it
 // does not alter the record.
 func TestReplayProgramContextCopiesResults(t *testing.T) {
-	record := []loop.RecordedCall{{Name: "get", Result: tool.Text("kept")}}
-	ctx, _ := loop.ReplayProgramContext(context.Background(), loop.CallInfo{CallID: "c1"}, false, record)
+	record := []loopwire.RecordedCall{{Name: "get", Result: tool.Text("kept")}}
+	ctx, _ := loopwire.ReplayProgramContext(context.Background(), loopwire.Call{CallID: "c1"}, false, record)
 	res, _ := loop.CallNested(ctx, tool.Call{Name: "get"})
 	res.Content[0].Text = "changed"
 	if record[0].Result.Text() != "kept" {
@@ -86,9 +87,9 @@ func TestReplayProgramContextCopiesResults(t *testing.T) {
 // taints it from that call on, as in the run; what the program reports
 // (taint, usage) comes back.
 func TestReplayProgramContextReportsAndTaint(t *testing.T) {
-	record := []loop.RecordedCall{{Name: "get", Result: tool.Text("x")}, {Name: "read_mail", Result: tool.Text("mail"), Untrusted: true}}
+	record := []loopwire.RecordedCall{{Name: "get", Result: tool.Text("x")}, {Name: "read_mail", Result: tool.Text("mail"), Untrusted: true}}
 	for _, tainted := range []bool{false, true} {
-		ctx, end := loop.ReplayProgramContext(context.Background(), loop.CallInfo{CallID: "c1"}, tainted, record)
+		ctx, end := loopwire.ReplayProgramContext(context.Background(), loopwire.Call{CallID: "c1"}, tainted, record)
 		var seen []bool
 		for _, c := range record {
 			seen = append(seen, tool.Tainted(ctx))
@@ -103,7 +104,7 @@ func TestReplayProgramContextReportsAndTaint(t *testing.T) {
 		if r := end(); !r.Report.Tainted {
 			t.Errorf("tainted %v: the untrusted result did not taint the program's result: %+v", tainted, r)
 		}
-		ctx, end = loop.ReplayProgramContext(context.Background(), loop.CallInfo{CallID: "c1"}, tainted, record[:1])
+		ctx, end = loopwire.ReplayProgramContext(context.Background(), loopwire.Call{CallID: "c1"}, tainted, record[:1])
 		if _, err := loop.CallNested(ctx, tool.Call{Name: "get"}); err != nil {
 			t.Fatal(err)
 		}
@@ -126,7 +127,7 @@ func TestNestedPaused(t *testing.T) {
 			if _, err := loop.CallNested(ctx, tool.Call{Name: name}); err != nil {
 				return tool.Result{}, err
 			}
-			seen = append(seen, loop.NestedPaused(ctx))
+			seen = append(seen, loopwire.NestedPaused(ctx))
 		}
 		return tool.Text("done"), nil
 	})
@@ -134,7 +135,7 @@ func TestNestedPaused(t *testing.T) {
 	a := &loop.Agent{
 		Provider: scriptedProgram("echo pay echo"),
 		Tools:    nestedRegistry(t, echo(t), pay.tool(t)),
-		Policy:   policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove}),
+		Checks:   loop.Checks{Policy: policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove})},
 		CodeMode: codemode.Config{Mode: codemode.Only, Runner: runner},
 	}
 	if _, err := a.Run(context.Background(), "go"); err == nil {
@@ -143,7 +144,7 @@ func TestNestedPaused(t *testing.T) {
 	if len(seen) != 3 || seen[0] || !seen[1] || !seen[2] {
 		t.Fatalf("NestedPaused after each call: %v, want [false true true]", seen)
 	}
-	if loop.NestedPaused(context.Background()) {
+	if loopwire.NestedPaused(context.Background()) {
 		t.Fatal("NestedPaused outside a run")
 	}
 }

@@ -81,7 +81,7 @@ const maxNote = 400
 // A note is recognised by its opening and its size: a result that merely
 // quoted the opening somewhere kept itself in the context for good.
 func pruneNote(r *llm.ToolResult) (string, bool) {
-	if c := strings.TrimPrefix(r.Content, UntrustedOpen+"\n"); strings.HasPrefix(c, prunedPrefix) && utf8.RuneCountInString(r.Content) <= maxNote {
+	if c := strings.TrimPrefix(r.Content, untrustedOpen+"\n"); strings.HasPrefix(c, prunedPrefix) && utf8.RuneCountInString(r.Content) <= maxNote {
 		return "", false
 	}
 	chars := utf8.RuneCountInString(r.Content)
@@ -92,7 +92,7 @@ func pruneNote(r *llm.ToolResult) (string, bool) {
 		note = fmt.Sprintf("[PRUNED — the %d-character result of `%s` was dropped from this history to keep the context bounded. It was VALID when produced; nothing about it failed. Call the tool again if you still need that data.]", chars, r.Name)
 	}
 	if r.Untrusted || framed(r.Content) {
-		note = UntrustedOpen + "\n" + note + "\n" + UntrustedClose
+		note = untrustedOpen + "\n" + note + "\n" + untrustedClose
 	}
 	if utf8.RuneCountInString(note) >= chars {
 		return "", false

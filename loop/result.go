@@ -37,7 +37,7 @@ type Result struct {
 	// StopReason says why the run ended.
 	StopReason StopReason `json:"stop_reason"`
 	// Structured is the answer as JSON, validated against
-	// Agent.OutputSchema; nil without one.
+	// Agent.Structured.Schema; nil without one.
 	Structured json.RawMessage `json:"structured,omitempty"`
 
 	// UsageReported is false when no call reported usage.

@@ -1,6 +1,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -63,7 +64,7 @@ type runner struct {
 	lastInput  int64
 	lastModel  string
 	overBudget bool
-	// outSchema is Agent.OutputSchema compiled; structured the answer
+	// outSchema is Agent.Structured.Schema compiled; structured the answer
 	// that matched it.
 	outSchema  *tool.Schema
 	structured json.RawMessage
@@ -78,7 +79,7 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 		return nil, err
 	}
 	var outSchema *tool.Schema
-	if len(a.OutputSchema) > 0 {
+	if len(a.Structured.Schema) > 0 {
 		s, err := a.compiledOutputSchema()
 		if err != nil {
 			return nil, err
@@ -122,7 +123,9 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	}
 	if a.Tools != nil {
 		r.specs = a.Tools.Specs()
-		r.search = newToolSearch(r.specs, a.ToolSearchThreshold, st.Revealed)
+		if t := a.ToolSearchThreshold; t >= 0 && len(r.specs) > cmp.Or(t, defaultToolSearchThreshold) {
+			r.search = newToolSearch(r.specs, st.Revealed)
+		}
 	}
 	resumedFrom := 0
 	if resumed {
@@ -168,8 +171,8 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	if r.rec != nil {
 		r.rec.start(r)
 	}
-	_, policyRails := a.Policy.(PolicyGuardrails)
-	r.rails = policyRails || len(a.InputGuardrails)+len(a.OutputGuardrails)+len(a.ToolResultGuardrails) > 0
+	_, policyRails := a.Checks.Policy.(PolicyGuardrails)
+	r.rails = policyRails || len(a.Checks.InputGuardrails)+len(a.Checks.OutputGuardrails)+len(a.Checks.ToolResultGuardrails) > 0
 	if !resumed && r.rails && len(r.guardrails(GuardInput)) > 0 {
 		if err := r.guardInput(); err != nil {
 			return r.fail(0, err)
@@ -208,6 +211,31 @@ func (r *runner) compact() {
 		p.InputTokens, p.OutputTokens, p.CachedTokens = u.InputTokens, u.OutputTokens, u.CachedTokens
 	}
 	traceEvent(r, trace.MemoryCompacted, r.runSpan, p)
+}
+
+// compactMidRun runs the memory over the transcript between turns,
+// fail-open, into a transcript of the run's own.
+func (r *runner) compactMidRun() error {
+	var out []llm.Message
+	var u *llm.Usage
+	err := protect("memory", func() (err error) {
+		out, u, err = r.a.Memory.Compact(r.memoryContext(), r.st.Messages)
+		return err
+	})
+	if u != nil {
+		r.addUsage(*u)
+	}
+	if err == nil && out == nil {
+		err = errors.New("memory returned no messages")
+	}
+	if err != nil {
+		return err
+	}
+	msgs := make([]llm.Message, len(out), len(out)+16)
+	copy(msgs, out)
+	r.st.Messages = msgs
+	r.st.TurnStart = min(r.st.TurnStart, len(msgs))
+	return nil
 }
 
 // memoryContext is the context the memory compacts with: marked with
@@ -310,8 +338,8 @@ type verdict struct {
 // judge is the one stage that judges a final answer. Its checks run in
 // order, each on what the one before let through: the output guardrails
 // (which may rewrite the answer, block it or ask for a correction), the
-// output schema (a mismatch goes back, up to OutputRetries times), then
-// the post-turn hook (a correction, up to MaxCorrections). The first
+// output schema (a mismatch goes back, up to Structured.Retries times),
+// then the post-turn hook (a correction, up to Checks.MaxCorrections). The first
 // correction is the verdict. An error (a block, corrections or retries
 // spent) ends the run; a failing guardrail blocks, a failing post-turn hook
 // lets the answer stand (it can only add a correction), both traced.
@@ -323,7 +351,7 @@ func (r *runner) judge(step int, llmSpan, answer string) (verdict, error) {
 		}
 		if fix != "" {
 			if r.st.Corrections >= r.correctionCap() {
-				return verdict{}, &GuardrailError{Stage: GuardOutput, Guardrail: "corrections", Reason: "the answer was still not accepted after the corrections allowed (Agent.MaxCorrections)"}
+				return verdict{}, &GuardrailError{Stage: GuardOutput, Guardrail: "corrections", Reason: "the answer was still not accepted after the corrections allowed (Agent.Checks.MaxCorrections)"}
 			}
 			m := llm.UserText(fix)
 			return verdict{fix: &m, count: &r.st.Corrections}, nil
@@ -345,7 +373,7 @@ func (r *runner) judge(step int, llmSpan, answer string) (verdict, error) {
 		}
 		r.structured = v
 	}
-	if r.a.PostTurn != nil {
+	if r.a.Checks.PostTurn != nil {
 		if corr := r.postTurn(step, llmSpan, answer); corr != nil {
 			return verdict{fix: corr, count: &r.st.Corrections}, nil
 		}
@@ -372,6 +400,47 @@ func (r *runner) correct(step int, v verdict) error {
 		return errAborted
 	}
 	return r.checkpoint()
+}
+
+// keptResults is how many recent tool results stay in full once the run
+// is over its context budget.
+const keptResults = 2
+
+// noteInput records what a model call reported, for the budget check
+// before the next one.
+func (r *runner) noteInput(resp *llm.Response) {
+	if resp.Usage != nil {
+		r.lastInput = resp.Usage.Normalize().InputTokens
+	}
+	if resp.Model != "" {
+		r.lastModel = resp.Model
+	}
+}
+
+// contextBudget runs before a model call: once the last call's input
+// reached the share of the window, it compacts the memory (once) and turns
+// on the pruning of old tool results for the rest of the run.
+func (r *runner) contextBudget(step int) {
+	if r.overBudget || r.lastInput == 0 {
+		return
+	}
+	window := r.b.ContextWindow
+	if window == 0 {
+		window = ContextWindowFor(cmp.Or(r.a.Model, r.lastModel))
+	}
+	if window == 0 || float64(r.lastInput) < r.b.ContextShare*float64(window) {
+		return
+	}
+	r.overBudget = true
+	status := "pruned"
+	if r.a.Memory != nil {
+		if err := r.compactMidRun(); err != nil {
+			traceEvent(r, trace.MemoryError, r.runSpan, trace.Memory{Step: step, Error: err.Error()})
+		} else {
+			status = "compacted, pruned"
+		}
+	}
+	traceEvent(r, trace.ContextBudget, r.runSpan, trace.Memory{Step: step, InputTokens: r.lastInput, Limit: int(window), Kept: keptResults, Status: status})
 }
 
 // callModel sends the transcript (pruned view) to the model.
@@ -633,4 +702,18 @@ func finishedResult(st *RunState) *Result {
 		}
 	}
 	return res
+}
+
+// protect calls f and turns a panic into the error "<what> panicked: <value>".
+// The loop calls the host's code (system prompt function, memory, provider,
+// policy, post-turn hook, checkpoint) through it, so a bug there fails a
+// step the way an error would instead of crashing the process that embeds
+// the loop. Tools have their own guard (tool.SafeCall).
+func protect(what string, f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%s panicked: %v", what, p)
+		}
+	}()
+	return f()
 }

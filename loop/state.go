@@ -12,9 +12,9 @@ import (
 	"github.com/autoagent-go/autoagent/llm"
 )
 
-// StateVersion is the version of the RunState JSON this package writes and
+// stateVersion is the version of the RunState JSON this package writes and
 // reads.
-const StateVersion = 1
+const stateVersion = 1
 
 // RunState is everything needed to continue a run: the transcript, the step
 // counter, the spend, the taint, and the calls of an unfinished turn with
@@ -39,7 +39,7 @@ type RunState struct {
 	Usage     llm.Usage `json:"usage"`
 	HaveUsage bool      `json:"have_usage"`
 	// OutputRetries counts the answers sent back for not matching
-	// Agent.OutputSchema.
+	// Agent.Structured.Schema.
 	OutputRetries int `json:"output_retries,omitempty"`
 	// Revealed are the tools find_tools made callable (tool search).
 	Revealed []string `json:"revealed,omitempty"`
@@ -159,8 +159,8 @@ func (s *RunState) Validate() error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrBadState, fmt.Sprintf(format, args...))
 	}
-	if s.Version != StateVersion {
-		return bad("version %d is not supported (this build reads version %d)", s.Version, StateVersion)
+	if s.Version != stateVersion {
+		return bad("version %d is not supported (this build reads version %d)", s.Version, stateVersion)
 	}
 	if s.Step < 0 || s.Corrections < 0 {
 		return bad("negative step or corrections")
@@ -249,8 +249,8 @@ func DecodeState(data []byte) (*RunState, error) {
 	return &s, nil
 }
 
-// LoadState reads a RunState file written by [SaveState] or
-// [CheckpointFile].
+// LoadState reads a RunState file written by [SaveState] (or a
+// [FileStore]).
 func LoadState(path string) (*RunState, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {

@@ -13,12 +13,34 @@ import (
 	"github.com/autoagent-go/autoagent/tool"
 )
 
-// DefaultOutputRetries is how many times an answer that does not match
-// Agent.OutputSchema goes back to the model when OutputRetries is 0.
-const DefaultOutputRetries = 2
+// StructuredOutput asks for a final answer that is a JSON value of a
+// schema. The zero value asks for none.
+type StructuredOutput struct {
+	// Schema, when set, is the JSON Schema the final answer must match:
+	// every request asks the provider for it (OpenAI's response_format
+	// json_schema, Gemini's responseSchema, an instruction for
+	// Anthropic), the answer is validated, and one that does not match
+	// goes back to the model with the validator's message, up to Retries
+	// times; then the run fails with a *StructuredOutputError. The model
+	// may call tools first. Result.Structured holds the value
+	// (StructuredAs).
+	Schema json.RawMessage
+	// Name names the schema for the provider ("answer" when empty).
+	Name string
+	// Strict asks for strict enforcement where offered (OpenAI's strict,
+	// which needs additionalProperties false and every property
+	// required).
+	Strict bool
+	// Retries caps the answers sent back for not matching; 0 means 2, a
+	// negative value none.
+	Retries int
+}
+
+// defaultOutputRetries is StructuredOutput.Retries when it is 0.
+const defaultOutputRetries = 2
 
 // ErrStructuredOutput is wrapped by the error of a run whose answer never
-// matched Agent.OutputSchema.
+// matched Agent.Structured.Schema.
 var ErrStructuredOutput = errors.New("loop: the answer does not match the output schema")
 
 // StructuredOutputError carries the last answer that did not validate and
@@ -41,7 +63,7 @@ func (e *StructuredOutputError) Unwrap() error { return ErrStructuredOutput }
 func StructuredAs[T any](res *Result) (T, error) {
 	var v T
 	if res == nil || len(res.Structured) == 0 {
-		return v, errors.New("loop: the result holds no structured answer (Agent.OutputSchema unset, or the run did not finish)")
+		return v, errors.New("loop: the result holds no structured answer (Agent.Structured.Schema unset, or the run did not finish)")
 	}
 	err := json.Unmarshal(res.Structured, &v)
 	return v, err
@@ -50,10 +72,10 @@ func StructuredAs[T any](res *Result) (T, error) {
 // outputFormat is what each request asks for when the agent has an output
 // schema.
 func (a *Agent) outputFormat() *llm.ResponseFormat {
-	if len(a.OutputSchema) == 0 {
+	if len(a.Structured.Schema) == 0 {
 		return nil
 	}
-	return &llm.ResponseFormat{Type: "json_schema", Name: cmp.Or(a.OutputSchemaName, "answer"), Schema: a.OutputSchema, Strict: a.OutputStrict}
+	return &llm.ResponseFormat{Type: "json_schema", Name: cmp.Or(a.Structured.Name, "answer"), Schema: a.Structured.Schema, Strict: a.Structured.Strict}
 }
 
 // checkStructured validates an answer: the JSON (fences around it
@@ -83,18 +105,18 @@ var (
 
 const maxCachedSchemas = 256
 
-// compiledOutputSchema is Agent.OutputSchema compiled, nil without one.
+// compiledOutputSchema is Agent.Structured.Schema compiled, nil without one.
 func (a *Agent) compiledOutputSchema() (*tool.Schema, error) {
-	if len(a.OutputSchema) == 0 {
+	if len(a.Structured.Schema) == 0 {
 		return nil, nil
 	}
-	key := string(a.OutputSchema)
+	key := string(a.Structured.Schema)
 	if s, ok := schemaCache.Load(key); ok {
 		return s.(*tool.Schema), nil
 	}
-	s, err := tool.CompileSchema(a.OutputSchema)
+	s, err := tool.CompileSchema(a.Structured.Schema)
 	if err != nil {
-		return nil, fmt.Errorf("loop: Agent.OutputSchema: %w", err)
+		return nil, fmt.Errorf("loop: Agent.Structured.Schema: %w", err)
 	}
 	if schemaCacheCount.Load() < maxCachedSchemas {
 		if _, loaded := schemaCache.LoadOrStore(key, s); !loaded {
@@ -109,9 +131,9 @@ func outputRetryMessage(err error) string {
 }
 
 func (r *runner) outputRetries() int {
-	switch n := r.a.OutputRetries; {
+	switch n := r.a.Structured.Retries; {
 	case n == 0:
-		return DefaultOutputRetries
+		return defaultOutputRetries
 	case n < 0:
 		return 0
 	default:

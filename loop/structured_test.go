@@ -25,7 +25,7 @@ func TestStructuredOutput(t *testing.T) {
 		scripted.Turn{Text: `{"name":"Alice","age":"thirty"}`},
 		scripted.Turn{Text: "```json\n{\"name\":\"Alice\",\"age\":30}\n```"},
 	)
-	a := &loop.Agent{Provider: model, OutputSchema: personSchema, OutputSchemaName: "Person"}
+	a := &loop.Agent{Provider: model, Structured: loop.StructuredOutput{Schema: personSchema, Name: "Person"}}
 	res, err := a.Run(context.Background(), "Alice is 30")
 	if err != nil {
 		t.Fatal(err)
@@ -54,15 +54,15 @@ func TestStructuredOutput(t *testing.T) {
 		t.Errorf("%d corrections, %d retries", fixes, res.State.OutputRetries)
 	}
 	// Past the retries: a typed error with the last answer.
-	a = &loop.Agent{Provider: scripted.New(scripted.Turn{Text: "no"}, scripted.Turn{Text: "still no"}), OutputSchema: personSchema, OutputRetries: 1}
+	a = &loop.Agent{Provider: scripted.New(scripted.Turn{Text: "no"}, scripted.Turn{Text: "still no"}), Structured: loop.StructuredOutput{Schema: personSchema, Retries: 1}}
 	_, err = a.Run(context.Background(), "x")
 	var se *loop.StructuredOutputError
 	if !errors.As(err, &se) || !errors.Is(err, loop.ErrStructuredOutput) || se.Last != "still no" || se.Attempts != 2 {
 		t.Errorf("past the retries: %v", err)
 	}
 	// A schema that does not compile is refused before any call.
-	a = &loop.Agent{Provider: scripted.New(), OutputSchema: json.RawMessage(`{"type":7}`)}
-	if _, err := a.Run(context.Background(), "x"); err == nil || !strings.Contains(err.Error(), "OutputSchema") {
+	a = &loop.Agent{Provider: scripted.New(), Structured: loop.StructuredOutput{Schema: json.RawMessage(`{"type":7}`)}}
+	if _, err := a.Run(context.Background(), "x"); err == nil || !strings.Contains(err.Error(), "Structured.Schema") {
 		t.Errorf("a bad schema: %v", err)
 	}
 	if _, err := loop.StructuredAs[person](&loop.Result{}); err == nil {
@@ -77,7 +77,7 @@ func TestStructuredOutputAfterTools(t *testing.T) {
 		scripted.Turn{Text: `{"name":"Bob","age":41}`},
 	)
 	var ran atomic.Int32
-	a := &loop.Agent{Provider: model, Tools: nestedRegistry(t, countingTool(t, "echo", &ran, "e", tool.Flags{})), OutputSchema: personSchema}
+	a := &loop.Agent{Provider: model, Tools: nestedRegistry(t, countingTool(t, "echo", &ran, "e", tool.Flags{})), Structured: loop.StructuredOutput{Schema: personSchema}}
 	res, err := a.Run(context.Background(), "x")
 	if err != nil || string(res.Structured) != `{"name":"Bob","age":41}` || ran.Load() != 1 {
 		t.Errorf("%v %s %d", err, res.Structured, ran.Load())
@@ -97,8 +97,8 @@ func TestStructuredOutputFromAGoType(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := &loop.Agent{
-		Provider:     scripted.New(scripted.Turn{Text: `{"title":"Dune","year":1965,"extra":1}`}, scripted.Turn{Text: `{"title":"Dune","year":1965}`}),
-		OutputSchema: schema,
+		Provider:   scripted.New(scripted.Turn{Text: `{"title":"Dune","year":1965,"extra":1}`}, scripted.Turn{Text: `{"title":"Dune","year":1965}`}),
+		Structured: loop.StructuredOutput{Schema: schema},
 	}
 	res, err := a.Run(context.Background(), "a book")
 	if err != nil {

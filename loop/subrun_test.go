@@ -67,7 +67,7 @@ func TestSubAgentApprovalReachesTheParent(t *testing.T) {
 		scripted.Turn{ToolCalls: []llm.ToolCall{call("s1", "pay", `{"path":"10 EUR"}`)}},
 		scripted.Turn{Text: "paid"},
 	)
-	child := &loop.Agent{Provider: childP, Tools: nestedRegistry(t, pay.tool(t)), Policy: policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove})}
+	child := &loop.Agent{Provider: childP, Tools: nestedRegistry(t, pay.tool(t)), Checks: loop.Checks{Policy: policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove})}}
 	sub, err := child.AsTool("cashier", "Pays.")
 	if err != nil {
 		t.Fatal(err)
@@ -146,7 +146,7 @@ func TestDelegateResumesOnlyThePausedSpecialist(t *testing.T) {
 		scripted.Turn{Text: "paid"},
 	)
 	writer := &loop.Agent{Provider: writerP, Tools: nestedRegistry(t, note.tool(t))}
-	cashier := &loop.Agent{Provider: cashierP, Tools: nestedRegistry(t, pay.tool(t)), Policy: policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove})}
+	cashier := &loop.Agent{Provider: cashierP, Tools: nestedRegistry(t, pay.tool(t)), Checks: loop.Checks{Policy: policyFor(map[string]loop.Verdict{"pay": loop.VerdictApprove})}}
 	d, err := loop.Delegate(map[string]*loop.Agent{"writer": writer, "cashier": cashier}, loop.DelegateOptions{MaxParallel: 1})
 	if err != nil {
 		t.Fatal(err)

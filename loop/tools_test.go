@@ -11,6 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/autoagent-go/autoagent/internal/marker"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/providers/scripted"
@@ -227,8 +228,8 @@ func TestUntrustedResultIsBoundedThenFramed(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := resultsSent(p.Requests()[1])[0].Content
-	inner, ok := strings.CutPrefix(got, loop.UntrustedOpen+"\n")
-	inner, ok2 := strings.CutSuffix(inner, "\n"+loop.UntrustedClose)
+	inner, ok := strings.CutPrefix(got, marker.UntrustedOpen+"\n")
+	inner, ok2 := strings.CutSuffix(inner, "\n"+marker.UntrustedClose)
 	if !ok || !ok2 || utf8.RuneCountInString(inner) != bound || !strings.Contains(inner, "[TRUNCATED — ") {
 		t.Fatalf("want the whole frame around %d bounded characters, got %q", bound, got)
 	}

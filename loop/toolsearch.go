@@ -12,13 +12,13 @@ import (
 	"github.com/autoagent-go/autoagent/loop/refusal"
 )
 
-// FindToolsName is the meta-tool a run offers instead of a large tool set
+// findToolsName is the meta-tool a run offers instead of a large tool set
 // (see Agent.ToolSearchThreshold).
-const FindToolsName = "find_tools"
+const findToolsName = "find_tools"
 
-// DefaultToolSearchThreshold is the number of tools above which a run
+// defaultToolSearchThreshold is the number of tools above which a run
 // offers find_tools instead of every tool.
-const DefaultToolSearchThreshold = 20
+const defaultToolSearchThreshold = 20
 
 // toolSearch is a run's deferred tool set: the model is offered
 // find_tools and the tools it revealed so far; every call still goes
@@ -30,15 +30,9 @@ type toolSearch struct {
 	revealed map[string]bool
 }
 
-// newToolSearch indexes specs when there are more than threshold of them
-// (0: the default; negative: never), with names revealed before (resume).
-func newToolSearch(specs []llm.ToolSpec, threshold int, revealed []string) *toolSearch {
-	if threshold == 0 {
-		threshold = DefaultToolSearchThreshold
-	}
-	if threshold < 0 || len(specs) <= threshold {
-		return nil
-	}
+// newToolSearch indexes specs, with names revealed before (resume). The
+// run makes one only past Agent.ToolSearchThreshold.
+func newToolSearch(specs []llm.ToolSpec, revealed []string) *toolSearch {
 	s := &toolSearch{all: specs, index: bm25.New(), revealed: map[string]bool{}}
 	for i, sp := range specs {
 		s.index.Add(int64(i+1), searchDocument(sp))
@@ -67,7 +61,7 @@ func searchDocument(sp llm.ToolSpec) string {
 }
 
 var findToolsSpec = llm.ToolSpec{
-	Name:        FindToolsName,
+	Name:        findToolsName,
 	Description: "Search the tools available to you by what you need to do; the tools found become callable. Call it before using a tool you have not been offered.",
 	InputSchema: json.RawMessage(`{"type":"object","properties":{"query":{"type":"string","description":"what the tool should do, in a few words"},"limit":{"type":"integer","minimum":1,"maximum":20,"description":"how many tools to find (default 5)"}},"required":["query"],"additionalProperties":false}`),
 }
@@ -143,5 +137,5 @@ func (s *toolSearch) find(args json.RawMessage) (string, bool) {
 }
 
 func notOfferedMessage(name string) refusal.Refusal {
-	return refusal.New(refusal.NotOffered, "`%s` has not been offered to you yet. Call %s with what you need to do to find the tools you may call.", name, FindToolsName)
+	return refusal.New(refusal.NotOffered, "`%s` has not been offered to you yet. Call %s with what you need to do to find the tools you may call.", name, findToolsName)
 }

@@ -253,14 +253,14 @@ func TestTraceCancelHookAndUnknownOutcome(t *testing.T) {
 
 	col = &collector{}
 	hookCalls := 0
-	a := &loop.Agent{Provider: scripted.New(text("v1"), text("v2")), Tracer: trace.New(col), MaxCorrections: 2,
-		PostTurn: func(context.Context, *loop.Turn) (*llm.Message, error) {
-			if hookCalls++; hookCalls == 1 {
-				m := llm.UserText("Cite your sources.")
-				return &m, nil
-			}
-			return nil, errors.New("checker down")
-		}}
+	a := &loop.Agent{Provider: scripted.New(text("v1"), text("v2")), Tracer: trace.New(col), Checks: loop.Checks{MaxCorrections: 2, PostTurn: func(context.Context, *loop.Turn) (*llm.Message, error) {
+		if hookCalls++; hookCalls == 1 {
+			m := llm.UserText("Cite your sources.")
+			return &m, nil
+		}
+		return nil, errors.New("checker down")
+	}},
+	}
 	if res, err := a.Run(context.Background(), "go"); err != nil || res.Output != "v2" {
 		t.Fatalf("run with a post-turn hook: %+v, %v", res, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -81,7 +83,11 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 	// The record of the turn's nested calls is kept in the state whenever
 	// the turn stops before its end, so the tools that run again on
 	// resume get the results of the calls they made.
-	err := r.record.takeErr()
+	var err error
+	nested := r.record.active.Load() // a tool called through CallNested
+	if nested {
+		err = r.record.takeErr()
+	}
 	for i := range plans {
 		if err == nil {
 			err = plans[i].out.err
@@ -99,20 +105,26 @@ func (r *runner) turn(step int, llmSpan string, calls []llm.ToolCall) (*Result, 
 		res, err := r.stop(StopCancelled, ctxErr)
 		return res, true, err
 	}
-	if pending := r.record.takePending(); len(pending) > 0 {
+	var waiting []PendingCall
+	if nested {
+		waiting = r.record.takePending()
+	}
+	if len(waiting) > 0 {
 		// A tool's own call awaits approval: the turn stops here, keeping
 		// the other calls' results; the tools that asked run again on
 		// resume.
 		r.st.Completed = completedResults(plans)
 		r.record.keep(r.st)
-		r.st.Pending = pending
-		res, err := r.pauseForApproval(step, llmSpan, pending)
+		r.st.Pending = waiting
+		res, err := r.pauseForApproval(step, llmSpan, waiting)
 		return res, true, err
 	}
 	tainted := false
 	r.st.ToolCalls += r.counted + r.record.counted
 	r.counted = 0
-	r.record.reset(r.st)
+	if nested {
+		r.record.reset(r.st)
+	}
 	if r.search != nil {
 		r.st.Revealed = r.search.names()
 	}
@@ -182,7 +194,7 @@ func (r *runner) plan(step int, llmSpan string, calls []llm.ToolCall) ([]plan, [
 	for i, c := range calls {
 		p := &plans[i]
 		*p = r.newPlan(c)
-		if r.search != nil && c.Name == FindToolsName {
+		if r.search != nil && c.Name == findToolsName {
 			p.findTools = true // the run's own; not counted
 			continue
 		}
@@ -344,7 +356,7 @@ func checkOffered(r *runner, g *gateCall) refusal.Refusal {
 // checkCodeModeOnly refuses the model a direct call when code mode offers
 // the tools to programs only.
 func checkCodeModeOnly(r *runner, g *gateCall) refusal.Refusal {
-	if g.nested {
+	if g.nested || r.a.CodeMode.Mode != codemode.Only {
 		return refusal.Refusal{}
 	}
 	return r.modelRefusal(g.p.call.Name)
@@ -354,8 +366,11 @@ func checkCodeModeOnly(r *runner, g *gateCall) refusal.Refusal {
 // any hook would see waits for the turn: hooks see every call before
 // anything runs it.
 func checkPreToolHooks(r *runner, g *gateCall) refusal.Refusal {
+	if len(r.a.Checks.PreToolHooks) == 0 {
+		return refusal.Refusal{}
+	}
 	if g.early != nil {
-		g.clean = len(r.a.PreToolHooks) == 0
+		g.clean = false
 		return refusal.Refusal{}
 	}
 	return r.preHooks(g.step, g.span, g.p)
@@ -421,7 +436,7 @@ func (r *runner) guardHit(g *gateCall, block, wouldBlock trace.Type, ev trace.Gu
 // checkPolicy asks the policy: it denies (a failing policy denies too, see
 // decide), asks a person, or allows.
 func checkPolicy(r *runner, g *gateCall) refusal.Refusal {
-	if r.a.Policy == nil {
+	if r.a.Checks.Policy == nil {
 		return refusal.Refusal{}
 	}
 	p := g.p
@@ -432,7 +447,7 @@ func checkPolicy(r *runner, g *gateCall) refusal.Refusal {
 	if g.early != nil {
 		in.Early, in.Messages = true, g.early.transcript(r.st.Messages)
 	}
-	d := decide(r.ctx, r.a.Policy, in)
+	d := decide(r.ctx, r.a.Checks.Policy, in)
 	switch d.Verdict {
 	case VerdictDeny:
 		ev := g.ev()
@@ -732,11 +747,13 @@ func (r *runner) settle(step int, llmSpan string, p *plan, x execution) outcome 
 		o.err = err
 	}
 	text := raw.text
-	if cut, ok := truncateMiddle(text, r.b.MaxToolResultChars); ok {
-		if r.tr != nil {
-			traceEvent(r, trace.ResultTruncated, llmSpan, trace.ToolCall{Step: step, Name: c.Name, CallID: c.ID, Chars: utf8.RuneCountInString(text), Limit: r.b.MaxToolResultChars})
+	if r.b.MaxToolResultChars > 0 {
+		if cut, ok := truncateMiddle(text, r.b.MaxToolResultChars); ok {
+			if r.tr != nil {
+				traceEvent(r, trace.ResultTruncated, llmSpan, trace.ToolCall{Step: step, Name: c.Name, CallID: c.ID, Chars: utf8.RuneCountInString(text), Limit: r.b.MaxToolResultChars})
+			}
+			text = cut
 		}
-		text = cut
 	}
 	if raw.untrusted {
 		text = frameUntrusted(text)
@@ -753,7 +770,9 @@ func (r *runner) settle(step int, llmSpan string, p *plan, x execution) outcome 
 // result, for the model's calls and nested ones alike. The error is a
 // guardrail's block, which stops the run.
 func (r *runner) shape(step int, span string, c llm.ToolCall, raw rawResult) (rawResult, error) {
-	r.postHooks(step, span, c, &raw)
+	if len(r.a.Checks.PostToolHooks) > 0 {
+		r.postHooks(step, span, c, &raw)
+	}
 	var gs []Guardrail
 	if r.rails {
 		gs = r.guardrails(GuardToolResult)
@@ -899,4 +918,99 @@ func resultText(res *tool.Result) string {
 		return res.Content[0].Text
 	}
 	return res.Text()
+}
+
+// usageSink gathers usage reported by the tools of a turn (sub-agents, tools
+// that call models); the loop folds it into the run's spend after the turn.
+type usageSink struct {
+	mu   sync.Mutex
+	u    llm.Usage
+	have bool
+}
+
+func (s *usageSink) add(u llm.Usage) {
+	s.mu.Lock()
+	s.u = s.u.Add(u.Normalize())
+	s.have = true
+	s.mu.Unlock()
+}
+
+// take returns and clears the gathered usage.
+func (s *usageSink) take() (llm.Usage, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u, have := s.u, s.have
+	s.u, s.have = llm.Usage{}, false
+	return u, have
+}
+
+// callIDs keeps the tool-call ids of a run unique. Approvals, checkpoints,
+// journals and tool results all refer to a call by id, so a provider that
+// sends none (Gemini) or repeats one must not make two calls
+// indistinguishable.
+type callIDs struct {
+	used map[string]struct{}
+}
+
+// seed records the ids already in msgs (a resumed or caller-supplied
+// transcript).
+func (c *callIDs) seed(msgs []llm.Message) {
+	for _, m := range msgs {
+		if m.Role != llm.RoleAssistant {
+			continue
+		}
+		for _, p := range m.Parts {
+			if p.Type == llm.PartToolCall && p.ToolCall != nil {
+				c.add(p.ToolCall.ID)
+			}
+		}
+	}
+}
+
+func (c *callIDs) add(id string) {
+	if c.used == nil {
+		c.used = make(map[string]struct{})
+	}
+	c.used[id] = struct{}{}
+}
+
+func (c *callIDs) has(id string) bool {
+	_, ok := c.used[id]
+	return ok
+}
+
+// fix gives every tool call of msg a run-unique id, in place in a copy of
+// the parts: an empty or already-used id, or one holding a "/" (the
+// separator of the ids of calls tools make, "<call id>/<n>", which a model
+// must not be able to name), becomes "call_<step>_<index>" (with a suffix
+// if even that is taken), deterministic so replays and tests see the same
+// ids. It returns msg unchanged when no id changed.
+func (c *callIDs) fix(msg llm.Message, step int) llm.Message {
+	copied := false
+	idx := 0
+	for i, p := range msg.Parts {
+		if p.Type != llm.PartToolCall || p.ToolCall == nil {
+			continue
+		}
+		idx++
+		id := p.ToolCall.ID
+		if id != "" && !c.has(id) && !strings.Contains(id, "/") {
+			c.add(id)
+			continue
+		}
+		base := "call_" + strconv.Itoa(step) + "_" + strconv.Itoa(idx)
+		id = base
+		for n := 2; c.has(id); n++ {
+			id = base + "_" + strconv.Itoa(n)
+		}
+		c.add(id)
+		if !copied {
+			msg.Parts = append([]llm.Part(nil), msg.Parts...)
+			copied = true
+		}
+		tc := *p.ToolCall
+		tc.ID = id
+		msg.Parts[i].ToolCall = &tc
+	}
+	return msg
 }

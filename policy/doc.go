@@ -15,13 +15,13 @@
 //	if err != nil {
 //		return err // names the position: "policy: rules[0].when.tainted: want true or false"
 //	}
-//	agent := &loop.Agent{Provider: model, Tools: tools, Policy: spec}
+//	agent := &loop.Agent{Provider: model, Tools: tools, Checks: loop.Checks{Policy: spec}}
 //
 // [Load] reads a policy file. Parsing is strict (an unknown key, action or
 // operator, a wrong type or a bad regular expression is an [Error] naming
 // its position); among the rules that match a call, deny wins over
 // approve, which wins over allow. The loop knows nothing of this
-// language: it asks its Agent.Policy for a [loop.Decision] per call, and
+// language: it asks its Agent.Checks.Policy for a [loop.Decision] per call, and
 // adds the guardrails of a policy that implements
 // [loop.PolicyGuardrails].
 package policy

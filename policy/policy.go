@@ -81,7 +81,7 @@ type Spec struct {
 	// Rules are the rules, in the order given.
 	Rules []Rule `json:"rules"`
 	// Guardrails switches built-in guardrails on, per stage: a run whose
-	// Agent.Policy is this spec adds them after the agent's own.
+	// Agent.Checks.Policy is this spec adds them after the agent's own.
 	Guardrails *GuardrailSpec `json:"guardrails,omitempty"`
 
 	compiled []compiledRule
@@ -112,7 +112,7 @@ type GuardSet struct {
 }
 
 // GuardrailsAt returns the guardrails the spec switches on at stage; a
-// run whose Agent.Policy is p adds them after the agent's own (see
+// run whose Agent.Checks.Policy is p adds them after the agent's own (see
 // [loop.PolicyGuardrails]).
 func (p *Spec) GuardrailsAt(stage loop.GuardStage) []loop.Guardrail {
 	if p == nil {

@@ -186,7 +186,7 @@ func TestPolicyFileInTheLoop(t *testing.T) {
 	}
 	mail := &counter{name: "send_email"}
 	p := scripted.New(calls(call("m1", "send_email", `{"to":"bob@example.com"}`), call("m2", "send_email", `{"to":"eve@evil.net"}`)), text("ok"))
-	a := &loop.Agent{Provider: p, Tools: registry(t, mail), Policy: pol}
+	a := &loop.Agent{Provider: p, Tools: registry(t, mail), Checks: loop.Checks{Policy: pol}}
 	res, err := a.Run(context.Background(), "mail")
 	if !errors.Is(err, loop.ErrApprovalRequired) || mail.count() != 0 || res.Pending[0].Call.ID != "m2" {
 		t.Fatalf("err %v, mail %d", err, mail.count())

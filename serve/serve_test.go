@@ -92,7 +92,7 @@ func newAgent(t testing.TB, model llm.Provider, g *gate) *loop.Agent {
 		}
 		return loop.Decision{Verdict: loop.VerdictAllow}, nil
 	})
-	return &loop.Agent{Provider: model, Tools: reg, Policy: pol}
+	return &loop.Agent{Provider: model, Tools: reg, Checks: loop.Checks{Policy: pol}}
 }
 
 func newEnv(t *testing.T, opts serve.Options, model llm.Provider) *env {

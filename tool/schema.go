@@ -345,7 +345,7 @@ func normalizeTypes(raw json.RawMessage) (json.RawMessage, error) {
 // SchemaFor derives the JSON Schema of T as tool.New derives arguments'
 // (jsonschema-go: descriptions from `jsonschema` tags, `enum` tags,
 // required fields, additionalProperties false): the schema of a
-// structured answer (loop.Agent.OutputSchema), for example.
+// structured answer (loop.Agent.Structured), for example.
 func SchemaFor[T any]() (json.RawMessage, error) {
 	t := reflect.TypeFor[T]()
 	s, err := inferSchema(t)

@@ -20,13 +20,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/internal/loopwire"
 	"github.com/autoagent-go/autoagent/workspace"
 )
 
 // runCtx is a context of a tool call in run.
 func runCtx(run string) context.Context {
-	ctx, _ := loop.RemoteCallContext(context.Background(), loop.CallInfo{RunID: run, CallID: "c1", Name: "write_file"}, false)
+	ctx, _ := loopwire.RemoteCallContext(context.Background(), loopwire.Call{RunID: run, CallID: "c1", Name: "write_file"}, false)
 	return ctx
 }
 

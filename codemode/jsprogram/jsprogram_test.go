@@ -207,7 +207,7 @@ try {
 } catch (e) {
   return "refused: " + e.message
 }`))
-	a.Policy = loop.PolicyFunc(func(_ context.Context, in *loop.PolicyInput) (loop.Decision, error) {
+	a.Checks.Policy = loop.PolicyFunc(func(_ context.Context, in *loop.PolicyInput) (loop.Decision, error) {
 		if in.Call.Name == "refund" {
 			return loop.Decision{Verdict: loop.VerdictDeny, Reason: "refunds are closed"}, nil
 		}
@@ -240,7 +240,7 @@ const r = await tools.refund({id: 2})
 const c = await tools.get_order({id: 3})
 return [a.refund + b.refund + c.refund, r, Date.now(), Math.random()]`
 	a := agent(t, s, programCall("c1", code))
-	a.Policy = loop.PolicyFunc(func(_ context.Context, in *loop.PolicyInput) (loop.Decision, error) {
+	a.Checks.Policy = loop.PolicyFunc(func(_ context.Context, in *loop.PolicyInput) (loop.Decision, error) {
 		if in.Call.Name == "refund" {
 			return loop.Decision{Verdict: loop.VerdictApprove, Reason: "refunds need a person"}, nil
 		}
@@ -267,7 +267,7 @@ return [a.refund + b.refund + c.refund, r, Date.now(), Math.random()]`
 	}
 	b := agent(t, s)
 	b.Provider = scripted.New(scripted.Turn{Text: "done"})
-	b.Policy = a.Policy
+	b.Checks.Policy = a.Checks.Policy
 	res, err = b.Resume(context.Background(), &st, loop.Approve("c1/3"))
 	if err != nil {
 		t.Fatal(err)

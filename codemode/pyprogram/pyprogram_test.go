@@ -239,7 +239,7 @@ try:
     return "refunded"
 except ToolError as e:
     return "refused: " + str(e) + " / " + e.tool`))
-	a.Policy = loop.PolicyFunc(func(_ context.Context, in *loop.PolicyInput) (loop.Decision, error) {
+	a.Checks.Policy = loop.PolicyFunc(func(_ context.Context, in *loop.PolicyInput) (loop.Decision, error) {
 		if in.Call.Name == "refund" {
 			return loop.Decision{Verdict: loop.VerdictDeny, Reason: "refunds are closed"}, nil
 		}
@@ -273,7 +273,7 @@ r = tools.refund(id=2)
 c = tools.get_order(id=3)
 return [a["refund"] + b["refund"] + c["refund"], r, time.time(), random.random()]`
 	a := agent(t, s, programCall("c1", code))
-	a.Policy = loop.PolicyFunc(func(_ context.Context, in *loop.PolicyInput) (loop.Decision, error) {
+	a.Checks.Policy = loop.PolicyFunc(func(_ context.Context, in *loop.PolicyInput) (loop.Decision, error) {
 		if in.Call.Name == "refund" {
 			return loop.Decision{Verdict: loop.VerdictApprove, Reason: "refunds need a person"}, nil
 		}
@@ -300,7 +300,7 @@ return [a["refund"] + b["refund"] + c["refund"], r, time.time(), random.random()
 	}
 	b := agent(t, s)
 	b.Provider = scripted.New(scripted.Turn{Text: "done"})
-	b.Policy = a.Policy
+	b.Checks.Policy = a.Checks.Policy
 	res, err = b.Resume(context.Background(), &st, loop.Approve("c1/3"))
 	if err != nil {
 		t.Fatal(err)

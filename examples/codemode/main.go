@@ -225,9 +225,9 @@ func run(ctx context.Context, name string, turns []scripted.Turn, cm codemode.Co
 	a := &loop.Agent{
 		Provider: model, Tools: tools, CodeMode: cm, Tracer: trace.New(trace.JSONL(&events)),
 		Bounds: loop.Bounds{MaxSteps: 20},
-		Policy: loop.PolicyFunc(func(context.Context, *loop.PolicyInput) (loop.Decision, error) {
+		Checks: loop.Checks{Policy: loop.PolicyFunc(func(context.Context, *loop.PolicyInput) (loop.Decision, error) {
 			return loop.Decision{Verdict: loop.VerdictAllow}, nil
-		}),
+		})},
 	}
 	start := time.Now()
 	res, err := a.Run(ctx, "What do ada's refunds total?")

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/internal/marker"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 )
@@ -47,7 +48,7 @@ func TestInjectionIsBlocked(t *testing.T) {
 			t.Errorf("deny mode trace: approvals %d, refusals %v", o.summary.Approvals, o.summary.Refusals)
 		}
 		// The model was told, and saw the page framed as untrusted data.
-		if fetched := o.result.Messages[3].ToolResults()[0].Content; !strings.HasPrefix(fetched, loop.UntrustedOpen) {
+		if fetched := o.result.Messages[3].ToolResults()[0].Content; !strings.HasPrefix(fetched, marker.UntrustedOpen) {
 			t.Errorf("page not framed: %q", fetched)
 		}
 		if !strings.Contains(out.String(), "boot audit: lethal trifecta: untrusted tools [fetch_page] and egress tools [send_email]") {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/internal/marker"
 	"github.com/autoagent-go/autoagent/mcp"
 )
 
@@ -55,7 +55,7 @@ func TestMCPToolsAreUntrustedByDefault(t *testing.T) {
 			}
 		}
 	}
-	if !strings.HasPrefix(ticket, loop.UntrustedOpen) || !strings.Contains(ticket, "Ticket #4711") {
+	if !strings.HasPrefix(ticket, marker.UntrustedOpen) || !strings.Contains(ticket, "Ticket #4711") {
 		t.Errorf("the ticket did not reach the model framed as untrusted data: %q", ticket)
 	}
 	if !strings.HasPrefix(webhook, "EgressBlocked: ") {

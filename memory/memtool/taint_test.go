@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/internal/marker"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/memory"
@@ -109,7 +110,7 @@ func TestRememberedInATaintedRunComesBackUntrusted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := resultOf(res.Messages, "q1"); !strings.HasPrefix(got, loop.UntrustedOpen) || !strings.Contains(got, "DE00 EVIL") {
+	if got := resultOf(res.Messages, "q1"); !strings.HasPrefix(got, marker.UntrustedOpen) || !strings.Contains(got, "DE00 EVIL") {
 		t.Errorf("recall of the tainted fact is not framed: %q", got)
 	}
 	if !res.Tainted || sent.Load() != 0 {
@@ -136,7 +137,7 @@ func TestRememberedInATaintedRunComesBackUntrusted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := resultOf(res.Messages, "x1"); !strings.HasPrefix(got, loop.UntrustedOpen) || !res.Tainted {
+	if got := resultOf(res.Messages, "x1"); !strings.HasPrefix(got, marker.UntrustedOpen) || !res.Tainted {
 		t.Errorf("forget's dry run listing the tainted fact: tainted %v, result %q", res.Tainted, got)
 	}
 
@@ -169,7 +170,7 @@ func TestRememberedInATaintedRunComesBackUntrusted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := resultOf(res.Messages, "x2"); !strings.HasPrefix(got, loop.UntrustedOpen) || !strings.Contains(got, `"erased":true`) || !res.Tainted {
+	if got := resultOf(res.Messages, "x2"); !strings.HasPrefix(got, marker.UntrustedOpen) || !strings.Contains(got, `"erased":true`) || !res.Tainted {
 		t.Errorf("forget's confirmation listing the tainted fact: tainted %v, result %q", res.Tainted, got)
 	}
 }
