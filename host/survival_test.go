@@ -131,7 +131,7 @@ var survivalCases = []survivalCase{
 	// (over 1 s in a loaded CI run), so the limit here is generous: the
 	// outcome asserted is fd_write's refusal, which takes no time.
 	{name: "one WASI write of 8 million iovecs", file: "writev.wasm", limits: Limits{Timeout: 5 * time.Second}, tool: "writev",
-		want: "fd_write: a list of 8000000 entries, more than the 1024 allowed",
+		want:  "fd_write: a list of 8000000 entries, more than the 1024 allowed",
 		setup: grantOutDir},
 	// One fd_pread of 1 024 iovecs over the same 60 MiB reads 60 GiB
 	// (seconds) in wazero's Go code: the limit holds within one iovec's
@@ -176,7 +176,7 @@ var survivalCases = []survivalCase{
 			c.grants = []string{"fs.read:" + d}
 		}},
 	{name: "a disk filled without end", file: "diskfill.wasm", tool: "diskfill", limits: Limits{FSWrite: 32 << 20},
-		want: "tool exceeded its fs write limit of 32 MiB",
+		want:  "tool exceeded its fs write limit of 32 MiB",
 		setup: grantOutDir,
 		check: func(c *survivalRun, _ tool.Result) error {
 			fi, err := os.Stat(filepath.Join(c.dir, "out", "big"))
@@ -189,7 +189,7 @@ var survivalCases = []survivalCase{
 			return nil
 		}},
 	{name: "a terabyte hole", file: "sparse.wasm", tool: "sparse",
-		want: "tool exceeded its fs write limit of 256 MiB",
+		want:  "tool exceeded its fs write limit of 256 MiB",
 		setup: grantOutDir,
 		check: func(c *survivalRun, _ tool.Result) error {
 			if fi, err := os.Stat(filepath.Join(c.dir, "out", "sparse.bin")); err == nil && fi.Size() > 256<<20 {
@@ -234,11 +234,11 @@ var survivalCases = []survivalCase{
 	{name: "two thousand tools", file: "manytools.wasm",
 		loadErr: "2000 tools, more than the 1024 a module may offer"},
 	{name: "an output schema exponential in the result's depth", file: "schemacost.wasm", tool: "expout",
-		want:    "structuredContent does not match the outputSchema: checking the value against its schema takes more than 4194304 steps", maxRSS: 128 << 20},
+		want: "structuredContent does not match the outputSchema: checking the value against its schema takes more than 4194304 steps", maxRSS: 128 << 20},
 	{name: "an output schema of four thousand branches per item", file: "schemacost.wasm", tool: "branchesout",
 		want: "takes more than 4194304 steps", maxRSS: 160 << 20},
 	{name: "an output schema whose every branch fails on a large result", file: "schemacost.wasm", tool: "errout",
-		want:    `a: anyOf: matches none of the 4091 alternatives; the first: a: type: an array of 500000 items has type "array", want "string"`, maxRSS: 160 << 20,
+		want: `a: anyOf: matches none of the 4091 alternatives; the first: a: type: an array of 500000 items has type "array", want "string"`, maxRSS: 160 << 20,
 		check: func(_ *survivalRun, res tool.Result) error {
 			if n := len(res.Text()); n > 4096 {
 				return fmt.Errorf("an error text of %d bytes", n)
@@ -246,8 +246,8 @@ var survivalCases = []survivalCase{
 			return nil
 		}},
 	{name: "an input schema exponential in the arguments' depth", file: "schemacost.wasm", tool: "expin",
-		args:    `{"v":` + strings.Repeat("[", 24) + "1" + strings.Repeat("]", 24) + `}`,
-		want:    "invalid arguments: checking the value against its schema takes more than 4194304 steps", maxRSS: 128 << 20},
+		args: `{"v":` + strings.Repeat("[", 24) + "1" + strings.Repeat("]", 24) + `}`,
+		want: "invalid arguments: checking the value against its schema takes more than 4194304 steps", maxRSS: 128 << 20},
 	{name: "deep recursion", file: "recursion.wasm", limits: Limits{Timeout: time.Minute}, tool: "recursion",
 		want: "tool exceeded its stack limit of 8 MiB", maxRSS: 128 << 20},
 	{name: "deep recursion from a loop", file: "looprecursion.wasm", limits: Limits{Timeout: time.Minute}, tool: "looprecursion",
