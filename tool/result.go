@@ -29,8 +29,7 @@ type Result struct {
 	// JSON form, so nothing a tool or a server sends can claim it: the
 	// host hands it to a guest calling tools as its own field of the
 	// reply ("refusal"), which the program engines read to stop a program
-	// (see RATIONALE.md, "Why does a program stop on a field, not a
-	// prefix?").
+	// (see RATIONALE.md, "Why is a refusal a field, not a prefix?").
 	Refusal string `json:"-"`
 }
 
