@@ -21,6 +21,7 @@ import (
 	"github.com/autoagent-go/autoagent/durable"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/policy"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -29,8 +30,8 @@ import (
 // each a call through loop.CallNested; its result lists what each call
 // gave and whether the program was tainted after it. It stands for the
 // JavaScript engine (TestWorkflowCodeModeJavaScript runs that), and
-// stops, as the engine does, at a refusal that starts ProgramSuspended:
-// or ProgramCallLimit: (goOn: it does not). A line "taint" reports
+// stops, as the engine does, at a refusal of kind ProgramSuspended or
+// ProgramCallLimit, the result's field (goOn: it does not). A line "taint" reports
 // taint; a line "hold" waits while the file hold exists (the fault
 // tests; the file hold.held says it holds).
 //
@@ -72,7 +73,7 @@ func (l *lineRunner) Run(ctx context.Context, p codemode.Program) (tool.Result, 
 			mark = "error"
 		}
 		out = append(out, fmt.Sprintf("%s %s: %s (tainted: %v)", name, mark, res.Text(), tool.Tainted(ctx)))
-		if res.IsError && !l.goOn && (strings.HasPrefix(res.Text(), "ProgramSuspended:") || strings.HasPrefix(res.Text(), "ProgramCallLimit:")) {
+		if res.IsError && !l.goOn && (res.Refusal == string(refusal.ProgramSuspended) || res.Refusal == string(refusal.ProgramCallLimit)) {
 			return tool.Errorf("the program was stopped: %s", res.Text()), nil
 		}
 	}

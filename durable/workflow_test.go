@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/testsuite"
+	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/autoagent-go/autoagent/durable"
@@ -63,11 +64,21 @@ func newAgent(t *testing.T, tl tool.Tool, ts ...scripted.Turn) *loop.Agent {
 	return &loop.Agent{Provider: scripted.New(ts...), Tools: reg, System: "You pay.", Bounds: loop.Bounds{MaxSteps: 8}}
 }
 
+// hangBound replaces the test environment's two wall-clock bounds: its
+// idle timeout (3 s without an event, an activity running a JavaScript
+// program included) and its deadlock detector (1 s in one workflow task,
+// where the workflow encodes a program's record of calls, megabytes under
+// the race detector). Both failed tests at a load average of 15-20 while
+// the workflows did nothing wrong. The bound's only job is to stop a hang.
+const hangBound = 5 * time.Minute
+
 func env(t *testing.T, acts *durable.Activities) *testsuite.TestWorkflowEnvironment {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(quiet)
 	e := s.NewTestWorkflowEnvironment()
+	e.SetTestTimeout(hangBound)
+	e.SetWorkerOptions(worker.Options{DeadlockDetectionTimeout: hangBound})
 	durable.Register(e, acts)
 	return e
 }

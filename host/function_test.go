@@ -169,7 +169,7 @@ func TestHostFunctionFailures(t *testing.T) {
 			select {
 			case <-ctx.Done(): // the call's time limit reaches the function
 				return ctx.Err()
-			case <-time.After(5 * time.Second):
+			case <-time.After(hangBound / 2): // before call calls it a hang
 				return errors.New("the call's deadline did not reach the function")
 			}
 		}, "time limit"},
@@ -190,7 +190,6 @@ func TestHostFunctionFailures(t *testing.T) {
 				limit = 300 * time.Millisecond
 			}
 			l := load(t, h, "hostfn.wasm", Module{Grants: grants(t, hostfnGrants...), Limits: Limits{Timeout: limit}})
-			start := time.Now()
 			res := call(t, l, "upper", `{"s":"x"}`)
 			if c.want == "" {
 				if res.IsError || res.Text() != "ok" {
@@ -200,9 +199,8 @@ func TestHostFunctionFailures(t *testing.T) {
 				t.Fatalf("result %+v, want an error containing %q", res, c.want)
 			}
 			if c.name == "deadline" {
-				if d := time.Since(start); d > 5*time.Second {
-					t.Errorf("the call ended after %v", d)
-				}
+				// The limit's error and outcome: the function saw the
+				// call's context end (else it fails the call its own way).
 				if o := rec.last(t).Outcome; o != OutcomeLimit {
 					t.Errorf("outcome %v", o)
 				}

@@ -85,17 +85,22 @@ func stubImports(t *testing.T, rt wazero.Runtime, cm wazero.CompiledModule, modu
 
 // TestInterruptComputeBound: a loop-heavy and a call-heavy guest (naive
 // recursion has calls and no loop on its hot path) both stop at the time
-// limit, and the host goes on serving.
+// limit, and the host goes on serving. The tight limit is the hostile
+// calls' alone: the module is described by a sidecar, and fib(20) runs in
+// a load with the default limit (at a load average of 25 the describe
+// once took longer than 100 ms).
 func TestInterruptComputeBound(t *testing.T) {
 	t.Parallel()
 	h, _ := newTestHost(t, Options{})
-	l := load(t, h, "compute.wasm", Module{Limits: Limits{Timeout: 100 * time.Millisecond}})
+	sidecar := []byte(`{"tools":[{"name":"spin","description":"d","inputSchema":{"type":"object"}},{"name":"fib","description":"d","inputSchema":{"type":"object"}}]}`)
+	tight := load(t, h, "compute.wasm", Module{Name: "compute-tight", Sidecar: sidecar, Limits: Limits{Timeout: 100 * time.Millisecond}})
 	for _, c := range []struct{ tool, args string }{{"spin", `{"n":100000000000}`}, {"fib", `{"n":90}`}} {
-		res := call(t, l, c.tool, c.args)
+		res := call(t, tight, c.tool, c.args)
 		if !res.IsError || res.Text() != "tool exceeded its time limit of 100ms" {
 			t.Errorf("%s: %+v", c.tool, res)
 		}
 	}
+	l := load(t, h, "compute.wasm", Module{})
 	if res := call(t, l, "fib", `{"n":20}`); res.IsError || res.Text() != "6765" {
 		t.Errorf("fib(20) = %+v", res)
 	}

@@ -29,14 +29,19 @@ import (
 // binary, so that a freeze or a crash of the host is a failed test rather
 // than a dead test binary. The parent asserts that the child:
 //
-//   - ended with the expected outcome, within the case's time bound (a
-//     child still running at the bound plus start-up slack froze);
+//   - ended with the expected outcome: a limit's own error says the limit
+//     stopped the guest (a child still running after survivalHang froze);
 //   - never hit a Go fatal error or an unrecovered panic;
 //   - kept its peak resident memory (rusage) under the case's bound;
 //   - completed every garbage collection it started while the guest ran
-//     in under a second (a guest in machine code that never returns to
-//     Go holds up the stop-the-world phase, freezing the process);
+//     (a guest in machine code that never returns to Go holds up the
+//     stop-the-world phase, freezing the process until survivalHang);
 //   - served a good call afterwards, in the same process.
+//
+// No assertion is on a duration: a loaded machine stretches them all.
+// The times and the longest stops are logged; BenchmarkGuestGCStop
+// measures the stops, and the case "collections while guests spin"
+// asserts by an order of events that a spinning guest lets them complete.
 
 const survivalEnv = "AUTOAGENT_SURVIVAL_CASE"
 
@@ -58,17 +63,8 @@ type survivalCase struct {
 	// call succeeds (isError false) or fails.
 	want string
 	ok   bool
-	// maxTime bounds the call (5 s when zero), maxLoad the load and
-	// compilation before it (10 s); maxRSS the child's peak resident
-	// memory.
-	maxTime time.Duration
-	maxLoad time.Duration
-	maxRSS  int64
-	// hostWork says the call's time is the host's own Go code (a schema's
-	// validation; wazero's growth of a table, a Go slice copied at each
-	// doubling), which the race detector slows five to ten times, where
-	// other cases' is the guest's machine code, which it does not.
-	hostWork bool
+	// maxRSS bounds the child's peak resident memory.
+	maxRSS int64
 	// setup prepares the host's options before it is created (a kv
 	// directory, a dispatcher); check inspects what the call left.
 	setup func(c *survivalRun)
@@ -106,13 +102,13 @@ var survivalCases = []survivalCase{
 	{name: "scratch local out of range", file: "scratchreach.wasm",
 		loadErr: "local index 1 out of range (the function has 1 locals)"},
 	{name: "infinite loop", file: "loop.wasm", limits: Limits{Timeout: time.Second}, tool: "loop",
-		want: "tool exceeded its time limit of 1s", maxTime: 3 * time.Second},
+		want: "tool exceeded its time limit of 1s"},
 	{name: "table grown past the limit", file: "tablegrow.wasm", tool: "tablegrow", ok: true,
-		want: "983041", maxTime: 5 * time.Second, hostWork: true, maxRSS: 128 << 20},
+		want: "983041", maxRSS: 128 << 20},
 	{name: "table declared past the limit", file: "tabledeclared.wasm",
 		loadErr: "module exceeds the Tables limit of 1048576: table 0 declares 100000000 entries"},
 	{name: "error text bomb", file: "errorbomb.wasm", tool: "errorbomb",
-		want: "E\x00\x00", maxTime: 5 * time.Second,
+		want: "E\x00\x00",
 		check: func(_ *survivalRun, res tool.Result) error {
 			text := res.Text()
 			if !strings.HasSuffix(text, "… [error text cut at 64 KiB of 60 MiB]") || len(text) > 64<<10+64 {
@@ -120,28 +116,28 @@ var survivalCases = []survivalCase{
 			}
 			return nil
 		}},
-	{name: "forged block headers", file: "forgeheaders.wasm", limits: Limits{Timeout: 5 * time.Second}, tool: "forgeheaders",
-		ok: true, want: "ok", maxTime: 5 * time.Second},
+	{name: "forged block headers", file: "forgeheaders.wasm", tool: "forgeheaders",
+		ok: true, want: "ok"},
 	{name: "a loop of heavy straight-line code", file: "loopbody.wasm", limits: Limits{Timeout: time.Second}, tool: "loopbody",
-		want: "tool exceeded its time limit of 1s", maxTime: 2 * time.Second},
+		want: "tool exceeded its time limit of 1s"},
 	{name: "a chain of calls to a heavy leaf", file: "chain.wasm", limits: Limits{Timeout: time.Second}, tool: "chain",
-		want: "tool exceeded its time limit of 1s", maxTime: 2 * time.Second},
+		want: "tool exceeded its time limit of 1s"},
 	// Its instance faults 62.5 MiB of initial memory in, under the call's
 	// time limit (outside it, that took 1.1 s in a loaded CI run and the
 	// call 2.14 s in all).
 	{name: "WASI calls in a loop", file: "randomloop.wasm", limits: Limits{Timeout: time.Second}, tool: "randomloop",
-		want: "tool exceeded its time limit of 1s", maxTime: 2 * time.Second},
+		want: "tool exceeded its time limit of 1s"},
 	// Its 61 MiB of initial memory is made under the call's time limit
-	// (over 1 s in a loaded CI run), so the limit here is generous: the
-	// outcome asserted is fd_write's refusal, which takes no time.
-	{name: "one WASI write of 8 million iovecs", file: "writev.wasm", limits: Limits{Timeout: 5 * time.Second}, tool: "writev",
-		want: "fd_write: a list of 8000000 entries, more than the 1024 allowed", maxTime: 5 * time.Second,
+	// (over 1 s in a loaded CI run): the outcome asserted is fd_write's
+	// refusal, so the time limit is the harness's generous default.
+	{name: "one WASI write of 8 million iovecs", file: "writev.wasm", tool: "writev",
+		want:  "fd_write: a list of 8000000 entries, more than the 1024 allowed",
 		setup: grantOutDir},
 	// One fd_pread of 1 024 iovecs over the same 60 MiB reads 60 GiB
 	// (seconds) in wazero's Go code: the limit holds within one iovec's
 	// read only because each read of a granted file checks the deadline.
 	{name: "one WASI read of 60 GiB, in a loop", file: "preadloop.wasm", limits: Limits{Timeout: time.Second}, tool: "preadloop",
-		want: "tool exceeded its time limit of 1s", maxTime: 2 * time.Second,
+		want: "tool exceeded its time limit of 1s",
 		setup: func(c *survivalRun) {
 			d := filepath.Join(c.dir, "in")
 			_ = os.Mkdir(d, 0o700)
@@ -152,7 +148,7 @@ var survivalCases = []survivalCase{
 			c.grants = []string{"fs.read:" + d}
 		}},
 	{name: "open files without end", file: "fdhog.wasm", tool: "fdhog", reuse: true,
-		want: "tool exceeded its open files limit of 256 files", maxTime: 5 * time.Second,
+		want: "tool exceeded its open files limit of 256 files",
 		setup: func(c *survivalRun) {
 			d := filepath.Join(c.dir, "in")
 			_ = os.Mkdir(d, 0o700)
@@ -167,7 +163,7 @@ var survivalCases = []survivalCase{
 			return nil
 		}},
 	{name: "directory listings of a large directory, many times open", file: "readdirbomb.wasm", tool: "readdirbomb",
-		ok: true, want: "done", limits: Limits{Timeout: 10 * time.Second}, maxTime: 10 * time.Second, maxRSS: 128 << 20,
+		ok: true, want: "done", maxRSS: 128 << 20,
 		setup: func(c *survivalRun) {
 			d := filepath.Join(c.dir, "big")
 			_ = os.Mkdir(d, 0o700)
@@ -180,7 +176,7 @@ var survivalCases = []survivalCase{
 			c.grants = []string{"fs.read:" + d}
 		}},
 	{name: "a disk filled without end", file: "diskfill.wasm", tool: "diskfill", limits: Limits{FSWrite: 32 << 20},
-		want: "tool exceeded its fs write limit of 32 MiB", maxTime: 5 * time.Second,
+		want:  "tool exceeded its fs write limit of 32 MiB",
 		setup: grantOutDir,
 		check: func(c *survivalRun, _ tool.Result) error {
 			fi, err := os.Stat(filepath.Join(c.dir, "out", "big"))
@@ -193,7 +189,7 @@ var survivalCases = []survivalCase{
 			return nil
 		}},
 	{name: "a terabyte hole", file: "sparse.wasm", tool: "sparse",
-		want: "tool exceeded its fs write limit of 256 MiB", maxTime: 5 * time.Second,
+		want:  "tool exceeded its fs write limit of 256 MiB",
 		setup: grantOutDir,
 		check: func(c *survivalRun, _ tool.Result) error {
 			if fi, err := os.Stat(filepath.Join(c.dir, "out", "sparse.bin")); err == nil && fi.Size() > 256<<20 {
@@ -202,11 +198,9 @@ var survivalCases = []survivalCase{
 			return nil
 		}},
 	{name: "variables without end", file: "varbomb.wasm", tool: "varbomb", reuse: true,
-		want: "var_set: at most 1024 variables per instance", maxTime: 5 * time.Second, maxRSS: 64 << 20},
+		want: "var_set: at most 1024 variables per instance", maxRSS: 64 << 20},
 	{name: "straight-line bulk fills", file: "bulkfill.wasm", limits: Limits{Timeout: 2 * time.Second}, tool: "bulkfill",
-		// The bound covers instantiation too, which faults the 48 MiB in
-		// before the time limit starts (0.2-0.5 s on the CI's machine).
-		want: "tool exceeded its time limit of 2s", maxTime: 3 * time.Second, maxLoad: time.Minute},
+		want: "tool exceeded its time limit of 2s"},
 	{name: "nesting compile bomb", file: "nestbomb.wasm",
 		loadErr: "module exceeds the Nesting limit of 10000: function 7 nests blocks more than 10000 deep"},
 	{name: "branch compile bomb", file: "branchbomb.wasm",
@@ -240,13 +234,11 @@ var survivalCases = []survivalCase{
 	{name: "two thousand tools", file: "manytools.wasm",
 		loadErr: "2000 tools, more than the 1024 a module may offer"},
 	{name: "an output schema exponential in the result's depth", file: "schemacost.wasm", tool: "expout",
-		want:    "structuredContent does not match the outputSchema: checking the value against its schema takes more than 4194304 steps",
-		maxTime: 3 * time.Second, hostWork: true, maxRSS: 128 << 20},
+		want: "structuredContent does not match the outputSchema: checking the value against its schema takes more than 4194304 steps", maxRSS: 128 << 20},
 	{name: "an output schema of four thousand branches per item", file: "schemacost.wasm", tool: "branchesout",
-		want: "takes more than 4194304 steps", maxTime: 3 * time.Second, hostWork: true, maxRSS: 160 << 20},
+		want: "takes more than 4194304 steps", maxRSS: 160 << 20},
 	{name: "an output schema whose every branch fails on a large result", file: "schemacost.wasm", tool: "errout",
-		want:    `a: anyOf: matches none of the 4091 alternatives; the first: a: type: an array of 500000 items has type "array", want "string"`,
-		maxTime: 3 * time.Second, hostWork: true, maxRSS: 160 << 20,
+		want: `a: anyOf: matches none of the 4091 alternatives; the first: a: type: an array of 500000 items has type "array", want "string"`, maxRSS: 160 << 20,
 		check: func(_ *survivalRun, res tool.Result) error {
 			if n := len(res.Text()); n > 4096 {
 				return fmt.Errorf("an error text of %d bytes", n)
@@ -254,25 +246,20 @@ var survivalCases = []survivalCase{
 			return nil
 		}},
 	{name: "an input schema exponential in the arguments' depth", file: "schemacost.wasm", tool: "expin",
-		args:    `{"v":` + strings.Repeat("[", 24) + "1" + strings.Repeat("]", 24) + `}`,
-		want:    "invalid arguments: checking the value against its schema takes more than 4194304 steps",
-		maxTime: 3 * time.Second, hostWork: true, maxRSS: 128 << 20},
+		args: `{"v":` + strings.Repeat("[", 24) + "1" + strings.Repeat("]", 24) + `}`,
+		want: "invalid arguments: checking the value against its schema takes more than 4194304 steps", maxRSS: 128 << 20},
 	{name: "deep recursion", file: "recursion.wasm", limits: Limits{Timeout: time.Minute}, tool: "recursion",
-		want: "tool exceeded its stack limit of 8 MiB", maxTime: 10 * time.Second, maxRSS: 128 << 20},
+		want: "tool exceeded its stack limit of 8 MiB", maxRSS: 128 << 20},
 	{name: "deep recursion from a loop", file: "looprecursion.wasm", limits: Limits{Timeout: time.Minute}, tool: "looprecursion",
-		want: "tool exceeded its stack limit of 8 MiB", maxTime: 10 * time.Second, maxRSS: 128 << 20},
+		want: "tool exceeded its stack limit of 8 MiB", maxRSS: 128 << 20},
 	{name: "deep recursion from a charged block", file: "scoperecursion.wasm", limits: Limits{Timeout: time.Minute}, tool: "scoperecursion",
-		want: "tool exceeded its stack limit of 8 MiB", maxTime: 10 * time.Second, maxRSS: 128 << 20},
+		want: "tool exceeded its stack limit of 8 MiB", maxRSS: 128 << 20},
 	{name: "frames of spilled values", file: "spillbomb.wasm", limits: Limits{Timeout: time.Minute}, tool: "spillbomb",
-		want: "tool exceeded its stack limit of 8 MiB", maxTime: 10 * time.Second, maxRSS: 160 << 20, maxLoad: time.Minute},
-	// Growing memory is the host's work: its allocator faults the new
-	// pages in (linearMemory.prefault), page by page in Go, which the race
-	// detector's shadow memory slows; a fresh-clone CI run under -race saw
-	// one stop in the runtime's 134-268 ms bucket there.
+		want: "tool exceeded its stack limit of 8 MiB", maxRSS: 160 << 20},
 	{name: "memory bomb", file: "membomb.wasm", tool: "membomb", args: `{"mode":"grow"}`,
-		want: "tool exceeded its memory limit of 64 MiB", maxTime: 10 * time.Second, hostWork: true},
+		want: "tool exceeded its memory limit of 64 MiB"},
 	{name: "kv flood", file: "kvflood.wasm", limits: Limits{KVNamespace: 8 << 20}, grants: []string{"kv:flood"},
-		tool: "kvflood", want: "tool exceeded its kv namespace limit of 8 MiB", maxTime: 10 * time.Second,
+		tool: "kvflood", want: "tool exceeded its kv namespace limit of 8 MiB",
 		setup: func(c *survivalRun) { c.opts.KVDir = c.dir },
 		check: func(c *survivalRun, _ tool.Result) error {
 			fi, err := os.Stat(filepath.Join(c.dir, "flood.db"))
@@ -285,14 +272,14 @@ var survivalCases = []survivalCase{
 			return nil
 		}},
 	{name: "one kv key rewritten without end", file: "kvchurn.wasm", grants: []string{"kv:churn"},
-		tool: "kvchurn", want: "tool exceeded its kv write limit of 64 MiB", maxTime: 10 * time.Second,
+		tool: "kvchurn", want: "tool exceeded its kv write limit of 64 MiB",
 		setup: func(c *survivalRun) { c.opts.KVDir = c.dir }},
 	{name: "filesystem escapes and a FIFO", file: "fsattack.wasm", tool: "fsattack", ok: true,
 		want: "open fifo", setup: fsAttackSetup, check: fsAttackCheck},
-	{name: "a guest that never returns to Go", custom: stuckChild, env: []string{"GOGC=off"}, noGC: true,
-		maxTime: 2 * time.Second},
+	{name: "collections while guests spin", custom: collectWhileSpinning},
+	{name: "a guest that never returns to Go", custom: stuckChild, env: []string{"GOGC=off"}, noGC: true},
 	{name: "ref.func without end", file: "reffunc.wasm", tool: "reffunc",
-		want: "tool exceeded its stack limit of 8 MiB", maxTime: 5 * time.Second, maxRSS: 128 << 20},
+		want: "tool exceeded its stack limit of 8 MiB", maxRSS: 128 << 20},
 	{name: "WASI's proc_exit exported as call", file: "reexportexit.wasm",
 		loadErr: `makes its import wasi_snapshot_preview1.proc_exit the export "call"`},
 	{name: "WASI's proc_exit exported as describe", file: "reexportdescribe.wasm",
@@ -306,7 +293,7 @@ var survivalCases = []survivalCase{
 	{name: "WASI's proc_exit called through the table", file: "tableexit.wasm", tool: "tableexit",
 		want: "tool tableexit exited with status 7"},
 	{name: "re-entry without end", file: "reentry.wasm", grants: []string{"tools:reentry"}, tool: "reentry",
-		want: "tool exceeded its call depth limit of 4", maxTime: 10 * time.Second,
+		want: "tool exceeded its call depth limit of 4",
 		setup: func(c *survivalRun) {
 			c.opts.CallTool = func(ctx context.Context, call tool.Call) (tool.Result, error) {
 				return c.self.Call(ctx, call)
@@ -404,45 +391,15 @@ type survivalReport struct {
 
 const survivalPrefix = "SURVIVAL "
 
-// maxGCStop bounds how long stopping the world for a collection may take
-// in a child: a guest yields about every millisecond of instructions, and
-// the host faults its memory in (see linearMemory.prefault); under the race
-// detector on a loaded 2-core machine the cases stayed under 90 ms, and a
-// guest faulting 48 MiB in machine code took 200-540 ms.
-const maxGCStop = 250 * time.Millisecond
-
-// maxLoadGCStop bounds the same wait while a module loads. Compilation is
-// the host's own Go code, preempted like any other: without the race
-// detector a hostile module's compilation held stops under 35 ms on a
-// 2-core machine running four of them. The race detector's runtime (page
-// faults on its shadow memory, range accesses over the compiler's slices)
-// runs in C and cannot be preempted; there the same run held stops up to
-// 470 ms, so its bound is looser, still far below a compilation that never
-// yields. The cases whose call is the host's own work (hostWork: schema
-// validation, table growth) get the same bound while they call: in CI
-// under the race detector the schema cases held stops of 270-340 ms, 3-8
-// ms without it, and tablegrow.wasm once held one of 134-268 ms (the
-// runtime's histogram bucket) in `make test`.
-func maxLoadGCStop() time.Duration {
-	if raceEnabled {
-		return time.Second
-	}
-	return maxGCStop
-}
-
-// startupSlack covers the child's start and compilations beyond a case's
-// own time bound before the parent calls it frozen.
-const startupSlack = 60 * time.Second
+// survivalHang is how long the parent waits for a child before it calls it
+// frozen. Its only job is to stop a hang (a guest holding up a collection
+// for good, a limit that never fires): every case's own limit is seconds,
+// and a loaded machine (load average 20 on two cores) stretches a child's
+// start, compilations and call many times over.
+const survivalHang = 5 * time.Minute
 
 func runSurvivalChild(t *testing.T, exe string, c survivalCase) {
-	maxTime := c.maxTime
-	if maxTime == 0 {
-		maxTime = 5 * time.Second
-	}
-	if raceEnabled && c.hostWork {
-		maxTime *= 10
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), maxTime+startupSlack)
+	ctx, cancel := context.WithTimeout(context.Background(), survivalHang)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, exe, "-test.run=^$")
 	cmd.Env = append(append(os.Environ(), survivalEnv+"="+c.name, "GOTRACEBACK=all"), c.env...)
@@ -450,7 +407,7 @@ func runSurvivalChild(t *testing.T, exe string, c survivalCase) {
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	if ctx.Err() != nil {
-		t.Fatalf("the child froze: still running after %v\nstderr:\n%s", maxTime+startupSlack, tail(stderr.String(), 4000))
+		t.Fatalf("the child froze: still running after %v\nstderr:\n%s", survivalHang, tail(stderr.String(), 4000))
 	}
 	for _, fatal := range []string{"fatal error:", "panic:", "SIGSEGV", "out of memory"} {
 		if strings.Contains(stderr.String(), fatal) {
@@ -474,31 +431,6 @@ func runSurvivalChild(t *testing.T, exe string, c survivalCase) {
 	}
 	if rep.Err != "" {
 		t.Fatalf("%s\n(elapsed %v)", rep.Err, rep.Elapsed)
-	}
-	if rep.Elapsed > maxTime {
-		t.Errorf("the call took %v, more than its bound of %v", rep.Elapsed, maxTime)
-	}
-	maxLoad := c.maxLoad
-	if maxLoad == 0 {
-		maxLoad = 10 * time.Second
-	}
-	if rep.Load > maxLoad {
-		t.Errorf("loading took %v, more than its bound of %v", rep.Load, maxLoad)
-	}
-	maxStop := maxGCStop
-	if c.hostWork {
-		// The call's time is the host's own Go code, bounded as
-		// compilation is (see maxLoadGCStop).
-		maxStop = maxLoadGCStop()
-	}
-	if rep.MaxStop > maxStop {
-		t.Errorf("stopping the world for a garbage collection took %v while the guest ran: the guest held up the process", rep.MaxStop)
-	}
-	if rep.LoadStop > maxLoadGCStop() {
-		t.Errorf("stopping the world for a garbage collection took %v while the module loaded: compilation held up the process", rep.LoadStop)
-	}
-	if rep.MaxGC > maxTime {
-		t.Errorf("a garbage collection took %v, as long as the call's bound: the guest held up the process", rep.MaxGC)
 	}
 	if !rep.GoodCall {
 		t.Error("the good call after the case failed")
@@ -652,7 +584,24 @@ func (c *survivalCase) run(ctx context.Context, h *Host, r *survivalRun, rep *su
 	stops := gcStops()
 	start := time.Now()
 	sidecar, _ := os.ReadFile(strings.TrimSuffix(path, ".wasm") + ".tool.json")
-	l, err := h.Load(ctx, Module{Name: strings.TrimSuffix(c.file, ".wasm"), Bytes: b, Grants: gs, Limits: c.limits, Sidecar: sidecar, Reuse: c.reuse})
+	limits := c.limits
+	if strings.Contains(c.want, "time limit") {
+		// The outcome is the time limit: the tight limit is the call's
+		// alone, so the module is described by a sidecar, not by a
+		// describe run under it (at a load average of 44, randomloop's
+		// describe, which faults 62 MiB in, outlived 1 s).
+		if sidecar == nil && c.tool != "" {
+			sidecar = []byte(`{"tools":[{"name":"` + c.tool + `","description":"d","inputSchema":{"type":"object"}}]}`)
+		}
+	} else if limits.Timeout == 0 {
+		// Another limit is the outcome (kv writes, open files, the stack),
+		// or success: the time limit only stops a hang, twice the
+		// parent's bound, so a loaded machine cannot make it win the race
+		// (at a load average of 44, kvchurn's 64 MiB and readdirbomb's
+		// listings outlived the default 10 s).
+		limits.Timeout = 2 * survivalHang
+	}
+	l, err := h.Load(ctx, Module{Name: strings.TrimSuffix(c.file, ".wasm"), Bytes: b, Grants: gs, Limits: limits, Sidecar: sidecar, Reuse: c.reuse})
 	rep.Load = time.Since(start)
 	rep.LoadStop, stops = longestGCStopSince(stops)
 	if c.loadErr != "" {

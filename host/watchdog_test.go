@@ -59,7 +59,7 @@ func stuckChild(ctx context.Context, r *survivalRun, rep *survivalReport) (tool.
 	var s StuckCall
 	select {
 	case s = <-reported:
-	case <-time.After(10 * time.Second):
+	case <-time.After(hangBound):
 		return tool.Result{}, "the watchdog reported nothing"
 	}
 	rep.Elapsed = time.Since(start)

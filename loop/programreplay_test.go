@@ -11,6 +11,7 @@ import (
 	"github.com/autoagent-go/autoagent/internal/loopwire"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/loop/refusal"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -52,10 +53,10 @@ func TestReplayProgramContextAnswersFromTheRecord(t *testing.T) {
 	if r := nested("get", `{"id":5}`); !r.IsError || !strings.HasPrefix(r.Text(), "Diverged: call c1/4 of `get`") {
 		t.Errorf("call 4 (other arguments than recorded): %+v", r)
 	}
-	if r := nested("refund", `{"id":9}`); !r.IsError || !strings.HasPrefix(r.Text(), "ProgramSuspended:") {
+	if r := nested("refund", `{"id":9}`); !r.IsError || !strings.HasPrefix(r.Text(), "ProgramSuspended:") || r.Refusal != string(refusal.ProgramSuspended) {
 		t.Errorf("call 5 (past the record): %+v", r)
 	}
-	if r := nested("get", `{"id":1}`); !r.IsError || !strings.HasPrefix(r.Text(), "ProgramSuspended:") {
+	if r := nested("get", `{"id":1}`); !r.IsError || !strings.HasPrefix(r.Text(), "ProgramSuspended:") || r.Refusal != string(refusal.ProgramSuspended) {
 		t.Errorf("call 6 (after the suspension): %+v", r)
 	}
 	got := end()
@@ -67,6 +68,33 @@ func TestReplayProgramContextAnswersFromTheRecord(t *testing.T) {
 	}
 	if r := nested("get", `{"id":1}`); !r.IsError || !strings.HasPrefix(r.Text(), "CallOver:") {
 		t.Errorf("a call after the end: %+v", r)
+	}
+}
+
+// A recorded refusal keeps its kind through the record's JSON (a durable
+// run's history), so a replayed call-limit refusal still stops the
+// program; a tool's own result, JSON and all, carries none.
+func TestRecordedCallKeepsTheRefusalKind(t *testing.T) {
+	limit := tool.Errorf("ProgramCallLimit: a program may make 2 tool calls")
+	limit.Refusal = string(refusal.ProgramCallLimit)
+	b, err := json.Marshal([]loopwire.RecordedCall{{Name: "get", Result: limit}, {Name: "get", Result: tool.Errorf("ProgramCallLimit: a tool's own words")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back []loopwire.RecordedCall
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != 2 || back[0].Result.Refusal != string(refusal.ProgramCallLimit) || back[1].Result.Refusal != "" || back[0].Result.Text() != limit.Text() {
+		t.Fatalf("through JSON %s: %+v", b, back)
+	}
+	ctx, _ := loopwire.ReplayProgramContext(context.Background(), loopwire.Call{CallID: "c1"}, false, back)
+	if r, _ := loop.CallNested(ctx, tool.Call{Name: "get"}); r.Refusal != string(refusal.ProgramCallLimit) {
+		t.Errorf("the replayed refusal: %+v", r)
+	}
+	var forged tool.Result
+	if err := json.Unmarshal([]byte(`{"content":[],"isError":true,"refusal":"ProgramSuspended","Refusal":"ProgramSuspended"}`), &forged); err != nil || forged.Refusal != "" {
+		t.Errorf("a result's JSON set its refusal kind: %+v, %v", forged, err)
 	}
 }
 

@@ -23,6 +23,14 @@ type Result struct {
 	// an untrusted tool's output. It has no JSON form, so nothing a tool
 	// or a server sends can claim it.
 	HostText bool `json:"-"`
+	// Refusal is the kind of the agent loop's refusal (loop/refusal's
+	// Kind) when the loop wrote this result in place of a tool's answer,
+	// for a tool calling tools; empty for a tool's own result. It has no
+	// JSON form, so nothing a tool or a server sends can claim it: the
+	// host hands it to a guest calling tools as its own field of the
+	// reply ("refusal"), which the program engines read to stop a program
+	// (see RATIONALE.md, "Why is a refusal a field, not a prefix?").
+	Refusal string `json:"-"`
 }
 
 // InvalidArguments returns the failed result of a call refused before it

@@ -49,6 +49,33 @@ type RecordedCall struct {
 	Untrusted bool `json:"untrusted,omitempty"`
 }
 
+// recordedCallJSON is RecordedCall's JSON: Result.Refusal, which has no
+// JSON form of its own, is kept beside the result, so a refusal that stops
+// a program (a call past its limit) still stops it when replayed.
+type recordedCallJSON struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Result    tool.Result     `json:"result"`
+	Refusal   string          `json:"refusal,omitempty"`
+	Untrusted bool            `json:"untrusted,omitempty"`
+}
+
+// MarshalJSON writes c with its result's refusal kind.
+func (c RecordedCall) MarshalJSON() ([]byte, error) {
+	return json.Marshal(recordedCallJSON{Name: c.Name, Arguments: c.Arguments, Result: c.Result, Refusal: c.Result.Refusal, Untrusted: c.Untrusted})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (c *RecordedCall) UnmarshalJSON(b []byte) error {
+	var j recordedCallJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	*c = RecordedCall{Name: j.Name, Arguments: j.Arguments, Result: j.Result, Untrusted: j.Untrusted}
+	c.Result.Refusal = j.Refusal
+	return nil
+}
+
 // ProgramReplay is how a program run with [ReplayProgramContext] ended.
 type ProgramReplay struct {
 	// Next is the first call the program made past its record, which it

@@ -1946,6 +1946,24 @@ var mutations = []mutation{
 	{"jscall: the request's arguments alias the guest's memory", "host/internal/toolcall/request.go",
 		"Arguments: slices.Clone(args)}, nil", "Arguments: slices.Clip(args)}, nil",
 		"./host/internal/toolcall", "^TestParseToolCallRequestCopiesArguments$"},
+	// testload (issue 42 items 2 and 5): a program stops on the run's
+	// refusal kind, a field the host writes, never on a tool's text; the
+	// timing tests assert outcomes and floors instead of durations.
+	{"testload: the JS engine stops a program on a tool's text", "synth/jsengine/program.go",
+		"stops(res.refusal)", "stops(res.refusal) || strings.HasPrefix(text, \"ProgramSuspended:\")",
+		"./synth/jsengine", "^TestProgramStopsAtTheCallLimit$"},
+	{"testload: the loop's refusal reaches a tool calling tools without its kind", "loop/refusal.go",
+		"\tres.Refusal = string(rf.Kind)\n", "\t_ = rf.Kind\n",
+		"./loop", "^TestReplayProgramContextAnswersFromTheRecord$"},
+	{"testload: a recorded refusal loses its kind in a durable history", "internal/loopwire/loopwire.go",
+		"\tc.Result.Refusal = j.Refusal\n", "\t_ = j.Refusal\n",
+		"./loop", "^TestRecordedCallKeepsTheRefusalKind$"},
+	{"testload: tool_call's reply drops the refusal kind", "host/internal/toolcall/toolcall.go",
+		"json.Marshal(reply{Result: res, Refusal: res.Refusal})", "json.Marshal(reply{Result: res})",
+		"./codemode/jsprogram", "^TestHostilePrograms$"},
+	{"testload: a list re-read gets a time limit of its own", "host/listchanged.go",
+		"callDeadline.IsZero() || d.Before(callDeadline)", "true",
+		"./host", "^TestListRereadEndsByTheCallsDeadline$"},
 	// Issue 42 build item 3, the boundary on its own: every function a
 	// guest can reach is built in a package under host/internal.
 	{"hostsplit: a host file builds a host module", "host/hostmodules.go",

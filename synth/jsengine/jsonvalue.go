@@ -304,11 +304,13 @@ func (d *jsonDecoder) numberText() ([]byte, error) {
 }
 
 // toolResult is what a program needs of a tool's MCP result: its
-// structured content and content as JSON text (nil when absent) and
-// whether it is an error.
+// structured content and content as JSON text (nil when absent), whether
+// it is an error, and the kind of the run's refusal the host wrote in its
+// place (the reply's "refusal", which the host alone writes).
 type toolResult struct {
 	structured, content []byte
 	isError             bool
+	refusal             string
 }
 
 // scanResult finds the members of a tool's MCP result a program reads,
@@ -358,6 +360,10 @@ func scanResult(raw []byte) (toolResult, error) {
 					return r, fmt.Errorf("isError: %v", err)
 				}
 				r.isError = b
+			case "refusal":
+				if err := json.Unmarshal(v, &r.refusal); err != nil && string(v) != "null" {
+					return r, fmt.Errorf("refusal: %v", err)
+				}
 			}
 			d.space()
 			if d.i >= len(d.data) {

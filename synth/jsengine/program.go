@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -197,23 +198,18 @@ func installProgramTools(vm *goja.Runtime, j jsonFuncs, names []string, call bri
 	return vm.GlobalObject().DefineDataProperty("tools", tools, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
 }
 
-// stopPrefixes start the refusals after which a program must not go on:
-// the run's refusal of a program past its call limit (loop's
-// ProgramCallLimit), and a durable run's answer to a call its program
-// made past the record of its calls (loop's ProgramSuspended: the call
-// runs in the workflow, and the program runs again). The engine then
-// stops the program, which no catch can resume.
-var stopPrefixes = []string{"ProgramCallLimit:", "ProgramSuspended:"}
+// stopKinds are the kinds of the run's refusals after which a program
+// must not go on: the run's refusal of a program past its call limit
+// (loop's ProgramCallLimit), and a durable run's answer to a call its
+// program made past the record of its calls (loop's ProgramSuspended: the
+// call runs in the workflow, and the program runs again). The engine then
+// stops the program, which no catch can resume. The kind is the host's
+// field of the reply, never the text: a tool whose own error reads
+// "ProgramSuspended: …" is an ordinary failure the program may catch.
+var stopKinds = []string{"ProgramCallLimit", "ProgramSuspended"}
 
-// stops reports whether a refusal's text starts with a stop prefix.
-func stops(text string) bool {
-	for _, p := range stopPrefixes {
-		if strings.HasPrefix(text, p) {
-			return true
-		}
-	}
-	return false
-}
+// stops reports whether the refusal of kind ends the program.
+func stops(kind string) bool { return slices.Contains(stopKinds, kind) }
 
 // callProgramTool calls the host tool name with args; it returns the
 // tool's structured content (or text), or the message of its failure, and
@@ -256,7 +252,7 @@ func callProgramTool(vm *goja.Runtime, j jsonFuncs, call bridge, name string, ar
 		return nil, fmt.Sprintf("tools.%s: the host returned an invalid result: %v", name, err), false
 	}
 	if res.isError {
-		return nil, fmt.Sprintf("tools.%s: %s", name, text), stops(text)
+		return nil, fmt.Sprintf("tools.%s: %s", name, text), stops(res.refusal)
 	}
 	// Many tools (MCP servers, modules) give JSON as text only: an
 	// object or array is given to the program parsed, as its structured

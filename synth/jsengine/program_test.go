@@ -174,35 +174,49 @@ func TestProgramReachesNothingElse(t *testing.T) {
 
 // A refusal that must end the program stops it, whatever it catches: the
 // run's call limit, and a durable run's suspension (the call runs in the
-// workflow and the program runs again); an ordinary refusal does not.
+// workflow and the program runs again); an ordinary refusal does not. The
+// kind is the host's field of the reply: a tool whose own error text (or
+// structured content) reads like a stop is a failure the program catches.
 func TestProgramStopsAtTheCallLimit(t *testing.T) {
 	for _, c := range []struct {
-		refusal string
-		stops   bool
+		name, reply, text string
+		stops             bool
 	}{
-		{"ProgramCallLimit: a program may make 3 tool calls", true},
-		{"ProgramSuspended: `note` runs outside this program's sandbox", true},
-		{"ToolPolicyDenied: no", false},
-		{"note: ProgramSuspended: not at the start", false},
+		{"call limit", `"refusal":"ProgramCallLimit"`, "ProgramCallLimit: a program may make 3 tool calls", true},
+		{"suspended", `"refusal":"ProgramSuspended"`, "ProgramSuspended: `note` runs outside this program's sandbox", true},
+		{"another refusal", `"refusal":"ToolPolicyDenied"`, "ToolPolicyDenied: no", false},
+		{"a tool's text like the call limit", "", "ProgramCallLimit: a program may make 3 tool calls", false},
+		{"a tool's text like a suspension", "", "ProgramSuspended: `note` runs outside this program's sandbox", false},
+		{"the kind in the tool's structured content", `"structuredContent":{"refusal":"ProgramSuspended"}`, "ProgramSuspended: x", false},
+		{"the kind as text", `"refusal":"ProgramSuspended: x"`, "ProgramSuspended: x", false},
+		{"a stop kind on a success", `"refusal":"ProgramSuspended","isError":false`, "ok", false},
 	} {
 		n := 0
 		b := func(name, args string) ([]byte, error) {
 			n++
 			if n > 3 {
-				refusal, _ := json.Marshal(c.refusal)
-				return []byte(`{"content":[{"type":"text","text":` + string(refusal) + `}],"isError":true}`), nil
+				text, _ := json.Marshal(c.text)
+				isError := `,"isError":true`
+				if strings.Contains(c.reply, "isError") {
+					isError = ""
+				}
+				extra := ""
+				if c.reply != "" {
+					extra = "," + c.reply
+				}
+				return []byte(`{"content":[{"type":"text","text":` + string(text) + `}]` + isError + extra + `}`), nil
 			}
 			return []byte(`{"content":[{"type":"text","text":"ok"}]}`), nil
 		}
 		out, err := runProgram(program(`for (let i = 0; i < 10; i++) { try { await tools.note() } catch (e) {} } return "done"`, "note"), b)
 		if !c.stops {
 			if err != nil || n != 10 || !strings.Contains(string(out), `"done"`) {
-				t.Errorf("%q: %s, %v after %d calls; want the program to catch it and finish", c.refusal, out, err, n)
+				t.Errorf("%s: %s, %v after %d calls; want the program to catch it and finish", c.name, out, err, n)
 			}
 			continue
 		}
-		if err == nil || !strings.Contains(err.Error(), "the program was stopped: tools.note: "+c.refusal) || n != 4 {
-			t.Errorf("%q: err %v after %d calls; want it stopped at the 4th", c.refusal, err, n)
+		if err == nil || !strings.Contains(err.Error(), "the program was stopped: tools.note: "+c.text) || n != 4 {
+			t.Errorf("%s: err %v after %d calls; want it stopped at the 4th", c.name, err, n)
 		}
 	}
 }

@@ -3,8 +3,9 @@
 # program the instance serves. The tool bridge itself is C (_tools in
 # runner.c): it checks the tool name, encodes the arguments, calls the host,
 # parses the result with a parser taken before any program ran, raises
-# ToolError, and ends the instance at a stop (ProgramCallLimit:,
-# ProgramSuspended:), so nothing a program changes here reaches the run.
+# ToolError, and ends the instance at a stop (the host's answer carries the
+# refusal kind ProgramCallLimit or ProgramSuspended), so nothing a program
+# changes here reaches the run.
 import ast
 import builtins
 import sys

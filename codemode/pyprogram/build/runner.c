@@ -15,9 +15,9 @@
 // before any program code ran: the tool bridge (_tools.call) checks the name
 // against the tools declared to the program, encodes the arguments and
 // parses the host's answer with the C encoder and scanner of _json made at
-// start, and at a refusal that stops the program (ProgramCallLimit:,
-// ProgramSuspended:) sets the error and ends the instance (proc_exit), which
-// no except can catch. The output envelope is built here too.
+// start, and at a refusal that stops the program (the answer's "refusal" is
+// ProgramCallLimit or ProgramSuspended) sets the error and ends the instance
+// (proc_exit), which no except can catch. The output envelope is built here too.
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <stdint.h>
@@ -42,10 +42,12 @@ __attribute__((import_module("extism:host/user"), import_name("tool_call"))) uin
 
 extern const struct _frozen codemode_frozen[];
 
-// The refusals after which a program must not go on (synth/jsengine's
-// stopPrefixes): the run's refusal past the program's call limit, and a
-// durable run's answer to a call past the record of its calls.
-static const char *const stop_prefixes[] = {"ProgramCallLimit:", "ProgramSuspended:"};
+// The kinds of the run's refusals after which a program must not go on
+// (synth/jsengine's stopKinds): the run's refusal past the program's call
+// limit, and a durable run's answer to a call past the record of its calls.
+// The kind is the host's own field of its answer ("refusal"), never the
+// text, which a tool writes.
+static const char *const stop_kinds[] = {"ProgramCallLimit", "ProgramSuspended"};
 
 static int started;        // Python and the prelude are up
 static char start_err[512]; // why not
@@ -127,7 +129,6 @@ static PyObject *parse(PyObject *s) {
 	return v;
 }
 
-static int starts_with(const char *s, const char *p) { return strncmp(s, p, strlen(p)) == 0; }
 
 // tool_error raises ToolError("tools.NAME: text"), with .tool = NAME.
 static PyObject *tool_error(PyObject *name, const char *text) {
@@ -222,6 +223,10 @@ static PyObject *tools_call(PyObject *self, PyObject *args) {
 	}
 	PyObject *is_error = PyDict_GetItemString(r, "isError");
 	if (is_error == Py_True) {
+		PyObject *kind = PyDict_GetItemString(r, "refusal");
+		int stops = 0;
+		for (size_t i = 0; kind && PyUnicode_Check(kind) && i < sizeof stop_kinds / sizeof *stop_kinds; i++)
+			if (PyUnicode_CompareWithASCIIString(kind, stop_kinds[i]) == 0) stops = 1;
 		PyObject *t = content_text(r);
 		Py_DECREF(r);
 		if (!t) return NULL;
@@ -230,14 +235,12 @@ static PyObject *tools_call(PyObject *self, PyObject *args) {
 			Py_DECREF(t);
 			return NULL;
 		}
-		for (size_t i = 0; i < sizeof stop_prefixes / sizeof *stop_prefixes; i++) {
-			if (starts_with(ts, stop_prefixes[i])) {
-				PyObject *m = PyUnicode_FromFormat("the program was stopped: tools.%U: %s", name, ts);
-				Py_ssize_t mn;
-				const char *ms = m ? PyUnicode_AsUTF8AndSize(m, &mn) : NULL;
-				if (ms) stop(ms, (size_t)mn);
-				stop(stop_prefixes[i], strlen(stop_prefixes[i]));
-			}
+		if (stops) {
+			PyObject *m = PyUnicode_FromFormat("the program was stopped: tools.%U: %s", name, ts);
+			Py_ssize_t mn;
+			const char *ms = m ? PyUnicode_AsUTF8AndSize(m, &mn) : NULL;
+			if (ms) stop(ms, (size_t)mn);
+			stop("the program was stopped", strlen("the program was stopped"));
 		}
 		PyObject *out = tool_error(name, ts);
 		Py_DECREF(t);

@@ -57,9 +57,20 @@ func call(c Call, reqOff uint64) uint64 {
 		}
 		res = tool.Errorf("%v", err)
 	}
-	out, err := json.Marshal(res)
+	out, err := json.Marshal(reply{Result: res, Refusal: res.Refusal})
 	if err != nil {
 		c.Crash("tool_call: " + err.Error())
 	}
 	return c.Write(out)
+}
+
+// reply is what a guest's tool_call returns: the result's JSON (MCP's
+// content, structuredContent, isError) and, when the agent loop refused
+// the call, the refusal's kind. The kind is a field the host alone writes
+// (tool.Result.Refusal has no JSON form of its own, and a result's own
+// fields sit one level down, in structuredContent), so a tool's text or
+// structured content cannot claim it.
+type reply struct {
+	tool.Result
+	Refusal string `json:"refusal,omitempty"`
 }
