@@ -102,7 +102,11 @@ func evaluateProgram(vm *goja.Runtime, con *console, in programInput, call bridg
 			ast, sync = plain, true
 		}
 	}
-	if err := installProgramTools(vm, j, in.Tools, call, sync); err != nil {
+	enc, err := newArgsEncoder(vm)
+	if err != nil {
+		return nil, err
+	}
+	if err := installProgramTools(vm, enc, in.Tools, call, sync); err != nil {
 		return nil, err
 	}
 	prog, err := goja.CompileAST(ast, false)
@@ -184,7 +188,7 @@ func settleProgram(v goja.Value) (goja.Value, error) {
 // (a program run without its awaits, see syncEligible) tools.NAME returns
 // the value its promise would have been fulfilled with, or throws the
 // error it would have been rejected with.
-func installProgramTools(vm *goja.Runtime, j jsonFuncs, names []string, call bridge, sync bool) error {
+func installProgramTools(vm *goja.Runtime, enc *argsEncoder, names []string, call bridge, sync bool) error {
 	errorCtor, ok := goja.AssertConstructor(vm.Get("Error"))
 	if !ok {
 		return errors.New("jsengine: the runtime lacks Error")
@@ -198,7 +202,7 @@ func installProgramTools(vm *goja.Runtime, j jsonFuncs, names []string, call bri
 		// settle calls the tool; it returns its value, or the error to
 		// throw or reject with.
 		settle := func(fc goja.FunctionCall) (goja.Value, *goja.Object) {
-			v, msg, stop := callProgramTool(vm, j, call, name, fc.Argument(0))
+			v, msg, stop := callProgramTool(vm, enc, call, name, fc.Argument(0))
 			if stop {
 				// The run refuses every further call of this program:
 				// stop it, rather than let it catch a million refusals.
@@ -268,20 +272,19 @@ func stops(text string) bool {
 // callProgramTool calls the host tool name with args; it returns the
 // tool's structured content (or text), or the message of its failure, and
 // whether the failure ends the program.
-func callProgramTool(vm *goja.Runtime, j jsonFuncs, call bridge, name string, args goja.Value) (goja.Value, string, bool) {
+func callProgramTool(vm *goja.Runtime, enc *argsEncoder, call bridge, name string, args goja.Value) (goja.Value, string, bool) {
 	if call == nil {
 		return nil, fmt.Sprintf("tools.%s: this engine was built without the host-tool bridge", name), false
 	}
 	argsText := "{}"
 	if !goja.IsUndefined(args) && !goja.IsNull(args) {
-		s, err := j.stringify(goja.Undefined(), args)
-		if err != nil {
-			panic(err)
-		}
-		if goja.IsUndefined(s) {
+		// Encoded as JSON.stringify would, what the program's code
+		// throws meanwhile (a getter, a toJSON) thrown on.
+		text, ok := enc.encode(args)
+		if !ok {
 			return nil, fmt.Sprintf("tools.%s: the arguments must be an object, like {id: 7}", name), false
 		}
-		argsText = s.String()
+		argsText = string(text)
 	}
 	raw, err := call(name, argsText)
 	if err != nil {

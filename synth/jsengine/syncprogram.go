@@ -27,9 +27,10 @@ import (
 // lines.
 const syncPrefix = "(      function () {\n"
 
-// deniedNames are the names a program may reach the job queue, or code
-// from text, through: a program naming one (as a variable, a property or a
-// string) runs with its awaits. "tools" is allowed only as the tool call
+// deniedNames are the names a program may reach the job queue, code from
+// text, or what the awaits leave a trace in (a stack) through: a program
+// naming one (as a variable, a property or a string) runs with its
+// awaits. "tools" is allowed only as the tool call
 // of an await (see eligibility.await).
 var deniedNames = map[string]string{
 	"Promise":     "it names Promise",
@@ -40,6 +41,7 @@ var deniedNames = map[string]string{
 	"constructor": "it names constructor (a function's constructor makes code from text)",
 	"arguments":   "it names arguments (arguments.callee is the program's function)",
 	"globalThis":  "it names globalThis",
+	"stack":       "it names stack (a stack's bytecode offsets move without the awaits)",
 }
 
 // eligibility walks a program's tree and collects its awaits; why says
@@ -63,6 +65,10 @@ func syncEligible(prog *jsast.Program, src string) (*jsast.Program, string) {
 	e.walk(reflect.ValueOf(root.Body))
 	if e.why != "" {
 		return nil, e.why
+	}
+	if len(e.awaits) == 0 {
+		// Nothing to save; the check below would cost a second parse.
+		return nil, "it awaits nothing"
 	}
 	b := []byte(syncPrefix + src[len(programPrefix):])
 	for _, at := range e.awaits {
