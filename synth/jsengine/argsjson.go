@@ -21,12 +21,13 @@ import (
 // JSON.stringify from Go (a holder object, the call, the string made Go's)
 // cost a fifth of a nested call inside the sandbox.
 //
-// Most of the work is the plain case: an object of Object's class, its
-// keys listed by (*goja.Object).Keys. Everything else takes the original
-// built-ins JSON.stringify's own steps are (Object.keys lists exactly the
-// keys JSON.stringify does; Array.isArray sees through proxies as it
-// does; Reflect.get reads a key Go cannot name), taken before the program
-// ran, so a program replacing them changes nothing here.
+// The steps Go cannot take through goja's API take the original built-ins
+// that are JSON.stringify's own steps: Object.keys lists a proxy's keys,
+// and keys as JavaScript strings (Go's strings lose lone surrogates);
+// Array.isArray sees through proxies; Reflect.get reads a key Go cannot
+// name, and a BigInt's toJSON with the BigInt as receiver. They are
+// taken before the program runs, so a program replacing them changes
+// nothing here.
 type argsEncoder struct {
 	vm                        *goja.Runtime
 	keys, isArray, reflectGet goja.Callable
@@ -212,7 +213,10 @@ func (e *argsEncoder) array(o *goja.Object) {
 func (e *argsEncoder) members(o *goja.Object, proxy bool) {
 	e.buf = append(e.buf, '{')
 	empty := true
-	if !proxy && o.ClassName() == "Object" {
+	// Keys lists what Object.keys lists (a proxy's traps included); a
+	// proxy's keys are listed once, by Object.keys, lest a lone
+	// surrogate among them make them listed twice.
+	if !proxy {
 		if keys := o.Keys(); !anyReplaced(keys) {
 			for _, k := range keys {
 				empty = e.member(jsonKey{name: k}, o.Get(k), empty)
