@@ -34,6 +34,7 @@ type argsEncoder struct {
 	stringProto               *goja.Object
 	buf                       []byte
 	stack                     []*goja.Object
+	busy                      bool // encoding: a call made meanwhile takes another encoder
 }
 
 var (
@@ -74,6 +75,14 @@ func newArgsEncoder(vm *goja.Runtime) (*argsEncoder, error) {
 // (a panic, as goja's own functions throw); the text is valid until the
 // next call.
 func (e *argsEncoder) encode(v goja.Value) (text []byte, ok bool) {
+	if e.busy {
+		// A getter or toJSON of the arguments called a tool: its
+		// arguments get a buffer and a stack of their own.
+		inner := &argsEncoder{vm: e.vm, keys: e.keys, isArray: e.isArray, reflectGet: e.reflectGet, stringProto: e.stringProto}
+		return inner.encode(v)
+	}
+	e.busy = true
+	defer func() { e.busy = false }()
 	e.buf, e.stack = e.buf[:0], e.stack[:0]
 	if !e.str(jsonKey{}, v) {
 		return nil, false

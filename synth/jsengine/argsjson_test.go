@@ -229,3 +229,19 @@ func BenchmarkArgsJSON(b *testing.B) {
 		}
 	})
 }
+
+// A getter of the arguments may call a tool while they are being encoded:
+// each call's arguments are encoded whole, neither overwriting the other.
+func TestArgsJSONReentrant(t *testing.T) {
+	o := &orders{}
+	out, err := runProgram(program(`
+const args = {a: "the outer call's first member", get id() { tools.note({inner: "the inner call's own arguments"}); return 5 }, z: [1, 2]}
+return (await tools.get_order(args)).refund`, "get_order", "note"), o.call)
+	if err != nil || string(out) != `{"result":50}` {
+		t.Fatalf("out %s err %v", out, err)
+	}
+	want := []string{`note {"inner":"the inner call's own arguments"}`, `get_order {"a":"the outer call's first member","id":5,"z":[1,2]}`}
+	if strings.Join(o.calls, "|") != strings.Join(want, "|") {
+		t.Fatalf("calls %q, want %q", o.calls, want)
+	}
+}

@@ -42,6 +42,10 @@ var deniedNames = map[string]string{
 	"arguments":   "it names arguments (arguments.callee is the program's function)",
 	"globalThis":  "it names globalThis",
 	"stack":       "it names stack (a stack's bytecode offsets move without the awaits)",
+	// Listing an error's own properties reads its stack without its name.
+	"getOwnPropertyNames":       "it lists own properties (an error's stack among them)",
+	"getOwnPropertyDescriptors": "it lists own properties (an error's stack among them)",
+	"ownKeys":                   "it lists own properties (an error's stack among them)",
 }
 
 // eligibility walks a program's tree and collects its awaits; why says
