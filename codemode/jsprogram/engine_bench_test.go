@@ -42,12 +42,14 @@ func BenchmarkEngineCall(b *testing.B) {
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			p := codemode.Program{Code: c.code, Tools: []string{"txt", "obj"}}
+			c0 := cpuTime()
 			for b.Loop() {
 				res, err := r.Run(ctx, p)
 				if err != nil || res.IsError {
 					b.Fatal(err, res.Text())
 				}
 			}
+			b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1000, "cpu-µs/op")
 		})
 	}
 }

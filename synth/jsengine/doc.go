@@ -54,4 +54,11 @@
 // an error. That build imports tool_call, so it loads only with a
 // tools:NAME grant; the default build imports nothing that needs a grant.
 // Without the tag tools.call throws.
+//
+// A code-mode program (configuration key "mode" set to "program") is the
+// body of an async function calling tools.NAME(args). One whose only
+// awaits are on those calls runs without them, as a plain function
+// (syncprogram.go: the rule, and why nothing observable changes), and a
+// call's arguments are encoded in Go as JSON.stringify encodes them
+// (argsjson.go).
 package main

@@ -48,6 +48,12 @@ type programOutput struct {
 // failure is a *scriptError that says what failed and where (line and
 // column of the program), followed by the end of the console output.
 func runProgram(arguments []byte, call bridge) ([]byte, error) {
+	return runProgramAs(arguments, call, true)
+}
+
+// runProgramAs is runProgram; allowSync false keeps every program's awaits
+// (the tests compare both ways).
+func runProgramAs(arguments []byte, call bridge, allowSync bool) ([]byte, error) {
 	var in programInput
 	if err := json.Unmarshal(arguments, &in); err != nil {
 		return nil, failf("the program call's arguments are not {\"code\": \"...\"}: %v", err)
@@ -62,7 +68,7 @@ func runProgram(arguments []byte, call bridge) ([]byte, error) {
 	}
 	vm := newRuntime()
 	con := newConsole()
-	out, err := evaluateProgram(vm, con, in, call)
+	out, err := evaluateProgram(vm, con, in, call, allowSync)
 	if err != nil {
 		msg := fixPositions(err.Error())
 		if tail := con.tail(); tail != "" {
@@ -73,7 +79,7 @@ func runProgram(arguments []byte, call bridge) ([]byte, error) {
 	return out, nil
 }
 
-func evaluateProgram(vm *goja.Runtime, con *console, in programInput, call bridge) ([]byte, error) {
+func evaluateProgram(vm *goja.Runtime, con *console, in programInput, call bridge, allowSync bool) ([]byte, error) {
 	j, err := originalJSON(vm)
 	if err != nil {
 		return nil, err
@@ -81,10 +87,8 @@ func evaluateProgram(vm *goja.Runtime, con *console, in programInput, call bridg
 	if err := con.install(vm, j.stringify); err != nil {
 		return nil, err
 	}
-	if err := installProgramTools(vm, j, in.Tools, call); err != nil {
-		return nil, err
-	}
-	ast, err := goja.Parse(programName, programPrefix+in.Code+programSuffix, parser.WithDisableSourceMaps)
+	src := programPrefix + in.Code + programSuffix
+	ast, err := goja.Parse(programName, src, parser.WithDisableSourceMaps)
 	if err != nil {
 		return nil, failf("the program does not compile: %v", err)
 	}
@@ -92,6 +96,19 @@ func evaluateProgram(vm *goja.Runtime, con *console, in programInput, call bridg
 		// The program closed the function it is put in and went on
 		// outside it: whatever it meant, it is not a function body.
 		return nil, failf("the program must be the body of a function (statements, ending with return VALUE); it closes the function it is put in")
+	}
+	sync := false
+	if allowSync {
+		if plain, _ := syncEligible(ast, src); plain != nil {
+			ast, sync = plain, true
+		}
+	}
+	enc, err := newArgsEncoder(vm)
+	if err != nil {
+		return nil, err
+	}
+	if err := installProgramTools(vm, enc, in.Tools, call, sync); err != nil {
+		return nil, err
 	}
 	prog, err := goja.CompileAST(ast, false)
 	if err != nil {
@@ -107,11 +124,13 @@ func evaluateProgram(vm *goja.Runtime, con *console, in programInput, call bridg
 	}
 	ret, err := body(goja.Undefined())
 	if err != nil {
-		return nil, explain("the program threw", err)
+		return nil, thrown(err, sync)
 	}
-	ret, err = settleProgram(ret)
-	if err != nil {
-		return nil, err
+	if !sync {
+		ret, err = settleProgram(ret)
+		if err != nil {
+			return nil, err
+		}
 	}
 	result := json.RawMessage("null")
 	if ret != nil && !goja.IsUndefined(ret) {
@@ -144,6 +163,21 @@ func isOneFunction(p *jsast.Program) bool {
 	return ok && f.Async && !f.Generator
 }
 
+// thrown explains what ended a program's function with err. An async
+// function turns what the program throws into its promise's rejection,
+// which settleProgram reads; only what no catch stops (an interrupt, a
+// stack overflow) comes out here. A plain function throws it all: what
+// the program threw is said as its rejection would be.
+func thrown(err error, sync bool) error {
+	var ex *goja.Exception
+	var so *goja.StackOverflowError
+	var stopped *goja.InterruptedError
+	if sync && errors.As(err, &ex) && !errors.As(err, &so) && !errors.As(err, &stopped) {
+		return failf("the program threw: %s", valueText(ex.Value()))
+	}
+	return explain("the program threw", err)
+}
+
 // settleProgram unwraps the promise the program's function returned.
 func settleProgram(v goja.Value) (goja.Value, error) {
 	return settleAs(v, "the program threw", "the program awaits a promise that never settles (a program has no timers or I/O but its tool calls, which settle at once)")
@@ -151,8 +185,11 @@ func settleProgram(v goja.Value) (goja.Value, error) {
 
 // installProgramTools defines tools: an object without a prototype whose
 // property NAME, for each name, is a function calling the host tool NAME.
-// The object is frozen: a program cannot redefine or add to it.
-func installProgramTools(vm *goja.Runtime, j jsonFuncs, names []string, call bridge) error {
+// The object is frozen: a program cannot redefine or add to it. With sync
+// (a program run without its awaits, see syncEligible) tools.NAME returns
+// the value its promise would have been fulfilled with, or throws the
+// error it would have been rejected with.
+func installProgramTools(vm *goja.Runtime, enc *argsEncoder, names []string, call bridge, sync bool) error {
 	errorCtor, ok := goja.AssertConstructor(vm.Get("Error"))
 	if !ok {
 		return errors.New("jsengine: the runtime lacks Error")
@@ -163,24 +200,41 @@ func installProgramTools(vm *goja.Runtime, j jsonFuncs, names []string, call bri
 	}
 	for _, name := range names {
 		name := name
-		fn := func(fc goja.FunctionCall) goja.Value {
-			p, resolve, reject := vm.NewPromise()
-			v, msg, stop := callProgramTool(vm, j, call, name, fc.Argument(0))
+		// settle calls the tool; it returns its value, or the error to
+		// throw or reject with.
+		settle := func(fc goja.FunctionCall) (goja.Value, *goja.Object) {
+			v, msg, stop := callProgramTool(vm, enc, call, name, fc.Argument(0))
 			if stop {
 				// The run refuses every further call of this program:
 				// stop it, rather than let it catch a million refusals.
 				vm.Interrupt(msg)
 			}
-			if msg != "" {
-				e, err := errorCtor(nil, vm.ToValue(msg))
-				if err != nil {
-					panic(err)
+			if msg == "" {
+				return v, nil
+			}
+			e, err := errorCtor(nil, vm.ToValue(msg))
+			if err != nil {
+				panic(err)
+			}
+			_ = e.Set("name", "ToolError")
+			_ = e.Set("tool", name)
+			return nil, e
+		}
+		// One function for both ways, so the stack a ToolError
+		// carries names the same frame.
+		fn := func(fc goja.FunctionCall) goja.Value {
+			if sync {
+				v, e := settle(fc)
+				if e != nil {
+					panic(e)
 				}
-				_ = e.Set("name", "ToolError")
-				_ = e.Set("tool", name)
-				reject(e)
+				return v
+			}
+			p, resolve, reject := vm.NewPromise()
+			if v, e := settle(fc); e != nil {
+				_ = reject(e)
 			} else {
-				resolve(v)
+				_ = resolve(v)
 			}
 			return vm.ToValue(p)
 		}
@@ -214,20 +268,19 @@ func stops(kind string) bool { return slices.Contains(stopKinds, kind) }
 // callProgramTool calls the host tool name with args; it returns the
 // tool's structured content (or text), or the message of its failure, and
 // whether the failure ends the program.
-func callProgramTool(vm *goja.Runtime, j jsonFuncs, call bridge, name string, args goja.Value) (goja.Value, string, bool) {
+func callProgramTool(vm *goja.Runtime, enc *argsEncoder, call bridge, name string, args goja.Value) (goja.Value, string, bool) {
 	if call == nil {
 		return nil, fmt.Sprintf("tools.%s: this engine was built without the host-tool bridge", name), false
 	}
 	argsText := "{}"
 	if !goja.IsUndefined(args) && !goja.IsNull(args) {
-		s, err := j.stringify(goja.Undefined(), args)
-		if err != nil {
-			panic(err)
-		}
-		if goja.IsUndefined(s) {
+		// Encoded as JSON.stringify would, what the program's code
+		// throws meanwhile (a getter, a toJSON) thrown on.
+		text, ok := enc.encode(args)
+		if !ok {
 			return nil, fmt.Sprintf("tools.%s: the arguments must be an object, like {id: 7}", name), false
 		}
-		argsText = s.String()
+		argsText = string(text)
 	}
 	raw, err := call(name, argsText)
 	if err != nil {

@@ -9,7 +9,8 @@ import "encoding/json"
 // made once: a program calls the same few tools again and again, and
 // quoting a name with json.Marshal cost a tenth of a call's work inside
 // the sandbox. The arguments are put in as they are: they are
-// JSON.stringify's output, or the host's own input, already valid.
+// what JSON.stringify would give (argsEncoder), or the host's own input,
+// already valid.
 type requests struct {
 	buf   []byte
 	heads map[string][]byte // name → `{"name":"NAME","arguments":`

@@ -18,7 +18,7 @@ const maxCallStack = 10000
 const scriptName = "tool.js"
 
 // bridge calls a host tool for tools.call: it takes the tool name and the
-// JSON arguments (a string, as JSON.stringify made it, so a call copies
+// JSON arguments (a string, as JSON.stringify would make it, so a call copies
 // it once, into the request) and returns the tool's MCP result JSON. Nil
 // when the engine was built without the tool bridge.
 type bridge func(name, args string) ([]byte, error)
