@@ -97,7 +97,7 @@ func TestPullRefusals(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := reg.blobPath(art.Layer)
+		p := reg.BlobPath(art.Layer)
 		data, err := os.ReadFile(p)
 		if err != nil {
 			t.Fatal(err)
@@ -112,7 +112,7 @@ func TestPullRefusals(t *testing.T) {
 		}
 	})
 	t.Run("registry down", func(t *testing.T) {
-		reg.srv.Close()
+		reg.Close()
 		_, err := c.Pull(ctx, ref)
 		if err == nil || errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "is the registry up") {
 			t.Fatalf("err = %v, want a connection error saying what to check", err)
