@@ -6,6 +6,8 @@ import (
 	"compress/gzip"
 	"context"
 	"crypto/elliptic"
+	"crypto/sha256"
+	"encoding/hex"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -442,4 +444,55 @@ func overwriteSig(t testing.TB, c *Client, reference, d string, sig Signature) {
 	if err := repo.PushReference(ctx, content.NewDescriptorFromBytes(ocispec.MediaTypeImageManifest, man), bytes.NewReader(man), sigTag(d)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+func TestInstall(t *testing.T) {
+	dir := t.TempDir()
+	mod := module("echo", 100)
+	art := &Artifact{Reference: "r.example.com/tools/echo:1", Repository: "r.example.com/tools/echo",
+		Digest: "sha256:" + strings.Repeat("b", 64), Module: mod, SHA256: sha256hex(mod)}
+	path, err := Install(dir, "echo", art, nil, nil, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, mod) {
+		t.Fatal("installed bytes differ")
+	}
+	rec, err := ReadRecord(path, art.SHA256)
+	if err != nil || rec == nil || rec.Source().Reference != art.Reference || rec.Signer != "" {
+		t.Fatalf("record %+v, %v", rec, err)
+	}
+	// Another module under the name is kept unless replace is set.
+	other := module("other", 100)
+	art2 := *art
+	art2.Module, art2.SHA256, art2.Digest = other, sha256hex(other), "sha256:"+strings.Repeat("c", 64)
+	before, _ := os.ReadFile(filepath.Join(dir, SourceFile("echo.wasm")))
+	if _, err := Install(dir, "echo", &art2, nil, nil, false); !errors.Is(err, ErrExists) {
+		t.Fatalf("err = %v, want ErrExists", err)
+	}
+	after, _ := os.ReadFile(filepath.Join(dir, SourceFile("echo.wasm")))
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, mod) || !bytes.Equal(before, after) {
+		t.Fatal("a refused install changed the directory")
+	}
+	// A record of other bytes is not these bytes' provenance.
+	if rec, err := ReadRecord(path, art2.SHA256); err != nil || rec != nil {
+		t.Fatalf("record for other bytes: %+v, %v", rec, err)
+	}
+	if _, err := Install(dir, "echo", &art2, nil, nil, true); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, other) {
+		t.Fatal("replace did not replace")
+	}
+	// Bytes changed after the pull are refused.
+	art2.Module = append([]byte{}, other...)
+	art2.Module[0] ^= 1
+	if _, err := Install(dir, "echo", &art2, nil, nil, true); !errors.Is(err, ErrDigest) {
+		t.Fatalf("err = %v, want ErrDigest", err)
+	}
+}
+
+func sha256hex(b []byte) string {
+	s := sha256.Sum256(b)
+	return hex.EncodeToString(s[:])
 }
