@@ -10,8 +10,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
+
+	"github.com/opencontainers/go-digest"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/autoagent-go/autoagent/internal/atomicfile"
 	"github.com/autoagent-go/autoagent/internal/safefile"
@@ -33,6 +37,11 @@ type Record struct {
 	Digest     string `json:"digest"`
 	// SHA256 is the module's sum: the record describes those bytes only.
 	SHA256 string `json:"sha256"`
+	// Layer, Index and Manifest: as [Artifact]; they bind Digest to
+	// the module's bytes ([Record.Check]).
+	Layer    string `json:"layer"`
+	Index    []byte `json:"index,omitempty"`
+	Manifest []byte `json:"manifest"`
 	// Signer is the verified signer's identity, "" for an unsigned pull.
 	Signer string `json:"signer,omitempty"`
 	// Signature is the signature that verified, nil for an unsigned pull.
@@ -104,7 +113,7 @@ func Install(dir, name string, art *Artifact, signer *Signer, sig *Signature, re
 	}
 	rec := Record{
 		Version: 1, Reference: art.Reference, Repository: art.Repository, Digest: art.Digest,
-		SHA256: art.SHA256, Signature: sig, PulledAt: time.Now().UTC().Truncate(time.Second),
+		SHA256: art.SHA256, Layer: art.Layer, Index: art.Index, Manifest: art.Manifest, Signature: sig, PulledAt: time.Now().UTC().Truncate(time.Second),
 	}
 	if signer != nil {
 		rec.Signer = signer.Identity()
@@ -120,4 +129,45 @@ func Install(dir, name string, art *Artifact, signer *Signer, sig *Signature, re
 		return "", fmt.Errorf("oci: writing %s: %w", path, err)
 	}
 	return path, nil
+}
+
+// ErrRecord: a provenance record whose digest does not lead to the
+// module it describes (edited, or copied beside other bytes).
+var ErrRecord = errors.New("oci: the provenance record does not hold together")
+
+// Check verifies, offline, that the record's digest leads to its module:
+// Digest is the sha256 of the index (or manifest) recorded, the index
+// lists the manifest, the manifest lists the layer, and a WebAssembly
+// layer's digest is the module's sha256. An image layer (hyper-mcp's
+// tar) cannot be re-read offline: its module was bound at pull time.
+func (r *Record) Check() error {
+	top := r.Manifest
+	if r.Index != nil {
+		top = r.Index
+	}
+	if digest.FromBytes(top).String() != r.Digest {
+		return fmt.Errorf("%w: the recorded manifest is not %s", ErrRecord, r.Digest)
+	}
+	if r.Index != nil {
+		var idx ocispec.Index
+		if err := json.Unmarshal(r.Index, &idx); err != nil {
+			return fmt.Errorf("%w: the recorded index: %v", ErrRecord, err)
+		}
+		md := digest.FromBytes(r.Manifest)
+		if !slices.ContainsFunc(idx.Manifests, func(d ocispec.Descriptor) bool { return d.Digest == md }) {
+			return fmt.Errorf("%w: the recorded index does not list the recorded manifest", ErrRecord)
+		}
+	}
+	var man ocispec.Manifest
+	if err := json.Unmarshal(r.Manifest, &man); err != nil {
+		return fmt.Errorf("%w: the recorded manifest: %v", ErrRecord, err)
+	}
+	i := slices.IndexFunc(man.Layers, func(d ocispec.Descriptor) bool { return d.Digest.String() == r.Layer })
+	if i < 0 {
+		return fmt.Errorf("%w: the recorded manifest has no layer %s", ErrRecord, r.Layer)
+	}
+	if slices.Contains(wasmLayers, man.Layers[i].MediaType) && r.Layer != "sha256:"+r.SHA256 {
+		return fmt.Errorf("%w: %s names the module %s, the record sha256 %s", ErrRecord, r.Digest, r.Layer, r.SHA256)
+	}
+	return nil
 }

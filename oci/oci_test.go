@@ -309,8 +309,21 @@ func TestSignatures(t *testing.T) {
 	if signer.Name != "alice" || sig == nil || !strings.HasPrefix(signer.Identity(), "alice (key sha256:") {
 		t.Fatalf("signer %+v", signer)
 	}
-	if err := trust.VerifyRecord(&Record{Reference: signed, Repository: repo, Digest: art.Digest, Signer: signer.Identity(), Signature: sig}); err != nil {
+	rec := &Record{Reference: signed, Repository: repo, Digest: art.Digest, SHA256: art.SHA256, Layer: art.Layer,
+		Index: art.Index, Manifest: art.Manifest, Signer: signer.Identity(), Signature: sig}
+	if err := trust.VerifyRecord(rec); err != nil {
 		t.Fatalf("re-checking the recorded signature: %v", err)
+	}
+	// The record beside other bytes: its digest does not lead to them.
+	forged := *rec
+	forged.SHA256 = strings.Repeat("f", 64)
+	if err := trust.VerifyRecord(&forged); !errors.Is(err, ErrRecord) {
+		t.Fatalf("a record naming other bytes: err = %v, want ErrRecord", err)
+	}
+	forged = *rec
+	forged.Manifest = append([]byte(" "), rec.Manifest...)
+	if err := trust.VerifyRecord(&forged); !errors.Is(err, ErrRecord) {
+		t.Fatalf("a record with another manifest: err = %v, want ErrRecord", err)
 	}
 
 	cases := []struct {

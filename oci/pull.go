@@ -36,6 +36,10 @@ type Artifact struct {
 	// Layer is the digest of the layer that held the module: the
 	// module's own for the Wasm layout, a tar's for an image.
 	Layer string
+	// Index is the image index the reference named, nil when it named a
+	// manifest; Manifest is the image manifest the module came from.
+	// Their bytes bind Digest to the module offline ([Record.Check]).
+	Index, Manifest []byte
 	// Capabilities are what the manifest's annotation says the module
 	// requests; informational (the module's describe decides).
 	Capabilities []string
@@ -62,13 +66,13 @@ func (c *Client) Pull(ctx context.Context, reference string) (*Artifact, error) 
 			return nil, fmt.Errorf("%w: asked for %s, the registry answered %s", ErrDigest, ref.Reference, desc.Digest)
 		}
 	}
-	_, man, err := c.fetchManifest(ctx, repo, ref, desc)
+	index, manBytes, man, err := c.fetchManifest(ctx, repo, ref, desc)
 	if err != nil {
 		return nil, err
 	}
 	art := &Artifact{
 		Reference: reference, Repository: ref.Registry + "/" + ref.Repository,
-		Digest: desc.Digest.String(),
+		Digest: desc.Digest.String(), Index: index, Manifest: manBytes,
 	}
 	if s, ok := man.Annotations[AnnotationCapabilities]; ok {
 		_ = json.Unmarshal([]byte(s), &art.Capabilities)
@@ -85,11 +89,11 @@ func (c *Client) Pull(ctx context.Context, reference string) (*Artifact, error) 
 // fetchManifest reads the manifest desc names; an index is followed to
 // its WebAssembly (or only) manifest, whose digest then names the
 // artifact.
-func (c *Client) fetchManifest(ctx context.Context, repo *remote.Repository, ref registry.Reference, desc ocispec.Descriptor) ([]byte, *ocispec.Manifest, error) {
+func (c *Client) fetchManifest(ctx context.Context, repo *remote.Repository, ref registry.Reference, desc ocispec.Descriptor) (index, manifest []byte, _ *ocispec.Manifest, _ error) {
 	for hop := 0; ; hop++ {
 		data, err := c.fetch(ctx, repo, ref, desc, maxMetadata)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		var probe struct {
 			MediaType string               `json:"mediaType"`
@@ -97,28 +101,28 @@ func (c *Client) fetchManifest(ctx context.Context, repo *remote.Repository, ref
 			Layers    []ocispec.Descriptor `json:"layers"`
 		}
 		if err := json.Unmarshal(data, &probe); err != nil {
-			return nil, nil, fmt.Errorf("oci: %s: the manifest is not JSON: %v", ref, err)
+			return nil, nil, nil, fmt.Errorf("oci: %s: the manifest is not JSON: %v", ref, err)
 		}
 		mt := cmpOr(probe.MediaType, desc.MediaType)
 		switch {
 		case mt == mediaTypeOCIIndex || mt == mediaTypeDockerList || (probe.Manifests != nil && probe.Layers == nil):
 			if hop > 0 {
-				return nil, nil, fmt.Errorf("%w: %s: an index inside an index", ErrNoModule, ref)
+				return nil, nil, nil, fmt.Errorf("%w: %s: an index inside an index", ErrNoModule, ref)
 			}
 			next, ok := pickManifest(probe.Manifests)
 			if !ok {
-				return nil, nil, fmt.Errorf("%w: %s is an index of %d manifests, none for wasm (wasip1/wasi or architecture wasm)", ErrNoModule, ref, len(probe.Manifests))
+				return nil, nil, nil, fmt.Errorf("%w: %s is an index of %d manifests, none for wasm (wasip1/wasi or architecture wasm)", ErrNoModule, ref, len(probe.Manifests))
 			}
-			desc = next
+			desc, index = next, data
 			continue
 		case mt == mediaTypeOCIManifest || mt == mediaTypeDockerManifest || mt == "":
 			var man ocispec.Manifest
 			if err := json.Unmarshal(data, &man); err != nil {
-				return nil, nil, fmt.Errorf("oci: %s: reading the manifest: %v", ref, err)
+				return nil, nil, nil, fmt.Errorf("oci: %s: reading the manifest: %v", ref, err)
 			}
-			return data, &man, nil
+			return index, data, &man, nil
 		default:
-			return nil, nil, fmt.Errorf("%w: %s is a %s, not an image manifest", ErrNoModule, ref, mt)
+			return nil, nil, nil, fmt.Errorf("%w: %s is a %s, not an image manifest", ErrNoModule, ref, mt)
 		}
 	}
 }

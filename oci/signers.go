@@ -239,11 +239,14 @@ func isRefusal(err error) bool {
 	return errors.Is(err, ErrNoSigner) || errors.Is(err, ErrBadSignature) || errors.Is(err, ErrSignerNotForReference) || errors.Is(err, ErrOtherDigest)
 }
 
-// VerifyRecord re-checks a pulled module's recorded signature against s,
-// without the registry: the signature must still verify with a key s
-// trusts for the record's repository, over the recorded digest, and name
-// the same signer.
+// VerifyRecord re-checks a pulled module's record against s, without
+// the registry: the record must hold together ([Record.Check]), and its
+// signature still verify with a key s trusts for the record's
+// repository, over the recorded digest, naming the same signer.
 func (s *Signers) VerifyRecord(r *Record) error {
+	if err := r.Check(); err != nil {
+		return err
+	}
 	if r.Signature == nil {
 		return fmt.Errorf("%w: %s was pulled with --allow-unsigned", ErrUnsigned, r.Reference)
 	}

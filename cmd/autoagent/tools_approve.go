@@ -159,7 +159,7 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 		fmt.Fprintf(w, "  skipped:   %s (--skip-tools %s)\n", strings.Join(nonEmpty(skipped), ", "), termtext.Name(strings.Join(f.skipTools, " ")))
 	}
 	fmt.Fprintf(w, "  requests:  %s\n", requestsText(r.Requested))
-	src, err := pulledSource(w, file, r, store)
+	src, err := pulledSource(w, file, f.paths.dir(), r, store)
 	if err != nil {
 		return err
 	}

@@ -363,13 +363,28 @@ func describeJSON(r *review) ([]byte, error) {
 // directory (its NAME.source.json, when it describes these bytes), shows
 // it, and shows what these bytes request and offer beyond the newest
 // approval of the same name (an earlier version).
-func pulledSource(w io.Writer, file string, r *review, store *manifest.Store) (manifest.Source, error) {
+func pulledSource(w io.Writer, file, dir string, r *review, store *manifest.Store) (manifest.Source, error) {
 	rec, err := oci.ReadRecord(file, r.SHA256)
 	if err != nil {
 		return manifest.Source{}, err
 	}
 	if rec == nil {
 		return manifest.Source{}, nil
+	}
+	// The record is a file anyone who can write the directory wrote:
+	// what it claims is recorded only once it checks out again.
+	if rec.Signer != "" {
+		signers, lerr := oci.LoadSigners(filepath.Join(dir, oci.SignersFile))
+		if lerr != nil {
+			return manifest.Source{}, lerr
+		}
+		err = signers.VerifyRecord(rec)
+	} else {
+		err = rec.Check()
+	}
+	if err != nil {
+		return manifest.Source{}, fmt.Errorf("cannot approve %s: its provenance record %s does not verify: %w; pull it again, or remove the record to approve the bytes as a copied-in file",
+			file, oci.SourceFile(filepath.Base(file)), err)
 	}
 	src := rec.Source()
 	fmt.Fprintf(w, "  source:    %s (digest %s)\n", termtext.Name(src.Reference), src.Digest)

@@ -218,3 +218,38 @@ func TestToolsUpdateShowsNewRequestKeepsPending(t *testing.T) {
 		t.Fatalf("approve:\n%s", r.stdout)
 	}
 }
+
+// TestToolsApproveRefusesForgedRecord: a provenance record rewritten to
+// name other bytes (a signed pull's record beside a copied-in module)
+// is refused, not recorded as the module's source and signer.
+func TestToolsApproveRefusesForgedRecord(t *testing.T) {
+	e := newOCIEnv(t)
+	ref := e.reg.Host + "/tools/echo:1"
+	e.mustRun(0, "tools", "push", filepath.Join(e.testdata, "echo.wasm"), ref, "--plain-http")
+	e.mustRun(0, "tools", "sign", ref, "--key", e.key, "--plain-http")
+	e.mustRun(0, "tools", "pull", ref, "--plain-http")
+	path := filepath.Join(e.plugins, "echo.wasm")
+	other, err := os.ReadFile(filepath.Join(e.testdata, "fetch.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recPath := filepath.Join(e.plugins, oci.SourceFile("echo.wasm"))
+	data, _ := os.ReadFile(recPath)
+	var rec map[string]any
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatal(err)
+	}
+	rec["sha256"] = sha256Hex(t, path)
+	data, _ = json.Marshal(rec)
+	os.WriteFile(recPath, data, 0o644)
+	r := e.mustRun(1, "tools", "approve", path, "--yes", "--grant", "net:example.com")
+	if !strings.Contains(r.stderr, "does not verify") {
+		t.Fatalf("stderr:\n%s", r.stderr)
+	}
+	if e.loadManifest().Len() != 0 {
+		t.Fatal("approved with a forged record")
+	}
+}

@@ -1984,6 +1984,12 @@ var mutations = []mutation{
 	{"ship44 tools pull: the unsigned pull not recorded as such", "cmd/autoagent/tools_oci.go",
 		"Source: src, Unsigned: signer == nil, By: by,", "Source: src, By: by,",
 		"./cmd/autoagent", "^TestToolsPullRefusalsLeaveDirUnchanged$"},
+	{"ship44 oci: the record's digest not bound to the module", "oci/install.go",
+		"if slices.Contains(wasmLayers, man.Layers[i].MediaType) && r.Layer != \"sha256:\"+r.SHA256 {", "if false {",
+		"./oci", "^TestSignatures$"},
+	{"ship44 tools approve: the provenance record taken on its word", "cmd/autoagent/tools_oci.go",
+		"\t\terr = signers.VerifyRecord(rec)\n\t} else {\n\t\terr = rec.Check()\n\t}", "\t\terr = nil\n\t\t_ = signers\n\t} else {\n\t\terr = nil\n\t}",
+		"./cmd/autoagent", "^TestToolsApproveRefusesForgedRecord$"},
 }
 
 func main() {
