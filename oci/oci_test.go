@@ -509,3 +509,29 @@ func sha256hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])
 }
+
+func TestTooManySignatures(t *testing.T) {
+	reg := startRegistry(t)
+	c := testClient()
+	ctx := context.Background()
+	ref := reg.Host + "/tools/echo:1"
+	d, err := c.Push(ctx, ref, Module{File: "echo.wasm", Bytes: module("x", 100)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sv, _ := keyPair(t, t.TempDir(), "alice")
+	for range maxSignatures {
+		if _, err := c.Sign(ctx, ref, sv); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sigs, err := c.Signatures(ctx, ref, d); err != nil || len(sigs) != maxSignatures {
+		t.Fatalf("%d signatures: %v", len(sigs), err)
+	}
+	if _, err := c.Sign(ctx, ref, sv); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Signatures(ctx, ref, d); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("err = %v, want ErrTooLarge", err)
+	}
+}

@@ -148,6 +148,10 @@ type Signature struct {
 	Signature []byte `json:"signature"`
 }
 
+// maxSignatures bounds the signatures of one artifact that are fetched
+// and checked, so a registry cannot make a pull fetch without end.
+const maxSignatures = 32
+
 // ErrUnsigned: the artifact has no cosign signature.
 var ErrUnsigned = errors.New("oci: not signed")
 
@@ -190,6 +194,9 @@ func (c *Client) Signatures(ctx context.Context, reference, d string) ([]Signatu
 	for _, l := range man.Layers {
 		if l.MediaType != mediaTypeSimpleSigning {
 			continue
+		}
+		if len(out) == maxSignatures {
+			return nil, fmt.Errorf("%w: %s: the signature manifest at %s holds more than %d signatures: refusing to fetch them all", ErrTooLarge, ref, sigTag(d), maxSignatures)
 		}
 		sig, err := base64.StdEncoding.DecodeString(l.Annotations[annotationSignature])
 		if err != nil || len(sig) == 0 {

@@ -20,7 +20,7 @@ func newToolsVerifyCmd() *cobra.Command {
 	var paths pluginPaths
 	c := &cobra.Command{
 		Use:   "verify [--plugins DIR] [--manifest FILE]",
-		Short: "Check that every approved module's file still has the approved bytes",
+		Short: "Check that every approved module's file still has the approved bytes (and pulled ones their signature)",
 		Long: `Check the plugins directory against the manifest, without running anything.
 
 For each file an approval names, verify hashes the file (and its describe
@@ -28,7 +28,13 @@ sidecar NAME.tool.json, when one was approved with it) and compares it with
 the approvals. It prints one line per file whose bytes no longer match any
 approval, or whose approval points at a missing file, and exits 1; otherwise
 it prints a summary and exits 0. Pending modules (no approval yet) are
-counted, not failed. Run it in CI next to the committed manifest.`,
+counted, not failed. Run it in CI next to the committed manifest.
+
+For an approval of a module pulled from a registry with a verified
+signer, verify also re-checks, without the registry, its provenance
+record (NAME.source.json): the recorded digest must lead to the approved
+bytes, and the recorded signature must still verify with a key
+signers.json trusts for the reference.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
 			return toolsVerify(c, paths)
