@@ -11,6 +11,7 @@ import (
 	"oras.land/oras-go/v2/registry/remote"
 	"oras.land/oras-go/v2/registry/remote/auth"
 	"oras.land/oras-go/v2/registry/remote/credentials"
+	"oras.land/oras-go/v2/registry/remote/errcode"
 	"oras.land/oras-go/v2/registry/remote/retry"
 )
 
@@ -32,6 +33,9 @@ var (
 	// ErrDigest: the registry served bytes whose digest is not the one
 	// asked for.
 	ErrDigest = errors.New("oci: digest mismatch")
+	// ErrLogin: the registry refused the request without, or with
+	// these, credentials.
+	ErrLogin = errors.New("oci: the registry wants a login")
 )
 
 // Client talks to OCI registries. The zero value uses HTTPS, the Docker
@@ -107,6 +111,19 @@ func registryError(what string, ref registry.Reference, err error) error {
 		return fmt.Errorf("oci: %s %s: %w", what, ref, err)
 	case isNotFound(err):
 		return fmt.Errorf("%w: %s %s: the registry has no such tag or digest (check the name with `oras repo tags`)", ErrNotFound, what, ref)
+	case errors.Is(err, auth.ErrBasicCredentialNotFound) || httpStatus(err) == http.StatusUnauthorized || httpStatus(err) == http.StatusForbidden:
+		return fmt.Errorf("%w: %s %s: %v (log in with `docker login %s` or `oras login %s`: credentials come from the Docker config file)",
+			ErrLogin, what, ref, err, ref.Registry, ref.Registry)
 	}
 	return fmt.Errorf("oci: %s %s: %w (is the registry up, and does it speak HTTPS? pass --plain-http for one without TLS)", what, ref, err)
+}
+
+// httpStatus returns the status of a registry's error response, 0 for
+// another error.
+func httpStatus(err error) int {
+	var er *errcode.ErrorResponse
+	if errors.As(err, &er) {
+		return er.StatusCode
+	}
+	return 0
 }

@@ -8,6 +8,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -23,6 +24,8 @@ import (
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"oras.land/oras-go/v2/content"
+
+	"github.com/autoagent-go/autoagent/internal/registrytest"
 )
 
 // module returns stand-in module bytes: this package moves bytes and
@@ -533,5 +536,46 @@ func TestTooManySignatures(t *testing.T) {
 	}
 	if _, err := c.Signatures(ctx, ref, d); !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("err = %v, want ErrTooLarge", err)
+	}
+}
+
+// TestDockerConfigCredentials: with no Credentials set, the client logs
+// in with what the Docker config file holds for the registry, as docker
+// and oras do.
+func TestDockerConfigCredentials(t *testing.T) {
+	reg := registrytest.StartWithLogin(t, "alice", "s3cret")
+	ctx := context.Background()
+	ref := reg.Host + "/tools/echo:1"
+	mod := module("auth", 200)
+
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	anon := &Client{PlainHTTP: true}
+	if _, err := anon.Push(ctx, ref, Module{File: "echo.wasm", Bytes: mod}); !errors.Is(err, ErrLogin) || !strings.Contains(err.Error(), "docker login") {
+		t.Fatalf("push without credentials: %v", err)
+	}
+
+	cfgDir := t.TempDir()
+	auth := base64.StdEncoding.EncodeToString([]byte("alice:s3cret"))
+	cfg := `{"auths": {"` + reg.Host + `": {"auth": "` + auth + `"}}}`
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("DOCKER_CONFIG", cfgDir)
+	c := &Client{PlainHTTP: true}
+	if _, err := c.Push(ctx, ref, Module{File: "echo.wasm", Bytes: mod}); err != nil {
+		t.Fatalf("push with the Docker config's credentials: %v", err)
+	}
+
+	art, err := c.Pull(ctx, ref)
+	if err != nil || !bytes.Equal(art.Module, mod) {
+		t.Fatalf("pull with the Docker config's credentials: %v", err)
+	}
+	// A wrong password in the config: refused, saying to log in.
+	wrong := base64.StdEncoding.EncodeToString([]byte("alice:wrong"))
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.json"), []byte(strings.Replace(cfg, auth, wrong, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := (&Client{PlainHTTP: true}).Pull(ctx, ref); !errors.Is(err, ErrLogin) {
+		t.Fatalf("pull with a wrong password: %v", err)
 	}
 }

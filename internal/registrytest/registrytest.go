@@ -7,14 +7,17 @@ import (
 	"context"
 	"io"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/distribution/distribution/v3/configuration"
 	"github.com/distribution/distribution/v3/registry/handlers"
+	_ "github.com/distribution/distribution/v3/registry/auth/htpasswd"             // the login StartWithLogin configures
 	_ "github.com/distribution/distribution/v3/registry/storage/driver/filesystem" // the storage driver the registry is configured with
 	"github.com/sirupsen/logrus"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // Registry is a running registry.
@@ -27,12 +30,31 @@ type Registry struct {
 }
 
 // Start serves a fresh registry until the test ends.
-func Start(t testing.TB) *Registry {
+func Start(t testing.TB) *Registry { return start(t, nil) }
+
+// StartWithLogin serves a fresh registry that answers only requests
+// carrying user and password (HTTP basic authentication, as docker login
+// sets up).
+func StartWithLogin(t testing.TB, user, password string) *Registry {
+	t.Helper()
+	hash, err := bcrypt.GenerateFromPassword([]byte(password), bcrypt.MinCost)
+	if err != nil {
+		t.Fatal(err)
+	}
+	htpasswd := filepath.Join(t.TempDir(), "htpasswd")
+	if err := os.WriteFile(htpasswd, []byte(user+":"+string(hash)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return start(t, configuration.Auth{"htpasswd": configuration.Parameters{"realm": "test", "path": htpasswd}})
+}
+
+func start(t testing.TB, auth configuration.Auth) *Registry {
 	t.Helper()
 	logrus.SetOutput(io.Discard)
 	root := t.TempDir()
 	cfg := &configuration.Configuration{
 		Storage: configuration.Storage{"filesystem": configuration.Parameters{"rootdirectory": root}},
+		Auth:    auth,
 	}
 	cfg.Log.Level = "error"
 	cfg.HTTP.Secret = "test"
