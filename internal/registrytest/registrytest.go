@@ -13,8 +13,8 @@ import (
 	"testing"
 
 	"github.com/distribution/distribution/v3/configuration"
+	_ "github.com/distribution/distribution/v3/registry/auth/htpasswd" // the login StartWithLogin configures
 	"github.com/distribution/distribution/v3/registry/handlers"
-	_ "github.com/distribution/distribution/v3/registry/auth/htpasswd"             // the login StartWithLogin configures
 	_ "github.com/distribution/distribution/v3/registry/storage/driver/filesystem" // the storage driver the registry is configured with
 	"github.com/sirupsen/logrus"
 	"golang.org/x/crypto/bcrypt"
