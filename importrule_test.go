@@ -99,6 +99,7 @@ var importRules = []importRule{
 	{"memory/sqlitestore", []string{"memory", "llm"}, "sqlitestore stores a Fact memory's facts"},
 	{"memory/memorytest", []string{"memory", "llm"}, "a conformance suite imports what it checks"},
 	{"memory/eval", []string{"memory", "memory/", "tool", "llm"}, "the memory eval runs memories and their tools"},
+	{"oci", []string{"manifest"}, "oci → manifest: OCI distribution and signatures, with their dependencies, for the CLI only"},
 	{"workspace", []string{"loop", "tool", "trace", "llm"}, "workspace → loop (who made a change), tool, trace; never host: the host's Journal interface is met by its Before method"},
 }
 
@@ -262,6 +263,9 @@ var heavy = []struct{ module, owner string }{
 	{"github.com/hashicorp/go-plugin", "providers/remote (Config.LLM)"},
 	{"go.opentelemetry.io/otel/sdk", "trace/otel/otlp (Config.TraceSinks)"},
 	{"go.opentelemetry.io/otel/exporters", "trace/otel/otlp (Config.TraceSinks)"},
+	{"oras.land/oras-go", "oci (the CLI's tools push and pull)"},
+	{"github.com/sigstore", "oci (the CLI's tools sign and pull)"},
+	{"github.com/distribution", "internal/registrytest (tests only)"},
 }
 
 // TestRootLinksNoHeavyMachinery: the root package, without its tests,

@@ -15,6 +15,9 @@ import (
 const (
 	ActionApprove = "approve"
 	ActionRevoke  = "revoke"
+	// ActionPull records a module pulled into the plugins directory as
+	// pending ([Store.RecordPull]): nothing was approved.
+	ActionPull = "pull"
 )
 
 // AuditEntry is one line of the audit log (JSON Lines, beside the manifest,
@@ -37,12 +40,21 @@ type AuditEntry struct {
 	SidecarSHA256 string `json:"sidecar_sha256,omitempty"`
 	// Replaced reports that these bytes had an approval this one replaced.
 	Replaced bool `json:"replaced,omitempty"`
+	// Reference and Digest are the OCI source of an approval or a pull
+	// ([Source]); Signer its verified signer.
+	Reference string `json:"reference,omitempty"`
+	Digest    string `json:"digest,omitempty"`
+	Signer    string `json:"signer,omitempty"`
+	// Unsigned reports a pull whose signature was not verified
+	// (--allow-unsigned).
+	Unsigned bool `json:"unsigned,omitempty"`
 }
 
 func recordOf(action string, e Entry, by string, at time.Time) AuditEntry {
 	return AuditEntry{
 		Time: at.UTC(), Action: action, By: by, SHA256: e.SHA256, File: e.File, Name: e.Name,
 		Grants: canonicalGrants(e.Grants), Limits: e.Limits, Note: e.Note, SidecarSHA256: e.SidecarSHA256,
+		Reference: e.Source.Reference, Digest: e.Source.Digest, Signer: e.Source.Signer,
 	}
 }
 

@@ -55,6 +55,50 @@ type Entry struct {
 	// file was changed or removed. Informational: what a module may do
 	// follows its sha256 and grants, never this list.
 	Tools []string
+	// Source is where the bytes were pulled from, zero for a module that
+	// was copied in by hand ([Source]).
+	Source Source
+}
+
+// Source is the provenance of a module pulled from an OCI registry: the
+// reference asked for, the digest of the OCI manifest the bytes came
+// from, and who signed that digest. It is recorded with an approval and
+// shown by the manifest verbs; what a module may do still follows its
+// sha256 and grants only.
+type Source struct {
+	// Reference is the OCI reference pulled, as given
+	// ("registry.example.com/tools/echo:1.0").
+	Reference string
+	// Digest is the OCI manifest's digest, "sha256:" and 64 hex digits.
+	Digest string
+	// Signer names the verified signer (a key's fingerprint, or a
+	// certificate's issuer and subject); "" when the pull was unsigned.
+	Signer string
+}
+
+// IsZero reports whether s records no provenance.
+func (s Source) IsZero() bool { return s == Source{} }
+
+// maxSourceText bounds a Source's reference and signer.
+const maxSourceText = 1024
+
+// Validate reports what is wrong with a non-zero Source.
+func (s Source) Validate() error { return s.validate() }
+
+func (s Source) validate() error {
+	if s.IsZero() {
+		return nil
+	}
+	if s.Reference == "" || len(s.Reference) > maxSourceText || strings.IndexFunc(s.Reference, unicode.IsControl) >= 0 || strings.ContainsRune(s.Reference, ' ') {
+		return fmt.Errorf("reference %q: want 1-%d bytes without spaces or control characters", s.Reference, maxSourceText)
+	}
+	if d, ok := strings.CutPrefix(s.Digest, "sha256:"); !ok || !ValidSum(d) {
+		return fmt.Errorf("digest %q: want sha256: and 64 lower-case hex digits", s.Digest)
+	}
+	if len(s.Signer) > maxSourceText || strings.IndexFunc(s.Signer, unicode.IsControl) >= 0 {
+		return fmt.Errorf("signer %q: want at most %d bytes without control characters", s.Signer, maxSourceText)
+	}
+	return nil
 }
 
 // Skips reports whether the entry's SkipTools withhold the tool name.
@@ -149,6 +193,9 @@ func (e *Entry) validate() error {
 		if t == "" || len(t) > 256 || strings.IndexFunc(t, unicode.IsControl) >= 0 {
 			return fmt.Errorf("tools[%d] %q: want 1-256 bytes without control characters", i, t)
 		}
+	}
+	if err := e.Source.validate(); err != nil {
+		return fmt.Errorf("source: %v", err)
 	}
 	if e.ApprovedBy == "" {
 		return fmt.Errorf("approved_by: missing")
@@ -278,6 +325,13 @@ type entryJSON struct {
 	Sidecar    string     `json:"sidecar_sha256,omitempty"`
 	SkipTools  []string   `json:"skip_tools,omitempty"`
 	Tools      []string   `json:"tools,omitempty"`
+	Source     sourceJSON `json:"source,omitzero"`
+}
+
+type sourceJSON struct {
+	Reference string `json:"reference"`
+	Digest    string `json:"digest"`
+	Signer    string `json:"signer,omitempty"`
 }
 
 // maxTools bounds an entry's tool names.
@@ -297,6 +351,7 @@ func (m *Manifest) MarshalJSON() ([]byte, error) {
 			File: e.File, Name: e.Name, Grants: GrantStrings(e.Grants), Limits: e.Limits.toJSON(),
 			ApprovedBy: e.ApprovedBy, ApprovedAt: e.ApprovedAt.UTC().Format(timeFormat), Note: e.Note,
 			Sidecar: e.SidecarSHA256, SkipTools: e.SkipTools, Tools: e.Tools,
+			Source: sourceJSON(e.Source),
 		}
 	}
 	var buf bytes.Buffer

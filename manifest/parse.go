@@ -183,7 +183,7 @@ func parse(path string, data []byte) (*Manifest, error) {
 		if err != nil {
 			return fail(off("limits"), at("limits"), err)
 		}
-		e := Entry{SHA256: sum, File: ej.File, Name: ej.Name, Limits: limits, ApprovedBy: ej.ApprovedBy, Note: ej.Note, SidecarSHA256: ej.Sidecar, SkipTools: ej.SkipTools, Tools: ej.Tools}
+		e := Entry{SHA256: sum, File: ej.File, Name: ej.Name, Limits: limits, ApprovedBy: ej.ApprovedBy, Note: ej.Note, SidecarSHA256: ej.Sidecar, SkipTools: ej.SkipTools, Tools: ej.Tools, Source: Source(ej.Source)}
 		if ej.File == "" {
 			return fail(off(""), at("file"), errors.New("missing"))
 		}
@@ -259,6 +259,7 @@ var (
 		"approved_by": scalarShape, "approved_at": scalarShape, "note": scalarShape, "sidecar_sha256": scalarShape,
 		"skip_tools": {elem: scalarShape},
 		"tools":      {elem: scalarShape},
+		"source":     {fields: scalarFields([]string{"reference", "digest", "signer"})},
 	}}
 	rootShape = &shape{fields: map[string]*shape{
 		"version": scalarShape, "tools": {anyKey: entryShape},

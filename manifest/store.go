@@ -139,6 +139,9 @@ type Approval struct {
 	SkipTools []string
 	// Tools are the names of the tools the module offers ([Entry.Tools]).
 	Tools []string
+	// Source is where the bytes were pulled from ([Entry.Source]), zero
+	// for none.
+	Source Source
 }
 
 // Approve records the approval under the lock, replacing an earlier
@@ -163,7 +166,7 @@ func (s *Store) Approve(ctx context.Context, a Approval) (Entry, error) {
 	e := Entry{
 		SHA256: a.SHA256, File: file, Name: name, Grants: a.Grants, Limits: a.Limits,
 		ApprovedBy: a.By, ApprovedAt: s.now(), Note: a.Note, SidecarSHA256: a.SidecarSHA256, SkipTools: a.SkipTools,
-		Tools: slices.Clone(a.Tools),
+		Tools: slices.Clone(a.Tools), Source: a.Source,
 	}
 	if err := e.validate(); err != nil {
 		return Entry{}, fmt.Errorf("manifest: invalid approval: %w", err)
@@ -269,31 +272,12 @@ func (m *Manifest) resolve(target string) ([]Entry, error) {
 // written (see Store.Trust), still under the lock. A manifest that does
 // not load is left as it is.
 func (s *Store) update(ctx context.Context, by, how string, fn func(*Manifest) ([]AuditEntry, error)) error {
-	if s.Path == "" {
-		return errors.New("manifest: Store.Path is empty")
-	}
-	path, err := resolvePath(s.Path)
+	real, unlock, err := s.lock(ctx)
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("manifest: %w", err)
-	}
-	real := Store{Path: path, Now: s.Now}
-	for _, side := range []string{real.LockPath(), real.LogPath()} {
-		if err := plainOrAbsent(side); err != nil {
-			return err
-		}
-	}
-	lock := flock.New(real.LockPath(), flock.SetPermissions(0o644))
-	locked, err := lock.TryLockContext(ctx, 10*time.Millisecond)
-	if err != nil {
-		return fmt.Errorf("manifest: waiting for the lock on %s: %w", real.LockPath(), err)
-	}
-	if !locked {
-		return fmt.Errorf("manifest: could not lock %s", real.LockPath())
-	}
-	defer lock.Unlock()
+	defer unlock()
+	path := real.Path
 
 	m, err := real.Load()
 	if err != nil {
@@ -327,6 +311,73 @@ func (s *Store) update(ctx context.Context, by, how string, fn func(*Manifest) (
 		}
 	}
 	return nil
+}
+
+// lock takes the manifest's lock and returns the store of the real file
+// (links followed) and the function that releases the lock.
+func (s *Store) lock(ctx context.Context) (*Store, func(), error) {
+	if s.Path == "" {
+		return nil, nil, errors.New("manifest: Store.Path is empty")
+	}
+	path, err := resolvePath(s.Path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, nil, fmt.Errorf("manifest: %w", err)
+	}
+	real := &Store{Path: path, Now: s.Now}
+	for _, side := range []string{real.LockPath(), real.LogPath()} {
+		if err := plainOrAbsent(side); err != nil {
+			return nil, nil, err
+		}
+	}
+	lock := flock.New(real.LockPath(), flock.SetPermissions(0o644))
+	locked, err := lock.TryLockContext(ctx, 10*time.Millisecond)
+	if err != nil {
+		return nil, nil, fmt.Errorf("manifest: waiting for the lock on %s: %w", real.LockPath(), err)
+	}
+	if !locked {
+		return nil, nil, fmt.Errorf("manifest: could not lock %s", real.LockPath())
+	}
+	return real, func() { lock.Unlock() }, nil
+}
+
+// Pull is a module written into the plugins directory from an OCI
+// registry, pending until someone approves it.
+type Pull struct {
+	// SHA256 is the module's [Sum]; File its file name; Name its name.
+	SHA256, File, Name string
+	// Source is where it came from. Required.
+	Source Source
+	// Unsigned reports that its signature was not verified
+	// (--allow-unsigned).
+	Unsigned bool
+	// By names who pulled. Required.
+	By string
+}
+
+// RecordPull appends a "pull" line to the audit log under the manifest's
+// lock. The manifest itself is not changed: a pulled module approves
+// nothing.
+func (s *Store) RecordPull(ctx context.Context, p Pull) error {
+	if p.By == "" {
+		return errors.New("manifest: Pull.By is empty: say who pulls")
+	}
+	if p.Source.IsZero() {
+		return errors.New("manifest: Pull.Source is empty")
+	}
+	if err := p.Source.validate(); err != nil {
+		return fmt.Errorf("manifest: invalid pull: source: %w", err)
+	}
+	real, unlock, err := s.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	rec := recordOf(ActionPull, Entry{SHA256: p.SHA256, File: p.File, Name: p.Name, Source: p.Source}, p.By, s.now().Truncate(time.Second))
+	rec.Unsigned = p.Unsigned
+	return appendLog(real.LogPath(), []AuditEntry{rec})
 }
 
 // resolvePath follows a symbolic link at path (or in its directory), so the

@@ -159,6 +159,10 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 		fmt.Fprintf(w, "  skipped:   %s (--skip-tools %s)\n", strings.Join(nonEmpty(skipped), ", "), termtext.Name(strings.Join(f.skipTools, " ")))
 	}
 	fmt.Fprintf(w, "  requests:  %s\n", requestsText(r.Requested))
+	src, err := pulledSource(w, file, f.paths.dir(), r, store)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "  grants:    %s\n", grantList(grants))
 	if len(exceeding) > 0 {
 		fmt.Fprintf(w, "  FORCED:    %s (not requested by the module)\n", grantList(exceeding))
@@ -184,7 +188,7 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	_, err = store.Approve(c.Context(), manifest.Approval{
 		SHA256: r.SHA256, SidecarSHA256: r.SidecarSHA256, File: file, Name: name,
 		Grants: grants, Requested: r.Requested, Force: f.force, Limits: limits, By: by, Note: f.note,
-		SkipTools: f.skipTools, Tools: r.ToolNames(),
+		SkipTools: f.skipTools, Tools: r.ToolNames(), Source: src,
 	})
 	if err != nil {
 		return err

@@ -44,6 +44,22 @@ type inspectApproval struct {
 	ApprovedBy string          `json:"approved_by"`
 	ApprovedAt time.Time       `json:"approved_at"`
 	Note       string          `json:"note,omitempty"`
+	// Source is where the approved bytes were pulled from, if they were.
+	Source *sourceOutput `json:"source,omitempty"`
+}
+
+// sourceOutput is a pulled module's provenance as the JSON outputs show it.
+type sourceOutput struct {
+	Reference string `json:"reference"`
+	Digest    string `json:"digest"`
+	Signer    string `json:"signer,omitempty"`
+}
+
+func sourceOf(s manifest.Source) *sourceOutput {
+	if s.IsZero() {
+		return nil
+	}
+	return &sourceOutput{Reference: s.Reference, Digest: s.Digest, Signer: s.Signer}
 }
 
 type inspectOutput struct {
@@ -159,7 +175,7 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 	if e, ok := r.Approval(m); ok && err == nil {
 		out.Status = string(plugindir.StatusApproved)
 		out.Approval = &inspectApproval{Name: e.Name, File: e.File, Grants: manifest.GrantStrings(e.Grants), Limits: e.Limits,
-			ApprovedBy: e.ApprovedBy, ApprovedAt: e.ApprovedAt, Note: e.Note}
+			ApprovedBy: e.ApprovedBy, ApprovedAt: e.ApprovedAt, Note: e.Note, Source: sourceOf(e.Source)}
 	}
 	if asJSON {
 		return printJSON(c.OutOrStdout(), out)
@@ -187,6 +203,10 @@ func printInspection(w io.Writer, r *review, out inspectOutput) {
 		fmt.Fprintf(w, "grants:    %s\n", strings.Join(nonEmpty(a.Grants), ", "))
 		if a.Note != "" {
 			fmt.Fprintf(w, "note:      %s\n", termtext.Name(a.Note))
+		}
+		if src := a.Source; src != nil {
+			fmt.Fprintf(w, "source:    %s (digest %s)\n", termtext.Name(src.Reference), termtext.Name(src.Digest))
+			fmt.Fprintf(w, "signer:    %s\n", termtext.Name(cmpOr(src.Signer, "none verified (pulled with --allow-unsigned)")))
 		}
 	case out.Status == "unknown":
 		fmt.Fprintf(w, "status:    unknown (the manifest %s does not load)\n", termtext.Name(out.Manifest))

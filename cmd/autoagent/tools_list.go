@@ -36,7 +36,9 @@ type listedPlugin struct {
 	ApprovedBy string           `json:"approved_by,omitempty"`
 	ApprovedAt *time.Time       `json:"approved_at,omitempty"`
 	Note       string           `json:"note,omitempty"`
-	Reason     string           `json:"reason,omitempty"`
+	// Source is where the approved bytes were pulled from, if they were.
+	Source *sourceOutput `json:"source,omitempty"`
+	Reason string        `json:"reason,omitempty"`
 }
 
 type listOutput struct {
@@ -116,7 +118,7 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 		row := listedPlugin{Name: p.Name, File: p.File, SHA256: p.SHA256, Status: string(p.Status), Grants: []string{}, Tools: p.Tools}
 		if e := p.Entry; e != nil {
 			row.Grants = manifest.GrantStrings(e.Grants)
-			row.ApprovedBy, row.ApprovedAt, row.Note = e.ApprovedBy, &e.ApprovedAt, e.Note
+			row.ApprovedBy, row.ApprovedAt, row.Note, row.Source = e.ApprovedBy, &e.ApprovedAt, e.Note, sourceOf(e.Source)
 			if !e.Limits.IsZero() {
 				row.Limits = &e.Limits
 			}
@@ -136,7 +138,7 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 		at := e.ApprovedAt
 		out.Plugins = append(out.Plugins, listedPlugin{
 			Name: e.Name, File: e.File, SHA256: e.SHA256, Status: statusMissing, Grants: manifest.GrantStrings(e.Grants), Tools: []string{},
-			ApprovedBy: e.ApprovedBy, ApprovedAt: &at, Note: e.Note,
+			ApprovedBy: e.ApprovedBy, ApprovedAt: &at, Note: e.Note, Source: sourceOf(e.Source),
 			Reason: "approved, but the file is not in the plugins directory",
 		})
 	}
@@ -177,6 +179,10 @@ func toolsList(c *cobra.Command, paths pluginPaths, asJSON bool) error {
 			fmt.Fprintf(w, "%s: %s\n", termtext.Name(r.File), termtext.Name(r.Reason))
 		case string(plugindir.StatusPending):
 			pending++
+		}
+		if src := r.Source; src != nil {
+			fmt.Fprintf(w, "%s: from %s (%s), signed by %s\n", termtext.Name(r.File), termtext.Name(src.Reference), termtext.Name(src.Digest),
+				termtext.Name(cmpOr(src.Signer, "nobody verified")))
 		}
 	}
 	for _, cf := range out.Conflicts {

@@ -1,0 +1,255 @@
+package main
+
+import (
+	"crypto/elliptic"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sigstore/sigstore/pkg/cryptoutils"
+
+	"github.com/autoagent-go/autoagent/internal/registrytest"
+	"github.com/autoagent-go/autoagent/oci"
+)
+
+// ociEnv is a CLI environment with a registry on loopback, a key pair
+// and a signers file trusting it for REGISTRY/tools/*.
+type ociEnv struct {
+	*cliEnv
+	reg *registrytest.Registry
+	key string // the private key's path
+}
+
+func newOCIEnv(t *testing.T) *ociEnv {
+	e := &ociEnv{cliEnv: newCLIEnv(t), reg: registrytest.Start(t)}
+	t.Setenv("DOCKER_CONFIG", t.TempDir()) // no user credentials
+	t.Setenv("COSIGN_PASSWORD", "")
+	priv, pub, err := cryptoutils.GeneratePEMEncodedECDSAKeyPair(elliptic.P256(), cryptoutils.SkipPassword)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.key = filepath.Join(e.root, "cosign.key")
+	if err := os.WriteFile(e.key, priv, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(e.plugins, "alice.pub"), pub, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	signers, _ := json.Marshal(map[string]any{"version": 1, "signers": []map[string]any{
+		{"name": "alice", "key": "alice.pub", "references": []string{e.reg.Host + "/tools/*"}},
+	}})
+	if err := os.WriteFile(filepath.Join(e.plugins, oci.SignersFile), signers, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// snapshot is the plugins directory's file names and contents.
+func (e *ociEnv) snapshot() map[string]string {
+	e.t.Helper()
+	out := map[string]string{}
+	entries, err := os.ReadDir(e.plugins)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	for _, d := range entries {
+		data, err := os.ReadFile(filepath.Join(e.plugins, d.Name()))
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		out[d.Name()] = string(data)
+	}
+	return out
+}
+
+func sameFiles(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func TestToolsPushSignPullApprove(t *testing.T) {
+	e := newOCIEnv(t)
+	ref := e.reg.Host + "/tools/echo:1"
+	e.mustRun(0, "tools", "push", filepath.Join(e.testdata, "echo.wasm"), ref, "--plain-http")
+	e.mustRun(0, "tools", "sign", ref, "--key", e.key, "--plain-http")
+	r := e.mustRun(0, "tools", "pull", ref, "--plain-http")
+	if !strings.Contains(r.stdout, "pending") || !strings.Contains(r.stdout, "signer:    alice (key sha256:") {
+		t.Fatalf("pull said:\n%s", r.stdout)
+	}
+	path := filepath.Join(e.plugins, "echo.wasm")
+	if sha256Hex(t, path) != sha256Hex(t, filepath.Join(e.testdata, "echo.wasm")) {
+		t.Fatal("the pulled module's bytes differ from those pushed")
+	}
+	// Pending: the pull approved nothing, and the audit log says who pulled.
+	if e.loadManifest().Len() != 0 {
+		t.Fatal("the pull approved something")
+	}
+	logData, _ := os.ReadFile(filepath.Join(e.plugins, "manifest.log.jsonl"))
+	if !strings.Contains(string(logData), `"action":"pull"`) || strings.Contains(string(logData), `"unsigned":true`) {
+		t.Fatalf("audit log:\n%s", logData)
+	}
+	r = e.mustRun(0, "tools", "approve", path, "--yes")
+	if !strings.Contains(r.stdout, "source:    "+ref) {
+		t.Fatalf("approve did not show the source:\n%s", r.stdout)
+	}
+	es := e.loadManifest().Entries()
+	if len(es) != 1 || es[0].Source.Reference != ref || !strings.HasPrefix(es[0].Source.Digest, "sha256:") || !strings.HasPrefix(es[0].Source.Signer, "alice (key sha256:") {
+		t.Fatalf("approval's source: %+v", es)
+	}
+	r = e.mustRun(0, "tools", "inspect", path)
+	if !strings.Contains(r.stdout, "source:    "+ref) || !strings.Contains(r.stdout, "signer:    alice") {
+		t.Fatalf("inspect:\n%s", r.stdout)
+	}
+	r = e.mustRun(0, "tools", "list")
+	if !strings.Contains(r.stdout, "from "+ref) {
+		t.Fatalf("list:\n%s", r.stdout)
+	}
+	r = e.mustRun(0, "tools", "verify")
+	if !strings.Contains(r.stdout, "1 pulled modules' signatures verify") {
+		t.Fatalf("verify:\n%s", r.stdout)
+	}
+	// The signer's key no longer trusted for the reference: verify fails.
+	signers := filepath.Join(e.plugins, oci.SignersFile)
+	data, _ := os.ReadFile(signers)
+	os.WriteFile(signers, []byte(strings.Replace(string(data), "/tools/*", "/other/*", 1)), 0o644)
+	r = e.mustRun(1, "tools", "verify")
+	if !strings.Contains(r.stdout, "signature:") || !strings.Contains(r.stdout, "trusts it only for") {
+		t.Fatalf("verify with the key untrusted:\n%s\n%s", r.stdout, r.stderr)
+	}
+}
+
+func TestToolsPullRefusalsLeaveDirUnchanged(t *testing.T) {
+	e := newOCIEnv(t)
+	signed := e.reg.Host + "/tools/echo:1"
+	e.mustRun(0, "tools", "push", filepath.Join(e.testdata, "echo.wasm"), signed, "--plain-http")
+	e.mustRun(0, "tools", "sign", signed, "--key", e.key, "--plain-http")
+	unsigned := e.reg.Host + "/tools/fetch:1"
+	e.mustRun(0, "tools", "push", filepath.Join(e.testdata, "fetch.wasm"), unsigned, "--plain-http")
+	elsewhere := e.reg.Host + "/elsewhere/echo:1"
+	e.mustRun(0, "tools", "push", filepath.Join(e.testdata, "echo.wasm"), elsewhere, "--plain-http")
+	e.mustRun(0, "tools", "sign", elsewhere, "--key", e.key, "--plain-http")
+
+	before := e.snapshot()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"missing tag", []string{e.reg.Host + "/tools/echo:9"}, "no such tag"},
+		{"unsigned", []string{unsigned}, "no cosign signature"},
+		{"untrusted for the reference", []string{elsewhere}, "trusts it only for"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := e.mustRun(1, append(append([]string{"tools", "pull"}, tc.args...), "--plain-http")...)
+			if !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "unchanged") {
+				t.Fatalf("stderr:\n%s", r.stderr)
+			}
+			if !sameFiles(before, e.snapshot()) {
+				t.Fatal("the plugins directory changed")
+			}
+		})
+	}
+	// --allow-unsigned takes it, pending, and the audit log records it.
+	r := e.mustRun(0, "tools", "pull", unsigned, "--plain-http", "--allow-unsigned")
+	if !strings.Contains(r.stderr, "unverified") {
+		t.Fatalf("no warning:\n%s", r.stderr)
+	}
+	logData, _ := os.ReadFile(filepath.Join(e.plugins, "manifest.log.jsonl"))
+	if !strings.Contains(string(logData), `"unsigned":true`) {
+		t.Fatalf("audit log:\n%s", logData)
+	}
+	// A registry that is down: nothing written either.
+	before = e.snapshot()
+	e.reg.Close()
+	r = e.mustRun(1, "tools", "pull", signed, "--plain-http")
+	if !strings.Contains(r.stderr, "is the registry up") || !sameFiles(before, e.snapshot()) {
+		t.Fatalf("registry down: %s", r.stderr)
+	}
+}
+
+func TestToolsUpdateShowsNewRequestKeepsPending(t *testing.T) {
+	e := newOCIEnv(t)
+	ref := e.reg.Host + "/tools/echo:stable"
+	e.mustRun(0, "tools", "push", filepath.Join(e.testdata, "echo.wasm"), ref, "--plain-http")
+	e.mustRun(0, "tools", "sign", ref, "--key", e.key, "--plain-http")
+	e.mustRun(0, "tools", "pull", ref, "--plain-http")
+	path := filepath.Join(e.plugins, "echo.wasm")
+	e.mustRun(0, "tools", "approve", path, "--yes")
+	oldSum := sha256Hex(t, path)
+
+	r := e.mustRun(0, "tools", "update", "--plain-http")
+	if !strings.Contains(r.stdout, "up to date") {
+		t.Fatalf("update with nothing new:\n%s", r.stdout)
+	}
+	// A new version under the same tag asks for the network.
+	e.mustRun(0, "tools", "push", filepath.Join(e.testdata, "fetch.wasm"), ref, "--plain-http")
+	e.mustRun(0, "tools", "sign", ref, "--key", e.key, "--plain-http")
+	r = e.mustRun(0, "tools", "update", "echo", "--plain-http")
+	if !strings.Contains(r.stdout, "NEW REQUEST: net:example.com") || !strings.Contains(r.stdout, "moved from") {
+		t.Fatalf("update:\n%s", r.stdout)
+	}
+	newSum := sha256Hex(t, path)
+	if newSum == oldSum {
+		t.Fatal("update did not pull the new bytes")
+	}
+	m := e.loadManifest()
+	if _, ok := m.Lookup(newSum); ok {
+		t.Fatal("update approved the new version")
+	}
+	if _, ok := m.Lookup(oldSum); !ok {
+		t.Fatal("update dropped the old approval")
+	}
+	r = e.mustRun(0, "tools", "inspect", path)
+	if !strings.Contains(r.stdout, "status:    pending") {
+		t.Fatalf("inspect after update:\n%s", r.stdout)
+	}
+	// Approve shows the difference against the approved version.
+	r = e.run("", "tools", "approve", path, "--yes")
+	if !strings.Contains(r.stdout, "NEW REQUEST: net:example.com") {
+		t.Fatalf("approve:\n%s", r.stdout)
+	}
+}
+
+// TestToolsApproveRefusesForgedRecord: a provenance record rewritten to
+// name other bytes (a signed pull's record beside a copied-in module)
+// is refused, not recorded as the module's source and signer.
+func TestToolsApproveRefusesForgedRecord(t *testing.T) {
+	e := newOCIEnv(t)
+	ref := e.reg.Host + "/tools/echo:1"
+	e.mustRun(0, "tools", "push", filepath.Join(e.testdata, "echo.wasm"), ref, "--plain-http")
+	e.mustRun(0, "tools", "sign", ref, "--key", e.key, "--plain-http")
+	e.mustRun(0, "tools", "pull", ref, "--plain-http")
+	path := filepath.Join(e.plugins, "echo.wasm")
+	other, err := os.ReadFile(filepath.Join(e.testdata, "fetch.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, other, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	recPath := filepath.Join(e.plugins, oci.SourceFile("echo.wasm"))
+	data, _ := os.ReadFile(recPath)
+	var rec map[string]any
+	if err := json.Unmarshal(data, &rec); err != nil {
+		t.Fatal(err)
+	}
+	rec["sha256"] = sha256Hex(t, path)
+	data, _ = json.Marshal(rec)
+	os.WriteFile(recPath, data, 0o644)
+	r := e.mustRun(1, "tools", "approve", path, "--yes", "--grant", "net:example.com")
+	if !strings.Contains(r.stderr, "does not verify") {
+		t.Fatalf("stderr:\n%s", r.stderr)
+	}
+	if e.loadManifest().Len() != 0 {
+		t.Fatal("approved with a forged record")
+	}
+}
