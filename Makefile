@@ -31,7 +31,7 @@ build:
 	$(GO) build -o $(BIN)/autoagent ./cmd/autoagent
 
 test: deps
-	$(GO) test -race -count=1 -timeout 10m $(PKGS)
+	$(GO) test -race -count=1 -timeout 30m $(PKGS)
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) $(PKGS)
