@@ -21,7 +21,7 @@ import (
 
 // codeModeAgent is an agent whose sandboxed tool hostcall (a C guest)
 // calls the host tool its arguments name through tool_call, on a host made
-// with autoagent.HostOptions, beside host tools secret (egress), weather
+// with sandbox.HostOptions, beside host tools secret (egress), weather
 // (untrusted) and pay.
 func codeModeAgent(t *testing.T, ran map[string]*atomic.Int32, policy loop.Policy, target string) *loop.Agent {
 	t.Helper()
