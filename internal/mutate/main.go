@@ -1801,7 +1801,7 @@ var mutations = []mutation{
 		"\t\"github.com/autoagent-go/autoagent/internal/termtext\"\n", "\t\"github.com/autoagent-go/autoagent/internal/termtext\"\n\t_ \"github.com/autoagent-go/autoagent/serve\"\n",
 		"./examples/quickstart", "^TestFrontDoorWeight$"},
 	{"frontdoor: a feature never started", "runtime.go",
-		"\t\terr := f.Start(ctx, setup)\n", "\t\terr := error(nil)\n",
+		"\t\terr := f.Start(ctx, setup)\n", "\t\terr, _ := error(nil), f\n",
 		".", "^TestFeaturesStartInOrderAndCloseLastFirst$"},
 	{"frontdoor: a failed New leaks what the features opened", "runtime.go",
 		"\t\trt.closers = setup.closers\n\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n", "\t\tif err != nil {\n\t\t\treturn nil, err\n\t\t}\n\t\trt.closers = setup.closers\n",
