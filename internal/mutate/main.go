@@ -1681,7 +1681,7 @@ var mutations = []mutation{
 		"\tif !errors.As(err, &re) || re.State == nil {\n", "\tif true {\n",
 		"./cmd/autoagent", "^TestRunJSONOnFailedRun$"},
 	{"diet defects: create_tool stages in ./plugins", "sandbox/createtool.go",
-		"StagingDir: cmp.Or(ct.StagingDir, filepath.Join(pluginsDir(s.Plugins), \"staging\")),", "StagingDir: ct.StagingDir,",
+		"StagingDir: cmp.Or(ct.StagingDir, filepath.Join(pluginsDir(s.Plugins), \"staging\")),", "StagingDir: cmp.Or(ct.StagingDir, filepath.Join()),",
 		"./cmd/autoagent", "^TestRunCreateTool$"},
 	{"diet defects: the host's argument refusal framed untrusted", "loop/turn.go",
 		"(p.flags.Untrusted && !res.HostText) || cc.tainted.Load()", "p.flags.Untrusted || cc.tainted.Load()",
