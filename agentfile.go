@@ -16,7 +16,6 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
 )
@@ -32,20 +31,49 @@ type agentFile struct {
 	Backends   string          `yaml:"backends"`
 	System     string          `yaml:"system"`
 	Bounds     agentBounds     `yaml:"bounds"`
-	Plugins    *agentPlugins   `yaml:"plugins"`
-	MCP        []agentMCP      `yaml:"mcp"`
 	Memory     agentMemory     `yaml:"memory"`
 	Policy     string          `yaml:"policy"`
 	Trace      string          `yaml:"trace"`
 	Record     string          `yaml:"record"`
 	Checkpoint string          `yaml:"checkpoint"`
 	Sessions   string          `yaml:"sessions"`
-	CreateTool agentCreateTool `yaml:"create_tool"`
-	CodeMode   string          `yaml:"code_mode"`
-	// CodeLanguages: "javascript", "python" or "javascript,python".
-	CodeLanguages string          `yaml:"code_languages"`
-	Workspace     *agentWorkspace `yaml:"workspace"`
+	Workspace  *agentWorkspace `yaml:"workspace"`
 }
+
+// featureKeys are the agent file's keys that name a feature with weight,
+// each with the package whose Keys reads it (FeatureKeys).
+var featureKeys = map[string]string{
+	"plugins":        "github.com/autoagent-go/autoagent/sandbox",
+	"code_mode":      "github.com/autoagent-go/autoagent/sandbox",
+	"code_languages": "github.com/autoagent-go/autoagent/sandbox",
+	"create_tool":    "github.com/autoagent-go/autoagent/sandbox",
+	"mcp":            "github.com/autoagent-go/autoagent/mcp/mount",
+}
+
+// FeatureKeys reads the keys of an agent file that name a feature with
+// weight: plugins, code_mode, code_languages and create_tool
+// (sandbox.Keys), mcp (mount.Keys). Load takes them as arguments, so a
+// program reading such a file links the feature by naming its package.
+type FeatureKeys interface {
+	// Layout returns a pointer to a new struct whose fields, by their
+	// yaml tags, are the top-level keys read. Load decodes the file's
+	// keys into it by its own rules: unknown keys, keys that would hold
+	// a secret, kinds and lines.
+	Layout() any
+	// Feature builds the feature from a layout Load filled, nil when it
+	// sets nothing to build; relative paths in it are relative to dir,
+	// the file's directory. Load calls it only when the file set one of
+	// the layout's keys, and adds the feature to Config.Features.
+	Feature(layout any, dir string) (Feature, error)
+}
+
+// keyError is Load's error for a key of featureKeys that no FeatureKeys
+// given reads: an ErrAgentFile, and an ErrConfig.
+type keyError struct{ msg string }
+
+func (e keyError) Error() string { return e.msg }
+
+func (e keyError) Is(target error) bool { return target == ErrAgentFile || target == ErrConfig }
 
 // agentWorkspace is the agent file's workspace key (Config.Workspace).
 type agentWorkspace struct {
@@ -81,35 +109,11 @@ var deprecatedKeys = map[string]string{
 	"bounds.trifecta":           "trifecta_guard",
 }
 
-type agentPlugins struct {
-	Dir        string `yaml:"dir"`
-	Manifest   string `yaml:"manifest"`
-	Quarantine bool   `yaml:"quarantine"`
-	NoWatch    bool   `yaml:"no_watch"`
-}
-
-type agentMCP struct {
-	Command []string `yaml:"command"`
-	URL     string   `yaml:"url"`
-	// Env names variables of this process passed to the server's
-	// process: secrets stay in the environment, never in the file.
-	Env     []string `yaml:"env"`
-	Prefix  string   `yaml:"prefix"`
-	Include []string `yaml:"include"`
-	Trusted bool     `yaml:"trusted"`
-	Egress  bool     `yaml:"egress"`
-}
-
 type agentMemory struct {
 	Kind        string `yaml:"kind"`
 	Dir         string `yaml:"dir"`
 	Identity    string `yaml:"identity"`
 	MaxMessages int    `yaml:"max_messages"`
-}
-
-type agentCreateTool struct {
-	Budget   int    `yaml:"budget"`
-	Language string `yaml:"language"`
 }
 
 // ErrAgentFile is wrapped by Load's errors.
@@ -118,11 +122,10 @@ var ErrAgentFile = errors.New("autoagent: agent file")
 // secretKey matches keys that would hold a secret in the file.
 var secretKey = regexp.MustCompile(`(?i)(^|_)(api_?key|key|token|secret|password|passwd|credential)s?$`)
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-// AgentFile is what an agent file describes: the Config, and the session
-// store's file, which the program opens itself (session/sqlitestore.Open) and
-// gives as Config.Sessions. A provider named backend:NAME is likewise the
+// AgentFile is what an agent file describes: the Config (with the
+// features Load's FeatureKeys built), and the session store's file, which
+// the program opens itself (session/sqlitestore.Open) and gives as
+// Config.Sessions. A provider named backend:NAME is likewise the
 // program's to start (providers/remote), in Config.BackendsDir.
 type AgentFile struct {
 	Config Config
@@ -133,7 +136,12 @@ type AgentFile struct {
 	Deprecated []string
 }
 
-// Load reads an agent file, YAML or JSON, into an AgentFile:
+// Load reads an agent file, YAML or JSON, into an AgentFile; keys reads
+// the keys that name a feature with weight:
+//
+//	af, err := autoagent.Load("agent.yaml", sandbox.Keys(), mount.Keys())
+//
+// The file:
 //
 //	provider: anthropic            # a name of ProviderNames, or backend:NAME
 //	model: claude-sonnet-4-20250514
@@ -161,10 +169,13 @@ type AgentFile struct {
 //
 // Strict: an unknown key is an error naming its line, and so is a key that
 // would hold a secret (api_key, token, password…): secrets are only named,
-// as environment variables (api_key_env, mcp env). Relative paths are
-// relative to the file's directory. Errors wrap ErrAgentFile.
-func Load(path string) (AgentFile, error) {
-	l := &fileLoader{path: path}
+// as environment variables (api_key_env, mcp env). A key of plugins, mcp,
+// code_mode, code_languages or create_tool that no FeatureKeys given reads
+// is an error naming its line and the package that reads it: the feature
+// is never dropped. Relative paths are relative to the file's directory.
+// Errors wrap ErrAgentFile.
+func Load(path string, keys ...FeatureKeys) (AgentFile, error) {
+	l := &fileLoader{path: path, keys: keys}
 	cfg, sessions, err := l.load()
 	if err != nil {
 		return AgentFile{}, err
@@ -189,7 +200,22 @@ func (l *fileLoader) load() (Config, string, error) {
 		return Config{}, "", fmt.Errorf("%w %s: the file is empty", ErrAgentFile, path)
 	}
 	var f agentFile
-	if err := l.decode(doc.Content[0], reflect.ValueOf(&f).Elem(), ""); err != nil {
+	top := []reflect.Value{reflect.ValueOf(&f).Elem()}
+	for _, k := range l.keys {
+		v := reflect.ValueOf(k.Layout())
+		if v.Kind() != reflect.Pointer || v.Elem().Kind() != reflect.Struct {
+			return Config{}, "", fmt.Errorf("%w: %T: Layout gives %T, want a pointer to a struct", ErrConfig, k, v.Interface())
+		}
+		top = append(top, v.Elem())
+	}
+	root := doc.Content[0]
+	if root.Kind == yaml.AliasNode {
+		root = root.Alias
+	}
+	if root.Kind != yaml.MappingNode {
+		return Config{}, "", l.errorf(root, "the file: want keys and values, got %s", quoted(root))
+	}
+	if err := l.decodeKeys(root, top, ""); err != nil {
 		return Config{}, "", err
 	}
 	if f.Provider == "" {
@@ -218,14 +244,10 @@ func (l *fileLoader) load() (Config, string, error) {
 		RecordFile:     rel(f.Record),
 		CheckpointFile: rel(f.Checkpoint),
 		Memory:         MemoryConfig{Kind: f.Memory.Kind, Dir: rel(f.Memory.Dir), Identity: f.Memory.Identity, MaxMessages: f.Memory.MaxMessages},
-		CreateTool:     CreateToolConfig{Budget: f.CreateTool.Budget, Language: f.CreateTool.Language},
 		Protected:      []manifest.Protected{{File: path, What: "the agent file, which says what the run may do"}},
 	}
 	if err := cfg.Bounds.Validate(); err != nil {
 		return Config{}, "", fmt.Errorf("%w %s: bounds: %v", ErrAgentFile, path, err)
-	}
-	if cfg.CodeMode.Mode, err = codemode.ParseMode(f.CodeMode); err != nil {
-		return Config{}, "", fmt.Errorf("%w %s: %v", ErrAgentFile, path, err)
 	}
 	if ws := f.Workspace; ws != nil {
 		if ws.Dir == "" {
@@ -234,43 +256,26 @@ func (l *fileLoader) load() (Config, string, error) {
 		cfg.Workspace = WorkspaceConfig{Dir: rel(ws.Dir), ReadExt: ws.ReadExt, WriteExt: ws.WriteExt,
 			MaxFileBytes: ws.MaxFileBytes, MaxTotalBytes: ws.MaxTotalBytes}
 	}
-	if f.CodeLanguages != "" {
-		if cfg.CodeMode.Languages, err = codemode.ParseLanguages(f.CodeLanguages); err != nil {
-			return Config{}, "", fmt.Errorf("%w %s: code_languages: %v", ErrAgentFile, path, err)
+	for i, k := range l.keys {
+		if top[i+1].IsZero() {
+			continue
 		}
-	}
-	if p := f.Plugins; p != nil {
-		cfg.Plugins = &PluginsConfig{Dir: rel(cmp0(p.Dir, "plugins")), Manifest: rel(p.Manifest), Quarantine: p.Quarantine, NoWatch: p.NoWatch}
-	}
-	for i, m := range f.MCP {
-		s := MCPServer{Command: m.Command, URL: m.URL, Prefix: m.Prefix, Include: m.Include, Trusted: m.Trusted, Egress: m.Egress}
-		if (len(m.Command) == 0) == (m.URL == "") {
-			return Config{}, "", fmt.Errorf("%w %s: mcp[%d]: give a command or a url", ErrAgentFile, path, i)
+		feat, err := k.Feature(top[i+1].Addr().Interface(), base)
+		if err != nil {
+			return Config{}, "", fmt.Errorf("%w %s: %v", ErrAgentFile, path, err)
 		}
-		for _, name := range m.Env {
-			if !envName.MatchString(name) {
-				return Config{}, "", fmt.Errorf("%w %s: mcp[%d].env: %q is not a variable name (list the names of variables to pass, never their values)", ErrAgentFile, path, i, name)
-			}
-			if v, ok := os.LookupEnv(name); ok {
-				s.Env = append(s.Env, name+"="+v)
-			}
+		if feat != nil {
+			cfg.Features = append(cfg.Features, feat)
 		}
-		cfg.MCP = append(cfg.MCP, s)
 	}
 	return cfg, rel(f.Sessions), nil
-}
-
-func cmp0(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // fileLoader reads one agent file: what it is called, for errors, and
 // the notes about deprecated keys it met.
 type fileLoader struct {
 	path       string
+	keys       []FeatureKeys
 	deprecated []string
 }
 
@@ -303,31 +308,7 @@ func (l *fileLoader) decode(n *yaml.Node, v reflect.Value, key string) error {
 			}
 			return l.errorf(n, "%s: want keys and values, got %s", cmp.Or(key, "the file"), quoted(n))
 		}
-		seen := map[string]int{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k, val := n.Content[i], n.Content[i+1]
-			name := k.Value
-			full := strings.TrimPrefix(key+"."+name, ".")
-			if now, ok := deprecatedKeys[full]; ok {
-				l.deprecated = append(l.deprecated, fmt.Sprintf("%s:%d: %s is deprecated: write %s (the old spelling is read for one release)", l.path, k.Line, full, now))
-				name, full = now, strings.TrimPrefix(key+"."+now, ".")
-			}
-			if line, dup := seen[name]; dup {
-				return l.errorf(k, "%s is given twice (also on line %d)", full, line)
-			}
-			seen[name] = k.Line
-			field, ok := yamlField(t, name)
-			if !ok {
-				if secretKey.MatchString(name) {
-					return l.errorf(k, "%q would hold a secret: name the environment variable holding it instead (api_key_env, or an mcp server's env)", name)
-				}
-				return l.errorf(k, "unknown key %q", k.Value)
-			}
-			if err := l.decode(val, v.FieldByIndex(field.Index), full); err != nil {
-				return err
-			}
-		}
-		return nil
+		return l.decodeKeys(n, []reflect.Value{v}, key)
 	case t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct:
 		if n.Kind != yaml.SequenceNode {
 			return l.errorf(n, "%s: want a list, got %s", key, quoted(n))
@@ -342,6 +323,49 @@ func (l *fileLoader) decode(n *yaml.Node, v reflect.Value, key string) error {
 	}
 	if err := n.Decode(v.Addr().Interface()); err != nil {
 		return l.errorf(n, "%s: %s is not %s", key, quoted(n), kindOf(t))
+	}
+	return nil
+}
+
+// decodeKeys decodes mapping n into the structs targets, each key into
+// the first whose layout has it. key is where n is ("" for the top,
+// where the keys of featureKeys are read by the FeatureKeys given).
+func (l *fileLoader) decodeKeys(n *yaml.Node, targets []reflect.Value, key string) error {
+	seen := map[string]int{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, val := n.Content[i], n.Content[i+1]
+		name := k.Value
+		full := strings.TrimPrefix(key+"."+name, ".")
+		if now, ok := deprecatedKeys[full]; ok {
+			l.deprecated = append(l.deprecated, fmt.Sprintf("%s:%d: %s is deprecated: write %s (the old spelling is read for one release)", l.path, k.Line, full, now))
+			name, full = now, strings.TrimPrefix(key+"."+now, ".")
+		}
+		if line, dup := seen[name]; dup {
+			return l.errorf(k, "%s is given twice (also on line %d)", full, line)
+		}
+		seen[name] = k.Line
+		var target reflect.Value
+		var field reflect.StructField
+		found := false
+		for _, t := range targets {
+			if field, found = yamlField(t.Type(), name); found {
+				target = t
+				break
+			}
+		}
+		if !found {
+			if pkg, ok := featureKeys[full]; ok {
+				return keyError{fmt.Sprintf("%s %s:%d: %s names a feature with weight, built by package %s: pass %s.Keys() to autoagent.Load (the autoagent command does)",
+					ErrAgentFile, l.path, k.Line, full, pkg, pkg[strings.LastIndex(pkg, "/")+1:])}
+			}
+			if secretKey.MatchString(name) {
+				return l.errorf(k, "%q would hold a secret: name the environment variable holding it instead (api_key_env, or an mcp server's env)", name)
+			}
+			return l.errorf(k, "unknown key %q", k.Value)
+		}
+		if err := l.decode(val, target.FieldByIndex(field.Index), full); err != nil {
+			return err
+		}
 	}
 	return nil
 }

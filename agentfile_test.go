@@ -12,6 +12,8 @@ import (
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/mcp/mount"
+	"github.com/autoagent-go/autoagent/sandbox"
 )
 
 func writeFile(t *testing.T, name, text string) string {
@@ -47,11 +49,12 @@ workspace: {dir: _out, write_ext: [md], read_ext: [md, log], max_file_bytes: 409
 code_languages: javascript, python
 `)
 	dir := filepath.Dir(p)
-	af, err := autoagent.Load(p)
+	af, err := autoagent.Load(p, sandbox.Keys(), mount.Keys())
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := af.Config
+	box, servers := features(t, cfg)
 	if cfg.Provider.Name != "anthropic" || cfg.Provider.Model != "claude-test" || cfg.Provider.APIKeyEnv != "MY_ANTHROPIC_KEY" {
 		t.Errorf("provider %+v", cfg.Provider)
 	}
@@ -64,25 +67,83 @@ code_languages: javascript, python
 	if ws := cfg.Workspace; ws.Dir != filepath.Join(dir, "_out") || len(ws.WriteExt) != 1 || ws.WriteExt[0] != "md" || len(ws.ReadExt) != 2 || ws.MaxFileBytes != 4096 {
 		t.Errorf("workspace %+v", ws)
 	}
-	if cfg.Plugins == nil || cfg.Plugins.Dir != filepath.Join(dir, "tools") || !cfg.Plugins.Quarantine {
-		t.Errorf("plugins %+v", cfg.Plugins)
+	if box.Plugins == nil || box.Plugins.Dir != filepath.Join(dir, "tools") || !box.Plugins.Quarantine {
+		t.Errorf("plugins %+v", box.Plugins)
 	}
-	if len(cfg.MCP) != 2 || strings.Join(cfg.MCP[0].Command, " ") != "node crm.js" || cfg.MCP[0].Prefix != "crm_" ||
-		strings.Join(cfg.MCP[0].Env, ",") != "CRM_TOKEN=t0k3n" || cfg.MCP[1].URL != "http://127.0.0.1:9/mcp" || !cfg.MCP[1].Trusted {
-		t.Errorf("mcp %+v", cfg.MCP)
+	if len(servers) != 2 || strings.Join(servers[0].Command, " ") != "node crm.js" || servers[0].Prefix != "crm_" ||
+		strings.Join(servers[0].Env, ",") != "CRM_TOKEN=t0k3n" || servers[1].URL != "http://127.0.0.1:9/mcp" || !servers[1].Trusted {
+		t.Errorf("mcp %+v", servers)
 	}
 	if cfg.Memory.Kind != "fact" || cfg.Memory.Dir != filepath.Join(dir, "memory") || cfg.PolicyFile != filepath.Join(dir, "policy.json") ||
 		cfg.TraceFile != "/var/log/trace.jsonl" || af.Sessions != filepath.Join(dir, "sessions.db") {
 		t.Errorf("paths: memory %+v policy %q trace %q sessions %q", cfg.Memory, cfg.PolicyFile, cfg.TraceFile, af.Sessions)
 	}
-	if cfg.CodeMode.Mode != codemode.Only || strings.Join(cfg.CodeMode.Languages, ",") != "javascript,python" {
-		t.Errorf("code mode %q, languages %v", cfg.CodeMode.Mode, cfg.CodeMode.Languages)
+	if box.CodeMode.Mode != codemode.Only || strings.Join(box.CodeMode.Languages, ",") != "javascript,python" {
+		t.Errorf("code mode %q, languages %v", box.CodeMode.Mode, box.CodeMode.Languages)
 	}
 	// JSON is read the same way.
 	j := writeFile(t, "agent.json", `{"provider": "openai", "bounds": {"max_steps": 3}, "plugins": {}}`)
-	af, err = autoagent.Load(j)
-	if cfg = af.Config; err != nil || cfg.Provider.Name != "openai" || cfg.Bounds.MaxSteps != 3 || cfg.Plugins.Dir != filepath.Join(filepath.Dir(j), "plugins") {
-		t.Errorf("JSON: %+v, %v", cfg, err)
+	af, err = autoagent.Load(j, sandbox.Keys(), mount.Keys())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = af.Config
+	if box, servers = features(t, cfg); cfg.Provider.Name != "openai" || cfg.Bounds.MaxSteps != 3 || box.Plugins.Dir != filepath.Join(filepath.Dir(j), "plugins") || servers != nil {
+		t.Errorf("JSON: %+v, %+v", cfg, box)
+	}
+	// A file naming no feature with weight builds none.
+	af, err = autoagent.Load(writeFile(t, "agent.yaml", "provider: openai\ncode_mode: off\n"), sandbox.Keys(), mount.Keys())
+	if err != nil || len(af.Config.Features) != 0 {
+		t.Errorf("a file without features: %v, %v", af.Config.Features, err)
+	}
+}
+
+// features are the sandbox and the MCP servers Load built: the sandbox
+// first, as the readers were given.
+func features(t *testing.T, cfg autoagent.Config) (*sandbox.Sandbox, mount.Servers) {
+	t.Helper()
+	var box *sandbox.Sandbox
+	var servers mount.Servers
+	for i, f := range cfg.Features {
+		switch f := f.(type) {
+		case *sandbox.Sandbox:
+			if box != nil || i != 0 {
+				t.Errorf("a sandbox at %d of %d features", i, len(cfg.Features))
+			}
+			box = f
+		case mount.Servers:
+			servers = f
+		default:
+			t.Errorf("a feature %T", f)
+		}
+	}
+	if box == nil {
+		t.Fatalf("no sandbox among %v", cfg.Features)
+	}
+	return box, servers
+}
+
+// A file naming a feature with weight loaded without its reader is an
+// error naming the line and the package: the feature is never dropped.
+func TestLoadAgentFileFeatureWithoutItsReader(t *testing.T) {
+	for _, tt := range []struct {
+		text, want string
+		keys       []autoagent.FeatureKeys
+	}{
+		{"provider: openai\nplugins: {dir: tools}\n", `agent.yaml:2: plugins names a feature with weight, built by package github.com/autoagent-go/autoagent/sandbox: pass sandbox.Keys() to autoagent.Load`, nil},
+		{"provider: openai\ncode_mode: also\n", `agent.yaml:2: code_mode names a feature with weight, built by package github.com/autoagent-go/autoagent/sandbox`, []autoagent.FeatureKeys{mount.Keys()}},
+		{"provider: openai\ncode_languages: python\n", `agent.yaml:2: code_languages names a feature`, nil},
+		{"provider: openai\ncreate_tool: {budget: 1}\n", `agent.yaml:2: create_tool names a feature`, nil},
+		{"provider: openai\nmcp:\n  - url: http://x\n", `agent.yaml:2: mcp names a feature with weight, built by package github.com/autoagent-go/autoagent/mcp/mount: pass mount.Keys() to autoagent.Load`, []autoagent.FeatureKeys{sandbox.Keys()}},
+	} {
+		_, err := autoagent.Load(writeFile(t, "agent.yaml", tt.text), tt.keys...)
+		if !errors.Is(err, autoagent.ErrAgentFile) || !errors.Is(err, autoagent.ErrConfig) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("Load(%q): %v; want an ErrAgentFile and ErrConfig containing %q", tt.text, err, tt.want)
+		}
+	}
+	// A nested key spelled like one is an unknown key, not a feature.
+	if _, err := autoagent.Load(writeFile(t, "agent.yaml", "provider: openai\nbounds: {plugins: 1}\n")); err == nil || !strings.Contains(err.Error(), `agent.yaml:2: unknown key "plugins"`) {
+		t.Errorf("bounds.plugins: %v", err)
 	}
 }
 
@@ -114,7 +175,7 @@ func TestLoadAgentFileErrors(t *testing.T) {
 		{"agent.yaml", "- provider: openai\n", `agent.yaml:1: the file: want keys and values, got a list`},
 	} {
 		p := writeFile(t, tt.name, tt.text)
-		_, err := autoagent.Load(p)
+		_, err := autoagent.Load(p, sandbox.Keys(), mount.Keys())
 		if !errors.Is(err, autoagent.ErrAgentFile) || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("Load(%q): %v; want an error containing %q", tt.text, err, tt.want)
 		}

@@ -1,12 +1,13 @@
 // Package autoagent is an embeddable LLM agent runtime whose tools run as
 // sandboxed WebAssembly modules. This root package is the front door: one
-// [New] builds a [Runtime] that owns the model provider (by name), the WASM
-// host with its plugins directory (hot-reloaded, only approved modules,
-// code mode gated by the run), MCP servers, memory, tracing, policy and
-// checkpoints; [Runtime.Close] releases all of it. What has weight comes
-// in as an interface from the package that owns it, and stays the
-// program's to close: the session store (session/sqlitestore), trace
-// sinks (trace/otel/otlp), a provider built by hand (providers/remote).
+// [New] builds a [Runtime] that owns the model provider (by name), Go
+// tools, memory, tracing, policy, checkpoints and a workspace;
+// [Runtime.Close] releases all of it. What has weight comes in as a value
+// built by the package that owns it, so a program links only what it
+// names: the session store (session/sqlitestore), trace sinks
+// (trace/otel/otlp), a provider built by hand (providers/remote), and
+// [Feature]s: the WASM sandbox with its plugins directory, code mode and
+// create_tool (package sandbox), MCP servers (package mcp/mount).
 //
 //	sessions, err := sqlitestore.Open("sessions.db", sqlitestore.Options{}) // conversations that outlive the process
 //	if err != nil {
@@ -15,10 +16,12 @@
 //	defer sessions.Close()
 //	rt, err := autoagent.New(ctx, autoagent.Config{
 //		Provider:   autoagent.ProviderConfig{Name: "openai"}, // reads OPENAI_API_KEY
-//		Plugins:    &autoagent.PluginsConfig{Dir: "plugins"}, // tools approved with `autoagent tools approve`
-//		MCP:        []autoagent.MCPServer{{Command: []string{"node", "crm-server.js"}, Prefix: "crm_"}},
-//		PolicyFile: "policy.json", // allow / deny / approve rules
+//		PolicyFile: "policy.json",                             // allow / deny / approve rules
 //		Sessions:   sessions,
+//		Features: []autoagent.Feature{
+//			&sandbox.Sandbox{Plugins: &sandbox.PluginsConfig{Dir: "plugins"}}, // tools approved with `autoagent tools approve`
+//			mount.Servers{{Command: []string{"node", "crm-server.js"}, Prefix: "crm_"}},
+//		},
 //	})
 //	if err != nil {
 //		return err
@@ -30,11 +33,12 @@
 // MCP tools are untrusted by default: their results are framed as data and
 // taint the run, after which egress tools are refused (the trifecta guard).
 // A sandboxed module's calls of host tools (tools: grants) pass the same
-// guards, policy and approvals as the model's ([HostOptions],
+// guards, policy and approvals as the model's (sandbox.HostOptions,
 // loop.CallNested).
 //
 // [Runtime.Agent] is the loop.Agent underneath, for Stream, Resume after an
-// approval pause, and everything else of package loop.
+// approval pause, and everything else of package loop; serve.New serves it
+// over HTTP.
 //
 // # Packages
 //
@@ -43,8 +47,9 @@
 //   - loop: the agent loop, bounds, guards, policy, approvals, checkpoints, replay.
 //   - providers/...: OpenAI and compatible servers, Anthropic, Gemini, catalog (by
 //     name), routing, remote (go-plugin), scripted (offline), providertest (conformance).
+//   - sandbox: a Runtime's WASM host, plugins directory, code mode, create_tool.
 //   - host: the WebAssembly sandbox; manifest: approvals pinned to sha256.
-//   - mcp: MCP client (mount a server's tools) and server.
+//   - mcp: MCP client and server; mcp/mount: MCP servers as a Runtime's Feature.
 //   - memory: Buffer, Summarizing and Fact memories; session: persistent conversations
 //     (session/sqlitestore: the SQLite store).
 //   - orchestrator: a flow the host owns, filled in by a model that only interprets and phrases.

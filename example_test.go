@@ -10,6 +10,7 @@ import (
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/session/sqlitestore"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -35,7 +36,7 @@ func Example() {
 	defer sessions.Close()
 	rt, err := autoagent.New(ctx, autoagent.Config{
 		Provider: autoagent.ProviderConfig{Name: "scripted", ScriptFile: script},
-		Plugins:  &autoagent.PluginsConfig{Dir: filepath.Join(dir, "plugins")},
+		Features: []autoagent.Feature{&sandbox.Sandbox{Plugins: &sandbox.PluginsConfig{Dir: filepath.Join(dir, "plugins")}}},
 		Sessions: sessions,
 	})
 	if err != nil {
@@ -144,7 +145,7 @@ func Example_codeMode() {
 	rt, err := autoagent.New(ctx, autoagent.Config{
 		Provider: autoagent.ProviderConfig{Name: "scripted", ScriptFile: script},
 		Tools:    []tool.Tool{getOrder},
-		CodeMode: autoagent.CodeModeConfig{Mode: codemode.Only},
+		Features: []autoagent.Feature{&sandbox.Sandbox{CodeMode: sandbox.CodeModeConfig{Mode: codemode.Only}}},
 	})
 	if err != nil {
 		log.Fatal(err) // jsprogram.ErrNoEngine: build it with `make synth-engine`

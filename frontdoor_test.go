@@ -13,6 +13,7 @@ import (
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/providers/scripted"
+	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/trace"
 )
 
@@ -115,12 +116,12 @@ func TestSessionStoreIsTheCallers(t *testing.T) {
 }
 
 // create_tool offered without a plugins directory configured stages in
-// ./plugins/staging: New does not trip over the absent PluginsConfig.
+// ./plugins/staging: Start does not trip over the absent PluginsConfig.
 func TestCreateToolWithoutPluginsConfig(t *testing.T) {
 	t.Chdir(t.TempDir())
 	rt, err := autoagent.New(context.Background(), autoagent.Config{
-		LLM:        script(scripted.Turn{Text: "hi"}),
-		CreateTool: autoagent.CreateToolConfig{Budget: 1},
+		LLM:      script(scripted.Turn{Text: "hi"}),
+		Features: []autoagent.Feature{&sandbox.Sandbox{CreateTool: sandbox.CreateToolConfig{Budget: 1}}},
 	})
 	if err != nil {
 		t.Fatal(err)

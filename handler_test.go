@@ -14,7 +14,7 @@ import (
 	"github.com/autoagent-go/autoagent/serve"
 )
 
-// Runtime.Handler serves the runtime's agent and session store.
+// serve.New serves a runtime's agent and session store.
 func TestHandlerServesTheRuntime(t *testing.T) {
 	ctx := context.Background()
 	rt, err := autoagent.New(ctx, autoagent.Config{
@@ -25,7 +25,7 @@ func TestHandlerServesTheRuntime(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer rt.Close(ctx)
-	h, err := rt.Handler(serve.Options{Dir: t.TempDir()})
+	h, err := serve.New(serve.Options{Dir: t.TempDir(), Agent: rt.Agent(), Sessions: rt.Sessions()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,10 +12,10 @@ import (
 // reach, beside the plugins directory, the manifest's, the host's cache
 // and the kv stores (which plugindir and host protect themselves): the
 // files that govern a run (policy, checkpoint and journal, the files of
-// the session store when it names them, trace, recording), the backends directory
-// and fact memory, the trust store's directory, the program's own
-// executable, and cfg.Protected (an agent file's path, the application's
-// own). A guest granted a workspace that holds one of these files is
+// the session store when it names them, trace, recording), the backends
+// directory and fact memory, the default trust store's directory, the
+// program's own executable, what each of cfg.Features protects, and
+// cfg.Protected (an agent file's path, the application's own). A guest granted a workspace that holds one of these files is
 // refused the file itself (host.Options.Protected).
 func (cfg Config) Protects() []manifest.Protected {
 	var out []manifest.Protected
@@ -49,17 +49,16 @@ func (cfg Config) Protects() []manifest.Protected {
 	if cfg.Memory.Kind == "fact" && cfg.Memory.Dir != "" {
 		out = append(out, manifest.Protected{Dir: cfg.Memory.Dir, Read: true, What: "the fact memory, what the user said"})
 	}
-	// The trust store's directory, this run's and the default one: a
-	// module able to write there could trust any manifest.
-	trust := map[string]bool{}
-	if cfg.Plugins != nil && cfg.Plugins.Trust != nil {
-		trust[filepath.Dir(cfg.Plugins.Trust.Path)] = true
-	}
+	// The default trust store's directory: a module able to write there
+	// could trust any manifest. A feature with a trust store of its own
+	// protects that one (sandbox.Sandbox.Protects).
 	if p, err := manifest.DefaultTrustPath(); err == nil {
-		trust[filepath.Dir(p)] = true
+		out = append(out, manifest.Protected{Dir: filepath.Dir(p), What: "the trust store's directory, where a module able to write could trust any manifest"})
 	}
-	for dir := range trust {
-		out = append(out, manifest.Protected{Dir: dir, What: "the trust store's directory, where a module able to write could trust any manifest"})
+	for _, f := range cfg.Features {
+		if f != nil {
+			out = append(out, f.Protects()...)
+		}
 	}
 	return append(out, cfg.Protected...)
 }

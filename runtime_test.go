@@ -16,7 +16,9 @@ import (
 	"github.com/autoagent-go/autoagent/internal/marker"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/mcp/mount"
 	"github.com/autoagent-go/autoagent/providers/scripted"
+	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/session"
 	"github.com/autoagent-go/autoagent/session/sqlitestore"
 	"github.com/autoagent-go/autoagent/tool"
@@ -75,8 +77,10 @@ func TestRuntimeRunsSandboxedAndMCPTools(t *testing.T) {
 			calls(tc("c1", "echo", `{"msg":"hi"}`), tc("c2", "ev_echo", `{"message":"hello"}`), tc("c3", "ev_get-env", `{}`)),
 			scripted.Turn{Text: "done"},
 		),
-		Plugins:    &autoagent.PluginsConfig{Dir: approvedPlugins(t)},
-		MCP:        []autoagent.MCPServer{{Command: everythingServer(t), Prefix: "ev_"}},
+		Features: []autoagent.Feature{
+			&sandbox.Sandbox{Plugins: &sandbox.PluginsConfig{Dir: approvedPlugins(t)}},
+			mount.Servers{{Command: everythingServer(t), Prefix: "ev_"}},
+		},
 		PolicyFile: policy,
 	})
 	if err != nil {
@@ -137,7 +141,7 @@ func TestRuntimeCloseLeavesNothingOpen(t *testing.T) {
 	dir := t.TempDir()
 	// Warm up what stays for the process (the compiled-code cache, SQLite's
 	// first open) so only the runtime's own resources are counted.
-	warm, err := autoagent.New(ctx, autoagent.Config{LLM: script(scripted.Turn{Text: "x"}), Plugins: &autoagent.PluginsConfig{Dir: plugins}, Sessions: openSessions(t, filepath.Join(dir, "warm.db"))})
+	warm, err := autoagent.New(ctx, autoagent.Config{LLM: script(scripted.Turn{Text: "x"}), Features: []autoagent.Feature{&sandbox.Sandbox{Plugins: &sandbox.PluginsConfig{Dir: plugins}}}, Sessions: openSessions(t, filepath.Join(dir, "warm.db"))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +151,7 @@ func TestRuntimeCloseLeavesNothingOpen(t *testing.T) {
 		st := openSessions(t, filepath.Join(dir, "sessions.db"))
 		rt, err := autoagent.New(ctx, autoagent.Config{
 			LLM:       script(calls(tc("c1", "echo", `{"msg":"hi"}`)), scripted.Turn{Text: "done"}),
-			Plugins:   &autoagent.PluginsConfig{Dir: plugins},
+			Features:  []autoagent.Feature{&sandbox.Sandbox{Plugins: &sandbox.PluginsConfig{Dir: plugins}}},
 			Sessions:  st,
 			TraceFile: filepath.Join(dir, "trace.jsonl"),
 			Memory:    autoagent.MemoryConfig{Kind: "fact", Dir: filepath.Join(dir, "memory")},
@@ -179,8 +183,8 @@ func TestRuntimeConfigErrors(t *testing.T) {
 		want error
 	}{
 		{autoagent.Config{Provider: autoagent.ProviderConfig{Name: "nope"}}, autoagent.ErrUnknownProvider},
-		{autoagent.Config{LLM: script(), Plugins: &autoagent.PluginsConfig{Dir: plugins}, Memory: autoagent.MemoryConfig{Kind: "nope"}}, autoagent.ErrConfig},
-		{autoagent.Config{LLM: script(), Plugins: &autoagent.PluginsConfig{Dir: plugins}, PolicyFile: filepath.Join(t.TempDir(), "none.json")}, os.ErrNotExist},
+		{autoagent.Config{LLM: script(), Features: []autoagent.Feature{&sandbox.Sandbox{Plugins: &sandbox.PluginsConfig{Dir: plugins}}}, Memory: autoagent.MemoryConfig{Kind: "nope"}}, autoagent.ErrConfig},
+		{autoagent.Config{LLM: script(), Features: []autoagent.Feature{&sandbox.Sandbox{Plugins: &sandbox.PluginsConfig{Dir: plugins}}}, PolicyFile: filepath.Join(t.TempDir(), "none.json")}, os.ErrNotExist},
 		{autoagent.Config{LLM: script(), Tools: []tool.Tool{mustTool(t, "a"), mustTool(t, "a")}}, autoagent.ErrConfig},
 	} {
 		rt, err := autoagent.New(ctx, tt.cfg)
@@ -278,4 +282,16 @@ func openSessions(t *testing.T, path string) *sqlitestore.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
+}
+
+// resultOf is the content of the result of call id in msgs.
+func resultOf(msgs []llm.Message, id string) string {
+	for _, m := range msgs {
+		for _, r := range m.ToolResults() {
+			if r.CallID == id {
+				return r.Content
+			}
+		}
+	}
+	return ""
 }

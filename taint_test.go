@@ -21,6 +21,7 @@ import (
 	"github.com/autoagent-go/autoagent/memory"
 	"github.com/autoagent-go/autoagent/policy"
 	"github.com/autoagent-go/autoagent/providers/scripted"
+	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/session"
 	"github.com/autoagent-go/autoagent/session/sqlitestore"
 	"github.com/autoagent-go/autoagent/tool"
@@ -36,7 +37,7 @@ func kvTools(t *testing.T, name, kvDir string) []tool.Tool {
 		t.Fatalf("test module: %v", err)
 	}
 	ctx := context.Background()
-	opts := autoagent.HostOptions(nil)
+	opts := sandbox.HostOptions(nil)
 	opts.KVDir = kvDir
 	opts.CacheDir = t.TempDir()
 	h, err := host.New(ctx, opts)
@@ -247,7 +248,7 @@ func TestPolicyOnIdempotentSeesTheGrants(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := autoagent.HostOptions(nil)
+	opts := sandbox.HostOptions(nil)
 	opts.KVDir, opts.CacheDir = t.TempDir(), t.TempDir()
 	h, err := host.New(ctx, opts)
 	if err != nil {
@@ -300,7 +301,7 @@ func TestQuarantinedDropInTaintsTheRun(t *testing.T) {
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	ctx := context.Background()
-	h, d, err := pluginload.Open(ctx, autoagent.HostOptions(nil), plugindir.Options{Dir: dir, Quarantine: true})
+	h, d, err := pluginload.Open(ctx, sandbox.HostOptions(nil), plugindir.Options{Dir: dir, Quarantine: true})
 	if err != nil {
 		t.Fatal(err)
 	}

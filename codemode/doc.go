@@ -2,7 +2,7 @@
 // the model writes one program that calls them, and the program runs in
 // the sandbox under the run's guards.
 //
-//	h, _ := host.New(ctx, autoagent.HostOptions(nil)) // a program's calls → loop.CallNested
+//	h, _ := host.New(ctx, sandbox.HostOptions(nil)) // a program's calls → loop.CallNested
 //	programs, err := jsprogram.New(ctx, h, jsprogram.Options{})
 //	if err != nil {
 //		return err

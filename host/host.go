@@ -68,7 +68,7 @@ type Options struct {
 	// the call, with the call's context (where the caller's trace span and
 	// run are). It is called from the calling goroutine and must be safe
 	// for concurrent use. Bridge it to the trace package (see
-	// autoagent.TraceSandboxCalls).
+	// sandbox.TraceSandboxCalls).
 	OnCall func(ctx context.Context, r CallRecord)
 	// Logger receives guests' log_* messages (with attributes module and
 	// tool). Nil discards them.

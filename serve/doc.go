@@ -10,8 +10,8 @@
 //	defer srv.Close()
 //	http.ListenAndServe("127.0.0.1:8080", srv)
 //
-// Runtime.Handler builds one from a runtime; `autoagent serve` is the
-// command. ExampleNew starts a run and reads it.
+// An autoagent Runtime is served with Options.Agent = rt.Agent() and
+// Options.Sessions = rt.Sessions(); `autoagent serve` is the command. ExampleNew starts a run and reads it.
 //
 // # Runs
 //

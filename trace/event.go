@@ -69,7 +69,7 @@ const (
 	// Tainted: the run ingested untrusted content (parent: run_start).
 	Tainted Type = "tainted"
 	// SandboxCall: one call of a sandboxed (WebAssembly) tool, written by
-	// the host's observer (autoagent.TraceSandboxCalls; parent: the tool
+	// the host's observer (sandbox.TraceSandboxCalls; parent: the tool
 	// call's span; [Sandbox]).
 	SandboxCall Type = "sandbox_call"
 )
@@ -165,7 +165,7 @@ const (
 )
 
 // Every "synth_<stage>" type (synth_write, synth_build, …) is a step of
-// building a model-written tool, written by autoagent.TraceSynth; its
+// building a model-written tool, written by sandbox.TraceSynth; its
 // payload is [Synth].
 const synthPrefix = "synth_"
 

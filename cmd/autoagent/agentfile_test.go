@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -76,5 +77,57 @@ func TestChatAgentFileSessions(t *testing.T) {
 	}
 	if r := e.mustRun(0, "sessions", "show", "d"); !strings.Contains(r.stdout, "#1 user: hello") {
 		t.Errorf("the default store: %q", r.stdout)
+	}
+}
+
+// run --agent FILE starts the features the file names: its plugins
+// directory (not ./plugins) and its MCP servers; --plugins given
+// overrides the file's directory, --mcp adds to its servers.
+func TestRunAgentFileFeatures(t *testing.T) {
+	node, _ := exec.LookPath("node")
+	server, _ := filepath.Abs(filepath.Join("..", "..", "mcp", "testdata", "node", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js"))
+	e := newCLIEnv(t) // in its own directory from here on
+	tools := filepath.Join(e.root, "tools")
+	os.Mkdir(tools, 0o755)
+	b, err := os.ReadFile(filepath.Join(e.testdata, "echo.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(tools, "echo.wasm"), b, 0o644)
+	e.mustRun(0, "tools", "approve", filepath.Join(tools, "echo.wasm"), "--plugins", tools, "--yes")
+	file := "provider: scripted\nscript: script.jsonl\nplugins: {dir: tools, no_watch: true}\n"
+	turn := `{"tool_calls":[{"id":"c1","name":"echo","arguments":{"msg":"from the file's plugins"}}`
+	want := map[string]string{"c1": "from the file's plugins"}
+	if _, err := os.Stat(server); err == nil && node != "" {
+		file += "mcp:\n  - command: [" + node + ", " + server + ", stdio]\n    prefix: ev_\n"
+		turn += `,{"id":"c2","name":"ev_echo","arguments":{"message":"from the file's mcp"}}`
+		want["c2"] = "Echo: from the file's mcp"
+	} else {
+		t.Log("node or server-everything is missing (make deps): the file's plugins only")
+	}
+	e.writeScript(turn+`]}`, `{"text":"done"}`)
+	agent := filepath.Join(e.root, "agent.yaml")
+	os.WriteFile(agent, []byte(file), 0o644)
+	results := func(r result) map[string]string {
+		got := map[string]string{}
+		for _, m := range decodeRunJSON(t, strings.TrimSpace(r.stdout)).Messages {
+			for _, p := range m.Parts {
+				if p.ToolResult != nil {
+					got[p.ToolResult.CallID] = p.ToolResult.Content
+				}
+			}
+		}
+		return got
+	}
+	got := results(e.mustRun(0, "run", "--agent", agent, "--json", "hi"))
+	for id, w := range want {
+		if !strings.Contains(got[id], w) {
+			t.Errorf("run --agent: call %s answered %q; want %q", id, got[id], w)
+		}
+	}
+	// ./plugins is empty: the flag's directory replaces the file's.
+	got = results(e.mustRun(0, "run", "--agent", agent, "--plugins", e.plugins, "--json", "hi"))
+	if strings.Contains(got["c1"], "from the file's plugins") {
+		t.Errorf("--plugins over the file: echo still ran from the file's directory: %q", got["c1"])
 	}
 }

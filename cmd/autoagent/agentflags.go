@@ -16,7 +16,9 @@ import (
 	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/mcp/mount"
 	"github.com/autoagent-go/autoagent/providers/remote"
+	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/session/sqlitestore"
 	"github.com/autoagent-go/autoagent/trace"
 	"github.com/autoagent-go/autoagent/trace/otel/otlp"
@@ -189,10 +191,31 @@ func (f *agentFlags) bounds() loop.Bounds {
 	}
 }
 
+// agentConfig is what the flags and an agent file describe: the runtime's
+// Config and, as data until newAgent builds them, its features with
+// weight, so that flags given lay over the file's.
+type agentConfig struct {
+	autoagent.Config
+	plugins    *sandbox.PluginsConfig
+	codeMode   sandbox.CodeModeConfig
+	createTool sandbox.CreateToolConfig
+	mcp        mount.Servers
+}
+
+// features builds the features the config describes: the sandbox, the
+// MCP servers.
+func (c *agentConfig) features() []autoagent.Feature {
+	fs := []autoagent.Feature{&sandbox.Sandbox{Plugins: c.plugins, CodeMode: c.codeMode, CreateTool: c.createTool}}
+	if len(c.mcp) > 0 {
+		fs = append(fs, c.mcp)
+	}
+	return fs
+}
+
 // config maps the flags onto the runtime's Config: all the wiring is the
-// facade's (autoagent.New).
-func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
-	cfg := autoagent.Config{
+// facade's (autoagent.New) and the features'.
+func (f *agentFlags) config(stderr io.Writer) (agentConfig, error) {
+	cfg := agentConfig{Config: autoagent.Config{
 		Provider: autoagent.ProviderConfig{
 			Name: f.provider, Model: f.model, BaseURL: f.baseURL, APIKeyEnv: f.apiKeyEnv, ScriptFile: f.script,
 			PromptCaching: f.promptCache,
@@ -206,9 +229,9 @@ func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
 		CheckpointFile: f.checkpoint,
 		Memory:         autoagent.MemoryConfig{Kind: f.memory, Dir: f.memoryDir},
 		Notes:          stderr,
-	}
+	}}
 	if m, err := codemode.ParseMode(f.codeMode); err == nil {
-		cfg.CodeMode.Mode = m
+		cfg.codeMode.Mode = m
 	}
 	if f.workspace == "" && f.agent == "" && (f.workspaceReadExt != "" || f.workspaceWriteExt != "") {
 		return cfg, usageError(errors.New("--workspace-read-ext and --workspace-write-ext need --workspace DIR"))
@@ -216,7 +239,7 @@ func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
 	cfg.Workspace = autoagent.WorkspaceConfig{Dir: f.workspace,
 		ReadExt: workspace.ParseExts(f.workspaceReadExt), WriteExt: workspace.ParseExts(f.workspaceWriteExt)}
 	if langs, err := codemode.ParseLanguages(f.codeLanguage); err == nil && f.codeLanguage != "javascript" {
-		cfg.CodeMode.Languages = langs
+		cfg.codeMode.Languages = langs
 	}
 	if f.outputSchema != "" {
 		b, err := os.ReadFile(f.outputSchema)
@@ -236,13 +259,13 @@ func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
 		if len(argv) == 0 {
 			return cfg, usageError(errors.New("--mcp: the command line is empty"))
 		}
-		cfg.MCP = append(cfg.MCP, autoagent.MCPServer{Command: argv})
+		cfg.mcp = append(cfg.mcp, mount.Server{Command: argv})
 	}
 	for _, u := range f.mcpURLs {
-		cfg.MCP = append(cfg.MCP, autoagent.MCPServer{URL: u})
+		cfg.mcp = append(cfg.mcp, mount.Server{URL: u})
 	}
 	if _, statErr := os.Stat(f.plugins); statErr == nil {
-		cfg.Plugins = &autoagent.PluginsConfig{Dir: f.plugins, Manifest: f.manifest, Quarantine: f.quarantine}
+		cfg.plugins = &sandbox.PluginsConfig{Dir: f.plugins, Manifest: f.manifest, Quarantine: f.quarantine}
 	} else if f.plugins != "plugins" || f.manifest != "" {
 		return cfg, fmt.Errorf("plugins directory %s: %w", f.plugins, statErr)
 	}
@@ -251,7 +274,7 @@ func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
 		if err != nil {
 			return cfg, usageError(fmt.Errorf("--tool-grant: %v", err))
 		}
-		cfg.CreateTool = autoagent.CreateToolConfig{Budget: f.createTool, Language: f.toolLang, Progress: stderr, Ceiling: ceiling}
+		cfg.createTool = sandbox.CreateToolConfig{Budget: f.createTool, Language: f.toolLang, Progress: stderr, Ceiling: ceiling}
 		if f.writerProvider != "" || f.writerScript != "" || f.writerModel != "" {
 			name := cmp.Or(f.writerProvider, f.provider)
 			w := autoagent.ProviderConfig{Name: name, Model: f.writerModel, ScriptFile: f.writerScript}
@@ -259,7 +282,7 @@ func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
 				w.BaseURL, w.APIKeyEnv = f.baseURL, f.apiKeyEnv
 				w.Model = cmp.Or(f.writerModel, f.model)
 			}
-			cfg.CreateTool.Writer = w
+			cfg.createTool.Writer = w
 		}
 	}
 	return cfg, nil
@@ -267,60 +290,72 @@ func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
 
 // overrides copy, from the flags' config onto an agent file's, what each
 // flag sets, for the flags given on the command line.
-var overrides = map[string]func(dst, src *autoagent.Config){
-	"provider":              func(d, s *autoagent.Config) { d.Provider.Name = s.Provider.Name },
-	"model":                 func(d, s *autoagent.Config) { d.Provider.Model = s.Provider.Model },
-	"base-url":              func(d, s *autoagent.Config) { d.Provider.BaseURL = s.Provider.BaseURL },
-	"api-key-env":           func(d, s *autoagent.Config) { d.Provider.APIKeyEnv = s.Provider.APIKeyEnv },
-	"script":                func(d, s *autoagent.Config) { d.Provider.ScriptFile = s.Provider.ScriptFile },
-	"backends":              func(d, s *autoagent.Config) { d.BackendsDir = s.BackendsDir },
-	"system":                func(d, s *autoagent.Config) { d.System = s.System },
-	"max-steps":             func(d, s *autoagent.Config) { d.Bounds.MaxSteps = s.Bounds.MaxSteps },
-	"token-budget":          func(d, s *autoagent.Config) { d.Bounds.TokenBudget = s.Bounds.TokenBudget },
-	"max-tool-result-chars": func(d, s *autoagent.Config) { d.Bounds.MaxToolResultChars = s.Bounds.MaxToolResultChars },
-	"prune-after":           func(d, s *autoagent.Config) { d.Bounds.PruneToolResultsAfter = s.Bounds.PruneToolResultsAfter },
-	"max-repeated-calls":    func(d, s *autoagent.Config) { d.Bounds.MaxRepeatedToolCalls = s.Bounds.MaxRepeatedToolCalls },
-	"max-tool-calls":        func(d, s *autoagent.Config) { d.Bounds.MaxToolCalls = s.Bounds.MaxToolCalls },
-	"tool-timeout":          func(d, s *autoagent.Config) { d.Bounds.ToolTimeout = s.Bounds.ToolTimeout },
-	"trifecta":              func(d, s *autoagent.Config) { d.Bounds.Trifecta = s.Bounds.Trifecta },
-	"shadow-guards":         func(d, s *autoagent.Config) { d.Bounds.ShadowGuards = s.Bounds.ShadowGuards },
-	"plugins":               func(d, s *autoagent.Config) { d.Plugins = s.Plugins },
-	"code-mode":             func(d, s *autoagent.Config) { d.CodeMode.Mode = s.CodeMode.Mode },
-	"code-language":         func(d, s *autoagent.Config) { d.CodeMode.Languages = s.CodeMode.Languages },
-	"manifest":              func(d, s *autoagent.Config) { d.Plugins = s.Plugins },
-	"quarantine":            func(d, s *autoagent.Config) { d.Plugins = s.Plugins },
-	"policy":                func(d, s *autoagent.Config) { d.PolicyFile = s.PolicyFile },
-	"trace":                 func(d, s *autoagent.Config) { d.TraceFile = s.TraceFile },
-	"record":                func(d, s *autoagent.Config) { d.RecordFile = s.RecordFile },
-	"checkpoint":            func(d, s *autoagent.Config) { d.CheckpointFile = s.CheckpointFile },
-	"memory":                func(d, s *autoagent.Config) { d.Memory = s.Memory },
-	"memory-dir":            func(d, s *autoagent.Config) { d.Memory = s.Memory },
+var overrides = map[string]func(dst, src *agentConfig){
+	"provider":              func(d, s *agentConfig) { d.Provider.Name = s.Provider.Name },
+	"model":                 func(d, s *agentConfig) { d.Provider.Model = s.Provider.Model },
+	"base-url":              func(d, s *agentConfig) { d.Provider.BaseURL = s.Provider.BaseURL },
+	"api-key-env":           func(d, s *agentConfig) { d.Provider.APIKeyEnv = s.Provider.APIKeyEnv },
+	"script":                func(d, s *agentConfig) { d.Provider.ScriptFile = s.Provider.ScriptFile },
+	"backends":              func(d, s *agentConfig) { d.BackendsDir = s.BackendsDir },
+	"system":                func(d, s *agentConfig) { d.System = s.System },
+	"max-steps":             func(d, s *agentConfig) { d.Bounds.MaxSteps = s.Bounds.MaxSteps },
+	"token-budget":          func(d, s *agentConfig) { d.Bounds.TokenBudget = s.Bounds.TokenBudget },
+	"max-tool-result-chars": func(d, s *agentConfig) { d.Bounds.MaxToolResultChars = s.Bounds.MaxToolResultChars },
+	"prune-after":           func(d, s *agentConfig) { d.Bounds.PruneToolResultsAfter = s.Bounds.PruneToolResultsAfter },
+	"max-repeated-calls":    func(d, s *agentConfig) { d.Bounds.MaxRepeatedToolCalls = s.Bounds.MaxRepeatedToolCalls },
+	"max-tool-calls":        func(d, s *agentConfig) { d.Bounds.MaxToolCalls = s.Bounds.MaxToolCalls },
+	"tool-timeout":          func(d, s *agentConfig) { d.Bounds.ToolTimeout = s.Bounds.ToolTimeout },
+	"trifecta":              func(d, s *agentConfig) { d.Bounds.Trifecta = s.Bounds.Trifecta },
+	"shadow-guards":         func(d, s *agentConfig) { d.Bounds.ShadowGuards = s.Bounds.ShadowGuards },
+	"plugins":               func(d, s *agentConfig) { d.plugins = s.plugins },
+	"code-mode":             func(d, s *agentConfig) { d.codeMode.Mode = s.codeMode.Mode },
+	"code-language":         func(d, s *agentConfig) { d.codeMode.Languages = s.codeMode.Languages },
+	"manifest":              func(d, s *agentConfig) { d.plugins = s.plugins },
+	"quarantine":            func(d, s *agentConfig) { d.plugins = s.plugins },
+	"policy":                func(d, s *agentConfig) { d.PolicyFile = s.PolicyFile },
+	"trace":                 func(d, s *agentConfig) { d.TraceFile = s.TraceFile },
+	"record":                func(d, s *agentConfig) { d.RecordFile = s.RecordFile },
+	"checkpoint":            func(d, s *agentConfig) { d.CheckpointFile = s.CheckpointFile },
+	"memory":                func(d, s *agentConfig) { d.Memory = s.Memory },
+	"memory-dir":            func(d, s *agentConfig) { d.Memory = s.Memory },
 	// Servers given as flags join the file's.
-	"mcp":           func(d, s *autoagent.Config) { d.MCP = append(d.MCP, s.MCP...) },
-	"mcp-url":       func(d, s *autoagent.Config) {},
-	"create-tool":   func(d, s *autoagent.Config) { d.CreateTool = s.CreateTool },
-	"tool-grant":    func(d, s *autoagent.Config) { d.CreateTool.Ceiling = s.CreateTool.Ceiling },
-	"prompt-cache":  func(d, s *autoagent.Config) { d.Provider.PromptCaching = s.Provider.PromptCaching },
-	"output-schema": func(d, s *autoagent.Config) { d.OutputSchema = s.OutputSchema },
-	"workspace":     func(d, s *autoagent.Config) { d.Workspace = s.Workspace },
-	"workspace-read-ext": func(d, s *autoagent.Config) {
+	"mcp":           func(d, s *agentConfig) { d.mcp = append(d.mcp, s.mcp...) },
+	"mcp-url":       func(d, s *agentConfig) {},
+	"create-tool":   func(d, s *agentConfig) { d.createTool = s.createTool },
+	"tool-grant":    func(d, s *agentConfig) { d.createTool.Ceiling = s.createTool.Ceiling },
+	"prompt-cache":  func(d, s *agentConfig) { d.Provider.PromptCaching = s.Provider.PromptCaching },
+	"output-schema": func(d, s *agentConfig) { d.OutputSchema = s.OutputSchema },
+	"workspace":     func(d, s *agentConfig) { d.Workspace = s.Workspace },
+	"workspace-read-ext": func(d, s *agentConfig) {
 		d.Workspace.ReadExt = s.Workspace.ReadExt
 	},
-	"workspace-write-ext": func(d, s *autoagent.Config) {
+	"workspace-write-ext": func(d, s *agentConfig) {
 		d.Workspace.WriteExt = s.Workspace.WriteExt
 	},
 }
 
 // withAgentFile loads --agent and applies the flags given over it. It
 // returns the session store's file too: the file's, or the flags'.
-func (f *agentFlags) withAgentFile(flags autoagent.Config) (autoagent.Config, string, error) {
-	af, err := autoagent.Load(f.agent)
-	cfg := af.Config
+func (f *agentFlags) withAgentFile(flags agentConfig) (agentConfig, string, error) {
+	af, err := autoagent.Load(f.agent, sandbox.Keys(), mount.Keys())
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return cfg, "", err
+			return agentConfig{}, "", err
 		}
-		return cfg, "", usageError(err)
+		return agentConfig{}, "", usageError(err)
+	}
+	cfg := agentConfig{Config: af.Config}
+	// The file's features, as data the flags lay over.
+	cfg.Features = nil
+	for _, feat := range af.Config.Features {
+		switch feat := feat.(type) {
+		case *sandbox.Sandbox:
+			cfg.plugins, cfg.codeMode, cfg.createTool = feat.Plugins, feat.CodeMode, feat.CreateTool
+		case mount.Servers:
+			cfg.mcp = feat
+		default:
+			return agentConfig{}, "", fmt.Errorf("agent file %s: a feature %T the command does not know", f.agent, feat)
+		}
 	}
 	cfg.Notes = flags.Notes
 	if cfg.Notes != nil {
@@ -340,7 +375,7 @@ func (f *agentFlags) withAgentFile(flags autoagent.Config) (autoagent.Config, st
 		apply(&cfg, &flags)
 	}
 	if mcpGiven {
-		cfg.MCP = append(cfg.MCP, flags.MCP...)
+		cfg.mcp = append(cfg.mcp, flags.mcp...)
 	}
 	// chat --session keeps the file's store unless --sessions names one.
 	sessions := af.Sessions
@@ -355,6 +390,7 @@ func (f *agentFlags) withAgentFile(flags autoagent.Config) (autoagent.Config, st
 // exporter, a backend's process.
 type agentRuntime struct {
 	*autoagent.Runtime
+	box   *sandbox.Sandbox // the plugins directory, code mode, create_tool
 	owned []func(context.Context) error
 }
 
@@ -417,17 +453,20 @@ func (f *agentFlags) newAgent(ctx context.Context, stderr io.Writer, watch bool)
 		r.owned = append(r.owned, func(context.Context) error { return p.Close() })
 		cfg.LLM = p
 	}
-	if cfg.Plugins != nil {
-		cfg.Plugins.NoWatch = cfg.Plugins.NoWatch || !watch
+	if cfg.plugins != nil {
+		cfg.plugins.NoWatch = cfg.plugins.NoWatch || !watch
 	}
-	if cfg.Plugins != nil && cfg.Plugins.Trust == nil {
+	if cfg.plugins != nil && cfg.plugins.Trust == nil {
 		// The manifest found here counts only as far as this user
 		// trusts it, whether the flags or an agent file named it.
-		if cfg.Plugins.Trust, err = trustStore(cmp.Or(cfg.Plugins.Dir, defaultPluginsDir)); err != nil {
+		if cfg.plugins.Trust, err = trustStore(cmp.Or(cfg.plugins.Dir, defaultPluginsDir)); err != nil {
 			return nil, err
 		}
 	}
-	if r.Runtime, err = autoagent.New(ctx, cfg); err != nil {
+	features := cfg.features()
+	r.box = features[0].(*sandbox.Sandbox)
+	cfg.Features = append(cfg.Features, features...)
+	if r.Runtime, err = autoagent.New(ctx, cfg.Config); err != nil {
 		return nil, providerSetupError(err)
 	}
 	return r, nil

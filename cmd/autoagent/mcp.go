@@ -22,6 +22,7 @@ import (
 	"github.com/autoagent-go/autoagent/internal/pluginload"
 	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/mcp"
+	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -97,8 +98,8 @@ func serveMCP(c *cobra.Command, paths pluginPaths, addr string, quarantine, trus
 	if err != nil {
 		return err
 	}
-	hopts := autoagent.HostOptions(nil)
-	hopts.Protected = autoagent.Config{Plugins: &autoagent.PluginsConfig{Trust: trust}}.Protects()
+	hopts := sandbox.HostOptions(nil)
+	hopts.Protected = autoagent.Config{Features: []autoagent.Feature{&sandbox.Sandbox{Plugins: &sandbox.PluginsConfig{Trust: trust}}}}.Protects()
 	h, dir, err := pluginload.Open(ctx, hopts, plugindir.Options{Dir: paths.dir(), Manifest: paths.manifest, Quarantine: quarantine, Trust: trust})
 	if err != nil {
 		return fmt.Errorf("loading plugins from %s: %w", paths.dir(), err)

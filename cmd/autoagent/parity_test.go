@@ -113,8 +113,8 @@ func TestToolGrantCeiling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.CreateTool.Ceiling) != 1 || cfg.CreateTool.Ceiling[0].String() != "net:api.example.com" || cfg.CreateTool.Budget != 2 || !cfg.Provider.PromptCaching {
-		t.Errorf("config: %+v", cfg.CreateTool)
+	if len(cfg.createTool.Ceiling) != 1 || cfg.createTool.Ceiling[0].String() != "net:api.example.com" || cfg.createTool.Budget != 2 || !cfg.Provider.PromptCaching {
+		t.Errorf("config: %+v", cfg.createTool)
 	}
 	e := newCLIEnv(t)
 	script := e.writeScript(`{"text":"x"}`)

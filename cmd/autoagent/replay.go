@@ -11,6 +11,7 @@ import (
 	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/internal/pluginload"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/spf13/cobra"
 )
@@ -50,8 +51,8 @@ running out) is reported with the step where it happened, and exits 1.`,
 				if err != nil {
 					return err
 				}
-				hopts := autoagent.HostOptions(nil)
-				hopts.Protected = autoagent.Config{Plugins: &autoagent.PluginsConfig{Trust: trust}}.Protects()
+				hopts := sandbox.HostOptions(nil)
+				hopts.Protected = autoagent.Config{Features: []autoagent.Feature{&sandbox.Sandbox{Plugins: &sandbox.PluginsConfig{Trust: trust}}}}.Protects()
 				h, dir, err := pluginload.Open(ctx, hopts, plugindir.Options{Dir: plugins, Manifest: manifest, Trust: trust})
 				if err != nil {
 					return err
@@ -71,10 +72,10 @@ running out) is reported with the step where it happened, and exits 1.`,
 					// is built (without it they are refused, and the
 					// replay says where it diverged).
 					langs := []string{codemode.JavaScript}
-					if _, err := autoagent.TrustedPythonEngine(); err == nil {
+					if _, err := sandbox.TrustedPythonEngine(); err == nil {
 						langs = append(langs, codemode.Python)
 					}
-					programs, closers, err := autoagent.ProgramRunner(ctx, h, autoagent.CodeModeConfig{Languages: langs}, c.ErrOrStderr())
+					programs, closers, err := sandbox.ProgramRunner(ctx, h, sandbox.CodeModeConfig{Languages: langs}, c.ErrOrStderr())
 					if err != nil {
 						return fmt.Errorf("the recorded run was in code mode: %w", err)
 					}

@@ -129,7 +129,8 @@ func runServe(c *cobra.Command, f *agentFlags, sf serveFlags) error {
 		return err
 	}
 	defer rt.Close(context.WithoutCancel(ctx))
-	h, err := rt.Handler(serve.Options{
+	h, err := serve.New(serve.Options{
+		Agent: rt.Agent(), Sessions: rt.Sessions(), Plugins: rt.box.Dir(),
 		Dir: sf.runs, Tokens: tokens, LocalName: defaultApprover(), AllowedHosts: sf.allowedHosts, AllowedOrigins: sf.allowedOrig,
 		MaxRunning: sf.maxRunning, Notes: c.ErrOrStderr(),
 		EvalDir: sf.evals, EvalAgent: evalAgentOf(rt.Agent(), f.provider == "scripted"), Webhook: hook,

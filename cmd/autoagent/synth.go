@@ -20,6 +20,7 @@ import (
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/synth"
 	"github.com/autoagent-go/autoagent/trace"
 )
@@ -138,7 +139,7 @@ func runSynth(c *cobra.Command, f synthFlags) error {
 		Host: h, Writer: writer, Model: f.model, Language: f.lang, Ceiling: ceiling,
 		Limits:     host.Limits{Timeout: f.timeout, Memory: f.memory << 20},
 		StagingDir: f.staging, NoStaging: f.noStage, Progress: errw,
-		Observer: autoagent.TraceSynth(tr),
+		Observer: sandbox.TraceSynth(tr),
 	})
 	if err != nil {
 		return err

@@ -3,7 +3,7 @@
 // build of synth/jsengine, jsengine-tools.wasm), one fresh instance per
 // program, served from the host's pool of pre-initialised instances.
 //
-//	h, _ := host.New(ctx, autoagent.HostOptions(nil)) // tool_call → loop.CallNested
+//	h, _ := host.New(ctx, sandbox.HostOptions(nil)) // tool_call → loop.CallNested
 //	programs, err := jsprogram.New(ctx, h, jsprogram.Options{})
 //	if err != nil {
 //		return err // ErrNoEngine says how to build the engine
@@ -43,7 +43,7 @@ type Options struct {
 	// Engine is the path of the engine module (jsengine-tools.wasm); ""
 	// finds it as synth.FindEngine does, which includes the .cache/synth
 	// of a checkout holding the working directory: a program working in
-	// checkouts it does not trust names it (autoagent.TrustedEngine), as
+	// checkouts it does not trust names it (sandbox.TrustedEngine), as
 	// the autoagent command does, since the engine can call every tool.
 	Engine string
 	// Limits bound each program; zero fields take the host's defaults
@@ -69,7 +69,7 @@ var programSidecar = []byte(`{"tools":[{"name":"run_program","description":"runs
 	`"inputSchema":{"type":"object","properties":{"code":{"type":"string"},"language":{"type":"string"},"tools":{"type":"array","items":{"type":"string"}}},"required":["code"]}}]}`)
 
 // New loads the engine into h and returns a Runner. h's Options.CallTool
-// receives the programs' calls: autoagent.HostOptions wires it to
+// receives the programs' calls: sandbox.HostOptions wires it to
 // loop.CallNested, the run's gate.
 func New(ctx context.Context, h *host.Host, o Options) (*Runner, error) {
 	path := o.Engine

@@ -30,7 +30,7 @@ var (
 )
 
 // runner is one program runner for the package's tests, on a host whose
-// tool_call goes through loop.CallNested (as autoagent.HostOptions wires
+// tool_call goes through loop.CallNested (as sandbox.HostOptions wires
 // it): the engine is compiled, or read from the disk cache, once.
 func runner(t testing.TB) *jsprogram.Runner {
 	t.Helper()

@@ -4,7 +4,7 @@
 // see build/build.sh), one fresh instance per program, served from the
 // host's pool of instances in which Python has already started.
 //
-//	h, _ := host.New(ctx, autoagent.HostOptions(nil)) // tool_call → loop.CallNested
+//	h, _ := host.New(ctx, sandbox.HostOptions(nil)) // tool_call → loop.CallNested
 //	programs, err := pyprogram.New(ctx, h, pyprogram.Options{})
 //	if err != nil {
 //		return err // ErrNoEngine says how to build the engine
@@ -113,7 +113,7 @@ func FindEngine() (string, error) {
 }
 
 // New loads the engine into h and returns a Runner. h's Options.CallTool
-// receives the programs' calls: autoagent.HostOptions wires it to
+// receives the programs' calls: sandbox.HostOptions wires it to
 // loop.CallNested, the run's gate.
 func New(ctx context.Context, h *host.Host, o Options) (*Runner, error) {
 	path := o.Engine

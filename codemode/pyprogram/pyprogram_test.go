@@ -29,7 +29,7 @@ var (
 )
 
 // runner is one Python program runner for the package's tests, on a host whose
-// tool_call goes through loop.CallNested (as autoagent.HostOptions wires
+// tool_call goes through loop.CallNested (as sandbox.HostOptions wires
 // it): the engine is compiled, or read from the disk cache, once.
 func runner(t testing.TB) *pyprogram.Runner {
 	t.Helper()

@@ -1,7 +1,8 @@
-// Command governed is a governed agent in one import: a sandboxed tool a
-// person approved (plugins/), the tools of an MCP server (untrusted: their
-// results taint the run), a policy that refuses one of them, and a
-// conversation that continues across runs of the program.
+// Command governed is a governed agent through the front door: a sandboxed
+// tool a person approved (plugins/, package sandbox), the tools of an MCP
+// server (package mcp/mount; untrusted: their results taint the run), a
+// policy that refuses one of them, and a conversation that continues
+// across runs of the program.
 //
 //	autoagent tools approve plugins/echo.wasm
 //	go run ./examples/governed -mcp "node server.js stdio" -script script.jsonl "hello"
@@ -19,6 +20,8 @@ import (
 	"strings"
 
 	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/mcp/mount"
+	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/session/sqlitestore"
 )
 
@@ -60,7 +63,7 @@ func run(ctx context.Context, out io.Writer, o options, prompt string) error {
 	defer sessions.Close()
 	cfg := autoagent.Config{
 		Provider:   autoagent.ProviderConfig{Name: o.provider, ScriptFile: o.script},
-		Plugins:    &autoagent.PluginsConfig{Dir: o.plugins, NoWatch: true},
+		Features:   []autoagent.Feature{&sandbox.Sandbox{Plugins: &sandbox.PluginsConfig{Dir: o.plugins, NoWatch: true}}},
 		PolicyFile: o.policy,
 		Sessions:   sessions,
 		Notes:      os.Stderr,
@@ -69,7 +72,7 @@ func run(ctx context.Context, out io.Writer, o options, prompt string) error {
 		cfg.Provider.Name = "scripted"
 	}
 	if o.mcp != "" {
-		cfg.MCP = []autoagent.MCPServer{{Command: strings.Fields(o.mcp), Prefix: "mcp_"}}
+		cfg.Features = append(cfg.Features, mount.Servers{{Command: strings.Fields(o.mcp), Prefix: "mcp_"}})
 	}
 	rt, err := autoagent.New(ctx, cfg)
 	if err != nil {

@@ -26,14 +26,22 @@ func TestQuickstartOffline(t *testing.T) {
 
 // The front door's weight: what a program with one Go tool links through
 // package autoagent. The limits are where the front door stands with the
-// WASM host, MCP and the HTTP providers in it (RATIONALE: "Why does Config
-// take a session.Store, trace sinks and a provider?"), with some headroom
-// for the toolchain; a dependency that pulls in a database, RPC or an
-// exporter again crosses them. Measured for issue 42 (linux/amd64,
-// go1.26): 558 packages and 40.8 MiB before, 331 and 21.2 MiB after.
+// light features only (RATIONALE: "Why are plugins, MCP and code mode not
+// fields of Config?"), with some headroom for the toolchain; a dependency
+// that pulls in the WASM host, MCP, a database, RPC or an exporter again
+// crosses them. Measured for issue 42 (linux/amd64, go1.26.8): 558
+// packages and 40.8 MiB at first; 343 and 21.8 MiB with the sandbox and
+// MCP in the root; 234 and 12.1 MiB (12.7 MB) without them.
+//
+// The floor is 222 packages: the loop with the providers by name (go list
+// -deps ./loop ./providers/catalog), of which net/http alone is 185. No
+// program that talks to a real provider through this module's loop links
+// fewer, so the issue's 200 is out of reach; the root's light features
+// (policy, memory tools, sessions, workspace, manifest, the agent file's
+// YAML) add 10 more.
 const (
-	maxPackages = 345
-	maxBytes    = 24 << 20
+	maxPackages = 240
+	maxBytes    = 14 << 20 // 14.7 MB, under the issue's 15 MB
 )
 
 func TestFrontDoorWeight(t *testing.T) {
@@ -49,7 +57,8 @@ func TestFrontDoorWeight(t *testing.T) {
 		t.Errorf("the quickstart links %d packages, above %d: see what the root imports (go list -deps ./examples/quickstart)", len(pkgs), maxPackages)
 	}
 	for _, p := range pkgs {
-		for _, heavy := range []string{"modernc.org/sqlite", "google.golang.org/grpc", "github.com/hashicorp/go-plugin", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"} {
+		for _, heavy := range []string{"modernc.org/sqlite", "google.golang.org/grpc", "github.com/hashicorp/go-plugin", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters",
+			"github.com/tetratelabs/wazero", "github.com/autoagent-go/autoagent/host", "github.com/autoagent-go/autoagent/mcp", "github.com/autoagent-go/autoagent/synth", "github.com/autoagent-go/autoagent/serve"} {
 			if p == heavy || strings.HasPrefix(p, heavy+"/") {
 				t.Errorf("the quickstart links %s: it comes in through an interface, from the package that owns it", p)
 			}
@@ -65,7 +74,7 @@ func TestFrontDoorWeight(t *testing.T) {
 		t.Fatal(err)
 	}
 	if fi.Size() > maxBytes {
-		t.Errorf("the quickstart is %.1f MiB, above %d MiB", float64(fi.Size())/(1<<20), maxBytes>>20)
+		t.Errorf("the quickstart is %.1f MiB, above %d MiB: see what the root imports (go list -deps ./examples/quickstart)", float64(fi.Size())/(1<<20), maxBytes>>20)
 	}
 	t.Logf("the quickstart: %d packages, %.1f MiB", len(pkgs), float64(fi.Size())/(1<<20))
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
-// Open starts a WASM host with hopts (autoagent.HostOptions: traced, code
+// Open starts a WASM host with hopts (sandbox.HostOptions: traced, code
 // mode gated by the run) and loads the plugins directory opts names into
 // it: approved modules run with their approved grants and limits, the
 // others are reported in the snapshot. Close the returned Dir, then the

@@ -1,4 +1,4 @@
-package autoagent_test
+package sandbox_test
 
 import (
 	"context"
@@ -10,13 +10,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/host/plugindir"
 	"github.com/autoagent-go/autoagent/internal/pluginload"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/providers/scripted"
+	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 	"github.com/google/go-cmp/cmp"
@@ -40,14 +40,14 @@ func collect() (*trace.Tracer, func() []trace.Event) {
 }
 
 func TestTraceSandboxCallsWithoutTracer(t *testing.T) {
-	if autoagent.TraceSandboxCalls(nil) != nil {
+	if sandbox.TraceSandboxCalls(nil) != nil {
 		t.Error("TraceSandboxCalls(nil) returned an observer; the host would call it for nothing")
 	}
 }
 
 func TestTraceSandboxCallsEvent(t *testing.T) {
 	tr, events := collect()
-	observe := autoagent.TraceSandboxCalls(tr)
+	observe := sandbox.TraceSandboxCalls(tr)
 	observe(context.Background(), host.CallRecord{
 		Duration: 1500 * time.Microsecond, Module: "fetch", SHA256: "ab12", ABI: host.ABIExtism,
 		Tool: "fetch_url", CallID: "call_7",
@@ -101,7 +101,7 @@ func TestTraceSandboxCallsCopiesTheLists(t *testing.T) {
 		p.Grants[0], p.GrantsUsed[0], p.Denied[0] = "changed", "changed", "changed"
 	}))
 	r := host.CallRecord{Tool: "t", Grants: []string{"clock"}, Used: []string{"clock"}, Denied: []string{"env: HOME"}}
-	autoagent.TraceSandboxCalls(tr)(context.Background(), r)
+	sandbox.TraceSandboxCalls(tr)(context.Background(), r)
 	if r.Grants[0] != "clock" || r.Used[0] != "clock" || r.Denied[0] != "env: HOME" {
 		t.Errorf("a sink changed the host's record: %+v", r)
 	}
@@ -110,7 +110,7 @@ func TestTraceSandboxCallsCopiesTheLists(t *testing.T) {
 // HostOptions wires the tracer to the host: a call of a sandboxed tool from
 // the published registry leaves one SandboxCall event.
 func TestPluginsOpenTracesSandboxedCalls(t *testing.T) {
-	echo, err := os.ReadFile(filepath.Join("testdata", "wasm", "echo.wasm"))
+	echo, err := os.ReadFile(filepath.Join("..", "testdata", "wasm", "echo.wasm"))
 	if err != nil {
 		t.Fatalf("test module: %v", err)
 	}
@@ -123,7 +123,7 @@ func TestPluginsOpenTracesSandboxedCalls(t *testing.T) {
 	tr, events := collect()
 
 	// Unapproved and not quarantined: listed as pending, not loaded.
-	h, d, err := pluginload.Open(ctx, autoagent.HostOptions(nil), plugindir.Options{Dir: dir})
+	h, d, err := pluginload.Open(ctx, sandbox.HostOptions(nil), plugindir.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +134,7 @@ func TestPluginsOpenTracesSandboxedCalls(t *testing.T) {
 	d.Close(ctx)
 	h.Close(ctx)
 
-	h, d, err = pluginload.Open(ctx, autoagent.HostOptions(tr), plugindir.Options{Dir: dir, Quarantine: true})
+	h, d, err = pluginload.Open(ctx, sandbox.HostOptions(tr), plugindir.Options{Dir: dir, Quarantine: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +190,7 @@ func TestSandboxCallJoinsItsToolSpan(t *testing.T) {
 func TestPluginsOpenMissingDirAndCorruptManifest(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	ctx := context.Background()
-	h, d, err := pluginload.Open(ctx, autoagent.HostOptions(nil), plugindir.Options{Dir: filepath.Join(t.TempDir(), "none")})
+	h, d, err := pluginload.Open(ctx, sandbox.HostOptions(nil), plugindir.Options{Dir: filepath.Join(t.TempDir(), "none")})
 	if err != nil {
 		t.Fatalf("a missing directory: %v", err)
 	}
@@ -205,7 +205,7 @@ func TestPluginsOpenMissingDirAndCorruptManifest(t *testing.T) {
 	if err := os.WriteFile(manifest, []byte(`{"version": 1, "tools": {`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	h, d, err = pluginload.Open(ctx, autoagent.HostOptions(nil), plugindir.Options{Dir: dir})
+	h, d, err = pluginload.Open(ctx, sandbox.HostOptions(nil), plugindir.Options{Dir: dir})
 	if err == nil || h != nil || d != nil {
 		t.Fatalf("a corrupt manifest: %v, %v, %v; want only an error", h, d, err)
 	}
@@ -249,13 +249,13 @@ func TestSandboxCallGoesToTheRunsTracer(t *testing.T) {
 // it returns the registry of the module's tools, open until t ends.
 func echoRun(t *testing.T, hostTr, runTr *trace.Tracer) *tool.Registry {
 	t.Helper()
-	echo, err := os.ReadFile(filepath.Join("testdata", "wasm", "echo.wasm"))
+	echo, err := os.ReadFile(filepath.Join("..", "testdata", "wasm", "echo.wasm"))
 	if err != nil {
 		t.Fatalf("test module: %v", err)
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	ctx := context.Background()
-	h, err := host.New(ctx, host.Options{OnCall: autoagent.TraceSandboxCalls(hostTr), KVDir: t.TempDir()})
+	h, err := host.New(ctx, host.Options{OnCall: sandbox.TraceSandboxCalls(hostTr), KVDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package autoagent_test
+package sandbox_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/codemode/pyprogram"
 	"github.com/autoagent-go/autoagent/internal/pyenginetest"
+	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
@@ -39,7 +40,7 @@ func TestCodeModeInPythonAndJavaScript(t *testing.T) {
 	rt, err := autoagent.New(ctx, autoagent.Config{
 		Provider: autoagent.ProviderConfig{Name: "scripted", ScriptFile: script},
 		Tools:    []tool.Tool{getOrder},
-		CodeMode: autoagent.CodeModeConfig{Mode: codemode.Only, Languages: []string{codemode.JavaScript, codemode.Python}},
+		Features: []autoagent.Feature{&sandbox.Sandbox{CodeMode: sandbox.CodeModeConfig{Mode: codemode.Only, Languages: []string{codemode.JavaScript, codemode.Python}}}},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -85,14 +86,14 @@ func TestCodeModePythonEngineNotTakenFromTheCheckout(t *testing.T) {
 	}
 	_, err := autoagent.New(context.Background(), autoagent.Config{
 		Provider: autoagent.ProviderConfig{Name: "scripted", ScriptFile: writeScript(t)},
-		CodeMode: autoagent.CodeModeConfig{Mode: codemode.Only, Languages: []string{codemode.Python}},
+		Features: []autoagent.Feature{&sandbox.Sandbox{CodeMode: sandbox.CodeModeConfig{Mode: codemode.Only, Languages: []string{codemode.Python}}}},
 	})
 	if !errors.Is(err, pyprogram.ErrNoEngine) || !strings.Contains(err.Error(), pyprogram.EngineEnv) || strings.Contains(err.Error(), "not a WebAssembly module") {
 		t.Fatalf("err %v; want ErrNoEngine naming %s, the checkout's file untouched", err, pyprogram.EngineEnv)
 	}
 	_, err = autoagent.New(context.Background(), autoagent.Config{
 		Provider: autoagent.ProviderConfig{Name: "scripted", ScriptFile: writeScript(t)},
-		CodeMode: autoagent.CodeModeConfig{Mode: codemode.Only, Languages: []string{"ruby"}},
+		Features: []autoagent.Feature{&sandbox.Sandbox{CodeMode: sandbox.CodeModeConfig{Mode: codemode.Only, Languages: []string{"ruby"}}}},
 	})
 	if !errors.Is(err, autoagent.ErrConfig) || !strings.Contains(err.Error(), `"ruby": want "javascript" or "python"`) {
 		t.Fatalf("a language not offered: %v", err)

@@ -1,4 +1,4 @@
-package autoagent
+package sandbox
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/loop"
-	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/trace"
 	"github.com/autoagent-go/autoagent/workspace"
 )
@@ -67,38 +66,6 @@ func TraceSandboxCalls(tr *trace.Tracer) func(context.Context, host.CallRecord) 
 // run (tools call, mcp serve) such calls are refused.
 func HostOptions(tr *trace.Tracer) host.Options {
 	return host.Options{OnCall: TraceSandboxCalls(tr), CallTool: loop.CallNested}
-}
-
-// PluginsConfig says where the sandboxed tools of an agent come from.
-type PluginsConfig struct {
-	// Dir is the plugins directory; "" means ./plugins.
-	Dir string
-	// Manifest is the approvals file; "" means Dir/manifest.json.
-	Manifest string
-	// Quarantine loads modules nobody approved, with no grants at all.
-	Quarantine bool
-	// NoWatch loads the directory once: files and approvals that change
-	// later are not picked up (a single run needs no watcher).
-	NoWatch bool
-	// Trust, when set, makes the manifest's approvals count only while
-	// this user's trust store trusts its exact content
-	// (plugindir.Options.Trust). Nil trusts the manifest as named: a
-	// program that names its manifest made that decision. The autoagent
-	// command sets it to manifest.DefaultTrustPath's store, since the
-	// manifest it finds in a working directory is the checkout's; set it
-	// too when the manifest may come from a checkout (an agent file's).
-	Trust *manifest.TrustStore
-	// Tracer, when set, receives a trace.SandboxCall event per sandboxed
-	// call.
-	Tracer *trace.Tracer
-	// Protected are directories and files no fs grant of a module may
-	// reach (host.Options.Protected), beside the plugins directory, the
-	// manifest's, the host's cache and the kv stores.
-	Protected []manifest.Protected
-	// Journal opens the journal of a workspace a module's fs.workspace
-	// grant names (host.Options.Journal): WorkspaceJournal of a
-	// workspace.Set. Nil refuses modules granted fs.workspace, at load.
-	Journal func(dir string) (host.Journal, error)
 }
 
 // WorkspaceJournal is the host.Options.Journal of a set of workspaces:

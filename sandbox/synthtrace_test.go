@@ -1,4 +1,4 @@
-package autoagent_test
+package sandbox_test
 
 import (
 	"encoding/json"
@@ -6,19 +6,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/synth"
 	"github.com/autoagent-go/autoagent/trace"
 	"github.com/google/go-cmp/cmp"
 )
 
 func TestTraceSynthEvent(t *testing.T) {
-	if autoagent.TraceSynth(nil) != nil {
+	if sandbox.TraceSynth(nil) != nil {
 		t.Error("TraceSynth(nil) returned an observer; synth would call it for nothing")
 	}
 	tr, events := collect()
-	observe := autoagent.TraceSynth(tr)
+	observe := sandbox.TraceSynth(tr)
 	observe(synth.Event{Stage: synth.StageWrite, Tool: "divide", Language: "javascript", Attempt: 2, Status: synth.StatusOK,
 		Detail: "wrote 40 lines", Duration: 950500 * time.Microsecond, Usage: &llm.Usage{InputTokens: 300, OutputTokens: 200, CachedTokens: 5}})
 	observe(synth.Event{Stage: synth.StageBuild, Tool: "divide", Language: "go", Status: synth.StatusError, Error: "compile: syntax", SHA256: "cd34"})

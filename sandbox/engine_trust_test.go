@@ -1,4 +1,4 @@
-package autoagent_test
+package sandbox_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/codemode"
+	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/synth"
 )
 
@@ -35,7 +36,7 @@ func TestCodeModeEngineNotTakenFromTheCheckout(t *testing.T) {
 	t.Setenv("HOME", t.TempDir())
 	_, err := autoagent.New(context.Background(), autoagent.Config{
 		Provider: autoagent.ProviderConfig{Name: "scripted", ScriptFile: writeScript(t)},
-		CodeMode: autoagent.CodeModeConfig{Mode: codemode.Only},
+		Features: []autoagent.Feature{&sandbox.Sandbox{CodeMode: sandbox.CodeModeConfig{Mode: codemode.Only}}},
 	})
 	if !errors.Is(err, synth.ErrNoEngine) || !strings.Contains(err.Error(), synth.EngineEnv) || strings.Contains(err.Error(), "not a WebAssembly module") {
 		t.Fatalf("err %v; want ErrNoEngine naming %s, the checkout's file untouched", err, synth.EngineEnv)

@@ -1,4 +1,4 @@
-package autoagent
+package sandbox
 
 import (
 	"github.com/autoagent-go/autoagent/synth"

@@ -1,4 +1,4 @@
-package autoagent_test
+package sandbox_test
 
 import (
 	"context"
@@ -10,29 +10,29 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/internal/marker"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/providers/scripted"
+	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/tool"
 )
 
 // codeModeAgent is an agent whose sandboxed tool hostcall (a C guest)
 // calls the host tool its arguments name through tool_call, on a host made
-// with autoagent.HostOptions, beside host tools secret (egress), weather
+// with sandbox.HostOptions, beside host tools secret (egress), weather
 // (untrusted) and pay.
 func codeModeAgent(t *testing.T, ran map[string]*atomic.Int32, policy loop.Policy, target string) *loop.Agent {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "wasm", "hostcall.wasm"))
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "wasm", "hostcall.wasm"))
 	if err != nil {
 		t.Fatalf("test module: %v", err)
 	}
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	ctx := context.Background()
-	h, err := host.New(ctx, autoagent.HostOptions(nil))
+	h, err := host.New(ctx, sandbox.HostOptions(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
