@@ -75,15 +75,24 @@ var _ autoagent.Feature = (*Sandbox)(nil)
 var ErrStarted = errors.New("sandbox: this Sandbox has started already (make one per Runtime)")
 
 // Protects is what the sandbox keeps from every sandboxed tool and
-// workspace beside what the host protects itself: the directory of the
-// plugins' trust store, where a module able to write could trust any
-// manifest.
+// workspace beside what the host protects itself: the plugins directory
+// and the manifest's, where a write would add a module and approve it,
+// and the directory of the plugins' trust store, where a module able to
+// write could trust any manifest.
 func (s *Sandbox) Protects() []manifest.Protected {
-	if s.Plugins == nil || s.Plugins.Trust == nil {
+	if s.Plugins == nil {
 		return nil
 	}
-	return []manifest.Protected{{Dir: filepath.Dir(s.Plugins.Trust.Path),
-		What: "the trust store's directory, where a module able to write could trust any manifest"}}
+	// The plugins directory and the manifest's: a run's workspace that
+	// holds them must not let the model add a module and approve it
+	// (with no trust store, the manifest is the approval). The host
+	// refuses fs grants reaching them already (plugindir.Options.Protected).
+	out := plugindir.Options{Dir: s.Plugins.Dir, Manifest: s.Plugins.Manifest}.Protected()
+	if s.Plugins.Trust != nil {
+		out = append(out, manifest.Protected{Dir: filepath.Dir(s.Plugins.Trust.Path),
+			What: "the trust store's directory, where a module able to write could trust any manifest"})
+	}
+	return out
 }
 
 // Start makes the host (when a part of the sandbox is set), loads the

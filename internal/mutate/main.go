@@ -1840,7 +1840,7 @@ var mutations = []mutation{
 		"\t\t\tout = append(out, f.Protects()...)\n", "\t\t\t_ = f\n",
 		".", "^TestFeatureProtectsReachTheWorkspace$"},
 	{"frontdoor: the sandbox's trust store unprotected", "sandbox/sandbox.go",
-		"\tif s.Plugins == nil || s.Plugins.Trust == nil {\n\t\treturn nil\n", "\tif s.Plugins != nil {\n\t\treturn nil\n",
+		"\tif s.Plugins.Trust != nil {\n\t\tout = append(out,", "\tif false {\n\t\tout = append(out,",
 		"./sandbox", "^TestSandboxProtectsItsTrustStore$"},
 	{"frontdoor: a Sandbox starts twice", "sandbox/sandbox.go",
 		"\tif s.started {\n", "\tif false {\n",
@@ -2130,6 +2130,11 @@ var mutations = []mutation{
 	{"sqlitetx: memory's write no longer bumps the generation", "memory/sqlitestore/store.go",
 		"`UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'generation'`", "`SELECT 1`",
 		"./memory/sqlitestore", ""},
+
+	// The sandbox protects its plugins directory from the run's workspace.
+	{"lead: the workspace may write the plugins directory", "sandbox/sandbox.go",
+		"out := plugindir.Options{Dir: s.Plugins.Dir, Manifest: s.Plugins.Manifest}.Protected()", "var out []manifest.Protected",
+		"./sandbox", "^TestWorkspaceCannotWriteThePluginsDirectory$"},
 
 	// serve reads its runs and evals through one loadRecords.
 	{"serve: a directory never saved is an error", "serve/run.go",
