@@ -51,7 +51,7 @@ return [a.refund + b.refund + c.refund, r, denied, Date.now()]`,
 		for _, src := range []string{code, code + keepAwaits} {
 			s := &shop{}
 			a := agent(t, s, programCall("c1", src))
-			a.Policy = policy
+			a.Checks.Policy = policy
 			res, err := a.Run(context.Background(), "go")
 			var pending string
 			if errors.Is(err, loop.ErrApprovalRequired) {
@@ -67,7 +67,7 @@ return [a.refund + b.refund + c.refund, r, denied, Date.now()]`,
 				}
 				b := agent(t, s)
 				b.Provider = scripted.New(scripted.Turn{Text: "done"})
-				b.Policy = policy
+				b.Checks.Policy = policy
 				if res, err = b.Resume(context.Background(), &st, loop.Approve(p.Call.ID)); err != nil {
 					t.Fatal(err)
 				}
