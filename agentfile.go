@@ -45,6 +45,8 @@ type agentFile struct {
 	// CodeLanguages: "javascript", "python" or "javascript,python".
 	CodeLanguages string          `yaml:"code_languages"`
 	Workspace     *agentWorkspace `yaml:"workspace"`
+	// Rules are rule files; "auto" discovers one (RulesConfig.Discover).
+	Rules []string `yaml:"rules"`
 }
 
 // agentWorkspace is the agent file's workspace key (Config.Workspace).
@@ -152,6 +154,7 @@ type AgentFile struct {
 //	sessions: sessions.db
 //	code_mode: only                # off|also|only: the model writes programs calling the tools
 //	code_languages: javascript,python # the programs' languages (default javascript)
+//	rules: [auto, team-rules.md]   # rule files before the system prompt; auto: AGENTS.md… found from the working directory
 //
 // bounds takes every field of loop.Bounds under its JSON name
 // (prune_tool_results_after, prune_batch, max_repeated_tool_calls,
@@ -239,6 +242,7 @@ func (l *fileLoader) load() (Config, string, error) {
 			return Config{}, "", fmt.Errorf("%w %s: code_languages: %v", ErrAgentFile, path, err)
 		}
 	}
+	cfg.Rules = ParseRules(f.Rules, rel)
 	if p := f.Plugins; p != nil {
 		cfg.Plugins = &PluginsConfig{Dir: rel(cmp0(p.Dir, "plugins")), Manifest: rel(p.Manifest), Quarantine: p.Quarantine, NoWatch: p.NoWatch}
 	}

@@ -56,6 +56,9 @@ type Config struct {
 	// Bounds are the run's limits (loop's defaults when zero).
 	System string
 	Bounds loop.Bounds
+	// Rules are rule files (AGENTS.md…) put before System: see
+	// RulesConfig. None by default.
+	Rules RulesConfig
 	// OutputSchema, when set, is the JSON Schema the final answer must
 	// match (loop.Agent.OutputSchema): Result.Structured holds the value.
 	OutputSchema json.RawMessage
@@ -290,7 +293,11 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 			return nil, fmt.Errorf("%w: Tools: %v", ErrConfig, err)
 		}
 	}
-	protected := cfg.Protects()
+	ruleFiles, system, err := loadRules(cfg.Rules, cfg.System, tr, rt.notes)
+	if err != nil {
+		return nil, err
+	}
+	protected := append(cfg.Protects(), rulesProtected(ruleFiles)...)
 	rt.workspaces = workspace.NewSet(workspace.Options{Tracer: tr, Protected: workspaceProtected(protected)})
 	if wc := cfg.Workspace; wc.Dir != "" {
 		if err := rt.openWorkspace(wc, tr, protected); err != nil {
@@ -347,7 +354,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 	rt.agent = &loop.Agent{
 		Provider: model,
 		Tools:    rt.tools,
-		System:   cfg.System,
+		System:   system,
 		Model:    cfg.Provider.Model,
 		Bounds:   cfg.Bounds,
 		Tracer:   tr,

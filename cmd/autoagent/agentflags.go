@@ -74,6 +74,9 @@ type agentFlags struct {
 
 	// The workspace (package workspace).
 	workspace, workspaceReadExt, workspaceWriteExt string
+
+	// What the agent knows (issue 45).
+	rules []string
 }
 
 func (f *agentFlags) register(fs *pflag.FlagSet) {
@@ -120,6 +123,7 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.workspaceReadExt, "workspace-read-ext", "", "extensions the workspace's files may be read with, e.g. md,json,log (default: any)")
 	fs.StringVar(&f.workspaceWriteExt, "workspace-write-ext", "", "extensions the workspace's files may be written with, e.g. md (default: any)")
 	fs.StringVar(&f.codeMode, "code-mode", "off", "offer the model run_program, a JavaScript program calling the tools (each call through the same checks and approvals): off|also (beside the tools)|only (instead of them)")
+	fs.StringArrayVar(&f.rules, "rules", nil, "put a rule `FILE` before the system prompt, read as instructions (repeatable); auto: the first of AGENTS.md, .agents/AGENTS.md, CLAUDE.md, .claude/CLAUDE.md from the working directory up to the repository's root (off unless asked: a checkout's file is its authors' instructions)")
 	fs.StringVar(&f.codeLanguage, "code-language", "javascript", "languages of code mode's programs: javascript, python (needs the Python engine: `make python-engine`, $AUTOAGENT_PY_ENGINE) or javascript,python")
 }
 
@@ -206,6 +210,7 @@ func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
 		CheckpointFile: f.checkpoint,
 		Memory:         autoagent.MemoryConfig{Kind: f.memory, Dir: f.memoryDir},
 		Notes:          stderr,
+		Rules:          autoagent.ParseRules(f.rules, func(p string) string { return p }),
 	}
 	if m, err := codemode.ParseMode(f.codeMode); err == nil {
 		cfg.CodeMode.Mode = m
@@ -303,6 +308,7 @@ var overrides = map[string]func(dst, src *autoagent.Config){
 	"prompt-cache":  func(d, s *autoagent.Config) { d.Provider.PromptCaching = s.Provider.PromptCaching },
 	"output-schema": func(d, s *autoagent.Config) { d.OutputSchema = s.OutputSchema },
 	"workspace":     func(d, s *autoagent.Config) { d.Workspace = s.Workspace },
+	"rules":         func(d, s *autoagent.Config) { d.Rules = s.Rules },
 	"workspace-read-ext": func(d, s *autoagent.Config) {
 		d.Workspace.ReadExt = s.Workspace.ReadExt
 	},
