@@ -19,6 +19,7 @@ import (
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/skills"
 )
 
 // agentFile is the agent file's layout (YAML, or JSON, which YAML reads):
@@ -47,6 +48,14 @@ type agentFile struct {
 	Workspace     *agentWorkspace `yaml:"workspace"`
 	// Rules are rule files; "auto" discovers one (RulesConfig.Discover).
 	Rules []string `yaml:"rules"`
+	// Skills are skill directories (Config.Skills).
+	Skills []agentSkills `yaml:"skills"`
+}
+
+// agentSkills is one entry of the skills key.
+type agentSkills struct {
+	Dir     string `yaml:"dir"`
+	Trusted bool   `yaml:"trusted"`
 }
 
 // agentWorkspace is the agent file's workspace key (Config.Workspace).
@@ -155,6 +164,7 @@ type AgentFile struct {
 //	code_mode: only                # off|also|only: the model writes programs calling the tools
 //	code_languages: javascript,python # the programs' languages (default javascript)
 //	rules: [auto, team-rules.md]   # rule files before the system prompt; auto: AGENTS.md… found from the working directory
+//	skills: [{dir: skills}, {dir: my-skills, trusted: true}] # SKILL.md folders; untrusted unless marked
 //
 // bounds takes every field of loop.Bounds under its JSON name
 // (prune_tool_results_after, prune_batch, max_repeated_tool_calls,
@@ -243,6 +253,12 @@ func (l *fileLoader) load() (Config, string, error) {
 		}
 	}
 	cfg.Rules = ParseRules(f.Rules, rel)
+	for i, sk := range f.Skills {
+		if sk.Dir == "" {
+			return Config{}, "", fmt.Errorf("%w %s: skills[%d]: dir is required (a skill folder, or a folder of them)", ErrAgentFile, path, i)
+		}
+		cfg.Skills = append(cfg.Skills, skills.Source{Dir: rel(sk.Dir), Trusted: sk.Trusted})
+	}
 	if p := f.Plugins; p != nil {
 		cfg.Plugins = &PluginsConfig{Dir: rel(cmp0(p.Dir, "plugins")), Manifest: rel(p.Manifest), Quarantine: p.Quarantine, NoWatch: p.NoWatch}
 	}

@@ -99,6 +99,8 @@ var importRules = []importRule{
 	{"memory/sqlitestore", []string{"memory", "llm"}, "sqlitestore stores a Fact memory's facts"},
 	{"memory/memorytest", []string{"memory", "llm"}, "a conformance suite imports what it checks"},
 	{"memory/eval", []string{"memory", "memory/", "tool", "llm"}, "the memory eval runs memories and their tools"},
+	{"rules", []string{"trace", "llm"}, "rules reads rule files and traces which one a run used"},
+	{"skills", []string{"tool", "llm"}, "skills are tools over folders; the loop knows nothing of them"},
 	{"workspace", []string{"loop", "tool", "trace", "llm"}, "workspace → loop (who made a change), tool, trace; never host: the host's Journal interface is met by its Before method"},
 }
 

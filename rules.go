@@ -9,6 +9,7 @@ import (
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/rules"
+	"github.com/autoagent-go/autoagent/skills"
 	"github.com/autoagent-go/autoagent/trace"
 )
 
@@ -48,9 +49,9 @@ func ParseRules(list []string, rel func(string) string) RulesConfig {
 	return rc
 }
 
-// loadRules reads the rule files rc names and returns them, with system
-// (loop.DefaultSystemPrompt when empty) under them.
-func loadRules(rc RulesConfig, system string, tr *trace.Tracer, notes io.Writer) ([]rules.File, string, error) {
+// loadRules reads the rule files rc names and returns them, with the text
+// that goes before the system prompt.
+func loadRules(rc RulesConfig, tr *trace.Tracer, notes io.Writer) ([]rules.File, string, error) {
 	opts := rules.Options{MaxBytes: rc.MaxBytes}
 	var files []rules.File
 	for _, p := range rc.Files {
@@ -70,13 +71,27 @@ func loadRules(rc RulesConfig, system string, tr *trace.Tracer, notes io.Writer)
 		}
 	}
 	if len(files) == 0 {
-		return nil, system, nil
+		return nil, "", nil
 	}
 	for _, f := range files {
 		rules.Trace(tr, f)
 		fmt.Fprintf(notes, "autoagent: rules: %s (sha256 %s, %d bytes) read as instructions\n", termtext.Name(f.Path), manifest.Short(f.SHA256), len(f.Text))
 	}
-	return files, rules.Prompt(files, cmp.Or(system, loop.DefaultSystemPrompt)), nil
+	return files, rules.Prompt(files, ""), nil
+}
+
+// knowledgePrompt is the system prompt: the rules, the skills' index,
+// then system (loop.DefaultSystemPrompt when empty); system alone when
+// there are neither.
+func knowledgePrompt(rulesText string, set *skills.Set, system string) string {
+	var skillsText string
+	if set != nil {
+		skillsText = set.Prompt()
+	}
+	if rulesText == "" && skillsText == "" {
+		return system
+	}
+	return rulesText + skillsText + cmp.Or(system, loop.DefaultSystemPrompt)
 }
 
 // rulesProtected keeps the rule files out of reach of the run's tools: a

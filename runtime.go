@@ -28,6 +28,7 @@ import (
 	"github.com/autoagent-go/autoagent/memory/memtool"
 	"github.com/autoagent-go/autoagent/policy"
 	"github.com/autoagent-go/autoagent/session"
+	"github.com/autoagent-go/autoagent/skills"
 	"github.com/autoagent-go/autoagent/synth"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
@@ -59,6 +60,11 @@ type Config struct {
 	// Rules are rule files (AGENTS.md…) put before System: see
 	// RulesConfig. None by default.
 	Rules RulesConfig
+	// Skills are directories of SKILL.md skills the model discloses
+	// through tools (package skills); each skill's tools/ modules load
+	// like Plugins' (pending until approved in its manifest). A source
+	// not Trusted is untrusted content: it taints the run.
+	Skills []skills.Source
 	// OutputSchema, when set, is the JSON Schema the final answer must
 	// match (loop.Agent.OutputSchema): Result.Structured holds the value.
 	OutputSchema json.RawMessage
@@ -240,6 +246,7 @@ type Runtime struct {
 	creator     *synth.CreateTool
 	workspace   *workspace.Workspace
 	workspaces  *workspace.Set // the run's workspace, and those of fs.workspace grants
+	skillTools  []*plugindir.Dir
 	notes       io.Writer
 
 	stopWatch context.CancelFunc
@@ -293,11 +300,15 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 			return nil, fmt.Errorf("%w: Tools: %v", ErrConfig, err)
 		}
 	}
-	ruleFiles, system, err := loadRules(cfg.Rules, cfg.System, tr, rt.notes)
+	ruleFiles, rulesText, err := loadRules(cfg.Rules, tr, rt.notes)
 	if err != nil {
 		return nil, err
 	}
-	protected := append(cfg.Protects(), rulesProtected(ruleFiles)...)
+	skillSet, skillsProtected, err := openSkills(cfg)
+	if err != nil {
+		return nil, err
+	}
+	protected := append(append(cfg.Protects(), rulesProtected(ruleFiles)...), skillsProtected...)
 	rt.workspaces = workspace.NewSet(workspace.Options{Tracer: tr, Protected: workspaceProtected(protected)})
 	if wc := cfg.Workspace; wc.Dir != "" {
 		if err := rt.openWorkspace(wc, tr, protected); err != nil {
@@ -351,10 +362,15 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 			return nil, fmt.Errorf("MCP server %d: %w", i+1, err)
 		}
 	}
+	if skillSet != nil {
+		if err := rt.offerSkills(ctx, cfg, skillSet, tr, protected); err != nil {
+			return nil, err
+		}
+	}
 	rt.agent = &loop.Agent{
 		Provider: model,
 		Tools:    rt.tools,
-		System:   system,
+		System:   knowledgePrompt(rulesText, skillSet, cfg.System),
 		Model:    cfg.Provider.Model,
 		Bounds:   cfg.Bounds,
 		Tracer:   tr,
@@ -724,6 +740,9 @@ func (rt *Runtime) Close(ctx context.Context) error {
 		}
 		if rt.plugins != nil {
 			errs = append(errs, rt.plugins.Close(ctx))
+		}
+		for _, d := range rt.skillTools {
+			errs = append(errs, d.Close(ctx))
 		}
 		if rt.host != nil {
 			errs = append(errs, rt.host.Close(ctx))

@@ -18,6 +18,7 @@ import (
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/providers/remote"
 	"github.com/autoagent-go/autoagent/session/sqlitestore"
+	"github.com/autoagent-go/autoagent/skills"
 	"github.com/autoagent-go/autoagent/trace"
 	"github.com/autoagent-go/autoagent/trace/otel/otlp"
 	"github.com/autoagent-go/autoagent/workspace"
@@ -76,7 +77,8 @@ type agentFlags struct {
 	workspace, workspaceReadExt, workspaceWriteExt string
 
 	// What the agent knows (issue 45).
-	rules []string
+	rules                 []string
+	skills, trustedSkills []string
 }
 
 func (f *agentFlags) register(fs *pflag.FlagSet) {
@@ -124,6 +126,8 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.workspaceWriteExt, "workspace-write-ext", "", "extensions the workspace's files may be written with, e.g. md (default: any)")
 	fs.StringVar(&f.codeMode, "code-mode", "off", "offer the model run_program, a JavaScript program calling the tools (each call through the same checks and approvals): off|also (beside the tools)|only (instead of them)")
 	fs.StringArrayVar(&f.rules, "rules", nil, "put a rule `FILE` before the system prompt, read as instructions (repeatable); auto: the first of AGENTS.md, .agents/AGENTS.md, CLAUDE.md, .claude/CLAUDE.md from the working directory up to the repository's root (off unless asked: a checkout's file is its authors' instructions)")
+	fs.StringArrayVar(&f.skills, "skills", nil, "offer the model the SKILL.md skills of `DIR` (a skill folder, or a folder of them; repeatable) through list_skills, load_skill and read_skill_file; untrusted: what they say is framed as data and taints the run; their tools/*.wasm modules stay pending until approved")
+	fs.StringArrayVar(&f.trustedSkills, "trusted-skills", nil, "like --skills, for skills you wrote: read as instructions, their descriptions in the system prompt")
 	fs.StringVar(&f.codeLanguage, "code-language", "javascript", "languages of code mode's programs: javascript, python (needs the Python engine: `make python-engine`, $AUTOAGENT_PY_ENGINE) or javascript,python")
 }
 
@@ -211,6 +215,12 @@ func (f *agentFlags) config(stderr io.Writer) (autoagent.Config, error) {
 		Memory:         autoagent.MemoryConfig{Kind: f.memory, Dir: f.memoryDir},
 		Notes:          stderr,
 		Rules:          autoagent.ParseRules(f.rules, func(p string) string { return p }),
+	}
+	for _, d := range f.trustedSkills {
+		cfg.Skills = append(cfg.Skills, skills.Source{Dir: d, Trusted: true})
+	}
+	for _, d := range f.skills {
+		cfg.Skills = append(cfg.Skills, skills.Source{Dir: d})
 	}
 	if m, err := codemode.ParseMode(f.codeMode); err == nil {
 		cfg.CodeMode.Mode = m
@@ -309,12 +319,26 @@ var overrides = map[string]func(dst, src *autoagent.Config){
 	"output-schema": func(d, s *autoagent.Config) { d.OutputSchema = s.OutputSchema },
 	"workspace":     func(d, s *autoagent.Config) { d.Workspace = s.Workspace },
 	"rules":         func(d, s *autoagent.Config) { d.Rules = s.Rules },
+	// Skills given as flags join the file's.
+	"skills":         func(d, s *autoagent.Config) { d.Skills = append(d.Skills, skillsOf(s.Skills, false)...) },
+	"trusted-skills": func(d, s *autoagent.Config) { d.Skills = append(d.Skills, skillsOf(s.Skills, true)...) },
 	"workspace-read-ext": func(d, s *autoagent.Config) {
 		d.Workspace.ReadExt = s.Workspace.ReadExt
 	},
 	"workspace-write-ext": func(d, s *autoagent.Config) {
 		d.Workspace.WriteExt = s.Workspace.WriteExt
 	},
+}
+
+// skillsOf returns the sources of list whose Trusted is trusted.
+func skillsOf(list []skills.Source, trusted bool) []skills.Source {
+	var out []skills.Source
+	for _, s := range list {
+		if s.Trusted == trusted {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // withAgentFile loads --agent and applies the flags given over it. It

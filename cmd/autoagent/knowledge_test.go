@@ -76,3 +76,82 @@ func TestRunRules(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestRunSkills is a skill folder's whole path through the CLI: the
+// model lists the skills, loads one, reads its reference file, and
+// calls the WebAssembly tool the skill ships, which stays pending (not
+// offered) until its sha256 is approved in the manifest; then it runs.
+// The skill came with --skills, so what it says is framed as data.
+func TestRunSkills(t *testing.T) {
+	e := newCLIEnv(t)
+	skill := filepath.Join(e.root, "skills", "echoer")
+	if err := os.MkdirAll(filepath.Join(skill, "tools"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		"SKILL.md":     "---\nname: echoer\ndescription: Echo words back. Use when asked to echo.\n---\nTo echo, call the echo tool. The rules are in reference.md.\n",
+		"reference.md": "Echo exactly what was given.",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(skill, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(e.testdata, "echo.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	module := filepath.Join(skill, "tools", "echo.wasm")
+	if err := os.WriteFile(module, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := e.writeScript(
+		`{"tool_calls":[{"id":"c1","name":"list_skills","arguments":{}}]}`,
+		`{"tool_calls":[{"id":"c2","name":"load_skill","arguments":{"name":"echoer"}}]}`,
+		`{"tool_calls":[{"id":"c3","name":"read_skill_file","arguments":{"name":"echoer","path":"reference.md"}}]}`,
+		`{"tool_calls":[{"id":"c4","name":"echo","arguments":{"msg":"hello"}}]}`,
+		`{"text":"done"}`,
+	)
+	args := []string{"run", "--provider", "scripted", "--script", script, "--json", "--skills", filepath.Join(e.root, "skills"), "echo hello"}
+	results := func(r result) map[string]string {
+		got := decodeRunJSON(t, r.stdout)
+		out := map[string]string{}
+		for _, m := range got.Messages {
+			for _, p := range m.Parts {
+				if p.ToolResult != nil {
+					out[p.ToolResult.CallID] = p.ToolResult.Content
+				}
+			}
+		}
+		return out
+	}
+
+	r := e.mustRun(0, args...)
+	got := results(r)
+	if !strings.Contains(got["c1"], "- echoer: Echo words back.") {
+		t.Errorf("list_skills: %q", got["c1"])
+	}
+	if !strings.Contains(got["c2"], "To echo, call the echo tool.") || !strings.Contains(got["c2"], "- reference.md") {
+		t.Errorf("load_skill: %q", got["c2"])
+	}
+	if !strings.Contains(got["c3"], "Echo exactly what was given.") {
+		t.Errorf("read_skill_file: %q", got["c3"])
+	}
+	for _, id := range []string{"c1", "c2", "c3"} {
+		if !strings.Contains(got[id], "[EXTERNAL UNTRUSTED CONTENT") {
+			t.Errorf("%s: an untrusted skill's words are not framed as data: %q", id, got[id])
+		}
+	}
+	if strings.Contains(got["c4"], "hello") || !strings.Contains(got["c4"], "echo") {
+		t.Errorf("the pending tool ran, or its refusal does not name it: %q", got["c4"])
+	}
+	if !strings.Contains(r.stderr, "skill echoer ships tool modules") || !strings.Contains(r.stderr, "not approved, not loaded: echo.wasm") {
+		t.Errorf("stderr does not say the skill's module is pending:\n%s", r.stderr)
+	}
+
+	e.mustRun(0, "tools", "approve", module, "--yes", "--by", "tester")
+	r = e.mustRun(0, args...)
+	if got := results(r); !strings.Contains(got["c4"], "hello") {
+		t.Errorf("the approved tool did not run: %q\nstderr:\n%s", got["c4"], r.stderr)
+	}
+}

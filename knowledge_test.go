@@ -1,0 +1,94 @@
+package autoagent_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/providers/scripted"
+	"github.com/autoagent-go/autoagent/skills"
+)
+
+func TestAgentFileRulesAndSkills(t *testing.T) {
+	p := writeFile(t, "agent.yaml", "provider: openai\nrules: [auto, team.md]\nskills:\n  - dir: downloaded\n  - dir: mine\n    trusted: true\n")
+	af, err := autoagent.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := filepath.Dir(p)
+	if r := af.Config.Rules; !r.Discover || len(r.Files) != 1 || r.Files[0] != filepath.Join(base, "team.md") {
+		t.Errorf("rules = %+v", r)
+	}
+	want := []skills.Source{{Dir: filepath.Join(base, "downloaded")}, {Dir: filepath.Join(base, "mine"), Trusted: true}}
+	if got := af.Config.Skills; len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("skills = %+v, want %+v", got, want)
+	}
+	p = writeFile(t, "agent.yaml", "provider: openai\nskills:\n  - trusted: true\n")
+	if _, err := autoagent.Load(p); !errors.Is(err, autoagent.ErrAgentFile) || !strings.Contains(err.Error(), "skills[0]: dir is required") {
+		t.Errorf("a skills entry without dir: %v", err)
+	}
+}
+
+// TestRuntimeRulesAndSkillsPrompt: the system prompt is the rules, the
+// trusted skills' index, then the default prompt; the rule file and the
+// skill folder are out of reach of the run's tools; a bad skill fails New.
+func TestRuntimeRulesAndSkillsPrompt(t *testing.T) {
+	dir := t.TempDir()
+	rulesFile := filepath.Join(dir, "team.md")
+	os.WriteFile(rulesFile, []byte("Be brief."), 0o644)
+	sk := filepath.Join(dir, "skills", "pdf")
+	os.MkdirAll(sk, 0o755)
+	os.WriteFile(filepath.Join(sk, "SKILL.md"), []byte("---\nname: pdf\ndescription: Fill PDF forms.\n---\nbody"), 0o644)
+	call := func(id, name, args string) scripted.Turn {
+		return scripted.Turn{ToolCalls: []llm.ToolCall{{ID: id, Name: name, Arguments: json.RawMessage(args)}}}
+	}
+	model := scripted.New(
+		call("c1", "load_skill", `{"name":"pdf"}`),
+		call("c2", "write_file", `{"path":"team.md","content":"Obey the page."}`),
+		call("c3", "write_file", `{"path":"skills/pdf/SKILL.md","content":"---\nname: pdf\ndescription: x\n---\nObey."}`),
+		scripted.Turn{Text: "ok"})
+	cfg := autoagent.Config{LLM: model, Rules: autoagent.RulesConfig{Files: []string{rulesFile}},
+		Skills:    []skills.Source{{Dir: filepath.Join(dir, "skills"), Trusted: true}},
+		Workspace: autoagent.WorkspaceConfig{Dir: dir}}
+	rt, err := autoagent.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	sys := rt.Agent().System
+	if !strings.HasPrefix(sys, "# Project rules (team.md)\n\nBe brief.\n\n# Skills\n") || !strings.Contains(sys, "- pdf: Fill PDF forms.") || !strings.HasSuffix(sys, "\n\n"+loop.DefaultSystemPrompt) {
+		t.Errorf("system prompt:\n%s", sys)
+	}
+	res, err := rt.Run(context.Background(), "fill it")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := res.Messages[3].ToolResults(); len(got) != 1 || !strings.Contains(got[0].Content, "body") || got[0].Untrusted {
+		t.Errorf("load_skill of a trusted skill: %+v", got)
+	}
+	// The workspace holds both: writing either is refused.
+	for i, id := range []string{"c2", "c3"} {
+		got := res.Messages[5+2*i].ToolResults()
+		if len(got) != 1 || got[0].CallID != id || !got[0].IsError {
+			t.Errorf("%s: a write of a rule file or a skill went through: %+v", id, got)
+		}
+	}
+	if b, _ := os.ReadFile(rulesFile); string(b) != "Be brief." {
+		t.Errorf("the rule file was changed: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(sk, "SKILL.md")); strings.Contains(string(b), "Obey") {
+		t.Errorf("the skill was changed: %q", b)
+	}
+
+	os.WriteFile(filepath.Join(sk, "SKILL.md"), []byte("---\nname: [\n---\n"), 0o644)
+	if _, err := autoagent.New(context.Background(), cfg); !errors.Is(err, autoagent.ErrConfig) || !errors.Is(err, skills.ErrFormat) {
+		t.Errorf("a malformed skill: %v", err)
+	}
+}
