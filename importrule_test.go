@@ -101,6 +101,7 @@ var importRules = []importRule{
 	{"memory/eval", []string{"memory", "memory/", "tool", "llm"}, "the memory eval runs memories and their tools"},
 	{"rules", []string{"trace", "llm"}, "rules reads rule files and traces which one a run used"},
 	{"skills", []string{"tool", "llm"}, "skills are tools over folders; the loop knows nothing of them"},
+	{"llm/cache", []string{"llm", "trace"}, "the response cache is a Provider wrapping another, traced; it stays out of the loop"},
 	{"workspace", []string{"loop", "tool", "trace", "llm"}, "workspace → loop (who made a change), tool, trace; never host: the host's Journal interface is met by its Before method"},
 }
 
