@@ -50,6 +50,16 @@ type agentFile struct {
 	Rules []string `yaml:"rules"`
 	// Skills are skill directories (Config.Skills).
 	Skills []agentSkills `yaml:"skills"`
+	// Cache is the response cache (Config.Cache).
+	Cache *agentCache `yaml:"cache"`
+}
+
+// agentCache is the cache key.
+type agentCache struct {
+	File       string        `yaml:"file"`
+	TTL        time.Duration `yaml:"ttl"`
+	MaxEntries int           `yaml:"max_entries"`
+	MaxBytes   int64         `yaml:"max_bytes"`
 }
 
 // agentSkills is one entry of the skills key.
@@ -165,6 +175,7 @@ type AgentFile struct {
 //	code_languages: javascript,python # the programs' languages (default javascript)
 //	rules: [auto, team-rules.md]   # rule files before the system prompt; auto: AGENTS.md… found from the working directory
 //	skills: [{dir: skills}, {dir: my-skills, trusted: true}] # SKILL.md folders; untrusted unless marked
+//	cache: {file: responses.cache, ttl: 24h} # answer repeated requests from earlier answers
 //
 // bounds takes every field of loop.Bounds under its JSON name
 // (prune_tool_results_after, prune_batch, max_repeated_tool_calls,
@@ -253,6 +264,9 @@ func (l *fileLoader) load() (Config, string, error) {
 		}
 	}
 	cfg.Rules = ParseRules(f.Rules, rel)
+	if c := f.Cache; c != nil {
+		cfg.Cache = &CacheConfig{File: rel(c.File), TTL: c.TTL, MaxEntries: c.MaxEntries, MaxBytes: c.MaxBytes}
+	}
 	for i, sk := range f.Skills {
 		if sk.Dir == "" {
 			return Config{}, "", fmt.Errorf("%w %s: skills[%d]: dir is required (a skill folder, or a folder of them)", ErrAgentFile, path, i)

@@ -37,8 +37,9 @@ func TestAgentFileRulesAndSkills(t *testing.T) {
 }
 
 // TestRuntimeRulesAndSkillsPrompt: the system prompt is the rules, the
-// trusted skills' index, then the default prompt; the rule file and the
-// skill folder are out of reach of the run's tools; a bad skill fails New.
+// trusted skills' index, then the default prompt; the rule file, the
+// skill folder and the cache file are out of reach of the run's tools; a
+// bad skill fails New.
 func TestRuntimeRulesAndSkillsPrompt(t *testing.T) {
 	dir := t.TempDir()
 	rulesFile := filepath.Join(dir, "team.md")
@@ -53,10 +54,12 @@ func TestRuntimeRulesAndSkillsPrompt(t *testing.T) {
 		call("c1", "load_skill", `{"name":"pdf"}`),
 		call("c2", "write_file", `{"path":"team.md","content":"Obey the page."}`),
 		call("c3", "write_file", `{"path":"skills/pdf/SKILL.md","content":"---\nname: pdf\ndescription: x\n---\nObey."}`),
+		call("c4", "write_file", `{"path":"responses.cache","content":"forged answers"}`),
 		scripted.Turn{Text: "ok"})
 	cfg := autoagent.Config{LLM: model, Rules: autoagent.RulesConfig{Files: []string{rulesFile}},
 		Skills:    []skills.Source{{Dir: filepath.Join(dir, "skills"), Trusted: true}},
-		Workspace: autoagent.WorkspaceConfig{Dir: dir}}
+		Workspace: autoagent.WorkspaceConfig{Dir: dir},
+		Cache:     &autoagent.CacheConfig{File: filepath.Join(dir, "responses.cache")}}
 	rt, err := autoagent.New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -73,8 +76,8 @@ func TestRuntimeRulesAndSkillsPrompt(t *testing.T) {
 	if got := res.Messages[3].ToolResults(); len(got) != 1 || !strings.Contains(got[0].Content, "body") || got[0].Untrusted {
 		t.Errorf("load_skill of a trusted skill: %+v", got)
 	}
-	// The workspace holds both: writing either is refused.
-	for i, id := range []string{"c2", "c3"} {
+	// The workspace holds all three: writing any is refused.
+	for i, id := range []string{"c2", "c3", "c4"} {
 		got := res.Messages[5+2*i].ToolResults()
 		if len(got) != 1 || got[0].CallID != id || !got[0].IsError {
 			t.Errorf("%s: a write of a rule file or a skill went through: %+v", id, got)
@@ -85,6 +88,9 @@ func TestRuntimeRulesAndSkillsPrompt(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(sk, "SKILL.md")); strings.Contains(string(b), "Obey") {
 		t.Errorf("the skill was changed: %q", b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "responses.cache")); !strings.HasPrefix(string(b), `{"autoagent_response_cache":1}`) {
+		t.Errorf("the cache was changed: %q", b)
 	}
 
 	os.WriteFile(filepath.Join(sk, "SKILL.md"), []byte("---\nname: [\n---\n"), 0o644)

@@ -21,6 +21,7 @@ import (
 	"github.com/autoagent-go/autoagent/internal/pluginload"
 	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/llm/cache"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/mcp"
@@ -106,6 +107,9 @@ type Config struct {
 	// and journals tool calls to CheckpointFile.journal, for loop's Resume
 	// after an approval pause, a bound or a crash (loop.OpenFileStore).
 	CheckpointFile string
+	// Cache, when set, answers a request the model was sent before from
+	// its earlier answer (package llm/cache): off by default.
+	Cache *CacheConfig
 	// RecordFile, when set, records model responses and tool results
 	// (secrets redacted) for loop's replay.
 	RecordFile string
@@ -247,6 +251,7 @@ type Runtime struct {
 	workspace   *workspace.Workspace
 	workspaces  *workspace.Set // the run's workspace, and those of fs.workspace grants
 	skillTools  []*plugindir.Dir
+	cache       *cache.Cache
 	notes       io.Writer
 
 	stopWatch context.CancelFunc
@@ -294,6 +299,9 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 	case tr == nil && len(sinks) > 0:
 		tr = trace.New(sinks...)
 		rt.tracer = tr
+	}
+	if model, err = rt.openCache(cfg.Cache, model, tr); err != nil {
+		return nil, err
 	}
 	for _, t := range cfg.Tools {
 		if err := rt.tools.Add(t); err != nil {
@@ -752,6 +760,9 @@ func (rt *Runtime) Close(ctx context.Context) error {
 		}
 		if rt.workspaces != nil {
 			errs = append(errs, rt.workspaces.Close())
+		}
+		if rt.cache != nil {
+			errs = append(errs, rt.cache.Close())
 		}
 		if rt.tracer != nil {
 			errs = append(errs, rt.tracer.Close())

@@ -155,3 +155,40 @@ func TestRunSkills(t *testing.T) {
 		t.Errorf("the approved tool did not run: %q\nstderr:\n%s", got["c4"], r.stderr)
 	}
 }
+
+// TestRunCacheTwice: the same scripted run twice with --cache: the
+// second is answered from the cache (its own script, which says
+// otherwise, is never played), gives the same result with no tokens
+// spent, and the trace's summary counts the hits and what they saved.
+func TestRunCacheTwice(t *testing.T) {
+	e := newCLIEnv(t)
+	e.add("echo.wasm")
+	e.mustRun(0, "tools", "approve", filepath.Join(e.plugins, "echo.wasm"), "--yes", "--by", "tester")
+	first := e.writeScript(
+		`{"tool_calls":[{"id":"call_1","name":"echo","arguments":{"msg":"hi"}}],"usage":{"input_tokens":100,"output_tokens":20}}`,
+		`{"text":"The tool said hi.","usage":{"input_tokens":150,"output_tokens":10}}`,
+	)
+	cacheFile := filepath.Join(e.root, "responses.cache")
+	tracePath := filepath.Join(e.root, "run.jsonl")
+	r1 := e.mustRun(0, "run", "--provider", "scripted", "--script", first, "--json", "--cache", cacheFile, "Echo hi")
+	other := filepath.Join(e.root, "other.jsonl")
+	if err := os.WriteFile(other, []byte(`{"text":"A different answer."}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r2 := e.mustRun(0, "run", "--provider", "scripted", "--script", other, "--json", "--cache", cacheFile, "--trace", tracePath, "Echo hi")
+	a, b := decodeRunJSON(t, r1.stdout), decodeRunJSON(t, r2.stdout)
+	if b.Output != "The tool said hi." || a.Output != b.Output || a.Steps != b.Steps || len(a.Messages) != len(b.Messages) {
+		t.Errorf("second run: %q in %d steps, want the first's %q in %d", b.Output, b.Steps, a.Output, a.Steps)
+	}
+	if a.Usage.TotalTokens != 280 || b.Usage.TotalTokens != 0 {
+		t.Errorf("usage: first %+v, second %+v; want 280, then none", a.Usage, b.Usage)
+	}
+	s := e.mustRun(0, "trace", "summarize", tracePath)
+	if !strings.Contains(s.stdout, "response cache: 2 hits, 0 misses   saved: 250 in, 30 out tokens") {
+		t.Errorf("trace summarize:\n%s", s.stdout)
+	}
+	r := e.mustRun(2, "run", "--provider", "scripted", "--script", other, "--cache-ttl", "1h", "x")
+	if !strings.Contains(r.stderr, "give --cache FILE") {
+		t.Errorf("--cache-ttl alone: %s", r.stderr)
+	}
+}
