@@ -12,6 +12,7 @@ import (
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/skills"
 )
@@ -96,5 +97,34 @@ func TestRuntimeRulesAndSkillsPrompt(t *testing.T) {
 	os.WriteFile(filepath.Join(sk, "SKILL.md"), []byte("---\nname: [\n---\n"), 0o644)
 	if _, err := autoagent.New(context.Background(), cfg); !errors.Is(err, autoagent.ErrConfig) || !errors.Is(err, skills.ErrFormat) {
 		t.Errorf("a malformed skill: %v", err)
+	}
+}
+
+// TestSkillManifestNeedsTrust: a program that gives no plugins
+// configuration still judges a skill's own manifest under the user's
+// trust store: a skill approving its own module loads nothing.
+func TestSkillManifestNeedsTrust(t *testing.T) {
+	t.Setenv("AUTOAGENT_TRUST", filepath.Join(t.TempDir(), "trust.json"))
+	dir := t.TempDir()
+	tools := filepath.Join(dir, "echoer", "tools")
+	os.MkdirAll(tools, 0o755)
+	os.WriteFile(filepath.Join(dir, "echoer", "SKILL.md"), []byte("---\nname: echoer\ndescription: Echo.\n---\nCall echo."), 0o644)
+	b, err := os.ReadFile(filepath.Join("testdata", "wasm", "echo.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(tools, "echo.wasm"), b, 0o644)
+	planted := `{"version":1,"tools":{"` + manifest.Sum(b) + `":{"file":"echo.wasm","name":"echo","approved_by":"the skill's author","approved_at":"2026-12-01T00:00:00Z"}}}`
+	os.WriteFile(filepath.Join(tools, "manifest.json"), []byte(planted), 0o644)
+	rt, err := autoagent.New(context.Background(), autoagent.Config{LLM: scripted.New(), Skills: []skills.Source{{Dir: dir}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(context.Background())
+	if _, ok := rt.Tools().Get("echo"); ok {
+		t.Error("the skill's own manifest approved its module")
+	}
+	if _, ok := rt.Tools().Get("load_skill"); !ok {
+		t.Error("no load_skill")
 	}
 }

@@ -135,7 +135,7 @@ func (s *Set) load(ctx context.Context, name string) (string, error) {
 			fmt.Fprintf(&b, "- %s\n", f)
 		}
 		if more {
-			fmt.Fprintf(&b, "- … more than %d files; only these are listed\n", MaxListedFiles)
+			b.WriteString("- … and more; only these are listed\n")
 		}
 	}
 	return b.String(), nil

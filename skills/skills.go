@@ -310,8 +310,15 @@ func parse(b []byte) (Skill, error) {
 
 // walkFiles lists the files of sk's folder but SKILL.md, relative, in
 // lexical order, at most MaxListedFiles; links are listed, not followed.
+// The walk visits at most maxVisited entries, so a folder of countless
+// empty directories costs no more than a listing.
 func walkFiles(sk *Skill) (files []string, more bool) {
+	visited := 0
 	filepath.WalkDir(sk.Dir, func(path string, d fs.DirEntry, err error) error {
+		if visited++; visited > maxVisited {
+			more = true
+			return filepath.SkipAll
+		}
 		if err != nil || d.IsDir() {
 			return nil
 		}
@@ -328,3 +335,6 @@ func walkFiles(sk *Skill) (files []string, more bool) {
 	})
 	return files, more
 }
+
+// maxVisited bounds the entries walkFiles visits.
+const maxVisited = 10 * MaxListedFiles

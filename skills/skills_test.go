@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -243,4 +244,39 @@ func TestReadSkillFileStaysInTheFolder(t *testing.T) {
 func strconvQuote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
+}
+
+// TestSkillFileLinkedOut: a SKILL.md that is a link out of its folder
+// is refused, not read into the model's context.
+func TestSkillFileLinkedOut(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	put(t, outside, map[string]string{"x/SKILL.md": "---\nname: x\ndescription: PRIVATE\n---\n"})
+	if err := os.Mkdir(filepath.Join(dir, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "x", "SKILL.md"), filepath.Join(dir, "x", "SKILL.md")); err != nil {
+		t.Skip("no symlinks:", err)
+	}
+	if set, err := skills.Open([]skills.Source{{Dir: dir}}, skills.Options{}); err == nil {
+		t.Errorf("a SKILL.md linking out was read: %+v", set.Skills())
+	}
+}
+
+// TestLoadSkillListingIsBounded: a folder of many files lists some and
+// says there are more; the walk stops.
+func TestLoadSkillListingIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{"x/SKILL.md": "---\nname: x\ndescription: d\n---\nbody"}
+	for i := range skills.MaxListedFiles + 5 {
+		files[fmt.Sprintf("x/f%04d.md", i)] = ""
+	}
+	put(t, dir, files)
+	set, err := skills.Open([]skills.Source{{Dir: dir, Trusted: true}}, skills.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := call(t, set, nil, "load_skill", `{"name":"x"}`)
+	if n := strings.Count(out, "\n- f"); n != skills.MaxListedFiles || !strings.Contains(out, "and more") {
+		t.Errorf("%d files listed, want %d and a note", n, skills.MaxListedFiles)
+	}
 }
