@@ -157,7 +157,7 @@ func TestHostileSkillFolders(t *testing.T) {
 		{"bad yaml", "---\nname: x\ndescription: [unclosed\n---\n", skills.ErrFormat, "front matter: yaml:"},
 		{"a list, not a mapping", "---\n- a\n---\n", skills.ErrFormat, "want a mapping"},
 		{"no name", "---\ndescription: d\n---\n", skills.ErrFormat, "name is missing"},
-		{"bad name", "---\nname: X_Y\ndescription: d\n---\n", skills.ErrFormat, `name "X_Y"`},
+		{"bad name", "---\nname: x_y\ndescription: d\n---\n", skills.ErrFormat, `name "x_y": want at most 64 lowercase letters`},
 		{"name not the folder's", "---\nname: y\ndescription: d\n---\n", skills.ErrFormat, "folder's name"},
 		{"no description", "---\nname: x\n---\n", skills.ErrFormat, "description is missing"},
 		{"description a map", "---\nname: x\ndescription: {a: b}\n---\n", skills.ErrFormat, "must be a string"},

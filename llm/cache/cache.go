@@ -11,11 +11,12 @@
 //
 // # What is a hit
 //
-// A request's key is the sha256 of its canonical JSON: the provider's
+// A request's key is the sha256 of its canonical form: the provider's
 // name, the model, every message (parts, tool calls and results,
-// signatures), the tools with their schemas, the tool choice, the
-// temperature, the token cap and the response format. Only an exact
-// match hits (whitespace inside JSON values aside): a changed system
+// signatures, images), the tools with their schemas, the tool choice,
+// the temperature, the token cap and the response format, each string
+// with its length. Only an exact match hits (whitespace inside JSON
+// values aside): a changed system
 // prompt, tool schema or temperature is another request. An entry
 // older than Options.TTL is a miss and is dropped. A request whose
 // context carries [Bypass] always goes to the provider (its answer must
@@ -49,12 +50,7 @@ package cache
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"hash"
 	"iter"
 	"sync"
 	"time"
@@ -176,10 +172,7 @@ func bypassed(ctx context.Context) bool { b, _ := ctx.Value(bypassKey{}).(bool);
 
 // Complete answers req from the cache, or from the provider.
 func (c *Cache) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
-	key, err := c.Key(req)
-	if err != nil {
-		return nil, err
-	}
+	key := c.Key(req)
 	if resp, ok := c.lookup(key, req, false, bypassed(ctx)); ok {
 		return resp, nil
 	}
@@ -194,11 +187,7 @@ func (c *Cache) Complete(ctx context.Context, req *llm.Request) (*llm.Response, 
 // provider's answer through, storing it once done.
 func (c *Cache) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
 	return func(yield func(llm.StreamEvent, error) bool) {
-		key, err := c.Key(req)
-		if err != nil {
-			yield(llm.StreamEvent{}, err)
-			return
-		}
+		key := c.Key(req)
 		if resp, ok := c.lookup(key, req, true, bypassed(ctx)); ok {
 			replay(resp, yield)
 			return
@@ -296,38 +285,3 @@ func (c *Cache) put(key string, resp *llm.Response) {
 	defer c.mu.Unlock()
 	c.store.put(key, &stored, c.opts.Now())
 }
-
-// keyVersion changes when the key's layout does, so an old file's
-// entries miss rather than answer another request.
-const keyVersion = "autoagent-cache-v1"
-
-// Key returns the cache key of req: the hex sha256 of its canonical
-// JSON (see the package doc). It fails only for a request that is not
-// JSON (a tool call's arguments that are not).
-func (c *Cache) Key(req *llm.Request) (string, error) {
-	h := hasherPool.Get().(*hasher)
-	defer hasherPool.Put(h)
-	h.h.Reset()
-	h.h.Write([]byte(keyVersion))
-	h.h.Write([]byte{0})
-	h.h.Write([]byte(c.name))
-	h.h.Write([]byte{0})
-	if err := h.enc.Encode(req); err != nil {
-		return "", fmt.Errorf("cache: the request has no canonical form: %w", err)
-	}
-	var sum [sha256.Size]byte
-	return hex.EncodeToString(h.h.Sum(sum[:0])), nil
-}
-
-// hasher is a sha256 with a JSON encoder writing into it.
-type hasher struct {
-	h   hash.Hash
-	enc *json.Encoder
-}
-
-var hasherPool = sync.Pool{New: func() any {
-	h := sha256.New()
-	enc := json.NewEncoder(h)
-	enc.SetEscapeHTML(false)
-	return &hasher{h: h, enc: enc}
-}}

@@ -121,13 +121,7 @@ func TestChangedToolSchemaMisses(t *testing.T) {
 			Tools:    []llm.ToolSpec{{Name: "lookup", Description: "d", InputSchema: json.RawMessage(`{"type":"object","properties":{"id":{"type":"string"}}}`)}},
 		}
 	}
-	key := func(r *llm.Request) string {
-		k, err := c.Key(r)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return k
-	}
+	key := c.Key
 	want := key(base())
 	same := base()
 	same.Tools[0].InputSchema = json.RawMessage("{ \"type\": \"object\",\n \"properties\": {\"id\": {\"type\": \"string\"}}}")
@@ -160,6 +154,15 @@ func TestChangedToolSchemaMisses(t *testing.T) {
 		}
 	}
 
+	// Another provider is another request too.
+	other, err := cache.Open(named{scripted.New(), "other"}, cache.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if other.Key(base()) == want {
+		t.Error("two providers share a key")
+	}
+
 	// Through the provider: the changed schema calls it again.
 	p := scripted.New(scripted.Turn{Text: "one"}, scripted.Turn{Text: "two"})
 	c, err = cache.Open(p, cache.Options{})
@@ -176,6 +179,14 @@ func TestChangedToolSchemaMisses(t *testing.T) {
 		t.Errorf("answers %q %q %q (err %v), %d provider calls; want one one two, 2", r1.Message.Text(), r2.Message.Text(), r3.Message.Text(), err, p.Calls())
 	}
 }
+
+// named is a provider of another name.
+type named struct {
+	llm.Provider
+	name string
+}
+
+func (n named) Name() string { return n.name }
 
 // TestStreamFromCache: a streamed request is answered from the cache as
 // a stream, reasoning, text and tool calls in order, then done.
@@ -251,7 +262,7 @@ func TestTTLAndBypass(t *testing.T) {
 }
 
 func TestBounds(t *testing.T) {
-	p := scripted.New(scripted.Turn{Text: "1"}, scripted.Turn{Text: "2"}, scripted.Turn{Text: "3"}, scripted.Turn{Text: "1 again"})
+	p := scripted.New(scripted.Turn{Text: "1"}, scripted.Turn{Text: "2"}, scripted.Turn{Text: "3"}, scripted.Turn{Text: "fourth"})
 	c, err := cache.Open(p, cache.Options{MaxEntries: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -260,15 +271,15 @@ func TestBounds(t *testing.T) {
 	req := func(s string) *llm.Request { return &llm.Request{Messages: []llm.Message{llm.UserText(s)}} }
 	c.Complete(ctx, req("1"))
 	c.Complete(ctx, req("2"))
-	c.Complete(ctx, req("2")) // 2 is now the most recently used
-	c.Complete(ctx, req("3")) // evicts 1
+	c.Complete(ctx, req("1")) // a hit: 1 is now the most recently used
+	c.Complete(ctx, req("3")) // evicts 2, the least recently used
 	if st := c.Stats(); st.Entries != 2 {
 		t.Errorf("%d entries, want 2", st.Entries)
 	}
-	r, _ := c.Complete(ctx, req("2"))
 	r1, _ := c.Complete(ctx, req("1"))
-	if r.Message.Text() != "2" || r1.Message.Text() != "1 again" || p.Calls() != 4 {
-		t.Errorf("after eviction: %q, %q, %d calls; want 2 (kept), 1 again (evicted), 4", r.Message.Text(), r1.Message.Text(), p.Calls())
+	r2, _ := c.Complete(ctx, req("2"))
+	if r1.Message.Text() != "1" || r2.Message.Text() != "fourth" || p.Calls() != 4 {
+		t.Errorf("after eviction: %q, %q, %d calls; want 1 (kept), a new answer for 2 (evicted), 4", r1.Message.Text(), r2.Message.Text(), p.Calls())
 	}
 
 	// A byte bound: an answer larger than the whole cache is not kept.
