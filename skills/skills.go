@@ -276,7 +276,7 @@ func parse(b []byte) (Skill, error) {
 		return Skill{}, fmt.Errorf("front matter: %w", err)
 	}
 	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return Skill{}, errors.New("front matter: want a mapping with name: and description:")
+		return Skill{}, errors.New("front matter: want a mapping with the keys name and description")
 	}
 	var fm frontMatter
 	for i := 0; i+1 < len(doc.Content[0].Content); i += 2 {
