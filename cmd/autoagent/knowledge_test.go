@@ -204,3 +204,25 @@ func TestRunCacheTwice(t *testing.T) {
 		t.Errorf("--cache-ttl alone: %s", r.stderr)
 	}
 }
+
+// TestKnowledgeFlagsWhereTheyCannotApply: a durable run uses the
+// worker's agent, so --rules, --skills and --cache given to `run
+// --temporal` are refused rather than ignored; eval refuses --cache,
+// which would make its trials replay the first.
+func TestKnowledgeFlagsWhereTheyCannotApply(t *testing.T) {
+	e := newCLIEnv(t)
+	for _, flag := range [][]string{{"--rules", "auto"}, {"--skills", "s"}, {"--trusted-skills", "s"}, {"--cache", "c"}} {
+		r := e.mustRun(2, append([]string{"run", "--temporal", "127.0.0.1:1"}, append(flag, "hi")...)...)
+		if !strings.Contains(r.stderr, flag[0]+" with --temporal") {
+			t.Errorf("run --temporal %s: %s", flag[0], r.stderr)
+		}
+	}
+	cases := filepath.Join(e.root, "cases.jsonl")
+	if err := os.WriteFile(cases, []byte(`{"id":"a","prompt":"hi"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := e.mustRun(2, "eval", cases, "--provider", "scripted", "--cache", "c")
+	if !strings.Contains(r.stderr, "--cache is not for eval") {
+		t.Errorf("eval --cache: %s", r.stderr)
+	}
+}
