@@ -78,6 +78,25 @@ func TestSkillManifestNeedsTrust(t *testing.T) {
 	}
 }
 
+// TestSkillModulesLoadOnce: two sandboxes in one runtime load a skill's
+// modules once (Setup.TakeSkillModules), not twice over one tool name.
+func TestSkillModulesLoadOnce(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("AUTOAGENT_TRUST", filepath.Join(t.TempDir(), "trust.json"))
+	dir, _ := echoSkill(t)
+	var notes strings.Builder
+	rt, err := autoagent.New(ctx, autoagent.Config{LLM: scripted.New(), Skills: []skills.Source{{Dir: dir}},
+		Features: []autoagent.Feature{&sandbox.Sandbox{}, &sandbox.Sandbox{}}, Notes: &notes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rt.Close(ctx)
+	if n := strings.Count(notes.String(), "skill echoer ships tool modules"); n != 1 {
+		t.Errorf("the skill's modules loaded %d times; notes %q", n, notes.String())
+	}
+}
+
 func hasTool(rt *autoagent.Runtime, name string) bool {
 	_, ok := rt.Tools().Get(name)
 	return ok
