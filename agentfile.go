@@ -18,6 +18,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/skills"
 )
 
 // agentFile is the agent file's layout (YAML, or JSON, which YAML reads):
@@ -38,6 +39,26 @@ type agentFile struct {
 	Checkpoint string          `yaml:"checkpoint"`
 	Sessions   string          `yaml:"sessions"`
 	Workspace  *agentWorkspace `yaml:"workspace"`
+	// Rules are rule files; "auto" discovers one (RulesConfig.Discover).
+	Rules []string `yaml:"rules"`
+	// Skills are skill directories (Config.Skills).
+	Skills []agentSkills `yaml:"skills"`
+	// Cache is the response cache (Config.Cache).
+	Cache *agentCache `yaml:"cache"`
+}
+
+// agentCache is the cache key.
+type agentCache struct {
+	File       string        `yaml:"file"`
+	TTL        time.Duration `yaml:"ttl"`
+	MaxEntries int           `yaml:"max_entries"`
+	MaxBytes   int64         `yaml:"max_bytes"`
+}
+
+// agentSkills is one entry of the skills key.
+type agentSkills struct {
+	Dir     string `yaml:"dir"`
+	Trusted bool   `yaml:"trusted"`
 }
 
 // featureKeys are the agent file's keys that name a feature with weight,
@@ -160,6 +181,9 @@ type AgentFile struct {
 //	sessions: sessions.db
 //	code_mode: only                # off|also|only: the model writes programs calling the tools
 //	code_languages: javascript,python # the programs' languages (default javascript)
+//	rules: [auto, team-rules.md]   # rule files before the system prompt; auto: AGENTS.md… found from the working directory
+//	skills: [{dir: skills}, {dir: my-skills, trusted: true}] # SKILL.md folders; untrusted unless marked
+//	cache: {file: responses.cache, ttl: 24h} # answer repeated requests from earlier answers
 //
 // bounds takes every field of loop.Bounds under its JSON name
 // (prune_tool_results_after, prune_batch, max_repeated_tool_calls,
@@ -255,6 +279,16 @@ func (l *fileLoader) load() (Config, string, error) {
 		}
 		cfg.Workspace = WorkspaceConfig{Dir: rel(ws.Dir), ReadExt: ws.ReadExt, WriteExt: ws.WriteExt,
 			MaxFileBytes: ws.MaxFileBytes, MaxTotalBytes: ws.MaxTotalBytes}
+	}
+	cfg.Rules = ParseRules(f.Rules, rel)
+	if c := f.Cache; c != nil {
+		cfg.Cache = &CacheConfig{File: rel(c.File), TTL: c.TTL, MaxEntries: c.MaxEntries, MaxBytes: c.MaxBytes}
+	}
+	for i, sk := range f.Skills {
+		if sk.Dir == "" {
+			return Config{}, "", fmt.Errorf("%w %s: skills[%d]: dir is required (a skill folder, or a folder of them)", ErrAgentFile, path, i)
+		}
+		cfg.Skills = append(cfg.Skills, skills.Source{Dir: rel(sk.Dir), Trusted: sk.Trusted})
 	}
 	for i, k := range l.keys {
 		if top[i+1].IsZero() {

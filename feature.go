@@ -53,7 +53,8 @@ type Setup struct {
 	// Notes receives what the runtime tells a person (never nil).
 	Notes io.Writer
 
-	closers []func(context.Context) error
+	closers      []func(context.Context) error
+	skillModules []SkillModules // TakeSkillModules
 }
 
 // OnClose adds a closer Runtime.Close calls: the features' closers run

@@ -38,6 +38,9 @@ func (cfg Config) Protects() []manifest.Protected {
 	}
 	file(cfg.TraceFile, "the run's trace")
 	file(cfg.RecordFile, "the run's recording, which a replay plays back")
+	if cfg.Cache != nil {
+		file(cfg.Cache.File, "the response cache, whose answers are replayed as the model's own")
+	}
 	if exe, err := os.Executable(); err == nil {
 		file(exe, "the program running the agent")
 	}

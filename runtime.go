@@ -15,12 +15,14 @@ import (
 
 	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/llm/cache"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/memory"
 	"github.com/autoagent-go/autoagent/memory/memtool"
 	"github.com/autoagent-go/autoagent/policy"
 	"github.com/autoagent-go/autoagent/session"
+	"github.com/autoagent-go/autoagent/skills"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 	"github.com/autoagent-go/autoagent/workspace"
@@ -48,6 +50,16 @@ type Config struct {
 	// Bounds are the run's limits (loop's defaults when zero).
 	System string
 	Bounds loop.Bounds
+	// Rules are rule files (AGENTS.md…) put before System: see
+	// RulesConfig. None by default.
+	Rules RulesConfig
+	// Skills are directories of SKILL.md skills the model discloses
+	// through tools (package skills). The WebAssembly modules a skill
+	// ships in its tools/ folder load with the sandbox feature (package
+	// sandbox), pending until approved in its manifest under the user's
+	// trust store; without it, New notes them. A source not Trusted is
+	// untrusted content: it taints the run.
+	Skills []skills.Source
 	// OutputSchema, when set, is the JSON Schema the final answer must
 	// match (loop.Agent.Structured): Result.Structured holds the value.
 	OutputSchema json.RawMessage
@@ -86,6 +98,9 @@ type Config struct {
 	// and journals tool calls to CheckpointFile.journal, for loop's Resume
 	// after an approval pause, a bound or a crash (loop.OpenFileStore).
 	CheckpointFile string
+	// Cache, when set, answers a request the model was sent before from
+	// its earlier answer (package llm/cache): off by default.
+	Cache *CacheConfig
 	// RecordFile, when set, records model responses and tool results
 	// (secrets redacted) for loop's replay.
 	RecordFile string
@@ -148,6 +163,7 @@ type Runtime struct {
 	workspace   *workspace.Workspace
 	workspaces  *workspace.Set                // the run's workspace, and those of fs.workspace grants
 	closers     []func(context.Context) error // the features', last first
+	cache       *cache.Cache
 	notes       io.Writer
 
 	closeOnce sync.Once
@@ -194,12 +210,23 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		tr = trace.New(sinks...)
 		rt.tracer = tr
 	}
+	if model, err = rt.openCache(cfg.Cache, model, tr); err != nil {
+		return nil, err
+	}
 	for _, t := range cfg.Tools {
 		if err := rt.tools.Add(t); err != nil {
 			return nil, fmt.Errorf("%w: Tools: %v", ErrConfig, err)
 		}
 	}
-	protected := cfg.Protects()
+	ruleFiles, rulesText, err := loadRules(cfg.Rules, tr, rt.notes)
+	if err != nil {
+		return nil, err
+	}
+	skillSet, skillsProtected, err := openSkills(cfg)
+	if err != nil {
+		return nil, err
+	}
+	protected := append(append(cfg.Protects(), rulesProtected(ruleFiles)...), skillsProtected...)
 	rt.workspaces = workspace.NewSet(workspace.Options{Tracer: tr, Protected: workspaceProtected(protected)})
 	if wc := cfg.Workspace; wc.Dir != "" {
 		if err := rt.openWorkspace(wc, tr, protected); err != nil {
@@ -209,10 +236,16 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 	if slices.Contains(cfg.Features, nil) {
 		return nil, fmt.Errorf("%w: Features holds a nil feature", ErrConfig)
 	}
+	var skillModules []SkillModules
+	if skillSet != nil {
+		if skillModules, err = rt.offerSkills(skillSet); err != nil {
+			return nil, err
+		}
+	}
 	rt.agent = &loop.Agent{
 		Provider:   model,
 		Tools:      rt.tools,
-		System:     cfg.System,
+		System:     knowledgePrompt(rulesText, skillSet, cfg.System),
 		Model:      cfg.Provider.Model,
 		Bounds:     cfg.Bounds,
 		Tracer:     tr,
@@ -239,7 +272,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		rt.agent.Recorder = rt.recorder
 	}
 	setup := &Setup{Agent: rt.agent, Tools: rt.tools, Provider: model, Model: cfg.Provider.Model,
-		Tracer: tr, Protected: protected, Workspaces: rt.workspaces, Notes: rt.notes}
+		Tracer: tr, Protected: protected, Workspaces: rt.workspaces, Notes: rt.notes, skillModules: skillModules}
 	for _, f := range cfg.Features {
 		err := f.Start(ctx, setup)
 		rt.closers = setup.closers
@@ -247,6 +280,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 			return nil, err
 		}
 	}
+	noteSkillModules(rt.notes, setup.skillModules)
 	if err := rt.openMemory(ctx, cfg.Memory, model); err != nil {
 		return nil, err
 	}
@@ -413,6 +447,9 @@ func (rt *Runtime) Close(ctx context.Context) error {
 		}
 		if rt.workspaces != nil {
 			errs = append(errs, rt.workspaces.Close())
+		}
+		if rt.cache != nil {
+			errs = append(errs, rt.cache.Close())
 		}
 		if rt.tracer != nil {
 			errs = append(errs, rt.tracer.Close())

@@ -163,7 +163,7 @@ func (r *Recorder) start(run *runner) {
 	st.Status = ""
 	if r.redact {
 		for i := range st.Messages {
-			st.Messages[i] = redactMessage(st.Messages[i])
+			st.Messages[i] = trace.RedactMessage(st.Messages[i])
 		}
 	}
 	l := &recordLine{Kind: "run", RunID: st.RunID, Step: st.Step, State: st, Model: run.a.Model, Redacted: r.redact}
@@ -184,7 +184,7 @@ func (r *Recorder) llm(run *runner, step int, req *llm.Request, resp *llm.Respon
 	cp := *resp
 	cp.Message = resp.Message.Clone()
 	if r.redact {
-		cp.Message = redactMessage(cp.Message)
+		cp.Message = trace.RedactMessage(cp.Message)
 	}
 	r.write(&recordLine{Kind: "llm", RunID: run.st.RunID, Step: step, Messages: len(req.Messages),
 		ToolNames: toolNames(req.Tools), MessageDigests: messageDigests(req.Messages, r.redact), Response: &cp})
@@ -219,33 +219,6 @@ func (r *Recorder) end(run *runner, res *Result, err error) {
 	r.write(l)
 }
 
-// redactMessage returns a copy of m with every string redacted. Opaque
-// provider tokens (signatures) are kept: they are not secrets, and some
-// providers require them back unchanged.
-func redactMessage(m llm.Message) llm.Message {
-	out := llm.Message{Role: m.Role, Parts: make([]llm.Part, len(m.Parts))}
-	for i, p := range m.Parts {
-		p.Text = trace.Redact(p.Text)
-		if p.ToolCall != nil {
-			c := *p.ToolCall
-			c.Arguments = trace.RedactJSON(c.Arguments)
-			p.ToolCall = &c
-		}
-		if p.ToolResult != nil {
-			tr := *p.ToolResult
-			tr.Content = trace.Redact(tr.Content)
-			p.ToolResult = &tr
-		}
-		if p.Image != nil && p.Image.URL != "" {
-			img := *p.Image
-			img.URL = trace.Redact(img.URL)
-			p.Image = &img
-		}
-		out.Parts[i] = p
-	}
-	return out
-}
-
 func toolNames(specs []llm.ToolSpec) []string {
 	names := make([]string, len(specs))
 	for i, s := range specs {
@@ -258,7 +231,7 @@ func toolNames(specs []llm.ToolSpec) []string {
 // recording is), so a replay can say which message diverged.
 func messageDigest(m llm.Message, redact bool) string {
 	if redact {
-		m = redactMessage(m)
+		m = trace.RedactMessage(m)
 	}
 	b, _ := json.Marshal(m)
 	sum := sha256.Sum256(b)

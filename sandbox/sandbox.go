@@ -60,6 +60,7 @@ type Sandbox struct {
 	started  bool
 	host     *host.Host
 	dir      *plugindir.Dir
+	skills   []*plugindir.Dir // the skills' tools/ folders
 	programs []ProgramCloser
 	builder  *synth.Builder
 	creator  *synth.CreateTool
@@ -95,9 +96,10 @@ func (s *Sandbox) Protects() []manifest.Protected {
 	return out
 }
 
-// Start makes the host (when a part of the sandbox is set), loads the
-// plugins directory, offers create_tool and code mode, and adds its
-// Close to st. autoagent.New calls it.
+// Start makes the host (when a part of the sandbox is set, or a skill
+// ships modules), loads the plugins directory and the skills' modules
+// (autoagent.Setup.TakeSkillModules), offers create_tool and code mode,
+// and adds its Close to st. autoagent.New calls it.
 func (s *Sandbox) Start(ctx context.Context, st *autoagent.Setup) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -105,12 +107,18 @@ func (s *Sandbox) Start(ctx context.Context, st *autoagent.Setup) error {
 		return ErrStarted
 	}
 	s.started = true
-	if s.Plugins == nil && s.CodeMode.Mode == codemode.Off && s.CreateTool.Budget <= 0 {
+	mods := st.TakeSkillModules()
+	if s.Plugins == nil && s.CodeMode.Mode == codemode.Off && s.CreateTool.Budget <= 0 && len(mods) == 0 {
 		return nil
 	}
 	st.OnClose(s.close)
 	if s.Plugins != nil {
 		if err := s.openPlugins(ctx, st); err != nil {
+			return err
+		}
+	}
+	if len(mods) > 0 {
+		if err := s.openSkillModules(ctx, st, mods); err != nil {
 			return err
 		}
 	}
@@ -181,6 +189,9 @@ func (s *Sandbox) close(ctx context.Context) error {
 	}
 	if s.dir != nil {
 		errs = append(errs, s.dir.Close(ctx))
+	}
+	for _, d := range s.skills {
+		errs = append(errs, d.Close(ctx))
 	}
 	if s.host != nil {
 		errs = append(errs, s.host.Close(ctx))

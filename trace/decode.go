@@ -21,6 +21,8 @@ var decoders = map[Type]func([]byte) (Payload, error){
 
 	LLMRequest:  decodeAs[ModelCall],
 	LLMResponse: decodeAs[ModelCall],
+	CacheHit:    decodeAs[ModelCall],
+	CacheMiss:   decodeAs[ModelCall],
 
 	ToolCallStart:          decodeAs[ToolCall],
 	ToolCallEnd:            decodeAs[ToolCall],

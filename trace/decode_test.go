@@ -133,7 +133,8 @@ func readLines(t *testing.T, name string) []string {
 // wrote it (one 41-field payload struct; written at 42477ed). Read and
 // written again, every line is the same bytes but sandbox_call's (whose
 // numbers, booleans and lists are no longer strings) and an embedder's
-// own event's (its keys now sorted, none lost). testdata/format2.jsonl is
+// own event's (its keys now sorted, none lost). Types added since (the
+// response cache's) are appended as written today. testdata/format2.jsonl is
 // what is written (-update rewrites it).
 func TestReadsFormat1(t *testing.T) {
 	old := readLines(t, "format1.jsonl")

@@ -74,6 +74,18 @@ const (
 	SandboxCall Type = "sandbox_call"
 )
 
+// Response cache events ([ModelCall]), written by llm/cache, which sees
+// no run: they carry no run id or parent. Status is "hit" or "miss";
+// MessageCount, ToolCount and Streaming describe the request.
+const (
+	// CacheHit: a request was answered from the cache, with no provider
+	// call; the token counts are what the replayed answer cost when the
+	// provider gave it: what the hit saved.
+	CacheHit Type = "cache_hit"
+	// CacheMiss: the request went to the provider.
+	CacheMiss Type = "cache_miss"
+)
+
 // Guard, policy and approval events (parent: llm_request of the turn, or
 // the run for a guardrail on the prompt; [Guard]).
 const (

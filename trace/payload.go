@@ -61,10 +61,12 @@ type Run struct {
 	EarlyToolCalls int `json:"early_tool_calls,omitempty"`
 }
 
-// ModelCall is the payload of llm_request and llm_response.
+// ModelCall is the payload of llm_request, llm_response, cache_hit and
+// cache_miss.
 type ModelCall struct {
 	Step int `json:"step,omitempty"`
-	// Status is "error" when the call failed (llm_response).
+	// Status is "error" when the call failed (llm_response), "hit" or
+	// "miss" (cache_hit, cache_miss).
 	Status string `json:"status,omitempty"`
 	// MessageCount, ToolCount and Streaming describe the request
 	// (llm_request).

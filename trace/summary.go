@@ -58,6 +58,14 @@ type Summary struct {
 	Programs        int `json:"programs,omitempty"`
 	ProgramCalls    int `json:"program_calls,omitempty"`
 	MaxProgramCalls int `json:"max_program_calls,omitempty"`
+	// CacheHits counts requests the response cache answered (llm/cache),
+	// CacheMisses those it passed to the provider; SavedInputTokens and
+	// SavedOutputTokens sum what the hits' answers cost when the provider
+	// gave them. A hit is also an llm call, of no tokens.
+	CacheHits         int   `json:"cache_hits,omitempty"`
+	CacheMisses       int   `json:"cache_misses,omitempty"`
+	SavedInputTokens  int64 `json:"saved_input_tokens,omitempty"`
+	SavedOutputTokens int64 `json:"saved_output_tokens,omitempty"`
 	// PrunedChars sums the characters pruned from model views.
 	PrunedChars int `json:"pruned_chars"`
 	// Token counts, summed over model responses; TokensReported is false
@@ -336,6 +344,13 @@ func (s *Summary) add(ev *Event, tools map[string]*ToolStats, seen map[string]bo
 	case ContextPruned:
 		p, _ := ev.Payload.(Memory)
 		s.PrunedChars += p.CharsSaved
+	case CacheHit:
+		p, _ := ev.Payload.(ModelCall)
+		s.CacheHits++
+		s.SavedInputTokens += p.InputTokens
+		s.SavedOutputTokens += p.OutputTokens
+	case CacheMiss:
+		s.CacheMisses++
 	}
 	if refusalTypes[ev.Type] {
 		s.Refusals[string(ev.Type)]++
@@ -361,6 +376,9 @@ func (s *Summary) String() string {
 		fmt.Fprintf(&b, "tokens: %d in (%d cached), %d out, %d total\n", s.InputTokens, s.CachedTokens, s.OutputTokens, s.InputTokens+s.OutputTokens)
 	} else {
 		b.WriteString("tokens: not reported\n")
+	}
+	if s.CacheHits+s.CacheMisses > 0 {
+		fmt.Fprintf(&b, "response cache: %d hits, %d misses   saved: %d in, %d out tokens\n", s.CacheHits, s.CacheMisses, s.SavedInputTokens, s.SavedOutputTokens)
 	}
 	fmt.Fprintf(&b, "tool calls: %d (%d errors, %d infrastructure, %d redundant)", s.ToolCalls, s.ToolErrors, s.InfraErrors, s.RedundantToolCalls)
 	if s.EarlyStarts > 0 {

@@ -20,6 +20,7 @@ import (
 	"github.com/autoagent-go/autoagent/providers/remote"
 	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/session/sqlitestore"
+	"github.com/autoagent-go/autoagent/skills"
 	"github.com/autoagent-go/autoagent/trace"
 	"github.com/autoagent-go/autoagent/trace/otel/otlp"
 	"github.com/autoagent-go/autoagent/workspace"
@@ -76,6 +77,12 @@ type agentFlags struct {
 
 	// The workspace (package workspace).
 	workspace, workspaceReadExt, workspaceWriteExt string
+
+	// What the agent knows (issue 45).
+	rules                 []string
+	skills, trustedSkills []string
+	cache                 string
+	cacheTTL              time.Duration
 }
 
 func (f *agentFlags) register(fs *pflag.FlagSet) {
@@ -122,6 +129,11 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&f.workspaceReadExt, "workspace-read-ext", "", "extensions the workspace's files may be read with, e.g. md,json,log (default: any)")
 	fs.StringVar(&f.workspaceWriteExt, "workspace-write-ext", "", "extensions the workspace's files may be written with, e.g. md (default: any)")
 	fs.StringVar(&f.codeMode, "code-mode", "off", "offer the model run_program, a JavaScript program calling the tools (each call through the same checks and approvals): off|also (beside the tools)|only (instead of them)")
+	fs.StringArrayVar(&f.rules, "rules", nil, "put a rule `FILE` before the system prompt, read as instructions (repeatable); auto: the first of AGENTS.md, .agents/AGENTS.md, CLAUDE.md, .claude/CLAUDE.md from the working directory up to the repository's root (off unless asked: a checkout's file is its authors' instructions)")
+	fs.StringArrayVar(&f.skills, "skills", nil, "offer the model the SKILL.md skills of `DIR` (a skill folder, or a folder of them; repeatable) through list_skills, load_skill and read_skill_file; untrusted: what they say is framed as data and taints the run; their tools/*.wasm modules stay pending until approved")
+	fs.StringArrayVar(&f.trustedSkills, "trusted-skills", nil, "like --skills, for skills you wrote: read as instructions, their descriptions in the system prompt")
+	fs.StringVar(&f.cache, "cache", "", "answer a request the model was sent before, exactly, from its answer kept in `FILE` (secrets redacted), with no provider call; hits and the tokens saved are in the trace (default: no cache; use only a cache file you wrote)")
+	fs.DurationVar(&f.cacheTTL, "cache-ttl", 0, "how long a --cache answer is reused, e.g. 1h (default 24h; -1s: for ever)")
 	fs.StringVar(&f.codeLanguage, "code-language", "javascript", "languages of code mode's programs: javascript, python (needs the Python engine: `make python-engine`, $AUTOAGENT_PY_ENGINE) or javascript,python")
 }
 
@@ -229,7 +241,22 @@ func (f *agentFlags) config(stderr io.Writer) (agentConfig, error) {
 		CheckpointFile: f.checkpoint,
 		Memory:         autoagent.MemoryConfig{Kind: f.memory, Dir: f.memoryDir},
 		Notes:          stderr,
+		Rules:          autoagent.ParseRules(f.rules, func(p string) string { return p }),
 	}}
+	if f.cache != "" {
+		cfg.Cache = &autoagent.CacheConfig{File: f.cache, TTL: f.cacheTTL}
+	} else if f.cacheTTL != 0 {
+		if f.agent == "" {
+			return cfg, usageError(errors.New("--cache-ttl is how long --cache FILE's answers are reused: give --cache FILE"))
+		}
+		cfg.Cache = &autoagent.CacheConfig{TTL: f.cacheTTL} // for the agent file's cache (overrides)
+	}
+	for _, d := range f.trustedSkills {
+		cfg.Skills = append(cfg.Skills, skills.Source{Dir: d, Trusted: true})
+	}
+	for _, d := range f.skills {
+		cfg.Skills = append(cfg.Skills, skills.Source{Dir: d})
+	}
 	if m, err := codemode.ParseMode(f.codeMode); err == nil {
 		cfg.codeMode.Mode = m
 	}
@@ -326,12 +353,35 @@ var overrides = map[string]func(dst, src *agentConfig){
 	"prompt-cache":  func(d, s *agentConfig) { d.Provider.PromptCaching = s.Provider.PromptCaching },
 	"output-schema": func(d, s *agentConfig) { d.OutputSchema = s.OutputSchema },
 	"workspace":     func(d, s *agentConfig) { d.Workspace = s.Workspace },
+	"rules":         func(d, s *agentConfig) { d.Rules = s.Rules },
+	"cache":         func(d, s *agentConfig) { d.Cache = s.Cache },
+	"cache-ttl": func(d, s *agentConfig) {
+		if d.Cache != nil && s.Cache != nil {
+			c := *d.Cache
+			c.TTL = s.Cache.TTL
+			d.Cache = &c
+		}
+	},
+	// Skills given as flags join the file's.
+	"skills":         func(d, s *agentConfig) { d.Skills = append(d.Skills, skillsOf(s.Skills, false)...) },
+	"trusted-skills": func(d, s *agentConfig) { d.Skills = append(d.Skills, skillsOf(s.Skills, true)...) },
 	"workspace-read-ext": func(d, s *agentConfig) {
 		d.Workspace.ReadExt = s.Workspace.ReadExt
 	},
 	"workspace-write-ext": func(d, s *agentConfig) {
 		d.Workspace.WriteExt = s.Workspace.WriteExt
 	},
+}
+
+// skillsOf returns the sources of list whose Trusted is trusted.
+func skillsOf(list []skills.Source, trusted bool) []skills.Source {
+	var out []skills.Source
+	for _, s := range list {
+		if s.Trusted == trusted {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // withAgentFile loads --agent and applies the flags given over it. It

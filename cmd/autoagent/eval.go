@@ -106,6 +106,8 @@ var refusedInEval = map[string]string{
 	"memory-dir":  "memory carries the conversation across runs, and each run must start fresh",
 	"create-tool": "tools written in one run would be offered to the next",
 	"stream":      "runs run at once: there is no one answer to stream",
+	"cache":       "every run after the first would replay the first's answers, so the trials would not be independent",
+	"cache-ttl":   "every run after the first would replay the first's answers, so the trials would not be independent",
 }
 
 func (ef *evalFlags) validate(c *cobra.Command, f *agentFlags, args []string) error {

@@ -49,6 +49,26 @@ func ReadPrefixed(path string, max int64, prefix []byte) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
+	return readOpen(f, path, max, prefix)
+}
+
+// ReadIn is Read of name inside root: a name that leaves root, by ".."
+// or by a symbolic link pointing outside it, is refused (os.Root's
+// error), as is a file that is not regular.
+func ReadIn(root *os.Root, name string, max int64) ([]byte, error) {
+	f, err := root.OpenFile(name, os.O_RDONLY|oNonblock, 0)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOpen(f, name); err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readOpen(f, name, max, nil)
+}
+
+// readOpen reads the regular file f, opened from path, as ReadPrefixed.
+func readOpen(f *os.File, path string, max int64, prefix []byte) ([]byte, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
@@ -99,24 +119,33 @@ func Open(path string) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(fi.Mode()))}
-	}
-	if name := pseudoFS(f); name != "" {
-		f.Close()
-		return nil, &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (a file of %s)", ErrNotRegular, name)}
-	}
-	if err := clearNonblock(f); err != nil {
-		f.Close()
+	if err := checkOpen(f, path); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// checkOpen closes f and fails unless it is a regular file of no pseudo
+// file system; it makes f's reads blocking again.
+func checkOpen(f *os.File, path string) error {
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (%s)", ErrNotRegular, Kind(fi.Mode()))}
+	}
+	if name := pseudoFS(f); name != "" {
+		f.Close()
+		return &fs.PathError{Op: "open", Path: path, Err: fmt.Errorf("%w (a file of %s)", ErrNotRegular, name)}
+	}
+	if err := clearNonblock(f); err != nil {
+		f.Close()
+		return err
+	}
+	return nil
 }
 
 // Kind names a file mode's type for messages: "a FIFO", "a directory".
