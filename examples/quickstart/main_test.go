@@ -31,7 +31,8 @@ func TestQuickstartOffline(t *testing.T) {
 // that pulls in the WASM host, MCP, a database, RPC or an exporter again
 // crosses them. Measured for issue 42 (linux/amd64, go1.26.8): 558
 // packages and 40.8 MiB at first; 343 and 21.8 MiB with the sandbox and
-// MCP in the root; 234 and 12.1 MiB (12.7 MB) without them.
+// MCP in the root; 234 and 12.1 MiB (12.7 MB) without them; 239 and 12.6 MiB
+// (13.2 MB) with rule files, skills and the response cache (issue 45).
 //
 // The floor is 222 packages: the loop with the providers by name (go list
 // -deps ./loop ./providers/catalog), of which net/http alone is 185. No
@@ -40,7 +41,7 @@ func TestQuickstartOffline(t *testing.T) {
 // (policy, memory tools, sessions, workspace, manifest, the agent file's
 // YAML) add 10 more.
 const (
-	maxPackages = 240
+	maxPackages = 250
 	maxBytes    = 14 << 20 // 14.7 MB, under the issue's 15 MB
 )
 
