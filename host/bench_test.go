@@ -142,13 +142,34 @@ func BenchmarkGuestRun(b *testing.B) {
 }
 
 // BenchmarkCallFresh: a new instance per call, instantiated by the caller
-// (no pool).
+// (no pool). An instance starts from the module's snapshot where it has
+// one: the C guest's; the Go guest's only with Module.SharedSeeds (its
+// runtime draws randomness as it starts), Go/SharedSeeds. The
+// Initialise variants run the initialisers in every instance, as the
+// host did before snapshots.
 func BenchmarkCallFresh(b *testing.B) {
-	for _, g := range guests {
+	for _, g := range []struct {
+		name, file string
+		m          Module
+		noSnap     bool
+	}{
+		{"C", "echo.wasm", Module{}, false},
+		{"Go", "goecho.wasm", Module{}, false},
+		{"Go/SharedSeeds", "goecho.wasm", Module{SharedSeeds: true}, false},
+		{"C/Initialise", "echo.wasm", Module{}, true},
+		{"Go/Initialise", "goecho.wasm", Module{}, true},
+	} {
 		b.Run(g.name, func(b *testing.B) {
 			h := benchHost(b, Options{PoolSize: -1})
-			l := benchLoad(b, h, g.file, Module{})
+			h.opts.noSnapshots = g.noSnap
+			l := benchLoad(b, h, g.file, g.m)
 			benchCall(b, l, "echo", benchArgs(100))
+			if on, want := l.snaps.snap.Load() != nil, !g.noSnap && g.name != "Go"; on != want {
+				b.Fatalf("snapshot taken: %v, want %v (%s)", on, want, l.snaps.refused)
+			}
+			if s := l.snaps.snap.Load(); s != nil {
+				b.Logf("snapshot %d + %d bytes", len(s.mem), len(s.kmem))
+			}
 		})
 	}
 }

@@ -109,6 +109,9 @@ type instance struct {
 	// describing is set while the instance serves a describe, which
 	// runs with no capabilities.
 	describing bool
+	// drewRandom is set once the guest read randomness (granted or not):
+	// a snapshot of its initialisers' state would share what they drew.
+	drewRandom bool
 
 	// call is the state of the call in progress, reset by begin.
 	call callState
@@ -215,14 +218,29 @@ func (inst *instance) instantiate(rc *runContext, describing bool) error {
 	h := l.h
 	cfg := l.moduleConfig(inst, describing)
 	var ictx context.Context = rc
-	if l.entry.kernel || l.exportTools {
-		kctx := experimental.WithMemoryAllocator(ictx, memoryAllocator{inst, true})
+	// A describing instance runs with no capabilities, the snapshot was
+	// taken under the module's: it runs its initialisers.
+	var snap *snapshot
+	if !describing && l.snapshotsOn() {
+		snap = l.snaps.snap.Load()
+	}
+	if l.needsKernel() {
+		a := memoryAllocator{inst: inst, kernel: true}
+		if snap != nil {
+			a.restored = len(snap.kmem)
+		}
+		kctx := experimental.WithMemoryAllocator(ictx, a)
 		g := l.entry.gen
 		kmod, err := g.rt.InstantiateModule(kctx, g.kernel.mod, g.kernel.config)
 		if err != nil {
 			return inst.classify(rc, fmt.Errorf("instantiating the Extism kernel: %w", err))
 		}
 		inst.k.Init(kmod, h.kernel.layout, l.limits.Output)
+		if snap != nil {
+			if err := restore(kmod, inst.kmem, snap.kmem, h.kernel.globals, snap.kglobals); err != nil {
+				return inst.classify(rc, err)
+			}
+		}
 		if h.opts.deadlines == deadlineInterrupt {
 			if err := setStack(kmod, kernelStack); err != nil {
 				return inst.classify(rc, err)
@@ -249,7 +267,11 @@ func (inst *instance) instantiate(rc *runContext, describing bool) error {
 			return nil
 		})
 	}
-	ictx = experimental.WithMemoryAllocator(ictx, memoryAllocator{inst, false})
+	a := memoryAllocator{inst: inst}
+	if snap != nil {
+		a.restored = len(snap.mem)
+	}
+	ictx = experimental.WithMemoryAllocator(ictx, a)
 	if err := h.ensureWASI(l.entry.gen); err != nil {
 		return err
 	}
@@ -263,8 +285,18 @@ func (inst *instance) instantiate(rc *runContext, describing bool) error {
 			return inst.classify(rc, err)
 		}
 	}
-	if err := inst.initialise(ictx); err != nil {
-		return inst.classify(rc, fmt.Errorf("initialising: %w", err))
+	switch {
+	case snap != nil:
+		if err := restore(mod, inst.linear, snap.mem, l.entry.snapGlobals, snap.globals); err != nil {
+			return inst.classify(rc, err)
+		}
+	default:
+		if err := inst.initialise(ictx); err != nil {
+			return inst.classify(rc, fmt.Errorf("initialising: %w", err))
+		}
+		if !describing && l.snapshotsOn() {
+			inst.takeSnapshot()
+		}
 	}
 	// The next instance's memory starts as large as this one's after its
 	// start-up, so a Go guest's runtime does not copy its heap as it grows.
@@ -548,6 +580,7 @@ func (l *Loaded) moduleConfig(inst *instance, describing bool) wazero.ModuleConf
 	// tool minting tokens or nonces the same ones on every call.
 	random := l.has["random"]
 	return cfg.WithRandSource(readerFunc(func(p []byte) (int, error) {
+		inst.drewRandom = true
 		inst.call.randUsed = inst.call.randUsed || random
 		return inst.readRandom(p)
 	}))

@@ -1,0 +1,115 @@
+/* snapsecret: a guest that keeps each caller's secret in every kind of
+ * state an instance has, for the host's snapshot tests (snapshot_test.go).
+ * Its initialiser (a constructor: __wasm_call_ctors) leaves a known state:
+ * "init" in memory, the global set to INIT, the table entry of `clean`
+ * unchanged, and the config value "mode" read into memory (a state that
+ * depends on the module's grants).
+ *   probe   reports the state it finds, then writes the call's "secret"
+ *           into memory, the global (its first 8 bytes) and the table
+ *           (the entry of `clean` then holds `marked`)
+ *   grow    grows the memory by "pages" pages; reports the old size or -1
+ * With config "trap" set, the initialiser traps. */
+#include "guest.h"
+
+void global_set(u64);
+u64 global_get(void);
+void table_copy(u32 dst, u32 src);
+
+#define INIT 0x54494e49ULL /* "INIT" */
+
+static const char describe_doc[] =
+	"{\"tools\":["
+	"{\"name\":\"probe\",\"description\":\"Reports and then keeps the secret.\","
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"secret\":{\"type\":\"string\"}}}},"
+	"{\"name\":\"grow\",\"description\":\"Grows the memory.\","
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"pages\":{\"type\":\"integer\",\"minimum\":0}}}}"
+	"]}";
+
+static char stash[256];
+static char initmark[8];
+static char mode[32];
+
+static int clean(void) { return 'n'; }
+static int marked(void) { return 'T'; }
+typedef int (*fn)(void);
+/* volatile: the table indices must be read at run time, so the
+ * call goes through the table. */
+static fn volatile clean_p = clean, marked_p = marked;
+
+__attribute__((constructor)) static void init(void) {
+	memcpy(initmark, "init", 5);
+	global_set(INIT);
+	u64 off = extism_config_get(block("trap", 4));
+	if (off) __builtin_trap();
+	off = extism_config_get(block("mode", 4));
+	if (off) {
+		usize n;
+		char *v = unblock(off, &n);
+		memcpy(mode, v, n < sizeof mode - 1 ? n : sizeof mode - 1);
+	}
+}
+
+EXPORT("describe") int describe(void) {
+	output_str(describe_doc);
+	return 0;
+}
+
+static void put8(buf *b, u64 v) {
+	char s[9];
+	memcpy(s, &v, 8);
+	s[8] = 0;
+	for (int i = 0; i < 8; i++)
+		if (s[i] < 32 || s[i] > 126) s[i] = '.';
+	put(b, s, 8);
+}
+
+static int probe(const char *in) {
+	buf b = {0};
+	puts_(&b, "{\"content\":[{\"type\":\"text\",\"text\":\"state\"}],\"structuredContent\":{\"stash\":\"");
+	puts_(&b, stash);
+	puts_(&b, "\",\"global\":\"");
+	put8(&b, global_get());
+	puts_(&b, "\",\"table\":\"");
+	char t = (char)clean_p();
+	put(&b, &t, 1);
+	puts_(&b, "\",\"init\":\"");
+	puts_(&b, initmark);
+	puts_(&b, "\",\"mode\":\"");
+	puts_(&b, mode);
+	puts_(&b, "\"}}");
+	output(b.p, b.n);
+
+	char secret[200];
+	usize n = str(in, "secret", secret, sizeof secret);
+	if (n) {
+		memcpy(stash, secret, n);
+		stash[n] = 0;
+		u64 g = 0;
+		memcpy(&g, secret, n < 8 ? n : 8);
+		global_set(g);
+		table_copy((u32)(usize)clean_p, (u32)(usize)marked_p);
+	}
+	return 0;
+}
+
+static int grow(const char *in) {
+	u64 pages = num(in, "pages", 0);
+	long old = (long)__builtin_wasm_memory_grow(0, (usize)pages);
+	buf b = {0};
+	puts_(&b, "{\"content\":[{\"type\":\"text\",\"text\":\"grown\"}],\"structuredContent\":{\"old\":");
+	if (old < 0) puts_(&b, "-1");
+	else putu(&b, (u64)old);
+	puts_(&b, "}}");
+	output(b.p, b.n);
+	return 0;
+}
+
+EXPORT("call") int call(void) {
+	usize n;
+	char *in = input(&n);
+	char name[64];
+	str(in, "name", name, sizeof name);
+	if (eq(name, "probe")) return probe(in);
+	if (eq(name, "grow")) return grow(in);
+	return fail("unknown tool");
+}
