@@ -66,7 +66,7 @@ type compiledEntry struct {
 	snapGlobals []string
 	snapSafe    bool
 	err         error
-	refs  int
+	refs        int
 }
 
 // compile returns the compiled module for b, compiling it once per sha256

@@ -70,7 +70,7 @@ func (h *Host) newKernelRuntime(ctx context.Context, g *runtimeGen) (*kernelRunt
 		mod: mod,
 		// The kernel never reads randomness: a fixed source spares wazero
 		// seeding a generator for every instance.
-		config: wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(zeroReader{}),
+		config:   wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(zeroReader{}),
 		funcs:    map[string]api.FunctionDefinition{},
 		globals:  globals,
 		snapSafe: safe,

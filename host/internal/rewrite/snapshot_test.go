@@ -58,8 +58,8 @@ func snapModule(bodies [][]byte, start, elem int, exports map[string]byte, refGl
 var (
 	nop          = []byte{}
 	tableSet     = []byte{0x41, 0, 0xd0, 0x70, 0x26, 0} // table.set 0 (ref.null func)
-	callIndirect = []byte{0x41, 0, 0x11, 0, 0}           // call_indirect (type 0) of entry 0
-	dataDrop     = []byte{0xfc, 13, 0}                   // elem.drop 0
+	callIndirect = []byte{0x41, 0, 0x11, 0, 0}          // call_indirect (type 0) of entry 0
+	dataDrop     = []byte{0xfc, 13, 0}                  // elem.drop 0
 )
 
 func callOf(f byte) []byte { return []byte{0x10, f} }
