@@ -109,9 +109,10 @@ type instance struct {
 	// describing is set while the instance serves a describe, which
 	// runs with no capabilities.
 	describing bool
-	// drewRandom is set once the guest read randomness (granted or not):
-	// a snapshot of its initialisers' state would share what they drew.
-	drewRandom bool
+	// readEntropy is set once the guest read the real clock or
+	// randomness (granted or not): a snapshot of its initialisers' state
+	// would share a seed they drew from either.
+	readEntropy bool
 
 	// call is the state of the call in progress, reset by begin.
 	call callState
@@ -572,7 +573,10 @@ func (l *Loaded) moduleConfig(inst *instance, describing bool) wazero.ModuleConf
 	// caches slow), to the microsecond with it.
 	fine := l.has["clock"]
 	res := clockResolution(fine)
-	wall, mono := realClocks(res, func() { inst.call.clockUsed = inst.call.clockUsed || fine })
+	wall, mono := realClocks(res, func() {
+		inst.readEntropy = true
+		inst.call.clockUsed = inst.call.clockUsed || fine
+	})
 	cfg = cfg.WithWalltime(wall, sys.ClockResolution(res)).
 		WithNanotime(mono, sys.ClockResolution(res)).
 		WithNanosleep(inst.sleep)
@@ -580,7 +584,7 @@ func (l *Loaded) moduleConfig(inst *instance, describing bool) wazero.ModuleConf
 	// tool minting tokens or nonces the same ones on every call.
 	random := l.has["random"]
 	return cfg.WithRandSource(readerFunc(func(p []byte) (int, error) {
-		inst.drewRandom = true
+		inst.readEntropy = true
 		inst.call.randUsed = inst.call.randUsed || random
 		return inst.readRandom(p)
 	}))

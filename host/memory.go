@@ -214,7 +214,8 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 		copy(nb, m.buf)
 		m.buf = nb
 	}
-	m.prefault(old)
+	// Below restored the snapshot's copy, in Go too, writes every page.
+	m.prefault(max(old, m.restored))
 	inst.notePeak()
 	return m.buf
 }

@@ -64,13 +64,15 @@ type Module struct {
 	// calls and returns the same result.
 	Deterministic bool
 	// SharedSeeds lets the module's instances start from one snapshot
-	// even though its initialisers drew randomness: every instance then
-	// shares what they derived from it. For a Go guest that is the
-	// runtime's hash seed and the state of math/rand's default generator,
-	// which then gives the same numbers in every call (crypto/rand reads
-	// the system's generator at every call and is unaffected). Without
-	// it such a module runs its initialisers in every instance. See
-	// RATIONALE.md "Why are snapshots safe, and when are they not used?".
+	// even though its initialisers read the clock or randomness: every
+	// instance then shares what they derived from them. For a Go guest
+	// (whose runtime reads both as it starts) that is the runtime's hash
+	// seed and the state of math/rand's default generator, which then
+	// gives the same numbers in every call; crypto/rand reads the
+	// system's generator at every call and is unaffected, and the clock
+	// reads the time at every call. Without it such a module runs its
+	// initialisers in every instance. See RATIONALE.md "Why are snapshots
+	// safe, and when are they not used?".
 	SharedSeeds bool
 }
 

@@ -28,21 +28,29 @@ type snapshots struct {
 	mu   sync.Mutex
 	// refused says why the Loaded gets no snapshot ("" until then): the
 	// first instance's initialisers did something a copy of its memory
-	// would not repeat.
+	// would not repeat, or read the clock or randomness.
 	refused string
 	// sharedSeeds: Module.SharedSeeds.
 	sharedSeeds bool
 }
 
 // snapshotsOn reports whether the Loaded's instances may start from a
-// snapshot at all: the rewrite found it safe for the module (and the
-// kernel), the host interrupts guests (only then is the module rewritten),
-// and its clock and randomness are real ones.
+// snapshot at all: the module has initialisers (without, a new instance
+// is its snapshot already, and copying costs more than nothing), the
+// rewrite found it safe for the module (and the kernel), the host
+// interrupts guests (only then is the module rewritten), and its clock
+// and randomness are real ones.
 func (l *Loaded) snapshotsOn() bool {
 	h := l.h
-	return !h.opts.noSnapshots && h.opts.deadlines == deadlineInterrupt &&
+	return !h.opts.noSnapshots && l.hasInits() && h.opts.deadlines == deadlineInterrupt &&
 		l.entry.snapSafe && (!l.needsKernel() || h.kernel.snapSafe) &&
 		!h.opts.Deterministic && !l.deterministic && l.single == nil
+}
+
+// hasInits reports whether initialise runs anything for the Loaded.
+func (l *Loaded) hasInits() bool {
+	in := l.entry.inits
+	return in.start || ((l.entry.abi == ABIExtism || l.extismInit) && (in.runtime != "" || in.hsInit))
 }
 
 // needsKernel reports whether the Loaded's instances get an Extism kernel.
@@ -51,15 +59,16 @@ func (l *Loaded) needsKernel() bool { return l.entry.kernel || l.exportTools }
 // whyNoSnapshot returns why the state inst's initialisers left may not
 // serve as the Loaded's snapshot, "" when it may: they left something
 // outside the module's memories and globals (an open file, output, a
-// variable, a capability used), or drew randomness that every instance
-// would then share (unless the module allows it: Module.SharedSeeds).
+// variable, a capability used), or read the clock or randomness, whose
+// values every instance would then share (unless the module allows it:
+// Module.SharedSeeds), as a generator seeded from either would.
 func (inst *instance) whyNoSnapshot() string {
 	c := &inst.call
 	switch {
 	case inst.interrupted || inst.stopRequested.Load():
 		return "its initialisers were interrupted"
-	case inst.drewRandom && !inst.l.snaps.sharedSeeds:
-		return "its initialisers drew randomness, which every instance would share (Module.SharedSeeds allows it)"
+	case inst.readEntropy && !inst.l.snaps.sharedSeeds:
+		return "its initialisers read the clock or randomness, whose values every instance would share (Module.SharedSeeds allows it)"
 	case inst.fs.Open.Load() != 0:
 		return "its initialisers left files open"
 	case len(inst.stdout.buf) != 0 || len(inst.stderr.buf) != 0 || c.logs != 0:

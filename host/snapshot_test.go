@@ -232,3 +232,47 @@ func TestSnapshotRandomness(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshotNotTakenAfterTheClock: an initialiser that read the clock
+// (as one seeding a generator from it would) gives no snapshot by
+// default, and one with Module.SharedSeeds.
+func TestSnapshotNotTakenAfterTheClock(t *testing.T) {
+	t.Parallel()
+	for _, shared := range []bool{false, true} {
+		h, _ := newTestHost(t, Options{PoolSize: -1})
+		l := load(t, h, "snapsecret.wasm", Module{Config: map[string]string{"clock": "1"}, SharedSeeds: shared})
+		for range 2 {
+			if got := probe(t, l, "s"); got != pristine {
+				t.Errorf("found %+v, want %+v", got, pristine)
+			}
+		}
+		if got := l.snaps.snap.Load() != nil; got != shared {
+			t.Errorf("SharedSeeds %v: snapshot taken %v (refused: %q)", shared, got, l.snaps.refused)
+		}
+		if !shared && !strings.Contains(l.snaps.refused, "clock") {
+			t.Errorf("refused for %q, want the clock", l.snaps.refused)
+		}
+	}
+}
+
+// TestSnapshotConcurrentFirstCalls: many first calls at once each make
+// an instance and run the initialisers; one of them gives the snapshot,
+// which holds none of their arguments, and every call finds the
+// initialiser's state.
+func TestSnapshotConcurrentFirstCalls(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{PoolSize: -1})
+	l := load(t, h, "snapsecret.wasm", Module{})
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			if got := probe(t, l, fmt.Sprintf("racing-secret-%d", i)); got != pristine {
+				t.Errorf("found %+v, want %+v", got, pristine)
+			}
+		})
+	}
+	wg.Wait()
+	if snapshotOf(t, l).holds("racing-secret-") {
+		t.Error("a call's argument reached the snapshot")
+	}
+}

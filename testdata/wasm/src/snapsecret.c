@@ -8,8 +8,12 @@
  *           into memory, the global (its first 8 bytes) and the table
  *           (the entry of `clean` then holds `marked`)
  *   grow    grows the memory by "pages" pages; reports the old size or -1
- * With config "trap" set, the initialiser traps. */
+ * With config "trap" set, the initialiser traps; with "clock" set, it
+ * reads the clock (as a generator seeded from it would). */
 #include "guest.h"
+
+__attribute__((import_module("wasi_snapshot_preview1"), import_name("clock_time_get")))
+u32 clock_time_get(u32 id, u64 precision, u64 *out);
 
 void global_set(u64);
 u64 global_get(void);
@@ -41,6 +45,11 @@ __attribute__((constructor)) static void init(void) {
 	global_set(INIT);
 	u64 off = extism_config_get(block("trap", 4));
 	if (off) __builtin_trap();
+	if (extism_config_get(block("clock", 5))) {
+		u64 now = 0;
+		clock_time_get(0, 1, &now);
+		global_set(now ? INIT : 0);
+	}
 	off = extism_config_get(block("mode", 4));
 	if (off) {
 		usize n;
