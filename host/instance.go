@@ -292,11 +292,12 @@ func (inst *instance) instantiate(rc *runContext, describing bool) error {
 			return inst.classify(rc, err)
 		}
 	default:
+		lookups := inst.fs.Lookups.Load() // the runtime opens the mounts
 		if err := inst.initialise(ictx); err != nil {
 			return inst.classify(rc, fmt.Errorf("initialising: %w", err))
 		}
 		if !describing && l.snapshotsOn() {
-			inst.takeSnapshot()
+			inst.takeSnapshot(inst.fs.Lookups.Load() != lookups)
 		}
 	}
 	// The next instance's memory starts as large as this one's after its

@@ -59,12 +59,15 @@ func (l *Loaded) needsKernel() bool { return l.entry.kernel || l.exportTools }
 // whyNoSnapshot returns why the state inst's initialisers left may not
 // serve as the Loaded's snapshot, "" when it may: they left something
 // outside the module's memories and globals (an open file, output, a
-// variable, a capability used), or read the clock or randomness, whose
+// variable, a capability used), read the file system (readFS: the
+// snapshot would keep what they read), or read the clock or randomness, whose
 // values every instance would then share (unless the module allows it:
 // Module.SharedSeeds), as a generator seeded from either would.
-func (inst *instance) whyNoSnapshot() string {
+func (inst *instance) whyNoSnapshot(readFS bool) string {
 	c := &inst.call
 	switch {
+	case readFS:
+		return "its initialisers read the file system, which may change"
 	case inst.interrupted || inst.stopRequested.Load():
 		return "its initialisers were interrupted"
 	case inst.readEntropy && !inst.l.snaps.sharedSeeds:
@@ -85,7 +88,7 @@ func (inst *instance) whyNoSnapshot() string {
 // before any call, the Loaded's snapshot, unless there is one already or
 // the state may not serve (whyNoSnapshot). Its cost (a copy of the
 // memories) is paid once per Loaded.
-func (inst *instance) takeSnapshot() {
+func (inst *instance) takeSnapshot(readFS bool) {
 	l := inst.l
 	s := &l.snaps
 	if s.snap.Load() != nil {
@@ -96,7 +99,7 @@ func (inst *instance) takeSnapshot() {
 	if s.snap.Load() != nil || s.refused != "" {
 		return
 	}
-	if why := inst.whyNoSnapshot(); why != "" {
+	if why := inst.whyNoSnapshot(readFS); why != "" {
 		s.refused = why
 		if lg := l.h.opts.Logger; lg != nil {
 			lg.Debug("no snapshot: each instance runs the module's initialisers", "module", l.name, "reason", why)

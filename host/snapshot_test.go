@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -274,5 +276,27 @@ func TestSnapshotConcurrentFirstCalls(t *testing.T) {
 	wg.Wait()
 	if snapshotOf(t, l).holds("racing-secret-") {
 		t.Error("a call's argument reached the snapshot")
+	}
+}
+
+// TestSnapshotNotTakenAfterTheFileSystem: an initialiser that looked a
+// file up under its fs grant gives no snapshot, which would keep what it
+// found then: each instance looks again, and sees the file appear.
+func TestSnapshotNotTakenAfterTheFileSystem(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	h, _ := newTestHost(t, Options{PoolSize: -1})
+	l := load(t, h, "snapsecret.wasm", Module{Grants: grants(t, "fs.read:"+dir), Config: map[string]string{"file": "later.txt"}})
+	if got := probe(t, l, "s"); got.Mode != "" {
+		t.Fatalf("mode %q before the file exists", got.Mode)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "later.txt"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got := probe(t, l, "s"); got.Mode != "file" {
+		t.Errorf("mode %q after the file appeared, want file", got.Mode)
+	}
+	if l.snaps.snap.Load() != nil || !strings.Contains(l.snaps.refused, "file system") {
+		t.Errorf("snapshot taken %v, refused %q", l.snaps.snap.Load() != nil, l.snaps.refused)
 	}
 }

@@ -9,11 +9,16 @@
  *           (the entry of `clean` then holds `marked`)
  *   grow    grows the memory by "pages" pages; reports the old size or -1
  * With config "trap" set, the initialiser traps; with "clock" set, it
- * reads the clock (as a generator seeded from it would). */
+ * reads the clock (as a generator seeded from it would); with "file" set,
+ * it looks that path up in its first mount (fd 3) and keeps whether it
+ * exists. */
 #include "guest.h"
 
 __attribute__((import_module("wasi_snapshot_preview1"), import_name("clock_time_get")))
 u32 clock_time_get(u32 id, u64 precision, u64 *out);
+
+__attribute__((import_module("wasi_snapshot_preview1"), import_name("path_filestat_get")))
+u32 path_filestat_get(u32 fd, u32 flags, const char *path, usize len, void *out);
 
 void global_set(u64);
 u64 global_get(void);
@@ -49,6 +54,13 @@ __attribute__((constructor)) static void init(void) {
 		u64 now = 0;
 		clock_time_get(0, 1, &now);
 		global_set(now ? INIT : 0);
+	}
+	off = extism_config_get(block("file", 4));
+	if (off) {
+		usize n;
+		char *p = unblock(off, &n);
+		static u64 stat[8];
+		if (path_filestat_get(3, 0, p, n, stat) == 0) memcpy(mode, "file", 5);
 	}
 	off = extism_config_get(block("mode", 4));
 	if (off) {
