@@ -112,6 +112,29 @@ func TestSnapshotIsolation(t *testing.T) {
 	}
 }
 
+// TestSnapshotGrownMemoryIsZero: memory an instance grows past its
+// snapshot's size is zero, though the pages may have served an earlier
+// instance that filled them with its caller's secret (the spares: the
+// copy of the snapshot covers only the snapshot's size).
+func TestSnapshotGrownMemoryIsZero(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{PoolSize: -1})
+	l := load(t, h, "snapsecret.wasm", Module{})
+	for i := range 20 {
+		res := call(t, l, "grow", fmt.Sprintf(`{"pages":4,"fill":"grown-secret-%d"}`, i))
+		var got struct{ Old, Dirty int64 }
+		if err := json.Unmarshal(res.StructuredContent, &got); res.IsError || err != nil {
+			t.Fatalf("grow: %+v %v", res, err)
+		}
+		if got.Dirty != 0 {
+			t.Fatalf("call %d: %d bytes of the grown memory were not zero", i, got.Dirty)
+		}
+		if i > 0 && got.Old<<16 != int64(len(snapshotOf(t, l).mem)) {
+			t.Errorf("call %d: the instance started with %d pages", i, got.Old)
+		}
+	}
+}
+
 // TestSnapshotMemoryLimit: an instance restored from a snapshot has the
 // memory its initialisers grew to, charged to the module's memory limit
 // as when they run; growing past the limit is refused, growing within it
@@ -140,7 +163,7 @@ func TestSnapshotMemoryLimit(t *testing.T) {
 		}
 		peaks[noSnap] = rec.last(t).MemoryPeak
 		res = call(t, l, "grow", fmt.Sprintf(`{"pages":%d}`, limit>>16-have-1))
-		if res.IsError || !strings.Contains(string(res.StructuredContent), fmt.Sprintf(`{"old":%d}`, have)) {
+		if res.IsError || !strings.Contains(string(res.StructuredContent), fmt.Sprintf(`{"old":%d,`, have)) {
 			t.Errorf("growing to a page under the limit: %+v", res)
 		}
 		res = call(t, l, "grow", fmt.Sprintf(`{"pages":%d}`, limit>>16-have+1))

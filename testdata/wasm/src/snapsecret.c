@@ -7,7 +7,9 @@
  *   probe   reports the state it finds, then writes the call's "secret"
  *           into memory, the global (its first 8 bytes) and the table
  *           (the entry of `clean` then holds `marked`)
- *   grow    grows the memory by "pages" pages; reports the old size or -1
+ *   grow    grows the memory by "pages" pages; reports the old size (or
+ *           -1) and how many bytes of the new pages were not zero, then
+ *           fills them with "fill" (another caller's secret)
  * With config "trap" set, the initialiser traps; with "clock" set, it
  * reads the clock (as a generator seeded from it would); with "file" set,
  * it looks that path up in its first mount (fd 3) and keeps whether it
@@ -31,7 +33,7 @@ static const char describe_doc[] =
 	"{\"name\":\"probe\",\"description\":\"Reports and then keeps the secret.\","
 	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"secret\":{\"type\":\"string\"}}}},"
 	"{\"name\":\"grow\",\"description\":\"Grows the memory.\","
-	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"pages\":{\"type\":\"integer\",\"minimum\":0}}}}"
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"pages\":{\"type\":\"integer\",\"minimum\":0},\"fill\":{\"type\":\"string\"}}}}"
 	"]}";
 
 static char stash[256];
@@ -115,11 +117,22 @@ static int probe(const char *in) {
 
 static int grow(const char *in) {
 	u64 pages = num(in, "pages", 0);
+	char fill[64];
+	usize fn = str(in, "fill", fill, sizeof fill);
 	long old = (long)__builtin_wasm_memory_grow(0, (usize)pages);
+	u64 dirty = 0;
+	if (old >= 0) {
+		unsigned char *p = (unsigned char *)((usize)old * 65536);
+		usize n = (usize)pages * 65536;
+		for (usize i = 0; i < n; i++) dirty += p[i] != 0;
+		for (usize i = 0; fn && i < n; i++) p[i] = (unsigned char)fill[i % fn];
+	}
 	buf b = {0};
 	puts_(&b, "{\"content\":[{\"type\":\"text\",\"text\":\"grown\"}],\"structuredContent\":{\"old\":");
 	if (old < 0) puts_(&b, "-1");
 	else putu(&b, (u64)old);
+	puts_(&b, ",\"dirty\":");
+	putu(&b, dirty);
 	puts_(&b, "}}");
 	output(b.p, b.n);
 	return 0;
