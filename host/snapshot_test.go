@@ -20,8 +20,8 @@ type probeState struct {
 
 // pristine is the state snapsecret's initialiser leaves: nothing in the
 // stash, the global at "INIT", the table entry unchanged ("n"), the
-// initialiser's mark in memory.
-var pristine = probeState{Global: "INIT....", Table: "n", Init: "init"}
+// initialiser's marks in memory and in the pages it grew.
+var pristine = probeState{Global: "INIT....", Table: "n", Init: "initheap"}
 
 func probe(t testing.TB, l *Loaded, secret string) probeState {
 	t.Helper()
@@ -182,11 +182,18 @@ func TestSnapshotMemoryLimit(t *testing.T) {
 // TestSnapshotPerLoad: snapsecret's initialiser reads its config into
 // memory, so its state depends on what the module was loaded with. Each
 // load has a snapshot of its own: two loads of the same module, with
-// different config, each see their own, call after call.
+// different config, the second made after the first has its snapshot,
+// each see their own, call after call.
 func TestSnapshotPerLoad(t *testing.T) {
 	t.Parallel()
 	h, _ := newTestHost(t, Options{PoolSize: -1})
 	a := load(t, h, "snapsecret.wasm", Module{Name: "a", Config: map[string]string{"mode": "alpha"}})
+	if got := probe(t, a, "s"); got.Mode != "alpha" {
+		t.Fatalf("mode %q, want alpha", got.Mode)
+	}
+	snapshotOf(t, a)
+	// Loaded after a has its snapshot, as a module reloaded with other
+	// grants is.
 	b := load(t, h, "snapsecret.wasm", Module{Name: "b", Config: map[string]string{"mode": "beta"}})
 	for i := range 3 {
 		for _, c := range []struct {

@@ -1,9 +1,10 @@
 /* snapsecret: a guest that keeps each caller's secret in every kind of
  * state an instance has, for the host's snapshot tests (snapshot_test.go).
  * Its initialiser (a constructor: __wasm_call_ctors) leaves a known state:
- * "init" in memory, the global set to INIT, the table entry of `clean`
- * unchanged, and the config value "mode" read into memory (a state that
- * depends on the module's grants).
+ * "init" in memory, two pages grown with "heap" at their end (as a
+ * runtime's start-up grows its heap), the global set to INIT, the table
+ * entry of `clean` unchanged, and the config value "mode" read into
+ * memory (a state that depends on the module's grants).
  *   probe   reports the state it finds, then writes the call's "secret"
  *           into memory, the global (its first 8 bytes) and the table
  *           (the entry of `clean` then holds `marked`)
@@ -39,6 +40,7 @@ static const char describe_doc[] =
 static char stash[256];
 static char initmark[8];
 static char mode[32];
+static char *heapmark;
 
 static int clean(void) { return 'n'; }
 static int marked(void) { return 'T'; }
@@ -49,6 +51,10 @@ static fn volatile clean_p = clean, marked_p = marked;
 
 __attribute__((constructor)) static void init(void) {
 	memcpy(initmark, "init", 5);
+	long old = (long)__builtin_wasm_memory_grow(0, 2);
+	if (old < 0) __builtin_trap();
+	heapmark = (char *)((usize)(old + 2) * 65536 - 16);
+	memcpy(heapmark, "heap", 5);
 	global_set(INIT);
 	u64 off = extism_config_get(block("trap", 4));
 	if (off) __builtin_trap();
@@ -97,6 +103,7 @@ static int probe(const char *in) {
 	put(&b, &t, 1);
 	puts_(&b, "\",\"init\":\"");
 	puts_(&b, initmark);
+	puts_(&b, heapmark);
 	puts_(&b, "\",\"mode\":\"");
 	puts_(&b, mode);
 	puts_(&b, "\"}}");
