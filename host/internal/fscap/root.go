@@ -156,6 +156,13 @@ func (r *rootFS) opened() {
 	}
 }
 
+// lookedUp counts a path looked up or a directory listed (Usage.Lookups).
+func (r *rootFS) lookedUp() {
+	if r.c != nil {
+		r.c.FS().Lookups.Add(1)
+	}
+}
+
 func (r *rootFS) closed() {
 	if r.c != nil {
 		r.c.FS().Open.Add(-1)
@@ -166,7 +173,7 @@ func (r *rootFS) closed() {
 // rel's, or under a journal workspaceName's (follow: the operation
 // follows a symbolic link at the end).
 func (r *rootFS) path(p string, follow bool) (string, experimentalsys.Errno) {
-	r.c.FS().Lookups.Add(1)
+	r.lookedUp()
 	if r.journal == nil {
 		return rel(p), 0
 	}
@@ -754,7 +761,7 @@ const MaxReaddir = 1024
 // Readdir reads at most MaxReaddir entries, after checking the deadline.
 func (f *rootFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Errno) {
 	f.fs.checkStop()
-	f.fs.c.FS().Lookups.Add(1)
+	f.fs.lookedUp()
 	return f.File.Readdir(min(n, MaxReaddir))
 }
 
