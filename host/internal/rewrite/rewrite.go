@@ -370,8 +370,10 @@ func (w *rewriter) rewriteSections(secs []section) ([]section, error) {
 	}
 	add(0)
 	if w.opts.Interrupt && w.snapshotSafe() {
+		// One byte of contents: wazero fails to read an empty custom
+		// section at the end of a module when it keeps custom sections.
 		body := appendU32(nil, uint32(len(SnapshotSection)))
-		out = append(out, section{secCustom, append(body, SnapshotSection...)})
+		out = append(out, section{secCustom, append(append(body, SnapshotSection...), 1)})
 	}
 	return out, nil
 }
@@ -592,7 +594,8 @@ func (w *rewriter) exports(body []byte) ([]byte, error) {
 		}
 		for i := w.m.ImportedGlobals; i < len(w.m.Globals); i++ {
 			if g := w.m.Globals[i]; g.Mutable && numeric(g.Type) {
-				out = appendExport(out, GlobalExportPrefix+strconv.Itoa(i), 0x03, w.global(uint32(i)))
+				// i+2, not w.global(i): the "globals" defect is for guest code.
+				out = appendExport(out, GlobalExportPrefix+strconv.Itoa(i), 0x03, uint32(i)+2)
 				n++
 			}
 		}
