@@ -142,13 +142,34 @@ func BenchmarkGuestRun(b *testing.B) {
 }
 
 // BenchmarkCallFresh: a new instance per call, instantiated by the caller
-// (no pool).
+// (no pool). An instance starts from the module's snapshot where it has
+// one: not the C guest's, which has no initialiser; the Go guest's only
+// with Module.SharedSeeds (its runtime draws randomness as it starts),
+// Go/SharedSeeds. The Initialise variants run the initialisers in every
+// instance, as the host did before snapshots.
 func BenchmarkCallFresh(b *testing.B) {
-	for _, g := range guests {
+	for _, g := range []struct {
+		name, file string
+		m          Module
+		noSnap     bool
+	}{
+		{"C", "echo.wasm", Module{}, false},
+		{"Go", "goecho.wasm", Module{}, false},
+		{"Go/SharedSeeds", "goecho.wasm", Module{SharedSeeds: true}, false},
+		{"C/Initialise", "echo.wasm", Module{}, true},
+		{"Go/Initialise", "goecho.wasm", Module{}, true},
+	} {
 		b.Run(g.name, func(b *testing.B) {
 			h := benchHost(b, Options{PoolSize: -1})
-			l := benchLoad(b, h, g.file, Module{})
+			h.opts.noSnapshots = g.noSnap
+			l := benchLoad(b, h, g.file, g.m)
 			benchCall(b, l, "echo", benchArgs(100))
+			if on, want := l.snaps.snap.Load() != nil, !g.noSnap && strings.HasPrefix(g.name, "Go/"); on != want {
+				b.Fatalf("snapshot taken: %v, want %v (%s)", on, want, l.snaps.refused)
+			}
+			if s := l.snaps.snap.Load(); s != nil {
+				b.Logf("snapshot %d + %d bytes", len(s.mem), len(s.kmem))
+			}
 		})
 	}
 }
@@ -329,5 +350,66 @@ func BenchmarkProcessPerCall(b *testing.B) {
 			}
 			cpu.report()
 		})
+	}
+}
+
+// BenchmarkInstantiate: making a fresh instance of a module ready for a
+// call, and closing it: the part of CallFresh a snapshot saves, for the
+// C and Go echo guests and the JavaScript engine of synth and code mode
+// (when $AUTOAGENT_JS_ENGINE names it). Snapshot variants restore the
+// module's snapshot (the Go ones with Module.SharedSeeds: their runtime
+// draws randomness as it starts); Initialise variants run the
+// initialisers, as the host did before snapshots.
+func BenchmarkInstantiate(b *testing.B) {
+	files := [][2]string{{"C", "echo.wasm"}, {"Go", "goecho.wasm"}}
+	if p := os.Getenv("AUTOAGENT_JS_ENGINE"); p != "" {
+		files = append(files, [2]string{"JS", p})
+	}
+	for _, f := range files {
+		for _, mode := range []string{"Snapshot", "Initialise"} {
+			b.Run(f[0]+"/"+mode, func(b *testing.B) {
+				h := benchHost(b, Options{PoolSize: -1})
+				h.opts.noSnapshots = mode == "Initialise"
+				m := Module{SharedSeeds: true, Name: f[0]}
+				if f[0] == "JS" {
+					bs, err := os.ReadFile(f[1])
+					if err != nil {
+						b.Fatal(err)
+					}
+					m.Bytes = bs
+					m.Sidecar = []byte(`{"tools":[{"name":"check","description":"checks a script","inputSchema":{"type":"object"}}]}`)
+					m.Config = map[string]string{"script": "function run() { return 1 }"}
+				} else {
+					m.Bytes = wasmFile(b, f[1])
+				}
+				l, err := h.Load(context.Background(), m)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.Cleanup(func() { _ = l.Close(context.Background()) })
+				ctx := context.Background()
+				first, err := l.newInstance(ctx, false)
+				if err != nil {
+					b.Fatal(err)
+				}
+				first.close()
+				// The C guest has no initialiser: nothing to snapshot.
+				if got := l.snaps.snap.Load() != nil; got != (mode == "Snapshot" && f[0] != "C") {
+					b.Fatalf("snapshot taken: %v (refused: %q)", got, l.snaps.refused)
+				}
+				b.ReportAllocs()
+				runtime.GC()
+				b.ResetTimer()
+				cpu := meterCPU(b)
+				for b.Loop() {
+					inst, err := l.newInstance(ctx, false)
+					if err != nil {
+						b.Fatal(err)
+					}
+					inst.close()
+				}
+				cpu.report()
+			})
+		}
 	}
 }

@@ -60,8 +60,13 @@ type compiledEntry struct {
 	// instance runs them (see instance.initialise): found once here, as
 	// looking up a missing export formats an error.
 	inits initExports
-	err   error
-	refs  int
+	// snapGlobals name the module's mutable globals as the rewrite
+	// exported them, and snapSafe says whether the rewrite found the
+	// module safe to restore from a snapshot (see rewrite.SnapshotInfo).
+	snapGlobals []string
+	snapSafe    bool
+	err         error
+	refs        int
 }
 
 // compile returns the compiled module for b, compiling it once per sha256
@@ -300,6 +305,9 @@ func (e *compiledEntry) compilePrepared(ctx context.Context, h *Host, prepared [
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	e.minMem, e.otherImport = int64(minPages)<<16, other
+	if e.snapGlobals, e.snapSafe, err = rewrite.SnapshotInfo(prepared); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
+	}
 	mod, err := h.compileCached(ctx, e.gen, prepared)
 	if err != nil {
 		var mle *ModuleLimitError

@@ -144,6 +144,9 @@ type Options struct {
 	// lets modules export their imports (defectReexport); only tests set
 	// it.
 	defect string
+	// noSnapshots makes every instance run its module's initialisers, as
+	// before snapshots; only the benchmarks comparing the two set it.
+	noSnapshots bool
 	// watchdogGrace and watchdogTick replace the watchdog's, and
 	// sandboxSlack the isolation's (see sandboxSlack); only tests set them.
 	watchdogGrace, watchdogTick, sandboxSlack time.Duration

@@ -109,6 +109,10 @@ type instance struct {
 	// describing is set while the instance serves a describe, which
 	// runs with no capabilities.
 	describing bool
+	// readEntropy is set once the guest read the real clock or
+	// randomness (granted or not): a snapshot of its initialisers' state
+	// would share a seed they drew from either.
+	readEntropy bool
 
 	// call is the state of the call in progress, reset by begin.
 	call callState
@@ -215,14 +219,29 @@ func (inst *instance) instantiate(rc *runContext, describing bool) error {
 	h := l.h
 	cfg := l.moduleConfig(inst, describing)
 	var ictx context.Context = rc
-	if l.entry.kernel || l.exportTools {
-		kctx := experimental.WithMemoryAllocator(ictx, memoryAllocator{inst, true})
+	// A describing instance runs with no capabilities, the snapshot was
+	// taken under the module's: it runs its initialisers.
+	var snap *snapshot
+	if !describing && l.snapshotsOn() {
+		snap = l.snaps.snap.Load()
+	}
+	if l.needsKernel() {
+		a := memoryAllocator{inst: inst, kernel: true}
+		if snap != nil {
+			a.restored = len(snap.kmem)
+		}
+		kctx := experimental.WithMemoryAllocator(ictx, a)
 		g := l.entry.gen
 		kmod, err := g.rt.InstantiateModule(kctx, g.kernel.mod, g.kernel.config)
 		if err != nil {
 			return inst.classify(rc, fmt.Errorf("instantiating the Extism kernel: %w", err))
 		}
 		inst.k.Init(kmod, h.kernel.layout, l.limits.Output)
+		if snap != nil {
+			if err := restore(kmod, inst.kmem, snap.kmem, h.kernel.globals, snap.kglobals); err != nil {
+				return inst.classify(rc, err)
+			}
+		}
 		if h.opts.deadlines == deadlineInterrupt {
 			if err := setStack(kmod, kernelStack); err != nil {
 				return inst.classify(rc, err)
@@ -249,7 +268,11 @@ func (inst *instance) instantiate(rc *runContext, describing bool) error {
 			return nil
 		})
 	}
-	ictx = experimental.WithMemoryAllocator(ictx, memoryAllocator{inst, false})
+	a := memoryAllocator{inst: inst}
+	if snap != nil {
+		a.restored = len(snap.mem)
+	}
+	ictx = experimental.WithMemoryAllocator(ictx, a)
 	if err := h.ensureWASI(l.entry.gen); err != nil {
 		return err
 	}
@@ -263,8 +286,19 @@ func (inst *instance) instantiate(rc *runContext, describing bool) error {
 			return inst.classify(rc, err)
 		}
 	}
-	if err := inst.initialise(ictx); err != nil {
-		return inst.classify(rc, fmt.Errorf("initialising: %w", err))
+	switch {
+	case snap != nil:
+		if err := restore(mod, inst.linear, snap.mem, l.entry.snapGlobals, snap.globals); err != nil {
+			return inst.classify(rc, err)
+		}
+	default:
+		lookups := inst.fs.Lookups.Load() // the runtime opens the mounts
+		if err := inst.initialise(ictx); err != nil {
+			return inst.classify(rc, fmt.Errorf("initialising: %w", err))
+		}
+		if !describing && l.snapshotsOn() {
+			inst.takeSnapshot(inst.fs.Lookups.Load() != lookups)
+		}
 	}
 	// The next instance's memory starts as large as this one's after its
 	// start-up, so a Go guest's runtime does not copy its heap as it grows.
@@ -540,7 +574,10 @@ func (l *Loaded) moduleConfig(inst *instance, describing bool) wazero.ModuleConf
 	// caches slow), to the microsecond with it.
 	fine := l.has["clock"]
 	res := clockResolution(fine)
-	wall, mono := realClocks(res, func() { inst.call.clockUsed = inst.call.clockUsed || fine })
+	wall, mono := realClocks(res, func() {
+		inst.readEntropy = true
+		inst.call.clockUsed = inst.call.clockUsed || fine
+	})
 	cfg = cfg.WithWalltime(wall, sys.ClockResolution(res)).
 		WithNanotime(mono, sys.ClockResolution(res)).
 		WithNanosleep(inst.sleep)
@@ -548,6 +585,7 @@ func (l *Loaded) moduleConfig(inst *instance, describing bool) wazero.ModuleConf
 	// tool minting tokens or nonces the same ones on every call.
 	random := l.has["random"]
 	return cfg.WithRandSource(readerFunc(func(p []byte) (int, error) {
+		inst.readEntropy = true
 		inst.call.randUsed = inst.call.randUsed || random
 		return inst.readRandom(p)
 	}))

@@ -42,6 +42,10 @@ type kernelRuntime struct {
 	initial int64
 	// funcs are the kernel's exports a guest may import, by name.
 	funcs map[string]api.FunctionDefinition
+	// globals and snapSafe are the kernel's compiledEntry.snapGlobals and
+	// .snapSafe: a snapshot holds the kernel's state too.
+	globals  []string
+	snapSafe bool
 }
 
 // newKernelRuntime compiles the kernel and reads the address of its state
@@ -58,12 +62,18 @@ func (h *Host) newKernelRuntime(ctx context.Context, g *runtimeGen) (*kernelRunt
 	if err != nil {
 		return nil, fmt.Errorf("host: compiling the Extism kernel: %w", err)
 	}
+	globals, safe, err := rewrite.SnapshotInfo(prepared)
+	if err != nil {
+		return nil, fmt.Errorf("host: the Extism kernel: %w", err)
+	}
 	kr := &kernelRuntime{
 		mod: mod,
 		// The kernel never reads randomness: a fixed source spares wazero
 		// seeding a generator for every instance.
-		config: wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(zeroReader{}),
-		funcs:  map[string]api.FunctionDefinition{},
+		config:   wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(zeroReader{}),
+		funcs:    map[string]api.FunctionDefinition{},
+		globals:  globals,
+		snapSafe: safe,
 	}
 	for name, def := range mod.ExportedFunctions() {
 		if kernel.Serves(name) {

@@ -26,19 +26,23 @@ type linearMemory struct {
 	buf    []byte // the memory: len is its size
 	region []byte // the reservation buf lies in, nil in the Go heap
 	kernel bool
+	// restored is the size of the snapshot restore will copy over the
+	// memory (0 without one): a spare need not be zeroed below it.
+	restored int
 }
 
 // memoryAllocator gives the instance being instantiated its memory.
 type memoryAllocator struct {
-	inst   *instance
-	kernel bool
+	inst     *instance
+	kernel   bool
+	restored int // linearMemory.restored
 }
 
 var _ experimental.MemoryAllocator = memoryAllocator{}
 
 // Allocate implements experimental.MemoryAllocator.
 func (a memoryAllocator) Allocate(_, _ uint64) experimental.LinearMemory {
-	m := &linearMemory{inst: a.inst, kernel: a.kernel}
+	m := &linearMemory{inst: a.inst, kernel: a.kernel, restored: a.restored}
 	if a.kernel {
 		a.inst.kmem = m
 	} else {
@@ -78,8 +82,10 @@ const spareClear = 8 << 20
 
 // take returns a zeroed spare of at least size bytes, or ok false. The
 // first max(spareClear, start) bytes are zeroed in place, their pages
-// kept; the rest the last instance used goes back to the system.
-func (s *spares) take(kernel bool, size uint64, start int64) (sp spare, ok bool) {
+// kept; the rest the last instance used goes back to the system. The
+// first restored bytes are left as they are: a snapshot's copy replaces
+// all of them before the guest runs (see restore).
+func (s *spares) take(kernel bool, size uint64, start int64, restored int) (sp spare, ok bool) {
 	s.mu.Lock()
 	list := s.bufs[kind(kernel)]
 	for i, sp := range list {
@@ -97,7 +103,7 @@ func (s *spares) take(kernel bool, size uint64, start int64) (sp spare, ok bool)
 		// go back (zeroing them would make memory grown but never
 		// touched resident).
 		keep := min(sp.used, max(spareClear, int(start)))
-		clear(sp.buf[:keep])
+		clear(sp.buf[min(restored, keep):keep])
 		if sp.used > keep {
 			if sp.region {
 				discard(sp.buf[keep:], sp.used-keep)
@@ -208,7 +214,8 @@ func (m *linearMemory) Reallocate(size uint64) []byte {
 		copy(nb, m.buf)
 		m.buf = nb
 	}
-	m.prefault(old)
+	// Below restored the snapshot's copy, in Go too, writes every page.
+	m.prefault(max(old, m.restored))
 	inst.notePeak()
 	return m.buf
 }
@@ -253,7 +260,7 @@ func (m *linearMemory) first(size uint64) {
 	if m.kernel {
 		start = 0
 	}
-	if sp, ok := inst.l.spares.take(m.kernel, size, start); ok {
+	if sp, ok := inst.l.spares.take(m.kernel, size, start, m.restored); ok {
 		if sp.region {
 			m.region = sp.buf
 		} else {

@@ -63,6 +63,17 @@ type Module struct {
 	// grants, so that a call made again with the same input makes the same
 	// calls and returns the same result.
 	Deterministic bool
+	// SharedSeeds lets the module's instances start from one snapshot
+	// even though its initialisers read the clock or randomness: every
+	// instance then shares what they derived from them. For a Go guest
+	// (whose runtime reads both as it starts) that is the runtime's hash
+	// seed and the state of math/rand's default generator, which then
+	// gives the same numbers in every call; crypto/rand reads the
+	// system's generator at every call and is unaffected, and the clock
+	// reads the time at every call. Without it such a module runs its
+	// initialisers in every instance. See RATIONALE.md "Why are snapshots
+	// safe, and when are they not used?".
+	SharedSeeds bool
 }
 
 // Loaded is a module ready to be called. Its tools are safe for concurrent
@@ -120,6 +131,9 @@ type Loaded struct {
 	// memory buffers of closed instances.
 	memHint atomic.Int64
 	spares  spares
+	// snaps is the snapshot the Loaded's instances start from (see
+	// snapshot.go): one per Loaded, so per module and grant set.
+	snaps snapshots
 
 	mu      sync.Mutex
 	closed  bool
@@ -199,6 +213,7 @@ func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
 		has: map[string]bool{}, unapproved: m.Isolated,
 		anyTool: m.CallAnyTool, deterministic: m.Deterministic,
 	}
+	l.snaps.sharedSeeds = m.SharedSeeds
 	if err := l.setup(ctx, m); err != nil {
 		l.closeResources()
 		return nil, err

@@ -25,7 +25,7 @@ func TestSpareKeepsWhatInstancesStartWith(t *testing.T) {
 	if !s.put(false, spare{buf: buf, used: 40 * mib, region: true}, 24*mib) {
 		t.Fatal("the spare was not kept")
 	}
-	sp, ok := s.take(false, 1*mib, 24*mib)
+	sp, ok := s.take(false, 1*mib, 24*mib, 0)
 	if !ok {
 		t.Fatal("no spare")
 	}

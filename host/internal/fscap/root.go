@@ -41,6 +41,11 @@ type Usage struct {
 	Open atomic.Int64
 	// Written counts the bytes the call wrote; Begin clears it.
 	Written int64
+	// Lookups counts the paths the guest looked up under its mounts, and
+	// the directories it listed: the host's snapshot of a module's
+	// initialised state is refused when they read the file system (the
+	// snapshot would keep what they read then).
+	Lookups atomic.Int64
 	// guarded is what the mounts' guard protects, read at the call's
 	// first check; Begin forgets it.
 	guarded *guarded
@@ -151,6 +156,13 @@ func (r *rootFS) opened() {
 	}
 }
 
+// lookedUp counts a path looked up or a directory listed (Usage.Lookups).
+func (r *rootFS) lookedUp() {
+	if r.c != nil {
+		r.c.FS().Lookups.Add(1)
+	}
+}
+
 func (r *rootFS) closed() {
 	if r.c != nil {
 		r.c.FS().Open.Add(-1)
@@ -161,6 +173,7 @@ func (r *rootFS) closed() {
 // rel's, or under a journal workspaceName's (follow: the operation
 // follows a symbolic link at the end).
 func (r *rootFS) path(p string, follow bool) (string, experimentalsys.Errno) {
+	r.lookedUp()
 	if r.journal == nil {
 		return rel(p), 0
 	}
@@ -748,6 +761,7 @@ const MaxReaddir = 1024
 // Readdir reads at most MaxReaddir entries, after checking the deadline.
 func (f *rootFile) Readdir(n int) ([]experimentalsys.Dirent, experimentalsys.Errno) {
 	f.fs.checkStop()
+	f.fs.lookedUp()
 	return f.File.Readdir(min(n, MaxReaddir))
 }
 

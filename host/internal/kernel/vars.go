@@ -19,6 +19,9 @@ type Vars struct {
 	bytes int
 }
 
+// Len returns the number of variables set.
+func (v *Vars) Len() int { return len(v.m) }
+
 // Get returns the value of name.
 func (v *Vars) Get(name string) ([]byte, bool) {
 	b, ok := v.m[name]

@@ -74,6 +74,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/autoagent-go/autoagent/host/internal/wasmbin"
@@ -105,6 +106,16 @@ const (
 	// StackExport is the stack budget, which the host sets after
 	// instantiation.
 	StackExport = "autoagent:stack"
+	// GlobalExportPrefix, then a global's index in the module as written,
+	// names each of the module's own mutable globals of a number type: the
+	// host reads them after the module's initialisers ran and sets them
+	// in the instances it restores from that state (see SnapshotInfo).
+	GlobalExportPrefix = "autoagent:global:"
+	// SnapshotSection names the custom section the rewrite adds when the
+	// module's initialisers cannot change a table or a segment, and every
+	// mutable global is exported: only then may the host restore
+	// instances from a snapshot of its memories and globals.
+	SnapshotSection = "autoagent:snapshot"
 )
 
 // The fuel one unit of a bulk instruction's length costs: 2^memShift
@@ -358,7 +369,72 @@ func (w *rewriter) rewriteSections(secs []section) ([]section, error) {
 		out = append(out, s)
 	}
 	add(0)
+	if w.opts.Interrupt && w.snapshotSafe() {
+		// One byte of contents: wazero fails to read an empty custom
+		// section at the end of a module when it keeps custom sections.
+		body := appendU32(nil, uint32(len(SnapshotSection)))
+		out = append(out, section{secCustom, append(append(body, SnapshotSection...), 1)})
+	}
 	return out, nil
+}
+
+// numeric reports whether a global of type t holds a number the host can
+// read and set as a uint64 (not a reference into one instance, nor a
+// v128).
+func numeric(t wasmbin.ValType) bool {
+	return t == wasmbin.I32 || t == wasmbin.I64 || t == wasmbin.F32 || t == wasmbin.F64
+}
+
+// snapshotSafe reports whether restoring a snapshot of the module's
+// memories and exported globals, taken after its initialisers ran, into
+// a new instance gives the state running them would: every mutable
+// global is exported, and no function the initialisers may reach changes
+// a table or drops a segment (a new instance has the tables and segments
+// the module declares, which the snapshot does not hold). The
+// initialisers are the start function and the exports the host calls
+// as such; a call_indirect reached reaches any function, so then no
+// function of the module may change a table.
+func (w *rewriter) snapshotSafe() bool {
+	if w.costs == nil {
+		return false // no code section walked
+	}
+	for _, g := range w.m.Globals[w.m.ImportedGlobals:] {
+		if g.Mutable && !numeric(g.Type) {
+			return false
+		}
+	}
+	var roots []uint32
+	if w.m.Start >= 0 {
+		roots = append(roots, uint32(w.m.Start))
+	}
+	for _, e := range w.m.Exports {
+		if e.Kind == 0x00 && (e.Name == "_initialize" || e.Name == "__wasm_call_ctors" || e.Name == "hs_init") {
+			roots = append(roots, e.Index)
+		}
+	}
+	seen := make([]bool, len(w.costs))
+	indirect, anyChanges := false, false
+	for _, c := range w.costs {
+		anyChanges = anyChanges || c.changesTables
+	}
+	for len(roots) > 0 {
+		f := roots[len(roots)-1]
+		roots = roots[:len(roots)-1]
+		d := int(f) - w.m.ImportedFuncs
+		if d < 0 || seen[d] {
+			continue // an import: the host's, whose state it checks itself
+		}
+		seen[d] = true
+		c := &w.costs[d]
+		if c.changesTables {
+			return false
+		}
+		for _, r := range c.regions {
+			roots = append(roots, r.callees...)
+			indirect = indirect || r.indirect > 0
+		}
+	}
+	return !(indirect && anyChanges)
 }
 
 // extend returns a vector section body with extra entries appended; body
@@ -516,6 +592,13 @@ func (w *rewriter) exports(body []byte) ([]byte, error) {
 			out = appendExport(out, StartExport, 0x00, w.fn(uint32(w.m.Start)))
 			n++
 		}
+		for i := w.m.ImportedGlobals; i < len(w.m.Globals); i++ {
+			if g := w.m.Globals[i]; g.Mutable && numeric(g.Type) {
+				// i+2, not w.global(i): the "globals" defect is for guest code.
+				out = appendExport(out, GlobalExportPrefix+strconv.Itoa(i), 0x03, uint32(i)+2)
+				n++
+			}
+		}
 	}
 	return append(appendU32(nil, n), out...), nil
 }
@@ -662,6 +745,10 @@ const maxUnchecked = 64
 type funcCosts struct {
 	regions []costRegion
 	calls   bool
+	// changesTables is set when the body changes a table (table.set,
+	// .grow, .fill, .copy, .init) or drops a segment (elem.drop,
+	// data.drop): state a snapshot does not hold (see snapshotSafe).
+	changesTables bool
 	// scope is the offset in the function's code of the block, loop or
 	// if charged to the stack budget (-1: a block wrapped around the
 	// body): the innermost that holds every call, that no branch leaves
@@ -1020,6 +1107,9 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 			}
 		case (op >= 0x20 && op <= 0x22) || op == 0x25 || op == 0x26 || op == 0x3f || op == 0x40: // one index
 			r.u32()
+			if op == 0x26 && count != nil { // table.set
+				count.changesTables = true
+			}
 		case op == 0x0e: // br_table
 			n := r.u32()
 			for j := uint32(0); j <= n && r.err == nil; j++ {
@@ -1056,6 +1146,9 @@ func (w *rewriter) function(out []byte, i int, code []byte, count *funcCosts) ([
 			sub, err := w.miscOp(&r)
 			if err != nil {
 				return nil, err
+			}
+			if count != nil && (sub == 9 || (sub >= 12 && sub <= 15) || sub == 17) {
+				count.changesTables = true // data.drop, table.init, elem.drop, table.copy, .grow, .fill
 			}
 			if sub == 15 && interrupt && count == nil { // table.grow
 				out = w.goEnter(out)

@@ -1,6 +1,9 @@
 package rewrite
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // ErrBadBinary is what Scan returns for a section it cannot read.
 var ErrBadBinary = errors.New("truncated or malformed section")
@@ -61,4 +64,45 @@ func Scan(b []byte) (pages uint32, otherImport string, err error) {
 		}
 	}
 	return pages, otherImport, nil
+}
+
+// SnapshotInfo reads what the rewrite recorded in b for snapshots: the
+// names of the globals it exported for them (GlobalExportPrefix), and
+// whether the module may be restored from a snapshot at all (the
+// SnapshotSection; see snapshotSafe). b was rewritten, but may come from
+// the disk cache.
+func SnapshotInfo(b []byte) (globals []string, safe bool, err error) {
+	if len(b) < 8 || string(b[:4]) != "\x00asm" {
+		return nil, false, errors.New("missing the \\0asm header")
+	}
+	r := reader{b: b, p: 8}
+	for !r.done() {
+		id := r.byte()
+		body := r.take(int(r.u32()))
+		if r.err != nil {
+			return nil, false, ErrBadBinary
+		}
+		switch id {
+		case secCustom:
+			cr := reader{b: body}
+			if cr.name() == SnapshotSection && cr.err == nil {
+				safe = true
+			}
+		case secExport:
+			er := reader{b: body}
+			n := er.u32()
+			for i := uint32(0); i < n && er.err == nil; i++ {
+				name := er.name()
+				kind := er.byte()
+				er.u32()
+				if kind == 0x03 && strings.HasPrefix(name, GlobalExportPrefix) {
+					globals = append(globals, name)
+				}
+			}
+			if er.err != nil {
+				return nil, false, ErrBadBinary
+			}
+		}
+	}
+	return globals, safe, nil
 }

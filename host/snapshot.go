@@ -1,0 +1,168 @@
+package host
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tetratelabs/wazero/api"
+)
+
+// snapshot is a module's state right after its initialisers ran, taken
+// once per Loaded (one module, one grant set, one set of limits) from the
+// first instance that started well, before any call gave it input. Each
+// later instance of the Loaded starts from a copy of it instead of running
+// the initialisers again (see RATIONALE.md "Why are snapshots safe, and
+// when are they not used?"). It is never written after it is made.
+type snapshot struct {
+	mem      []byte   // the guest's memory, its whole size
+	globals  []uint64 // the guest's mutable globals, by entry.snapGlobals
+	kmem     []byte   // the kernel's memory, nil without a kernel
+	kglobals []uint64 // the kernel's mutable globals, by kernel.globals
+}
+
+// snapshots is a Loaded's snapshot and whether one may still be taken.
+type snapshots struct {
+	snap atomic.Pointer[snapshot]
+	mu   sync.Mutex
+	// refused says why the Loaded gets no snapshot ("" until then): the
+	// first instance's initialisers did something a copy of its memory
+	// would not repeat, or read the clock or randomness.
+	refused string
+	// sharedSeeds: Module.SharedSeeds.
+	sharedSeeds bool
+}
+
+// snapshotsOn reports whether the Loaded's instances may start from a
+// snapshot at all: the module has initialisers (without, a new instance
+// is its snapshot already, and copying costs more than nothing), the
+// rewrite found it safe for the module (and the kernel), the host
+// interrupts guests (only then is the module rewritten), and its clock
+// and randomness are real ones.
+func (l *Loaded) snapshotsOn() bool {
+	h := l.h
+	return !h.opts.noSnapshots && l.hasInits() && h.opts.deadlines == deadlineInterrupt &&
+		l.entry.snapSafe && (!l.needsKernel() || h.kernel.snapSafe) &&
+		!h.opts.Deterministic && !l.deterministic && l.single == nil
+}
+
+// hasInits reports whether initialise runs anything for the Loaded.
+func (l *Loaded) hasInits() bool {
+	in := l.entry.inits
+	return in.start || ((l.entry.abi == ABIExtism || l.extismInit) && (in.runtime != "" || in.hsInit))
+}
+
+// needsKernel reports whether the Loaded's instances get an Extism kernel.
+func (l *Loaded) needsKernel() bool { return l.entry.kernel || l.exportTools }
+
+// whyNoSnapshot returns why the state inst's initialisers left may not
+// serve as the Loaded's snapshot, "" when it may: they left something
+// outside the module's memories and globals (an open file, output, a
+// variable, a capability used), read the file system (readFS: the
+// snapshot would keep what they read), or read the clock or randomness, whose
+// values every instance would then share (unless the module allows it:
+// Module.SharedSeeds), as a generator seeded from either would.
+func (inst *instance) whyNoSnapshot(readFS bool) string {
+	c := &inst.call
+	switch {
+	case readFS:
+		return "its initialisers read the file system, which may change"
+	case inst.interrupted || inst.stopRequested.Load():
+		return "its initialisers were interrupted"
+	case inst.readEntropy && !inst.l.snaps.sharedSeeds:
+		return "its initialisers read the clock or randomness, whose values every instance would share (Module.SharedSeeds allows it)"
+	case inst.fs.Open.Load() != 0:
+		return "its initialisers left files open"
+	case len(inst.stdout.buf) != 0 || len(inst.stderr.buf) != 0 || c.logs != 0:
+		return "its initialisers wrote output"
+	case len(c.used) != 0 || c.kvWritten != 0 || c.listChanged || len(c.denied) != 0 || c.abort != nil || c.exceeded != nil:
+		return "its initialisers used a capability"
+	case inst.vars.Len() != 0:
+		return "its initialisers set Extism variables"
+	}
+	return ""
+}
+
+// takeSnapshot makes inst's state, right after its initialisers ran and
+// before any call, the Loaded's snapshot, unless there is one already or
+// the state may not serve (whyNoSnapshot). Its cost (a copy of the
+// memories) is paid once per Loaded.
+func (inst *instance) takeSnapshot(readFS bool) {
+	l := inst.l
+	s := &l.snaps
+	if s.snap.Load() != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.snap.Load() != nil || s.refused != "" {
+		return
+	}
+	if why := inst.whyNoSnapshot(readFS); why != "" {
+		s.refused = why
+		if lg := l.h.opts.Logger; lg != nil {
+			lg.Debug("no snapshot: each instance runs the module's initialisers", "module", l.name, "reason", why)
+		}
+		return
+	}
+	snap := &snapshot{mem: clone(inst.linear), globals: readGlobals(inst.mod, l.entry.snapGlobals)}
+	if kmod := inst.k.Module(); kmod != nil {
+		snap.kmem = clone(inst.kmem)
+		snap.kglobals = readGlobals(kmod, l.h.kernel.globals)
+	}
+	s.snap.Store(snap)
+}
+
+// clone copies a memory's contents.
+func clone(m *linearMemory) []byte {
+	if m == nil {
+		return nil
+	}
+	return append([]byte(nil), m.buf...)
+}
+
+func readGlobals(mod api.Module, names []string) []uint64 {
+	out := make([]uint64, len(names))
+	for i, n := range names {
+		out[i] = mod.ExportedGlobal(n).Get()
+	}
+	return out
+}
+
+// errSnapshot is a snapshot that does not fit the instance it is restored
+// into: a host bug, never the guest's doing.
+var errSnapshot = errors.New("host: restoring a snapshot")
+
+// restore gives a new instance mod, whose memory m the runtime just
+// allocated and filled with the module's data segments, the snapshot's
+// memory and globals instead. The memory grows to the snapshot's size
+// through the allocator, under the module's memory limit, as the
+// initialisers' growth did; then the snapshot's bytes replace all of it,
+// so nothing of an earlier instance (a spare's pages) shows.
+func restore(mod api.Module, m *linearMemory, mem []byte, names []string, globals []uint64) error {
+	if len(mem) != 0 {
+		cur := mod.Memory()
+		if cur == nil || m == nil {
+			return fmt.Errorf("%w: the instance has no memory", errSnapshot)
+		}
+		if have := uint64(cur.Size()); have < uint64(len(mem)) {
+			if _, ok := cur.Grow(uint32((uint64(len(mem)) - have) / pageSize)); !ok {
+				// Only the memory limit refuses: the call's error says so.
+				return fmt.Errorf("%w: growing the memory to %d bytes", errSnapshot, len(mem))
+			}
+		}
+		if len(m.buf) != len(mem) {
+			return fmt.Errorf("%w: memory of %d bytes for a snapshot of %d", errSnapshot, len(m.buf), len(mem))
+		}
+		copy(m.buf, mem)
+	}
+	for i, n := range names {
+		g, ok := mod.ExportedGlobal(n).(api.MutableGlobal)
+		if !ok {
+			return fmt.Errorf("%w: the global %s is missing", errSnapshot, n)
+		}
+		g.Set(globals[i])
+	}
+	return nil
+}
