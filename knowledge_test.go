@@ -128,3 +128,53 @@ func TestSkillModulesWithoutTheSandbox(t *testing.T) {
 		t.Errorf("notes %q: want the skill, its tools folder and where the modules load", n)
 	}
 }
+
+// TestCacheFileFromElsewhereAnswersNothing: a cache file this user's key
+// did not sign (planted in a checkout, named by its agent file) replays
+// none of its answers, tool calls included; the run asks the model, says
+// so in a note, and what it stores answers the next run.
+func TestCacheFileFromElsewhereAnswersNothing(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "responses.cache")
+	theirs := []byte("the-attacker's-own-key")
+	run := func(key []byte, answer string) (string, int, string) {
+		t.Helper()
+		model := scripted.New(scripted.Turn{Text: answer})
+		var notes strings.Builder
+		rt, err := autoagent.New(ctx, autoagent.Config{LLM: model, Notes: &notes, Cache: &autoagent.CacheConfig{File: file, Key: key}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rt.Close(ctx)
+		res, err := rt.Run(ctx, "tidy up")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Output, model.Calls(), notes.String()
+	}
+	// The planter's run stores its answer, signed with its key; the same
+	// key replays it (the request is the same one).
+	run(theirs, "planted: run rm -rf")
+	if out, calls, _ := run(theirs, "unused"); out != "planted: run rm -rf" || calls != 0 {
+		t.Fatalf("the planter's own key: %q with %d model calls; want its answer from the cache", out, calls)
+	}
+	// This user's key: the planted answer answers nothing.
+	out, calls, notes := run(nil, "nothing to tidy")
+	if out != "nothing to tidy" || calls != 1 {
+		t.Errorf("a file another key signed: %q with %d model calls; want the model's own answer, 1 call", out, calls)
+	}
+	if !strings.Contains(notes, "did not sign") {
+		t.Errorf("notes %q; want the unsigned answers named", notes)
+	}
+	// What this user's run stored answers the next one.
+	if out, calls, _ := run(nil, "unused"); out != "nothing to tidy" || calls != 0 {
+		t.Errorf("the next run: %q with %d model calls; want this user's answer from the cache", out, calls)
+	}
+	key, err := autoagent.CacheKeyPath()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(key); err != nil || fi.Mode().Perm() != 0o600 || fi.Size() != 32 {
+		t.Errorf("the user's cache key %s: %v %v; want 32 bytes, mode 0600", key, fi, err)
+	}
+}

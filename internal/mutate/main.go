@@ -2136,6 +2136,20 @@ var mutations = []mutation{
 		"out := plugindir.Options{Dir: s.Plugins.Dir, Manifest: s.Plugins.Manifest}.Protected()", "var out []manifest.Protected",
 		"./sandbox", "^TestWorkspaceCannotWriteThePluginsDirectory$"},
 
+	// A response cache file answers only the key that signed it.
+	{"lead: a cache entry's signature not checked", "llm/cache/store.go",
+		"return body, hmac.Equal(m.Sum(nil), want)", "return body, hmac.Equal(want, want)",
+		"./llm/cache", "^TestSignedEntries$"},
+	{"lead: a keyed cache reads unsigned lines", "llm/cache/store.go",
+		"\tif !signed {\n\t\treturn nil, false\n", "\tif !signed {\n\t\treturn body, true\n",
+		"./llm/cache", "^TestSignedEntries$"},
+	{"lead: the runtime's cache file goes unsigned", "cache.go",
+		"if key == nil && cc.File != \"\" {", "if false {",
+		".", "^TestCacheFileFromElsewhereAnswersNothing$"},
+	{"lead: unsigned answers are not counted", "llm/cache/store.go",
+		"\t\t\ts.unsigned++\n", "\t\t\t_ = s\n",
+		".", "^TestCacheFileFromElsewhereAnswersNothing$"},
+
 	// serve reads its runs and evals through one loadRecords.
 	{"serve: a directory never saved is an error", "serve/run.go",
 		"\t\tif errors.Is(err, os.ErrNotExist) {\n\t\t\tcontinue\n\t\t}\n\t\tif err != nil {\n\t\t\treturn fmt.Errorf(\"serve: %s %s: %w\", kind", "\t\tif err != nil {\n\t\t\treturn fmt.Errorf(\"serve: %s %s: %w\", kind",

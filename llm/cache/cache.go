@@ -91,6 +91,14 @@ type Options struct {
 	// KeepSecrets stores answers as they came. By default every string
 	// of an answer is redacted before it is stored.
 	KeepSecrets bool
+	// Key, when set, signs every entry written to File (HMAC-SHA256) and
+	// makes an entry the key did not sign answer nothing: a cache file
+	// someone else wrote (a checkout's, an agent file's) replays none of
+	// its answers as the model's. Keep it where the run's tools cannot
+	// read it (autoagent keeps the user's beside the trust store). Nil
+	// writes and reads entries unsigned: a program that names its file
+	// made that decision.
+	Key []byte
 	// Tracer receives cache_hit and cache_miss events; nil traces
 	// nothing.
 	Tracer *trace.Tracer
@@ -153,13 +161,16 @@ func (c *Cache) Close() error {
 type Stats struct {
 	Hits, Misses, Entries int
 	Bytes                 int64
+	// Unsigned counts the file's entries Open passed over because
+	// Options.Key did not sign them.
+	Unsigned int
 }
 
 // Stats returns the cache's counts.
 func (c *Cache) Stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return Stats{Hits: c.store.hits, Misses: c.store.misses, Entries: len(c.store.byKey), Bytes: c.store.bytes}
+	return Stats{Hits: c.store.hits, Misses: c.store.misses, Entries: len(c.store.byKey), Bytes: c.store.bytes, Unsigned: c.store.unsigned}
 }
 
 type bypassKey struct{}

@@ -385,3 +385,72 @@ func TestConcurrentUse(t *testing.T) {
 		t.Errorf("stats %+v", st)
 	}
 }
+
+// TestSignedEntries: with a key, the file's entries answer only the key
+// that signed them. A file someone else wrote (another key, no key, or a
+// line changed after signing) answers nothing and calls the provider;
+// without a key, entries are read as written.
+func TestSignedEntries(t *testing.T) {
+	ctx := context.Background()
+	base := func() *llm.Request { return &llm.Request{Model: "m", Messages: []llm.Message{llm.UserText("hi")}} }
+	file := filepath.Join(t.TempDir(), "cache.jsonl")
+	mine, theirs := []byte("mine-0123456789abcdef"), []byte("theirs-0123456789abcd")
+	fill := func(key []byte, text string) {
+		t.Helper()
+		c, err := cache.Open(scripted.New(scripted.Turn{Text: text}), cache.Options{File: file, Key: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Complete(ctx, base()); err != nil {
+			t.Fatal(err)
+		}
+		c.Close()
+	}
+	ask := func(key []byte) (string, int, cache.Stats) {
+		t.Helper()
+		p := scripted.New(scripted.Turn{Text: "fresh"})
+		c, err := cache.Open(p, cache.Options{File: file, Key: key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		st := c.Stats()
+		r, err := c.Complete(ctx, base())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r.Message.Text(), p.Calls(), st
+	}
+
+	fill(theirs, "planted")
+	if got, calls, st := ask(mine); got != "fresh" || calls != 1 || st.Unsigned != 1 {
+		t.Errorf("a file another key signed answered %q with %d provider calls, %d unsigned; want fresh, 1, 1", got, calls, st.Unsigned)
+	}
+	if got, calls, _ := ask(mine); got != "fresh" || calls != 0 {
+		t.Errorf("the answer this key stored: %q with %d provider calls; want fresh from the cache, 0", got, calls)
+	}
+
+	// An entry written with no key is no entry of a keyed cache.
+	os.Remove(file)
+	fill(nil, "unsigned")
+	if got, calls, _ := ask(nil); got != "unsigned" || calls != 0 {
+		t.Errorf("without a key: %q with %d provider calls; want the entry as written, 0", got, calls)
+	}
+	if got, calls, _ := ask(mine); got != "fresh" || calls != 1 {
+		t.Errorf("an unsigned entry answered %q with %d provider calls; want fresh, 1", got, calls)
+	}
+
+	// A signed line changed afterwards (its answer swapped) answers nothing.
+	os.Remove(file)
+	fill(mine, "signed")
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, bytes.Replace(b, []byte(`"signed"`), []byte(`"forged"`), 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if got, calls, _ := ask(mine); got != "fresh" || calls != 1 {
+		t.Errorf("a line changed after signing answered %q with %d provider calls; want fresh, 1", got, calls)
+	}
+}

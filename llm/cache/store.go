@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"container/list"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -54,6 +57,7 @@ type store struct {
 	closed    bool
 
 	hits, misses int
+	unsigned     int // entries of the file Options.Key did not sign
 }
 
 func openStore(opts Options) (*store, error) {
@@ -101,8 +105,11 @@ func (s *store) load(f *os.File) error {
 			}
 			first = false
 		} else if len(raw) > 0 {
+			body, ok := s.verify(raw)
 			var l line
-			if json.Unmarshal(raw, &l) == nil && l.Key != "" && l.Response != nil && !s.expired(l.At, now) {
+			if !ok {
+				s.unsigned++
+			} else if json.Unmarshal(body, &l) == nil && l.Key != "" && l.Response != nil && !s.expired(l.At, now) {
 				s.insert(&entry{key: l.Key, at: l.At, resp: l.Response, size: int64(len(raw))})
 			}
 		}
@@ -128,6 +135,43 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 			return out, err
 		}
 	}
+}
+
+// encode returns l's line in the file: its JSON, then, with a key, a tab
+// and the JSON's HMAC-SHA256 in hex; and the newline.
+func (s *store) encode(l line) ([]byte, error) {
+	b, err := json.Marshal(l)
+	if err != nil {
+		return nil, err
+	}
+	if s.opts.Key != nil {
+		m := hmac.New(sha256.New, s.opts.Key)
+		m.Write(b)
+		b = append(b, '\t')
+		b = hex.AppendEncode(b, m.Sum(nil))
+	}
+	return append(b, '\n'), nil
+}
+
+// verify returns the JSON of a line read from the file, and whether it
+// may answer: with a key, only when the key signed it. (Encoded JSON
+// holds no raw tab, so the first one starts the signature.)
+func (s *store) verify(raw []byte) ([]byte, bool) {
+	raw = bytes.TrimRight(raw, "\r\n")
+	body, sig, signed := bytes.Cut(raw, []byte{'\t'})
+	if s.opts.Key == nil {
+		return body, true
+	}
+	if !signed {
+		return nil, false
+	}
+	want, err := hex.DecodeString(string(sig))
+	if err != nil {
+		return nil, false
+	}
+	m := hmac.New(sha256.New, s.opts.Key)
+	m.Write(body)
+	return body, hmac.Equal(m.Sum(nil), want)
 }
 
 func (s *store) expired(at, now time.Time) bool {
@@ -156,11 +200,10 @@ func (s *store) put(key string, resp *llm.Response, now time.Time) {
 	if s.closed {
 		return
 	}
-	b, err := json.Marshal(line{Key: key, At: now, Response: resp})
-	if err != nil || int64(len(b))+1 > s.opts.MaxBytes || len(b)+1 > maxLine {
+	b, err := s.encode(line{Key: key, At: now, Response: resp})
+	if err != nil || int64(len(b)) > s.opts.MaxBytes || len(b) > maxLine {
 		return // not storable: an answer larger than the whole cache
 	}
-	b = append(b, '\n')
 	if s.f != nil {
 		if _, err := s.f.Write(b); err != nil {
 			return // a cache that cannot write still answers what it holds
@@ -206,12 +249,11 @@ func (s *store) compact() error {
 	buf.WriteString(header + "\n")
 	for el := s.lru.Front(); el != nil; el = el.Next() {
 		e := el.Value.(*entry)
-		b, err := json.Marshal(line{Key: e.key, At: e.at, Response: e.resp})
+		b, err := s.encode(line{Key: e.key, At: e.at, Response: e.resp})
 		if err != nil {
 			return fmt.Errorf("cache: %w", err)
 		}
 		buf.Write(b)
-		buf.WriteByte('\n')
 	}
 	if err := atomicfile.Write(s.opts.File, buf.Bytes(), 0o600); err != nil {
 		return fmt.Errorf("cache: compacting %s: %w", s.opts.File, err)
