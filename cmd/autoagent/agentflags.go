@@ -30,6 +30,10 @@ import (
 
 // agentFlags are the flags `run` and `chat` share (docs/ARCHITECTURE.md §8).
 type agentFlags struct {
+	// inEval: the runtime is eval's, whose runs are independent trials
+	// (refusedInEval); an agent file's cache is refused as --cache is.
+	inEval bool
+
 	provider, model, baseURL, apiKeyEnv, script string
 	plugins, manifest                           string
 	quarantine, stream, json                    bool
@@ -470,6 +474,9 @@ func (f *agentFlags) newAgent(ctx context.Context, stderr io.Writer, watch bool)
 		if cfg, sessions, err = f.withAgentFile(cfg); err != nil {
 			return nil, err
 		}
+	}
+	if f.inEval && cfg.Cache != nil {
+		return nil, usageError(fmt.Errorf("the agent file's cache is not for eval: %s", refusedInEval["cache"]))
 	}
 	r := &agentRuntime{}
 	defer func() {

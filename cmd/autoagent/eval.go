@@ -241,6 +241,7 @@ func evalAgents(ctx context.Context, stderr io.Writer, f *agentFlags, cases []ev
 		}
 		f.script = first // the runtime needs one to start; each run plays its own
 	}
+	f.inEval = true
 	rt, err := f.newAgent(ctx, stderr, false)
 	if err != nil {
 		return nil, nil, err

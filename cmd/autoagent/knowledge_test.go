@@ -225,4 +225,16 @@ func TestKnowledgeFlagsWhereTheyCannotApply(t *testing.T) {
 	if !strings.Contains(r.stderr, "--cache is not for eval") {
 		t.Errorf("eval --cache: %s", r.stderr)
 	}
+	// The agent file's cache key is refused the same way.
+	agent := filepath.Join(e.root, "agent.yaml")
+	if err := os.WriteFile(agent, []byte("provider: scripted\ncache:\n  file: answers.cache\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = e.mustRun(2, "eval", cases, "--agent", agent, "--script", cases)
+	if !strings.Contains(r.stderr, "the agent file's cache is not for eval") {
+		t.Errorf("eval --agent with a cache key: %s", r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(e.root, "answers.cache")); err == nil {
+		t.Error("the refused eval made the agent file's cache file")
+	}
 }

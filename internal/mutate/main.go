@@ -2150,6 +2150,10 @@ var mutations = []mutation{
 		"\t\t\ts.unsigned++\n", "\t\t\t_ = s\n",
 		".", "^TestCacheFileFromElsewhereAnswersNothing$"},
 
+	{"lead: eval takes the agent file's cache", "cmd/autoagent/agentflags.go",
+		"if f.inEval && cfg.Cache != nil {", "if false && cfg.Cache != nil {",
+		"./cmd/autoagent", "^TestKnowledgeFlagsWhereTheyCannotApply$"},
+
 	// serve reads its runs and evals through one loadRecords.
 	{"serve: a directory never saved is an error", "serve/run.go",
 		"\t\tif errors.Is(err, os.ErrNotExist) {\n\t\t\tcontinue\n\t\t}\n\t\tif err != nil {\n\t\t\treturn fmt.Errorf(\"serve: %s %s: %w\", kind", "\t\tif err != nil {\n\t\t\treturn fmt.Errorf(\"serve: %s %s: %w\", kind",
