@@ -6,15 +6,5 @@
 # .cache/bin (git-ignored), which the next run reuses.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-version=v1.3.6
-bin=.cache/bin/oras
-stamp=.cache/bin/oras.version
-if [ -x "$bin" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$version" ]; then
-	exit 0
-fi
-mkdir -p .cache/bin
-echo "oras: building the ORAS CLI $version from the Go module proxy (a minute or two on 2 cores; cached in .cache/bin)"
-start=$(date +%s)
-GOBIN="$PWD/.cache/bin" go install "oras.land/oras/cmd/oras@$version"
-echo "$version" >"$stamp"
-echo "oras: built in $(($(date +%s) - start))s: $("$bin" version | head -1)"
+. .ci/lib/goinstall.sh
+goinstall oras v1.3.6 oras.land/oras/cmd/oras "a minute or two" version
