@@ -16,9 +16,10 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/autoagent-go/autoagent/internal/testsys"
 
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/tool"
@@ -311,7 +312,7 @@ func fsAttackSetup(c *survivalRun) {
 	_ = os.Mkdir(filepath.Join(c.dir, "outside"), 0o700)
 	_ = os.Symlink("sub2", filepath.Join(d, "linked"))
 	_ = os.Symlink("../..", filepath.Join(d, "linkdir", "inner", "up"))
-	_ = syscall.Mkfifo(filepath.Join(d, "fifo"), 0o600)
+	_ = testsys.Mkfifo(filepath.Join(d, "fifo"))
 	c.grants = []string{"fs.write:" + d}
 	c.args = `{"dir":"` + d + `"}`
 }

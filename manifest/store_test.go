@@ -12,9 +12,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/autoagent-go/autoagent/internal/testsys"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -469,7 +470,7 @@ func checkAllApproved(t *testing.T, path string, workers, each int) {
 // read that waits for a writer forever.
 func TestLoadFIFO(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "manifest.json")
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
+	if err := testsys.Mkfifo(p); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	done := make(chan error, 1)
@@ -495,7 +496,7 @@ func TestApproveRefusesOddLockAndLog(t *testing.T) {
 		want string
 	}{
 		{"lock FIFO", func(s *Store) string {
-			if err := syscall.Mkfifo(s.LockPath(), 0o600); err != nil {
+			if err := testsys.Mkfifo(s.LockPath()); err != nil {
 				t.Fatal(err)
 			}
 			return s.LockPath()

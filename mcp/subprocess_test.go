@@ -10,9 +10,10 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/autoagent-go/autoagent/internal/testsys"
 
 	"github.com/autoagent-go/autoagent/mcp"
 	"github.com/autoagent-go/autoagent/tool"
@@ -211,7 +212,7 @@ func TestCommandCloseStopsEveryProcess(t *testing.T) {
 // alive reports whether pid runs (a zombie waiting to be reaped by init
 // does not count).
 func alive(pid int) bool {
-	if err := syscall.Kill(pid, 0); err != nil {
+	if !testsys.Exists(pid) {
 		return false
 	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))

@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/autoagent-go/autoagent/internal/testsys"
 
 	"github.com/autoagent-go/autoagent/rules"
 	"github.com/autoagent-go/autoagent/trace"
@@ -135,7 +136,7 @@ func TestReadRefusesWhatIsNotText(t *testing.T) {
 		return
 	}
 	fifo := filepath.Join(dir, "fifo.md")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+	if err := testsys.Mkfifo(fifo); err != nil {
 		t.Skip("no FIFO:", err)
 	}
 	if _, err := rules.Read(fifo, rules.Options{}); err == nil {

@@ -9,9 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/autoagent-go/autoagent/internal/testsys"
 
 	"github.com/autoagent-go/autoagent/eval"
 	"github.com/autoagent-go/autoagent/loop"
@@ -153,7 +154,7 @@ func TestEvalPathFence(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(evals, "linked-script.jsonl"), []byte(`{"id": "a", "prompt": "x", "scripts": ["script-link.json"]}`+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(evals, "fifo.jsonl"), 0o600); err != nil {
+	if err := testsys.Mkfifo(filepath.Join(evals, "fifo.jsonl")); err != nil {
 		t.Fatal(err)
 	}
 	e := newEnv(t, serve.Options{EvalDir: evals}, scriptOf(scripted.Turn{Text: "done"}))

@@ -8,8 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/autoagent-go/autoagent/internal/testsys"
 
 	"github.com/autoagent-go/autoagent/skills"
 	"github.com/autoagent-go/autoagent/tool"
@@ -216,7 +217,7 @@ func TestReadSkillFileStaysInTheFolder(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(sk, "linkdir")); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(sk, "fifo.md"), 0o644); err != nil {
+	if err := testsys.Mkfifo(filepath.Join(sk, "fifo.md")); err != nil {
 		t.Fatal(err)
 	}
 	set, err := skills.Open([]skills.Source{{Dir: dir}}, skills.Options{MaxFileBytes: 1024})

@@ -6,8 +6,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/autoagent-go/autoagent/internal/testsys"
 )
 
 // conformanceSuite returns node and the entry point of the MCP conformance
@@ -99,7 +100,7 @@ func TestMCPServeConformance(t *testing.T) {
 		})
 	}
 
-	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+	if err := testsys.Terminate(os.Getpid()); err != nil {
 		t.Fatal(err)
 	}
 	if code := s.exitCode(); code != 0 {

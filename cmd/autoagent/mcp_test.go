@@ -11,9 +11,10 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/autoagent-go/autoagent/internal/testsys"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -219,7 +220,7 @@ func TestMCPServeHTTP(t *testing.T) {
 	}
 
 	// SIGTERM ends the server cleanly, sessions with open streams included.
-	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+	if err := testsys.Terminate(os.Getpid()); err != nil {
 		t.Fatal(err)
 	}
 	if code := s.exitCode(); code != 0 {

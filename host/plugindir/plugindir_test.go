@@ -8,9 +8,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/autoagent-go/autoagent/internal/testsys"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -692,7 +693,7 @@ func TestSpecialFilesSkipped(t *testing.T) {
 	e.put("other.wasm", waTextModule("other", "o"), nil)
 	e.approve("good.wasm", manifest.Limits{})
 	for _, f := range []string{"trap.wasm", manifest.SidecarFile("other.wasm")} {
-		if err := syscall.Mkfifo(filepath.Join(e.dir, f), 0o600); err != nil {
+		if err := testsys.Mkfifo(filepath.Join(e.dir, f)); err != nil {
 			t.Skipf("mkfifo: %v", err)
 		}
 	}

@@ -6,9 +6,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/autoagent-go/autoagent/internal/testsys"
 )
 
 func TestReadRegular(t *testing.T) {
@@ -31,7 +32,7 @@ func TestReadRegular(t *testing.T) {
 // os.ReadFile would block forever.
 func TestReadFIFO(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "trap.wasm")
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
+	if err := testsys.Mkfifo(p); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
 	done := make(chan error, 1)

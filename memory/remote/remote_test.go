@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/autoagent-go/autoagent/internal/testsys"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -130,7 +131,7 @@ func TestCancelAndCrashOfAMemoryBackend(t *testing.T) {
 		errc <- err
 	}()
 	backendtest.WaitForMarker(t, dir, "started")
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+	if err := testsys.Kill(pid); err != nil {
 		t.Fatal(err)
 	}
 	err := <-errc

@@ -9,9 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/autoagent-go/autoagent/internal/testsys"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -200,7 +201,7 @@ func TestKill9MidCall(t *testing.T) {
 				errc <- err
 			}()
 			backendtest.WaitForMarker(t, dir, "started")
-			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+			if err := testsys.Kill(pid); err != nil {
 				t.Fatal(err)
 			}
 			err := <-errc
@@ -250,7 +251,7 @@ func TestHungBackendIsBoundedByContextAndReplaced(t *testing.T) {
 	pid := p.pid()
 	// A stopped process accepts connections in the kernel but never
 	// answers: the worst kind of hang.
-	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+	if err := testsys.Stop(pid); err != nil {
 		t.Fatal(err)
 	}
 	backendtest.WaitStopped(t, pid)
