@@ -14,12 +14,14 @@ import (
 // TestWatchdogStopsWhatTheDeadlineMissed: with the deadline's own
 // interruption broken (a defect of the host's Go side), a looping guest
 // still exits to Go at its fuel checks, and the watchdog stops it there,
-// a grace period after its deadline. Nothing is reported as stuck.
+// a grace period after its deadline. Nothing is reported as stuck. The
+// grace and tick are the production ones: a guest descheduled for a
+// shorter grace on a busy machine would look stuck.
 func TestWatchdogStopsWhatTheDeadlineMissed(t *testing.T) {
 	t.Parallel()
 	var stuck []StuckCall
 	var mu sync.Mutex
-	h, _ := newTestHost(t, Options{defect: "nointerrupt", watchdogGrace: 200 * time.Millisecond, watchdogTick: 50 * time.Millisecond,
+	h, _ := newTestHost(t, Options{defect: "nointerrupt",
 		OnStuck: func(s StuckCall) { mu.Lock(); stuck = append(stuck, s); mu.Unlock() }})
 	l := load(t, h, "loop.wasm", Module{Limits: Limits{Timeout: 200 * time.Millisecond}})
 	res := call(t, l, "loop", `{}`)
