@@ -219,11 +219,11 @@ func (s *Signers) checkBundle(raw []byte, d string) (*bundleCheck, error) {
 		// rather than "does not verify".
 		env, eerr := b.Envelope()
 		if eerr != nil || env == nil {
-			return nil, fmt.Errorf("%w: the Sigstore bundle does not verify: %v", ErrBadSignature, err)
+			return nil, fmt.Errorf("%w: the Sigstore bundle does not verify (changed after signing, or holding a certificate that did not sign it): %v", ErrBadSignature, err)
 		}
 		res2, err2 := v.Verify(&b, verify.NewPolicy(verify.WithoutArtifactUnsafe(), verify.WithoutIdentitiesUnsafe()))
 		if err2 != nil || res2.Statement == nil {
-			return nil, fmt.Errorf("%w: the Sigstore bundle does not verify: %v", ErrBadSignature, err)
+			return nil, fmt.Errorf("%w: the Sigstore bundle does not verify (changed after signing, or holding a certificate that did not sign it): %v", ErrBadSignature, err)
 		}
 		res = res2
 		other = "another artifact"
@@ -349,7 +349,7 @@ func (s *Signers) verifyKeyless(repo, d string, raw []byte, trusted []*Signer) (
 	if len(want) == 0 {
 		want = []string{"none"}
 	}
-	return nil, fmt.Errorf("%w: %s@%s was signed by subject %s, issuer %s; the keyless signers %s trusts for it: %s",
+	return nil, fmt.Errorf("%w: %s@%s was signed by subject %s, issuer %s; %s trusts for it only: %s",
 		ErrIdentity, repo, d, chk.cert.SubjectAlternativeName, chk.cert.Issuer, s.Path, strings.Join(want, "; "))
 }
 
