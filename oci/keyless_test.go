@@ -11,6 +11,10 @@ import (
 	"testing"
 	"time"
 
+	specs "github.com/opencontainers/image-spec/specs-go"
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2/content"
+
 	"github.com/autoagent-go/autoagent/internal/sigstoretest"
 )
 
@@ -294,5 +298,57 @@ func TestSignersFileKeyless(t *testing.T) {
 	}
 	if _, err := LoadTrustedRoot(p); err == nil || !strings.Contains(err.Error(), "is not a Sigstore trusted root") {
 		t.Errorf("a bad trusted root: err = %v", err)
+	}
+}
+
+// TestTooManyBundles: past maxSignatures bundles attached to one digest,
+// the listing is refused before any is fetched.
+func TestTooManyBundles(t *testing.T) {
+	f := newKeylessFixture(t)
+	ctx := context.Background()
+	ref, d := f.push(t, "1.0", "a")
+	b := f.ss.Sign(ciSubject, ciIssuer, sigstoretest.Statement(f.host+"/tools/echo", d))
+	for i := range maxSignatures {
+		// Each a referrer of its own: the same bundle, other bytes.
+		f.attach(t, d, append(append([]byte{}, b...), bytes.Repeat([]byte(" "), i)...))
+	}
+	if sigs, err := f.c.Signatures(ctx, ref, d); err != nil || len(sigs) != maxSignatures {
+		t.Fatalf("%d signatures: %v", len(sigs), err)
+	}
+	f.attach(t, d, append(append([]byte{}, b...), bytes.Repeat([]byte(" "), maxSignatures)...))
+	if _, err := f.c.Signatures(ctx, ref, d); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("err = %v, want ErrTooLarge", err)
+	}
+}
+
+// TestLegacyKeylessSignatureSaysWhatToDo: a keyless signature in
+// cosign's older format (a certificate annotation at the .sig tag) is
+// not verified, and the refusal says how to get one that is.
+func TestLegacyKeylessSignatureSaysWhatToDo(t *testing.T) {
+	f := newKeylessFixture(t)
+	ctx := context.Background()
+	ref, d := f.push(t, "1.0", "a")
+	r, _ := ParseReference(ref)
+	repo, err := f.c.repository(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := []byte(`{"critical":{"identity":{"docker-reference":"x"},"image":{"docker-manifest-digest":"` + d + `"},"type":"cosign container image signature"},"optional":null}`)
+	layer := content.NewDescriptorFromBytes(mediaTypeSimpleSigning, body)
+	layer.Annotations = map[string]string{annotationSignature: b64([]byte("not a key's signature")), annotationCertificate: "-----BEGIN CERTIFICATE-----\n...\n-----END CERTIFICATE-----\n"}
+	cfg := content.NewDescriptorFromBytes(ocispec.MediaTypeImageConfig, []byte(`{}`))
+	man, _ := json.Marshal(ocispec.Manifest{Versioned: specs.Versioned{SchemaVersion: 2}, MediaType: ocispec.MediaTypeImageManifest, Config: cfg, Layers: []ocispec.Descriptor{layer}})
+	if err := repo.Push(ctx, cfg, bytes.NewReader([]byte(`{}`))); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.Push(ctx, layer, bytes.NewReader(body)); err != nil {
+		t.Fatal(err)
+	}
+	if err := repo.PushReference(ctx, content.NewDescriptorFromBytes(ocispec.MediaTypeImageManifest, man), bytes.NewReader(man), sigTag(d)); err != nil {
+		t.Fatal(err)
+	}
+	_, _, _, _, err = PullVerified(ctx, f.c, f.trust, ref, false)
+	if !errors.Is(err, ErrBadSignature) || !strings.Contains(err.Error(), "--new-bundle-format") {
+		t.Fatalf("err = %v, want ErrBadSignature saying how to sign in the bundle format", err)
 	}
 }

@@ -150,6 +150,10 @@ type Signature struct {
 	// Bundle is a Sigstore bundle's JSON; Payload and Signature are then
 	// empty.
 	Bundle []byte `json:"bundle,omitempty"`
+
+	// certificate: the signature carries a Fulcio certificate, cosign's
+	// older keyless format, which no key verifies.
+	certificate bool
 }
 
 // maxSignatures bounds the signatures of one artifact that are fetched
@@ -211,7 +215,7 @@ func (c *Client) Signatures(ctx context.Context, reference, d string) ([]Signatu
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, Signature{Payload: body, Signature: sig})
+			out = append(out, Signature{Payload: body, Signature: sig, certificate: l.Annotations[annotationCertificate] != ""})
 		}
 	case !errors.Is(err, ErrUnsigned):
 		return nil, err

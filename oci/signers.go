@@ -276,8 +276,18 @@ func (s *Signers) verifyIndex(repo, d string, sigs []Signature) (*Signer, int, e
 	for _, sg := range trusted {
 		names = append(names, sg.Name)
 	}
-	return nil, 0, fmt.Errorf("%w: %s@%s has %d signature(s), none made by a key %s trusts for it (%s): it was signed by another key, or changed after signing",
-		ErrBadSignature, repo, d, len(sigs), s.Path, strings.Join(names, ", "))
+	legacy := 0
+	for _, sig := range sigs {
+		if sig.certificate {
+			legacy++
+		}
+	}
+	hint := ""
+	if legacy > 0 {
+		hint = fmt.Sprintf("; %d of them are keyless signatures in cosign's older format (a certificate beside the signature at the .sig tag), which this does not verify: ask the publisher to sign with cosign v3 (or cosign sign --new-bundle-format), which attaches a Sigstore bundle", legacy)
+	}
+	return nil, 0, fmt.Errorf("%w: %s@%s has %d signature(s), none made by a key %s trusts for it (%s): it was signed by another key, or changed after signing%s",
+		ErrBadSignature, repo, d, len(sigs), s.Path, strings.Join(names, ", "), hint)
 }
 
 // PullVerified pulls reference and checks its cosign signature against

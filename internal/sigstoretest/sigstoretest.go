@@ -236,6 +236,9 @@ func Attach(t testing.TB, host, repository, d string, raw []byte) {
 		t.Fatal(err)
 	}
 	repo.PlainHTTP = true
+	// The CNCF registry has no referrers API: the referrers index is kept
+	// at the tag sha256-HEX, and the registry deletes nothing.
+	repo.SkipReferrersGC = true
 	subject, err := repo.Resolve(ctx, d)
 	if err != nil {
 		t.Fatal(err)
