@@ -187,7 +187,7 @@ type bundleCheck struct {
 // not checked here: the caller matches it with the signers.
 func (s *Signers) checkBundle(raw []byte, d string) (*bundleCheck, error) {
 	if s.root == nil {
-		return nil, fmt.Errorf("%w: %s trusts keyless signers, and a keyless signature needs the Sigstore trusted root to verify against: put it at %s, or pass --trusted-root FILE (`cosign trusted-root create`, or the public-good instance's trusted_root.json)",
+		return nil, fmt.Errorf("%w: %s trusts keyless signers, and a keyless signature needs the Sigstore trusted root to verify against: put it at %s, or pass --trusted-root FILE (`cosign trusted-root create --with-default-services --out FILE` writes the public-good instance's)",
 			ErrNoTrustedRoot, s.Path, TrustedRootFile)
 	}
 	var b bundle.Bundle

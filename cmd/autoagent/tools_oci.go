@@ -97,7 +97,12 @@ the signature of its digest is stored at the tag sha256-HEX.sig (what
 "cosign sign --key" writes, and "cosign verify --key" checks). A FILE is
 signed as "cosign sign-blob --key" does: the base64 signature is written to
 FILE.sig. The key is cosign's (cosign generate-key-pair; its password from
-$COSIGN_PASSWORD) or an unencrypted PKCS#8 PEM key.`,
+$COSIGN_PASSWORD) or an unencrypted PKCS#8 PEM key.
+
+Keyless signing (a short-lived Sigstore certificate for your OIDC identity,
+logged in a transparency log) needs those online services: sign with
+"cosign sign REF" (cosign v3, or --new-bundle-format), which attaches a
+Sigstore bundle that "tools pull" verifies offline.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if key == "" {
