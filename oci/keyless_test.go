@@ -352,3 +352,17 @@ func TestLegacyKeylessSignatureSaysWhatToDo(t *testing.T) {
 		t.Fatalf("err = %v, want ErrBadSignature saying how to sign in the bundle format", err)
 	}
 }
+
+// TestKeylessIdentityNotRecordable: a certificate identity that provenance
+// could not record (a control character in it) is refused at the pull,
+// even by a pattern loose enough to match it.
+func TestKeylessIdentityNotRecordable(t *testing.T) {
+	f := newKeylessFixture(t)
+	loose := writeSigners(t, f.dir, Signer{Name: "any", Keyless: &Keyless{Issuer: ciIssuer, SubjectRegexp: `(?s)ci@example\.com.*`}, References: []string{f.host + "/tools/*"}})
+	ref, d := f.push(t, "1.0", "a")
+	f.attach(t, d, f.ss.Sign("ci@example.com\nsigner: someone else", ciIssuer, sigstoretest.Statement(f.host+"/tools/echo", d)))
+	_, _, _, _, err := PullVerified(context.Background(), f.c, loose, ref, false)
+	if !errors.Is(err, ErrIdentity) || !strings.Contains(err.Error(), "control characters") {
+		t.Fatalf("err = %v, want ErrIdentity about control characters", err)
+	}
+}
