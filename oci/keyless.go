@@ -194,6 +194,9 @@ func (s *Signers) checkBundle(raw []byte, d string) (*bundleCheck, error) {
 	if err := b.UnmarshalJSON(raw); err != nil {
 		return nil, fmt.Errorf("%w: not a Sigstore bundle this can read: %v", ErrBadSignature, err)
 	}
+	if vc, err := b.VerificationContent(); err == nil && vc.PublicKey() != nil {
+		return nil, fmt.Errorf("%w: the Sigstore bundle is signed with a key, not a certificate: a key's signature is verified where cosign sign --key stores it without a bundle (the tag sha256-HEX.sig), not in a bundle", ErrBadSignature)
+	}
 	hexd, ok := strings.CutPrefix(d, "sha256:")
 	sum, err := hex.DecodeString(hexd)
 	if !ok || err != nil {
@@ -235,7 +238,7 @@ func (s *Signers) checkBundle(raw []byte, d string) (*bundleCheck, error) {
 		}
 	}
 	if res.Signature == nil || res.Signature.Certificate == nil {
-		return nil, fmt.Errorf("%w: the Sigstore bundle is signed with a key, not a certificate: trust that key with a key signer", ErrBadSignature)
+		return nil, fmt.Errorf("%w: the Sigstore bundle verified without a certificate", ErrBadSignature)
 	}
 	if st := res.Statement; st != nil && st.GetPredicateType() != predicateCosignSign {
 		return nil, fmt.Errorf("%w: the Sigstore bundle is an attestation (predicate %s), not a signature (%s)", ErrBadSignature, st.GetPredicateType(), predicateCosignSign)

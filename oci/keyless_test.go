@@ -164,6 +164,19 @@ func TestKeylessRefusals(t *testing.T) {
 			f.attach(t, d, f.ss.SwapCertificate(b, ciSubject, ciIssuer))
 			return "does not verify"
 		}, ErrBadSignature},
+		{"a key-signed bundle", func(ref, d string) string {
+			// cosign v3 sign --key: a bundle naming a key, not a certificate.
+			var b map[string]any
+			if err := json.Unmarshal(f.ss.Sign(ciSubject, ciIssuer, sigstoretest.Statement(repo, d)), &b); err != nil {
+				t.Fatal(err)
+			}
+			vm := b["verificationMaterial"].(map[string]any)
+			delete(vm, "certificate")
+			vm["publicKey"] = map[string]any{"hint": "a2V5"}
+			raw, _ := json.Marshal(b)
+			f.attach(t, d, raw)
+			return "signed with a key, not a certificate"
+		}, ErrBadSignature},
 		{"an attestation, not a signature", func(ref, d string) string {
 			st := bytes.Replace(sigstoretest.Statement(repo, d), []byte("https://sigstore.dev/cosign/sign/v1"), []byte("https://slsa.dev/provenance/v1"), 1)
 			f.attach(t, d, f.ss.Sign(ciSubject, ciIssuer, st))
