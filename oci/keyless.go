@@ -50,6 +50,9 @@ const (
 	// maxIdentity bounds a verified identity recorded as provenance (the
 	// manifest's bound on a source text).
 	maxIdentity = 1024
+	// maxBundle bounds a Sigstore bundle (cosign's are a few KiB): it is
+	// kept in the provenance record, which is read back bounded.
+	maxBundle = 256 << 10
 )
 
 // Errors of keyless verification, each its own condition (errors.Is).
@@ -397,7 +400,7 @@ func (c *Client) bundles(ctx context.Context, repo *remote.Repository, ref regis
 			if !strings.HasPrefix(l.MediaType, mediaTypeBundle) {
 				continue
 			}
-			body, err := c.fetch(ctx, repo, ref, l, maxMetadata)
+			body, err := c.fetch(ctx, repo, ref, l, maxBundle)
 			if err != nil {
 				return nil, err
 			}

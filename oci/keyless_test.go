@@ -334,6 +334,20 @@ func TestTooManyBundles(t *testing.T) {
 	}
 }
 
+// TestBundleBound: a bundle padded past maxBundle (it still parses and
+// verifies) is refused before it is read, so a provenance record that
+// keeps it stays readable.
+func TestBundleBound(t *testing.T) {
+	f := newKeylessFixture(t)
+	ctx := context.Background()
+	ref, d := f.push(t, "1.0", "a")
+	b := f.ss.Sign(ciSubject, ciIssuer, sigstoretest.Statement(f.host+"/tools/echo", d))
+	f.attach(t, d, append(append([]byte{}, b...), bytes.Repeat([]byte(" "), maxBundle)...))
+	if _, _, _, _, err := PullVerified(ctx, f.c, f.trust, ref, false); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("err = %v, want ErrTooLarge", err)
+	}
+}
+
 // TestLegacyKeylessSignatureSaysWhatToDo: a keyless signature in
 // cosign's older format (a certificate annotation at the .sig tag) is
 // not verified, and the refusal says how to get one that is.
