@@ -178,7 +178,7 @@ regular expression ("issuer_regexp", "subject_regexp"):
   {"version": 1, "signers": [{"name": "alice", "key": "alice.pub",
     "references": ["registry.example.com/tools/*"]},
    {"name": "ci", "keyless": {"issuer": "https://token.actions.githubusercontent.com",
-    "subject_regexp": "https://github.com/org/tools/.*"},
+    "subject_regexp": "https://github\\.com/org/tools/.*"},
     "references": ["registry.example.com/tools/*"]}]}
 
 A keyless signature is verified offline against the Sigstore trusted root
