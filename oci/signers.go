@@ -64,9 +64,9 @@ type Signer struct {
 	verified string
 }
 
-// Signers is the signers file: which keys are trusted for which
-// references (RATIONALE.md, "Why a signers file in the plugins
-// directory?").
+// Signers is the signers file: which keys, or keyless identities, are
+// trusted for which references (RATIONALE.md, "Why a signers file in the
+// plugins directory?").
 type Signers struct {
 	// Path is the file read.
 	Path    string
