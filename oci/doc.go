@@ -4,11 +4,11 @@
 // it into the plugins directory as pending, never approved.
 //
 //	c := &oci.Client{}
-//	art, err := c.Pull(ctx, "registry.example.com/tools/echo:1.0")
+//	trust, err := oci.LoadSigners("plugins/signers.json")
 //	if err != nil { ... }
-//	signer, err := trust.Verify(ctx, c, art) // *oci.Signers from signers.json
+//	art, signer, sig, _, err := oci.PullVerified(ctx, c, trust, "registry.example.com/tools/echo:1.0", false)
 //	if err != nil { ... }
-//	_, err = oci.Install("plugins", "echo", art, signer, false)
+//	_, err = oci.Install("plugins", "echo", art, signer, sig, false)
 //
 // # Layouts
 //
@@ -25,6 +25,13 @@
 // sha256-HEX.sig as simple-signing payloads naming the manifest digest
 // (what `cosign sign --key` writes). They are verified with the Sigstore
 // libraries against public keys the signers file trusts for a reference.
+//
+// Keyless signatures are Sigstore bundles attached to the artifact as
+// OCI referrers (what `cosign sign` writes without a key). sigstore-go
+// verifies them offline against a trusted root file ([TrustedRootFile],
+// [Signers.UseTrustedRoot]), and the certificate's issuer and subject
+// must match a keyless identity ([Keyless]) the signers file trusts for
+// the reference.
 //
 // This package, with its OCI and Sigstore dependencies, is imported by the
 // command line only: the root package and the agent loop never link it.

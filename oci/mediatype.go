@@ -41,6 +41,9 @@ const (
 	annotationTitle = "org.opencontainers.image.title"
 	// annotationSignature holds a cosign signature, base64.
 	annotationSignature = "dev.cosignproject.cosign/signature"
+	// annotationCertificate holds the Fulcio certificate of a keyless
+	// signature in cosign's older format (beside the key signatures).
+	annotationCertificate = "dev.sigstore.cosign/certificate"
 )
 
 // maxDescribeAnnotation bounds the describe document carried as an

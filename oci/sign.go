@@ -142,10 +142,18 @@ func diffIDs(layers []ocispec.Descriptor) []digest.Digest {
 }
 
 // Signature is one cosign signature of an artifact: the payload signed
-// and the signature's bytes.
+// and the signature's bytes (a key's signature), or a Sigstore bundle
+// (keyless, attached as a referrer).
 type Signature struct {
-	Payload   []byte `json:"payload"`
-	Signature []byte `json:"signature"`
+	Payload   []byte `json:"payload,omitempty"`
+	Signature []byte `json:"signature,omitempty"`
+	// Bundle is a Sigstore bundle's JSON; Payload and Signature are then
+	// empty.
+	Bundle []byte `json:"bundle,omitempty"`
+
+	// certificate: the signature carries a Fulcio certificate, cosign's
+	// older keyless format, which no key verifies.
+	certificate bool
 }
 
 // maxSignatures bounds the signatures of one artifact that are fetched
@@ -176,7 +184,9 @@ func (c *Client) signatureManifest(ctx context.Context, repo *remote.Repository,
 }
 
 // Signatures returns the cosign signatures of the artifact a pulled
-// reference resolved to (digest d), or an error wrapping ErrUnsigned.
+// reference resolved to (digest d): the key signatures at its tag
+// sha256-HEX.sig, then the Sigstore bundles attached to it as referrers
+// (keyless), or an error wrapping ErrUnsigned when there is neither.
 func (c *Client) Signatures(ctx context.Context, reference, d string) ([]Signature, error) {
 	ref, err := ParseReference(reference)
 	if err != nil {
@@ -186,30 +196,38 @@ func (c *Client) Signatures(ctx context.Context, reference, d string) ([]Signatu
 	if err != nil {
 		return nil, err
 	}
+	var out []Signature
 	man, err := c.signatureManifest(ctx, repo, ref, d)
+	switch {
+	case err == nil:
+		for _, l := range man.Layers {
+			if l.MediaType != mediaTypeSimpleSigning {
+				continue
+			}
+			if len(out) == maxSignatures {
+				return nil, fmt.Errorf("%w: %s: the signature manifest at %s holds more than %d signatures: refusing to fetch them all", ErrTooLarge, ref, sigTag(d), maxSignatures)
+			}
+			sig, err := base64.StdEncoding.DecodeString(l.Annotations[annotationSignature])
+			if err != nil || len(sig) == 0 {
+				continue
+			}
+			body, err := c.fetch(ctx, repo, ref, l, maxMetadata)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, Signature{Payload: body, Signature: sig, certificate: l.Annotations[annotationCertificate] != ""})
+		}
+	case !errors.Is(err, ErrUnsigned):
+		return nil, err
+	}
+	bundles, err := c.bundles(ctx, repo, ref, d, maxSignatures)
 	if err != nil {
 		return nil, err
 	}
-	var out []Signature
-	for _, l := range man.Layers {
-		if l.MediaType != mediaTypeSimpleSigning {
-			continue
-		}
-		if len(out) == maxSignatures {
-			return nil, fmt.Errorf("%w: %s: the signature manifest at %s holds more than %d signatures: refusing to fetch them all", ErrTooLarge, ref, sigTag(d), maxSignatures)
-		}
-		sig, err := base64.StdEncoding.DecodeString(l.Annotations[annotationSignature])
-		if err != nil || len(sig) == 0 {
-			continue
-		}
-		body, err := c.fetch(ctx, repo, ref, l, maxMetadata)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, Signature{Payload: body, Signature: sig})
-	}
+	out = append(out, bundles...)
 	if len(out) == 0 {
-		return nil, fmt.Errorf("%w: %s: the signature manifest at %s holds no cosign signature", ErrUnsigned, ref, sigTag(d))
+		return nil, fmt.Errorf("%w: %s has no cosign signature: no key signature at the tag %s in %s/%s, and no Sigstore bundle attached to %s as a referrer",
+			ErrUnsigned, ref, sigTag(d), ref.Registry, ref.Repository, d)
 	}
 	return out, nil
 }

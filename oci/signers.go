@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 	"github.com/sigstore/sigstore/pkg/signature"
 	"github.com/sigstore/sigstore/pkg/signature/payload"
@@ -38,14 +39,19 @@ var (
 	ErrOtherDigest = errors.New("oci: the signature is for another digest")
 )
 
-// Signer is one entry of the signers file: a public key trusted to sign
-// the artifacts of the repositories References match.
+// Signer is one entry of the signers file: a public key, or a keyless
+// identity, trusted to sign the artifacts of the repositories References
+// match.
 type Signer struct {
 	// Name names the signer in listings and provenance ("alice").
 	Name string `json:"name"`
 	// Key is the path of the signer's PEM public key (cosign.pub),
-	// relative to the signers file's directory.
-	Key string `json:"key"`
+	// relative to the signers file's directory. A signer has a Key or
+	// Keyless, not both.
+	Key string `json:"key,omitempty"`
+	// Keyless is the identity a Sigstore certificate must name (cosign
+	// sign without --key), verified against the trusted root.
+	Keyless *Keyless `json:"keyless,omitempty"`
 	// References are the repositories the key may sign:
 	// REGISTRY/REPOSITORY exactly, or a prefix ending in "/*" for every
 	// repository below it.
@@ -53,15 +59,22 @@ type Signer struct {
 
 	verifier    signature.Verifier
 	fingerprint string
+	// verified is the identity a keyless signer's certificate named, set
+	// on the copy Verify returns.
+	verified string
 }
 
-// Signers is the signers file: which keys are trusted for which
-// references (RATIONALE.md, "Why a signers file in the plugins
-// directory?").
+// Signers is the signers file: which keys, or keyless identities, are
+// trusted for which references (RATIONALE.md, "Why a signers file in the
+// plugins directory?").
 type Signers struct {
 	// Path is the file read.
 	Path    string
 	Signers []Signer
+
+	// root verifies keyless signatures; rootPath is its file.
+	root     *root.TrustedRoot
+	rootPath string
 }
 
 type signersJSON struct {
@@ -84,21 +97,30 @@ func LoadSigners(path string) (*Signers, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("oci: %s: %v (want {\"version\": 1, \"signers\": [{\"name\", \"key\", \"references\"}]})", path, err)
+		return nil, fmt.Errorf("oci: %s: %v (want {\"version\": 1, \"signers\": [{\"name\", \"key\" or \"keyless\": {\"issuer\", \"subject\"}, \"references\"}]})", path, err)
 	}
 	if f.Version != 1 {
 		return nil, fmt.Errorf("oci: %s: version %d: this autoagent reads version 1", path, f.Version)
 	}
 	s := &Signers{Path: path}
 	for i, sg := range f.Signers {
-		if sg.Name == "" || sg.Key == "" || len(sg.References) == 0 {
-			return nil, fmt.Errorf("oci: %s: signers[%d]: want a name, a key file and at least one reference", path, i)
+		if sg.Name == "" || (sg.Key == "") == (sg.Keyless == nil) || len(sg.References) == 0 {
+			return nil, fmt.Errorf("oci: %s: signers[%d]: want a name, a key file or a keyless identity (one of them) and at least one reference", path, i)
 		}
 		for _, r := range sg.References {
 			last := r[strings.LastIndex(r, "/")+1:]
 			if !strings.Contains(r, "/") || strings.HasPrefix(r, "/") || strings.ContainsAny(r, "@ ") || strings.Contains(last, ":") {
 				return nil, fmt.Errorf("oci: %s: signers[%d] reference %q: want REGISTRY/REPOSITORY or REGISTRY/PREFIX/* (no tag or digest)", path, i, r)
 			}
+		}
+		if sg.Keyless != nil {
+			k := *sg.Keyless
+			if err := k.compile(); err != nil {
+				return nil, fmt.Errorf("oci: %s: signers[%d] (%s) keyless: %v", path, i, sg.Name, err)
+			}
+			sg.Keyless = &k
+			s.Signers = append(s.Signers, sg)
+			continue
 		}
 		keyPath := sg.Key
 		if !filepath.IsAbs(keyPath) {
@@ -124,6 +146,11 @@ func LoadSigners(path string) (*Signers, error) {
 		sg.fingerprint = hex.EncodeToString(sum[:])
 		s.Signers = append(s.Signers, sg)
 	}
+	if s.hasKeyless() {
+		if err := s.useDefaultRoot(filepath.Dir(path)); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
 }
 
@@ -142,8 +169,16 @@ func (sg *Signer) covers(repo string) bool {
 }
 
 // Identity is how provenance names the signer: its name and its key's
-// fingerprint (the sha256 of the public key's DER).
+// fingerprint (the sha256 of the public key's DER), or for a keyless
+// signer that verified, its name and the subject and issuer its
+// certificate named.
 func (sg *Signer) Identity() string {
+	if sg.Keyless != nil {
+		if sg.verified != "" {
+			return sg.verified
+		}
+		return sg.Name + " (keyless: " + sg.Keyless.String() + ")"
+	}
 	return sg.Name + " (key sha256:" + sg.fingerprint + ")"
 }
 
@@ -168,10 +203,37 @@ func (s *Signers) verifyIndex(repo, d string, sigs []Signature) (*Signer, int, e
 			trusted = append(trusted, &s.Signers[i])
 		}
 	}
-	var otherDigest, elsewhere error
+	// The first refusal of each kind, reported most telling first.
+	var otherDigest, elsewhere, identity, certErr, noRoot, bad error
+	first := func(dst *error, err error) {
+		if *dst == nil {
+			*dst = err
+		}
+	}
 	for si, sig := range sigs {
+		if sig.Bundle != nil {
+			sg, err := s.verifyKeyless(repo, d, sig.Bundle, trusted)
+			if err == nil {
+				return sg, si, nil
+			}
+			switch {
+			case errors.Is(err, ErrOtherDigest):
+				first(&otherDigest, err)
+			case errors.Is(err, ErrSignerNotForReference):
+				first(&elsewhere, err)
+			case errors.Is(err, ErrIdentity):
+				first(&identity, err)
+			case errors.Is(err, ErrCertificate):
+				first(&certErr, err)
+			case errors.Is(err, ErrNoTrustedRoot):
+				first(&noRoot, err)
+			default:
+				first(&bad, err)
+			}
+			continue
+		}
 		for _, sg := range trusted {
-			if sg.verifier.VerifySignature(bytes.NewReader(sig.Signature), bytes.NewReader(sig.Payload)) != nil {
+			if sg.verifier == nil || sg.verifier.VerifySignature(bytes.NewReader(sig.Signature), bytes.NewReader(sig.Payload)) != nil {
 				continue
 			}
 			var p payload.SimpleContainerImage
@@ -186,7 +248,7 @@ func (s *Signers) verifyIndex(repo, d string, sigs []Signature) (*Signer, int, e
 		}
 		for i := range s.Signers {
 			sg := &s.Signers[i]
-			if sg.covers(repo) || sg.verifier.VerifySignature(bytes.NewReader(sig.Signature), bytes.NewReader(sig.Payload)) != nil {
+			if sg.verifier == nil || sg.covers(repo) || sg.verifier.VerifySignature(bytes.NewReader(sig.Signature), bytes.NewReader(sig.Payload)) != nil {
 				continue
 			}
 			elsewhere = fmt.Errorf("%w: %s's key signed %s@%s, but %s trusts it only for %s: add %s to its references if you trust it there",
@@ -199,15 +261,33 @@ func (s *Signers) verifyIndex(repo, d string, sigs []Signature) (*Signer, int, e
 	case elsewhere != nil:
 		return nil, 0, elsewhere
 	case len(trusted) == 0:
-		return nil, 0, fmt.Errorf("%w: %s has no signer for %s: add one ({\"name\", \"key\", \"references\": [%q]}), or pass --allow-unsigned to pull it unverified",
+		return nil, 0, fmt.Errorf("%w: %s has no signer for %s: add one ({\"name\", \"key\" or \"keyless\", \"references\": [%q]}), or pass --allow-unsigned to pull it unverified",
 			ErrNoSigner, s.Path, repo, repo)
+	case identity != nil:
+		return nil, 0, identity
+	case certErr != nil:
+		return nil, 0, certErr
+	case noRoot != nil:
+		return nil, 0, noRoot
+	case bad != nil:
+		return nil, 0, bad
 	}
 	var names []string
 	for _, sg := range trusted {
 		names = append(names, sg.Name)
 	}
-	return nil, 0, fmt.Errorf("%w: %s@%s has %d signature(s), none made by a key %s trusts for it (%s): it was signed by another key, or changed after signing",
-		ErrBadSignature, repo, d, len(sigs), s.Path, strings.Join(names, ", "))
+	legacy := 0
+	for _, sig := range sigs {
+		if sig.certificate {
+			legacy++
+		}
+	}
+	hint := ""
+	if legacy > 0 {
+		hint = fmt.Sprintf("; %d of them are keyless signatures in cosign's older format (a certificate beside the signature at the .sig tag), which this does not verify: ask the publisher to sign with cosign v3 (or cosign sign --new-bundle-format), which attaches a Sigstore bundle", legacy)
+	}
+	return nil, 0, fmt.Errorf("%w: %s@%s has %d signature(s), none made by a key %s trusts for it (%s): it was signed by another key, or changed after signing%s",
+		ErrBadSignature, repo, d, len(sigs), s.Path, strings.Join(names, ", "), hint)
 }
 
 // PullVerified pulls reference and checks its cosign signature against
@@ -236,7 +316,8 @@ func PullVerified(ctx context.Context, c *Client, s *Signers, reference string, 
 }
 
 func isRefusal(err error) bool {
-	return errors.Is(err, ErrNoSigner) || errors.Is(err, ErrBadSignature) || errors.Is(err, ErrSignerNotForReference) || errors.Is(err, ErrOtherDigest)
+	return errors.Is(err, ErrNoSigner) || errors.Is(err, ErrBadSignature) || errors.Is(err, ErrSignerNotForReference) || errors.Is(err, ErrOtherDigest) ||
+		errors.Is(err, ErrIdentity) || errors.Is(err, ErrCertificate) || errors.Is(err, ErrNoTrustedRoot)
 }
 
 // VerifyRecord re-checks a pulled module's record against s, without

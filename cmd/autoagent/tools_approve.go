@@ -22,6 +22,7 @@ func init() { addToolsCommand(newToolsApproveCmd) }
 
 type approveFlags struct {
 	paths        pluginPaths
+	trustedRoot  string
 	grants       []string
 	skipTools    []string
 	by, note     string
@@ -67,6 +68,7 @@ is appended to the audit log beside the manifest (manifest.log.jsonl).`,
 	}
 	fl := c.Flags()
 	f.paths.register(fl)
+	registerTrustedRoot(fl, &f.trustedRoot)
 	fl.Lookup("plugins").Usage = "the plugins directory whose manifest records the approval (default: the module's directory)"
 	fl.Lookup("plugins").DefValue = "" // shown in the usage instead
 	fl.Lookup("manifest").Usage = "the manifest file (default PLUGINS/manifest.json, i.e. manifest.json beside the module)"
@@ -159,7 +161,7 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 		fmt.Fprintf(w, "  skipped:   %s (--skip-tools %s)\n", strings.Join(nonEmpty(skipped), ", "), termtext.Name(strings.Join(f.skipTools, " ")))
 	}
 	fmt.Fprintf(w, "  requests:  %s\n", requestsText(r.Requested))
-	src, err := pulledSource(w, file, f.paths.dir(), r, store)
+	src, err := pulledSource(w, file, f.paths.dir(), f.trustedRoot, r, store)
 	if err != nil {
 		return err
 	}

@@ -97,7 +97,12 @@ the signature of its digest is stored at the tag sha256-HEX.sig (what
 "cosign sign --key" writes, and "cosign verify --key" checks). A FILE is
 signed as "cosign sign-blob --key" does: the base64 signature is written to
 FILE.sig. The key is cosign's (cosign generate-key-pair; its password from
-$COSIGN_PASSWORD) or an unencrypted PKCS#8 PEM key.`,
+$COSIGN_PASSWORD) or an unencrypted PKCS#8 PEM key.
+
+Keyless signing (a short-lived Sigstore certificate for your OIDC identity,
+logged in a transparency log) needs those online services: sign with
+"cosign sign REF" (cosign v3, or --new-bundle-format), which attaches a
+Sigstore bundle that "tools pull" verifies offline.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if key == "" {
@@ -139,6 +144,7 @@ $COSIGN_PASSWORD) or an unencrypted PKCS#8 PEM key.`,
 type pullFlags struct {
 	reg           registryFlags
 	paths         pluginPaths
+	trustedRoot   string
 	allowUnsigned bool
 	name          string
 	by            string
@@ -147,6 +153,7 @@ type pullFlags struct {
 func (f *pullFlags) register(fs *pflag.FlagSet) {
 	f.reg.register(fs)
 	f.paths.register(fs)
+	registerTrustedRoot(fs, &f.trustedRoot)
 	fs.BoolVar(&f.allowUnsigned, "allow-unsigned", false, "pull a module whose signature is missing or not trusted (the audit log records it)")
 	fs.StringVar(&f.by, "by", "", "who pulls, recorded in the audit log (default $USER)")
 }
@@ -162,11 +169,20 @@ approves nothing. Review it with "tools inspect" and approve it with
 "tools approve", which records where it came from.
 
 The tag is resolved once and every byte is checked against its digest. The
-module must carry a cosign signature by a key the plugins directory's
-signers.json trusts for the reference:
+module must carry a cosign signature by a signer the plugins directory's
+signers.json trusts for the reference: a key (cosign sign --key), or a
+keyless identity (cosign sign with a Sigstore certificate, the bundle
+attached as a referrer), its OIDC issuer and subject exact or an anchored
+regular expression ("issuer_regexp", "subject_regexp"):
 
   {"version": 1, "signers": [{"name": "alice", "key": "alice.pub",
+    "references": ["registry.example.com/tools/*"]},
+   {"name": "ci", "keyless": {"issuer": "https://token.actions.githubusercontent.com",
+    "subject_regexp": "https://github\\.com/org/tools/.*"},
     "references": ["registry.example.com/tools/*"]}]}
+
+A keyless signature is verified offline against the Sigstore trusted root
+in PLUGINS/trusted_root.json, or --trusted-root FILE.
 
 --allow-unsigned takes it without one; the audit log records that. A
 registry that is down, a missing tag, a digest mismatch, an oversized
@@ -197,7 +213,7 @@ func pullInto(c *cobra.Command, f pullFlags, reference, name string, replace boo
 		return nil, usageError(fmt.Errorf("%q is not a module name (1-128 letters, digits, '_', '.' or '-'): pass --name", name))
 	}
 	dir := f.paths.dir()
-	signers, err := oci.LoadSigners(filepath.Join(dir, oci.SignersFile))
+	signers, err := loadSigners(dir, f.trustedRoot)
 	if err != nil {
 		return nil, err
 	}
@@ -359,11 +375,32 @@ func describeJSON(r *review) ([]byte, error) {
 	return b, nil
 }
 
+// registerTrustedRoot adds --trusted-root to a verb that verifies
+// signatures.
+func registerTrustedRoot(fs *pflag.FlagSet, p *string) {
+	fs.StringVar(p, "trusted-root", "", "the Sigstore trusted root keyless signatures verify against (default PLUGINS/"+oci.TrustedRootFile+")")
+}
+
+// loadSigners reads the plugins directory's signers file, with the
+// trusted root given (else the one beside it, when a signer is keyless).
+func loadSigners(dir, trustedRoot string) (*oci.Signers, error) {
+	signers, err := oci.LoadSigners(filepath.Join(dir, oci.SignersFile))
+	if err != nil {
+		return nil, err
+	}
+	if trustedRoot != "" {
+		if err := signers.UseTrustedRoot(trustedRoot); err != nil {
+			return nil, err
+		}
+	}
+	return signers, nil
+}
+
 // pulledSource returns the provenance of a module pulled into the plugins
 // directory (its NAME.source.json, when it describes these bytes), shows
 // it, and shows what these bytes request and offer beyond the newest
 // approval of the same name (an earlier version).
-func pulledSource(w io.Writer, file, dir string, r *review, store *manifest.Store) (manifest.Source, error) {
+func pulledSource(w io.Writer, file, dir, trustedRoot string, r *review, store *manifest.Store) (manifest.Source, error) {
 	rec, err := oci.ReadRecord(file, r.SHA256)
 	if err != nil {
 		return manifest.Source{}, err
@@ -374,7 +411,7 @@ func pulledSource(w io.Writer, file, dir string, r *review, store *manifest.Stor
 	// The record is a file anyone who can write the directory wrote:
 	// what it claims is recorded only once it checks out again.
 	if rec.Signer != "" {
-		signers, lerr := oci.LoadSigners(filepath.Join(dir, oci.SignersFile))
+		signers, lerr := loadSigners(dir, trustedRoot)
 		if lerr != nil {
 			return manifest.Source{}, lerr
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/sigstore/sigstore/pkg/cryptoutils"
 
 	"github.com/autoagent-go/autoagent/internal/registrytest"
+	"github.com/autoagent-go/autoagent/internal/sigstoretest"
 	"github.com/autoagent-go/autoagent/oci"
 )
 
@@ -251,5 +252,91 @@ func TestToolsApproveRefusesForgedRecord(t *testing.T) {
 	}
 	if e.loadManifest().Len() != 0 {
 		t.Fatal("approved with a forged record")
+	}
+}
+
+// TestToolsKeylessPullApproveVerify: a module signed keyless (a Sigstore
+// bundle attached as cosign attaches it) pulls with --trusted-root,
+// approve and verify re-check it offline, and the approval records the
+// identity the certificate named; without the root, or by another
+// identity, it is refused with the plugins directory unchanged.
+func TestToolsKeylessPullApproveVerify(t *testing.T) {
+	e := newOCIEnv(t)
+	ss := sigstoretest.New(t)
+	rootFile := filepath.Join(e.root, "sigstore-root.json") // not the default place
+	ss.WriteRoot(rootFile, false)
+	const issuer, subject = "https://token.actions.example.com", "https://git.example.com/org/tools/.github/workflows/release.yml@refs/tags/v1"
+	signers, _ := json.Marshal(map[string]any{"version": 1, "signers": []map[string]any{
+		{"name": "ci", "keyless": map[string]string{"issuer": issuer, "subject_regexp": `https://git\.example\.com/org/tools/.*`}, "references": []string{e.reg.Host + "/tools/*"}},
+	}})
+	if err := os.WriteFile(filepath.Join(e.plugins, oci.SignersFile), signers, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	push := func(name, tag, signedBy string) string {
+		ref := e.reg.Host + "/tools/" + name + ":" + tag
+		r := e.mustRun(0, "tools", "push", filepath.Join(e.testdata, name+".wasm"), ref, "--plain-http")
+		_, after, _ := strings.Cut(r.stdout, "digest:    ")
+		d, _, _ := strings.Cut(after, "\n")
+		sigstoretest.Attach(t, e.reg.Host, "tools/"+name, d, ss.Sign(signedBy, issuer, sigstoretest.Statement(e.reg.Host+"/tools/"+name, d)))
+		return ref
+	}
+	ref := push("echo", "1", subject)
+	stranger := push("fetch", "1", "https://git.example.com/someone-else/x")
+
+	before := e.snapshot()
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no trusted root", []string{ref}, "--trusted-root"},
+		{"another identity", []string{stranger, "--trusted-root", rootFile}, "was signed by subject https://git.example.com/someone-else/x"},
+	} {
+		r := e.mustRun(1, append(append([]string{"tools", "pull"}, tc.args...), "--plain-http")...)
+		if !strings.Contains(r.stderr, tc.want) || !strings.Contains(r.stderr, "unchanged") {
+			t.Fatalf("%s: stderr:\n%s", tc.name, r.stderr)
+		}
+		if !sameFiles(before, e.snapshot()) {
+			t.Fatalf("%s: the plugins directory changed", tc.name)
+		}
+	}
+
+	want := "ci (keyless: subject " + subject + ", issuer " + issuer + ")"
+	r := e.mustRun(0, "tools", "pull", ref, "--plain-http", "--trusted-root", rootFile)
+	if !strings.Contains(r.stdout, "signer:    "+want) {
+		t.Fatalf("pull said:\n%s", r.stdout)
+	}
+	path := filepath.Join(e.plugins, "echo.wasm")
+	// Approve re-checks the record: without the root it cannot.
+	r = e.mustRun(1, "tools", "approve", path, "--yes")
+	if !strings.Contains(r.stderr, "trusted root") || e.loadManifest().Len() != 0 {
+		t.Fatalf("approve without the root:\n%s", r.stderr)
+	}
+	e.mustRun(0, "tools", "approve", path, "--yes", "--trusted-root", rootFile)
+	es := e.loadManifest().Entries()
+	if len(es) != 1 || es[0].Source.Signer != want {
+		t.Fatalf("approval's source: %+v", es)
+	}
+	r = e.mustRun(0, "tools", "inspect", path)
+	if !strings.Contains(r.stdout, "signer:    "+want) {
+		t.Fatalf("inspect:\n%s", r.stdout)
+	}
+	r = e.mustRun(0, "tools", "list", "--json")
+	if !strings.Contains(r.stdout, `"signer": "`+want) && !strings.Contains(r.stdout, `"signer":"`+want) {
+		t.Fatalf("list --json:\n%s", r.stdout)
+	}
+	r = e.mustRun(0, "tools", "verify", "--trusted-root", rootFile)
+	if !strings.Contains(r.stdout, "1 pulled modules' signatures verify") {
+		t.Fatalf("verify:\n%s", r.stdout)
+	}
+	// The root copied to its default place: no flag needed.
+	data, _ := os.ReadFile(rootFile)
+	os.WriteFile(filepath.Join(e.plugins, oci.TrustedRootFile), data, 0o644)
+	e.mustRun(0, "tools", "verify")
+	// The identity no longer trusted: verify fails, naming it.
+	os.WriteFile(filepath.Join(e.plugins, oci.SignersFile), []byte(strings.Replace(string(signers), "org/tools", "org/other", 1)), 0o644)
+	r = e.mustRun(1, "tools", "verify")
+	if !strings.Contains(r.stdout, "signature:") || !strings.Contains(r.stdout, "was signed by subject "+subject) {
+		t.Fatalf("verify with the identity untrusted:\n%s\n%s", r.stdout, r.stderr)
 	}
 }

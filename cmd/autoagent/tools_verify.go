@@ -17,9 +17,12 @@ import (
 func init() { addToolsCommand(newToolsVerifyCmd) }
 
 func newToolsVerifyCmd() *cobra.Command {
-	var paths pluginPaths
+	var (
+		paths       pluginPaths
+		trustedRoot string
+	)
 	c := &cobra.Command{
-		Use:   "verify [--plugins DIR] [--manifest FILE]",
+		Use:   "verify [--plugins DIR] [--manifest FILE] [--trusted-root FILE]",
 		Short: "Check that every approved module's file still has the approved bytes (and pulled ones their signature)",
 		Long: `Check the plugins directory against the manifest, without running anything.
 
@@ -33,18 +36,20 @@ counted, not failed. Run it in CI next to the committed manifest.
 For an approval of a module pulled from a registry with a verified
 signer, verify also re-checks, without the registry, its provenance
 record (NAME.source.json): the recorded digest must lead to the approved
-bytes, and the recorded signature must still verify with a key
-signers.json trusts for the reference.`,
+bytes, and the recorded signature must still verify with a key, or for
+a keyless signature an identity and the trusted root (--trusted-root, else
+PLUGINS/trusted_root.json), signers.json trusts for the reference.`,
 		Args: cobra.NoArgs,
 		RunE: func(c *cobra.Command, _ []string) error {
-			return toolsVerify(c, paths)
+			return toolsVerify(c, paths, trustedRoot)
 		},
 	}
 	paths.register(c.Flags())
+	registerTrustedRoot(c.Flags(), &trustedRoot)
 	return c
 }
 
-func toolsVerify(c *cobra.Command, paths pluginPaths) error {
+func toolsVerify(c *cobra.Command, paths pluginPaths, trustedRoot string) error {
 	m, err := (&manifest.Store{Path: paths.manifestPath()}).Load()
 	if err != nil {
 		return err
@@ -82,7 +87,7 @@ func toolsVerify(c *cobra.Command, paths pluginPaths) error {
 			fmt.Fprintf(w, "%s: unreadable: %v\n", termtext.Name(p.Path), p.Err)
 		}
 	}
-	sigFailed, sigChecked, err := verifySignatures(w, m, paths.dir())
+	sigFailed, sigChecked, err := verifySignatures(w, m, paths.dir(), trustedRoot)
 	if err != nil {
 		return err
 	}
@@ -124,14 +129,14 @@ func containsSum(es []manifest.Entry, sum string) bool {
 // the module must still describe the approved bytes, and its signature
 // must verify with a key signers.json trusts for the reference, by the
 // signer the approval names. It prints one line per failure.
-func verifySignatures(w io.Writer, m *manifest.Manifest, dir string) (failed []string, checked int, err error) {
+func verifySignatures(w io.Writer, m *manifest.Manifest, dir, trustedRoot string) (failed []string, checked int, err error) {
 	var signers *oci.Signers
 	for _, e := range m.Entries() {
 		if e.Source.Signer == "" {
 			continue
 		}
 		if signers == nil {
-			if signers, err = oci.LoadSigners(filepath.Join(dir, oci.SignersFile)); err != nil {
+			if signers, err = loadSigners(dir, trustedRoot); err != nil {
 				return nil, 0, err
 			}
 		}
