@@ -58,11 +58,17 @@ func (r *Record) Source() manifest.Source {
 	return manifest.Source{Reference: r.Reference, Digest: r.Digest, Signer: r.Signer}
 }
 
+// maxRecord bounds a provenance record: its manifest, index and signature
+// payload at their bound each and a bundle at its own, base64 in JSON,
+// and room for the rest. Install refuses to write a larger one, so every
+// record it writes reads back.
+const maxRecord = (3*maxMetadata+maxBundle)*4/3 + 64<<10
+
 // ReadRecord reads the provenance record beside the module file and
 // returns it when it describes the bytes of sum; nil when there is none
 // or it describes other bytes (a record left from an earlier pull).
 func ReadRecord(moduleFile, sum string) (*Record, error) {
-	data, err := safefile.Read(filepath.Join(filepath.Dir(moduleFile), SourceFile(filepath.Base(moduleFile))), 1<<20)
+	data, err := safefile.Read(filepath.Join(filepath.Dir(moduleFile), SourceFile(filepath.Base(moduleFile))), maxRecord)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -121,6 +127,9 @@ func Install(dir, name string, art *Artifact, signer *Signer, sig *Signature, re
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
 		return "", fmt.Errorf("oci: %w", err)
+	}
+	if len(data)+1 > maxRecord {
+		return "", fmt.Errorf("%w: the provenance record would be %d bytes, over %d", ErrTooLarge, len(data)+1, maxRecord)
 	}
 	if err := atomicfile.Write(filepath.Join(dir, SourceFile(name+".wasm")), append(data, '\n'), 0o644); err != nil {
 		return "", fmt.Errorf("oci: writing the provenance record: %w", err)

@@ -579,3 +579,37 @@ func TestDockerConfigCredentials(t *testing.T) {
 		t.Fatalf("pull with a wrong password: %v", err)
 	}
 }
+
+// TestRecordOfLargeMetadataReadsBack: a manifest and an index near their
+// bound (a registry may serve them) make a record that reads back, so the
+// module can be approved; one past every bound is refused before anything
+// is written. Records were read with a 1 MiB bound while a manifest alone
+// may be 4 MiB.
+func TestRecordOfLargeMetadataReadsBack(t *testing.T) {
+	dir := t.TempDir()
+	mod := module("echo", 100)
+	art := &Artifact{Reference: "r.example.com/tools/echo:1", Repository: "r.example.com/tools/echo",
+		Digest: "sha256:" + strings.Repeat("b", 64), Module: mod, SHA256: sha256hex(mod),
+		Manifest: bytes.Repeat([]byte("m"), maxMetadata), Index: bytes.Repeat([]byte("i"), maxMetadata)}
+	sig := &Signature{Payload: bytes.Repeat([]byte("p"), maxMetadata), Bundle: bytes.Repeat([]byte("b"), maxBundle)}
+	path, err := Install(dir, "echo", art, nil, sig, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec, err := ReadRecord(path, art.SHA256)
+	if err != nil || rec == nil || len(rec.Manifest) != maxMetadata || len(rec.Index) != maxMetadata {
+		t.Fatalf("record of large metadata: %v (read: %v)", err, rec != nil)
+	}
+	big := *art
+	big.Manifest = bytes.Repeat([]byte("m"), 4*maxMetadata)
+	before, _ := os.ReadDir(dir)
+	if _, err := Install(dir, "echo", &big, nil, sig, true); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("err = %v, want ErrTooLarge", err)
+	}
+	if after, _ := os.ReadDir(dir); len(after) != len(before) {
+		t.Fatalf("a refused install changed the directory: %d entries, was %d", len(after), len(before))
+	}
+	if got, _ := os.ReadFile(path); !bytes.Equal(got, mod) {
+		t.Fatal("a refused install changed the module")
+	}
+}

@@ -2212,6 +2212,13 @@ var mutations = []mutation{
 	{"ship44 tools approve: the provenance record taken on its word", "cmd/autoagent/tools_oci.go",
 		"\t\terr = signers.VerifyRecord(rec)\n\t} else {\n\t\terr = rec.Check()\n\t}", "\t\terr = nil\n\t\t_ = signers\n\t} else {\n\t\terr = nil\n\t}",
 		"./cmd/autoagent", "^TestToolsApproveRefusesForgedRecord$"},
+	// provenance record bound: what Install writes reads back.
+	{"oci: record read with the old 1 MiB bound", "oci/install.go",
+		"SourceFile(filepath.Base(moduleFile))), maxRecord)", "SourceFile(filepath.Base(moduleFile))), 1<<20)",
+		"./oci", "^TestRecordOfLargeMetadataReadsBack$"},
+	{"oci: an unreadable record written", "oci/install.go",
+		"\tif len(data)+1 > maxRecord {\n", "\tif false {\n",
+		"./oci", "^TestRecordOfLargeMetadataReadsBack$"},
 	// keyless (issue 44 item 2): a Sigstore bundle counts only when it
 	// verifies against the trusted root, over this digest, as a signature,
 	// by an identity trusted (whole, not in part) for the reference.
