@@ -28,7 +28,15 @@ const maxJSONDepth = 10000
 // allocates an interface value per token — the largest part of a call's
 // cost once compiled to WebAssembly.
 func decodeJSON(vm *goja.Runtime, data []byte) (goja.Value, error) {
-	d := jsonDecoder{vm: vm, data: data}
+	return decodeJSONNames(vm, nil, data)
+}
+
+// decodeJSONNames is decodeJSON keeping the member names it makes in
+// names (nil keeps none), and taking them from there: a program calls the
+// same few tools again and again, whose results have the same members, so
+// each name is made once, not once per result.
+func decodeJSONNames(vm *goja.Runtime, names memberNames, data []byte) (goja.Value, error) {
+	d := jsonDecoder{vm: vm, data: data, names: names}
 	d.space()
 	v, err := d.value(0)
 	if err != nil {
@@ -42,10 +50,22 @@ func decodeJSON(vm *goja.Runtime, data []byte) (goja.Value, error) {
 }
 
 type jsonDecoder struct {
-	vm   *goja.Runtime
-	data []byte
-	i    int
+	vm    *goja.Runtime
+	data  []byte
+	i     int
+	names memberNames
 }
+
+// memberNames are member names decodeJSONNames made, by their text; a
+// string is immutable, so one serves every object that has the member.
+// It is bounded (maxMemberNames names of at most maxMemberName bytes):
+// a tool whose results have ever new members costs what it did without.
+type memberNames map[string]string
+
+const (
+	maxMemberNames = 512
+	maxMemberName  = 64
+)
 
 func (d *jsonDecoder) fail(what string) error {
 	return fmt.Errorf("invalid JSON at offset %d: %s", d.i, what)
@@ -109,7 +129,7 @@ func (d *jsonDecoder) object(depth int) (goja.Value, error) {
 		if d.i >= len(d.data) || d.data[d.i] != '"' {
 			return nil, d.fail("want a member's name in double quotes")
 		}
-		key, err := d.str()
+		key, err := d.name()
 		if err != nil {
 			return nil, err
 		}
@@ -194,6 +214,32 @@ func (d *jsonDecoder) str() (string, error) {
 	if err := json.Unmarshal(span, &s); err != nil {
 		d.i = start
 		return "", d.fail("invalid string: " + err.Error())
+	}
+	return s, nil
+}
+
+// name reads a member's name at d.i, as str does; a plain name is taken
+// from d.names, or made and kept there.
+func (d *jsonDecoder) name() (string, error) {
+	if d.names == nil {
+		return d.str()
+	}
+	start := d.i
+	span, plain, err := d.strSpan()
+	if err != nil {
+		return "", err
+	}
+	if !plain {
+		d.i = start
+		return d.str()
+	}
+	text := span[1 : len(span)-1]
+	if s, ok := d.names[string(text)]; ok {
+		return s, nil
+	}
+	s := string(text)
+	if len(d.names) < maxMemberNames && len(s) <= maxMemberName {
+		d.names[s] = s
 	}
 	return s, nil
 }
@@ -334,7 +380,7 @@ func scanResult(raw []byte) (toolResult, error) {
 			if d.i >= len(d.data) || d.data[d.i] != '"' {
 				return r, d.fail("want a member's name in double quotes")
 			}
-			key, err := d.str()
+			key, err := d.memberName()
 			if err != nil {
 				return r, err
 			}
@@ -349,18 +395,22 @@ func scanResult(raw []byte) (toolResult, error) {
 				return r, err
 			}
 			v := d.data[start:d.i]
-			switch key {
-			case "structuredContent":
+			switch {
+			case string(key) == "structuredContent":
 				r.structured = v
-			case "content":
+			case string(key) == "content":
 				r.content = v
-			case "isError":
-				var b bool
-				if err := json.Unmarshal(v, &b); err != nil && string(v) != "null" {
-					return r, fmt.Errorf("isError: %v", err)
+			case string(key) == "isError":
+				switch string(v) {
+				case "true":
+					r.isError = true
+				case "false", "null":
+					r.isError = false
+				default:
+					var b bool
+					return r, fmt.Errorf("isError: %v", json.Unmarshal(v, &b))
 				}
-				r.isError = b
-			case "refusal":
+			case string(key) == "refusal":
 				if err := json.Unmarshal(v, &r.refusal); err != nil && string(v) != "null" {
 					return r, fmt.Errorf("refusal: %v", err)
 				}
@@ -384,6 +434,23 @@ func scanResult(raw []byte) (toolResult, error) {
 		return r, d.fail("unexpected text after the value")
 	}
 	return r, nil
+}
+
+// memberName reads a member's name at d.i, as str does, as bytes: a
+// plain name is the text between its quotes, not copied (valid until the
+// data changes).
+func (d *jsonDecoder) memberName() ([]byte, error) {
+	start := d.i
+	span, plain, err := d.strSpan()
+	if err != nil {
+		return nil, err
+	}
+	if plain {
+		return span[1 : len(span)-1], nil
+	}
+	d.i = start
+	s, err := d.str()
+	return []byte(s), err
 }
 
 // skip moves past the valid JSON value at d.i, decoding nothing but the
