@@ -71,15 +71,32 @@ func (d *jsonDecoder) fail(what string) error {
 	return fmt.Errorf("invalid JSON at offset %d: %s", d.i, what)
 }
 
+// The scanning loops keep the position and the data in locals: compiled
+// to WebAssembly, a loop over d.i and d.data reads both from memory and
+// writes d.i back at every byte, and the bytes of a tool's result are
+// most of what a nested call's scan costs inside the sandbox.
+
 func (d *jsonDecoder) space() {
-	for d.i < len(d.data) {
-		switch d.data[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
+	i, data := d.i, d.data
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
 	}
+	d.i = i
+}
+
+// stringRun returns the index of the first byte from i on that ends a
+// string's plain run (a quote, a backslash or a control character), or
+// len(data), and whether the run held a byte of 0x80 or more.
+func stringRun(data []byte, i int) (int, bool) {
+	var high byte
+	for ; i < len(data); i++ {
+		c := data[i]
+		if c == '"' || c == '\\' || c < 0x20 {
+			break
+		}
+		high |= c
+	}
+	return i, high >= 0x80
 }
 
 func (d *jsonDecoder) value(depth int) (goja.Value, error) {
@@ -248,24 +265,28 @@ func (d *jsonDecoder) name() (string, error) {
 // included, and whether it is plain: no escapes, valid UTF-8.
 func (d *jsonDecoder) strSpan() ([]byte, bool, error) {
 	start := d.i
-	d.i++ // "
-	plain := true
-	for d.i < len(d.data) {
-		switch c := d.data[d.i]; {
-		case c == '"':
-			d.i++
+	i := start + 1 // past the opening quote
+	plain, ascii := true, true
+	for {
+		j, high := stringRun(d.data, i)
+		ascii = ascii && !high
+		if j >= len(d.data) {
+			d.i = j
+			return nil, false, d.fail("unterminated string")
+		}
+		switch d.data[j] {
+		case '"':
+			d.i = j + 1
 			span := d.data[start:d.i]
-			return span, plain && utf8.Valid(span), nil
-		case c == '\\':
+			return span, plain && (ascii || utf8.Valid(span)), nil
+		case '\\':
 			plain = false
-			d.i += 2
-		case c < 0x20:
-			return nil, false, d.fail("control character in a string")
+			i = j + 2
 		default:
-			d.i++
+			d.i = j
+			return nil, false, d.fail("control character in a string")
 		}
 	}
-	return nil, false, d.fail("unterminated string")
 }
 
 // number reads a number at d.i as a float64, as JSON.parse gives every
@@ -528,6 +549,10 @@ func (d *jsonDecoder) skip(depth int) error {
 func (d *jsonDecoder) skipString() error {
 	d.i++ // "
 	for d.i < len(d.data) {
+		d.i, _ = stringRun(d.data, d.i)
+		if d.i >= len(d.data) {
+			break
+		}
 		switch c := d.data[d.i]; {
 		case c == '"':
 			d.i++
@@ -575,7 +600,12 @@ func contentText(content []byte) (string, error) {
 		return "", d.fail("the content is not an array")
 	}
 	d.i++
+	// The text of the first text item, and the join of them all once
+	// there is a second: most results have one, which is then the
+	// string decoded, not a copy of it.
+	var first string
 	var b []byte
+	texts := 0
 	d.space()
 	if d.i < len(d.data) && d.data[d.i] == ']' {
 		return "", nil
@@ -586,7 +616,8 @@ func contentText(content []byte) (string, error) {
 			return "", d.fail("a content item is not an object")
 		}
 		d.i++
-		var typ, text string
+		var isText bool
+		var text string
 		d.space()
 		if d.i < len(d.data) && d.data[d.i] == '}' {
 			d.i++
@@ -596,7 +627,7 @@ func contentText(content []byte) (string, error) {
 				if d.i >= len(d.data) || d.data[d.i] != '"' {
 					return "", d.fail("want a member's name in double quotes")
 				}
-				key, err := d.str()
+				key, err := d.memberName()
 				if err != nil {
 					return "", err
 				}
@@ -606,15 +637,28 @@ func contentText(content []byte) (string, error) {
 				}
 				d.i++
 				d.space()
-				if (key == "type" || key == "text") && d.i < len(d.data) && d.data[d.i] == '"' {
-					s, err := d.str()
-					if err != nil {
+				isType := string(key) == "type"
+				if (isType || string(key) == "text") && d.i < len(d.data) && d.data[d.i] == '"' {
+					if isType {
+						// Compared in place when plain; the last
+						// type given counts, as encoding/json reads it.
+						start := d.i
+						span, plain, err := d.strSpan()
+						if err != nil {
+							return "", err
+						}
+						if plain {
+							isText = string(span) == `"text"`
+						} else {
+							d.i = start
+							t, err := d.str()
+							if err != nil {
+								return "", err
+							}
+							isText = t == "text"
+						}
+					} else if text, err = d.str(); err != nil {
 						return "", err
-					}
-					if key == "type" {
-						typ = s
-					} else {
-						text = s
 					}
 				} else if err := d.skip(1); err != nil {
 					return "", err
@@ -633,14 +677,24 @@ func contentText(content []byte) (string, error) {
 				d.i++
 			}
 		}
-		if typ == "text" {
-			b = append(b, text...)
+		if isText {
+			switch texts++; texts {
+			case 1:
+				first = text
+			case 2:
+				b = append(append(b, first...), text...)
+			default:
+				b = append(b, text...)
+			}
 		}
 		d.space()
 		if d.i >= len(d.data) {
 			return "", d.fail("unexpected end in the content")
 		}
 		if d.data[d.i] == ']' {
+			if texts < 2 {
+				return first, nil
+			}
 			return string(b), nil
 		}
 		if d.data[d.i] != ',' {

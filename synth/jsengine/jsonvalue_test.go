@@ -188,6 +188,9 @@ func TestScanResultIsUnmarshal(t *testing.T) {
 		`{"content":[{"type":"text","text":"x"}],"unknown":[1,2,{"a":"b"}],"n":-1.5e3}`,
 		`{"\u0063ontent":[{"type":"text","text":"escaped names"}],"is\u0045rror":true,"structured\u0043ontent":{"a":1}}`,
 		`{"content":[{"type":"text","text":"x"}],"isError":false,"isError":true}`,
+		`{"content":[{"type":"image","type":"text","text":"dup"},{"type":"t\u0065xt","text":" escaped type"},{"type":"text","type":"image","text":"no"}]}`,
+		`{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"},{"type":"text","text":"c"},{"type":"text","text":"d"}]}`,
+		`{"content":[{"type":"text","text":"one","text":"last"}]}`,
 		"{\"content\xff\":[{\"type\":\"text\",\"text\":\"not the content\"}]}",
 		// Invalid.
 		`[]`, `{"content":[}`, `{"content":[{"type":"text","text":"x"}]`, `{"content":[{"type":"text","text":"x"}]} x`,
