@@ -2118,6 +2118,15 @@ var mutations = []mutation{
 	{"jsnested: an integer argument written in another base", "synth/jsengine/argsjson.go",
 		"strconv.AppendInt(e.buf, v.ToInteger(), 10)", "strconv.AppendInt(e.buf, v.ToInteger(), 16)",
 		"./synth/jsengine", "^TestArgsJSONIsStringify$"},
+	{"jsnested: the second text item's text dropped", "synth/jsengine/jsonvalue.go",
+		"\t\t\t\tb = append(append(b, first...), text...)\n", "\t\t\t\tb = append(b, first...)\n",
+		"./synth/jsengine", "^TestScanResultIsUnmarshal$"},
+	{"jsnested: an escaped content type compared as written", "synth/jsengine/jsonvalue.go",
+		"\t\t\t\t\t\t\tisText = t == \"text\"\n", "\t\t\t\t\t\t\tisText = t == \"text\" && false\n",
+		"./synth/jsengine", "^TestScanResultIsUnmarshal$"},
+	{"jsnested: a string's run goes past a backslash", "synth/jsengine/jsonvalue.go",
+		"if c == '\"' || c == '\\\\' || c < 0x20 {", "if c == '\"' || c < 0x20 {",
+		"./synth/jsengine", "^(TestDecodeJSONIsJSONParse|TestScanResultIsUnmarshal)$"},
 	// Issue 42 build item 3, the boundary on its own: every function a
 	// guest can reach is built in a package under host/internal.
 	{"hostsplit: a host file builds a host module", "host/hostmodules.go",
