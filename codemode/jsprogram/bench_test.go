@@ -54,9 +54,14 @@ func BenchmarkProgramStart(b *testing.B) {
 // The difference of the two is the overhead of a nested call. cpu-µs/call
 // is the same difference in the process's CPU time (every goroutine's,
 // the collector's included), which a loaded machine stretches far less
-// than wall time.
+// than wall time. As pyprogram's, it pauses between runs so each program
+// finds an instance made ahead in the pool: a fresh instance's start,
+// milliseconds that vary on a loaded machine, would otherwise swamp the
+// calls' time.
 func BenchmarkCall(b *testing.B) {
-	const n = 50
+	// 400 calls: the calls' time then stands well above the noise of a
+	// run's own.
+	const n = 400
 	s := &shop{}
 	direct := func(k int) []scripted.Turn {
 		var calls []llm.ToolCall
@@ -79,7 +84,7 @@ func BenchmarkCall(b *testing.B) {
 	}{{"direct", direct, codemode.Off}, {"nested", nested, codemode.Only}} {
 		b.Run(c.name, func(b *testing.B) {
 			a := &loop.Agent{Tools: s.registry(b), MaxParallelTools: 1, Bounds: loop.Bounds{MaxSteps: 4},
-				CodeMode: codemode.Config{Mode: c.mode, Runner: runner(b)}}
+				CodeMode: codemode.Config{Mode: c.mode, Runner: runner(b), MaxCalls: n}}
 			ctx := context.Background()
 			once := func(k int) {
 				a.Provider = scripted.New(c.turns(k)...)
@@ -90,20 +95,28 @@ func BenchmarkCall(b *testing.B) {
 			}
 			var with, without, cpuWith, cpuWithout float64
 			for b.Loop() {
+				settle()
 				t0, c0 := nanotime(), cpuTime()
 				once(n)
 				t1, c1 := nanotime(), cpuTime()
-				once(0)
+				settle()
 				t2, c2 := nanotime(), cpuTime()
+				once(0)
+				t3, c3 := nanotime(), cpuTime()
 				with += float64(t1 - t0)
-				without += float64(t2 - t1)
+				without += float64(t3 - t2)
 				cpuWith += float64(c1 - c0)
-				cpuWithout += float64(c2 - c1)
+				cpuWithout += float64(c3 - c2)
 			}
 			b.ReportMetric((with-without)/float64(b.N)/n/1000, "µs/call")
 			b.ReportMetric((cpuWith-cpuWithout)/float64(b.N)/n/1000, "cpu-µs/call")
+			b.ReportMetric(0, "ns/op") // the loop's time is mostly the pauses
 		})
 	}
 }
 
 func nanotime() int64 { return time.Now().UnixNano() }
+
+// settle pauses between runs, for the host's pool to refill (the
+// measured spans leave the pauses out).
+func settle() { time.Sleep(100 * time.Millisecond) }

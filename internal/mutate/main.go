@@ -2096,6 +2096,37 @@ var mutations = []mutation{
 	{"jsfast: a lone surrogate written raw", "synth/jsengine/argsjson.go",
 		"\t\tcase utf16.IsSurrogate(r):\n", "\t\tcase false:\n",
 		"./synth/jsengine", "^TestArgsJSONIsStringify$"},
+	// jsnested: a nested call's overhead (issue 39's last target): a
+	// result's member names compared in place and kept per runtime, its
+	// buffer reused, an integer argument written without its text; each
+	// must still read what encoding/json and JSON.parse read.
+	{"jsnested: a kept member name taken for another", "synth/jsengine/jsonvalue.go",
+		"\tif s, ok := d.names[string(text)]; ok {\n\t\treturn s, nil\n\t}\n", "\tfor _, s := range d.names {\n\t\treturn s, nil\n\t}\n",
+		"./synth/jsengine", "^TestDecodeJSONIsJSONParse$"},
+	{"jsnested: member names kept without bound", "synth/jsengine/jsonvalue.go",
+		"\tif len(d.names) < maxMemberNames && len(s) <= maxMemberName {\n", "\tif true {\n",
+		"./synth/jsengine", "^TestDecodeJSONNamesBounded$"},
+	{"jsnested: a result's member names compared with their quotes", "synth/jsengine/jsonvalue.go",
+		"\tif plain {\n\t\treturn span[1 : len(span)-1], nil\n\t}\n", "\tif plain {\n\t\treturn span, nil\n\t}\n",
+		"./synth/jsengine", "^TestScanResultIsUnmarshal$"},
+	{"jsnested: a result's escaped member name not decoded", "synth/jsengine/jsonvalue.go",
+		"\tif plain {\n\t\treturn span[1 : len(span)-1], nil\n\t}\n", "\tif plain || true {\n\t\treturn span[1 : len(span)-1], nil\n\t}\n",
+		"./synth/jsengine", "^TestScanResultIsUnmarshal$"},
+	{"jsnested: isError false read as true", "synth/jsengine/jsonvalue.go",
+		"\t\t\t\tcase \"false\", \"null\":\n\t\t\t\t\tr.isError = false\n", "\t\t\t\tcase \"false\", \"null\":\n\t\t\t\t\tr.isError = true\n",
+		"./synth/jsengine", "^TestScanResultIsUnmarshal$"},
+	{"jsnested: an integer argument written in another base", "synth/jsengine/argsjson.go",
+		"strconv.AppendInt(e.buf, v.ToInteger(), 10)", "strconv.AppendInt(e.buf, v.ToInteger(), 16)",
+		"./synth/jsengine", "^TestArgsJSONIsStringify$"},
+	{"jsnested: the second text item's text dropped", "synth/jsengine/jsonvalue.go",
+		"\t\t\t\tb = append(append(b, first...), text...)\n", "\t\t\t\tb = append(b, first...)\n",
+		"./synth/jsengine", "^TestScanResultIsUnmarshal$"},
+	{"jsnested: an escaped content type compared as written", "synth/jsengine/jsonvalue.go",
+		"\t\t\t\t\t\t\tisText = t == \"text\"\n", "\t\t\t\t\t\t\tisText = t == \"text\" && false\n",
+		"./synth/jsengine", "^TestScanResultIsUnmarshal$"},
+	{"jsnested: a string's run goes past a backslash", "synth/jsengine/jsonvalue.go",
+		"if c == '\"' || c == '\\\\' || c < 0x20 {", "if c == '\"' || c < 0x20 {",
+		"./synth/jsengine", "^(TestDecodeJSONIsJSONParse|TestScanResultIsUnmarshal)$"},
 	// Issue 42 build item 3, the boundary on its own: every function a
 	// guest can reach is built in a package under host/internal.
 	{"hostsplit: a host file builds a host module", "host/hostmodules.go",

@@ -157,7 +157,8 @@ func (e *argsEncoder) str(key jsonKey, v goja.Value) bool {
 	case reflect.String:
 		e.quoteString(v)
 	case reflect.Int64:
-		e.buf = append(e.buf, v.String()...)
+		// An integer's text, as its String gives it, without making it.
+		e.buf = strconv.AppendInt(e.buf, v.ToInteger(), 10)
 	case reflect.Float64:
 		if f := v.ToFloat(); math.IsNaN(f) || math.IsInf(f, 0) {
 			e.buf = append(e.buf, "null"...)

@@ -59,6 +59,7 @@ var argsCorpus = []string{
 	`{id: 7}`, `{}`, `[]`, `{a: {b: {c: [1, 2, {d: null}]}}}`,
 	`{s: "quote \" backslash \\ nl \n tab \t ctl \u0001 \u001f del \u007f é 😀 \u2028"}`,
 	`{lone: "\ud800", low: "\udc00x", pair: "\ud83d\ude00"}`,
+	`{a: 0, b: 7, c: 99, d: 100, e: -101, f: 65535, g: 2**31, h: -(2**53), i: 9007199254740991, j: 1e15, k: -1}`,
 	`{n: -0, a: 1e21, b: 1e-7, c: 0.1, d: 123456789012345680000, e: NaN, f: Infinity, g: -Infinity, h: 2**53}`,
 	`{t: true, f: false, n: null, u: undefined, fn() {}, s: Symbol("x")}`,
 	`[undefined, function () {}, Symbol("y"), null]`,

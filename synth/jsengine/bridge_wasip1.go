@@ -9,11 +9,17 @@ import (
 // toolRequests builds this instance's tool_call requests.
 var toolRequests requests
 
+// toolResults holds the last tool_call result: every caller of the bridge
+// is done with a result (decoded, or copied into strings) before its next
+// call, so one buffer serves the instance's calls.
+var toolResults []byte
+
 // hostBridge calls a host tool through the host's tool_call function.
 var hostBridge bridge = func(name, args string) ([]byte, error) {
 	req, err := toolRequests.build(name, args)
 	if err != nil {
 		return nil, err
 	}
-	return extism.CallTool(req), nil
+	toolResults = extism.CallToolInto(req, toolResults)
+	return toolResults, nil
 }

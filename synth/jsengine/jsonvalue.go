@@ -28,7 +28,15 @@ const maxJSONDepth = 10000
 // allocates an interface value per token — the largest part of a call's
 // cost once compiled to WebAssembly.
 func decodeJSON(vm *goja.Runtime, data []byte) (goja.Value, error) {
-	d := jsonDecoder{vm: vm, data: data}
+	return decodeJSONNames(vm, nil, data)
+}
+
+// decodeJSONNames is decodeJSON keeping the member names it makes in
+// names (nil keeps none), and taking them from there: a program calls the
+// same few tools again and again, whose results have the same members, so
+// each name is made once, not once per result.
+func decodeJSONNames(vm *goja.Runtime, names memberNames, data []byte) (goja.Value, error) {
+	d := jsonDecoder{vm: vm, data: data, names: names}
 	d.space()
 	v, err := d.value(0)
 	if err != nil {
@@ -42,24 +50,53 @@ func decodeJSON(vm *goja.Runtime, data []byte) (goja.Value, error) {
 }
 
 type jsonDecoder struct {
-	vm   *goja.Runtime
-	data []byte
-	i    int
+	vm    *goja.Runtime
+	data  []byte
+	i     int
+	names memberNames
 }
+
+// memberNames are member names decodeJSONNames made, by their text; a
+// string is immutable, so one serves every object that has the member.
+// It is bounded (maxMemberNames names of at most maxMemberName bytes):
+// a tool whose results have ever new members costs what it did without.
+type memberNames map[string]string
+
+const (
+	maxMemberNames = 512
+	maxMemberName  = 64
+)
 
 func (d *jsonDecoder) fail(what string) error {
 	return fmt.Errorf("invalid JSON at offset %d: %s", d.i, what)
 }
 
+// The scanning loops keep the position and the data in locals: compiled
+// to WebAssembly, a loop over d.i and d.data reads both from memory and
+// writes d.i back at every byte, and the bytes of a tool's result are
+// most of what a nested call's scan costs inside the sandbox.
+
 func (d *jsonDecoder) space() {
-	for d.i < len(d.data) {
-		switch d.data[d.i] {
-		case ' ', '\t', '\n', '\r':
-			d.i++
-		default:
-			return
-		}
+	i, data := d.i, d.data
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
 	}
+	d.i = i
+}
+
+// stringRun returns the index of the first byte from i on that ends a
+// string's plain run (a quote, a backslash or a control character), or
+// len(data), and whether the run held a byte of 0x80 or more.
+func stringRun(data []byte, i int) (int, bool) {
+	var high byte
+	for ; i < len(data); i++ {
+		c := data[i]
+		if c == '"' || c == '\\' || c < 0x20 {
+			break
+		}
+		high |= c
+	}
+	return i, high >= 0x80
 }
 
 func (d *jsonDecoder) value(depth int) (goja.Value, error) {
@@ -109,7 +146,7 @@ func (d *jsonDecoder) object(depth int) (goja.Value, error) {
 		if d.i >= len(d.data) || d.data[d.i] != '"' {
 			return nil, d.fail("want a member's name in double quotes")
 		}
-		key, err := d.str()
+		key, err := d.name()
 		if err != nil {
 			return nil, err
 		}
@@ -198,28 +235,58 @@ func (d *jsonDecoder) str() (string, error) {
 	return s, nil
 }
 
+// name reads a member's name at d.i, as str does; a plain name is taken
+// from d.names, or made and kept there.
+func (d *jsonDecoder) name() (string, error) {
+	if d.names == nil {
+		return d.str()
+	}
+	start := d.i
+	span, plain, err := d.strSpan()
+	if err != nil {
+		return "", err
+	}
+	if !plain {
+		d.i = start
+		return d.str()
+	}
+	text := span[1 : len(span)-1]
+	if s, ok := d.names[string(text)]; ok {
+		return s, nil
+	}
+	s := string(text)
+	if len(d.names) < maxMemberNames && len(s) <= maxMemberName {
+		d.names[s] = s
+	}
+	return s, nil
+}
+
 // strSpan moves past the string at d.i and returns its text, quotes
 // included, and whether it is plain: no escapes, valid UTF-8.
 func (d *jsonDecoder) strSpan() ([]byte, bool, error) {
 	start := d.i
-	d.i++ // "
-	plain := true
-	for d.i < len(d.data) {
-		switch c := d.data[d.i]; {
-		case c == '"':
-			d.i++
+	i := start + 1 // past the opening quote
+	plain, ascii := true, true
+	for {
+		j, high := stringRun(d.data, i)
+		ascii = ascii && !high
+		if j >= len(d.data) {
+			d.i = j
+			return nil, false, d.fail("unterminated string")
+		}
+		switch d.data[j] {
+		case '"':
+			d.i = j + 1
 			span := d.data[start:d.i]
-			return span, plain && utf8.Valid(span), nil
-		case c == '\\':
+			return span, plain && (ascii || utf8.Valid(span)), nil
+		case '\\':
 			plain = false
-			d.i += 2
-		case c < 0x20:
-			return nil, false, d.fail("control character in a string")
+			i = j + 2
 		default:
-			d.i++
+			d.i = j
+			return nil, false, d.fail("control character in a string")
 		}
 	}
-	return nil, false, d.fail("unterminated string")
 }
 
 // number reads a number at d.i as a float64, as JSON.parse gives every
@@ -334,7 +401,7 @@ func scanResult(raw []byte) (toolResult, error) {
 			if d.i >= len(d.data) || d.data[d.i] != '"' {
 				return r, d.fail("want a member's name in double quotes")
 			}
-			key, err := d.str()
+			key, err := d.memberName()
 			if err != nil {
 				return r, err
 			}
@@ -349,18 +416,22 @@ func scanResult(raw []byte) (toolResult, error) {
 				return r, err
 			}
 			v := d.data[start:d.i]
-			switch key {
-			case "structuredContent":
+			switch {
+			case string(key) == "structuredContent":
 				r.structured = v
-			case "content":
+			case string(key) == "content":
 				r.content = v
-			case "isError":
-				var b bool
-				if err := json.Unmarshal(v, &b); err != nil && string(v) != "null" {
-					return r, fmt.Errorf("isError: %v", err)
+			case string(key) == "isError":
+				switch string(v) {
+				case "true":
+					r.isError = true
+				case "false", "null":
+					r.isError = false
+				default:
+					var b bool
+					return r, fmt.Errorf("isError: %v", json.Unmarshal(v, &b))
 				}
-				r.isError = b
-			case "refusal":
+			case string(key) == "refusal":
 				if err := json.Unmarshal(v, &r.refusal); err != nil && string(v) != "null" {
 					return r, fmt.Errorf("refusal: %v", err)
 				}
@@ -384,6 +455,23 @@ func scanResult(raw []byte) (toolResult, error) {
 		return r, d.fail("unexpected text after the value")
 	}
 	return r, nil
+}
+
+// memberName reads a member's name at d.i, as str does, as bytes: a
+// plain name is the text between its quotes, not copied (valid until the
+// data changes).
+func (d *jsonDecoder) memberName() ([]byte, error) {
+	start := d.i
+	span, plain, err := d.strSpan()
+	if err != nil {
+		return nil, err
+	}
+	if plain {
+		return span[1 : len(span)-1], nil
+	}
+	d.i = start
+	s, err := d.str()
+	return []byte(s), err
 }
 
 // skip moves past the valid JSON value at d.i, decoding nothing but the
@@ -461,6 +549,10 @@ func (d *jsonDecoder) skip(depth int) error {
 func (d *jsonDecoder) skipString() error {
 	d.i++ // "
 	for d.i < len(d.data) {
+		d.i, _ = stringRun(d.data, d.i)
+		if d.i >= len(d.data) {
+			break
+		}
 		switch c := d.data[d.i]; {
 		case c == '"':
 			d.i++
@@ -508,7 +600,12 @@ func contentText(content []byte) (string, error) {
 		return "", d.fail("the content is not an array")
 	}
 	d.i++
+	// The text of the first text item, and the join of them all once
+	// there is a second: most results have one, which is then the
+	// string decoded, not a copy of it.
+	var first string
 	var b []byte
+	texts := 0
 	d.space()
 	if d.i < len(d.data) && d.data[d.i] == ']' {
 		return "", nil
@@ -519,7 +616,8 @@ func contentText(content []byte) (string, error) {
 			return "", d.fail("a content item is not an object")
 		}
 		d.i++
-		var typ, text string
+		var isText bool
+		var text string
 		d.space()
 		if d.i < len(d.data) && d.data[d.i] == '}' {
 			d.i++
@@ -529,7 +627,7 @@ func contentText(content []byte) (string, error) {
 				if d.i >= len(d.data) || d.data[d.i] != '"' {
 					return "", d.fail("want a member's name in double quotes")
 				}
-				key, err := d.str()
+				key, err := d.memberName()
 				if err != nil {
 					return "", err
 				}
@@ -539,15 +637,28 @@ func contentText(content []byte) (string, error) {
 				}
 				d.i++
 				d.space()
-				if (key == "type" || key == "text") && d.i < len(d.data) && d.data[d.i] == '"' {
-					s, err := d.str()
-					if err != nil {
+				isType := string(key) == "type"
+				if (isType || string(key) == "text") && d.i < len(d.data) && d.data[d.i] == '"' {
+					if isType {
+						// Compared in place when plain; the last
+						// type given counts, as encoding/json reads it.
+						start := d.i
+						span, plain, err := d.strSpan()
+						if err != nil {
+							return "", err
+						}
+						if plain {
+							isText = string(span) == `"text"`
+						} else {
+							d.i = start
+							t, err := d.str()
+							if err != nil {
+								return "", err
+							}
+							isText = t == "text"
+						}
+					} else if text, err = d.str(); err != nil {
 						return "", err
-					}
-					if key == "type" {
-						typ = s
-					} else {
-						text = s
 					}
 				} else if err := d.skip(1); err != nil {
 					return "", err
@@ -566,14 +677,24 @@ func contentText(content []byte) (string, error) {
 				d.i++
 			}
 		}
-		if typ == "text" {
-			b = append(b, text...)
+		if isText {
+			switch texts++; texts {
+			case 1:
+				first = text
+			case 2:
+				b = append(append(b, first...), text...)
+			default:
+				b = append(b, text...)
+			}
 		}
 		d.space()
 		if d.i >= len(d.data) {
 			return "", d.fail("unexpected end in the content")
 		}
 		if d.data[d.i] == ']' {
+			if texts < 2 {
+				return first, nil
+			}
 			return string(b), nil
 		}
 		if d.data[d.i] != ',' {

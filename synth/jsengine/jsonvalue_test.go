@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -41,7 +42,13 @@ func goParse(t testing.TB, vm *goja.Runtime, text string) (string, bool) {
 
 func ourParse(t testing.TB, vm *goja.Runtime, text string) (string, bool) {
 	t.Helper()
-	v, err := decodeJSON(vm, []byte(text))
+	return ourParseNames(t, vm, nil, text)
+}
+
+// ourParseNames is ourParse through decodeJSONNames with names.
+func ourParseNames(t testing.TB, vm *goja.Runtime, names memberNames, text string) (string, bool) {
+	t.Helper()
+	v, err := decodeJSONNames(vm, names, []byte(text))
 	if err != nil {
 		return "", false
 	}
@@ -64,6 +71,13 @@ func checkSameAsJSONParse(t *testing.T, text string) {
 		t.Errorf("%q: decodeJSON refuses what JSON.parse reads as %s", text, want)
 	case !wantOK && gotOK && !json.Valid([]byte(text)):
 		t.Errorf("%q: decodeJSON reads invalid JSON as %s", text, got)
+	}
+	// With member names kept: made the first time, taken the second.
+	names := memberNames{}
+	for range 2 {
+		if again, ok := ourParseNames(t, vm, names, text); again != got || ok != gotOK {
+			t.Errorf("%q: with member names kept, decodeJSON gives %s %v, without %s %v", text, again, ok, got, gotOK)
+		}
 	}
 }
 
@@ -89,6 +103,34 @@ func FuzzDecodeJSON(f *testing.F) {
 		f.Add(c)
 	}
 	f.Fuzz(checkSameAsJSONParse)
+}
+
+// The member names kept are bounded in number and length; a name past
+// the bounds is still read, only not kept.
+func TestDecodeJSONNamesBounded(t *testing.T) {
+	vm := goja.New()
+	names := memberNames{}
+	long := strings.Repeat("n", maxMemberName+1)
+	var b strings.Builder
+	b.WriteString(`{"` + long + `":1`)
+	for i := range 2 * maxMemberNames {
+		fmt.Fprintf(&b, `,"k%d":%d`, i, i)
+	}
+	b.WriteString("}")
+	v, err := decodeJSONNames(vm, names, []byte(b.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := v.(*goja.Object)
+	if got := o.Get(long); got == nil || got.ToInteger() != 1 {
+		t.Errorf("the long name reads %v", got)
+	}
+	if got := o.Get(fmt.Sprintf("k%d", 2*maxMemberNames-1)); got == nil || got.ToInteger() != 2*maxMemberNames-1 {
+		t.Errorf("the last name reads %v", got)
+	}
+	if _, kept := names[long]; kept || len(names) != maxMemberNames {
+		t.Errorf("%d names kept (the long one: %v); want %d, not the long one", len(names), kept, maxMemberNames)
+	}
 }
 
 // A result's "__proto__" member is an own property, as JSON.parse makes
@@ -144,9 +186,15 @@ func TestScanResultIsUnmarshal(t *testing.T) {
 		`{"structuredContent":null,"content":[{"type":"text","text":"esc \" \\ \n \u00e9"}]}`,
 		` { "content" : [ { "type" : "text" , "text" : "spaced" } ] } `,
 		`{"content":[{"type":"text","text":"x"}],"unknown":[1,2,{"a":"b"}],"n":-1.5e3}`,
+		`{"\u0063ontent":[{"type":"text","text":"escaped names"}],"is\u0045rror":true,"structured\u0043ontent":{"a":1}}`,
+		`{"content":[{"type":"text","text":"x"}],"isError":false,"isError":true}`,
+		`{"content":[{"type":"image","type":"text","text":"dup"},{"type":"t\u0065xt","text":" escaped type"},{"type":"text","type":"image","text":"no"}]}`,
+		`{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"},{"type":"text","text":"c"},{"type":"text","text":"d"}]}`,
+		`{"content":[{"type":"text","text":"one","text":"last"}]}`,
+		"{\"content\xff\":[{\"type\":\"text\",\"text\":\"not the content\"}]}",
 		// Invalid.
 		`[]`, `{"content":[}`, `{"content":[{"type":"text","text":"x"}]`, `{"content":[{"type":"text","text":"x"}]} x`,
-		`{"content":"\q"}`, `{"content":[{"type":"text","text":"\u12g4"}]}`, `{"isError":"yes"}`, `{"content":[1]}`,
+		`{"content":"\q"}`, `{"content":[{"type":"text","text":"\u12g4"}]}`, `{"isError":"yes"}`, `{"isError":1}`, `{"isError":[true]}`, `{"content":[1]}`,
 		`{"content":{"type":"text"}}`, `{"a":01}`, `{"content":[{"type":"text","text":"ctl` + "\x01" + `"}]}`,
 	}
 	for _, raw := range results {

@@ -198,12 +198,13 @@ func installProgramTools(vm *goja.Runtime, enc *argsEncoder, names []string, cal
 	if err := tools.SetPrototype(nil); err != nil {
 		return err
 	}
+	members := memberNames{}
 	for _, name := range names {
 		name := name
 		// settle calls the tool; it returns its value, or the error to
 		// throw or reject with.
 		settle := func(fc goja.FunctionCall) (goja.Value, *goja.Object) {
-			v, msg, stop := callProgramTool(vm, enc, call, name, fc.Argument(0))
+			v, msg, stop := callProgramTool(vm, enc, members, call, name, fc.Argument(0))
 			if stop {
 				// The run refuses every further call of this program:
 				// stop it, rather than let it catch a million refusals.
@@ -268,7 +269,7 @@ func stops(kind string) bool { return slices.Contains(stopKinds, kind) }
 // callProgramTool calls the host tool name with args; it returns the
 // tool's structured content (or text), or the message of its failure, and
 // whether the failure ends the program.
-func callProgramTool(vm *goja.Runtime, enc *argsEncoder, call bridge, name string, args goja.Value) (goja.Value, string, bool) {
+func callProgramTool(vm *goja.Runtime, enc *argsEncoder, members memberNames, call bridge, name string, args goja.Value) (goja.Value, string, bool) {
 	if call == nil {
 		return nil, fmt.Sprintf("tools.%s: this engine was built without the host-tool bridge", name), false
 	}
@@ -294,7 +295,7 @@ func callProgramTool(vm *goja.Runtime, enc *argsEncoder, call bridge, name strin
 		return nil, fmt.Sprintf("tools.%s: the host returned an invalid result: %v", name, err), false
 	}
 	if !res.isError && len(res.structured) > 0 && string(res.structured) != "null" {
-		v, err := decodeJSON(vm, res.structured)
+		v, err := decodeJSONNames(vm, members, res.structured)
 		if err != nil {
 			return nil, fmt.Sprintf("tools.%s: the host returned an invalid result: %v", name, err), false
 		}
@@ -311,7 +312,7 @@ func callProgramTool(vm *goja.Runtime, enc *argsEncoder, call bridge, name strin
 	// object or array is given to the program parsed, as its structured
 	// content would be; any other text as the string it is.
 	if t := strings.TrimSpace(text); len(t) > 1 && (t[0] == '{' && t[len(t)-1] == '}' || t[0] == '[' && t[len(t)-1] == ']') {
-		if v, err := decodeJSON(vm, []byte(t)); err == nil {
+		if v, err := decodeJSONNames(vm, members, []byte(t)); err == nil {
 			return v, "", false
 		}
 	}

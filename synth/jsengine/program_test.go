@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -55,6 +56,43 @@ return {total, n}`, "get_order", "note"), o.call)
 	want := []string{`get_order {"id":1}`, `get_order {"id":2}`, `get_order {"id":3}`, `note {}`}
 	if strings.Join(o.calls, "|") != strings.Join(want, "|") {
 		t.Fatalf("calls %q", o.calls)
+	}
+}
+
+// The host bridge reads every result into one buffer, which the next call
+// overwrites: what a program keeps of a result (names, strings, numbers,
+// text) is its own, in a program with and without its awaits and in a
+// tool's script.
+func TestResultsOutliveTheBridgesBuffer(t *testing.T) {
+	var buf []byte
+	o := &orders{}
+	reuse := func(name, args string) ([]byte, error) {
+		r, _ := o.call(name, args)
+		if name == "get_order" {
+			// Each result in text as well, a string of its own.
+			var in struct{ ID int }
+			_ = json.Unmarshal([]byte(args), &in)
+			r = fmt.Appendf(nil, `{"content":[{"type":"text","text":"order %d"}],"structuredContent":{"id%d":"s%d","n":[%d]}}`, in.ID, in.ID, in.ID, in.ID)
+		}
+		buf = append(buf[:0], r...)
+		for i := len(buf); i < cap(buf); i++ {
+			buf[:cap(buf)][i] = 'X'
+		}
+		return buf, nil
+	}
+	const want = `{"result":[{"id1":"s1","n":[1]},{"id2":"s2","n":[2]},{"id33333":"s33333","n":[33333]},"noted",{"refund":5,"items":[1,2]}]}`
+	for _, code := range []string{
+		`const a = await tools.get_order({id: 1}); const b = await tools.get_order({id: 2}); const c = await tools.get_order({id: 33333}); return [a, b, c, await tools.note(), await tools.raw()]`,
+		`const p = Promise.resolve(); await p; const a = await tools.get_order({id: 1}); const b = await tools.get_order({id: 2}); const c = await tools.get_order({id: 33333}); return [a, b, c, await tools.note(), await tools.raw()]`,
+	} {
+		out, err := runProgram(program(code, "get_order", "note", "raw"), reuse)
+		if err != nil || string(out) != want {
+			t.Errorf("%s:\nout %s err %v\nwant %s", code, out, err, want)
+		}
+	}
+	out, err := runScript(`function run() { const a = tools.call("get_order", {id: 1}); const b = tools.call("note"); const c = tools.call("get_order", {id: 2}); return [a, b, c] }`, []byte(`{}`), reuse)
+	if want := `[{"id1":"s1","n":[1]},"noted",{"id2":"s2","n":[2]}]`; err != nil || string(out) != want {
+		t.Errorf("script: out %s err %v, want %s", out, err, want)
 	}
 }
 

@@ -19,8 +19,10 @@ const scriptName = "tool.js"
 
 // bridge calls a host tool for tools.call: it takes the tool name and the
 // JSON arguments (a string, as JSON.stringify would make it, so a call copies
-// it once, into the request) and returns the tool's MCP result JSON. Nil
-// when the engine was built without the tool bridge.
+// it once, into the request) and returns the tool's MCP result JSON, which
+// the next call may overwrite (the host bridge reads every result into one
+// buffer): use it, or copy what is kept, first. Nil when the engine was
+// built without the tool bridge.
 type bridge func(name, args string) ([]byte, error)
 
 // scriptError is a failure the model should read: a syntax error, a thrown

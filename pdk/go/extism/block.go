@@ -4,9 +4,16 @@ import "encoding/binary"
 
 // Read copies the block at offset out of the kernel's memory; an offset
 // that names no block reads as empty. The block stays allocated.
-func Read(offset uint64) []byte {
+func Read(offset uint64) []byte { return ReadInto(nil, offset) }
+
+// ReadInto is Read copying the block into buf when buf's capacity holds
+// it, else into a new slice, as Input does.
+func ReadInto(buf []byte, offset uint64) []byte {
 	n := length(offset)
-	buf := make([]byte, n)
+	if uint64(cap(buf)) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
 	var i uint64
 	for ; i+8 <= n; i += 8 {
 		binary.LittleEndian.PutUint64(buf[i:], loadU64(offset+i))

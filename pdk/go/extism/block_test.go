@@ -51,6 +51,30 @@ func TestWriteReadTake(t *testing.T) {
 	}
 }
 
+// ReadInto reads in place when the buffer holds the block, into a new
+// slice when it does not, and never leaves a longer buffer's old bytes.
+func TestReadInto(t *testing.T) {
+	for _, n := range lengths {
+		want := pattern(n)
+		off := Write(want)
+		roomy := bytes.Repeat([]byte{0xee}, n+5)
+		got := ReadInto(roomy[:3], off)
+		if !bytes.Equal(got, want) {
+			t.Errorf("%d bytes into a roomy buffer = %v", n, got)
+		}
+		if n > 0 && &got[0] != &roomy[0] {
+			t.Errorf("%d bytes into a buffer of capacity %d: not read in place", n, cap(roomy))
+		}
+		if n > 0 {
+			small := make([]byte, 0, n-1)
+			if got := ReadInto(small, off); !bytes.Equal(got, want) {
+				t.Errorf("%d bytes into a buffer of capacity %d = %v", n, n-1, got)
+			}
+		}
+		Free(off)
+	}
+}
+
 func TestInput(t *testing.T) {
 	defer func() { kernel.input = nil }()
 	for _, n := range lengths {
@@ -109,6 +133,14 @@ func TestConfigAndCallToolFreeTheirBlocks(t *testing.T) {
 	}
 	if got := CallTool([]byte(`{"name":"t"}`)); string(got) != `result of {"name":"t"}` {
 		t.Errorf("CallTool = %q", got)
+	}
+	buf := make([]byte, 0, 64)
+	for _, name := range []string{"a long tool name", "t"} {
+		req := []byte(`{"name":"` + name + `"}`)
+		got := CallToolInto(req, buf)
+		if string(got) != "result of "+string(req) || &got[0] != &buf[:1][0] {
+			t.Errorf("CallToolInto(%s) = %q, in place %v", req, got, &got[0] == &buf[:1][0])
+		}
 	}
 	if after := liveBlocks(); after != before {
 		t.Errorf("%d blocks live after Config and CallTool, want %d", after, before)

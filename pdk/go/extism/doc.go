@@ -24,8 +24,10 @@
 //
 // The kernel's memory is not the module's: an offset names a block there,
 // 0 meaning none, and bytes cross eight at a time through load and store
-// calls. [Write] copies bytes into a new block, [Read] copies a block out,
-// [Take] copies it out and frees it. Whether the caller frees a block
+// calls. [Write] copies bytes into a new block, [Read] copies a block out
+// ([ReadInto] into a buffer of the caller's, as [CallToolInto] reads a
+// tool's result, for a guest calling tools in a loop), [Take] copies it
+// out and frees it. Whether the caller frees a block
 // follows the host function (host/ABI.md): the host frees what it keeps
 // or consumes (the output, an HTTP request and body, a log message, a
 // variable's name and value), the caller frees what the host only reads (a

@@ -25,10 +25,19 @@ func Config(key string) (string, bool) {
 // the module's tools: grants, and routes each call through the embedding
 // application's policy and approval gates. Both blocks are freed.
 func CallTool(request []byte) []byte {
+	return CallToolInto(request, nil)
+}
+
+// CallToolInto is CallTool reading the result into buf when its capacity
+// holds it (see ReadInto): a guest that calls tools in a loop and is done
+// with each result before the next call reuses one buffer.
+func CallToolInto(request, buf []byte) []byte {
 	req := Write(request)
 	res := toolCall(req)
 	free(req)
-	return Take(res)
+	out := ReadInto(buf, res)
+	free(res)
+	return out
 }
 
 // VarGet returns a block with the per-instance variable named by the
