@@ -74,6 +74,7 @@ func (s *programStandIn) Run(ctx context.Context, p codemode.Program) (tool.Resu
 			return tool.Result{}, refusal.New(refusal.ProgramTooLarge, "the program was stopped after %s: their results come to %d KiB, over the %d KiB a durable run can hand a worker (Temporal's payload limit). Do less in one program, or ask the tools for less.", madeCalls(record), size>>10, maxPayload>>10)
 		}
 		wc := wctx(ctx)
+		s.run.wf.localBytes = 0 // the workflow task ends here
 		if s.run.historyFull(wc, size) {
 			return tool.Result{}, refusal.New(refusal.ProgramTooLong, "the program was stopped after %s: running it again with their results would overflow this durable run's history. Do the rest in another program.", madeCalls(record))
 		}
