@@ -2384,6 +2384,24 @@ var mutations = []mutation{
 	{"snapshot: a reference global is restored", "host/internal/rewrite/rewrite.go",
 		"\t\tif g.Mutable && !numeric(g.Type) {\n\t\t\treturn false\n", "\t\tif g.Mutable && false {\n\t\t\treturn false\n",
 		"./host/internal/rewrite", "^TestSnapshotSafe$"},
+	// durable: durable runs at twice the rate (issue 43 item 3): the
+	// description and an idempotent tool's calls are local activities,
+	// within a time and size bound; any other call keeps its activity.
+	{"durable local: a tool that is not idempotent runs locally", "durable/workflow.go",
+		"if !t.run.local || !t.info.Flags.Idempotent || wf.localBytes >= maxLocalResults {", "if !t.run.local || wf.localBytes >= maxLocalResults {",
+		"./durable", "^TestWorkflowLocalCalls$"},
+	{"durable local: no run takes the local path", "durable/workflow.go",
+		"workflow.GetVersion(ctx, localCalls, workflow.DefaultVersion, 1) >= 1", "workflow.GetVersion(ctx, localCalls, workflow.DefaultVersion, 1) >= 2",
+		"./durable", "^TestWorkflowLocalCalls$"},
+	{"durable local: a local call's result is not bounded", "durable/activities.go",
+		"\tcase in.MaxResult > 0 && size > in.MaxResult:\n", "\tcase false:\n",
+		"./durable", "^TestWorkflowLocalCallBounds$"},
+	{"durable local: the results of one workflow task do not add up", "durable/workflow.go",
+		"\twf.localBytes += size\n", "\t_ = size\n",
+		"./durable", "^TestWorkflowLocalCallBounds$"},
+	{"durable local: a failed local attempt is final", "durable/workflow.go",
+		"\t\treturn nil, false, nil\n\t}\n\tsize, err := payloadSize(&res)", "\t\treturn &ToolOutput{Result: tool.Errorf(\"%v\", err)}, true, nil\n\t}\n\tsize, err := payloadSize(&res)",
+		"./durable", "^TestWorkflowLocalCallBounds$"},
 }
 
 func main() {
