@@ -7,9 +7,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
 
 	"github.com/autoagent-go/autoagent/durable"
 	"github.com/autoagent-go/autoagent/internal/temporaltest"
@@ -65,12 +67,23 @@ func (p *probe) executions() string {
 // that is not idempotent keeps its activity (at most once, OutcomeUnknown
 // when its worker is lost). Either way the result is the local run's.
 func TestWorkflowLocalCalls(t *testing.T) {
-	for _, idem := range []bool{true, false} {
-		want, err := newAgent(t, &probe{flags: tool.Flags{Idempotent: idem}}, turns()...).Run(t.Context(), "pay twice")
+	cases := []struct {
+		flags tool.Flags
+		local bool
+	}{
+		{tool.Flags{Idempotent: true}, true},
+		{tool.Flags{}, false},
+		// A tool that declares it may take longer than a local attempt.
+		{tool.Flags{Idempotent: true, Timeout: time.Minute}, false},
+		{tool.Flags{Idempotent: true, Timeout: time.Second}, true},
+	}
+	for _, c := range cases {
+		idem := c.flags
+		want, err := newAgent(t, &probe{flags: c.flags}, turns()...).Run(t.Context(), "pay twice")
 		if err != nil {
 			t.Fatal(err)
 		}
-		p := &probe{flags: tool.Flags{Idempotent: idem}}
+		p := &probe{flags: c.flags}
 		e := env(t, &durable.Activities{Agent: newAgent(t, p, turns()...)})
 		var local []string
 		e.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
@@ -80,17 +93,17 @@ func TestWorkflowLocalCalls(t *testing.T) {
 		e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "pay twice"}})
 		got := result(t, e)
 		if g, w := jsonOf(t, got), jsonOf(t, want); g != w {
-			t.Errorf("idempotent=%v: the result differs from the local run's:\n got %s\nwant %s", idem, g, w)
+			t.Errorf("%+v: the result differs from the local run's:\n got %s\nwant %s", idem, g, w)
 		}
 		how, tools := "activity", ""
-		if idem {
+		if c.local {
 			how, tools = "local", ","+durable.ActivityTool+","+durable.ActivityTool
 		}
 		if g, w := p.executions(), how+" run-1/c1, "+how+" run-1/c2"; g != w {
-			t.Errorf("idempotent=%v: executions %q, want %q", idem, g, w)
+			t.Errorf("%+v: executions %q, want %q", idem, g, w)
 		}
 		if g, w := strings.Join(local, ","), durable.ActivityDescribe+tools; g != w {
-			t.Errorf("idempotent=%v: local activities %q, want %q", idem, g, w)
+			t.Errorf("%+v: local activities %q, want %q", idem, g, w)
 		}
 	}
 }
@@ -164,6 +177,32 @@ func TestWorkflowLocalCallBounds(t *testing.T) {
 				t.Errorf("the model read %d results, not all the tool's (%d bytes)", len(results), len(c.output))
 			}
 		})
+	}
+}
+
+// A call whose local attempt failed has two attempts left as the
+// activity: an idempotent tool that times out on every attempt runs three
+// times in all, as it did before it ran locally, and the model reads that
+// it timed out.
+func TestWorkflowLocalCallAttempts(t *testing.T) {
+	p := &probe{flags: tool.Flags{Idempotent: true}}
+	e := env(t, &durable.Activities{Agent: newAgent(t, p, turns()[0], scripted.Turn{Text: "ok"})})
+	var local, remote int
+	e.OnActivity(durable.ActivityTool, mockAny, mockAny).Return(func(ctx context.Context, in durable.ToolInput) (*durable.ToolOutput, error) {
+		if activity.GetInfo(ctx).IsLocalActivity {
+			local++
+		} else {
+			remote++
+		}
+		return nil, temporal.NewTimeoutError(enumspb.TIMEOUT_TYPE_START_TO_CLOSE, nil)
+	})
+	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "pay"}})
+	res := result(t, e)
+	if local != 1 || remote != 2 {
+		t.Errorf("%d local and %d activity attempts, want 1 and 2", local, remote)
+	}
+	if tr := jsonOf(t, res.Messages); !strings.Contains(tr, "ToolTimeout") {
+		t.Errorf("transcript = %s", tr)
 	}
 }
 

@@ -431,16 +431,21 @@ func (t *standIn) Flags() tool.Flags {
 func (t *toolStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, error) {
 	ci, _ := loop.CallInfoFrom(ctx)
 	in := ToolInput{Agent: t.agent, RunID: ci.RunID, Step: ci.Step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments, Tainted: tool.Tainted(ctx)}
-	if out, done, err := t.callLocal(ctx, in); done {
-		if err != nil {
-			return tool.Result{}, err
+	local, done, lerr := t.callLocal(ctx, in)
+	if done {
+		if lerr != nil {
+			return tool.Result{}, lerr
 		}
-		return t.report(ctx, out), nil
+		return t.report(ctx, local), nil
 	}
 	wc := wctx(ctx)
 	t.run.wf.localBytes = 0 // the workflow task ends here
 	attempts := int32(1)
-	if t.info.Flags.Idempotent {
+	switch {
+	case t.info.Flags.Idempotent && lerr != nil:
+		// The local attempt was the first of three.
+		attempts = 2
+	case t.info.Flags.Idempotent:
 		attempts = 3
 	}
 	ao := workflow.ActivityOptions{
@@ -495,15 +500,21 @@ const (
 // call whose output is over its bound (ToolInput.MaxResult).
 const errLocalTooLarge = "local_result_too_large"
 
+// errLocalFailed is callLocal's error for a local attempt that failed:
+// the call runs as an activity, with one attempt fewer.
+var errLocalFailed = errors.New("durable: the local attempt failed")
+
 // callLocal runs the call as a local activity when the tool is
-// idempotent, the run is past localCalls, and the workflow task has room
-// for its result. done is false when the call must run as an activity
-// instead: not eligible, or the local attempt failed (over its time or
-// size bound, a worker error). Running it again is sound: the tool is
-// idempotent, and it gets the same idempotency key.
+// idempotent, declares no time limit over maxLocalTool (a slow tool would
+// waste its local attempt), the run is past localCalls, and the workflow
+// task has room for its result. done is false when the call must run as
+// an activity instead: not eligible (err nil), or the local attempt failed
+// (errLocalFailed: over its time or size bound, a worker error). Running
+// it again is sound: the tool is idempotent, and it gets the same
+// idempotency key.
 func (t *toolStandIn) callLocal(ctx context.Context, in ToolInput) (out *ToolOutput, done bool, err error) {
 	wf := t.run.wf
-	if !t.run.local || !t.info.Flags.Idempotent || wf.localBytes >= maxLocalResults {
+	if !t.run.local || !t.info.Flags.Idempotent || t.info.Flags.Timeout > maxLocalTool || wf.localBytes >= maxLocalResults {
 		return nil, false, nil
 	}
 	wc := wctx(ctx)
@@ -524,7 +535,7 @@ func (t *toolStandIn) callLocal(ctx context.Context, in ToolInput) (out *ToolOut
 			r := tool.Errorf("%s", aerr.Message())
 			return &ToolOutput{Result: r}, true, nil
 		}
-		return nil, false, nil
+		return nil, false, errLocalFailed
 	}
 	size, err := payloadSize(&res)
 	if err != nil {

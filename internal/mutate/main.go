@@ -2388,7 +2388,7 @@ var mutations = []mutation{
 	// description and an idempotent tool's calls are local activities,
 	// within a time and size bound; any other call keeps its activity.
 	{"durable local: a tool that is not idempotent runs locally", "durable/workflow.go",
-		"if !t.run.local || !t.info.Flags.Idempotent || wf.localBytes >= maxLocalResults {", "if !t.run.local || wf.localBytes >= maxLocalResults {",
+		"if !t.run.local || !t.info.Flags.Idempotent || t.info.Flags.Timeout", "if !t.run.local || t.info.Flags.Timeout",
 		"./durable", "^TestWorkflowLocalCalls$"},
 	{"durable local: no run takes the local path", "durable/workflow.go",
 		"workflow.GetVersion(ctx, localCalls, workflow.DefaultVersion, 1) >= 1", "workflow.GetVersion(ctx, localCalls, workflow.DefaultVersion, 1) >= 2",
@@ -2405,8 +2405,14 @@ var mutations = []mutation{
 	{"durable local: a program's size ignores its record", "durable/program.go",
 		"\ts.calls += b\n", "\t_ = b\n",
 		"./durable", "^TestProgramSizeIsTheEncodedSize$"},
+	{"durable local: a slow tool's call wastes a local attempt", "durable/workflow.go",
+		"|| t.info.Flags.Timeout > maxLocalTool ||", "||",
+		"./durable", "^TestWorkflowLocalCalls$"},
+	{"durable local: a failed local attempt is not counted", "durable/workflow.go",
+		"\t\tattempts = 2\n", "\t\tattempts = 3\n",
+		"./durable", "^TestWorkflowLocalCallAttempts$"},
 	{"durable local: a failed local attempt is final", "durable/workflow.go",
-		"\t\treturn nil, false, nil\n\t}\n\tsize, err := payloadSize(&res)", "\t\treturn &ToolOutput{Result: tool.Errorf(\"%v\", err)}, true, nil\n\t}\n\tsize, err := payloadSize(&res)",
+		"\t\treturn nil, false, errLocalFailed\n\t}\n\tsize, err := payloadSize(&res)", "\t\treturn &ToolOutput{Result: tool.Errorf(\"%v\", err)}, true, nil\n\t}\n\tsize, err := payloadSize(&res)",
 		"./durable", "^TestWorkflowLocalCallBounds$"},
 }
 
