@@ -202,9 +202,15 @@ func (a *Activities) Tool(ctx context.Context, in ToolInput) (*ToolOutput, error
 		res = tool.Errorf("tool %s failed: %v", in.Name, err)
 	}
 	out := &ToolOutput{Result: res, Report: report()}
-	if err := checkPayload("the result of "+in.Name, out); err != nil {
+	size, err := payloadSize(out)
+	switch {
+	case err != nil:
+		out.Result = tool.Errorf("durable: the result of %s: %v", in.Name, err)
+	case in.MaxResult > 0 && size > in.MaxResult:
+		return nil, temporal.NewNonRetryableApplicationError(fmt.Sprintf("durable: the result of %s is %d bytes, over the %d a local call may return", in.Name, size, in.MaxResult), errLocalTooLarge, nil)
+	case size > maxPayload:
 		// The model reads why, and the run goes on.
-		out.Result = tool.Errorf("%v", err)
+		out.Result = tool.Errorf("%v", payloadError("the result of "+in.Name, size))
 	}
 	return out, nil
 }
@@ -271,6 +277,11 @@ func (a *Activities) Policy(ctx context.Context, in PolicyArgs) (loop.Decision, 
 // a lost worker is noticed within the heartbeat timeout and a cancelled
 // run's cancellation reaches the call (through ctx).
 func heartbeat(ctx context.Context) (stop func()) {
+	if activity.GetInfo(ctx).IsLocalActivity {
+		// A local activity has no heartbeat: the workflow task's timeout
+		// stands for it.
+		return func() {}
+	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)

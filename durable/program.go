@@ -64,9 +64,10 @@ func (s *programStandIn) Run(ctx context.Context, p codemode.Program) (tool.Resu
 	// its results tainted it after.
 	tainted := tool.Tainted(ctx)
 	var record []loopwire.RecordedCall
+	var sizes programSize
 	for {
 		in := ProgramInput{Agent: s.agent, RunID: ci.RunID, Step: ci.Step, CallID: ci.CallID, Program: p, Record: record, Tainted: tainted}
-		size, err := payloadSize(in)
+		size, err := sizes.of(in)
 		if err != nil {
 			return tool.Result{}, err
 		}
@@ -74,6 +75,7 @@ func (s *programStandIn) Run(ctx context.Context, p codemode.Program) (tool.Resu
 			return tool.Result{}, refusal.New(refusal.ProgramTooLarge, "the program was stopped after %s: their results come to %d KiB, over the %d KiB a durable run can hand a worker (Temporal's payload limit). Do less in one program, or ask the tools for less.", madeCalls(record), size>>10, maxPayload>>10)
 		}
 		wc := wctx(ctx)
+		s.run.wf.localBytes = 0 // the workflow task ends here
 		if s.run.historyFull(wc, size) {
 			return tool.Result{}, refusal.New(refusal.ProgramTooLong, "the program was stopped after %s: running it again with their results would overflow this durable run's history. Do the rest in another program.", madeCalls(record))
 		}
@@ -105,7 +107,11 @@ func (s *programStandIn) Run(ctx context.Context, p codemode.Program) (tool.Resu
 		if err != nil {
 			return tool.Result{}, err
 		}
-		record = append(record, loopwire.RecordedCall{Name: c.Name, Arguments: c.Arguments, Result: res, Untrusted: !before && tool.Tainted(ctx)})
+		rc := loopwire.RecordedCall{Name: c.Name, Arguments: c.Arguments, Result: res, Untrusted: !before && tool.Tainted(ctx)}
+		if err := sizes.add(rc); err != nil {
+			return tool.Result{}, err
+		}
+		record = append(record, rc)
 		if loopwire.NestedPaused(ctx) {
 			// The run pauses after this call; its later calls would be
 			// refused until the decision.
@@ -142,6 +148,52 @@ func madeCalls(record []loopwire.RecordedCall) string {
 		names[i] = c.Name
 	}
 	return fmt.Sprintf("%d tool calls, which took place (%s)", len(record), strings.Join(names, ", "))
+}
+
+// programSize is the encoded size of a program's ProgramInput, kept as
+// its record grows: the workflow encodes each recorded call once, not the
+// whole record before each run of the program (quadratic work in
+// workflow code, where a busy worker's task must yield within
+// Temporal's deadlock detector's second).
+type programSize struct {
+	base    int // the input without its record
+	calls   int // the recorded calls, encoded
+	n       int // how many
+	hasBase bool
+}
+
+// recordField is what a record adds to an input besides its calls: the
+// field's name, the array's brackets.
+const recordField = len(`,"record":[]`)
+
+// of returns the encoded size of in, whose record holds the calls added.
+func (s *programSize) of(in ProgramInput) (int, error) {
+	if len(in.Record) != s.n {
+		return 0, fmt.Errorf("durable: the program's record holds %d calls, %d were sized", len(in.Record), s.n)
+	}
+	if !s.hasBase {
+		in.Record = nil
+		b, err := payloadSize(in)
+		if err != nil {
+			return 0, err
+		}
+		s.base, s.hasBase = b, true
+	}
+	if s.n == 0 {
+		return s.base, nil
+	}
+	return s.base + recordField + s.calls + s.n - 1, nil
+}
+
+// add sizes a call about to join the record.
+func (s *programSize) add(rc loopwire.RecordedCall) error {
+	b, err := payloadSize(rc)
+	if err != nil {
+		return err
+	}
+	s.calls += b
+	s.n++
+	return nil
 }
 
 func payloadSize(v any) (int, error) {

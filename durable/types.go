@@ -106,6 +106,11 @@ type ToolInput struct {
 	// content when the call began; the tool sees it through its context
 	// (tool.Tainted), as it would in the loop.
 	Tainted bool `json:"tainted,omitempty"`
+	// MaxResult, when positive, bounds the encoded ToolOutput of a call
+	// run as a local activity: a larger one fails the activity (type
+	// local_result_too_large), and the workflow runs the call again as an
+	// activity.
+	MaxResult int `json:"max_result,omitempty"`
 }
 
 // IdempotencyKey is the call's key, as the loop makes it.

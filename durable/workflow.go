@@ -56,6 +56,9 @@ type wfValue struct {
 	ctx        workflow.Context
 	cancel     context.CancelFunc // ends the loop's context
 	activities int                // activities this execution scheduled
+	// localBytes are the results of the local tool calls of this
+	// workflow task (bounded by maxLocalResults).
+	localBytes int
 }
 
 // wctx returns the workflow's context, counting the activity about to be
@@ -78,6 +81,9 @@ type run struct {
 	desc      *Description
 	history   int // continue-as-new bound
 	wf        *wfValue
+	// local: this execution runs the description and the calls of
+	// idempotent tools as local activities (see localCalls).
+	local bool
 }
 
 // Run is the workflow: the agent loop, run in the workflow with each model
@@ -112,13 +118,13 @@ func (r *run) execute(ctx workflow.Context) (*loop.Result, error) {
 		return nil, err
 	}
 
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+	r.wf = &wfValue{ctx: ctx}
+	r.local = workflow.GetVersion(ctx, localCalls, workflow.DefaultVersion, 1) >= 1
 	var desc Description
-	if err := workflow.ExecuteActivity(actx, ActivityDescribe, r.in.Agent).Get(ctx, &desc); err != nil {
+	if err := r.describe(ctx, &desc); err != nil {
 		return nil, r.failed(err)
 	}
 	r.desc = &desc
-	r.wf = &wfValue{ctx: ctx}
 	agent, err := r.agent(ctx)
 	if err != nil {
 		return nil, r.failed(err)
@@ -173,6 +179,24 @@ func (r *run) execute(ctx workflow.Context) (*loop.Result, error) {
 	return res, nil
 }
 
+// localCalls is the change (workflow.GetVersion) from which a run reads
+// its agent's description, and calls its idempotent tools, through local
+// activities: a history recorded before it replays with the activities
+// it recorded.
+const localCalls = "local-calls"
+
+// describe reads the agent's description: a local activity (it has no
+// effect, so a worker lost before the marker is recorded reads it again),
+// or, for a history from before localCalls, the activity it recorded.
+func (r *run) describe(ctx workflow.Context, desc *Description) error {
+	if !r.local {
+		actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute})
+		return workflow.ExecuteActivity(actx, ActivityDescribe, r.in.Agent).Get(ctx, desc)
+	}
+	lo := workflow.LocalActivityOptions{StartToCloseTimeout: time.Minute, ScheduleToCloseTimeout: 10 * time.Minute}
+	return workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, lo), ActivityDescribe, r.in.Agent).Get(ctx, desc)
+}
+
 // agent is the loop's agent for this run: the worker's description, with
 // stand-ins for its model, tools and policy that run activities.
 func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
@@ -206,7 +230,7 @@ func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
 				tools = append(tools, &subAgentStandIn{standIn: standIn{ti}, path: path(r.in.Agent, ti.Spec.Name), opts: r.in.Options})
 				continue
 			}
-			tools = append(tools, &toolStandIn{standIn: standIn{ti}, agent: r.in.Agent, timeout: cmp.Or(ti.Flags.Timeout, toolTimeout), heartbeat: cmp.Or(r.in.Options.Heartbeat, defaultHeartbeat)})
+			tools = append(tools, &toolStandIn{standIn: standIn{ti}, run: r, agent: r.in.Agent, timeout: cmp.Or(ti.Flags.Timeout, toolTimeout), heartbeat: cmp.Or(r.in.Options.Heartbeat, defaultHeartbeat)})
 		}
 		reg, err := tool.NewRegistry(tools...)
 		if err != nil {
@@ -331,6 +355,7 @@ type modelStandIn struct {
 
 func (m modelStandIn) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	wc := wctx(ctx)
+	ctx.Value(wfKey{}).(*wfValue).localBytes = 0 // the workflow task ends here
 	attempts := m.opts.ModelAttempts
 	if attempts <= 0 {
 		attempts = 5
@@ -383,6 +408,7 @@ func activityError(ctx context.Context, err error) error {
 // OutcomeUnknown, never run again.
 type toolStandIn struct {
 	standIn
+	run       *run
 	agent     string
 	timeout   time.Duration
 	heartbeat time.Duration
@@ -403,10 +429,23 @@ func (t *standIn) Flags() tool.Flags {
 }
 
 func (t *toolStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, error) {
-	wc := wctx(ctx)
 	ci, _ := loop.CallInfoFrom(ctx)
+	in := ToolInput{Agent: t.agent, RunID: ci.RunID, Step: ci.Step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments, Tainted: tool.Tainted(ctx)}
+	local, done, lerr := t.callLocal(ctx, in)
+	if done {
+		if lerr != nil {
+			return tool.Result{}, lerr
+		}
+		return t.report(ctx, local), nil
+	}
+	wc := wctx(ctx)
+	t.run.wf.localBytes = 0 // the workflow task ends here
 	attempts := int32(1)
-	if t.info.Flags.Idempotent {
+	switch {
+	case t.info.Flags.Idempotent && lerr != nil:
+		// The local attempt was the first of three.
+		attempts = 2
+	case t.info.Flags.Idempotent:
 		attempts = 3
 	}
 	ao := workflow.ActivityOptions{
@@ -414,7 +453,6 @@ func (t *toolStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, error
 		HeartbeatTimeout:    t.heartbeat,
 		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: attempts, InitialInterval: time.Second},
 	}
-	in := ToolInput{Agent: t.agent, RunID: ci.RunID, Step: ci.Step, CallID: c.ID, Name: c.Name, Arguments: c.Arguments, Tainted: tool.Tainted(ctx)}
 	var out ToolOutput
 	err := workflow.ExecuteActivity(workflow.WithActivityOptions(wc, ao), ActivityTool, in).Get(wc, &out)
 	if err != nil {
@@ -432,13 +470,79 @@ func (t *toolStandIn) Call(ctx context.Context, c tool.Call) (tool.Result, error
 		}
 		return tool.Result{}, activityError(ctx, err)
 	}
+	return t.report(ctx, &out), nil
+}
+
+// report passes on what the tool reported, and returns its result.
+func (t *toolStandIn) report(ctx context.Context, out *ToolOutput) tool.Result {
 	if out.Report.Tainted {
 		tool.ReportTaint(ctx)
 	}
 	if out.Report.HaveUsage {
 		loop.ReportUsage(ctx, out.Report.Usage)
 	}
-	return out.Result, nil
+	return out.Result
+}
+
+// A call of an idempotent tool runs first as a local activity, on the
+// worker that runs the workflow task, within these bounds: maxLocalTool
+// for the attempt (under the workflow task's timeout of 10 s, so a local
+// call never holds a task past it), and maxLocalResults for the results
+// of the local calls of one workflow task (their markers travel in the
+// task's completion, which gRPC bounds at 4 MiB). See RATIONALE.md, "Why
+// are an idempotent tool's calls local activities?".
+const (
+	maxLocalTool    = 5 * time.Second
+	maxLocalResults = 512 << 10
+)
+
+// errLocalTooLarge is the type of the Tool activity's error for a local
+// call whose output is over its bound (ToolInput.MaxResult).
+const errLocalTooLarge = "local_result_too_large"
+
+// errLocalFailed is callLocal's error for a local attempt that failed:
+// the call runs as an activity, with one attempt fewer.
+var errLocalFailed = errors.New("durable: the local attempt failed")
+
+// callLocal runs the call as a local activity when the tool is
+// idempotent, declares no time limit over maxLocalTool (a slow tool would
+// waste its local attempt), the run is past localCalls, and the workflow
+// task has room for its result. done is false when the call must run as
+// an activity instead: not eligible (err nil), or the local attempt failed
+// (errLocalFailed: over its time or size bound, a worker error). Running
+// it again is sound: the tool is idempotent, and it gets the same
+// idempotency key.
+func (t *toolStandIn) callLocal(ctx context.Context, in ToolInput) (out *ToolOutput, done bool, err error) {
+	wf := t.run.wf
+	if !t.run.local || !t.info.Flags.Idempotent || t.info.Flags.Timeout > maxLocalTool || wf.localBytes >= maxLocalResults {
+		return nil, false, nil
+	}
+	wc := wctx(ctx)
+	in.MaxResult = maxLocalResults - wf.localBytes
+	lo := workflow.LocalActivityOptions{
+		StartToCloseTimeout: min(t.timeout, maxLocalTool),
+		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 1},
+	}
+	var res ToolOutput
+	f := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(wc, lo), ActivityTool, in)
+	if err := f.Get(wc, &res); err != nil {
+		var aerr *temporal.ApplicationError
+		var cerr *temporal.CanceledError
+		switch {
+		case errors.As(err, &cerr):
+			return nil, true, activityError(ctx, err)
+		case errors.As(err, &aerr) && aerr.Type() == "unknown_tool":
+			r := tool.Errorf("%s", aerr.Message())
+			return &ToolOutput{Result: r}, true, nil
+		}
+		return nil, false, errLocalFailed
+	}
+	size, err := payloadSize(&res)
+	if err != nil {
+		return nil, true, err
+	}
+	wf.localBytes += size
+	return &res, true, nil
 }
 
 // policyStandIn asks the worker's policy (a local activity: recorded, so
@@ -468,9 +572,13 @@ func checkPayload(what string, v any) error {
 		return fmt.Errorf("durable: %s: %w", what, err)
 	}
 	if len(data) > maxPayload {
-		return fmt.Errorf("%w: %s is %d KiB, over %d KiB: bound the transcript (Bounds.MaxToolResultChars, PruneToolResultsAfter) or the tool's output", ErrPayloadTooLarge, what, len(data)>>10, maxPayload>>10)
+		return payloadError(what, len(data))
 	}
 	return nil
+}
+
+func payloadError(what string, size int) error {
+	return fmt.Errorf("%w: %s is %d KiB, over %d KiB: bound the transcript (Bounds.MaxToolResultChars, PruneToolResultsAfter) or the tool's output", ErrPayloadTooLarge, what, size>>10, maxPayload>>10)
 }
 
 // defaultHeartbeat is how long a model or tool activity may go without a
