@@ -2384,6 +2384,22 @@ var mutations = []mutation{
 	{"snapshot: a reference global is restored", "host/internal/rewrite/rewrite.go",
 		"\t\tif g.Mutable && !numeric(g.Type) {\n\t\t\treturn false\n", "\t\tif g.Mutable && false {\n\t\t\treturn false\n",
 		"./host/internal/rewrite", "^TestSnapshotSafe$"},
+
+	// hostperf: the per-call costs of a reused instance (issue 43 item 2).
+	// The kernel's hot functions call nothing: a failure is recorded in
+	// its state and traps, and the host turns it into the call's error.
+	{"hostperf: a kernel failure is left a bare trap", "host/instance.go",
+		"\t\tif kerr := inst.kernelFailure(); kerr != nil {\n\t\t\treturn kerr\n", "\t\tif kerr := error(nil); kerr != nil {\n\t\t\treturn kerr\n",
+		"./host", "^TestKernelFailureEndsCall$"},
+	{"hostperf: a kernel failure outlives the run", "host/internal/kernel/kernel.go",
+		"stErrorOff, stFreeCount, stFailCode, stFailArg} {", "stErrorOff, stFreeCount} {",
+		"./host", "^TestKernelFailureCleared$"},
+	{"hostperf: every trap is taken for the kernel's", "host/internal/kernel/kernel.go",
+		"\tif code == 0 {\n\t\treturn 0, 0, false\n", "\tif false {\n\t\treturn 0, 0, false\n",
+		"./host", "^TestKernelFailureEndsCall$"},
+	{"hostperf: a kernel failure loses its reason", "host/internal/kernelfn/kernelfn.go",
+		"\tcase kernel.FailLoad:\n", "\tcase 0:\n",
+		"./host", "^TestKernelFailureEndsCall$"},
 }
 
 func main() {
