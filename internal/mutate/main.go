@@ -2400,6 +2400,15 @@ var mutations = []mutation{
 	{"hostperf: a kernel failure loses its reason", "host/internal/kernelfn/kernelfn.go",
 		"\tcase kernel.FailLoad:\n", "\tcase 0:\n",
 		"./host", "^TestKernelFailureEndsCall$"},
+	// The kernel's leaves have no fuel check: a call of a host function
+	// costs its caller's region what a call_indirect does, and the
+	// verifier demands it.
+	{"hostperf: verification lets a host call go unpaid", "host/internal/wasmbin/instrument.go",
+		"\t\t\t} else {\n\t\t\t\tneed += int64(in.MaxUnchecked)\n", "\t\t\t} else {\n",
+		"./host/internal/rewrite", "^TestVerifyCatchesEveryDefect$"},
+	{"hostperf: the rewrite charges nothing for a host call", "host/internal/rewrite/rewrite.go",
+		"\t\t\tcost += maxUnchecked\n\t\tcase w.isUnchecked[d]:", "\t\tcase w.isUnchecked[d]:",
+		"./host/internal/rewrite", "^TestRewriteCorpus$"},
 }
 
 func main() {

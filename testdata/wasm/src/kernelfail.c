@@ -6,7 +6,10 @@
  *   outputset       output_set outside the blocks
  *   outputlimit     output_set longer than the output limit
  *   alloc           alloc of more than a block holds
- *   trap            unreachable, in the guest */
+ *   trap            unreachable, in the guest
+ *   kernelloop      store_u64 and load_u64 on a block, forever: the kernel's
+ *                   functions have no fuel check of their own, so the
+ *                   guest's loop must still end at the time limit */
 #include "guest.h"
 
 ENV("input_set") void extism_input_set(u64, u64);
@@ -20,7 +23,8 @@ static const char describe_doc[] =
 	"{\"name\":\"outputset\",\"description\":\"d\",\"inputSchema\":{\"type\":\"object\"}},"
 	"{\"name\":\"outputlimit\",\"description\":\"d\",\"inputSchema\":{\"type\":\"object\"}},"
 	"{\"name\":\"alloc\",\"description\":\"d\",\"inputSchema\":{\"type\":\"object\"}},"
-	"{\"name\":\"trap\",\"description\":\"d\",\"inputSchema\":{\"type\":\"object\"}}"
+	"{\"name\":\"trap\",\"description\":\"d\",\"inputSchema\":{\"type\":\"object\"}},"
+	"{\"name\":\"kernelloop\",\"description\":\"d\",\"inputSchema\":{\"type\":\"object\"}}"
 	"]}";
 
 EXPORT("describe") int describe(void) {
@@ -42,5 +46,9 @@ EXPORT("call") int call(void) {
 	if (eq(name, "outputset")) extism_output_set(FAR, 8);
 	if (eq(name, "outputlimit")) extism_output_set(extism_alloc(8), 1ull << 40);
 	if (eq(name, "alloc")) return (int)extism_alloc(1ull << 40);
+	if (eq(name, "kernelloop")) {
+		u64 b = extism_alloc(8);
+		for (;;) extism_store_u64(b, extism_load_u64(b) + 1);
+	}
 	__builtin_trap();
 }
