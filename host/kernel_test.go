@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -250,5 +251,33 @@ func TestKernelFailureCleared(t *testing.T) {
 	inst.k.Reset()
 	if err := inst.kernelFailure(); err != nil {
 		t.Errorf("after reset, a failure remains: %v", err)
+	}
+}
+
+// TestKernelFailureNotForgeable: the guest cannot write the failure the
+// host reads after a trap: the kernel's state lies below the blocks, and
+// a store_u64 aimed at it is itself refused, with its own reason.
+func TestKernelFailureNotForgeable(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{})
+	l := load(t, h, "echo.wasm", Module{})
+	inst, err := l.newInstance(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.close()
+	state, err := kernelCall(t, inst, "kernel_state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// fail_code follows the input, output, error, heap, limit and free
+	// list fields (kernel.c, struct state): 9 + 32 words.
+	failCode := state + 8*(9+32)
+	for _, off := range []uint64{failCode, failCode + 8, state} {
+		_, err := kernelCall(t, inst, "store_u64", off, 99)
+		want := fmt.Sprintf("tool crashed: store: offset %d out of bounds of Extism memory", off)
+		if err == nil || err.Error() != want {
+			t.Errorf("store_u64 at %d (the kernel's state): %v, want %q", off, err, want)
+		}
 	}
 }
