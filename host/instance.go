@@ -19,6 +19,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/host/internal/fscap"
 	"github.com/autoagent-go/autoagent/host/internal/kernel"
+	"github.com/autoagent-go/autoagent/host/internal/kernelfn"
 	"github.com/autoagent-go/autoagent/host/internal/netcap"
 	"github.com/autoagent-go/autoagent/host/internal/rewrite"
 )
@@ -495,6 +496,11 @@ func (inst *instance) classify(ctx context.Context, err error) error {
 	if inst.call.exceeded != nil {
 		return inst.call.exceeded
 	}
+	if err != nil {
+		if kerr := inst.kernelFailure(); kerr != nil {
+			return kerr
+		}
+	}
 	if inst.watch.stopped.Load() {
 		return timeLimitErr(inst.limits.Timeout)
 	}
@@ -527,6 +533,17 @@ func (inst *instance) classify(ctx context.Context, err error) error {
 		return nil
 	}
 	return &TrapError{Reason: trapReason(err)}
+}
+
+// kernelFailure is the error of the failure a kernel function recorded
+// as it trapped (kernel.Memory.Failure), nil when the trap was not the
+// kernel's.
+func (inst *instance) kernelFailure() error {
+	code, arg, ok := inst.k.Failure()
+	if !ok {
+		return nil
+	}
+	return inst.guard(func() { kernelfn.Fail(inst, code, arg) })
 }
 
 // trapReason keeps the first line of a runtime error, without wazero's

@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -20,6 +21,11 @@ func kernelCall(t *testing.T, inst *instance, name string, args ...uint64) (uint
 	err := f.CallWithStack(ctx, stack)
 	if err != nil && inst.call.abort != nil {
 		err = inst.call.abort
+	}
+	if err != nil {
+		if kerr := inst.kernelFailure(); kerr != nil {
+			err = kerr
+		}
 	}
 	return stack[0], err
 }
@@ -180,5 +186,98 @@ func TestKernelMemoryLimit(t *testing.T) {
 	err = inst.guard(func() { inst.Write(make([]byte, 8<<20)) })
 	if !errors.As(err, &le) || le.Limit != LimitMemory {
 		t.Fatalf("a host write past the limit: %v", err)
+	}
+}
+
+// TestKernelFailureEndsCall: a kernel function that fails inside a tool
+// call (it records why and traps, out of reach of the guest) ends the call
+// with the kernel's reason and outcome, whatever the call's shape; a trap
+// in the guest's own code stays a plain trap, on a fresh instance and on
+// one kept after a kernel failure.
+func TestKernelFailureEndsCall(t *testing.T) {
+	t.Parallel()
+	for _, reuse := range []bool{false, true} {
+		h, rec := newTestHost(t, Options{})
+		l := load(t, h, "kernelfail.wasm", Module{Reuse: reuse, Limits: Limits{Output: 1 << 20}})
+		for _, c := range []struct {
+			tool, want string
+			outcome    Outcome
+		}{
+			{"load", "load: offset 8589934592 out of bounds of Extism memory", OutcomeTrap},
+			{"trap", "unreachable", OutcomeTrap},
+			{"store", "store: offset 8589934592 out of bounds of Extism memory", OutcomeTrap},
+			// The call document {"params":{"name":"input","arguments":{}}}
+			// is 42 bytes.
+			{"input", "input_load: index 42 past the input's 42 bytes", OutcomeTrap},
+			{"inputset", "input_set: offset 8589934592 out of bounds of Extism memory", OutcomeTrap},
+			{"outputset", "output_set: offset 8589934592 out of bounds of Extism memory", OutcomeTrap},
+			{"trap", "unreachable", OutcomeTrap},
+			{"outputlimit", "output limit", OutcomeLimit},
+			{"alloc", "memory limit", OutcomeLimit},
+			{"trap", "unreachable", OutcomeTrap},
+		} {
+			res := call(t, l, c.tool, `{}`)
+			if !res.IsError || !strings.Contains(res.Text(), c.want) {
+				t.Errorf("reuse %v: %s: %q, want an error containing %q", reuse, c.tool, res.Text(), c.want)
+			}
+			if c.tool == "trap" && strings.Contains(res.Text(), "Extism") {
+				t.Errorf("reuse %v: a guest's own trap reported as the kernel's: %q", reuse, res.Text())
+			}
+			if got := rec.last(t).Outcome; got != c.outcome {
+				t.Errorf("reuse %v: %s: outcome %s, want %s", reuse, c.tool, got, c.outcome)
+			}
+		}
+	}
+}
+
+// TestKernelFailureCleared: the failure a kernel function recorded does not
+// outlive the run: the next run's reset clears it, so a later trap of the
+// guest's own is not taken for the kernel's.
+func TestKernelFailureCleared(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{})
+	l := load(t, h, "echo.wasm", Module{})
+	inst, err := l.newInstance(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.close()
+	if _, err := kernelCall(t, inst, "load_u64", 1<<33); err == nil || !strings.Contains(err.Error(), "out of bounds") {
+		t.Fatalf("load_u64 past the blocks: %v", err)
+	}
+	if inst.kernelFailure() == nil {
+		t.Fatal("the kernel's failure was not recorded")
+	}
+	inst.k.Reset()
+	if err := inst.kernelFailure(); err != nil {
+		t.Errorf("after reset, a failure remains: %v", err)
+	}
+}
+
+// TestKernelFailureNotForgeable: the guest cannot write the failure the
+// host reads after a trap: the kernel's state lies below the blocks, and
+// a store_u64 aimed at it is itself refused, with its own reason.
+func TestKernelFailureNotForgeable(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{})
+	l := load(t, h, "echo.wasm", Module{})
+	inst, err := l.newInstance(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer inst.close()
+	state, err := kernelCall(t, inst, "kernel_state")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// fail_code follows the input, output, error, heap, limit and free
+	// list fields (kernel.c, struct state): 9 + 32 words.
+	failCode := state + 8*(9+32)
+	for _, off := range []uint64{failCode, failCode + 8, state} {
+		_, err := kernelCall(t, inst, "store_u64", off, 99)
+		want := fmt.Sprintf("tool crashed: store: offset %d out of bounds of Extism memory", off)
+		if err == nil || err.Error() != want {
+			t.Errorf("store_u64 at %d (the kernel's state): %v, want %q", off, err, want)
+		}
 	}
 }

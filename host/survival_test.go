@@ -104,6 +104,8 @@ var survivalCases = []survivalCase{
 		loadErr: "local index 1 out of range (the function has 1 locals)"},
 	{name: "infinite loop", file: "loop.wasm", limits: Limits{Timeout: time.Second}, tool: "loop",
 		want: "tool exceeded its time limit of 1s"},
+	{name: "kernel calls in a loop", file: "kernelfail.wasm", limits: Limits{Timeout: time.Second}, tool: "kernelloop",
+		want: "tool exceeded its time limit of 1s"},
 	{name: "table grown past the limit", file: "tablegrow.wasm", tool: "tablegrow", ok: true,
 		want: "983041", maxRSS: 128 << 20},
 	{name: "table declared past the limit", file: "tabledeclared.wasm",

@@ -2500,6 +2500,31 @@ var mutations = []mutation{
 	{"durable local: a failed local attempt is final", "durable/workflow.go",
 		"\t\treturn nil, false, errLocalFailed\n\t}\n\tsize, err := payloadSize(&res)", "\t\treturn &ToolOutput{Result: tool.Errorf(\"%v\", err)}, true, nil\n\t}\n\tsize, err := payloadSize(&res)",
 		"./durable", "^TestWorkflowLocalCallBounds$"},
+
+	// hostperf: the per-call costs of a reused instance (issue 43 item 2).
+	// The kernel's hot functions call nothing: a failure is recorded in
+	// its state and traps, and the host turns it into the call's error.
+	{"hostperf: a kernel failure is left a bare trap", "host/instance.go",
+		"\t\tif kerr := inst.kernelFailure(); kerr != nil {\n\t\t\treturn kerr\n", "\t\tif kerr := error(nil); kerr != nil {\n\t\t\treturn kerr\n",
+		"./host", "^TestKernelFailureEndsCall$"},
+	{"hostperf: a kernel failure outlives the run", "host/internal/kernel/kernel.go",
+		"stErrorOff, stFreeCount, stFailCode, stFailArg} {", "stErrorOff, stFreeCount} {",
+		"./host", "^TestKernelFailureCleared$"},
+	{"hostperf: every trap is taken for the kernel's", "host/internal/kernel/kernel.go",
+		"\tif code == 0 {\n\t\treturn 0, 0, false\n", "\tif false {\n\t\treturn 0, 0, false\n",
+		"./host", "^TestKernelFailureEndsCall$"},
+	{"hostperf: a kernel failure loses its reason", "host/internal/kernelfn/kernelfn.go",
+		"\tcase kernel.FailLoad:\n", "\tcase 0:\n",
+		"./host", "^TestKernelFailureEndsCall$"},
+	// The kernel's leaves have no fuel check: a call of a host function
+	// costs its caller's region what a call_indirect does, and the
+	// verifier demands it.
+	{"hostperf: verification lets a host call go unpaid", "host/internal/wasmbin/instrument.go",
+		"\t\t\t} else {\n\t\t\t\tneed += int64(in.MaxUnchecked)\n", "\t\t\t} else {\n",
+		"./host/internal/rewrite", "^TestVerifyCatchesEveryDefect$"},
+	{"hostperf: the rewrite charges nothing for a host call", "host/internal/rewrite/rewrite.go",
+		"\t\t\tcost += maxUnchecked\n\t\tcase w.isUnchecked[d]:", "\t\tcase w.isUnchecked[d]:",
+		"./host/internal/rewrite", "^TestRewriteCorpus$"},
 }
 
 func main() {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/tool"
@@ -13,7 +14,9 @@ import (
 // BenchmarkWordCount measures one word_count call through the autoagent
 // host for each language: "fresh" is the host's default (a new isolated
 // instance per call, from its pool), "reuse" keeps one instance
-// (Module.Reuse). The module's size is reported as module-bytes.
+// (Module.Reuse). The module's size is reported as module-bytes, and the
+// CPU time the process spent per call as cpu-ns/op: on a shared machine
+// wall time mostly measures the other processes.
 func BenchmarkWordCount(b *testing.B) {
 	args := json.RawMessage(`{"text":"The quick brown fox jumps over the lazy dog.\nΓαζέες καὶ μυρτιὲς δὲν θὰ βρῶ πιὰ στὸ χρυσαφὶ ξέφωτο."}`)
 	h := newHost(b, host.Options{})
@@ -27,12 +30,14 @@ func BenchmarkWordCount(b *testing.B) {
 				wc, _ := loadHost(b, h, lang, mode == "reuse").Tool("word_count")
 				ctx := context.Background()
 				b.ReportAllocs()
+				cpu := processCPU()
 				for b.Loop() {
 					res, err := wc.Call(ctx, tool.Call{Name: "word_count", Arguments: args})
 					if err != nil || res.IsError {
 						b.Fatalf("%v %s", err, res.Text())
 					}
 				}
+				reportCPU(b, cpu)
 				b.ReportMetric(float64(fi.Size()), "module-bytes")
 			})
 		}
@@ -48,9 +53,18 @@ func BenchmarkWordCountExtism(b *testing.B) {
 		b.Run(lang, func(b *testing.B) {
 			m := loadRaw(b, lang)
 			b.ReportAllocs()
+			cpu := processCPU()
 			for b.Loop() {
 				m.call(b, "call", input)
 			}
+			reportCPU(b, cpu)
 		})
+	}
+}
+
+// reportCPU reports the CPU time used since start per operation.
+func reportCPU(b *testing.B, start time.Duration) {
+	if used := processCPU() - start; used > 0 && b.N > 0 {
+		b.ReportMetric(float64(used.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
 }

@@ -118,6 +118,7 @@ module schemacost.wasm $H src/schemacost.c -- c_freestanding src/schemacost.c
 module hugeout.wasm $HH src/hugeout.c -- c_freestanding src/hugeout.c
 module recursion.wasm $HH src/recursion.c -- c_freestanding src/recursion.c
 module trap.wasm $HH src/trap.c -- c_freestanding src/trap.c
+module kernelfail.wasm $H src/kernelfail.c -- c_freestanding src/kernelfail.c
 module snapsecret.wasm $H src/snapsecret.c src/snapsecret.s -- c_freestanding src/snapsecret.c src/snapsecret.s -mreference-types -Wl,--export=__wasm_call_ctors
 module unknownimport.wasm $HH src/unknownimport.c -- c_freestanding src/unknownimport.c
 module bigmem.wasm $HH src/bigmem.c -- c_freestanding src/bigmem.c -Wl,--initial-memory=134217728

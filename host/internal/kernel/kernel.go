@@ -66,6 +66,8 @@ const (
 	stOutputLimit = 56
 	stFreeCount   = 64
 	stFreeHeads   = 72 // freeClasses heads of the free lists
+	stFailCode    = stFreeHeads + 8*freeClasses
+	stFailArg     = stFailCode + 8
 )
 
 // freeClasses is the number of free lists (kernel.c, CLASSES): list k
@@ -82,7 +84,8 @@ const (
 	pageSize = 65536
 )
 
-// Failure is a failure the kernel reports through its Go import fail.
+// Failure is a failure the kernel records in its state before it traps
+// (kernel.c, fail): see [Memory.Failure].
 type Failure uint32
 
 // The kernel's failures (kernel.c, enum F_*).
@@ -145,15 +148,33 @@ func (k *Memory) get(field uint32) uint64 {
 
 func (k *Memory) set(field uint32, v uint64) { k.mem.WriteUint64Le(k.state+field, v) }
 
-// Reset frees every block and clears the input, output and error.
+// Reset frees every block and clears the input, output, error and
+// failure.
 func (k *Memory) Reset() {
-	for _, f := range [...]uint32{stInputOff, stInputLen, stOutputOff, stOutputLen, stErrorOff, stFreeCount} {
+	for _, f := range [...]uint32{stInputOff, stInputLen, stOutputOff, stOutputLen, stErrorOff, stFreeCount, stFailCode, stFailArg} {
 		k.set(f, 0)
 	}
 	for c := range uint32(freeClasses) {
 		k.set(stFreeHeads+8*c, 0)
 	}
 	k.set(stHeapTop, k.base)
+}
+
+// Failure returns the failure a kernel function recorded as it trapped,
+// with its argument (an offset, an index or a length), or ok false when
+// none did. Only the kernel writes it: its state lies below the blocks,
+// out of reach of a guest's store_*. A trap that ended a call came from
+// the kernel exactly when this reports one (Reset clears it before each
+// run).
+func (k *Memory) Failure() (f Failure, arg uint64, ok bool) {
+	if k.mod == nil {
+		return 0, 0, false
+	}
+	code := k.get(stFailCode)
+	if code == 0 {
+		return 0, 0, false
+	}
+	return Failure(min(code, 1<<32-1)), k.get(stFailArg), true
 }
 
 // view returns the kernel's whole memory.

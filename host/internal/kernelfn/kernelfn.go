@@ -1,7 +1,7 @@
-// Package kernelfn holds the Go functions the Extism kernel imports: its
-// failure report, the functions of extism:host/env that need the host
-// (config, variables, logs), and yield, which the rewrite inserts into
-// every guest. A guest reaches them only through the kernel or the
+// Package kernelfn holds the Go side of the Extism kernel: the functions
+// it imports (those of extism:host/env that need the host: config,
+// variables, logs), the error of a failure it records as it traps
+// ([Fail]), and yield, which the rewrite inserts into every guest. A guest reaches them only through the kernel or the
 // rewrite (it may not import the kernel's module itself), so they take
 // what the guest passes as untrusted, as every host function does.
 package kernelfn
@@ -66,7 +66,6 @@ var (
 // Funcs are the kernel's Go imports but yield; the network's
 // (netcap.Funcs) join them in the same module.
 var Funcs = []hostcall.Func[Call]{
-	{Name: "fail", Params: sig(i32, i64), Fn: func(c Call, s []uint64) { fail(c, uint32(s[0]), s[1]) }},
 	{Name: "config_get", Params: sig(i64), Results: sig(i64), Fn: func(c Call, s []uint64) {
 		v, ok := c.Config(string(c.Read(s[0], "config_get", maxNameBytes)))
 		if !ok {
@@ -92,9 +91,10 @@ var Funcs = []hostcall.Func[Call]{
 	{Name: "log_error", Params: sig(i64), Fn: func(c Call, s []uint64) { log(c, levelError, s[0]) }},
 }
 
-// fail turns a failure the kernel reports into the call's error.
-func fail(c Call, code uint32, arg uint64) {
-	switch kernel.Failure(code) {
+// Fail turns a failure the kernel recorded as it trapped
+// (kernel.Memory.Failure) into the call's error: it never returns.
+func Fail(c Call, code kernel.Failure, arg uint64) {
+	switch code {
 	case kernel.FailLoad:
 		c.Crash(fmt.Sprintf("load: offset %d out of bounds of Extism memory", arg))
 	case kernel.FailStore:

@@ -102,31 +102,32 @@ func TestRewriteCorpus(t *testing.T) {
 
 // instrumentationDefects are the ways the rewrite can be wrong that leave
 // a guest the host cannot stop or bound (rewrite.Options.Defect).
-var instrumentationDefects = []string{"loop", "entry", "charge", "cost", "fuel", "return", "globals", "functions", "fuelAtEnd", "refFunc", "refCost", "bigEntry", "entryCalls", "unpaid", "scopeExit", "scopeCalls", "scopeBranch", "goEnter", "goLeave"}
+var instrumentationDefects = []string{"loop", "entry", "charge", "cost", "fuel", "return", "globals", "functions", "fuelAtEnd", "refFunc", "refCost", "bigEntry", "entryCalls", "unpaid", "importUnpaid", "scopeExit", "scopeCalls", "scopeBranch", "goEnter", "goLeave"}
 
 // defectFinding is what verification says of each defect ("" where the
 // finding depends on the module: renumbering functions wrongly breaks
 // types first or the yield import's use, whichever comes first).
 var defectFinding = map[string]string{
-	"loop":        "a loop without a fuel check",
-	"entry":       "a call outside a block charged to the stack budget",
-	"charge":      "a bulk instruction without its fuel charge",
-	"cost":        "stack cost 1 below the frame's",
-	"fuel":        "a fuel check charges 1 for code of",
-	"return":      "without the stack budget's restore",
-	"globals":     "guest code uses the host's global 0",
-	"functions":   "",
-	"fuelAtEnd":   "",
-	"refFunc":     "a ref.func without its stack budget charge",
-	"refCost":     "a stack budget charge of -64, below 64",
-	"bigEntry":    "instructions without a fuel check",
-	"entryCalls":  "a function that calls outside its loops has no fuel check",
-	"unpaid":      "a fuel check charges",
-	"scopeExit":   "a charged block is not followed by the stack budget's restore",
-	"scopeCalls":  "a call outside a block charged to the stack budget",
-	"scopeBranch": "a branch out of a charged block",
-	"goEnter":     "a ref.func or table.grow without the host's enter of Go",
-	"goLeave":     "a ref.func or table.grow not followed by the host's leave of Go",
+	"loop":         "a loop without a fuel check",
+	"entry":        "a call outside a block charged to the stack budget",
+	"charge":       "a bulk instruction without its fuel charge",
+	"cost":         "stack cost 1 below the frame's",
+	"fuel":         "a fuel check charges 1 for code of",
+	"return":       "without the stack budget's restore",
+	"globals":      "guest code uses the host's global 0",
+	"functions":    "",
+	"fuelAtEnd":    "",
+	"refFunc":      "a ref.func without its stack budget charge",
+	"refCost":      "a stack budget charge of -64, below 64",
+	"bigEntry":     "instructions without a fuel check",
+	"entryCalls":   "a function that calls outside its loops has no fuel check",
+	"unpaid":       "a fuel check charges",
+	"importUnpaid": "a fuel check charges",
+	"scopeExit":    "a charged block is not followed by the stack budget's restore",
+	"scopeCalls":   "a call outside a block charged to the stack budget",
+	"scopeBranch":  "a branch out of a charged block",
+	"goEnter":      "a ref.func or table.grow without the host's enter of Go",
+	"goLeave":      "a ref.func or table.grow not followed by the host's leave of Go",
 }
 
 // TestVerifyCatchesEveryDefect: one defect in the rewrite, whichever,

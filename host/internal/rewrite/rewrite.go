@@ -20,7 +20,9 @@
 //     function outside its loops, with the code outside loops of the
 //     functions it calls that have no check: those whose code outside
 //     loops calls nothing and costs at most what a call_indirect is
-//     charged, small leaves or a recursion whose calls sit in a loop), so the
+//     charged, small leaves or a recursion whose calls sit in a loop, and
+//     as much for each call of a host function: the Extism kernel's
+//     loads and stores are such leaves of its own module), so the
 //     fuel is instructions run, and the guest exits to Go about once every
 //     YieldEvery of them: yield ends the call when its time is up or its
 //     caller gave up, and is where the Go scheduler may preempt it. A bulk
@@ -146,7 +148,8 @@ type Options struct {
 	// loops costs more than a call_indirect charges, left without its fuel
 	// check), "entryCalls" (a function that calls outside its loops left
 	// so), "unpaid" (a caller that does not pay for such a function it
-	// calls), "scopeExit" (a charged block not followed by the budget's
+	// calls), "importUnpaid" (a caller that does not pay for a host
+	// function it calls), "scopeExit" (a charged block not followed by the budget's
 	// restore), "scopeCalls" (a charged block that leaves a call out),
 	// "scopeBranch" (a charged block a branch leaves), "goEnter" (a
 	// ref.func or table.grow without the yield that marks time in Go
@@ -843,7 +846,17 @@ func (w *rewriter) regionCost(i, k int) int32 {
 	g := &w.costs[i].regions[k]
 	cost := g.count + g.indirect*maxUnchecked
 	for _, c := range g.callees {
-		if d := int(c) - w.m.ImportedFuncs; d >= 0 && w.isUnchecked[d] {
+		d := int(c) - w.m.ImportedFuncs
+		switch {
+		case d < 0:
+			// A host function: the kernel's leaves have no check of their
+			// own, so their callers pay what a call_indirect does.
+			if w.opts.Defect == "importUnpaid" && !w.injected {
+				w.injected = true
+				continue
+			}
+			cost += maxUnchecked
+		case w.isUnchecked[d]:
 			if w.opts.Defect == "unpaid" && !w.injected && w.m.Code[d].Calls {
 				w.injected = true
 				continue

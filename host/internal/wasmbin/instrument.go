@@ -17,8 +17,10 @@ import "bytes"
 //     MaxUnchecked instructions (a small leaf, or a recursion whose calls
 //     sit in a loop). A region's cost is its instructions, plus the code
 //     outside loops of each such function it calls directly, plus
-//     MaxUnchecked for each call_indirect. Code between two checks thus runs
-//     at most as many instructions as the first one charged.
+//     MaxUnchecked for each call_indirect and each call of an import (the
+//     host's: the Extism kernel's loads and stores are unchecked leaves of
+//     its own module). Code between two checks thus runs at most as many
+//     instructions as the first one charged.
 //   - the stack budget: a mutable i32 global the host sets after
 //     instantiation. Every call sits in a charged block: a block, loop or
 //     if that a StackCharge precedes (it lowers the budget by the
@@ -588,6 +590,8 @@ func (v *validator) checkRegions() {
 		for _, c := range g.callees {
 			if int(c) >= m.ImportedFuncs {
 				need += leaf[int(c)]
+			} else {
+				need += int64(in.MaxUnchecked)
 			}
 		}
 		if g.declared < need {

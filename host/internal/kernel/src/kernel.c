@@ -27,7 +27,8 @@
  *
  * Capability functions (config, vars, logs, HTTP) are implemented in Go and
  * imported from autoagent:kernel; they are re-exported here because a guest
- * resolves all of extism:host/env to this one module. */
+ * resolves all of extism:host/env to this one module. Nothing else calls
+ * out: a failure is recorded in the state and traps (FAIL). */
 
 typedef unsigned long long u64;
 typedef unsigned int u32;
@@ -37,8 +38,8 @@ typedef unsigned long usize;
 #define GO(n) __attribute__((import_module("autoagent:kernel"), import_name(n)))
 #define EXPORT(n) __attribute__((export_name(n)))
 
-/* Failure codes for fail(); the Go side turns them into the call's error
- * and never returns. */
+/* Failure codes for FAIL; the Go side (kernel.Memory.Failure) turns the
+ * one that ended a call into the call's error. */
 enum {
 	F_LOAD = 1,      /* load_* outside the blocks */
 	F_STORE = 2,     /* store_* outside the blocks */
@@ -49,7 +50,6 @@ enum {
 	F_OUTPUT_SET = 7 /* output_set outside the blocks */
 };
 
-GO("fail") void go_fail(u32 code, u64 arg);
 GO("config_get") u64 go_config_get(u64);
 GO("var_get") u64 go_var_get(u64);
 GO("var_set") void go_var_set(u64, u64);
@@ -77,6 +77,7 @@ struct state {
 	u64 output_limit;
 	u64 free_count;
 	u64 free_head[CLASSES]; /* header address of each list's first block, 0 when empty */
+	u64 fail_code, fail_arg; /* the failure that ended the call (FAIL), 0 for none */
 };
 
 static struct state S;
@@ -86,6 +87,14 @@ extern u8 __heap_base;
  * block, which the host reads once (they are the same in every instance). */
 EXPORT("kernel_state") u32 kernel_state(void) { return (u32)(usize)&S; }
 EXPORT("kernel_heap") u32 kernel_heap(void) { return ((u32)(usize)&__heap_base + 7) & ~7u; }
+
+/* FAIL records why the call must end in the state, where the host reads
+ * it after the trap, and traps. It is a macro, not a call to Go: a
+ * function that makes a call is charged a fuel check, a stack check and a
+ * frame by the host's rewrite and its compiler, and load_* and store_*
+ * run once per 8 bytes a guest copies (RATIONALE.md, "Why does the
+ * kernel trap instead of calling Go when it fails?"). */
+#define FAIL(code, arg) (S.fail_code = (code), S.fail_arg = (arg), __builtin_trap())
 
 static u32 *header(u64 h) { return (u32 *)(usize)h; }
 
@@ -144,7 +153,7 @@ static u64 pop_free(u64 c) {
 
 EXPORT("alloc") u64 k_alloc(u64 n) {
 	if (n == 0) return 0;
-	if (n > MAX_BLOCK) go_fail(F_NOMEM, n);
+	if (n > MAX_BLOCK) FAIL(F_NOMEM, n);
 	u64 c = (n + 7) & ~7ull;
 	if (S.free_count) {
 		u64 h = pop_free(c);
@@ -164,7 +173,7 @@ EXPORT("alloc") u64 k_alloc(u64 n) {
 	u64 have = (u64)__builtin_wasm_memory_size(0) << 16;
 	if (end > have) {
 		u64 pages = (end - have + 0xffff) >> 16;
-		if (pages > 0x10000 || __builtin_wasm_memory_grow(0, (usize)pages) == (usize)-1) go_fail(F_NOMEM, n);
+		if (pages > 0x10000 || __builtin_wasm_memory_grow(0, (usize)pages) == (usize)-1) FAIL(F_NOMEM, n);
 	}
 	u32 *b = header(h);
 	b[0] = (u32)c;
@@ -198,22 +207,22 @@ EXPORT("length_unsafe") u64 k_length_unsafe(u64 off) {
 }
 
 EXPORT("load_u8") u32 k_load_u8(u64 p) {
-	if (!span(p, 1)) go_fail(F_LOAD, p);
+	if (!span(p, 1)) FAIL(F_LOAD, p);
 	return *(u8 *)(usize)p;
 }
 
 EXPORT("load_u64") u64 k_load_u64(u64 p) {
-	if (!span(p, 8)) go_fail(F_LOAD, p);
+	if (!span(p, 8)) FAIL(F_LOAD, p);
 	return load64(p);
 }
 
 EXPORT("store_u8") void k_store_u8(u64 p, u32 v) {
-	if (!span(p, 1)) go_fail(F_STORE, p);
+	if (!span(p, 1)) FAIL(F_STORE, p);
 	*(u8 *)(usize)p = (u8)v;
 }
 
 EXPORT("store_u64") void k_store_u64(u64 p, u64 v) {
-	if (!span(p, 8)) go_fail(F_STORE, p);
+	if (!span(p, 8)) FAIL(F_STORE, p);
 	store64(p, v);
 }
 
@@ -221,24 +230,24 @@ EXPORT("input_length") u64 k_input_length(void) { return S.input_len; }
 EXPORT("input_offset") u64 k_input_offset(void) { return S.input_off; }
 
 EXPORT("input_load_u8") u32 k_input_load_u8(u64 i) {
-	if (i >= S.input_len) go_fail(F_INPUT, i);
+	if (i >= S.input_len) FAIL(F_INPUT, i);
 	return *(u8 *)(usize)(S.input_off + i);
 }
 
 EXPORT("input_load_u64") u64 k_input_load_u64(u64 i) {
-	if (i > S.input_len || S.input_len - i < 8) go_fail(F_INPUT, i);
+	if (i > S.input_len || S.input_len - i < 8) FAIL(F_INPUT, i);
 	return load64(S.input_off + i);
 }
 
 EXPORT("input_set") void k_input_set(u64 off, u64 n) {
-	if (!span(off, n)) go_fail(F_INPUT_SET, off);
+	if (!span(off, n)) FAIL(F_INPUT_SET, off);
 	S.input_off = off;
 	S.input_len = n;
 }
 
 EXPORT("output_set") void k_output_set(u64 off, u64 n) {
-	if (n > S.output_limit) go_fail(F_OUTPUT, n);
-	if (n > 0 && !span(off, n)) go_fail(F_OUTPUT_SET, off);
+	if (n > S.output_limit) FAIL(F_OUTPUT, n);
+	if (n > 0 && !span(off, n)) FAIL(F_OUTPUT_SET, off);
 	S.output_off = off;
 	S.output_len = n;
 }
