@@ -18,9 +18,25 @@ import (
 // first ranks, so one ranking's favourite does not win alone.
 const K = 60
 
+// Scored is an id with its fused score.
+type Scored struct {
+	ID    int64
+	Score float64
+}
+
 // FuseRRF merges rankings (each a list of ids, best first) into one, best
 // first. An id repeated within one ranking counts at its first place only.
 func FuseRRF(rankings ...[]int64) []int64 {
+	fused := FuseRRFScored(rankings...)
+	out := make([]int64, len(fused))
+	for i, x := range fused {
+		out[i] = x.ID
+	}
+	return out
+}
+
+// FuseRRFScored is FuseRRF with each id's fused score.
+func FuseRRFScored(rankings ...[]int64) []Scored {
 	scores := make(map[int64]float64)
 	for _, r := range rankings {
 		seen := make(map[int64]bool, len(r))
@@ -32,23 +48,15 @@ func FuseRRF(rankings ...[]int64) []int64 {
 			scores[id] += 1.0 / float64(K+i+1)
 		}
 	}
-	type scored struct {
-		id int64
-		s  float64
-	}
-	all := make([]scored, 0, len(scores))
+	all := make([]Scored, 0, len(scores))
 	for id, s := range scores {
-		all = append(all, scored{id, s})
+		all = append(all, Scored{id, s})
 	}
-	slices.SortFunc(all, func(a, b scored) int {
-		if c := cmp.Compare(b.s, a.s); c != 0 {
+	slices.SortFunc(all, func(a, b Scored) int {
+		if c := cmp.Compare(b.Score, a.Score); c != 0 {
 			return c
 		}
-		return cmp.Compare(a.id, b.id)
+		return cmp.Compare(a.ID, b.ID)
 	})
-	out := make([]int64, len(all))
-	for i, x := range all {
-		out[i] = x.id
-	}
-	return out
+	return all
 }
