@@ -49,7 +49,8 @@ type Retrieval struct {
 	MaxBytes int
 }
 
-func (rc Retrieval) validate() error {
+// Validate reports the first invalid field.
+func (rc Retrieval) Validate() error {
 	switch {
 	case rc.K < 0:
 		return fmt.Errorf("loop: retrieval: K is %d; want 0 (default %d) or more", rc.K, DefaultRetrieveK)

@@ -83,7 +83,7 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	if err := a.Bounds.Validate(); err != nil {
 		return nil, err
 	}
-	if err := a.Retrieval.validate(); err != nil {
+	if err := a.Retrieval.Validate(); err != nil {
 		return nil, err
 	}
 	var outSchema *tool.Schema
