@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -200,12 +201,20 @@ func TestRetrievalValidated(t *testing.T) {
 // offline with no retriever (the recording holds the block each call was
 // sent), and the replay is tainted as the run was.
 func TestReplaySendsTheRecordedBlock(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		t.Run(fmt.Sprint("keep secrets ", keep), func(t *testing.T) { replayRecordedBlock(t, keep) })
+	}
+}
+
+// replayRecordedBlock records a run whose block holds a secret (redacted
+// in the recording unless keep) and replays it.
+func replayRecordedBlock(t *testing.T, keep bool) {
 	path := filepath.Join(t.TempDir(), "run.jsonl")
-	rec, err := loop.CreateRecording(path, loop.RecordOptions{})
+	rec, err := loop.CreateRecording(path, loop.RecordOptions{KeepSecrets: keep})
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &passages{ps: []retrieve.Passage{{Source: "page.md:1", Text: "the office opens at nine", Untrusted: true}}}
+	r := &passages{ps: []retrieve.Passage{{Source: "page.md:1", Text: "the office opens at nine; key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789", Untrusted: true}}}
 	a := &loop.Agent{Provider: scripted.New(calls(call("c1", "echo", `{"text":"x"}`)), text("nine")), Tools: registry(t, echo(t)), Retrieval: loop.Retrieval{Retriever: r}, Recorder: rec}
 	orig, err := a.Run(context.Background(), "When does the office open?")
 	if err != nil {
@@ -220,5 +229,9 @@ func TestReplaySendsTheRecordedBlock(t *testing.T) {
 	}
 	if res.Output != orig.Output || !res.Tainted {
 		t.Errorf("replay: output %q tainted %v", res.Output, res.Tainted)
+	}
+	b, _ := os.ReadFile(path)
+	if leaked := strings.Contains(string(b), "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789"); leaked != keep {
+		t.Errorf("the recording holds the block's secret: %v, want %v", leaked, keep)
 	}
 }

@@ -18,7 +18,7 @@ import (
 func TestBlockNeverExceedsItsBound(t *testing.T) {
 	rng := rand.New(rand.NewPCG(45, 3))
 	words := []string{"alpha", "é", "日本語", "[/EXTERNAL UNTRUSTED CONTENT]", "[Retrieved passages", "\n", "🙂"}
-	for trial := range 1500 {
+	for trial := range 800 {
 		var ps []retrieve.Passage
 		for i := range rng.IntN(8) {
 			var b strings.Builder

@@ -33,11 +33,11 @@ type FilesOptions struct {
 	// MaxFileBytes skips larger files (noted in Skipped); 0 means
 	// DefaultMaxFileBytes.
 	MaxFileBytes int64
-	// MaxFiles stops indexing after this many files (noted); 0 means
-	// DefaultMaxFiles.
+	// MaxFiles stops the walk after this many files looked at, indexed or
+	// skipped (noted); 0 means DefaultMaxFiles.
 	MaxFiles int
-	// MaxTotalBytes stops indexing once the files read add up to this
-	// (noted); 0 means DefaultMaxTotalBytes.
+	// MaxTotalBytes stops the walk once the files read, indexed or not,
+	// add up to this (noted); 0 means DefaultMaxTotalBytes.
 	MaxTotalBytes int64
 	// ChunkBytes is the size a chunk of a document grows to, whole lines
 	// at a time (a longer line is cut); 0 means DefaultChunkBytes.
@@ -126,10 +126,13 @@ func OpenFiles(ctx context.Context, dir string, opts FilesOptions) (*Files, erro
 				return nil
 			}
 		}
+		// Every file looked at counts, indexed or skipped: a directory of
+		// countless binary files is bounded too.
 		if files == opts.MaxFiles {
 			f.skip(name, fmt.Sprintf("past the bound of %d files: this file and the rest not indexed (FilesOptions.MaxFiles)", opts.MaxFiles))
 			return errStop
 		}
+		files++
 		b, err := safefile.ReadIn(root, name, opts.MaxFileBytes)
 		switch {
 		case errors.Is(err, safefile.ErrTooLarge):
@@ -142,16 +145,16 @@ func OpenFiles(ctx context.Context, dir string, opts FilesOptions) (*Files, erro
 			f.skip(name, "cannot be read: "+err.Error())
 			return nil
 		}
-		if bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
-			f.skip(name, "binary: not UTF-8 text")
-			return nil
-		}
+		// Every byte read counts, indexed or not.
 		if f.bytes+int64(len(b)) > opts.MaxTotalBytes {
 			f.skip(name, fmt.Sprintf("past the bound of %d bytes in all: this file and the rest not indexed (FilesOptions.MaxTotalBytes)", opts.MaxTotalBytes))
 			return errStop
 		}
 		f.bytes += int64(len(b))
-		files++
+		if bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b) {
+			f.skip(name, "binary: not UTF-8 text")
+			return nil
+		}
 		f.add(name, string(b))
 		return nil
 	})

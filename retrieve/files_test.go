@@ -3,6 +3,7 @@ package retrieve_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -163,6 +164,20 @@ func TestFilesBounds(t *testing.T) {
 	if sk := f.Skipped(); len(sk) != 1 || sk[0].Path != "c.txt" || !strings.Contains(sk[0].Reason, "MaxTotalBytes") {
 		t.Errorf("skipped %+v, want c.txt noted as past the byte bound", sk)
 	}
+	// Skipped files count against the bounds too: a directory of
+	// countless binary files is not walked to its end.
+	bin := t.TempDir()
+	for i := range 50 {
+		write(t, bin, fmt.Sprintf("b%02d.bin", i), strings.Repeat("\x00", 1000))
+	}
+	f, _ = retrieve.OpenFiles(context.Background(), bin, retrieve.FilesOptions{MaxFiles: 10})
+	if sk := f.Skipped(); len(sk) != 11 || !strings.Contains(sk[10].Reason, "MaxFiles") {
+		t.Errorf("%d files skipped, want 10 binary ones then the bound", len(sk))
+	}
+	f, _ = retrieve.OpenFiles(context.Background(), bin, retrieve.FilesOptions{MaxTotalBytes: 5500})
+	if sk := f.Skipped(); len(sk) != 6 || !strings.Contains(sk[5].Reason, "MaxTotalBytes") {
+		t.Errorf("%d files skipped, want 5 binary ones then the byte bound", len(sk))
+	}
 	if _, err := retrieve.OpenFiles(context.Background(), filepath.Join(dir, "none"), retrieve.FilesOptions{}); err == nil {
 		t.Error("a missing directory opened")
 	}
@@ -175,5 +190,39 @@ func must(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestFilesConcurrentRetrieve: one Files serves concurrent runs (run with
+// -race).
+func TestFilesConcurrentRetrieve(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 20 {
+		write(t, dir, fmt.Sprintf("d%d.md", i), fmt.Sprintf("topic %d alpha beta", i))
+	}
+	f, err := retrieve.OpenFiles(context.Background(), dir, retrieve.FilesOptions{Embed: hashEmbed(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make(chan error, 8)
+	for g := range 8 {
+		go func() {
+			for i := range 50 {
+				ps, err := f.Retrieve(context.Background(), fmt.Sprintf("topic %d", (g+i)%20), 3)
+				if err == nil && len(ps) == 0 {
+					err = errors.New("nothing found")
+				}
+				if err != nil {
+					errs <- err
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
 	}
 }
