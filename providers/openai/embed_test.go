@@ -83,6 +83,7 @@ func TestEmbedRefusesAMismatchedAnswer(t *testing.T) {
 	for name, body := range map[string]string{
 		"too few":      `{"data":[{"index":0,"embedding":[1,2]}]}`,
 		"index twice":  `{"data":[{"index":0,"embedding":[1,2]},{"index":0,"embedding":[3,4]}]}`,
+		"one too many": `{"data":[{"index":0,"embedding":[1,2]},{"index":1,"embedding":[3,4]},{"index":0,"embedding":[5,6]}]}`,
 		"out of range": `{"data":[{"index":0,"embedding":[1,2]},{"index":5,"embedding":[3,4]}]}`,
 		"empty vector": `{"data":[{"index":0,"embedding":[1,2]},{"index":1,"embedding":[]}]}`,
 	} {
