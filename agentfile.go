@@ -18,6 +18,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/retrieve"
 	"github.com/autoagent-go/autoagent/skills"
 )
 
@@ -309,8 +310,8 @@ func (l *fileLoader) load() (Config, string, error) {
 		if !rc.on() {
 			return Config{}, "", fmt.Errorf("%w %s: retrieve: name a source (dirs, trusted_dirs or memory: true)", ErrAgentFile, path)
 		}
-		if err := (loop.Retrieval{K: rc.K, Share: rc.Share, MaxBytes: rc.MaxBytes}).Validate(); err != nil {
-			return Config{}, "", fmt.Errorf("%w %s: retrieve: %v", ErrAgentFile, path, err)
+		if err := (retrieve.Config{K: rc.K, Share: rc.Share, MaxBytes: rc.MaxBytes}).Validate(); err != nil {
+			return Config{}, "", fmt.Errorf("%w %s: %v", ErrAgentFile, path, err)
 		}
 		cfg.Retrieval = rc
 	}

@@ -174,7 +174,7 @@ func TestLoadAgentFileErrors(t *testing.T) {
 		{"agent.yaml", "provider: [openai\n", `agent.yaml:`},
 		{"agent.yaml", "- provider: openai\n", `agent.yaml:1: the file: want keys and values, got a list`},
 		{"agent.yaml", "provider: openai\nretrieve: {k: 3}\n", `retrieve: name a source (dirs, trusted_dirs or memory: true)`},
-		{"agent.yaml", "provider: openai\nretrieve: {dirs: [d], share: 2}\n", `retrieve: loop: retrieval: Share is 2`},
+		{"agent.yaml", "provider: openai\nretrieve: {dirs: [d], share: 2}\n", `retrieve: invalid options: Share is 2`},
 		{"agent.yaml", "provider: openai\nretrieve: {dirs: d}\n", `agent.yaml:2: retrieve.dirs: "d" is not a list of text`},
 	} {
 		p := writeFile(t, tt.name, tt.text)

@@ -7,14 +7,13 @@ import (
 
 	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/llm"
-	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/retrieve"
 )
 
 // RetrievalConfig turns retrieval on (Config.Retrieval, package
 // retrieve): before each model call, passages relevant to the current
 // question, from the sources named, go before the model in one block
-// bounded by Share of the context budget (loop.Retrieval). The zero value
+// bounded by Share of the context budget (retrieve.Config). The zero value
 // retrieves nothing.
 type RetrievalConfig struct {
 	// Dirs are directories of text documents, indexed when the Runtime is
@@ -34,7 +33,7 @@ type RetrievalConfig struct {
 	// fusing the cosine ranking with BM25 (RRF). A provider without one
 	// is an error.
 	Embeddings bool
-	// K, Share and MaxBytes are loop.Retrieval's (0: its defaults, 8
+	// K, Share and MaxBytes are retrieve.Config's (0: its defaults, 8
 	// passages, 0.1 of the context budget, 16 KiB).
 	K        int
 	Share    float64
@@ -106,7 +105,7 @@ func (rt *Runtime) openRetrieval(ctx context.Context, rc RetrievalConfig, model 
 	if len(sources) > 1 {
 		r = retrieve.Fuse(sources...)
 	}
-	rt.agent.Retrieval = loop.Retrieval{Retriever: r, K: rc.K, Share: rc.Share, MaxBytes: rc.MaxBytes}
+	rt.agent.Retrieval = retrieve.Config{Retriever: r, K: rc.K, Share: rc.Share, MaxBytes: rc.MaxBytes}
 	return rt.agent.Retrieval.Validate()
 }
 

@@ -2,7 +2,6 @@ package loop
 
 import (
 	"cmp"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -11,56 +10,11 @@ import (
 	"github.com/autoagent-go/autoagent/trace"
 )
 
-// The defaults of [Retrieval].
-const (
-	DefaultRetrieveK        = 8
-	DefaultRetrieveShare    = 0.1
-	DefaultRetrieveMaxBytes = 16 << 10
-)
-
 // bytesPerToken converts the block's share of the context budget, in
 // tokens, to the bytes the block may take. Three is below the four bytes
 // a token of English text averages, so the bound errs on the small side;
 // text of other scripts takes more bytes a token still.
 const bytesPerToken = 3
-
-// Retrieval is the retrieval stage: before each model call, the
-// Retriever is asked for passages relevant to the current question (the
-// text of the last user message), and those not already in what the model
-// is sent are put before the question in one block (retrieve.Block),
-// bounded by Share of the context budget and by MaxBytes. The block is in
-// what the model is sent only: the transcript, checkpoints and sessions
-// never hold it. A passage marked untrusted is framed as data, and the
-// run becomes tainted. Retrieval runs again only when the question
-// changes. A failing retriever never fails the run: the call goes on
-// without a block, and the error is traced (retrieved).
-type Retrieval struct {
-	// Retriever finds the passages (package retrieve); nil turns the
-	// stage off.
-	Retriever retrieve.Retriever
-	// K is how many passages are asked for; 0 means DefaultRetrieveK.
-	K int
-	// Share is the block's part of the context budget (Bounds'
-	// ContextShare of the model's context window), in (0, 1]; 0 means
-	// DefaultRetrieveShare. A token counts as 3 bytes.
-	Share float64
-	// MaxBytes bounds the block whatever the window; 0 means
-	// DefaultRetrieveMaxBytes. With no known window it is the bound.
-	MaxBytes int
-}
-
-// Validate reports the first invalid field.
-func (rc Retrieval) Validate() error {
-	switch {
-	case rc.K < 0:
-		return fmt.Errorf("loop: retrieval: K is %d; want 0 (default %d) or more", rc.K, DefaultRetrieveK)
-	case rc.Share < 0 || rc.Share > 1:
-		return fmt.Errorf("loop: retrieval: Share is %v; want 0 (default %v) up to 1", rc.Share, DefaultRetrieveShare)
-	case rc.MaxBytes < 0:
-		return fmt.Errorf("loop: retrieval: MaxBytes is %d; want 0 (default %d) or more", rc.MaxBytes, DefaultRetrieveMaxBytes)
-	}
-	return nil
-}
 
 // retrieved is what the run last retrieved, for the question it was
 // retrieved for.
@@ -74,13 +28,13 @@ type retrieved struct {
 // blockBytes is the bound of the block for the next model call.
 func (r *runner) blockBytes() int {
 	rc := r.a.Retrieval
-	limit := cmp.Or(rc.MaxBytes, DefaultRetrieveMaxBytes)
+	limit := cmp.Or(rc.MaxBytes, retrieve.DefaultMaxBytes)
 	window := r.b.ContextWindow
 	if window == 0 {
 		window = ContextWindowFor(cmp.Or(r.a.Model, r.lastModel))
 	}
 	if window > 0 {
-		share := cmp.Or(rc.Share, DefaultRetrieveShare)
+		share := cmp.Or(rc.Share, retrieve.DefaultShare)
 		limit = min(limit, int(float64(window)*r.b.ContextShare*share*bytesPerToken))
 	}
 	return limit
@@ -118,7 +72,7 @@ func (r *runner) retrieval(step int, view []llm.Message) ([]llm.Message, *trace.
 		if !r.retr.done || r.retr.query != q {
 			var ps []retrieve.Passage
 			err := protect("retriever", func() (err error) {
-				ps, err = rc.Retriever.Retrieve(r.ctx, q, cmp.Or(rc.K, DefaultRetrieveK))
+				ps, err = rc.Retriever.Retrieve(r.ctx, q, cmp.Or(rc.K, retrieve.DefaultK))
 				return err
 			})
 			r.retr = retrieved{done: true, query: q, found: ps, err: err}
@@ -166,16 +120,12 @@ func (r *runner) retrieval(step int, view []llm.Message) ([]llm.Message, *trace.
 	return out, p
 }
 
-// inView reports whether a message of view holds text already.
+// inView reports whether the text of a message of view (tool results
+// aside: the loop reads no result's text) holds text already.
 func inView(view []llm.Message, text string) bool {
 	for _, m := range view {
 		if strings.Contains(m.Text(), text) {
 			return true
-		}
-		for _, res := range m.ToolResults() {
-			if strings.Contains(res.Content, text) {
-				return true
-			}
 		}
 	}
 	return false

@@ -84,7 +84,7 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 		return nil, err
 	}
 	if err := a.Retrieval.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("loop: retrieval: %w", err)
 	}
 	var outSchema *tool.Schema
 	if len(a.Structured.Schema) > 0 {

@@ -56,7 +56,7 @@ func TestOldFactReachesTheContextOnlyWithRetrieval(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			ask := func(rc loop.Retrieval) string {
+			ask := func(rc retrieve.Config) string {
 				p := scripted.New(scripted.Turn{Text: "ok"})
 				a := &loop.Agent{Provider: p, Memory: f, Retrieval: rc}
 				if _, err := a.RunMessages(ctx, []llm.Message{llm.SystemText(eval.SystemPrompt), llm.UserText(sc.Question)}); err != nil {
@@ -68,7 +68,7 @@ func TestOldFactReachesTheContextOnlyWithRetrieval(t *testing.T) {
 				}
 				return b.String()
 			}
-			without := ask(loop.Retrieval{})
+			without := ask(retrieve.Config{})
 			if !strings.Contains(without, memory.FactsMarker) {
 				t.Fatal("the fact memory showed no facts: the test measures nothing")
 			}
@@ -77,7 +77,7 @@ func TestOldFactReachesTheContextOnlyWithRetrieval(t *testing.T) {
 					t.Errorf("without retrieval the context already holds %q: the fact is not old enough", phrase)
 				}
 			}
-			with := ask(loop.Retrieval{Retriever: retrieve.Facts(f)})
+			with := ask(retrieve.Config{Retriever: retrieve.Facts(f)})
 			if lexicalMiss[sc.ID] {
 				if strings.Contains(with, retrieve.BlockHeader) {
 					t.Errorf("BM25 now finds a fact for %q: update the test's account of the misses", sc.Question)

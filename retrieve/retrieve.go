@@ -10,7 +10,7 @@
 //	for _, s := range docs.Skipped() {
 //		log.Printf("not indexed: %s (%s)", s.Path, s.Reason) // binary, huge, linked out
 //	}
-//	agent.Retrieval = loop.Retrieval{Retriever: retrieve.Fuse(docs, retrieve.Facts(mem))}
+//	agent.Retrieval = retrieve.Config{Retriever: retrieve.Fuse(docs, retrieve.Facts(mem))}
 //
 // # Rankings
 //
