@@ -18,6 +18,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/retrieve"
 	"github.com/autoagent-go/autoagent/skills"
 )
 
@@ -45,6 +46,19 @@ type agentFile struct {
 	Skills []agentSkills `yaml:"skills"`
 	// Cache is the response cache (Config.Cache).
 	Cache *agentCache `yaml:"cache"`
+	// Retrieve is retrieval (Config.Retrieval).
+	Retrieve *agentRetrieve `yaml:"retrieve"`
+}
+
+// agentRetrieve is the retrieve key (RetrievalConfig).
+type agentRetrieve struct {
+	Dirs        []string `yaml:"dirs"`
+	TrustedDirs []string `yaml:"trusted_dirs"`
+	Memory      bool     `yaml:"memory"`
+	Embeddings  bool     `yaml:"embeddings"`
+	K           int      `yaml:"k"`
+	Share       float64  `yaml:"share"`
+	MaxBytes    int      `yaml:"max_bytes"`
 }
 
 // agentCache is the cache key.
@@ -184,6 +198,7 @@ type AgentFile struct {
 //	rules: [auto, team-rules.md]   # rule files before the system prompt; auto: AGENTS.md… found from the working directory
 //	skills: [{dir: skills}, {dir: my-skills, trusted: true}] # SKILL.md folders; untrusted unless marked
 //	cache: {file: responses.cache, ttl: 24h} # answer repeated requests from earlier answers
+//	retrieve: {dirs: [docs], memory: true, embeddings: true} # passages for each question, one bounded block
 //
 // bounds takes every field of loop.Bounds under its JSON name
 // (prune_tool_results_after, prune_batch, max_repeated_tool_calls,
@@ -283,6 +298,22 @@ func (l *fileLoader) load() (Config, string, error) {
 	cfg.Rules = ParseRules(f.Rules, rel)
 	if c := f.Cache; c != nil {
 		cfg.Cache = &CacheConfig{File: rel(c.File), TTL: c.TTL, MaxEntries: c.MaxEntries, MaxBytes: c.MaxBytes}
+	}
+	if r := f.Retrieve; r != nil {
+		rc := RetrievalConfig{Memory: r.Memory, Embeddings: r.Embeddings, K: r.K, Share: r.Share, MaxBytes: r.MaxBytes}
+		for _, d := range r.Dirs {
+			rc.Dirs = append(rc.Dirs, rel(d))
+		}
+		for _, d := range r.TrustedDirs {
+			rc.TrustedDirs = append(rc.TrustedDirs, rel(d))
+		}
+		if !rc.on() {
+			return Config{}, "", fmt.Errorf("%w %s: retrieve: name a source (dirs, trusted_dirs or memory: true)", ErrAgentFile, path)
+		}
+		if err := (retrieve.Config{K: rc.K, Share: rc.Share, MaxBytes: rc.MaxBytes}).Validate(); err != nil {
+			return Config{}, "", fmt.Errorf("%w %s: %v", ErrAgentFile, path, err)
+		}
+		cfg.Retrieval = rc
 	}
 	for i, sk := range f.Skills {
 		if sk.Dir == "" {

@@ -173,6 +173,9 @@ func TestLoadAgentFileErrors(t *testing.T) {
 		{"agent.yaml", "provider: openai\nbounds: {context_share: 1.5}\n", `bounds:`},
 		{"agent.yaml", "provider: [openai\n", `agent.yaml:`},
 		{"agent.yaml", "- provider: openai\n", `agent.yaml:1: the file: want keys and values, got a list`},
+		{"agent.yaml", "provider: openai\nretrieve: {k: 3}\n", `retrieve: name a source (dirs, trusted_dirs or memory: true)`},
+		{"agent.yaml", "provider: openai\nretrieve: {dirs: [d], share: 2}\n", `retrieve: invalid options: Share is 2`},
+		{"agent.yaml", "provider: openai\nretrieve: {dirs: d}\n", `agent.yaml:2: retrieve.dirs: "d" is not a list of text`},
 	} {
 		p := writeFile(t, tt.name, tt.text)
 		_, err := autoagent.Load(p, sandbox.Keys(), mount.Keys())
@@ -182,6 +185,18 @@ func TestLoadAgentFileErrors(t *testing.T) {
 	}
 	if _, err := autoagent.Load(filepath.Join(t.TempDir(), "none.yaml")); !errors.Is(err, autoagent.ErrAgentFile) || !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a missing file: %v", err)
+	}
+}
+
+func TestLoadAgentFileRetrieve(t *testing.T) {
+	p := writeFile(t, "agent.yaml", "provider: openai\nretrieve: {dirs: [docs], trusted_dirs: [/abs/notes], memory: true, embeddings: true, k: 4, share: 0.2, max_bytes: 9000}\n")
+	af, err := autoagent.Load(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := autoagent.RetrievalConfig{Dirs: []string{filepath.Join(filepath.Dir(p), "docs")}, TrustedDirs: []string{"/abs/notes"}, Memory: true, Embeddings: true, K: 4, Share: 0.2, MaxBytes: 9000}
+	if got := af.Config.Retrieval; !reflect.DeepEqual(got, want) {
+		t.Errorf("retrieval %+v, want %+v", got, want)
 	}
 }
 

@@ -49,6 +49,11 @@ func (cfg Config) Protects() []manifest.Protected {
 	if dir := backenddir.Dir(cfg.BackendsDir); dir != "" {
 		out = append(out, manifest.Protected{Dir: dir, Read: true, What: "the backends directory, whose binaries run natively"})
 	}
+	// Trusted documents reach the model unframed: no tool may plant
+	// one. Untrusted ones are framed whoever wrote them.
+	for _, d := range cfg.Retrieval.TrustedDirs {
+		out = append(out, manifest.Protected{Dir: d, What: "trusted documents retrieval puts before the model unframed"})
+	}
 	if cfg.Memory.Kind == "fact" && cfg.Memory.Dir != "" {
 		out = append(out, manifest.Protected{Dir: cfg.Memory.Dir, Read: true, What: "the fact memory, what the user said"})
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/autoagent-go/autoagent/memory"
 	"github.com/autoagent-go/autoagent/memory/memtool"
 	"github.com/autoagent-go/autoagent/policy"
+	"github.com/autoagent-go/autoagent/retrieve"
 	"github.com/autoagent-go/autoagent/session"
 	"github.com/autoagent-go/autoagent/skills"
 	"github.com/autoagent-go/autoagent/tool"
@@ -86,6 +87,10 @@ type Config struct {
 	// Memory compacts long conversations and, for facts, keeps what the
 	// user said across sessions.
 	Memory MemoryConfig
+	// Retrieval puts passages relevant to each question, from documents,
+	// the fact memory and stored sessions, before the model in one
+	// bounded block: see RetrievalConfig. Off by default.
+	Retrieval RetrievalConfig
 	// Tracer receives the trace events; TraceFile, when Tracer is nil,
 	// appends them to a JSONL file, and TraceSinks receive them too (for
 	// OpenTelemetry, trace/otel/otlp's exporter: close it after the
@@ -210,6 +215,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		tr = trace.New(sinks...)
 		rt.tracer = tr
 	}
+	uncached := model // the provider itself, whose Embed retrieval uses
 	if model, err = rt.openCache(cfg.Cache, model, tr); err != nil {
 		return nil, err
 	}
@@ -285,6 +291,9 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		return nil, err
 	}
 	rt.sessions = cfg.Sessions
+	if err := rt.openRetrieval(ctx, cfg.Retrieval, uncached); err != nil {
+		return nil, err
+	}
 	for _, finding := range rt.agent.AuditTrifecta() {
 		fmt.Fprintf(rt.notes, "autoagent: warning: %s\n", termtext.Text(fmt.Sprint(finding)))
 	}
@@ -407,7 +416,8 @@ func (rt *Runtime) Continue(ctx context.Context, k SessionKey, prompt string) (*
 	}
 	history := append([]llm.Message{llm.SystemText(cmp.Or(rt.agent.System, loop.DefaultSystemPrompt))}, stored...)
 	msgs := append(history, llm.UserText(prompt))
-	res, runErr := rt.agent.RunMessages(ctx, msgs)
+	// Retrieval from sessions searches this user's (retrieve.Sessions).
+	res, runErr := rt.agent.RunMessages(retrieve.WithSession(ctx, k), msgs)
 	if res != nil && res.StopReason == loop.StopDone {
 		// The transcript may be compacted (memory), so the turn is found
 		// from its end, not at len(history).

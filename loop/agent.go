@@ -9,6 +9,7 @@ import (
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/memory"
+	"github.com/autoagent-go/autoagent/retrieve"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 )
@@ -65,6 +66,10 @@ type Agent struct {
 	// run (never on resume). Failure is not fatal: the run goes on with the
 	// original messages. Its model spend counts in the run's usage.
 	Memory memory.Memory
+	// Retrieval, once its Retriever is set, puts passages relevant to the
+	// current question before the model on each call, in one bounded
+	// block (see retrieve.Config).
+	Retrieval retrieve.Config
 
 	// Checks are the host's checks on the run: the guardrails, the tool
 	// hooks, the post-turn hook and the policy. The zero value checks

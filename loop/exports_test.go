@@ -10,10 +10,13 @@ import (
 // fields of Agent. Issue 42 sets the targets at 120 names and 20 fields;
 // the ceilings below are where the package stands, so that it can only
 // shrink: lower them as names move out (to internal/, or to a package of
-// their own like loop/refusal), never raise them.
+// their own like loop/refusal), never raise them. Retrieval (issue 45)
+// raised the fields to 21, its configuration type kept in package
+// retrieve so the names stay at 118: the lead's call, pending a group of
+// Memory and Retrieval (what the model is sent beyond the transcript).
 const (
 	maxExportedNames = 118
-	maxAgentFields   = 20
+	maxAgentFields   = 21
 )
 
 func TestExportCeilings(t *testing.T) {

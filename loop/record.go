@@ -117,6 +117,11 @@ type recordLine struct {
 	ToolNames      []string      `json:"tool_names,omitempty"`
 	MessageDigests []string      `json:"message_digests,omitempty"`
 	Response       *llm.Response `json:"response,omitempty"`
+	// Retrieved is the block of retrieved passages the call was sent
+	// (Agent.Retrieval), which a replay sends again; RetrievedUntrusted
+	// says it held untrusted passages.
+	Retrieved          string `json:"retrieved,omitempty"`
+	RetrievedUntrusted bool   `json:"retrieved_untrusted,omitempty"`
 
 	// tool
 	CallID    string          `json:"call_id,omitempty"`
@@ -186,8 +191,13 @@ func (r *Recorder) llm(run *runner, step int, req *llm.Request, resp *llm.Respon
 	if r.redact {
 		cp.Message = trace.RedactMessage(cp.Message)
 	}
+	block := run.blockText
+	if r.redact {
+		block = trace.Redact(block)
+	}
 	r.write(&recordLine{Kind: "llm", RunID: run.st.RunID, Step: step, Messages: len(req.Messages),
-		ToolNames: toolNames(req.Tools), MessageDigests: messageDigests(req.Messages, r.redact), Response: &cp})
+		ToolNames: toolNames(req.Tools), MessageDigests: messageDigests(req.Messages, r.redact), Response: &cp,
+		Retrieved: block, RetrievedUntrusted: run.blockUntrusted})
 }
 
 func (r *Recorder) tool(run *runner, step int, c llm.ToolCall, raw rawResult) {

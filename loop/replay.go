@@ -277,6 +277,18 @@ func (p *replayer) Complete(_ context.Context, req *llm.Request) (*llm.Response,
 	return &resp, nil
 }
 
+// block returns the block of retrieved passages the next recorded model
+// call was sent, and whether it held untrusted passages.
+func (p *replayer) block() (string, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.next >= len(p.rec.llm) {
+		return "", false
+	}
+	l := p.rec.llm[p.next]
+	return l.Retrieved, l.RetrievedUntrusted
+}
+
 func (p *replayer) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
 	return llm.StreamFromComplete(ctx, req, p.Complete)
 }

@@ -64,6 +64,11 @@ type runner struct {
 	lastInput  int64
 	lastModel  string
 	overBudget bool
+	// retr is what was last retrieved (Agent.Retrieval); blockText the
+	// block put before the model in the current call, for the recorder.
+	retr           retrieved
+	blockText      string
+	blockUntrusted bool
 	// outSchema is Agent.Structured.Schema compiled; structured the answer
 	// that matched it.
 	outSchema  *tool.Schema
@@ -77,6 +82,9 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	}
 	if err := a.Bounds.Validate(); err != nil {
 		return nil, err
+	}
+	if err := a.Retrieval.Validate(); err != nil {
+		return nil, fmt.Errorf("loop: retrieval: %w", err)
 	}
 	var outSchema *tool.Schema
 	if len(a.Structured.Schema) > 0 {
@@ -456,6 +464,8 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 	if keep > 0 {
 		view, pruned, saved = pruneView(view, keep, r.b.PruneBatch)
 	}
+	r.blockText, r.blockUntrusted = "", false
+	view, retrieval := r.retrieval(step, view)
 	specs := r.specs
 	if r.search != nil || a.CodeMode.Mode != codemode.Off {
 		specs = r.offeredSpecs()
@@ -481,6 +491,9 @@ func (r *runner) callModel(step int) (*llm.Response, string, error) {
 		}
 		if pruned > 0 {
 			traceEvent(r, trace.ContextPruned, llmSpan, trace.Memory{Step: step, Pruned: pruned, CharsSaved: saved, Kept: keep, Batch: r.b.PruneBatch})
+		}
+		if retrieval != nil {
+			traceEvent(r, trace.Retrieved, llmSpan, *retrieval)
 		}
 		t0 = time.Now()
 	}

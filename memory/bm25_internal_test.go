@@ -43,19 +43,6 @@ func TestTokenize(t *testing.T) {
 	}
 }
 
-func TestFuseRRF(t *testing.T) {
-	// 3: 1/61 + 1/63; 1: 1/62 + 1/61; 2: 1/62. Ties break by id.
-	got := fuseRRF([]int64{3, 1, 2}, []int64{1, 2, 3})
-	want := []int64{1, 3, 2}
-	// 1: 1/62+1/61 = 0.03252; 3: 1/61+1/63 = 0.03227; 2: 1/63+1/62 = 0.03200
-	if !slices.Equal(got, want) {
-		t.Errorf("fuseRRF = %v, want %v", got, want)
-	}
-	if got := fuseRRF([]int64{5, 4}, []int64{4, 5}); !slices.Equal(got, []int64{4, 5}) {
-		t.Errorf("equal fused scores must break ties by id: %v", got)
-	}
-}
-
 func TestRankListTopKMatchesFullSort(t *testing.T) {
 	for n := range 60 {
 		list := make([]scored, n)

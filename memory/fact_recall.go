@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/autoagent-go/autoagent/internal/rank"
 	"github.com/autoagent-go/autoagent/llm"
 )
 
@@ -139,7 +140,7 @@ func (f *Fact) RecallFacts(ctx context.Context, query string, k int) ([]Record, 
 				order = semantic
 			}
 		default:
-			order = fuseRRF(lexical, semantic)
+			order = rank.FuseRRF(lexical, semantic)
 		}
 	}
 

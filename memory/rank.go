@@ -5,11 +5,6 @@ import (
 	"slices"
 )
 
-// rrfK is the Reciprocal Rank Fusion constant: a document's fused score is
-// the sum over rankings of 1/(rrfK+rank). 60 is the value of the original
-// paper; it damps the weight of the very first ranks.
-const rrfK = 60
-
 // scored is an id with its score.
 type scored struct {
 	id int64
@@ -118,19 +113,4 @@ func siftDown(h []scored, i int) {
 		h[i], h[worst] = h[worst], h[i]
 		i = worst
 	}
-}
-
-// fuseRRF merges rankings (each best first) by Reciprocal Rank Fusion.
-func fuseRRF(rankings ...[]int64) []int64 {
-	n := 0
-	for _, r := range rankings {
-		n = max(n, len(r))
-	}
-	scores := make(map[int64]float64, n)
-	for _, r := range rankings {
-		for i, id := range r {
-			scores[id] += 1.0 / float64(rrfK+i+1)
-		}
-	}
-	return ranked(scores)
 }

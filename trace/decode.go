@@ -56,6 +56,7 @@ var decoders = map[Type]func([]byte) (Payload, error){
 	ContextPruned:   decodeAs[Memory],
 	MemoryCompacted: decodeAs[Memory],
 	MemoryError:     decodeAs[Memory],
+	Retrieved:       decodeAs[Memory],
 
 	SandboxCall: decodeAs[Sandbox],
 }

@@ -222,6 +222,12 @@ func (p Memory) appendJSON(b []byte) []byte {
 	w.int("kept", int64(p.Kept))
 	w.int("batch", int64(p.Batch))
 	w.int("limit", int64(p.Limit))
+	w.str("query", p.Query)
+	if len(p.Sources) > 0 {
+		w.key("sources")
+		w.b = appendStrings(w.b, p.Sources)
+	}
+	w.int("bytes", int64(p.Bytes))
 	return append(w.b, '}')
 }
 

@@ -154,6 +154,12 @@ const (
 	// ContextPruned: old tool results were dropped from the view sent to the
 	// model (parent: llm_request; Step, Pruned, CharsSaved, Kept, Batch).
 	ContextPruned Type = "context_pruned"
+	// Retrieved: passages were retrieved for the current question and put
+	// before the model in one block (parent: llm_request; Step, Query,
+	// Sources, Bytes, Limit the block's bound in bytes, Kept the passages
+	// shown, Pruned those found but left out: already in the context, or
+	// past the bound; Error when the retrieval failed, wholly or in part).
+	Retrieved Type = "retrieved"
 	// MemoryCompacted: memory compacted the transcript at run start
 	// (parent: run_start; MessageCount before, Kept after, token counts).
 	MemoryCompacted Type = "memory_compacted"

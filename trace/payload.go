@@ -176,7 +176,7 @@ type Hook struct {
 }
 
 // Memory is the payload of context_budget, context_pruned,
-// memory_compacted and memory_error.
+// memory_compacted, memory_error and retrieved.
 type Memory struct {
 	Step int `json:"step,omitempty"`
 	// Status is what the run did (context_budget: "pruned" or "compacted,
@@ -201,8 +201,16 @@ type Memory struct {
 	// (context_budget, context_pruned).
 	Kept  int `json:"kept,omitempty"`
 	Batch int `json:"batch,omitempty"`
-	// Limit is the model's context window in tokens (context_budget).
+	// Limit is the model's context window in tokens (context_budget), or
+	// the retrieval block's bound in bytes (retrieved).
 	Limit int `json:"limit,omitempty"`
+	// Query is the question retrieved for, as a preview (retrieved).
+	Query string `json:"query,omitempty"`
+	// Sources are the passages the block holds, best first, each
+	// "SOURCE BYTESB" with " untrusted" after when it was framed as data
+	// (retrieved); Bytes is the block's size.
+	Sources []string `json:"sources,omitempty"`
+	Bytes   int      `json:"bytes,omitempty"`
 }
 
 // Sandbox is the payload of sandbox_call: one call of a sandboxed tool as

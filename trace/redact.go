@@ -830,7 +830,9 @@ func (p Hook) redacted() Payload {
 }
 
 func (p Memory) redacted() Payload {
-	if !redactStrings(&p.Status, &p.Error) {
+	changed := redactStrings(&p.Status, &p.Error, &p.Query)
+	var sources bool
+	if p.Sources, sources = redactList(p.Sources); !changed && !sources {
 		return nil
 	}
 	return p

@@ -87,6 +87,10 @@ type agentFlags struct {
 	skills, trustedSkills []string
 	cache                 string
 	cacheTTL              time.Duration
+	retrieve              []string
+	trustedRetrieve       []string
+	retrieveMemory        bool
+	retrieveEmbeddings    bool
 }
 
 func (f *agentFlags) register(fs *pflag.FlagSet) {
@@ -137,6 +141,10 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringArrayVar(&f.skills, "skills", nil, "offer the model the SKILL.md skills of `DIR` (a skill folder, or a folder of them; repeatable) through list_skills, load_skill and read_skill_file; untrusted: what they say is framed as data and taints the run; their tools/*.wasm modules stay pending until approved")
 	fs.StringArrayVar(&f.trustedSkills, "trusted-skills", nil, "like --skills, for skills you wrote: read as instructions, their descriptions in the system prompt")
 	fs.StringVar(&f.cache, "cache", "", "answer a request the model was sent before, exactly, from its answer kept in `FILE` (secrets redacted), with no provider call; hits and the tokens saved are in the trace (default: no cache; use only a cache file you wrote)")
+	fs.StringArrayVar(&f.retrieve, "retrieve", nil, "before each model call, put passages of the text files of `DIR` relevant to the question before the model, in one block within its share of the context budget (repeatable); untrusted: framed as data, they taint the run; binary, huge and linked-out files are skipped with a note")
+	fs.StringArrayVar(&f.trustedRetrieve, "trusted-retrieve", nil, "like --retrieve, for documents you wrote: not framed, no taint; no tool may write in `DIR`")
+	fs.BoolVar(&f.retrieveMemory, "retrieve-memory", false, "retrieve from the fact memory (--memory fact) and the stored sessions (--session) too")
+	fs.BoolVar(&f.retrieveEmbeddings, "retrieve-embeddings", false, "rank what --retrieve and --trusted-retrieve index by the provider's embeddings too, fused with BM25 (openai, its presets and gemini; default: BM25 alone)")
 	fs.DurationVar(&f.cacheTTL, "cache-ttl", 0, "how long a --cache answer is reused, e.g. 1h (default 24h; -1s: for ever)")
 	fs.StringVar(&f.codeLanguage, "code-language", "javascript", "languages of code mode's programs: javascript, python (needs the Python engine: `make python-engine`, $AUTOAGENT_PY_ENGINE) or javascript,python")
 }
@@ -246,6 +254,8 @@ func (f *agentFlags) config(stderr io.Writer) (agentConfig, error) {
 		Memory:         autoagent.MemoryConfig{Kind: f.memory, Dir: f.memoryDir},
 		Notes:          stderr,
 		Rules:          autoagent.ParseRules(f.rules, func(p string) string { return p }),
+		Retrieval: autoagent.RetrievalConfig{Dirs: f.retrieve, TrustedDirs: f.trustedRetrieve,
+			Memory: f.retrieveMemory, Embeddings: f.retrieveEmbeddings},
 	}}
 	if f.cache != "" {
 		cfg.Cache = &autoagent.CacheConfig{File: f.cache, TTL: f.cacheTTL}
@@ -366,6 +376,13 @@ var overrides = map[string]func(dst, src *agentConfig){
 			d.Cache = &c
 		}
 	},
+	// Directories given as flags join the file's.
+	"retrieve": func(d, s *agentConfig) { d.Retrieval.Dirs = append(d.Retrieval.Dirs, s.Retrieval.Dirs...) },
+	"trusted-retrieve": func(d, s *agentConfig) {
+		d.Retrieval.TrustedDirs = append(d.Retrieval.TrustedDirs, s.Retrieval.TrustedDirs...)
+	},
+	"retrieve-memory":     func(d, s *agentConfig) { d.Retrieval.Memory = s.Retrieval.Memory },
+	"retrieve-embeddings": func(d, s *agentConfig) { d.Retrieval.Embeddings = s.Retrieval.Embeddings },
 	// Skills given as flags join the file's.
 	"skills":         func(d, s *agentConfig) { d.Skills = append(d.Skills, skillsOf(s.Skills, false)...) },
 	"trusted-skills": func(d, s *agentConfig) { d.Skills = append(d.Skills, skillsOf(s.Skills, true)...) },

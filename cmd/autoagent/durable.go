@@ -332,7 +332,7 @@ func slogTo(w io.Writer) *slog.Logger {
 
 // agentOnlyFlags define the agent, which for a durable run is the
 // worker's.
-var agentOnlyFlags = []string{"provider", "model", "base-url", "api-key-env", "api-key-file", "script", "plugins", "manifest", "agent", "system", "policy", "backends", "mcp", "mcp-url", "memory", "rules", "skills", "trusted-skills", "cache", "cache-ttl"}
+var agentOnlyFlags = []string{"provider", "model", "base-url", "api-key-env", "api-key-file", "script", "plugins", "manifest", "agent", "system", "policy", "backends", "mcp", "mcp-url", "memory", "rules", "skills", "trusted-skills", "cache", "cache-ttl", "retrieve", "trusted-retrieve", "retrieve-memory", "retrieve-embeddings"}
 
 func checkDurableFlags(fs *pflag.FlagSet) error {
 	for _, name := range agentOnlyFlags {

@@ -211,7 +211,7 @@ func TestRunCacheTwice(t *testing.T) {
 // which would make its trials replay the first.
 func TestKnowledgeFlagsWhereTheyCannotApply(t *testing.T) {
 	e := newCLIEnv(t)
-	for _, flag := range [][]string{{"--rules", "auto"}, {"--skills", "s"}, {"--trusted-skills", "s"}, {"--cache", "c"}} {
+	for _, flag := range [][]string{{"--rules", "auto"}, {"--skills", "s"}, {"--trusted-skills", "s"}, {"--cache", "c"}, {"--retrieve", "d"}, {"--retrieve-memory"}} {
 		r := e.mustRun(2, append([]string{"run", "--temporal", "127.0.0.1:1"}, append(flag, "hi")...)...)
 		if !strings.Contains(r.stderr, flag[0]+" with --temporal") {
 			t.Errorf("run --temporal %s: %s", flag[0], r.stderr)
@@ -236,5 +236,40 @@ func TestKnowledgeFlagsWhereTheyCannotApply(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.root, "answers.cache")); err == nil {
 		t.Error("the refused eval made the agent file's cache file")
+	}
+}
+
+// TestRunRetrieve: --retrieve DIR puts the passages of DIR's documents
+// relevant to the prompt before the model (the trace's retrieved event
+// names them), notes the files it skipped, and taints the run.
+func TestRunRetrieve(t *testing.T) {
+	e := newCLIEnv(t)
+	docs := filepath.Join(e.root, "docs")
+	if err := os.MkdirAll(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(docs, "deploy.md"), []byte("Staging is deployed with make ship."), 0o644)
+	os.WriteFile(filepath.Join(docs, "blob.bin"), []byte("staging\x00"), 0o644)
+	if err := os.Symlink("/etc/passwd", filepath.Join(docs, "passwd.md")); err != nil {
+		t.Fatal(err)
+	}
+	script := e.writeScript(`{"text":"With make ship."}`)
+	tracePath := filepath.Join(e.root, "run.jsonl")
+	r := e.mustRun(0, "run", "--provider", "scripted", "--script", script, "--plugins", e.plugins, "--json", "--trace", tracePath, "--retrieve", docs, "How is staging deployed?")
+	for _, want := range []string{"blob.bin not indexed: binary", "passwd.md not indexed: a symbolic link leading out of the directory"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
+		}
+	}
+	b, err := os.ReadFile(tracePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"type":"retrieved"`) || !strings.Contains(string(b), `"sources":["deploy.md:1 35B untrusted"]`) || !strings.Contains(string(b), `"type":"tainted"`) {
+		t.Errorf("the trace lacks the retrieval or the taint:\n%s", b)
+	}
+	r = e.mustRun(2, "run", "--provider", "scripted", "--script", script, "--plugins", e.plugins, "--retrieve", filepath.Join(e.root, "none"), "hi")
+	if !strings.Contains(r.stderr, "the documents directory") {
+		t.Errorf("a missing directory: %s", r.stderr)
 	}
 }

@@ -20,8 +20,9 @@
 //     a slash of either kind): the closing marker with its words cut;
 //   - "taint" then a colon, and "external content seen": the taint
 //     sentinel;
-//   - "[summary of the earlier", "[remembered facts", "[pruned" and
-//     "[the host:": the notes the memories and the loop write.
+//   - "[summary of the earlier", "[remembered facts", "[pruned",
+//     "[the host:" and "[retrieved passages": the notes the memories, the
+//     loop and its retrieval write.
 //
 // The reading of a text: its fold (package textfold: escapes and
 // character references decoded, invisible characters dropped,
@@ -95,6 +96,7 @@ var phrases = []string{
 	"[/external", "[/untrusted",
 	"taint:", "externalcontentseen",
 	"[summaryoftheearlier", "[rememberedfacts", "[pruned", "[thehost:",
+	"[retrievedpassages",
 }
 
 // Defuse returns s with every span a model could read as a marker replaced

@@ -58,6 +58,12 @@ type Options struct {
 	HTTPClient *http.Client
 	// Headers are added to every request and override the adapter's own.
 	Headers map[string]string
+	// EmbeddingModel is the model Embed asks for; DefaultEmbeddingModel
+	// when empty. A "models/" prefix is accepted.
+	EmbeddingModel string
+	// EmbeddingDimensions, when positive, asks Embed's model for vectors
+	// of this length (outputDimensionality); 0 sends none.
+	EmbeddingDimensions int
 	// ExtraBody is deep-merged into every request body: nested objects
 	// are merged key by key, anything else replaces what the adapter
 	// wrote. Use it for fields this adapter does not model
@@ -105,6 +111,9 @@ type config struct {
 	extraBody   map[string]any
 	maxTokens   int
 	thinking    *wireThinkingConfig
+
+	embeddingModel      string
+	embeddingDimensions int
 }
 
 func (o Options) config() (config, error) {
@@ -115,6 +124,9 @@ func (o Options) config() (config, error) {
 		headers:   o.Headers,
 		extraBody: o.ExtraBody,
 		maxTokens: o.MaxTokens,
+
+		embeddingModel:      o.EmbeddingModel,
+		embeddingDimensions: o.EmbeddingDimensions,
 	}
 	c.apiKeyEnv = o.APIKeyEnv
 	if c.apiKeyEnv == "" {
@@ -130,6 +142,9 @@ func (o Options) config() (config, error) {
 	}
 	if o.MaxTokens < 0 {
 		return config{}, fmt.Errorf("%w: Options.MaxTokens is negative (%d)", ErrInvalidRequest, o.MaxTokens)
+	}
+	if o.EmbeddingDimensions < 0 {
+		return config{}, fmt.Errorf("%w: Options.EmbeddingDimensions is negative (%d)", ErrInvalidRequest, o.EmbeddingDimensions)
 	}
 	if o.ThinkingBudget != nil || o.ThinkingLevel != "" || o.IncludeThoughts {
 		c.thinking = &wireThinkingConfig{IncludeThoughts: o.IncludeThoughts, ThinkingLevel: o.ThinkingLevel}

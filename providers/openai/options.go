@@ -118,12 +118,20 @@ type Options struct {
 	// for this long; DefaultStreamIdleTimeout when zero, never when
 	// negative.
 	StreamIdleTimeout time.Duration
+	// EmbeddingModel is the model Embed asks for; DefaultEmbeddingModel
+	// when empty.
+	EmbeddingModel string
+	// EmbeddingDimensions, when positive, asks Embed's model for vectors
+	// of this length (text-embedding-3 models shorten theirs); 0 sends
+	// none.
+	EmbeddingDimensions int
 }
 
 // config is Options after defaults and validation.
 type config struct {
 	Options
-	endpoint string
+	endpoint   string
+	embeddings string
 }
 
 func (o Options) config() (config, error) {
@@ -139,6 +147,7 @@ func (o Options) config() (config, error) {
 		return config{}, err
 	}
 	c.endpoint = base + "/chat/completions"
+	c.embeddings = base + "/embeddings"
 	if c.HTTPClient == nil {
 		c.HTTPClient = httpx.NewClient()
 	}
@@ -149,6 +158,9 @@ func (o Options) config() (config, error) {
 	}
 	if o.MaxTokens < 0 {
 		return config{}, fmt.Errorf("%s: MaxTokens is negative (%d)", c.Name, o.MaxTokens)
+	}
+	if o.EmbeddingDimensions < 0 {
+		return config{}, fmt.Errorf("%s: EmbeddingDimensions is negative (%d)", c.Name, o.EmbeddingDimensions)
 	}
 	if c.StreamIdleTimeout == 0 {
 		c.StreamIdleTimeout = DefaultStreamIdleTimeout

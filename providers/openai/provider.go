@@ -115,28 +115,7 @@ func (p *Provider) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.S
 	}
 }
 
-// post sends one attempt.
+// post sends one attempt of a chat request.
 func (p *Provider) post(ctx context.Context, body []byte, stream bool) (*http.Response, error) {
-	key, err := p.cfg.apiKey()
-	if err != nil {
-		return nil, err
-	}
-	h := http.Header{}
-	if key != "" {
-		h.Set("Authorization", "Bearer "+key)
-	}
-	if stream {
-		h.Set("Accept", "text/event-stream")
-	}
-	for k, v := range p.cfg.Headers {
-		h.Set(k, v)
-	}
-	return httpx.Post(ctx, httpx.Request{
-		Provider:   p.cfg.Name,
-		Client:     p.cfg.HTTPClient,
-		URL:        p.cfg.endpoint,
-		Header:     h,
-		Body:       body,
-		ParseError: parseError,
-	})
+	return p.postTo(ctx, p.cfg.endpoint, body, stream)
 }
