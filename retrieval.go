@@ -105,8 +105,8 @@ func (rt *Runtime) openRetrieval(ctx context.Context, rc RetrievalConfig, model 
 	if len(sources) > 1 {
 		r = retrieve.Fuse(sources...)
 	}
-	rt.agent.Retrieval = retrieve.Config{Retriever: r, K: rc.K, Share: rc.Share, MaxBytes: rc.MaxBytes}
-	return rt.agent.Retrieval.Validate()
+	rt.agent.Knowledge.Retrieval = retrieve.Config{Retriever: r, K: rc.K, Share: rc.Share, MaxBytes: rc.MaxBytes}
+	return rt.agent.Knowledge.Retrieval.Validate()
 }
 
 // noteSkipped tells a person which files of dir were not indexed, and

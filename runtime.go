@@ -363,7 +363,7 @@ func (rt *Runtime) openMemory(ctx context.Context, mc MemoryConfig, model llm.Pr
 	if err != nil {
 		return fmt.Errorf("memory: %w", err)
 	}
-	rt.agent.Memory = m
+	rt.agent.Knowledge.Memory = m
 	// The memory's tools (recall, and remember/forget where it has them).
 	tools, err := memtool.All(m, memtool.Options{})
 	if err != nil {

@@ -42,7 +42,7 @@ func unsupported(ag *loop.Agent) error {
 	if len(ag.Checks.PreToolHooks) > 0 || len(ag.Checks.PostToolHooks) > 0 {
 		what = append(what, "tool hooks")
 	}
-	if ag.Memory != nil {
+	if ag.Knowledge.Memory != nil {
 		what = append(what, "Memory")
 	}
 	if len(what) == 0 {

@@ -62,14 +62,10 @@ type Agent struct {
 	// nothing early.
 	MaxEarlyTools int
 
-	// Memory, when set, compacts the transcript once at the start of each
-	// run (never on resume). Failure is not fatal: the run goes on with the
-	// original messages. Its model spend counts in the run's usage.
-	Memory memory.Memory
-	// Retrieval, once its Retriever is set, puts passages relevant to the
-	// current question before the model on each call, in one bounded
-	// block (see retrieve.Config).
-	Retrieval retrieve.Config
+	// Knowledge is what the model is given beyond the transcript: the
+	// memory that compacts it and the retrieval that adds passages
+	// relevant to the question. The zero value adds nothing.
+	Knowledge Knowledge
 
 	// Checks are the host's checks on the run: the guardrails, the tool
 	// hooks, the post-turn hook and the policy. The zero value checks
@@ -119,6 +115,19 @@ type Agent struct {
 	NewRunID func() string
 
 	replay *replayer
+}
+
+// Knowledge is what a run's model is given beyond its transcript, each
+// optional.
+type Knowledge struct {
+	// Memory, when set, compacts the transcript once at the start of each
+	// run (never on resume). Failure is not fatal: the run goes on with the
+	// original messages. Its model spend counts in the run's usage.
+	Memory memory.Memory
+	// Retrieval, once its Retriever is set, puts passages relevant to the
+	// current question before the model on each call, in one bounded
+	// block (see retrieve.Config).
+	Retrieval retrieve.Config
 }
 
 // Checks are the host's checks on a run, each optional. The gate, which

@@ -36,7 +36,7 @@ func TestContextBudget(t *testing.T) {
 	mem := &countingMemory{}
 	var events []trace.Event
 	a := &loop.Agent{
-		Provider: model, Tools: nestedRegistry(t, echo), Memory: mem,
+		Provider: model, Tools: nestedRegistry(t, echo), Knowledge: loop.Knowledge{Memory: mem},
 		Bounds: loop.Bounds{MaxSteps: 10, ContextWindow: 1000},
 		Tracer: trace.New(familySink(func(ev trace.Event) { events = append(events, ev) })),
 	}

@@ -117,7 +117,7 @@ func (m *fakeMemory) Recall(context.Context, string, int) ([]llm.Message, error)
 func TestMemoryCompactsOncePerRunAndCountsUsage(t *testing.T) {
 	mem := &fakeMemory{}
 	p := scripted.New(calls(call("", "echo", `{"text":"a"}`)), scripted.Turn{Text: "ok", Usage: usage(10, 1)})
-	a := &loop.Agent{Provider: p, Tools: registry(t, echo(t)), Memory: mem, Bounds: loop.Bounds{MaxSteps: 1}}
+	a := &loop.Agent{Provider: p, Tools: registry(t, echo(t)), Knowledge: loop.Knowledge{Memory: mem}, Bounds: loop.Bounds{MaxSteps: 1}}
 	history := []llm.Message{llm.SystemText("sys"), llm.UserText("old 1"), llm.AssistantText("old 2"), llm.UserText("now")}
 	res, err := a.RunMessages(context.Background(), history)
 	var se *loop.StopError
@@ -145,7 +145,7 @@ func TestMemoryCompactsOncePerRunAndCountsUsage(t *testing.T) {
 	// messages, and the spend it reported still counts.
 	p.Reset()
 	failing := &fakeMemory{err: errors.New("store unavailable")}
-	b := &loop.Agent{Provider: scripted.New(text("fine")), Memory: failing}
+	b := &loop.Agent{Provider: scripted.New(text("fine")), Knowledge: loop.Knowledge{Memory: failing}}
 	res, err = b.RunMessages(context.Background(), history)
 	if err != nil || res.Output != "fine" || len(res.Messages) != 5 || res.Usage.InputTokens != 40 {
 		t.Fatalf("failing memory: %+v, %v", res, err)

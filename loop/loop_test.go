@@ -487,7 +487,7 @@ func TestHostCodePanicsFailTheStepNotTheProcess(t *testing.T) {
 	}
 	// Memory: fail-open, the run goes on with the original messages.
 	var buf bytes.Buffer
-	a = &loop.Agent{Provider: scripted.New(text("fine")), Memory: &panicMemory{}, Tracer: trace.New(familyJSONL(&buf))}
+	a = &loop.Agent{Provider: scripted.New(text("fine")), Knowledge: loop.Knowledge{Memory: &panicMemory{}}, Tracer: trace.New(familyJSONL(&buf))}
 	res, err := a.Run(context.Background(), "go")
 	if err != nil || res.Output != "fine" || len(res.Messages) != 3 || !strings.Contains(buf.String(), `"memory panicked: index out of range"`) {
 		t.Errorf("memory panic: %+v, %v\n%s", res, err, buf.String())

@@ -43,8 +43,8 @@ func TestMemoryCompactsUnderTheRunsTaint(t *testing.T) {
 	for _, tainted := range []bool{true, false} {
 		probe := &taintProbe{}
 		child := &loop.Agent{
-			Provider: scripted.New(scripted.Turn{Text: "noted"}),
-			Memory:   probe,
+			Provider:  scripted.New(scripted.Turn{Text: "noted"}),
+			Knowledge: loop.Knowledge{Memory: probe},
 		}
 		sub, err := child.AsTool("helper", "Helps.")
 		if err != nil {

@@ -118,7 +118,7 @@ type recordLine struct {
 	MessageDigests []string      `json:"message_digests,omitempty"`
 	Response       *llm.Response `json:"response,omitempty"`
 	// Retrieved is the block of retrieved passages the call was sent
-	// (Agent.Retrieval), which a replay sends again; RetrievedUntrusted
+	// (Agent.Knowledge.Retrieval), which a replay sends again; RetrievedUntrusted
 	// says it held untrusted passages.
 	Retrieved          string `json:"retrieved,omitempty"`
 	RetrievedUntrusted bool   `json:"retrieved_untrusted,omitempty"`

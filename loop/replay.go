@@ -197,7 +197,7 @@ func (rec *Recording) Replay(ctx context.Context, opts ReplayOptions) (*Result, 
 	} else {
 		a.CodeMode = codemode.Config{}
 	}
-	a.Memory, a.Recorder, a.replay = nil, nil, rp
+	a.Knowledge.Memory, a.Recorder, a.replay = nil, nil, rp
 	return a.execute(ctx, rec.State(), true, nil)
 }
 

@@ -27,7 +27,7 @@ type retrieved struct {
 
 // blockBytes is the bound of the block for the next model call.
 func (r *runner) blockBytes() int {
-	rc := r.a.Retrieval
+	rc := r.a.Knowledge.Retrieval
 	limit := cmp.Or(rc.MaxBytes, retrieve.DefaultMaxBytes)
 	window := r.b.ContextWindow
 	if window == 0 {
@@ -44,7 +44,7 @@ func (r *runner) blockBytes() int {
 // view, before the question, and returns the new view with what to trace
 // (nil without a retriever or a question).
 func (r *runner) retrieval(step int, view []llm.Message) ([]llm.Message, *trace.Memory) {
-	rc := r.a.Retrieval
+	rc := r.a.Knowledge.Retrieval
 	if rc.Retriever == nil && r.replay == nil {
 		return view, nil
 	}

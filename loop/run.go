@@ -64,7 +64,7 @@ type runner struct {
 	lastInput  int64
 	lastModel  string
 	overBudget bool
-	// retr is what was last retrieved (Agent.Retrieval); blockText the
+	// retr is what was last retrieved (Agent.Knowledge.Retrieval); blockText the
 	// block put before the model in the current call, for the recorder.
 	retr           retrieved
 	blockText      string
@@ -83,7 +83,7 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 	if err := a.Bounds.Validate(); err != nil {
 		return nil, err
 	}
-	if err := a.Retrieval.Validate(); err != nil {
+	if err := a.Knowledge.Retrieval.Validate(); err != nil {
 		return nil, fmt.Errorf("loop: retrieval: %w", err)
 	}
 	var outSchema *tool.Schema
@@ -191,7 +191,7 @@ func (a *Agent) execute(ctx context.Context, st *RunState, resumed bool, emit fu
 
 // compact runs the memory once at the start of a fresh run, fail-open.
 func (r *runner) compact() {
-	m := r.a.Memory
+	m := r.a.Knowledge.Memory
 	if m == nil {
 		return
 	}
@@ -227,7 +227,7 @@ func (r *runner) compactMidRun() error {
 	var out []llm.Message
 	var u *llm.Usage
 	err := protect("memory", func() (err error) {
-		out, u, err = r.a.Memory.Compact(r.memoryContext(), r.st.Messages)
+		out, u, err = r.a.Knowledge.Memory.Compact(r.memoryContext(), r.st.Messages)
 		return err
 	})
 	if u != nil {
@@ -441,7 +441,7 @@ func (r *runner) contextBudget(step int) {
 	}
 	r.overBudget = true
 	status := "pruned"
-	if r.a.Memory != nil {
+	if r.a.Knowledge.Memory != nil {
 		if err := r.compactMidRun(); err != nil {
 			traceEvent(r, trace.MemoryError, r.runSpan, trace.Memory{Step: step, Error: err.Error()})
 		} else {

@@ -9,7 +9,7 @@ const (
 	DefaultMaxBytes = 16 << 10
 )
 
-// Config is the agent loop's retrieval stage (loop.Agent.Retrieval):
+// Config is the agent loop's retrieval stage (loop.Agent.Knowledge.Retrieval):
 // before each model call, Retriever is asked for passages relevant to the
 // current question (the text of the last user message), and those not
 // already in what the model is sent go before the question in one block

@@ -58,7 +58,7 @@ func TestOldFactReachesTheContextOnlyWithRetrieval(t *testing.T) {
 			}
 			ask := func(rc retrieve.Config) string {
 				p := scripted.New(scripted.Turn{Text: "ok"})
-				a := &loop.Agent{Provider: p, Memory: f, Retrieval: rc}
+				a := &loop.Agent{Provider: p, Knowledge: loop.Knowledge{Memory: f, Retrieval: rc}}
 				if _, err := a.RunMessages(ctx, []llm.Message{llm.SystemText(eval.SystemPrompt), llm.UserText(sc.Question)}); err != nil {
 					t.Fatal(err)
 				}

@@ -1,7 +1,7 @@
 // Package retrieve finds, for a question, passages of what the agent may
 // know (a directory of documents, a fact memory, past sessions), which the
 // agent loop puts before the model in one bounded block on every model
-// call (loop.Agent.Retrieval).
+// call (loop.Agent.Knowledge.Retrieval).
 //
 //	docs, err := retrieve.OpenFiles("docs", retrieve.FilesOptions{})
 //	if err != nil {

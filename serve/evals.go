@@ -409,7 +409,7 @@ func (s *Server) evalAgent(ctx context.Context, c *eval.Case, run int) (*loop.Ag
 		return s.opts.EvalAgent(ctx, c, run)
 	}
 	a := *s.opts.Agent
-	a.Memory, a.Recorder, a.Checkpoint, a.Journal = nil, nil, nil, nil
+	a.Knowledge.Memory, a.Recorder, a.Checkpoint, a.Journal = nil, nil, nil, nil
 	return &a, nil
 }
 

@@ -275,7 +275,7 @@ func evalAgentOf(base *loop.Agent, scriptedRun bool) eval.NewAgent {
 	}
 	return func(_ context.Context, c *eval.Case, run int) (*loop.Agent, error) {
 		a := *base
-		a.Memory, a.Recorder, a.Checkpoint, a.Journal = nil, nil, nil, nil
+		a.Knowledge.Memory, a.Recorder, a.Checkpoint, a.Journal = nil, nil, nil, nil
 		if scriptedRun && len(c.Scripts) > 0 {
 			p, err := script(c.Scripts[run%len(c.Scripts)])
 			if err != nil {

@@ -147,8 +147,8 @@ func TestRememberedInATaintedRunComesBackUntrusted(t *testing.T) {
 			scripted.Turn{ToolCalls: []llm.ToolCall{toolCall("s2", "send", `{}`)}},
 			scripted.Turn{Text: "done"},
 		),
-		Tools:  reg,
-		Memory: m2,
+		Tools:     reg,
+		Knowledge: loop.Knowledge{Memory: m2},
 	}
 	res, err = fourth.Run(ctx, "pay my bills")
 	if err != nil {
