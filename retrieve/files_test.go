@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
+	"github.com/autoagent-go/autoagent/internal/testsys"
 	"github.com/autoagent-go/autoagent/retrieve"
 )
 
@@ -105,7 +105,7 @@ func TestFilesHostile(t *testing.T) {
 	must(t, os.Symlink("sub", filepath.Join(dir, "linkeddir")))
 	must(t, os.Symlink("ok.md", filepath.Join(dir, "inside.md")))
 	must(t, os.Symlink("/nonexistent/x", filepath.Join(dir, "dangling.md")))
-	if err := syscall.Mkfifo(filepath.Join(dir, "fifo.md"), 0o644); err != nil {
+	if err := testsys.Mkfifo(filepath.Join(dir, "fifo.md")); err != nil {
 		t.Logf("no FIFO on this system: %v", err)
 	}
 	f, err := retrieve.OpenFiles(context.Background(), dir, retrieve.FilesOptions{})
