@@ -172,6 +172,11 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	if missing := slices.DeleteFunc(manifest.Missing(r.Requested, grants), r.Inspection.Implies); len(missing) > 0 {
 		fmt.Fprintf(w, "  not granted: %s (the module asks for it; calls that need it will be refused)\n", grantList(missing))
 	}
+	// Imports present but not granted: the module loads with them (grants
+	// are asked at call time, as Extism does), and their calls are refused.
+	if u := r.Inspection.Ungranted(grants); len(u) > 0 {
+		fmt.Fprintf(w, "  ungranted: %s\n", ungrantedText(u, true))
+	}
 	fmt.Fprintf(w, "  limits:    %s\n", limitsText(limits))
 	fmt.Fprintf(w, "  by:        %s\n", termtext.Name(by))
 	fmt.Fprintf(w, "  manifest:  %s\n", store.Path)
