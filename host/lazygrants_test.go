@@ -3,7 +3,6 @@ package host
 import (
 	"context"
 	"fmt"
-	"github.com/autoagent-go/autoagent/tool"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/autoagent-go/autoagent/tool"
 )
 
 // Grants are asked at call time, as Extism does (issue 44 item 4): a
