@@ -206,10 +206,16 @@ func TestLazyGrantInInitialiser(t *testing.T) {
 }
 
 // Inspect says which capability imports a set of grants leaves ungranted,
-// and what each needs.
+// and what each needs, in a sandbox process (the default) as in this one.
 func TestInspectUngranted(t *testing.T) {
 	t.Parallel()
-	h, _ := newTestHost(t, Options{})
+	for _, opts := range []Options{{}, {Isolation: Isolation{InProcess: true}}} {
+		t.Run(fmt.Sprint(opts.Isolation.InProcess), func(t *testing.T) { testInspectUngranted(t, opts) })
+	}
+}
+
+func testInspectUngranted(t *testing.T, opts Options) {
+	h, _ := newTestHost(t, opts)
 	ins, err := h.Inspect(t.Context(), "lazytime", wasmFile(t, "lazytime.wasm"), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -228,7 +234,8 @@ func TestInspectUngranted(t *testing.T) {
 		t.Errorf("ungranted with a net grant: %v", got)
 	}
 
-	fh, _ := newTestHost(t, Options{Functions: testFunctions(nil)})
+	opts.Functions = testFunctions(nil)
+	fh, _ := newTestHost(t, opts)
 	ins, err = fh.Inspect(t.Context(), "hostfn", wasmFile(t, "hostfn.wasm"), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,11 @@
 // each table goes and how a function finds its call. A test of package
 // host fails when a file of host/ outside host/internal builds a host
 // module itself.
+//
+// It is also where a call's grant is checked: a module loads with imports
+// it was not granted (grants are asked at call time, as Extism does), and
+// the gate around a function whose table entry names a grant refuses the
+// call of a module without it, before the function's code runs.
 package hostmod
 
 import (
