@@ -278,3 +278,55 @@ func TestLazyGrantHostFunction(t *testing.T) {
 		t.Errorf("the granted function: %+v", res)
 	}
 }
+
+// startCallsModule: (start $s) where $s calls extism:host/env.http_request
+// (0, 0), and an exported `call` returning 0.
+func startCallsModule() []byte {
+	mod, name := "extism:host/env", "http_request"
+	imp := []byte{1}
+	imp = append(appendU32(imp, uint32(len(mod))), mod...)
+	imp = append(appendU32(imp, uint32(len(name))), name...)
+	imp = append(imp, 0, 2)
+	return wasmModule(
+		sec(1, 3, 0x60, 0, 0, 0x60, 0, 1, 0x7f, 0x60, 2, 0x7e, 0x7e, 1, 0x7e), // () -> (), () -> i32, (i64, i64) -> i64
+		sec(2, imp...),
+		sec(3, 2, 0, 1),
+		sec(7, 1, 4, 'c', 'a', 'l', 'l', 0, 2),
+		sec(8, 1), // start = $s
+		sec(10, 2,
+			9, 0, 0x42, 0x00, 0x42, 0x00, 0x10, 0x00, 0x1a, 0x0b, // http_request(0, 0); drop
+			4, 0, 0x41, 0x00, 0x0b),
+	)
+}
+
+// A module's start function (which runs as the instance is made, before
+// any initialiser) calling an import it was not granted is refused like
+// any call; granted, the call reaches the function (which then finds no
+// request document).
+func TestLazyGrantInStartFunction(t *testing.T) {
+	t.Parallel()
+	h, rec := newTestHost(t, Options{})
+	sidecar := []byte(`{"tools":[{"name":"t","description":"start calls http_request","inputSchema":{"type":"object"}}]}`)
+	l, err := h.Load(t.Context(), Module{Name: "startcalls", Bytes: startCallsModule(), Sidecar: sidecar})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close(t.Context())
+	for i := range 2 {
+		if res := call(t, l, "t", `{}`); !res.IsError || !strings.Contains(res.Text(), "net: call of extism:host/env.http_request refused: the module was not granted net:HOST") {
+			t.Fatalf("call %d: %+v", i, res)
+		}
+		if r := rec.last(t); r.Outcome != OutcomeDenied {
+			t.Errorf("call %d's record: %+v", i, r)
+		}
+	}
+	g, err := h.Load(t.Context(), Module{Name: "granted", Bytes: startCallsModule(), Sidecar: sidecar, Grants: grants(t, "net:example.com")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close(t.Context())
+	if res := call(t, g, "t", `{}`); !res.IsError || !strings.Contains(res.Text(), "http_request: the request is not JSON") {
+		t.Fatalf("granted: %+v", res)
+	}
+	mustEcho(t, h)
+}
