@@ -98,6 +98,7 @@ func AddAs[C any](m *Module, namespace string, funcs []hostcall.Func[C], find fu
 				g.CheckStop()
 				if grant != "" && !g.Granted(grant) {
 					refuse(g, grant, function)
+					return // Deny does not return; should it, nothing runs
 				}
 				g.InHost(true)
 				fn(c, stack)
@@ -108,9 +109,15 @@ func AddAs[C any](m *Module, namespace string, funcs []hostcall.Func[C], find fu
 }
 
 // AddUngated adds funcs to m without the gate: for yield, which is the
-// stop check itself and keeps the watchdog's mark on its own.
+// stop check itself and keeps the watchdog's mark on its own. A function
+// that needs a grant has no place here: without the gate nothing would
+// check it, so AddUngated panics on one (a defect of the host, found by
+// every test that builds a host).
 func AddUngated[C any](m *Module, funcs []hostcall.Func[C], find func(context.Context) C) {
 	for _, f := range funcs {
+		if f.Grant != "" {
+			panic("hostmod: " + f.Name + " needs the grant " + f.Grant + " and so the gate: use Add")
+		}
 		fn := f.Fn
 		m.b.NewFunctionBuilder().
 			WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, _ api.Module, stack []uint64) {
