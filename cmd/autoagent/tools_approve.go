@@ -54,6 +54,8 @@ requests. Granting more than it requests is refused unless --force is given
   state   (one instance serves every call, in turn: what one caller gives
            the module the next may read)
 
+A module may import a capability it is not granted: it loads, and each
+call of that import is refused; such imports are listed as ungranted.
 What is being granted is shown first; on a terminal you are asked to
 confirm. Without a terminal, pass --yes. Approving the same bytes again
 replaces their approval; approving an edited file adds an entry for the

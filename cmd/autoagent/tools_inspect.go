@@ -100,7 +100,10 @@ func newToolsInspectCmd() *cobra.Command {
 		Short: "Show a module's own describe output, requested capabilities, sha256 and approval status",
 		Long: `Show what a module says about itself before you approve it: its tools and
 their input schemas, the capabilities it requests, the grant kinds its
-imports need, its sha256, and whether the manifest approves these bytes.
+imports call for, its sha256, and whether the manifest approves these bytes.
+Imports present but not granted (by the approval; by nothing while the
+module is pending) are listed as ungranted: the module loads with them,
+and each of their calls is refused.
 
 The module's describe runs with no capabilities at all and tight limits.
 A describe sidecar NAME.tool.json beside the module is used instead of
