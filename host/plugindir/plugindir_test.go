@@ -747,11 +747,7 @@ func TestQuarantineLoadsUngrantedImports(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { served.Add(1) }))
 	defer srv.Close()
 	e := newPDEnv(t)
-	fetch, err := os.ReadFile(filepath.Join("..", "..", "testdata", "wasm", "fetch.wasm"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e.put("fetch.wasm", fetch, nil)
+	e.put("fetch.wasm", wasmFile(t, "fetch.wasm"), nil)
 	s := e.open(Options{Quarantine: true}).Snapshot()
 	if got := statuses(s)["fetch.wasm"]; got != StatusQuarantined {
 		p, _ := s.Plugin("fetch")
