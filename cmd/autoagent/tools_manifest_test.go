@@ -355,7 +355,8 @@ func TestToolsInspect(t *testing.T) {
 	r := e.mustRun(0, "tools", "inspect", fetch, "--plugins", e.plugins)
 	for _, want := range []string{
 		"sha256:    " + sum, "abi:       extism", "status:    pending: no approval", "requests:  net:example.com",
-		"imports:   need net grants", "  fetch\n    Fetches a URL.\n    input:  {\"type\":\"object\"",
+		"imports:   call for net grants", "ungranted: extism:host/env.http_request (needs net:)",
+		"  fetch\n    Fetches a URL.\n    input:  {\"type\":\"object\"",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("inspect lacks %q:\n%s", want, r.stdout)
