@@ -190,8 +190,11 @@ func TestCallAnyTool(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("dispatched %q", got)
 	}
-	if _, err := h.Load(context.Background(), Module{Name: "hostcall", Bytes: wasmFile(t, "hostcall.wasm")}); err == nil {
-		t.Fatal("a module importing tool_call loaded with no tools: grant and no CallAnyTool")
+	// Without a tools: grant or CallAnyTool the module loads, and its
+	// call of tool_call is refused before anything is dispatched.
+	none := load(t, h, "hostcall.wasm", Module{Name: "none"})
+	if res := call(t, none, "hostcall", `{"tool":"weather"}`); !res.IsError || !strings.Contains(res.Text(), "tools: call of extism:host/user.tool_call refused") || len(got) != 2 {
+		t.Fatalf("with no tools: grant and no CallAnyTool: %+v (dispatched %q)", res, got)
 	}
 	_, err := h.Load(context.Background(), Module{Name: "hostcall", Bytes: wasmFile(t, "hostcall.wasm"), CallAnyTool: true, Isolated: true})
 	if err == nil || !strings.Contains(err.Error(), "cannot be given CallAnyTool") {

@@ -461,12 +461,14 @@ func (h *Host) release(e *compiledEntry) {
 }
 
 // checkImports verifies every import of the module against what the host
-// provides and what the grants allow, before anything is instantiated.
-// With inspecting set it checks only what the host provides, and lets
+// provides, before anything is instantiated. It does not check grants: a
+// module loads with imports it was not granted, and each call of one is
+// refused (hostmod's gate, host/ABI.md; RATIONALE.md "Why does a module
+// load with imports it was not granted?"). With inspecting set it lets
 // through the functions an application registers that this host lacks
 // (describe then meets stand-ins, see stubFunctions): a module is reviewed
 // where it is approved, often not in the program that will run it.
-func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bool, inspecting bool) error {
+func (h *Host) checkImports(name string, e *compiledEntry, inspecting bool) error {
 	if err := checkCompiledReexports(name, e.mod); err != nil && h.opts.defect != defectReexport {
 		return err
 	}
@@ -483,7 +485,6 @@ func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bo
 		var (
 			def api.FunctionDefinition
 			ok  bool
-			fn  *Function
 		)
 		switch m {
 		case goModule:
@@ -502,7 +503,7 @@ func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bo
 				def, ok = e.gen.definition(m, n)
 				break
 			}
-			if fn = h.functions.lookup(m, n); fn == nil {
+			if h.functions.lookup(m, n) == nil {
 				if inspecting {
 					continue
 				}
@@ -517,20 +518,6 @@ func (h *Host) checkImports(name string, e *compiledEntry, granted map[string]bo
 		}
 		if !sameSignature(def, f) {
 			imp.Detail = fmt.Sprintf("want %s, module has %s", signature(def), signature(f))
-			return imp
-		}
-		if inspecting {
-			continue
-		}
-		if fn != nil {
-			if g := fn.Grant().String(); !granted[g] {
-				imp.Need = g
-				return imp
-			}
-			continue
-		}
-		if need := capabilityOf(m, n); need != "" && !granted[need] {
-			imp.Need = need
 			return imp
 		}
 	}

@@ -14,7 +14,7 @@
 //		Grants: []manifest.Grant{must(manifest.ParseGrant("net:api.example.com"))},
 //	})
 //	if err != nil {
-//		log.Fatal(err) // malformed, no ABI, an import it was not granted, a bad describe
+//		log.Fatal(err) // malformed, no ABI, an import the host does not provide, a bad describe
 //	}
 //	defer mod.Close(ctx)
 //	for _, t := range mod.Tools() {
@@ -44,8 +44,11 @@
 // millisecond); random, recorded when used (randomness is cryptographic
 // either way; Options.Deterministic fixes clock and randomness for tests
 // and replays); tools: to call a host tool through
-// Options.CallTool. A module that imports a capability function it was not
-// granted fails to load with an [*ImportError] naming the import.
+// Options.CallTool. Grants are asked at call time, as Extism does: a module
+// that imports a capability function it was not granted loads, and each
+// call of the function is refused (a [*DeniedError] ends the call; its
+// record says denied); [Inspection.Ungranted] lists such imports. An
+// import the host does not provide fails to load with an [*ImportError].
 //
 // # Limits and failures
 //

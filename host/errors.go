@@ -28,16 +28,18 @@ var (
 	ErrNoJournal = errors.New("host: an fs.workspace grant needs a journal")
 )
 
-// ImportError reports a module that imports a host function it may not
-// use: one that needs a grant the module was not given, or one this host
-// does not provide at all. Load fails with it before anything runs.
+// ImportError reports a module that imports a function it may not use:
+// one this host does not provide, or with another signature, or that the
+// module exposes as its own. Load fails with it before anything runs. An
+// import that needs a grant the module was not given is no ImportError:
+// the module loads, and each call of the import is refused (a
+// *DeniedError; host/ABI.md).
 type ImportError struct {
 	Module string // the module's name
 	Import string // "extism:host/env.http_request"
-	// Need is the grant kind the import requires ("net", "kv", "tools"),
-	// or for an application's host function the whole grant
-	// ("host:extism:host/user.mult"); "" when the host does not provide
-	// the import at all.
+	// Need was the grant an import required to load. Load no longer
+	// refuses an import for a grant (grants are asked at call time), so
+	// it is always ""; it stays for code that reads it.
 	Need string
 	// Detail explains a signature mismatch, when that is the problem.
 	Detail string

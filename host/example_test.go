@@ -62,21 +62,41 @@ func ExampleLimits() {
 	// Output: true tool exceeded its time limit of 100ms
 }
 
-// A module that imports a capability it was not granted does not load.
+// A module that imports a function the host does not provide does not
+// load.
 func ExampleImportError() {
 	ctx := context.Background()
 	h, _ := host.New(ctx, host.Options{NoDiskCache: true})
 	defer h.Close(ctx)
-	wasm, _ := os.ReadFile("../testdata/wasm/fetch.wasm")
-	_, err := h.Load(ctx, host.Module{Name: "fetch", Bytes: wasm})
+	wasm, _ := os.ReadFile("../testdata/wasm/unknownimport.wasm")
+	_, err := h.Load(ctx, host.Module{Name: "unknownimport", Bytes: wasm})
 	fmt.Println(err)
+	// Output:
+	// host: module "unknownimport" imports the host function env.system, which this host does not provide (the application registers its host functions in host.Options.Functions)
+}
+
+// A module that imports a capability it was not granted loads, and each
+// call of the import is refused: grants are asked at call time, as
+// Extism does.
+func ExampleDeniedError() {
+	ctx := context.Background()
+	h, _ := host.New(ctx, host.Options{NoDiskCache: true})
+	defer h.Close(ctx)
+	wasm, _ := os.ReadFile("../testdata/wasm/fetch.wasm")
+	mod, err := h.Load(ctx, host.Module{Name: "fetch", Bytes: wasm})
+	fmt.Println(err)
+	t, _ := mod.Tool("fetch")
+	res, _ := t.Call(ctx, tool.Call{Name: "fetch", Arguments: json.RawMessage(`{"url":"https://api.example.com/"}`)})
+	fmt.Println(res.IsError, res.Text())
+	_ = mod.Close(ctx)
 
 	g, _ := manifest.ParseGrant("net:api.example.com")
-	mod, err := h.Load(ctx, host.Module{Name: "fetch", Bytes: wasm, Grants: []manifest.Grant{g}})
+	mod, err = h.Load(ctx, host.Module{Name: "fetch", Bytes: wasm, Grants: []manifest.Grant{g}})
 	fmt.Println(err == nil, len(mod.Tools()), tool.FlagsOf(mod.Tools()[0]).Egress)
 	_ = mod.Close(ctx)
 	// Output:
-	// host: module "fetch" imports extism:host/env.http_request, which needs a net: grant it was not given
+	// <nil>
+	// true net: call of extism:host/env.http_request refused: the module was not granted net:HOST; it loads without the grant, and each call of the function is refused until it is approved with one
 	// true 1 true
 }
 

@@ -18,10 +18,10 @@ import (
 )
 
 // Function is a Go function the embedding application offers to modules:
-// Extism's host functions. A module may import it only when granted
-// host:NAMESPACE.NAME; a module without that grant is refused at load
-// (an *ImportError), and a call under describe, which runs with no
-// capabilities, is refused (a *DeniedError).
+// Extism's host functions. A module may call it only when granted
+// host:NAMESPACE.NAME: a module without that grant loads, and each of its
+// calls is refused before the function runs (a *DeniedError), as is a
+// call under describe, which runs with no capabilities.
 //
 // Extism's convention for values that are not numbers holds: the guest
 // passes and receives offsets of Extism memory blocks (i64), which

@@ -13,8 +13,9 @@ type Inspection struct {
 	SHA256      string
 	ABI         ABI
 	Description Description
-	// Needs lists the grant kinds the module's imports require to load
-	// ("net", "kv", "tools"), sorted.
+	// Needs lists the grant kinds the module's imports call for ("net",
+	// "kv", "tools"), sorted. Without one the module still loads, and each
+	// call of such an import is refused (see Gated, Ungranted).
 	Needs []string
 	// Imports lists every function the module imports, "module.name".
 	Imports []string
@@ -23,6 +24,41 @@ type Inspection struct {
 	// the grant host:namespace.name, and a host whose Options.Functions
 	// lack it refuses the module at load.
 	HostFunctions []string
+	// Gated lists the imports whose calls need a grant, each with the
+	// grant it needs, in the module's import order: the capability
+	// functions of Needs and the host functions.
+	Gated []GatedImport
+}
+
+// GatedImport is an import whose calls need a grant.
+type GatedImport struct {
+	Import string `json:"import"` // "extism:host/env.http_request"
+	// Need is the grant kind it needs, any grant of the kind ("net", "kv",
+	// "tools"), or the whole grant of a host function ("host:app.upper").
+	Need string `json:"need"`
+}
+
+// Ungranted returns the imports of Gated that grants do not allow: the
+// module loads with them, and each of their calls is refused at call time
+// with a capability refusal (host/ABI.md). It is what tools inspect and
+// tools approve show as "imports present but not granted".
+func (ins *Inspection) Ungranted(grants []manifest.Grant) []GatedImport {
+	var out []GatedImport
+	for _, gi := range ins.Gated {
+		if !slices.ContainsFunc(grants, func(g manifest.Grant) bool { return allows(g, gi.Need) }) {
+			out = append(out, gi)
+		}
+	}
+	return out
+}
+
+// allows reports whether g satisfies need, a grant kind or a whole
+// host: grant, as the instance's Granted does at call time.
+func allows(g manifest.Grant, need string) bool {
+	if g.Kind == manifest.KindHost {
+		return g.String() == need
+	}
+	return string(g.Kind) == need
 }
 
 // Inspect compiles b and reads its describe document with no capabilities
@@ -49,19 +85,24 @@ func (h *Host) Inspect(ctx context.Context, name string, b, sidecar []byte) (*In
 		return nil, compileErr(name, err)
 	}
 	defer h.release(e)
-	if err := h.checkImports(name, e, nil, true); err != nil {
+	if err := h.checkImports(name, e, true); err != nil {
 		return nil, err
 	}
 	ins := &Inspection{SHA256: sha, ABI: e.abi, Imports: slices.Clone(e.imports)}
 	needs := map[string]bool{}
 	for _, f := range e.mod.ImportedFunctions() {
 		m, n, _ := f.Import()
-		if k := capabilityOf(m, n); k != "" && !needs[k] {
+		k := capabilityOf(m, n)
+		if k != "" && !needs[k] {
 			needs[k] = true
 			ins.Needs = append(ins.Needs, k)
 		}
 		if embedderImport(m, n) {
 			ins.HostFunctions = append(ins.HostFunctions, m+"."+n)
+			k = string(manifest.KindHost) + ":" + m + "." + n
+		}
+		if k != "" {
+			ins.Gated = append(ins.Gated, GatedImport{Import: m + "." + n, Need: k})
 		}
 	}
 	slices.Sort(ins.Needs)

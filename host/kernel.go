@@ -147,7 +147,7 @@ func instantiateHostModules(ctx context.Context, rt wazero.Runtime, fs functions
 	m := hostmod.New(rt, goModule)
 	hostmod.AddUngated(m, kernelfn.Yield, asYielder)
 	hostmod.Add(m, kernelfn.Funcs, view(func(inst *instance) kernelfn.Call { return inst }))
-	hostmod.Add(m, netcap.Funcs, view(func(inst *instance) netcap.Call { return inst }))
+	hostmod.AddAs(m, envModule, netcap.Funcs, view(func(inst *instance) netcap.Call { return inst }))
 	if _, err := m.Instantiate(ctx); err != nil {
 		return fmt.Errorf("host: instantiating %s: %w", goModule, err)
 	}

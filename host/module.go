@@ -255,7 +255,7 @@ func (l *Loaded) setup(ctx context.Context, m Module) error {
 	if l.anyTool {
 		l.has[string(manifest.KindTools)] = true
 	}
-	if err := l.h.checkImports(l.name, l.entry, l.has, false); err != nil {
+	if err := l.h.checkImports(l.name, l.entry, false); err != nil {
 		return err
 	}
 	if l.entry.minMem > l.limits.Memory {

@@ -2,7 +2,6 @@ package plugins_test
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -13,8 +12,6 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-
-	"github.com/autoagent-go/autoagent/host"
 )
 
 // TestDescriptions checks what a model reads: every tool and every
@@ -86,11 +83,9 @@ func TestHTTPGet(t *testing.T) {
 	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
 	e := newEnv(t)
 
-	_, err := e.load("http_get", nil)
-	var ie *host.ImportError
-	if !errors.As(err, &ie) || ie.Need != "net" {
-		t.Fatalf("loading http_get without a net grant: %v, want an *host.ImportError needing net", err)
-	}
+	// Without a net grant it loads, and its request is refused.
+	fails(t, e.mustLoad("http_get"), "http_get", fmt.Sprintf(`{"url":%q}`, srv.URL+"/hello"),
+		"net: call of extism:host/env.http_request refused: the module was not granted net:HOST")
 
 	l := e.mustLoad("http_get", "net:127.0.0.1:"+port)
 	res := ok(t, l, "http_get", fmt.Sprintf(`{"url":%q}`, srv.URL+"/hello"))
@@ -217,11 +212,9 @@ func TestWriteFile(t *testing.T) {
 
 func TestKV(t *testing.T) {
 	e := newEnv(t)
-	_, err := e.load("kv", nil)
-	var ie *host.ImportError
-	if !errors.As(err, &ie) || ie.Need != "kv" {
-		t.Fatalf("loading kv without a kv grant: %v, want an *host.ImportError needing kv", err)
-	}
+	// Without a kv grant it loads, and its store is refused.
+	fails(t, e.mustLoad("kv"), "kv_get", `{"key":"colour"}`,
+		"kv: call of extism:host/user.kv_get refused: the module was not granted kv:NAMESPACE")
 	l := e.mustLoad("kv", "kv:notes")
 	res := ok(t, l, "kv_get", `{"key":"colour"}`)
 	var got struct {

@@ -55,6 +55,8 @@ requests. Granting more than it requests is refused unless --force is given
   state   (one instance serves every call, in turn: what one caller gives
            the module the next may read)
 
+A module may import a capability it is not granted: it loads, and each
+call of that import is refused; such imports are listed as ungranted.
 What is being granted is shown first; on a terminal you are asked to
 confirm. Without a terminal, pass --yes. Approving the same bytes again
 replaces their approval; approving an edited file adds an entry for the
@@ -173,6 +175,11 @@ func toolsApprove(c *cobra.Command, file string, f approveFlags) error {
 	// millisecond) and randomness: only the other grants are refused.
 	if missing := slices.DeleteFunc(manifest.Missing(r.Requested, grants), r.Inspection.Implies); len(missing) > 0 {
 		fmt.Fprintf(w, "  not granted: %s (the module asks for it; calls that need it will be refused)\n", grantList(missing))
+	}
+	// Imports present but not granted: the module loads with them (grants
+	// are asked at call time, as Extism does), and their calls are refused.
+	if u := r.Inspection.Ungranted(grants); len(u) > 0 {
+		fmt.Fprintf(w, "  ungranted: %s\n", ungrantedText(u, true))
 	}
 	fmt.Fprintf(w, "  limits:    %s\n", limitsText(limits))
 	fmt.Fprintf(w, "  by:        %s\n", termtext.Name(by))

@@ -73,9 +73,11 @@ func TestToolsCallRefused(t *testing.T) {
 	u, _ := url.Parse(srv.URL)
 	fetch := filepath.Join(e.testdata, "fetch.wasm")
 
-	// Without any net grant the module does not even load.
+	// Without any net grant the module loads, and its request is refused
+	// at call time: exit 1, the refusal as the result.
 	r := e.mustRun(1, "tools", "call", fetch, "--args", `{"url":"`+srv.URL+`"}`)
-	if !strings.Contains(r.stderr, "imports extism:host/env.http_request, which needs a net: grant") || r.stdout != "" {
+	if got := decodeResult(t, r.stdout); !got.IsError || !strings.Contains(got.Text(), "net: call of extism:host/env.http_request refused: the module was not granted net:HOST") ||
+		!strings.Contains(r.stderr, "(denied)") {
 		t.Errorf("no grant: stdout %q stderr %q", r.stdout, r.stderr)
 	}
 	// Granted another host: the request is refused, exit 1.

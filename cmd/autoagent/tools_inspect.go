@@ -82,8 +82,12 @@ type inspectOutput struct {
 	Imports      []string `json:"imports"`
 	// HostFunctions are the imports an application registers (host
 	// functions), each needing host:NAME.
-	HostFunctions []string         `json:"host_functions"`
-	Describe      host.Description `json:"describe"`
+	HostFunctions []string `json:"host_functions"`
+	// Ungranted are the imports present but not granted: those whose
+	// grant the approval lacks (all that need one, when nothing approves
+	// these bytes). The module loads with them; each call is refused.
+	Ungranted []host.GatedImport `json:"ungranted"`
+	Describe  host.Description   `json:"describe"`
 }
 
 func newToolsInspectCmd() *cobra.Command {
@@ -96,7 +100,10 @@ func newToolsInspectCmd() *cobra.Command {
 		Short: "Show a module's own describe output, requested capabilities, sha256 and approval status",
 		Long: `Show what a module says about itself before you approve it: its tools and
 their input schemas, the capabilities it requests, the grant kinds its
-imports need, its sha256, and whether the manifest approves these bytes.
+imports call for, its sha256, and whether the manifest approves these bytes.
+Imports present but not granted (by the approval; by nothing while the
+module is pending) are listed as ungranted: the module loads with them,
+and each of their calls is refused.
 
 The module's describe runs with no capabilities at all and tight limits.
 A describe sidecar NAME.tool.json beside the module is used instead of
@@ -126,7 +133,7 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 					File: file, SHA256: r.SHA256, Sidecar: r.SidecarFile, SidecarSHA256: r.SidecarSHA256,
 					Status: string(plugindir.StatusInvalid), Reason: err.Error(), Manifest: paths.manifestPath(),
 					Requested: []string{}, Capabilities: []string{}, Needs: []string{}, Imports: []string{}, HostFunctions: []string{},
-					Describe: host.Description{Tools: []host.ToolDescription{}},
+					Ungranted: []host.GatedImport{}, Describe: host.Description{Tools: []host.ToolDescription{}},
 				}
 				if encErr := printJSON(c.OutOrStdout(), out); encErr != nil {
 					return encErr
@@ -172,10 +179,15 @@ func toolsInspect(c *cobra.Command, file string, paths pluginPaths, asJSON bool)
 		fmt.Fprintf(c.ErrOrStderr(), "autoagent: %s\n", termtext.Name(err.Error()))
 		out.Status = "unknown"
 	}
+	var granted []manifest.Grant // a pending module runs with none
 	if e, ok := r.Approval(m); ok && err == nil {
 		out.Status = string(plugindir.StatusApproved)
 		out.Approval = &inspectApproval{Name: e.Name, File: e.File, Grants: manifest.GrantStrings(e.Grants), Limits: e.Limits,
 			ApprovedBy: e.ApprovedBy, ApprovedAt: e.ApprovedAt, Note: e.Note, Source: sourceOf(e.Source)}
+		granted = e.Grants
+	}
+	if out.Ungranted = r.Inspection.Ungranted(granted); out.Ungranted == nil {
+		out.Ungranted = []host.GatedImport{}
 	}
 	if asJSON {
 		return printJSON(c.OutOrStdout(), out)
@@ -217,7 +229,10 @@ func printInspection(w io.Writer, r *review, out inspectOutput) {
 	}
 	fmt.Fprintf(w, "requests:  %s\n", requestsText(r.Requested))
 	if len(out.Needs) > 0 {
-		fmt.Fprintf(w, "imports:   need %s grants to load\n", strings.Join(out.Needs, ", "))
+		fmt.Fprintf(w, "imports:   call for %s grants (without one the module loads, and those calls are refused)\n", strings.Join(out.Needs, ", "))
+	}
+	if len(out.Ungranted) > 0 {
+		fmt.Fprintf(w, "ungranted: %s\n", ungrantedText(out.Ungranted, out.Approval != nil))
 	}
 	if len(out.HostFunctions) > 0 {
 		fmt.Fprintf(w, "host functions: %s (each needs the grant host:NAME, and the application running the module registers it)\n",
@@ -257,6 +272,25 @@ func printInspection(w io.Writer, r *review, out inspectOutput) {
 			fmt.Fprintf(w, "  resource template %s (%s): %s\n", termtext.Name(r.URITemplate), termtext.Name(r.Name), oneLine(r.Description))
 		}
 	}
+}
+
+// ungrantedText shows the imports present but not granted, and what
+// that means: approved says whether the grants are an approval's (else
+// the module is pending, and would run with none).
+func ungrantedText(us []host.GatedImport, approved bool) string {
+	parts := make([]string, len(us))
+	for i, u := range us {
+		need := u.Need
+		if !strings.Contains(need, ":") {
+			need += ":" // a kind: any grant of it
+		}
+		parts[i] = termtext.Name(u.Import) + " (needs " + termtext.Name(need) + ")"
+	}
+	whose := "its grants"
+	if !approved {
+		whose = "no grants"
+	}
+	return strings.Join(parts, ", ") + "; with " + whose + " the module loads, and each call of these is refused"
 }
 
 // listChanges names the lists a module may change at run time, by the

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/manifest"
 )
 
@@ -354,7 +355,8 @@ func TestToolsInspect(t *testing.T) {
 	r := e.mustRun(0, "tools", "inspect", fetch, "--plugins", e.plugins)
 	for _, want := range []string{
 		"sha256:    " + sum, "abi:       extism", "status:    pending: no approval", "requests:  net:example.com",
-		"imports:   need net grants", "  fetch\n    Fetches a URL.\n    input:  {\"type\":\"object\"",
+		"imports:   call for net grants", "ungranted: extism:host/env.http_request (needs net:)",
+		"  fetch\n    Fetches a URL.\n    input:  {\"type\":\"object\"",
 	} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("inspect lacks %q:\n%s", want, r.stdout)
@@ -560,6 +562,60 @@ func TestApproveHostFunctions(t *testing.T) {
 	entry, ok := e.loadManifest().Lookup(sha256Hex(t, fn))
 	if !ok || grantList(entry.Grants) != "host:app.upper, host:extism:host/user.mult" {
 		t.Errorf("approval %+v", entry)
+	}
+}
+
+// Imports present but not granted (issue 44 item 4): inspect lists them
+// against the approval's grants (all of them while the module is
+// pending), in text and JSON; approve lists those its grants leave out,
+// and records the grants as given.
+func TestInspectApproveUngranted(t *testing.T) {
+	e := newCLIEnv(t)
+	lazy := e.add("lazytime.wasm")
+	r := e.mustRun(0, "tools", "inspect", lazy)
+	for _, want := range []string{
+		"imports:   call for net grants (without one the module loads, and those calls are refused)",
+		"ungranted: extism:host/env.http_request (needs net:); with no grants the module loads, and each call of these is refused",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("inspect lacks %q:\n%s", want, r.stdout)
+		}
+	}
+	ungranted := func() []host.GatedImport {
+		t.Helper()
+		r := e.mustRun(0, "tools", "inspect", lazy, "--json")
+		var out struct {
+			Ungranted []host.GatedImport `json:"ungranted"`
+			Needs     []string           `json:"needs"`
+		}
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || out.Ungranted == nil || !slices.Equal(out.Needs, []string{"net"}) {
+			t.Fatalf("inspect --json: %v\n%s", err, r.stdout)
+		}
+		return out.Ungranted
+	}
+	want := []host.GatedImport{{Import: "extism:host/env.http_request", Need: "net"}}
+	if got := ungranted(); !slices.Equal(got, want) {
+		t.Errorf("pending: ungranted %v, want %v", got, want)
+	}
+	// Approved with nothing (it requests nothing): approve says so, and
+	// inspect lists it against the approval.
+	r = e.mustRun(0, "tools", "approve", lazy, "--yes")
+	if want := "  ungranted: extism:host/env.http_request (needs net:); with its grants the module loads, and each call of these is refused"; !strings.Contains(r.stdout, want) {
+		t.Errorf("approve lacks %q:\n%s", want, r.stdout)
+	}
+	if got := ungranted(); !slices.Equal(got, want) {
+		t.Errorf("approved without net: ungranted %v, want %v", got, want)
+	}
+	// Approved with a net grant: nothing is ungranted, in either command.
+	r = e.mustRun(0, "tools", "approve", lazy, "--grant", "net:time.example.com", "--force", "--yes")
+	if strings.Contains(r.stdout, "ungranted") {
+		t.Errorf("approve with net: lists ungranted imports:\n%s", r.stdout)
+	}
+	if got := ungranted(); len(got) != 0 {
+		t.Errorf("approved with net: ungranted %v", got)
+	}
+	if r := e.mustRun(0, "tools", "inspect", lazy); strings.Contains(r.stdout, "ungranted") {
+		t.Errorf("inspect with net approved lists ungranted imports:\n%s", r.stdout)
 	}
 }
 

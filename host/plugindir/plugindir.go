@@ -563,11 +563,9 @@ func (d *Dir) loadPlugin(ctx context.Context, m *manifest.Manifest, file string,
 	if l == nil {
 		l, err = d.h.Load(ctx, mod)
 		if err != nil {
-			if p.Status == StatusQuarantined && !isModuleDefect(err) {
-				// It is a sound module that needs grants quarantine does not give.
-				p.Status, p.Err = StatusPending, fmt.Errorf("%w; quarantine cannot load it: %w", ErrNotApproved, err)
-				return p
-			}
+			// No grant would fix it: a module loads with imports it was
+			// not granted (quarantine's none included), and each of
+			// their calls is refused.
 			return invalid(err)
 		}
 		l.OnListChanged(d.signalListChanged)
@@ -599,15 +597,6 @@ func sidecarMismatch(want, got, file string) error {
 		return fmt.Errorf("%w: its describe sidecar %s, approved with it, is gone", ErrNotApproved, file)
 	}
 	return fmt.Errorf("%w: its describe sidecar %s changed since approval", ErrNotApproved, file)
-}
-
-// isModuleDefect reports a load error that no grant would fix.
-func isModuleDefect(err error) bool {
-	var ie *host.ImportError
-	if errors.As(err, &ie) && ie.Need != "" && ie.Detail == "" {
-		return false
-	}
-	return true
 }
 
 // loadKey identifies a loaded module: same bytes, sidecar, grants and

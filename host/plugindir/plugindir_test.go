@@ -3,11 +3,16 @@ package plugindir
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -731,5 +736,30 @@ func TestSpecialFilesSkipped(t *testing.T) {
 	case <-verified:
 	case <-time.After(30 * time.Second):
 		t.Fatal("manifest.Verify blocked on a FIFO")
+	}
+}
+
+// TestQuarantineLoadsUngrantedImports: quarantine gives a module no
+// grants, and a module that imports http_request loads there all the same
+// (issue 44 item 4); its request is refused at call time, in the sandbox
+// process, and nothing is sent.
+func TestQuarantineLoadsUngrantedImports(t *testing.T) {
+	var served atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { served.Add(1) }))
+	defer srv.Close()
+	e := newPDEnv(t)
+	e.put("fetch.wasm", wasmFile(t, "fetch.wasm"), nil)
+	s := e.open(Options{Quarantine: true}).Snapshot()
+	if got := statuses(s)["fetch.wasm"]; got != StatusQuarantined {
+		p, _ := s.Plugin("fetch")
+		t.Fatalf("fetch.wasm is %s (%v), want quarantined", got, p.Err)
+	}
+	tl, _ := s.Tool("fetch")
+	res, err := tl.Call(t.Context(), tool.Call{Name: "fetch", Arguments: json.RawMessage(fmt.Sprintf(`{"url":%q}`, srv.URL))})
+	if err != nil || !res.IsError || !strings.Contains(res.Text(), "net: call of extism:host/env.http_request refused") {
+		t.Fatalf("quarantined fetch: %+v, %v", res, err)
+	}
+	if served.Load() != 0 {
+		t.Fatal("a quarantined module reached the server")
 	}
 }

@@ -3,7 +3,6 @@ package conformance_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -164,9 +163,14 @@ func TestKVConformance(t *testing.T) {
 			}
 			describes = append(describes, ins.Description)
 
-			var ierr *host.ImportError
-			if _, err := loadKV(t, h, lang); !errors.As(err, &ierr) || ierr.Need != "kv" {
-				t.Errorf("loading without a kv grant: %v, want an ImportError needing kv", err)
+			// Without a kv grant it loads, and each call of a kv
+			// function is refused.
+			bare, err := loadKV(t, h, lang)
+			if err != nil {
+				t.Fatalf("loading without a kv grant: %v", err)
+			}
+			if got, want := kvCall(t, bare, "kv_get", map[string]string{"key": "k"}), "error: kv: call of extism:host/user.kv_get refused: the module was not granted kv:NAMESPACE"; !strings.HasPrefix(got, want) {
+				t.Errorf("kv_get without a kv grant:\n got %s\nwant %s…", got, want)
 			}
 
 			l, err := loadKV(t, h, lang, "kv:caps")

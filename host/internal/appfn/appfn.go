@@ -39,7 +39,7 @@ type Func[C Call] struct {
 // while describing or without the grant, under the call's deadline, with
 // its failures ending the call.
 func Entry[C Call](f Func[C], name string, params, results []api.ValueType) hostcall.Func[C] {
-	return hostcall.Func[C]{Name: name, Params: params, Results: results, Fn: func(c C, stack []uint64) { serve(c, f, stack) }}
+	return hostcall.Func[C]{Name: name, Params: params, Results: results, Grant: f.Grant, Fn: func(c C, stack []uint64) { serve(c, f, stack) }}
 }
 
 func serve[C Call](c C, f Func[C], stack []uint64) {
@@ -47,8 +47,8 @@ func serve[C Call](c C, f Func[C], stack []uint64) {
 		c.Deny("host", "call of host function "+f.Name, hostcall.NoCapabilities)
 	}
 	if !c.Granted(f.Grant) {
-		// The import check refuses such a module at load; this is the
-		// second lock on the same door.
+		// hostmod's gate refuses such a call before it gets here; this is
+		// the second lock on the same door.
 		c.Deny("host", "call of host function "+f.Name, "the module has no "+f.Grant+" grant")
 	}
 	c.Use(f.Grant)

@@ -142,6 +142,7 @@ func TestExtismPlugins(t *testing.T) {
 		headers, reuse            bool
 		want                      string // this host's result where it differs on purpose
 		loadErr                   string // this host refuses the module at load
+		theirErr                  string // go-sdk's error, where want differs from it on purpose
 		lib                       string // a module go-sdk links to file by the name lib
 	}{
 		{name: "alloc", file: "alloc.wasm", export: "run_test"},
@@ -184,8 +185,11 @@ func TestExtismPlugins(t *testing.T) {
 			want: "Failed to write file: Read-only file system (os error 69)"},
 		{name: "http_headers", file: "http_headers.wasm", export: "http_get", input: string(getReq),
 			hosts: []string{"127.0.0.1"}, headers: true, grants: []string{"net:" + srvHost}},
+		// An import without its grant loads in both hosts; its call
+		// fails in both (issue 44 item 4).
 		{name: "http_headers not granted", file: "http_headers.wasm", export: "http_get", input: string(getReq),
-			loadErr: "imports extism:host/env.http_request, which needs a net: grant it was not given"},
+			want:     "net: call of extism:host/env.http_request refused: the module was not granted net:HOST",
+			theirErr: "HTTP request to '" + srv.URL + "' is not allowed"},
 		{name: "http not granted", file: "http.wasm", export: "run_test", grants: []string{"net:example.com"},
 			want: "net: request to https://jsonplaceholder.typicode.com/todos/1 refused"},
 		{name: "linked modules", file: "main.wasm", export: "run_test", lib: "lib.wasm",
@@ -254,6 +258,9 @@ func TestExtismPlugins(t *testing.T) {
 			case c.want != "":
 				if !strings.Contains(res.Text(), c.want) {
 					t.Errorf("host: %+v, want %q (extism: rc %d, %q, %v)", res, c.want, rc, theirs, theirErr)
+				}
+				if c.theirErr != "" && (theirErr == nil || !strings.Contains(theirErr.Error(), c.theirErr)) {
+					t.Errorf("extism: rc %d, %q, %v, want the error %q", rc, theirs, theirErr, c.theirErr)
 				}
 			case theirErr == nil && rc != 0:
 				if !res.IsError || res.Text() != fmt.Sprintf("tool t returned code %d", rc) {

@@ -95,9 +95,10 @@ type Call interface {
 type Func[C any] struct {
 	Name            string
 	Params, Results []api.ValueType
-	// Grant is the grant kind a module importing the function needs ("net",
-	// "kv", "tools"), "" for none; a module importing it without such a
-	// grant is refused at load.
+	// Grant is the grant a module calling the function needs: a kind
+	// ("net", "kv", "tools") for any grant of that kind, or a whole grant
+	// ("host:NAMESPACE.NAME"); "" for none. A module importing it without
+	// one loads; hostmod refuses each call before Fn runs.
 	Grant string
 	// Fn does the work: stack holds the parameters on entry and receives
 	// the results, as in wazero's api.GoModuleFunc.

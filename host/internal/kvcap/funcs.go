@@ -38,7 +38,7 @@ type Access struct {
 }
 
 // Funcs are the kv functions of extism:host/user (host/ABI.md §1.4);
-// importing any needs a kv: grant.
+// calling any needs a kv: grant (hostmod's gate refuses the call without one).
 var Funcs = []hostcall.Func[Call]{
 	{Name: "kv_get", Params: hostcall.Sig(hostcall.I64, hostcall.I64), Results: hostcall.Sig(hostcall.I64), Grant: "kv",
 		Fn: func(c Call, s []uint64) { s[0] = get(c, s[0], s[1]) }},

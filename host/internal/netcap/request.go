@@ -39,7 +39,8 @@ func NewSession(policy *Policy) *Session { return &Session{policy: policy} }
 func (s *Session) Reset() { s.status, s.headers = 0, nil }
 
 // Funcs are the functions of extism:host/env that reach the network (Extism's
-// names and semantics, host/ABI.md §1.2); importing any needs a net: grant.
+// names and semantics, host/ABI.md §1.2); calling any needs a net: grant
+// (hostmod's gate refuses the call without one).
 var Funcs = []hostcall.Func[Call]{
 	{Name: "http_request", Params: hostcall.Sig(hostcall.I64, hostcall.I64), Results: hostcall.Sig(hostcall.I64), Grant: "net",
 		Fn: func(c Call, s []uint64) { s[0] = request(c, s[0], s[1]) }},

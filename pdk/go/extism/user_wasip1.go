@@ -4,7 +4,7 @@ package extism
 
 // autoagent's own host functions, in the "extism:host/user" module
 // (host/ABI.md §1.4 and §1.5), wrapped in hostfunc.go. Each needs a grant:
-// a module that imports one without it does not load.
+// a module that imports one without it loads, and its calls are refused.
 
 //go:wasmimport extism:host/user kv_get
 func kvGet(ns, key uint64) uint64
