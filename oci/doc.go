@@ -23,8 +23,10 @@
 //
 // Signatures are cosign's, stored beside the artifact at the tag
 // sha256-HEX.sig as simple-signing payloads naming the manifest digest
-// (what `cosign sign --key` writes). They are verified with the Sigstore
-// libraries against public keys the signers file trusts for a reference.
+// (what `cosign sign --key` writes in cosign v2), or Sigstore bundles
+// naming a key attached as OCI referrers (what it writes in cosign v3).
+// They are verified with the Sigstore libraries against public keys the
+// signers file trusts for a reference.
 //
 // Keyless signatures are Sigstore bundles attached to the artifact as
 // OCI referrers (what `cosign sign` writes without a key). sigstore-go

@@ -175,8 +175,8 @@ func TestKeylessRefusals(t *testing.T) {
 			vm["publicKey"] = map[string]any{"hint": "a2V5"}
 			raw, _ := json.Marshal(b)
 			f.attach(t, d, raw)
-			return "signed with a key, not a certificate"
-		}, ErrBadSignature},
+			return "has a key-signed Sigstore bundle, and " + f.trust.Path + " trusts no key for it"
+		}, ErrNoSigner},
 		{"an attestation, not a signature", func(ref, d string) string {
 			st := bytes.Replace(sigstoretest.Statement(repo, d), []byte("https://sigstore.dev/cosign/sign/v1"), []byte("https://slsa.dev/provenance/v1"), 1)
 			f.attach(t, d, f.ss.Sign(ciSubject, ciIssuer, st))

@@ -212,7 +212,11 @@ func (s *Signers) verifyIndex(repo, d string, sigs []Signature) (*Signer, int, e
 	}
 	for si, sig := range sigs {
 		if sig.Bundle != nil {
-			sg, err := s.verifyKeyless(repo, d, sig.Bundle, trusted)
+			verifyBundle := s.verifyKeyless
+			if isKeyBundle(sig.Bundle) {
+				verifyBundle = s.verifyKeyBundle
+			}
+			sg, err := verifyBundle(repo, d, sig.Bundle, trusted)
 			if err == nil {
 				return sg, si, nil
 			}

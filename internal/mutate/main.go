@@ -2237,6 +2237,23 @@ var mutations = []mutation{
 	{"ship44 tools approve: the provenance record taken on its word", "cmd/autoagent/tools_oci.go",
 		"\t\terr = signers.VerifyRecord(rec)\n\t} else {\n\t\terr = rec.Check()\n\t}", "\t\terr = nil\n\t\t_ = signers\n\t} else {\n\t\terr = nil\n\t}",
 		"./cmd/autoagent", "^TestToolsApproveRefusesForgedRecord$"},
+	// key-signed bundles (cosign v3 sign --key): verified with the keys
+	// trusted for the reference, as cosign's statement of this digest.
+	{"keybundle: a key-signed bundle taken for a keyless one", "oci/keybundle.go",
+		"\treturn err == nil && vc.PublicKey() != nil\n", "\treturn err == nil && vc.PublicKey() != nil && false\n",
+		"./oci", "^TestKeySignedBundle$"},
+	{"keybundle: the digest not asked of the signature", "oci/keybundle.go",
+		"res, err := v.Verify(&b, verify.NewPolicy(verify.WithArtifactDigest(\"sha256\", sum), verify.WithKey()))", "res, err := v.Verify(&b, verify.NewPolicy(verify.WithoutArtifactUnsafe(), verify.WithKey()))\n\t\t_ = sum",
+		"./oci", "^TestKeySignedBundle$"},
+	{"keybundle: a signature of another digest accepted", "oci/keybundle.go",
+		"\t\tif other != \"\" {\n\t\t\treturn nil, fmt.Errorf(\"%w: %s signed %s", "\t\tif false {\n\t\t\treturn nil, fmt.Errorf(\"%w: %s signed %s",
+		"./oci", "^TestKeySignedBundle$"},
+	{"keybundle: an attestation taken for a signature", "oci/keybundle.go",
+		"if st := res.Statement; st == nil || st.GetPredicateType() != predicateCosignSign {", "if st := res.Statement; false && st != nil {",
+		"./oci", "^TestKeySignedBundle$"},
+	{"keybundle: any key verifies, whatever its references", "oci/keybundle.go",
+		"\tfor _, sg := range trusted {\n\t\tif sg.verifier == nil {\n", "\tfor i := range s.Signers {\n\t\tsg := &s.Signers[i]\n\t\tif sg.verifier == nil {\n",
+		"./oci", "^TestKeySignedBundle$"},
 	// provenance record bound: what Install writes reads back.
 	{"oci: record read with the old 1 MiB bound", "oci/install.go",
 		"SourceFile(filepath.Base(moduleFile))), maxRecord)", "SourceFile(filepath.Base(moduleFile))), 1<<20)",

@@ -13,6 +13,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -29,6 +30,7 @@ import (
 	"github.com/sigstore/sigstore-go/pkg/root"
 	"github.com/sigstore/sigstore-go/pkg/testing/ca"
 	"github.com/sigstore/sigstore-go/pkg/tlog"
+	"github.com/sigstore/sigstore/pkg/signature"
 	"oras.land/oras-go/v2/content"
 	"oras.land/oras-go/v2/registry/remote"
 )
@@ -268,4 +270,39 @@ func Attach(t testing.TB, host, repository, d string, raw []byte) {
 	if err := repo.Push(ctx, content.NewDescriptorFromBytes(ocispec.MediaTypeImageManifest, man), bytes.NewReader(man)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// SignWithKey returns the bundle `cosign sign --key` (cosign v3, or v2
+// with --new-bundle-format, and --tlog-upload=false) writes for
+// statement: a DSSE envelope signed with signer, its verification
+// material naming a key, not a certificate.
+func SignWithKey(t testing.TB, signer signature.Signer, statement []byte) []byte {
+	t.Helper()
+	const payloadType = "application/vnd.in-toto+json"
+	// DSSE's pre-authentication encoding of the envelope, which is what
+	// its signature signs.
+	pae := fmt.Appendf(nil, "DSSEv1 %d %s %d ", len(payloadType), payloadType, len(statement))
+	pae = append(pae, statement...)
+	sig, err := signer.SignMessage(bytes.NewReader(pae))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pb := &protobundle.Bundle{
+		MediaType: BundleMediaType,
+		VerificationMaterial: &protobundle.VerificationMaterial{
+			Content: &protobundle.VerificationMaterial_PublicKey{PublicKey: &protocommon.PublicKeyIdentifier{}},
+		},
+		Content: &protobundle.Bundle_DsseEnvelope{DsseEnvelope: &protodsse.Envelope{
+			Payload: statement, PayloadType: payloadType, Signatures: []*protodsse.Signature{{Sig: sig}},
+		}},
+	}
+	b, err := bundle.NewBundle(pb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := b.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
 }
