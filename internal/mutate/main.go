@@ -2237,6 +2237,23 @@ var mutations = []mutation{
 	{"ship44 tools approve: the provenance record taken on its word", "cmd/autoagent/tools_oci.go",
 		"\t\terr = signers.VerifyRecord(rec)\n\t} else {\n\t\terr = rec.Check()\n\t}", "\t\terr = nil\n\t\t_ = signers\n\t} else {\n\t\terr = nil\n\t}",
 		"./cmd/autoagent", "^TestToolsApproveRefusesForgedRecord$"},
+	// retrievetest: the conformance suite catches a retriever or store
+	// that breaks the contract.
+	{"retrievetest: files ignore k", "retrieve/files.go",
+		"\tlist = list[:min(depth, len(list))]\n", "\t_ = depth\n",
+		"./retrieve", "^TestConformanceFiles$"},
+	{"retrievetest: files answer an ended context", "retrieve/files.go",
+		"\tif err := ctx.Err(); err != nil {\n\t\treturn nil, err\n\t}\n\tdepth := k\n", "\tdepth := k\n",
+		"./retrieve", "^TestConformanceFiles$"},
+	{"retrievetest: the store's search unsorted", "retrieve/vector.go",
+		"\ts.mu.RUnlock()\n\tslices.SortFunc(out, byScore)\n", "\ts.mu.RUnlock()\n\tslices.Reverse(out)\n",
+		"./retrieve", "^TestConformanceMemStore$"},
+	{"retrievetest: the store adds a second vector under an id", "retrieve/vector.go",
+		"\t\tif j, ok := s.slot[id]; ok {\n", "\t\tif j, ok := s.slot[id]; ok && false {\n",
+		"./retrieve", "^TestConformanceMemStore$"},
+	{"retrievetest: the store keeps non-positive similarities", "retrieve/vector.go",
+		"\t\tif c := dot / (s.norms[i] * qn); c > 0 {\n", "\t\tif c := dot / (s.norms[i] * qn); c > -2 {\n",
+		"./retrieve", "^TestConformanceMemStore$"},
 	// key-signed bundles (cosign v3 sign --key): verified with the keys
 	// trusted for the reference, as cosign's statement of this digest.
 	{"keybundle: a key-signed bundle taken for a keyless one", "oci/keybundle.go",
