@@ -3,7 +3,6 @@ package host
 import (
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // Sentinel errors. Match them with errors.Is.
@@ -37,10 +36,6 @@ var (
 type ImportError struct {
 	Module string // the module's name
 	Import string // "extism:host/env.http_request"
-	// Need was the grant an import required to load. Load no longer
-	// refuses an import for a grant (grants are asked at call time), so
-	// it is always ""; it stays for code that reads it.
-	Need string
 	// Detail explains a signature mismatch, when that is the problem.
 	Detail string
 	// Unregistered is set for an import an application would register
@@ -60,10 +55,6 @@ func (e *ImportError) Error() string {
 		return fmt.Sprintf("host: module %q makes its import %s %s: a module may not export a function it imports, nor start with one (the host would run the host function in place of the module's code); export a function of the module's own that calls it", e.Module, e.Import, e.Exposed)
 	case e.Detail != "":
 		return fmt.Sprintf("host: module %q imports %s with the wrong signature: %s", e.Module, e.Import, e.Detail)
-	case strings.HasPrefix(e.Need, "host:"):
-		return fmt.Sprintf("host: module %q imports the host function %s, which needs the grant %s it was not given", e.Module, e.Import, e.Need)
-	case e.Need != "":
-		return fmt.Sprintf("host: module %q imports %s, which needs a %s: grant it was not given", e.Module, e.Import, e.Need)
 	case e.Unregistered:
 		return fmt.Sprintf("host: module %q imports the host function %s, which this host does not provide (the application registers its host functions in host.Options.Functions)", e.Module, e.Import)
 	}

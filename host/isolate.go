@@ -114,7 +114,6 @@ type wireError struct {
 	Max     int64  `json:"max,omitempty"`
 	Module  string `json:"module,omitempty"`
 	Import  string `json:"import,omitempty"`
-	Need    string `json:"need,omitempty"`
 	Detail  string `json:"detail,omitempty"`
 	// Unregistered and Exposed are ImportError's.
 	Unregistered bool   `json:"unregistered,omitempty"`
@@ -133,7 +132,7 @@ func toWire(err error) *wireError {
 	)
 	switch {
 	case errors.As(err, &ie):
-		w.Kind, w.Module, w.Import, w.Need, w.Detail, w.Unregistered, w.Exposed = "import", ie.Module, ie.Import, ie.Need, ie.Detail, ie.Unregistered, ie.Exposed
+		w.Kind, w.Module, w.Import, w.Detail, w.Unregistered, w.Exposed = "import", ie.Module, ie.Import, ie.Detail, ie.Unregistered, ie.Exposed
 	case errors.As(err, &mle):
 		w.Kind, w.Limit, w.Max, w.Value = "modulelimit", mle.Limit, mle.Max, mle.What
 	case errors.As(err, &le):
@@ -165,7 +164,7 @@ func (e *sandboxError) Unwrap() error { return e.sentinel }
 func (w *wireError) err() error {
 	switch w.Kind {
 	case "import":
-		return &ImportError{Module: w.Module, Import: w.Import, Need: w.Need, Detail: w.Detail, Unregistered: w.Unregistered, Exposed: w.Exposed}
+		return &ImportError{Module: w.Module, Import: w.Import, Detail: w.Detail, Unregistered: w.Unregistered, Exposed: w.Exposed}
 	case "modulelimit":
 		return &ModuleLimitError{Limit: w.Limit, Max: w.Max, What: w.Value}
 	case "limit":
