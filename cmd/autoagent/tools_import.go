@@ -3,12 +3,14 @@ package main
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"math"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -30,12 +32,12 @@ func init() { addToolsCommand(newToolsImportCmd) }
 
 func newToolsImportCmd() *cobra.Command {
 	var (
-		paths  pluginPaths
+		pull   pullFlags
 		copyIn bool
 		asJSON bool
 	)
 	c := &cobra.Command{
-		Use:   "import CONFIG [--plugins DIR] [--copy] [--json]",
+		Use:   "import CONFIG [--plugins DIR] [--copy] [--json] [--allow-unsigned] [--plain-http]",
 		Short: "Propose plugins and grants from a hyper-mcp config or an Extism manifest",
 		Long: `Reads a hyper-mcp runtime config (YAML or JSON: plugins with path or url and
 runtime_config) or an Extism manifest (JSON: wasm, allowed_hosts, allowed_paths,
@@ -45,11 +47,18 @@ net: grants ("*" as net:*, any public host), allowed_paths as fs grants with the
 guest paths, env_vars and config as config: grants (${VAR} as an environment
 reference), memory_limit and memory.max_pages as the memory limit, skip_tools as
 --skip-tools. Nothing is approved: each proposal is the tools approve command a
-person runs after reviewing it. Modules are never downloaded; --copy copies local
-ones into the plugins directory.`,
+person runs after reviewing it. --copy copies local modules into the plugins
+directory.
+
+A plugin at an oci:// URL is pulled and verified as "tools pull" does (its
+cosign signature by a signer signers.json trusts for the reference, or
+--allow-unsigned), into the plugins directory, pending. A plugin at an https://
+URL carries no signature: it is downloaded, pending, only with --allow-unsigned.
+Both pulls are recorded in the audit log; a module already there with other
+bytes is kept. Other URLs (http://) are not fetched.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			props, err := importConfig(c, args[0], paths.dir(), copyIn)
+			props, err := importConfig(c, args[0], pull.paths.dir(), copyIn, &pull)
 			if err != nil {
 				return err
 			}
@@ -60,7 +69,7 @@ ones into the plugins directory.`,
 			return nil
 		},
 	}
-	paths.register(c.Flags())
+	pull.register(c.Flags())
 	c.Flags().BoolVar(&copyIn, "copy", false, "copy local modules into the plugins directory (never over a different file)")
 	c.Flags().BoolVar(&asJSON, "json", false, "print the proposals as JSON")
 	return c
@@ -74,7 +83,8 @@ type importProposal struct {
 	// File is where the plugins directory holds (or would hold) it; ""
 	// when the plugin's name is not a module name (nothing is proposed).
 	File string `json:"file"`
-	// SHA256 is the sum of the local module's bytes, "" for a remote one.
+	// SHA256 is the sum of the module's bytes: a local one's, or a
+	// pulled or downloaded one's; "" when there are none.
 	SHA256    string          `json:"sha256,omitempty"`
 	Grants    []string        `json:"grants"`
 	Limits    manifest.Limits `json:"limits"`
@@ -106,7 +116,7 @@ type hyperConfig struct {
 	} `yaml:"plugins"`
 }
 
-func importConfig(c *cobra.Command, file, pluginsDir string, copyIn bool) ([]importProposal, error) {
+func importConfig(c *cobra.Command, file, pluginsDir string, copyIn bool, pull *pullFlags) ([]importProposal, error) {
 	raw, err := safefile.Read(file, 16<<20)
 	if err != nil {
 		return nil, err
@@ -205,7 +215,7 @@ func importConfig(c *cobra.Command, file, pluginsDir string, copyIn bool) ([]imp
 		return nil, fmt.Errorf("%s: neither a hyper-mcp config (plugins:) nor an Extism manifest (wasm:)", file)
 	}
 	for i := range props {
-		props[i].locate(c, base, pluginsDir, copyIn)
+		props[i].locate(c, base, pluginsDir, copyIn, pull)
 	}
 	return props, nil
 }
@@ -270,7 +280,7 @@ func (p *importProposal) addConfig(key, value string) {
 // that is not a module name proposes nothing: the config is not trusted,
 // and the name becomes a file name in the plugins directory (`../x`
 // escaped it; the red team of issue 38).
-func (p *importProposal) locate(c *cobra.Command, base, pluginsDir string, copyIn bool) {
+func (p *importProposal) locate(c *cobra.Command, base, pluginsDir string, copyIn bool, pull *pullFlags) {
 	if p.Grants == nil {
 		p.Grants = []string{}
 	}
@@ -284,8 +294,12 @@ func (p *importProposal) locate(c *cobra.Command, base, pluginsDir string, copyI
 	switch {
 	case p.Source == "":
 		p.Notes = append(p.Notes, "the plugin names no module (path or url)")
+	case strings.HasPrefix(p.Source, "oci://"):
+		p.pullOCI(c, pull)
+	case strings.HasPrefix(p.Source, "https://"):
+		p.download(c, pull)
 	case strings.Contains(src, "://"):
-		p.Notes = append(p.Notes, fmt.Sprintf("autoagent does not download modules: fetch %s yourself, save it as %s and review it with `autoagent tools inspect`", p.Source, p.File))
+		p.Notes = append(p.Notes, fmt.Sprintf("only oci:// and https:// modules are fetched: fetch %s yourself, save it as %s and review it with `autoagent tools inspect`", p.Source, p.File))
 	default:
 		if !filepath.IsAbs(src) {
 			src = filepath.Join(base, src)
@@ -462,4 +476,86 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// pullOCI pulls the plugin's oci:// module into the plugins directory as
+// "tools pull" does: verified, pending, recorded in the audit log.
+func (p *importProposal) pullOCI(c *cobra.Command, pull *pullFlags) {
+	art, err := pullInto(c, *pull, strings.TrimPrefix(p.Source, "oci://"), p.Name, false, c.ErrOrStderr())
+	if err != nil {
+		p.Notes = append(p.Notes, fmt.Sprintf("%s was not pulled: %v", p.Source, err))
+		return
+	}
+	p.SHA256 = art.SHA256
+	p.checkRequested(c, p.File)
+}
+
+// importHTTP fetches https:// modules: a bounded wait, and redirects only
+// to https.
+var importHTTP = &http.Client{
+	Timeout: 2 * time.Minute,
+	CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if req.URL.Scheme != "https" {
+			return fmt.Errorf("redirected to %s, which is not https", req.URL.Redacted())
+		}
+		if len(via) >= 5 {
+			return fmt.Errorf("more than 5 redirects")
+		}
+		return nil
+	},
+}
+
+// download fetches the plugin's https:// module into the plugins
+// directory, pending, when --allow-unsigned allows a module that carries
+// no signature; the audit log records the pull as unsigned.
+func (p *importProposal) download(c *cobra.Command, pull *pullFlags) {
+	if !pull.allowUnsigned {
+		p.Notes = append(p.Notes, fmt.Sprintf("%s carries no signature: pass --allow-unsigned to download it pending (the audit log records it), or fetch it yourself, save it as %s and review it with `autoagent tools inspect`", p.Source, p.File))
+		return
+	}
+	b, err := fetchModule(c.Context(), p.Source)
+	if err != nil {
+		p.Notes = append(p.Notes, fmt.Sprintf("%s was not downloaded (the plugins directory is unchanged): %v", p.Source, err))
+		return
+	}
+	if err := copyModule(b, p.File); err != nil {
+		p.Notes = append(p.Notes, err.Error())
+		return
+	}
+	sum := manifest.Sum(b)
+	by := cmp.Or(pull.by, defaultApprover())
+	store := &manifest.Store{Path: pull.paths.manifestPath()}
+	if err := store.RecordPull(c.Context(), manifest.Pull{
+		SHA256: sum, File: filepath.Base(p.File), Name: p.Name, Unsigned: true, By: by,
+		Source: manifest.Source{Reference: p.Source, Digest: "sha256:" + sum},
+	}); err != nil {
+		p.Notes = append(p.Notes, fmt.Sprintf("downloaded %s, but the audit log was not written: %v", p.File, err))
+	}
+	fmt.Fprintf(c.ErrOrStderr(), "autoagent: warning: downloaded %s -> %s unsigned (--allow-unsigned; pending: not approved)\n", termtext.Name(p.Source), termtext.Name(p.File))
+	p.SHA256 = sum
+	p.checkRequested(c, p.File)
+}
+
+// fetchModule GETs an https:// module, at most maxModuleFile bytes.
+func fetchModule(ctx context.Context, url string) ([]byte, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := importHTTP.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("GET %s: %s", req.URL.Redacted(), resp.Status)
+	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxModuleFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > maxModuleFile {
+		return nil, fmt.Errorf("the module is larger than %d bytes", int64(maxModuleFile))
+	}
+	return b, nil
 }

@@ -42,7 +42,9 @@ func TestToolsImportHyperMCP(t *testing.T) {
       skip_tools: ["tool_[0-9]+", "("]
       skip_prompts: ["x"]
   remote:
-    url: oci://registry.invalid/time-plugin:latest
+    url: oci://127.0.0.1:1/time-plugin:latest
+  web:
+    url: http://127.0.0.1:1/web.wasm
 `
 	cfgPath := filepath.Join(src, "config.yaml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
@@ -50,7 +52,7 @@ func TestToolsImportHyperMCP(t *testing.T) {
 	}
 	r := e.mustRun(0, "tools", "import", cfgPath, "--json", "--copy")
 	var out struct{ Plugins []importProposal }
-	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || len(out.Plugins) != 2 {
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil || len(out.Plugins) != 3 {
 		t.Fatalf("%v\n%s", err, r.stdout)
 	}
 	dyn, remote := out.Plugins[0], out.Plugins[1]
@@ -70,8 +72,13 @@ func TestToolsImportHyperMCP(t *testing.T) {
 	if strings.Contains(notes, `config "API_KEY" looks like a secret`) {
 		t.Error("an environment reference is flagged as a written secret")
 	}
-	if remote.SHA256 != "" || !strings.Contains(strings.Join(remote.Notes, "\n"), "does not download modules") {
+	// A registry that is down: not pulled, saying so; an http:// URL is
+	// not fetched at all.
+	if remote.SHA256 != "" || !strings.Contains(strings.Join(remote.Notes, "\n"), "oci://127.0.0.1:1/time-plugin:latest was not pulled") {
 		t.Errorf("remote: %+v", remote)
+	}
+	if web := out.Plugins[2]; web.SHA256 != "" || !strings.Contains(strings.Join(web.Notes, "\n"), "only oci:// and https:// modules are fetched") {
+		t.Errorf("web: %+v", web)
 	}
 	if got, _ := os.ReadFile(filepath.Join(e.plugins, "dyn.wasm")); manifest.Sum(got) != manifest.Sum(b) {
 		t.Fatal("--copy did not copy the module")

@@ -190,7 +190,7 @@ layer or a refused signature leave the plugins directory unchanged.
 Credentials come from the Docker config file and its credential helpers.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(c *cobra.Command, args []string) error {
-			_, err := pullInto(c, f, args[0], f.name, false)
+			_, err := pullInto(c, f, args[0], f.name, false, c.OutOrStdout())
 			return err
 		},
 	}
@@ -201,7 +201,7 @@ Credentials come from the Docker config file and its credential helpers.`,
 
 // pullInto pulls reference into the plugins directory as name (default:
 // the repository's last part), verified, and records the pull.
-func pullInto(c *cobra.Command, f pullFlags, reference, name string, replace bool) (*oci.Artifact, error) {
+func pullInto(c *cobra.Command, f pullFlags, reference, name string, replace bool, out io.Writer) (*oci.Artifact, error) {
 	ref, err := oci.ParseReference(reference)
 	if err != nil {
 		return nil, usageError(err)
@@ -225,7 +225,7 @@ func pullInto(c *cobra.Command, f pullFlags, reference, name string, replace boo
 	if by == "" {
 		by = defaultApprover()
 	}
-	w := c.OutOrStdout()
+	w := out
 	if unverified != nil {
 		fmt.Fprintf(c.ErrOrStderr(), "autoagent: warning: pulling unverified (--allow-unsigned): %s\n", termtext.Name(unverified.Error()))
 	}
@@ -316,7 +316,7 @@ func toolsUpdate(c *cobra.Command, f pullFlags, args []string) error {
 			continue
 		}
 		fmt.Fprintf(w, "%s: %s moved from %s to %s\n", termtext.Name(n), termtext.Name(e.Source.Reference), e.Source.Digest, art.Digest)
-		if _, err := pullInto(c, f, e.Source.Reference, strings.TrimSuffix(e.File, ".wasm"), true); err != nil {
+		if _, err := pullInto(c, f, e.Source.Reference, strings.TrimSuffix(e.File, ".wasm"), true, c.OutOrStdout()); err != nil {
 			fmt.Fprintf(c.ErrOrStderr(), "autoagent: %s: %s\n", termtext.Name(n), termtext.Name(err.Error()))
 			failed = append(failed, n)
 			continue

@@ -3,6 +3,8 @@ package main
 import (
 	"crypto/elliptic"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/autoagent-go/autoagent/internal/registrytest"
 	"github.com/autoagent-go/autoagent/internal/sigstoretest"
+	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/oci"
 )
 
@@ -338,5 +341,105 @@ func TestToolsKeylessPullApproveVerify(t *testing.T) {
 	r = e.mustRun(1, "tools", "verify")
 	if !strings.Contains(r.stdout, "signature:") || !strings.Contains(r.stdout, "was signed by subject "+subject) {
 		t.Fatalf("verify with the identity untrusted:\n%s\n%s", r.stdout, r.stderr)
+	}
+}
+
+// TestToolsImportPullsOCIAndHTTPS: a hyper-mcp config's oci:// plugin is
+// pulled and verified as tools pull does, and its https:// plugin is
+// downloaded only with --allow-unsigned; both land pending, recorded in
+// the audit log, with the approve command proposed; stdout stays JSON.
+func TestToolsImportPullsOCIAndHTTPS(t *testing.T) {
+	e := newOCIEnv(t)
+	ref := e.reg.Host + "/tools/echo:1"
+	e.mustRun(0, "tools", "push", filepath.Join(e.testdata, "echo.wasm"), ref, "--plain-http")
+	e.mustRun(0, "tools", "sign", ref, "--key", e.key, "--plain-http")
+	unsignedRef := e.reg.Host + "/tools/unsigned:1"
+	e.mustRun(0, "tools", "push", filepath.Join(e.testdata, "echo.wasm"), unsignedRef, "--plain-http")
+
+	fetchWasm, err := os.ReadFile(filepath.Join(e.testdata, "fetch.wasm"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/fetch.wasm", func(w http.ResponseWriter, _ *http.Request) { w.Write(fetchWasm) })
+	mux.HandleFunc("/downgrade.wasm", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://"+r.Host+"/fetch.wasm", http.StatusFound)
+	})
+	srv := httptest.NewTLSServer(mux)
+	defer srv.Close()
+	saved := importHTTP
+	client := srv.Client()
+	client.CheckRedirect = saved.CheckRedirect
+	importHTTP = client
+	defer func() { importHTTP = saved }()
+
+	cfg := "plugins:\n" +
+		"  echo:\n    url: oci://" + ref + "\n" +
+		"  unsigned:\n    url: oci://" + unsignedRef + "\n" +
+		"  web:\n    url: " + srv.URL + "/fetch.wasm\n    runtime_config:\n      allowed_hosts: [\"example.com\"]\n" +
+		"  down:\n    url: " + srv.URL + "/downgrade.wasm\n"
+	cfgPath := filepath.Join(e.root, "config.yaml")
+	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	importJSON := func(args ...string) map[string]importProposal {
+		t.Helper()
+		r := e.mustRun(0, append([]string{"tools", "import", cfgPath, "--json", "--plain-http"}, args...)...)
+		var out struct{ Plugins []importProposal }
+		if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+			t.Fatalf("stdout is not JSON: %v\n%s", err, r.stdout)
+		}
+		byName := map[string]importProposal{}
+		for _, p := range out.Plugins {
+			byName[p.Name] = p
+		}
+		return byName
+	}
+	notes := func(p importProposal) string { return strings.Join(p.Notes, "\n") }
+
+	got := importJSON()
+	echo := got["echo"]
+	if echo.SHA256 != sha256Hex(t, filepath.Join(e.testdata, "echo.wasm")) || sha256Hex(t, filepath.Join(e.plugins, "echo.wasm")) != echo.SHA256 ||
+		!strings.HasPrefix(echo.Approve, "autoagent tools approve ") {
+		t.Fatalf("echo (oci://, signed): %+v", echo)
+	}
+	if u := got["unsigned"]; u.SHA256 != "" || !strings.Contains(notes(u), "was not pulled") || !strings.Contains(notes(u), "no cosign signature") {
+		t.Errorf("unsigned (oci://): %+v", u)
+	}
+	if w := got["web"]; w.SHA256 != "" || !strings.Contains(notes(w), "carries no signature: pass --allow-unsigned") {
+		t.Errorf("web (https://) without --allow-unsigned: %+v", w)
+	}
+	for _, f := range []string{"unsigned.wasm", "web.wasm", "down.wasm"} {
+		if _, err := os.Stat(filepath.Join(e.plugins, f)); err == nil {
+			t.Errorf("%s written without --allow-unsigned", f)
+		}
+	}
+	if e.loadManifest().Len() != 0 {
+		t.Fatal("import approved something")
+	}
+
+	got = importJSON("--allow-unsigned")
+	web := got["web"]
+	if web.SHA256 != manifest.Sum(fetchWasm) || sha256Hex(t, filepath.Join(e.plugins, "web.wasm")) != web.SHA256 ||
+		!strings.Contains(web.Approve, "--grant net:example.com") {
+		t.Fatalf("web (https://) with --allow-unsigned: %+v", web)
+	}
+	if d := got["down"]; d.SHA256 != "" || !strings.Contains(notes(d), "not https") {
+		t.Errorf("a redirect to http:// followed: %+v", d)
+	}
+	if _, err := os.Stat(filepath.Join(e.plugins, "down.wasm")); err == nil {
+		t.Error("down.wasm written after a redirect to http://")
+	}
+	logData, _ := os.ReadFile(filepath.Join(e.plugins, "manifest.log.jsonl"))
+	if !strings.Contains(string(logData), srv.URL+"/fetch.wasm") || strings.Count(string(logData), `"unsigned":true`) < 2 {
+		t.Fatalf("audit log lacks the unsigned pulls:\n%s", logData)
+	}
+	if e.loadManifest().Len() != 0 {
+		t.Fatal("import approved something")
+	}
+	// The proposed command approves the downloaded module.
+	e.mustRun(0, append(shellFields(t, web.Approve)[1:], "--yes")...)
+	if _, ok := e.loadManifest().Lookup(web.SHA256); !ok {
+		t.Fatal("the proposed approve command did not approve web.wasm")
 	}
 }

@@ -2254,6 +2254,20 @@ var mutations = []mutation{
 	{"retrievetest: the store keeps non-positive similarities", "retrieve/vector.go",
 		"\t\tif c := dot / (s.norms[i] * qn); c > 0 {\n", "\t\tif c := dot / (s.norms[i] * qn); c > -2 {\n",
 		"./retrieve", "^TestConformanceMemStore$"},
+	// tools import of hyper-mcp configs (issue 44 item 5): oci:// pulled
+	// verified, https:// only with --allow-unsigned, never via http.
+	{"import: an oci:// plugin not pulled", "cmd/autoagent/tools_import.go",
+		"\t\tp.pullOCI(c, pull)\n", "\t\t_ = pull\n",
+		"./cmd/autoagent", "^TestToolsImportPullsOCIAndHTTPS$"},
+	{"import: an https:// module downloaded without --allow-unsigned", "cmd/autoagent/tools_import.go",
+		"\tif !pull.allowUnsigned {\n\t\tp.Notes = append(p.Notes, fmt.Sprintf(\"%s carries no signature", "\tif false {\n\t\tp.Notes = append(p.Notes, fmt.Sprintf(\"%s carries no signature",
+		"./cmd/autoagent", "^TestToolsImportPullsOCIAndHTTPS$"},
+	{"import: a redirect to http:// followed", "cmd/autoagent/tools_import.go",
+		"\t\tif req.URL.Scheme != \"https\" {\n", "\t\tif false {\n",
+		"./cmd/autoagent", "^TestToolsImportPullsOCIAndHTTPS$"},
+	{"import: an https:// download's source not in the audit log", "cmd/autoagent/tools_import.go",
+		"\t\tSource: manifest.Source{Reference: p.Source, Digest:", "\t\tSource: manifest.Source{Reference: \"elsewhere\", Digest:",
+		"./cmd/autoagent", "^TestToolsImportPullsOCIAndHTTPS$"},
 	// key-signed bundles (cosign v3 sign --key): verified with the keys
 	// trusted for the reference, as cosign's statement of this digest.
 	{"keybundle: a key-signed bundle taken for a keyless one", "oci/keybundle.go",
