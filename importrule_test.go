@@ -103,6 +103,7 @@ var importRules = []importRule{
 	{"rules", []string{"trace", "llm"}, "rules reads rule files and traces which one a run used"},
 	{"skills", []string{"tool", "llm"}, "skills are tools over folders; the loop knows nothing of them"},
 	{"retrieve", []string{"llm", "memory", "session"}, "retrieve reads documents, facts and sessions; the loop calls it, it never calls the loop"},
+	{"retrieve/retrievetest", []string{"retrieve"}, "a conformance suite imports what it checks"},
 	{"llm/cache", []string{"llm", "trace"}, "the response cache is a Provider wrapping another, traced; it stays out of the loop"},
 	{"workspace", []string{"loop", "tool", "trace", "llm"}, "workspace → loop (who made a change), tool, trace; never host: the host's Journal interface is met by its Before method"},
 	{"sandbox", []string{"", "host", "host/plugindir", "synth", "codemode", "codemode/jsprogram", "codemode/pyprogram", "manifest", "loop", "tool", "trace", "workspace", "llm"},
