@@ -161,7 +161,7 @@ func (h *Host) compileCached(ctx context.Context, g *runtimeGen, b []byte) (mod 
 			mod, err = nil, fmt.Errorf("%w: the runtime failed on it: %v", ErrMalformed, p)
 		}
 	}()
-	ctx, cancel := context.WithTimeout(ctx, h.compileTimeout)
+	ctx, cancel := compileBudget(ctx, h.compileTimeout, compileWallCap*h.compileTimeout, selfCPU)
 	defer cancel()
 	// Close ends the compilation too (see Host.Close).
 	ctx, stop := context.WithCancelCause(ctx)
@@ -198,9 +198,9 @@ func (h *Host) compileCached(ctx context.Context, g *runtimeGen, b []byte) (mod 
 	if err != nil && errors.Is(context.Cause(ctx), ErrClosed) {
 		return nil, ErrClosed
 	}
-	if err != nil && ctx.Err() == context.DeadlineExceeded {
+	if err != nil && errors.Is(context.Cause(ctx), errCompileBudget) {
 		return nil, &ModuleLimitError{Limit: "CompileTimeout", Max: int64(h.compileTimeout / time.Second),
-			What: fmt.Sprintf("compiling it took longer than %v (Options.CompileTimeout)", h.compileTimeout)}
+			What: fmt.Sprintf("compiling it took longer than %v, of wall time and of CPU time (Options.CompileTimeout)", h.compileTimeout)}
 	}
 	return mod, err
 }

@@ -111,7 +111,10 @@ type Options struct {
 	// their defaults.
 	ModuleLimits ModuleLimits
 	// CompileTimeout bounds the compilation of one module; 0 means 2
-	// minutes. ModuleLimits keep real compilations far below it.
+	// minutes. A compilation is stopped once it has taken this long and
+	// the process has used as much CPU time meanwhile, or has taken eight
+	// times as long whatever the CPU: a loaded machine slows a compilation
+	// without failing it. ModuleLimits keep real compilations far below it.
 	CompileTimeout time.Duration
 	// Deterministic gives every module a fixed clock (wall time from
 	// 2022-01-01T00:00:00Z, monotonic from 0, each advancing 1 ms per

@@ -394,9 +394,9 @@ func (h *Host) inspectIsolated(ctx context.Context, name string, b, sidecar []by
 		return nil, err
 	}
 	defer s.close()
-	resp, err := s.do(ctx, workerRequest{Op: "inspect", Name: name, Bytes: b, Sidecar: sidecar}, h.compileTimeout+describeTimeout+h.slack())
+	resp, err := s.do(ctx, workerRequest{Op: "inspect", Name: name, Bytes: b, Sidecar: sidecar}, compileWallCap*h.compileTimeout+describeTimeout+h.slack())
 	if errors.Is(err, errSandboxTimeout) {
-		return nil, fmt.Errorf("host: module %q: %w: compiling it and running its describe took longer than %v", name, ErrDescribe, h.compileTimeout+describeTimeout)
+		return nil, fmt.Errorf("host: module %q: %w: compiling it and running its describe took longer than %v", name, ErrDescribe, compileWallCap*h.compileTimeout+describeTimeout)
 	}
 	if err != nil {
 		return nil, err
@@ -426,11 +426,11 @@ func (r *remote) session(ctx context.Context) (*sandbox, workerResponse, error) 
 		return nil, workerResponse{}, err
 	}
 	resp, err := s.do(ctx, workerRequest{Op: "load", Name: r.m.Name, Bytes: r.m.Bytes, Sidecar: r.m.Sidecar,
-		ModLimits: r.m.Limits, Config: r.m.Config}, r.h.compileTimeout+describeTimeout+r.h.slack())
+		ModLimits: r.m.Limits, Config: r.m.Config}, compileWallCap*r.h.compileTimeout+describeTimeout+r.h.slack())
 	if err != nil {
 		s.close()
 		if errors.Is(err, errSandboxTimeout) {
-			err = fmt.Errorf("host: module %q: %w: loading it took longer than %v", r.m.Name, ErrDescribe, r.h.compileTimeout+describeTimeout)
+			err = fmt.Errorf("host: module %q: %w: loading it took longer than %v", r.m.Name, ErrDescribe, compileWallCap*r.h.compileTimeout+describeTimeout)
 		}
 		return nil, workerResponse{}, err
 	}

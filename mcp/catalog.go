@@ -62,6 +62,8 @@ type servedResource struct {
 func (s *Server) SetPrompts(prompts []Prompt) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.listing.Lock()
+	defer s.listing.Unlock()
 	var errs []error
 	next := map[string]*servedPrompt{}
 	defs := map[string]*sdk.Prompt{}
@@ -103,6 +105,8 @@ func (s *Server) SetPrompts(prompts []Prompt) error {
 func (s *Server) SetResources(resources []Resource) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.listing.Lock()
+	defer s.listing.Unlock()
 	var errs []error
 	next := map[string]*servedResource{}
 	defs := map[string]any{}

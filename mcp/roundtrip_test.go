@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -354,4 +355,59 @@ func TestClientStaleToolAndTimeouts(t *testing.T) {
 			t.Errorf("calling a withdrawn tool: %+v, %v; want an error result the model reads", res, err)
 		}
 	})
+}
+
+// A client listing while the server swaps its tool set sees the old set
+// or the new one, never a set half changed: the server changes its list
+// one tool at a time, and a loaded machine can notify (or a client can
+// list) between two of them. Found when `autoagent mcp serve`'s hot
+// reload showed a client one tool of five under load.
+func TestClientNeverListsAHalfChangedSet(t *testing.T) {
+	set := func(prefix string) []tool.Tool {
+		var ts []tool.Tool
+		for i := range 60 {
+			ts = append(ts, fnTool(fmt.Sprintf("%s%02d", prefix, i), `{"type":"object"}`, nil))
+		}
+		return ts
+	}
+	a, b := set("a"), set("b")
+	srv := mcp.NewServer(mcp.ServerOptions{})
+	if err := srv.SetTools(a); err != nil {
+		t.Fatal(err)
+	}
+	c := pipe(t, srv, mcp.ClientOptions{})
+	stop := make(chan struct{})
+	seen := make(chan string, 1)
+	go func() {
+		defer close(seen)
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			if _, err := c.Refresh(context.Background()); err != nil {
+				seen <- "Refresh: " + err.Error()
+				return
+			}
+			names := toolNames(c.Tools())
+			if len(names) != 60 || names[0][0] != names[59][0] {
+				seen <- fmt.Sprintf("a listing of %d tools: %v", len(names), names)
+				return
+			}
+		}
+	}()
+	for i := range 40 {
+		next := a
+		if i%2 == 0 {
+			next = b
+		}
+		if err := srv.SetTools(next); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(stop)
+	if bad, ok := <-seen; ok {
+		t.Fatalf("the client saw a half-changed set: %.300s", bad)
+	}
 }

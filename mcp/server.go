@@ -10,8 +10,10 @@ import (
 	"io"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -74,7 +76,13 @@ type Server struct {
 
 	mu    sync.Mutex
 	tools map[string]*servedTool
-	cat   catalog // prompts and resources
+	// listing is held by SetTools, SetPrompts and SetResources while they
+	// change the lists one item at a time, and read by every list request,
+	// so a client never lists a set half changed (the SDK notifies a change
+	// 10 ms after the last one, and a loaded machine can take longer than
+	// that between two items).
+	listing sync.RWMutex
+	cat     catalog // prompts and resources
 
 	calls atomic.Uint64
 
@@ -113,6 +121,15 @@ func NewServer(opts ServerOptions) *Server {
 		},
 		CompletionHandler: s.complete,
 	})
+	s.srv.AddReceivingMiddleware(func(next sdk.MethodHandler) sdk.MethodHandler {
+		return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+			if strings.HasSuffix(method, "/list") {
+				s.listing.RLock()
+				defer s.listing.RUnlock()
+			}
+			return next(ctx, method, req)
+		}
+	})
 	return s
 }
 
@@ -132,6 +149,8 @@ func NewServer(opts ServerOptions) *Server {
 func (s *Server) SetTools(tools []tool.Tool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.listing.Lock()
+	defer s.listing.Unlock()
 	var errs []error
 	count := map[string]int{}
 	for _, t := range tools {
@@ -304,9 +323,10 @@ type nopWriteCloser struct{ io.Writer }
 func (nopWriteCloser) Close() error { return nil }
 
 // ended reads a session's end: the client going away is how a session
-// ends normally.
+// ends normally, including while the server writes to it (a list change
+// notified as the client hangs up: a closed pipe, EPIPE).
 func ended(err error) error {
-	if errors.Is(err, io.EOF) || errors.Is(err, sdk.ErrConnectionClosed) {
+	if errors.Is(err, io.EOF) || errors.Is(err, sdk.ErrConnectionClosed) || errors.Is(err, io.ErrClosedPipe) || errors.Is(err, syscall.EPIPE) {
 		return nil
 	}
 	return err

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/codemode/jsprogram"
@@ -25,8 +26,13 @@ import (
 
 var (
 	sharedOnce   sync.Once
+	sharedHost   *host.Host
 	sharedRunner *jsprogram.Runner
 	sharedErr    error
+
+	longOnce   sync.Once
+	longRunner *jsprogram.Runner
+	longErr    error
 )
 
 // runner is one program runner for the package's tests, on a host whose
@@ -37,17 +43,34 @@ func runner(t testing.TB) *jsprogram.Runner {
 	path := enginetest.Path(t, synth.BridgeEngineFile)
 	sharedOnce.Do(func() {
 		ctx := context.Background()
-		var h *host.Host
-		h, sharedErr = host.New(ctx, host.Options{CallTool: loop.CallNested})
+		sharedHost, sharedErr = host.New(ctx, host.Options{CallTool: loop.CallNested})
 		if sharedErr != nil {
 			return
 		}
-		sharedRunner, sharedErr = jsprogram.New(ctx, h, jsprogram.Options{Engine: path, Progress: os.Stderr})
+		sharedRunner, sharedErr = jsprogram.New(ctx, sharedHost, jsprogram.Options{Engine: path, Progress: os.Stderr})
 	})
 	if sharedErr != nil {
 		t.Fatal(sharedErr)
 	}
 	return sharedRunner
+}
+
+// untimedRunner is runner with a time limit no program of these tests
+// reaches: a hostile program meant to end on another limit (memory,
+// output, calls, stack) ends on that one however loaded the machine is,
+// instead of on the time limit first.
+func untimedRunner(t testing.TB) *jsprogram.Runner {
+	t.Helper()
+	path := enginetest.Path(t, synth.BridgeEngineFile)
+	runner(t) // the shared host
+	longOnce.Do(func() {
+		longRunner, longErr = jsprogram.New(context.Background(), sharedHost, jsprogram.Options{Engine: path, Progress: os.Stderr,
+			Limits: host.Limits{Timeout: 30 * time.Minute}})
+	})
+	if longErr != nil {
+		t.Fatal(longErr)
+	}
+	return longRunner
 }
 
 // shop is the tools the tests' programs call: get_order (refund = 10 × id),
@@ -377,7 +400,6 @@ func TestHostilePrograms(t *testing.T) {
 		t.Skip("hostile programs run to their limits (seconds each); not in -short")
 	}
 	cases := []struct{ name, code, want string }{
-		{"endless loop", `while (true) {}`, "the program was stopped: it exceeded its time limit"},
 		{"memory bomb", `const a = []; for (;;) a.push(new Array(1e6).fill(1))`, "the program was stopped: it exceeded its memory limit"},
 		{"a million tool calls", `for (let i = 0; i < 1e6; i++) { try { await tools.get_order({id: i}) } catch (e) {} } return "done"`, "the program was stopped: tools.get_order: ProgramCallLimit"},
 		{"deep recursion", `function f(n) { return f(n + 1) + 1 } return f(0)`, "maximum call stack size"},
@@ -397,11 +419,20 @@ func TestHostilePrograms(t *testing.T) {
 	calls = append(calls, programCall("after", `return (await tools.get_order({id: 2})).refund`))
 	s := &shop{}
 	a := agent(t, s, calls...)
+	a.CodeMode.Runner = untimedRunner(t)
 	a.CodeMode.MaxCalls = 1000
 	a.Bounds.MaxSteps = len(calls) + 1
 	res, err := a.Run(context.Background(), "go")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The endless loop, alone under the time limit of 10 s.
+	endless, err := agent(t, &shop{}, programCall("endless", `while (true) {}`)).Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := result(t, endless, "endless"); !r.IsError || !strings.Contains(r.Content, "the program was stopped: it exceeded its time limit") {
+		t.Errorf("endless loop: want an error naming the time limit, got %+v", r)
 	}
 	for i, c := range cases {
 		r := result(t, res, fmt.Sprintf("h%d", i))

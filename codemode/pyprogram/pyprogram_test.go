@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/codemode/pyprogram"
@@ -24,8 +25,13 @@ import (
 
 var (
 	sharedOnce   sync.Once
+	sharedHost   *host.Host
 	sharedRunner *pyprogram.Runner
 	sharedErr    error
+
+	longOnce   sync.Once
+	longRunner *pyprogram.Runner
+	longErr    error
 )
 
 // runner is one Python program runner for the package's tests, on a host whose
@@ -36,17 +42,34 @@ func runner(t testing.TB) *pyprogram.Runner {
 	path := pyenginetest.Path(t)
 	sharedOnce.Do(func() {
 		ctx := context.Background()
-		var h *host.Host
-		h, sharedErr = host.New(ctx, host.Options{CallTool: loop.CallNested})
+		sharedHost, sharedErr = host.New(ctx, host.Options{CallTool: loop.CallNested})
 		if sharedErr != nil {
 			return
 		}
-		sharedRunner, sharedErr = pyprogram.New(ctx, h, pyprogram.Options{Engine: path, Progress: os.Stderr})
+		sharedRunner, sharedErr = pyprogram.New(ctx, sharedHost, pyprogram.Options{Engine: path, Progress: os.Stderr})
 	})
 	if sharedErr != nil {
 		t.Fatal(sharedErr)
 	}
 	return sharedRunner
+}
+
+// untimedRunner is runner with a time limit no program of these tests
+// reaches: a hostile program meant to end on another limit (memory,
+// output, calls, stack) ends on that one however loaded the machine is,
+// instead of on the time limit first.
+func untimedRunner(t testing.TB) *pyprogram.Runner {
+	t.Helper()
+	path := pyenginetest.Path(t)
+	runner(t) // the shared host
+	longOnce.Do(func() {
+		longRunner, longErr = pyprogram.New(context.Background(), sharedHost, pyprogram.Options{Engine: path, Progress: os.Stderr,
+			Limits: host.Limits{Timeout: 30 * time.Minute}})
+	})
+	if longErr != nil {
+		t.Fatal(longErr)
+	}
+	return longRunner
 }
 
 // shop is the tools the tests' programs call: get_order (refund = 10 × id),
@@ -419,7 +442,6 @@ func TestHostilePrograms(t *testing.T) {
 		t.Skip("hostile programs run to their limits (seconds each); not in -short")
 	}
 	cases := []struct{ name, code, want string }{
-		{"endless loop", `while True: pass`, "the program was stopped: it exceeded its time limit"},
 		{"memory bomb", "a = []\nwhile True: a.append([1] * 1000000)", "the program was stopped: it exceeded its memory limit"},
 		{"a million tool calls", "for i in range(1000000):\n    try:\n        tools.get_order(id=i)\n    except BaseException:\n        pass\nreturn 'done'", "the program was stopped: tools.get_order: ProgramCallLimit"},
 		{"deep recursion", "def f(n): return f(n + 1) + 1\nreturn f(0)", "RecursionError: maximum recursion depth exceeded"},
@@ -456,11 +478,20 @@ func TestHostilePrograms(t *testing.T) {
 	calls = append(calls, programCall("after", `return tools.get_order(id=2)["refund"]`))
 	s := &shop{}
 	a := agent(t, s, calls...)
+	a.CodeMode.Runner = untimedRunner(t)
 	a.CodeMode.MaxCalls = 1000
 	a.Bounds.MaxSteps = len(calls) + 1
 	res, err := a.Run(context.Background(), "go")
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The endless loop, alone under the time limit of 10 s.
+	endless, err := agent(t, &shop{}, programCall("endless", `while True: pass`)).Run(context.Background(), "go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := result(t, endless, "endless"); !r.IsError || !strings.Contains(r.Content, "the program was stopped: it exceeded its time limit") {
+		t.Errorf("endless loop: want an error naming the time limit, got %+v", r)
 	}
 	for i, c := range cases {
 		r := result(t, res, fmt.Sprintf("h%d", i))

@@ -2686,6 +2686,18 @@ var mutations = []mutation{
 	{"lazygrants: approve does not show ungranted imports", "cmd/autoagent/tools_approve.go",
 		"\tif u := r.Inspection.Ungranted(grants); len(u) > 0 {", "\tif u := r.Inspection.Ungranted(grants); false && len(u) > 0 {",
 		"./cmd/autoagent", "^TestInspectApproveUngranted$"},
+
+	// load52: what holds on a loaded machine. A compilation's budget is CPU
+	// time as well as wall time; a client never lists a half-changed set.
+	{"load52: the compile budget is wall time alone", "host/compilebudget.go",
+		"			if !ok || used-cpu0 >= d || time.Since(start) >= wallCap {", "			if !ok || used-cpu0 >= 0 || time.Since(start) >= wallCap {",
+		"./host", "^TestCompileBudget"},
+	{"load52: without a CPU clock the compile budget never ends", "host/compilebudget.go",
+		"			if !ok || used-cpu0 >= d || time.Since(start) >= wallCap {", "			if !ok && false || used-cpu0 >= d || time.Since(start) >= wallCap {",
+		"./host", "^TestCompileBudget"},
+	{"load52: a list request does not wait for a set being changed", "mcp/server.go",
+		"				s.listing.RLock()\n				defer s.listing.RUnlock()\n", "",
+		"./mcp", "^TestClientNeverListsAHalfChangedSet$"},
 }
 
 func main() {
