@@ -231,8 +231,9 @@ func TestSnapshotNotTakenWhenInitFails(t *testing.T) {
 // TestSnapshotRandomness: a Go guest's runtime draws randomness as it
 // starts (hash seeds, math/rand's generator), which instances restored
 // from one snapshot would share: it gets none unless the module allows
-// it (Module.SharedSeeds). A deterministic module gets none either: each
-// instance replays the fixed clock and generator from their start.
+// it (Module.SharedSeeds). A deterministic module gets one, with or
+// without it: its initialisers read the fixed clock and generator, which
+// its snapshot keeps where they left them (TestFakeSourcesResume).
 func TestSnapshotRandomness(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -243,7 +244,8 @@ func TestSnapshotRandomness(t *testing.T) {
 	}{
 		{"default", Options{}, Module{}, false},
 		{"SharedSeeds", Options{}, Module{SharedSeeds: true}, true},
-		{"deterministic", Options{Deterministic: true}, Module{SharedSeeds: true}, false},
+		{"deterministic", Options{Deterministic: true}, Module{}, true},
+		{"Module.Deterministic", Options{}, Module{Deterministic: true}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -329,5 +331,35 @@ func TestSnapshotNotTakenAfterTheFileSystem(t *testing.T) {
 	}
 	if l.snaps.snap.Load() != nil || !strings.Contains(l.snaps.refused, "file system") {
 		t.Errorf("snapshot taken %v, refused %q", l.snaps.snap.Load() != nil, l.snaps.refused)
+	}
+}
+
+// TestFakeSourcesResume: a deterministic instance restored from a
+// snapshot reads its clocks and generator on from where the snapshot's
+// initialisers left them, as the instance that ran them does, not from
+// their start: otherwise a program run in the one and run again in the
+// other would not make the same calls.
+func TestFakeSourcesResume(t *testing.T) {
+	t.Parallel()
+	read := func(f *fakeSources) string {
+		sec, ns := f.walltime()
+		p := make([]byte, 13) // odd: part of a generated word stays buffered
+		_, _ = f.rand.Read(p)
+		return fmt.Sprintf("%d.%09d %d %x", sec, ns, f.nanotime(), p)
+	}
+	ran := newFakeSources()
+	initRead := read(ran) // what the initialisers read
+	st := ran.state()
+	want := read(ran) + read(ran)
+
+	restored := newFakeSources()
+	if err := restored.resume(st); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(restored) + read(restored); got != want {
+		t.Errorf("restored instance read %q, the one that ran the initialisers %q", got, want)
+	}
+	if fresh := read(newFakeSources()); fresh != initRead || fresh == want[:len(fresh)] {
+		t.Errorf("a fresh instance read %q, want %q (and not what follows)", fresh, initRead)
 	}
 }
