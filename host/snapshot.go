@@ -33,9 +33,17 @@ type snapshots struct {
 	// first instance's initialisers did something a copy of its memory
 	// would not repeat, or read the clock or randomness.
 	refused string
-	// sharedSeeds: Module.SharedSeeds.
+	// sharedSeeds: Module.SharedSeeds, or the module's own declaration
+	// (sharedSeedsExport).
 	sharedSeeds bool
 }
+
+// sharedSeedsExport is the function a module exports to declare, as
+// Module.SharedSeeds does for a loader, that its instances may start from
+// one snapshot although its initialisers read the clock or randomness
+// (host/ABI.md §1, the initialisers). It is never called. The JavaScript engine exports
+// it: it seeds Math.random during the call.
+const sharedSeedsExport = "autoagent_shared_seeds"
 
 // snapshotsOn reports whether the Loaded's instances may start from a
 // snapshot at all: the module has initialisers (without, a new instance

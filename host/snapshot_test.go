@@ -270,22 +270,31 @@ func TestSnapshotRandomness(t *testing.T) {
 
 // TestSnapshotNotTakenAfterTheClock: an initialiser that read the clock
 // (as one seeding a generator from it would) gives no snapshot by
-// default, and one with Module.SharedSeeds.
+// default, and one with Module.SharedSeeds or when the module declares it
+// itself (snapseeds.wasm, snapsecret exporting autoagent_shared_seeds).
 func TestSnapshotNotTakenAfterTheClock(t *testing.T) {
 	t.Parallel()
-	for _, shared := range []bool{false, true} {
+	for _, c := range []struct {
+		file   string
+		shared bool
+		want   bool
+	}{
+		{"snapsecret.wasm", false, false},
+		{"snapsecret.wasm", true, true},
+		{"snapseeds.wasm", false, true},
+	} {
 		h, _ := newTestHost(t, Options{PoolSize: -1})
-		l := load(t, h, "snapsecret.wasm", Module{Config: map[string]string{"clock": "1"}, SharedSeeds: shared})
+		l := load(t, h, c.file, Module{Config: map[string]string{"clock": "1"}, SharedSeeds: c.shared})
 		for range 2 {
 			if got := probe(t, l, "s"); got != pristine {
-				t.Errorf("found %+v, want %+v", got, pristine)
+				t.Errorf("%s: found %+v, want %+v", c.file, got, pristine)
 			}
 		}
-		if got := l.snaps.snap.Load() != nil; got != shared {
-			t.Errorf("SharedSeeds %v: snapshot taken %v (refused: %q)", shared, got, l.snaps.refused)
+		if got := l.snaps.snap.Load() != nil; got != c.want {
+			t.Errorf("%s, SharedSeeds %v: snapshot taken %v (refused: %q)", c.file, c.shared, got, l.snaps.refused)
 		}
-		if !shared && !strings.Contains(l.snaps.refused, "clock") {
-			t.Errorf("refused for %q, want the clock", l.snaps.refused)
+		if !c.want && !strings.Contains(l.snaps.refused, "clock") {
+			t.Errorf("%s: refused for %q, want the clock", c.file, l.snaps.refused)
 		}
 	}
 }

@@ -24,11 +24,6 @@ type Package struct {
 	// sha is Module's digest when the back-end already knows it (the
 	// JavaScript engine's, computed once); "" means compute it.
 	sha string
-	// sharedSeeds loads the module with host.Module.SharedSeeds: its
-	// instances start from one snapshot although its start-up draws
-	// randomness, because nothing a call uses comes from what it drew (the
-	// JavaScript engine seeds Math.random during the call).
-	sharedSeeds bool
 }
 
 // Backend turns source code in one language into a [Package]. The

@@ -187,7 +187,7 @@ func (b *Builder) load(ctx context.Context, d *Draft, lang string, pkg *Package,
 	}
 	l, err := b.opts.Host.Load(ctx, host.Module{
 		Name: d.Name, Bytes: pkg.Module, Sidecar: side, Config: pkg.Config,
-		Grants: grants, Limits: b.opts.Limits, SharedSeeds: pkg.sharedSeeds,
+		Grants: grants, Limits: b.opts.Limits,
 	})
 	if err != nil {
 		if ctx.Err() != nil {

@@ -124,9 +124,8 @@ func (e *engine) warm(ctx context.Context, h *host.Host, progress io.Writer) (*h
 	// calls nothing.
 	l, err := h.Load(ctx, host.Module{
 		Name: "jsengine", Bytes: e.bytes, Sidecar: probeSidecar,
-		Config:      map[string]string{"script": "function run() { return 1 }"},
-		Grants:      []manifest.Grant{{Kind: manifest.KindTools, Name: checkTool}},
-		SharedSeeds: true, // as the tools it runs (JavaScript.Build)
+		Config: map[string]string{"script": "function run() { return 1 }"},
+		Grants: []manifest.Grant{{Kind: manifest.KindTools, Name: checkTool}},
 	})
 	stop()
 	if err != nil {

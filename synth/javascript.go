@@ -103,9 +103,6 @@ func (j *JavaScript) Build(ctx context.Context, spec Spec, source string) (*Pack
 		Probe:     describeDoc(spec, cfg, true),
 		ProbeTool: checkTool,
 		sha:       e.sha,
-		// The engine seeds Math.random during the call, from crypto/rand
-		// (synth/jsengine/random.go).
-		sharedSeeds: true,
 	}, nil
 }
 
