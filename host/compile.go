@@ -65,6 +65,9 @@ type compiledEntry struct {
 	// module safe to restore from a snapshot (see rewrite.SnapshotInfo).
 	snapGlobals []string
 	snapSafe    bool
+	// sharedSeeds: the module exports sharedSeedsExport, declaring what
+	// Module.SharedSeeds declares.
+	sharedSeeds bool
 	err         error
 	refs        int
 }
@@ -398,6 +401,7 @@ func (e *compiledEntry) build(ctx context.Context, h *Host, b []byte, tables int
 	e.mod = mod
 	exports := mod.ExportedFunctions()
 	e.inits = findInits(exports)
+	e.sharedSeeds = exports[sharedSeedsExport] != nil
 	switch {
 	case exports["call"] != nil:
 		e.abi = ABIExtism

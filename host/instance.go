@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	mrand "math/rand/v2"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -114,6 +113,9 @@ type instance struct {
 	// randomness (granted or not): a snapshot of its initialisers' state
 	// would share a seed they drew from either.
 	readEntropy bool
+	// fake is a deterministic instance's clock and generator, nil for
+	// others (and while describing).
+	fake *fakeSources
 
 	// call is the state of the call in progress, reset by begin.
 	call callState
@@ -290,6 +292,9 @@ func (inst *instance) instantiate(rc *runContext, describing bool) error {
 	switch {
 	case snap != nil:
 		if err := restore(mod, inst.linear, snap.mem, l.entry.snapGlobals, snap.globals); err != nil {
+			return inst.classify(rc, err)
+		}
+		if err := inst.resumeFake(snap.fake); err != nil {
 			return inst.classify(rc, err)
 		}
 	default:
@@ -570,10 +575,7 @@ func (l *Loaded) moduleConfig(inst *instance, describing bool) wazero.ModuleConf
 		WithStdout(&inst.stdout).
 		WithStderr(&inst.stderr)
 	if describing {
-		cfg = cfg.WithWalltime(fakeWalltime(), sys.ClockResolution(time.Millisecond)).
-			WithNanotime(fakeNanotime(), sys.ClockResolution(time.Millisecond)).
-			WithRandSource(newFakeRand())
-		return cfg
+		return newFakeSources().config(cfg)
 	}
 	for _, kv := range l.env {
 		cfg = cfg.WithEnv(kv[0], kv[1])
@@ -582,9 +584,8 @@ func (l *Loaded) moduleConfig(inst *instance, describing bool) wazero.ModuleConf
 		cfg = cfg.WithFSConfig(fscap.Config(l.mounts, inst))
 	}
 	if l.h.opts.Deterministic || l.deterministic {
-		return cfg.WithWalltime(fakeWalltime(), sys.ClockResolution(time.Millisecond)).
-			WithNanotime(fakeNanotime(), sys.ClockResolution(time.Millisecond)).
-			WithRandSource(newFakeRand())
+		inst.fake = newFakeSources()
+		return inst.fake.config(cfg)
 	}
 	// The real clock, to the millisecond without the clock grant (a
 	// coarse clock is what keeps timing attacks on the host's memory and
@@ -667,32 +668,6 @@ func (inst *instance) sleep(ns int64) {
 	case <-inst.Context().Done():
 	}
 }
-
-// fakeEpoch is the wall time a deterministic host's modules see first.
-var fakeEpoch = time.Date(2022, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano()
-
-// fakeWalltime starts at fakeEpoch and advances 1 ms per reading, so time
-// moves forward (loops waiting for it end) but every run sees the same.
-func fakeWalltime() sys.Walltime {
-	t := fakeEpoch - int64(time.Millisecond)
-	return func() (int64, int32) {
-		t += int64(time.Millisecond)
-		return t / 1e9, int32(t % 1e9)
-	}
-}
-
-func fakeNanotime() sys.Nanotime {
-	t := -int64(time.Millisecond)
-	return func() int64 {
-		t += int64(time.Millisecond)
-		return t
-	}
-}
-
-// fakeSeed seeds the generator of modules without the random grant.
-var fakeSeed = [32]byte{'a', 'u', 't', 'o', 'a', 'g', 'e', 'n', 't'}
-
-func newFakeRand() io.Reader { return mrand.NewChaCha8(fakeSeed) }
 
 type readerFunc func([]byte) (int, error)
 

@@ -61,7 +61,9 @@ type Module struct {
 	// Deterministic gives this module what Options.Deterministic gives
 	// every module: a fixed clock and a seeded random source, whatever its
 	// grants, so that a call made again with the same input makes the same
-	// calls and returns the same result.
+	// calls and returns the same result. Its instances still start from a
+	// snapshot, which keeps where the fixed clock and the generator stood
+	// after the initialisers, so SharedSeeds changes nothing for it.
 	Deterministic bool
 	// SharedSeeds lets the module's instances start from one snapshot
 	// even though its initialisers read the clock or randomness: every
@@ -71,8 +73,11 @@ type Module struct {
 	// gives the same numbers in every call; crypto/rand reads the
 	// system's generator at every call and is unaffected, and the clock
 	// reads the time at every call. Without it such a module runs its
-	// initialisers in every instance. See RATIONALE.md "Why are snapshots
-	// safe, and when are they not used?".
+	// initialisers in every instance. A module may declare it itself by
+	// exporting a function named autoagent_shared_seeds (host/ABI.md §1),
+	// as the JavaScript engine does. See RATIONALE.md "Why are snapshots
+	// safe, and when are they not used?" and "Why does the JavaScript
+	// engine seed Math.random during the call?".
 	SharedSeeds bool
 }
 
@@ -213,7 +218,7 @@ func (h *Host) Load(ctx context.Context, m Module) (*Loaded, error) {
 		has: map[string]bool{}, unapproved: m.Isolated,
 		anyTool: m.CallAnyTool, deterministic: m.Deterministic,
 	}
-	l.snaps.sharedSeeds = m.SharedSeeds
+	l.snaps.sharedSeeds = m.SharedSeeds || entry.sharedSeeds
 	if err := l.setup(ctx, m); err != nil {
 		l.closeResources()
 		return nil, err

@@ -20,6 +20,9 @@ type snapshot struct {
 	globals  []uint64 // the guest's mutable globals, by entry.snapGlobals
 	kmem     []byte   // the kernel's memory, nil without a kernel
 	kglobals []uint64 // the kernel's mutable globals, by kernel.globals
+	// fake is where a deterministic module's clocks and generator stood,
+	// nil for other modules.
+	fake *fakeState
 }
 
 // snapshots is a Loaded's snapshot and whether one may still be taken.
@@ -30,21 +33,29 @@ type snapshots struct {
 	// first instance's initialisers did something a copy of its memory
 	// would not repeat, or read the clock or randomness.
 	refused string
-	// sharedSeeds: Module.SharedSeeds.
+	// sharedSeeds: Module.SharedSeeds, or the module's own declaration
+	// (sharedSeedsExport).
 	sharedSeeds bool
 }
+
+// sharedSeedsExport is the function a module exports to declare, as
+// Module.SharedSeeds does for a loader, that its instances may start from
+// one snapshot although its initialisers read the clock or randomness
+// (host/ABI.md §1, the initialisers). It is never called. The JavaScript engine exports
+// it: it seeds Math.random during the call.
+const sharedSeedsExport = "autoagent_shared_seeds"
 
 // snapshotsOn reports whether the Loaded's instances may start from a
 // snapshot at all: the module has initialisers (without, a new instance
 // is its snapshot already, and copying costs more than nothing), the
 // rewrite found it safe for the module (and the kernel), the host
-// interrupts guests (only then is the module rewritten), and its clock
-// and randomness are real ones.
+// interrupts guests (only then is the module rewritten), and it is not a
+// stateful module's one instance. A deterministic module's fake clocks
+// and generator are part of its snapshot (fakeState).
 func (l *Loaded) snapshotsOn() bool {
 	h := l.h
 	return !h.opts.noSnapshots && l.hasInits() && h.opts.deadlines == deadlineInterrupt &&
-		l.entry.snapSafe && (!l.needsKernel() || h.kernel.snapSafe) &&
-		!h.opts.Deterministic && !l.deterministic && l.single == nil
+		l.entry.snapSafe && (!l.needsKernel() || h.kernel.snapSafe) && l.single == nil
 }
 
 // hasInits reports whether initialise runs anything for the Loaded.
@@ -107,11 +118,17 @@ func (inst *instance) takeSnapshot(readFS bool) {
 		return
 	}
 	snap := &snapshot{mem: clone(inst.linear), globals: readGlobals(inst.mod, l.entry.snapGlobals)}
+	if inst.fake != nil {
+		snap.fake = inst.fake.state()
+	}
 	if kmod := inst.k.Module(); kmod != nil {
 		snap.kmem = clone(inst.kmem)
 		snap.kglobals = readGlobals(kmod, l.h.kernel.globals)
 	}
 	s.snap.Store(snap)
+	if lg := l.h.opts.Logger; lg != nil {
+		lg.Debug("snapshot taken: later instances start from it", "module", l.name, "bytes", len(snap.mem)+len(snap.kmem))
+	}
 }
 
 // clone copies a memory's contents.
@@ -163,6 +180,23 @@ func restore(mod api.Module, m *linearMemory, mem []byte, names []string, global
 			return fmt.Errorf("%w: the global %s is missing", errSnapshot, n)
 		}
 		g.Set(globals[i])
+	}
+	return nil
+}
+
+// resumeFake makes a deterministic instance restored from a snapshot read
+// its clocks and generator on from where the snapshot's initialisers left
+// them: otherwise it would read again what they read, and a call would
+// not repeat the call of an instance that ran them.
+func (inst *instance) resumeFake(s *fakeState) error {
+	switch {
+	case s == nil && inst.fake == nil:
+		return nil
+	case s == nil || inst.fake == nil:
+		return fmt.Errorf("%w: a deterministic module's snapshot lacks its clocks and generator, or another module's has them", errSnapshot)
+	}
+	if err := inst.fake.resume(s); err != nil {
+		return fmt.Errorf("%w: %v", errSnapshot, err)
 	}
 	return nil
 }

@@ -231,8 +231,9 @@ func TestSnapshotNotTakenWhenInitFails(t *testing.T) {
 // TestSnapshotRandomness: a Go guest's runtime draws randomness as it
 // starts (hash seeds, math/rand's generator), which instances restored
 // from one snapshot would share: it gets none unless the module allows
-// it (Module.SharedSeeds). A deterministic module gets none either: each
-// instance replays the fixed clock and generator from their start.
+// it (Module.SharedSeeds). A deterministic module gets one, with or
+// without it: its initialisers read the fixed clock and generator, which
+// its snapshot keeps where they left them (TestFakeSourcesResume).
 func TestSnapshotRandomness(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -243,7 +244,8 @@ func TestSnapshotRandomness(t *testing.T) {
 	}{
 		{"default", Options{}, Module{}, false},
 		{"SharedSeeds", Options{}, Module{SharedSeeds: true}, true},
-		{"deterministic", Options{Deterministic: true}, Module{SharedSeeds: true}, false},
+		{"deterministic", Options{Deterministic: true}, Module{}, true},
+		{"Module.Deterministic", Options{}, Module{Deterministic: true}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -268,22 +270,31 @@ func TestSnapshotRandomness(t *testing.T) {
 
 // TestSnapshotNotTakenAfterTheClock: an initialiser that read the clock
 // (as one seeding a generator from it would) gives no snapshot by
-// default, and one with Module.SharedSeeds.
+// default, and one with Module.SharedSeeds or when the module declares it
+// itself (snapseeds.wasm, snapsecret exporting autoagent_shared_seeds).
 func TestSnapshotNotTakenAfterTheClock(t *testing.T) {
 	t.Parallel()
-	for _, shared := range []bool{false, true} {
+	for _, c := range []struct {
+		file   string
+		shared bool
+		want   bool
+	}{
+		{"snapsecret.wasm", false, false},
+		{"snapsecret.wasm", true, true},
+		{"snapseeds.wasm", false, true},
+	} {
 		h, _ := newTestHost(t, Options{PoolSize: -1})
-		l := load(t, h, "snapsecret.wasm", Module{Config: map[string]string{"clock": "1"}, SharedSeeds: shared})
+		l := load(t, h, c.file, Module{Config: map[string]string{"clock": "1"}, SharedSeeds: c.shared})
 		for range 2 {
 			if got := probe(t, l, "s"); got != pristine {
-				t.Errorf("found %+v, want %+v", got, pristine)
+				t.Errorf("%s: found %+v, want %+v", c.file, got, pristine)
 			}
 		}
-		if got := l.snaps.snap.Load() != nil; got != shared {
-			t.Errorf("SharedSeeds %v: snapshot taken %v (refused: %q)", shared, got, l.snaps.refused)
+		if got := l.snaps.snap.Load() != nil; got != c.want {
+			t.Errorf("%s, SharedSeeds %v: snapshot taken %v (refused: %q)", c.file, c.shared, got, l.snaps.refused)
 		}
-		if !shared && !strings.Contains(l.snaps.refused, "clock") {
-			t.Errorf("refused for %q, want the clock", l.snaps.refused)
+		if !c.want && !strings.Contains(l.snaps.refused, "clock") {
+			t.Errorf("%s: refused for %q, want the clock", c.file, l.snaps.refused)
 		}
 	}
 }
@@ -329,5 +340,35 @@ func TestSnapshotNotTakenAfterTheFileSystem(t *testing.T) {
 	}
 	if l.snaps.snap.Load() != nil || !strings.Contains(l.snaps.refused, "file system") {
 		t.Errorf("snapshot taken %v, refused %q", l.snaps.snap.Load() != nil, l.snaps.refused)
+	}
+}
+
+// TestFakeSourcesResume: a deterministic instance restored from a
+// snapshot reads its clocks and generator on from where the snapshot's
+// initialisers left them, as the instance that ran them does, not from
+// their start: otherwise a program run in the one and run again in the
+// other would not make the same calls.
+func TestFakeSourcesResume(t *testing.T) {
+	t.Parallel()
+	read := func(f *fakeSources) string {
+		sec, ns := f.walltime()
+		p := make([]byte, 13) // odd: part of a generated word stays buffered
+		_, _ = f.rand.Read(p)
+		return fmt.Sprintf("%d.%09d %d %x", sec, ns, f.nanotime(), p)
+	}
+	ran := newFakeSources()
+	initRead := read(ran) // what the initialisers read
+	st := ran.state()
+	want := read(ran) + read(ran)
+
+	restored := newFakeSources()
+	if err := restored.resume(st); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(restored) + read(restored); got != want {
+		t.Errorf("restored instance read %q, the one that ran the initialisers %q", got, want)
+	}
+	if fresh := read(newFakeSources()); fresh != initRead || fresh == want[:len(fresh)] {
+		t.Errorf("a fresh instance read %q, want %q (and not what follows)", fresh, initRead)
 	}
 }

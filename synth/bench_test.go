@@ -80,6 +80,31 @@ func BenchmarkToolCall(b *testing.B) {
 	}
 }
 
+// BenchmarkToolCallFresh is one call of a generated JavaScript tool in a
+// fresh engine instance made on the call's path (no pool), as a call finds
+// it when the pool has not kept up: the engine's start (from the host's
+// snapshot) and the call. cpu-µs/op is the process's CPU time per call
+// (every goroutine's), which a loaded machine stretches far less than
+// wall time.
+func BenchmarkToolCallFresh(b *testing.B) {
+	ctx := context.Background()
+	h, err := host.New(ctx, host.Options{PoolSize: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = h.Close(ctx) })
+	bl := newBuilder(b, scripted.New(turn(draft{Name: "bench", Source: benchTrivialJS})), func(o *Options) {
+		o.Language, o.NoStaging, o.Host = "js", true, h
+	})
+	t, err := bl.Build(ctx, Request{Capability: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c0 := cpuTime()
+	benchCalls(b, t, json.RawMessage(`{"n":1}`))
+	b.ReportMetric(float64(cpuTime()-c0)/float64(b.N)/1000, "cpu-µs/op")
+}
+
 // BenchmarkToolCallSpaced is a call made after the host's pool has had
 // time to prepare an instance, as in an agent run, where model turns
 // separate tool calls: it measures the call itself, not instantiation.

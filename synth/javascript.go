@@ -42,7 +42,7 @@ func (*JavaScript) Language() string { return "js" }
 func (*JavaScript) Guide() string {
 	return `Write the tool in JavaScript (ECMAScript 2020 and later: let/const, arrow functions, classes, destructuring, spread, optional chaining, template literals, Map/Set, regular expressions, async/await).
 The script must define a top-level function run(args): args is the call's arguments, an object matching input_schema; return the result as a JSON value (object, array, string, number, boolean or null), or a promise of one. Throw an Error to report a failure; its message is what the caller sees.
-The script runs in a sandbox: there is no require, no import, no file system, no network, no environment, no timers and no process. Date and Math.random exist but are deterministic. console.log output is only shown when the tool fails.
+The script runs in a sandbox: there is no require, no import, no file system, no network, no environment, no timers and no process. Date reads the real clock, and Math.random draws new numbers in every call. console.log output is only shown when the tool fails.
 Example:
 function run(args) {
   const words = args.text.split(/\s+/).filter(Boolean);

@@ -43,6 +43,10 @@
 // environment, no timers. Date and Math.random read the sandbox's clock and
 // random source: the real clock (to the millisecond) and cryptographic
 // randomness, fixed and seeded on a host with Options.Deterministic.
+// Math.random is a generator each runtime seeds from that source when the
+// script first draws (random.go), so instances the host starts from one
+// snapshot draw their own numbers; the module says so to the host by
+// exporting autoagent_shared_seeds (sharedseeds_wasip1.go).
 // Recursion deeper than 10000 calls throws a RangeError;
 // time, memory and output are bounded by the host's limits.
 //

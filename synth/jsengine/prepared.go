@@ -26,13 +26,17 @@ func prepareRuntime() *goja.Runtime {
 	return vm
 }
 
-// newRuntime returns the prepared runtime the first time, a new one after.
+// newRuntime returns the prepared runtime the first time, a new one after,
+// with a Math.random of its own that is seeded during the call
+// (freshRandom): the prepared runtime was made before the host's snapshot
+// of the instance, and every instance restored from it starts with it.
 func newRuntime() *goja.Runtime {
-	if vm := prepared; vm != nil {
-		prepared = nil
-		return vm
+	vm := prepared
+	prepared = nil
+	if vm == nil {
+		vm = goja.New()
+		vm.SetMaxCallStackSize(maxCallStack)
 	}
-	vm := goja.New()
-	vm.SetMaxCallStackSize(maxCallStack)
+	vm.SetRandSource(freshRandom())
 	return vm
 }

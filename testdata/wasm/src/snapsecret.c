@@ -14,7 +14,9 @@
  * With config "trap" set, the initialiser traps; with "clock" set, it
  * reads the clock (as a generator seeded from it would); with "file" set,
  * it looks that path up in its first mount (fd 3) and keeps whether it
- * exists. */
+ * exists. Built with -DSHARED_SEEDS (snapseeds.wasm) it exports
+ * autoagent_shared_seeds, declaring that its instances may share what its
+ * initialiser drew from the clock or randomness (host/ABI.md). */
 #include "guest.h"
 
 __attribute__((import_module("wasi_snapshot_preview1"), import_name("clock_time_get")))
@@ -77,6 +79,10 @@ __attribute__((constructor)) static void init(void) {
 		memcpy(mode, v, n < sizeof mode - 1 ? n : sizeof mode - 1);
 	}
 }
+
+#ifdef SHARED_SEEDS
+EXPORT("autoagent_shared_seeds") void shared_seeds(void) {}
+#endif
 
 EXPORT("describe") int describe(void) {
 	output_str(describe_doc);
