@@ -98,16 +98,18 @@ func evaluateProgram(vm *goja.Runtime, con *console, in programInput, call bridg
 		return nil, failf("the program must be the body of a function (statements, ending with return VALUE); it closes the function it is put in")
 	}
 	sync := false
+	var literals []literalCall
 	if allowSync {
 		if plain, _ := syncEligible(ast, src); plain != nil {
 			ast, sync = plain, true
+			literals = literalCalls(ast, in.Tools)
 		}
 	}
 	enc, err := newArgsEncoder(vm)
 	if err != nil {
 		return nil, err
 	}
-	if err := installProgramTools(vm, enc, in.Tools, call, sync); err != nil {
+	if err := installProgramTools(vm, enc, in.Tools, literals, call, sync); err != nil {
 		return nil, err
 	}
 	prog, err := goja.CompileAST(ast, false)
@@ -188,8 +190,9 @@ func settleProgram(v goja.Value) (goja.Value, error) {
 // The object is frozen: a program cannot redefine or add to it. With sync
 // (a program run without its awaits, see syncEligible) tools.NAME returns
 // the value its promise would have been fulfilled with, or throws the
-// error it would have been rejected with.
-func installProgramTools(vm *goja.Runtime, enc *argsEncoder, names []string, call bridge, sync bool) error {
+// error it would have been rejected with. Each of literals is a hidden
+// member (not enumerable) calling its tool with the keys it knows.
+func installProgramTools(vm *goja.Runtime, enc *argsEncoder, names []string, literals []literalCall, call bridge, sync bool) error {
 	errorCtor, ok := goja.AssertConstructor(vm.Get("Error"))
 	if !ok {
 		return errors.New("jsengine: the runtime lacks Error")
@@ -199,12 +202,24 @@ func installProgramTools(vm *goja.Runtime, enc *argsEncoder, names []string, cal
 		return err
 	}
 	members := memberNames{}
+	type member struct {
+		name, tool string
+		keys       []string
+		enumerable goja.Flag
+	}
+	all := make([]member, 0, len(names)+len(literals))
 	for _, name := range names {
-		name := name
+		all = append(all, member{name: name, tool: name, enumerable: goja.FLAG_TRUE})
+	}
+	for _, l := range literals {
+		all = append(all, member{name: l.member, tool: l.tool, keys: l.keys, enumerable: goja.FLAG_FALSE})
+	}
+	for _, m := range all {
+		name, keys := m.tool, m.keys
 		// settle calls the tool; it returns its value, or the error to
 		// throw or reject with.
 		settle := func(fc goja.FunctionCall) (goja.Value, *goja.Object) {
-			v, msg, stop := callProgramTool(vm, enc, members, call, name, fc.Argument(0))
+			v, msg, stop := callProgramTool(vm, enc, members, call, name, fc.Argument(0), keys)
 			if stop {
 				// The run refuses every further call of this program:
 				// stop it, rather than let it catch a million refusals.
@@ -239,7 +254,7 @@ func installProgramTools(vm *goja.Runtime, enc *argsEncoder, names []string, cal
 			}
 			return vm.ToValue(p)
 		}
-		if err := tools.DefineDataProperty(name, vm.ToValue(fn), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+		if err := tools.DefineDataProperty(m.name, vm.ToValue(fn), goja.FLAG_FALSE, goja.FLAG_FALSE, m.enumerable); err != nil {
 			return err
 		}
 	}
@@ -268,8 +283,9 @@ func stops(kind string) bool { return slices.Contains(stopKinds, kind) }
 
 // callProgramTool calls the host tool name with args; it returns the
 // tool's structured content (or text), or the message of its failure, and
-// whether the failure ends the program.
-func callProgramTool(vm *goja.Runtime, enc *argsEncoder, members memberNames, call bridge, name string, args goja.Value) (goja.Value, string, bool) {
+// whether the failure ends the program. keys, when not nil, are the keys
+// of args, an object literal's (see literalCalls).
+func callProgramTool(vm *goja.Runtime, enc *argsEncoder, members memberNames, call bridge, name string, args goja.Value, keys []string) (goja.Value, string, bool) {
 	if call == nil {
 		return nil, fmt.Sprintf("tools.%s: this engine was built without the host-tool bridge", name), false
 	}
@@ -277,7 +293,7 @@ func callProgramTool(vm *goja.Runtime, enc *argsEncoder, members memberNames, ca
 	if !goja.IsUndefined(args) && !goja.IsNull(args) {
 		// Encoded as JSON.stringify would, what the program's code
 		// throws meanwhile (a getter, a toJSON) thrown on.
-		text, ok := enc.encode(args)
+		text, ok := enc.encodeWith(args, keys)
 		if !ok {
 			return nil, fmt.Sprintf("tools.%s: the arguments must be an object, like {id: 7}", name), false
 		}
