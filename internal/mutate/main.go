@@ -2122,9 +2122,9 @@ var mutations = []mutation{
 		"if c == '\"' || c == '\\\\' || c < 0x20 {", "if c == '\"' || c < 0x20 {",
 		"./synth/jsengine", "^(TestDecodeJSONIsJSONParse|TestScanResultIsUnmarshal)$"},
 	// jsnested2: an object literal's keys taken from the program's source
-	// (literalCalls), the literal encoded with them; the source must speak
-	// for every key, and a toJSON anywhere sends the literal down the
-	// general path.
+	// (literalCalls), the literal encoded with them by a hidden parameter
+	// of the program's function; the source must speak for every key, and
+	// a toJSON anywhere sends the literal down the general path.
 	{"jsnested2: a literal encoded with its keys though a toJSON was found", "synth/jsengine/argsjson.go",
 		"\tif toJSON != nil {\n\t\treturn e.strToJSON(jsonKey{}, o, toJSON)\n\t}\n", "\t_ = toJSON\n",
 		"./synth/jsengine", "^TestLiteralArgsAreStringify$"},
@@ -2149,9 +2149,12 @@ var mutations = []mutation{
 	{"jsnested2: a spread taken for no key", "synth/jsengine/literalargs.go",
 		"\t\tdefault:\n\t\t\treturn nil, false\n\t\t}\n\t\t// A key whose", "\t\tdefault:\n\t\t\tcontinue\n\t\t}\n\t\t// A key whose",
 		"./synth/jsengine", "^TestLiteralArgsAreStringify$"},
-	{"jsnested2: the hidden members listed", "synth/jsengine/program.go",
-		"enumerable: goja.FLAG_FALSE})", "enumerable: goja.FLAG_TRUE})",
-		"./synth/jsengine", "^TestLiteralMembersHidden$"},
+	{"jsnested2: a hidden parameter named as a program can", "synth/jsengine/literalargs.go",
+		"const literalMemberMark = \"\\x00\"", "const literalMemberMark = \"_\"",
+		"./synth/jsengine", "^TestLiteral(ArgsAreStringify|ParametersHidden)$"},
+	{"jsnested2: a literal call's callee kept", "synth/jsengine/literalargs.go",
+		"\t\tc.Callee = &ast.Identifier{Name: id, Idx: callee.Idx0()}\n", "",
+		"./synth/jsengine", "^TestLiteralArgsAreStringify$"},
 	// Issue 42 build item 3, the boundary on its own: every function a
 	// guest can reach is built in a package under host/internal.
 	{"hostsplit: a host file builds a host module", "host/hostmodules.go",

@@ -18,31 +18,35 @@ import (
 // closures and a copy of the key list per object, most of a call's
 // argument cost inside the sandbox), and for such a literal the source
 // already says what they are. So such a call is compiled as a call of a
-// hidden member of tools that knows the keys (literalMember), and
-// encodes the literal with them (argsEncoder.encodeLiteral). See
+// hidden parameter of the program's function, a function that calls the
+// tool knowing the keys (argsEncoder.literal encodes the literal with
+// them). No program can name the parameter: its name holds a NUL. See
 // RATIONALE.md, "Why are a literal's keys taken from the source?".
 
-// literalCall is a hidden member of tools: tool called with an object
-// literal whose own enumerable keys are keys, in that order.
+// literalCall is a hidden parameter of the program's function, named
+// member: tool, called with an object literal whose own enumerable keys
+// are keys, in that order.
 type literalCall struct {
 	member, tool string
 	keys         []string
 }
 
-// literalMemberMark starts the hidden members' names: no tool name holds
-// it (a NUL), and no program can write it as a name.
+// literalMemberMark joins the parts of a hidden parameter's name: no tool
+// name holds it (a NUL), and no program can write it in a name.
 const literalMemberMark = "\x00"
 
 // literalCalls finds the tool calls of prog (a program eligible to run
 // without its awaits, so tools is the global tools everywhere) whose one
-// argument is an object literal with plain keys, points each at a hidden
-// member of tools (renaming the member in the tree; positions are
-// unchanged), and returns the members to define.
+// argument is an object literal with plain keys, and makes each a call of
+// a hidden parameter of the program's function, added to the tree (the
+// callee replaced by the parameter's name at its position; no other
+// position changes). It returns the parameters, in the order added.
 func literalCalls(prog *ast.Program, tools []string) []literalCall {
 	root := rootFunction(prog)
-	if root == nil {
+	if root == nil || root.ParameterList == nil || len(root.ParameterList.List) != 0 || root.ParameterList.Rest != nil {
 		return nil
 	}
+	params := root.ParameterList
 	var calls []literalCall
 	seen := map[string]bool{}
 	walkCalls(reflect.ValueOf(root.Body), func(c *ast.CallExpression) {
@@ -66,10 +70,12 @@ func literalCalls(prog *ast.Program, tools []string) []literalCall {
 			return
 		}
 		member := name + literalMemberMark + strings.Join(keys, literalMemberMark)
-		callee.Identifier.Name = unistring.NewFromString(member)
+		id := unistring.NewFromString(member)
+		c.Callee = &ast.Identifier{Name: id, Idx: callee.Idx0()}
 		if !seen[member] {
 			seen[member] = true
 			calls = append(calls, literalCall{member: member, tool: name, keys: keys})
+			params.List = append(params.List, &ast.Binding{Target: &ast.Identifier{Name: id, Idx: params.Closing}})
 		}
 	})
 	return calls

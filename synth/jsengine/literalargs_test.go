@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/dop251/goja"
+	jsast "github.com/dop251/goja/ast"
 	"github.com/dop251/goja/parser"
 )
 
@@ -24,7 +26,25 @@ func literalsOf(t *testing.T, code string, tools ...string) []string {
 	}
 	ast, _ := syncEligible(parsed, src)
 	var got []string
-	for _, l := range literalCalls(ast, tools) {
+	literals := literalCalls(ast, tools)
+	// Every member is called, by its parameter's name, and the
+	// function has the parameters.
+	called := map[string]bool{}
+	walkCalls(reflect.ValueOf(rootFunction(ast).Body), func(c *jsast.CallExpression) {
+		if id, ok := c.Callee.(*jsast.Identifier); ok && strings.Contains(id.Name.String(), literalMemberMark) {
+			called[id.Name.String()] = true
+		}
+	})
+	params := rootFunction(ast).ParameterList.List
+	if len(called) != len(literals) || len(params) != len(literals) {
+		t.Errorf("%s: %d members, %d called, %d parameters", code, len(literals), len(called), len(params))
+	}
+	for i, l := range literals {
+		if !called[l.member] || params[i].Target.(*jsast.Identifier).Name.String() != l.member {
+			t.Errorf("%s: member %q not called or not parameter %d", code, l.member, i)
+		}
+	}
+	for _, l := range literals {
 		if l.member != l.tool+literalMemberMark+strings.Join(l.keys, literalMemberMark) {
 			t.Errorf("%s: member %q for %s %q", code, l.member, l.tool, l.keys)
 		}
@@ -107,6 +127,8 @@ await tools.get_order({id: 1, v}); return log`,
 	`try { await tools.get_order({id: 1, x: null.boom}) } catch (e) { return String(e) }`,
 	`await tools.get_order({id: new Number(3), s: new String("s"), b: new Boolean(false)})`,
 	`const id = 4; return (await tools.get_order({id})).refund`,
+	`await tools.get_order({id: 1}); return [typeof get_order_id, typeof get_orderid, this["get_order_id"]]`,
+	`"use strict"; const id = 5; return (await tools.get_order({id})).refund`,
 	`for (let id = 0; id < 3; id++) await tools.get_order({id}); return 1`,
 	`try { await tools.refund({id: 1}) } catch (e) { return [e.name, e.tool, e.message] }`,
 	"await tools.note({})\nawait tools.refund({id: 2})",
@@ -147,16 +169,22 @@ func TestLiteralArgsAreStringify(t *testing.T) {
 	}
 }
 
-// The hidden members do not show: tools lists the tools it was given,
-// and a ToolError names the tool.
-func TestLiteralMembersHidden(t *testing.T) {
+// The hidden parameters do not show: tools lists the tools it was
+// given, a ToolError names the tool, and no name a program can write,
+// even built at run time, reaches a parameter.
+func TestLiteralParametersHidden(t *testing.T) {
 	code := `await tools.get_order({id: 1})
-try { await tools.refund({id: 2}) } catch (e) { return [Object.keys(this.tools), JSON.stringify(this.tools), e.tool, e.message] }`
+const names = Object["getOwnProperty" + "Names"]
+const ev = this["ev" + "al"]
+try { await tools.refund({id: 2}) } catch (e) {
+  return [names(this.tools), JSON.stringify(this.tools), e.tool, e.message, typeof get_order, typeof get_order_id, ev("typeof arguments")]
+}`
 	if got := literalsOf(t, code, "get_order", "refund"); len(got) != 2 {
 		t.Fatalf("literal calls %q", got)
 	}
 	out, err := runProgram(program(code, "get_order", "refund"), (&orders{}).call)
-	if err != nil || string(out) != `{"result":[["get_order","refund"],"{}","refund","tools.refund: Denied: refunds need a person"]}` {
-		t.Fatalf("out %s err %v", out, err)
+	want := `{"result":[["get_order","refund"],"{}","refund","tools.refund: Denied: refunds need a person","undefined","undefined","undefined"]}`
+	if err != nil || string(out) != want {
+		t.Fatalf("out %s err %v, want %s", out, err, want)
 	}
 }

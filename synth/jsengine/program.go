@@ -109,7 +109,8 @@ func evaluateProgram(vm *goja.Runtime, con *console, in programInput, call bridg
 	if err != nil {
 		return nil, err
 	}
-	if err := installProgramTools(vm, enc, in.Tools, literals, call, sync); err != nil {
+	hidden, err := installProgramTools(vm, enc, in.Tools, literals, call, sync)
+	if err != nil {
 		return nil, err
 	}
 	prog, err := goja.CompileAST(ast, false)
@@ -124,7 +125,7 @@ func evaluateProgram(vm *goja.Runtime, con *console, in programInput, call bridg
 	if !ok {
 		return nil, failf("the program must be the body of a function (statements, ending with return VALUE)")
 	}
-	ret, err := body(goja.Undefined())
+	ret, err := body(goja.Undefined(), hidden...)
 	if err != nil {
 		return nil, thrown(err, sync)
 	}
@@ -190,32 +191,20 @@ func settleProgram(v goja.Value) (goja.Value, error) {
 // The object is frozen: a program cannot redefine or add to it. With sync
 // (a program run without its awaits, see syncEligible) tools.NAME returns
 // the value its promise would have been fulfilled with, or throws the
-// error it would have been rejected with. Each of literals is a hidden
-// member (not enumerable) calling its tool with the keys it knows.
-func installProgramTools(vm *goja.Runtime, enc *argsEncoder, names []string, literals []literalCall, call bridge, sync bool) error {
+// error it would have been rejected with. It returns, for each of
+// literals, the function its hidden parameter gets: the tool called with
+// the keys the literal's source gives.
+func installProgramTools(vm *goja.Runtime, enc *argsEncoder, names []string, literals []literalCall, call bridge, sync bool) ([]goja.Value, error) {
 	errorCtor, ok := goja.AssertConstructor(vm.Get("Error"))
 	if !ok {
-		return errors.New("jsengine: the runtime lacks Error")
+		return nil, errors.New("jsengine: the runtime lacks Error")
 	}
 	tools := vm.NewObject()
 	if err := tools.SetPrototype(nil); err != nil {
-		return err
+		return nil, err
 	}
 	members := memberNames{}
-	type member struct {
-		name, tool string
-		keys       []string
-		enumerable goja.Flag
-	}
-	all := make([]member, 0, len(names)+len(literals))
-	for _, name := range names {
-		all = append(all, member{name: name, tool: name, enumerable: goja.FLAG_TRUE})
-	}
-	for _, l := range literals {
-		all = append(all, member{name: l.member, tool: l.tool, keys: l.keys, enumerable: goja.FLAG_FALSE})
-	}
-	for _, m := range all {
-		name, keys := m.tool, m.keys
+	toolFunc := func(name string, keys []string) goja.Value {
 		// settle calls the tool; it returns its value, or the error to
 		// throw or reject with.
 		settle := func(fc goja.FunctionCall) (goja.Value, *goja.Object) {
@@ -254,18 +243,25 @@ func installProgramTools(vm *goja.Runtime, enc *argsEncoder, names []string, lit
 			}
 			return vm.ToValue(p)
 		}
-		if err := tools.DefineDataProperty(m.name, vm.ToValue(fn), goja.FLAG_FALSE, goja.FLAG_FALSE, m.enumerable); err != nil {
-			return err
+		return vm.ToValue(fn)
+	}
+	for _, name := range names {
+		if err := tools.DefineDataProperty(name, toolFunc(name, nil), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+			return nil, err
 		}
 	}
 	freeze, ok := goja.AssertFunction(vm.Get("Object").ToObject(vm).Get("freeze"))
 	if !ok {
-		return errors.New("jsengine: the runtime lacks Object.freeze")
+		return nil, errors.New("jsengine: the runtime lacks Object.freeze")
 	}
 	if _, err := freeze(goja.Undefined(), tools); err != nil {
-		return err
+		return nil, err
 	}
-	return vm.GlobalObject().DefineDataProperty("tools", tools, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	hidden := make([]goja.Value, len(literals))
+	for i, l := range literals {
+		hidden[i] = toolFunc(l.tool, l.keys)
+	}
+	return hidden, vm.GlobalObject().DefineDataProperty("tools", tools, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
 }
 
 // stopKinds are the kinds of the run's refusals after which a program
