@@ -285,7 +285,7 @@ func callProgramTool(vm *goja.Runtime, enc *argsEncoder, members memberNames, ca
 	if call == nil {
 		return nil, fmt.Sprintf("tools.%s: this engine was built without the host-tool bridge", name), false
 	}
-	argsText := "{}"
+	argsText := emptyArgs
 	if !goja.IsUndefined(args) && !goja.IsNull(args) {
 		// Encoded as JSON.stringify would, what the program's code
 		// throws meanwhile (a getter, a toJSON) thrown on.
@@ -293,7 +293,7 @@ func callProgramTool(vm *goja.Runtime, enc *argsEncoder, members memberNames, ca
 		if !ok {
 			return nil, fmt.Sprintf("tools.%s: the arguments must be an object, like {id: 7}", name), false
 		}
-		argsText = string(text)
+		argsText = text
 	}
 	raw, err := call(name, argsText)
 	if err != nil {
@@ -330,6 +330,9 @@ func callProgramTool(vm *goja.Runtime, enc *argsEncoder, members memberNames, ca
 	}
 	return vm.ToValue(text), "", false
 }
+
+// emptyArgs are the arguments of a call given none (read, never written).
+var emptyArgs = []byte("{}")
 
 // positionRE finds a position in the program's source as goja writes it:
 // "program.js:3:9" in stack traces, "program.js: Line 3:9" in syntax
