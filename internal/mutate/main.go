@@ -2155,6 +2155,9 @@ var mutations = []mutation{
 	{"jsnested2: a literal call's callee kept", "synth/jsengine/literalargs.go",
 		"\t\tc.Callee = &ast.Identifier{Name: id, Idx: callee.Idx0()}\n", "",
 		"./synth/jsengine", "^TestLiteralArgsAreStringify$"},
+	{"jsnested2: hidden parameters without bound", "synth/jsengine/literalargs.go",
+		"\t\tif !seen[member] && len(calls) == maxLiteralCalls {\n", "\t\tif false {\n",
+		"./synth/jsengine", "^TestLiteralCallsBounded$"},
 	// Issue 42 build item 3, the boundary on its own: every function a
 	// guest can reach is built in a package under host/internal.
 	{"hostsplit: a host file builds a host module", "host/hostmodules.go",

@@ -31,6 +31,12 @@ type literalCall struct {
 	keys         []string
 }
 
+// maxLiteralCalls bounds the hidden parameters of one program: each is a
+// binding goja makes when it compiles the program, and a program of
+// thousands of literals of different keys would cost more to compile
+// than its calls save. Calls past it list their keys at run time.
+const maxLiteralCalls = 256
+
 // literalMemberMark joins the parts of a hidden parameter's name: no tool
 // name holds it (a NUL), and no program can write it in a name.
 const literalMemberMark = "\x00"
@@ -70,6 +76,9 @@ func literalCalls(prog *ast.Program, tools []string) []literalCall {
 			return
 		}
 		member := name + literalMemberMark + strings.Join(keys, literalMemberMark)
+		if !seen[member] && len(calls) == maxLiteralCalls {
+			return
+		}
 		id := unistring.NewFromString(member)
 		c.Callee = &ast.Identifier{Name: id, Idx: callee.Idx0()}
 		if !seen[member] {

@@ -95,6 +95,24 @@ func TestLiteralCalls(t *testing.T) {
 	}
 }
 
+// A program with more literals of different keys than maxLiteralCalls
+// gets that many parameters; the rest of its calls list their keys.
+func TestLiteralCallsBounded(t *testing.T) {
+	var b strings.Builder
+	for i := range maxLiteralCalls + 10 {
+		fmt.Fprintf(&b, "await tools.get_order({id: %d, k%d: 1})\n", i, i)
+	}
+	b.WriteString("await tools.get_order({id: 1, k0: 2})\nreturn 1")
+	if got := literalsOf(t, b.String(), "get_order"); len(got) != maxLiteralCalls {
+		t.Fatalf("%d parameters, want %d", len(got), maxLiteralCalls)
+	}
+	o := &orders{}
+	out, err := runProgram(program(b.String(), "get_order"), o.call)
+	if err != nil || string(out) != `{"result":1}` || len(o.calls) != maxLiteralCalls+11 || o.calls[maxLiteralCalls+5] != `get_order {"id":261,"k261":1}` {
+		t.Fatalf("out %s err %v, %d calls", out, err, len(o.calls))
+	}
+}
+
 // literalCorpus are eligible programs calling tools with object literals,
 // with whatever could make stringify see another object than the literal
 // wrote: a toJSON on Object.prototype (a function, a getter that changes
