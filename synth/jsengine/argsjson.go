@@ -75,19 +75,55 @@ func newArgsEncoder(vm *goja.Runtime) (*argsEncoder, error) {
 // (a panic, as goja's own functions throw); the text is valid until the
 // next call.
 func (e *argsEncoder) encode(v goja.Value) (text []byte, ok bool) {
+	return e.encodeWith(v, nil)
+}
+
+// encodeWith is encode; keys, when not nil, are the own enumerable keys
+// of v in order, v being an object literal's fresh object that no code
+// has seen (see literalCalls): they are not listed again.
+func (e *argsEncoder) encodeWith(v goja.Value, keys []string) (text []byte, ok bool) {
 	if e.busy {
 		// A getter or toJSON of the arguments called a tool: its
 		// arguments get a buffer and a stack of their own.
 		inner := &argsEncoder{vm: e.vm, keys: e.keys, isArray: e.isArray, reflectGet: e.reflectGet, stringProto: e.stringProto}
-		return inner.encode(v)
+		return inner.encodeWith(v, keys)
 	}
 	e.busy = true
 	defer func() { e.busy = false }()
 	e.buf, e.stack = e.buf[:0], e.stack[:0]
-	if !e.str(jsonKey{}, v) {
+	if o, isObject := v.(*goja.Object); isObject && keys != nil {
+		ok = e.literal(o, keys)
+	} else {
+		ok = e.str(jsonKey{}, v)
+	}
+	if !ok {
 		return nil, false
 	}
 	return e.buf, true
+}
+
+// literal writes the object literal o whose keys are keys. Only a toJSON
+// could change what stringify sees of it before its keys are listed
+// (its getter or call gets o); with none on its prototype chain (Get
+// finds no such property: nil, where a getter's or a data property's
+// value, undefined included, is not), no code of the program has seen o,
+// whose own enumerable keys are then the literal's, and whose members
+// are data properties. Otherwise it is encoded as any value, from the
+// toJSON read on.
+func (e *argsEncoder) literal(o *goja.Object, keys []string) bool {
+	toJSON := o.Get("toJSON")
+	if toJSON != nil {
+		return e.strToJSON(jsonKey{}, o, toJSON)
+	}
+	e.stack = append(e.stack, o)
+	e.buf = append(e.buf, '{')
+	empty := true
+	for _, k := range keys {
+		empty = e.member(jsonKey{name: k}, o.Get(k), empty)
+	}
+	e.buf = append(e.buf, '}')
+	e.stack = e.stack[:len(e.stack)-1]
+	return true
 }
 
 // jsonKey is the key a value was read under: a Go string, or the
@@ -112,16 +148,31 @@ func (e *argsEncoder) str(key jsonKey, v goja.Value) bool {
 		v = goja.Undefined()
 	}
 	if o, ok := v.(*goja.Object); ok {
-		if f, ok := goja.AssertFunction(o.Get("toJSON")); ok {
-			v = e.call(f, o, e.keyValue(key))
-		}
-	} else if v.ExportType() == bigIntType {
+		return e.strToJSON(key, o, o.Get("toJSON"))
+	}
+	if v.ExportType() == bigIntType {
 		// A BigInt's toJSON is read from BigInt.prototype, with the
 		// BigInt itself as receiver.
 		if f, ok := goja.AssertFunction(e.call(e.reflectGet, goja.Undefined(), v.ToObject(e.vm), e.vm.ToValue("toJSON"), v)); ok {
 			v = e.call(f, v, e.keyValue(key))
 		}
 	}
+	return e.serialize(v)
+}
+
+// strToJSON is str for the object o once its toJSON (toJSON, nil when
+// there is none) was read.
+func (e *argsEncoder) strToJSON(key jsonKey, o *goja.Object, toJSON goja.Value) bool {
+	var v goja.Value = o
+	if f, ok := goja.AssertFunction(toJSON); ok {
+		v = e.call(f, o, e.keyValue(key))
+	}
+	return e.serialize(v)
+}
+
+// serialize is the rest of SerializeJSONProperty, once toJSON has had
+// its say: v is the value to write.
+func (e *argsEncoder) serialize(v goja.Value) bool {
 	if o, ok := v.(*goja.Object); ok {
 		// A primitive's wrapper (new Number(1), Object(1n)) exports as
 		// its primitive does (a symbol as a string), and no other

@@ -15,7 +15,7 @@ var toolRequests requests
 var toolResults []byte
 
 // hostBridge calls a host tool through the host's tool_call function.
-var hostBridge bridge = func(name, args string) ([]byte, error) {
+var hostBridge bridge = func(name string, args []byte) ([]byte, error) {
 	req, err := toolRequests.build(name, args)
 	if err != nil {
 		return nil, err

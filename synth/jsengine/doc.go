@@ -64,5 +64,6 @@
 // awaits are on those calls runs without them, as a plain function
 // (syncprogram.go: the rule, and why nothing observable changes), and a
 // call's arguments are encoded in Go as JSON.stringify encodes them
-// (argsjson.go).
+// (argsjson.go); in such a program an object literal's keys are taken
+// from the source rather than listed at run time (literalargs.go).
 package main

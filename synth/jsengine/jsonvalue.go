@@ -432,9 +432,13 @@ func scanResult(raw []byte) (toolResult, error) {
 					return r, fmt.Errorf("isError: %v", json.Unmarshal(v, &b))
 				}
 			case string(key) == "refusal":
-				if err := json.Unmarshal(v, &r.refusal); err != nil && string(v) != "null" {
+				// Read into a variable of its own: the address of one
+				// of r's would move r to the heap on every call.
+				var refusal string
+				if err := json.Unmarshal(v, &refusal); err != nil && string(v) != "null" {
 					return r, fmt.Errorf("refusal: %v", err)
 				}
+				r.refusal = refusal
 			}
 			d.space()
 			if d.i >= len(d.data) {

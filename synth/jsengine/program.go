@@ -98,16 +98,19 @@ func evaluateProgram(vm *goja.Runtime, con *console, in programInput, call bridg
 		return nil, failf("the program must be the body of a function (statements, ending with return VALUE); it closes the function it is put in")
 	}
 	sync := false
+	var literals []literalCall
 	if allowSync {
 		if plain, _ := syncEligible(ast, src); plain != nil {
 			ast, sync = plain, true
+			literals = literalCalls(ast, in.Tools)
 		}
 	}
 	enc, err := newArgsEncoder(vm)
 	if err != nil {
 		return nil, err
 	}
-	if err := installProgramTools(vm, enc, in.Tools, call, sync); err != nil {
+	hidden, err := installProgramTools(vm, enc, in.Tools, literals, call, sync)
+	if err != nil {
 		return nil, err
 	}
 	prog, err := goja.CompileAST(ast, false)
@@ -122,7 +125,7 @@ func evaluateProgram(vm *goja.Runtime, con *console, in programInput, call bridg
 	if !ok {
 		return nil, failf("the program must be the body of a function (statements, ending with return VALUE)")
 	}
-	ret, err := body(goja.Undefined())
+	ret, err := body(goja.Undefined(), hidden...)
 	if err != nil {
 		return nil, thrown(err, sync)
 	}
@@ -188,23 +191,24 @@ func settleProgram(v goja.Value) (goja.Value, error) {
 // The object is frozen: a program cannot redefine or add to it. With sync
 // (a program run without its awaits, see syncEligible) tools.NAME returns
 // the value its promise would have been fulfilled with, or throws the
-// error it would have been rejected with.
-func installProgramTools(vm *goja.Runtime, enc *argsEncoder, names []string, call bridge, sync bool) error {
+// error it would have been rejected with. It returns, for each of
+// literals, the function its hidden parameter gets: the tool called with
+// the keys the literal's source gives.
+func installProgramTools(vm *goja.Runtime, enc *argsEncoder, names []string, literals []literalCall, call bridge, sync bool) ([]goja.Value, error) {
 	errorCtor, ok := goja.AssertConstructor(vm.Get("Error"))
 	if !ok {
-		return errors.New("jsengine: the runtime lacks Error")
+		return nil, errors.New("jsengine: the runtime lacks Error")
 	}
 	tools := vm.NewObject()
 	if err := tools.SetPrototype(nil); err != nil {
-		return err
+		return nil, err
 	}
 	members := memberNames{}
-	for _, name := range names {
-		name := name
+	toolFunc := func(name string, keys []string) goja.Value {
 		// settle calls the tool; it returns its value, or the error to
 		// throw or reject with.
 		settle := func(fc goja.FunctionCall) (goja.Value, *goja.Object) {
-			v, msg, stop := callProgramTool(vm, enc, members, call, name, fc.Argument(0))
+			v, msg, stop := callProgramTool(vm, enc, members, call, name, fc.Argument(0), keys)
 			if stop {
 				// The run refuses every further call of this program:
 				// stop it, rather than let it catch a million refusals.
@@ -239,18 +243,25 @@ func installProgramTools(vm *goja.Runtime, enc *argsEncoder, names []string, cal
 			}
 			return vm.ToValue(p)
 		}
-		if err := tools.DefineDataProperty(name, vm.ToValue(fn), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
-			return err
+		return vm.ToValue(fn)
+	}
+	for _, name := range names {
+		if err := tools.DefineDataProperty(name, toolFunc(name, nil), goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE); err != nil {
+			return nil, err
 		}
 	}
 	freeze, ok := goja.AssertFunction(vm.Get("Object").ToObject(vm).Get("freeze"))
 	if !ok {
-		return errors.New("jsengine: the runtime lacks Object.freeze")
+		return nil, errors.New("jsengine: the runtime lacks Object.freeze")
 	}
 	if _, err := freeze(goja.Undefined(), tools); err != nil {
-		return err
+		return nil, err
 	}
-	return vm.GlobalObject().DefineDataProperty("tools", tools, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
+	hidden := make([]goja.Value, len(literals))
+	for i, l := range literals {
+		hidden[i] = toolFunc(l.tool, l.keys)
+	}
+	return hidden, vm.GlobalObject().DefineDataProperty("tools", tools, goja.FLAG_FALSE, goja.FLAG_FALSE, goja.FLAG_TRUE)
 }
 
 // stopKinds are the kinds of the run's refusals after which a program
@@ -268,20 +279,21 @@ func stops(kind string) bool { return slices.Contains(stopKinds, kind) }
 
 // callProgramTool calls the host tool name with args; it returns the
 // tool's structured content (or text), or the message of its failure, and
-// whether the failure ends the program.
-func callProgramTool(vm *goja.Runtime, enc *argsEncoder, members memberNames, call bridge, name string, args goja.Value) (goja.Value, string, bool) {
+// whether the failure ends the program. keys, when not nil, are the keys
+// of args, an object literal's (see literalCalls).
+func callProgramTool(vm *goja.Runtime, enc *argsEncoder, members memberNames, call bridge, name string, args goja.Value, keys []string) (goja.Value, string, bool) {
 	if call == nil {
 		return nil, fmt.Sprintf("tools.%s: this engine was built without the host-tool bridge", name), false
 	}
-	argsText := "{}"
+	argsText := emptyArgs
 	if !goja.IsUndefined(args) && !goja.IsNull(args) {
 		// Encoded as JSON.stringify would, what the program's code
 		// throws meanwhile (a getter, a toJSON) thrown on.
-		text, ok := enc.encode(args)
+		text, ok := enc.encodeWith(args, keys)
 		if !ok {
 			return nil, fmt.Sprintf("tools.%s: the arguments must be an object, like {id: 7}", name), false
 		}
-		argsText = string(text)
+		argsText = text
 	}
 	raw, err := call(name, argsText)
 	if err != nil {
@@ -318,6 +330,9 @@ func callProgramTool(vm *goja.Runtime, enc *argsEncoder, members memberNames, ca
 	}
 	return vm.ToValue(text), "", false
 }
+
+// emptyArgs are the arguments of a call given none (read, never written).
+var emptyArgs = []byte("{}")
 
 // positionRE finds a position in the program's source as goja writes it:
 // "program.js:3:9" in stack traces, "program.js: Line 3:9" in syntax

@@ -12,7 +12,7 @@ import (
 // sandbox.
 func BenchmarkProgramCallParts(b *testing.B) {
 	result := []byte(`{"content":[{"type":"text","text":"{\"id\":7,\"refund\":70}"}],"structuredContent":{"id":7,"refund":70}}`)
-	call := func(string, string) ([]byte, error) { return result, nil }
+	call := func(string, []byte) ([]byte, error) { return result, nil }
 	for _, c := range []struct{ name, code string }{
 		{"none", "for (let id = 0; id < 200; id++) ; return 1"},
 		{"await", "for (let id = 0; id < 200; id++) await null; return 1"},

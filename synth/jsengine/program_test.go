@@ -11,12 +11,12 @@ import (
 // refund (a failure), recording the calls it gets.
 type orders struct{ calls []string }
 
-func (o *orders) call(name, args string) ([]byte, error) {
-	o.calls = append(o.calls, name+" "+args)
+func (o *orders) call(name string, args []byte) ([]byte, error) {
+	o.calls = append(o.calls, name+" "+string(args))
 	switch name {
 	case "get_order":
 		var in struct{ ID int }
-		_ = json.Unmarshal([]byte(args), &in)
+		_ = json.Unmarshal(args, &in)
 		b, _ := json.Marshal(map[string]any{"id": in.ID, "refund": in.ID * 10})
 		return []byte(`{"content":[{"type":"text","text":"order"}],"structuredContent":` + string(b) + `}`), nil
 	case "note":
@@ -66,12 +66,12 @@ return {total, n}`, "get_order", "note"), o.call)
 func TestResultsOutliveTheBridgesBuffer(t *testing.T) {
 	var buf []byte
 	o := &orders{}
-	reuse := func(name, args string) ([]byte, error) {
+	reuse := func(name string, args []byte) ([]byte, error) {
 		r, _ := o.call(name, args)
 		if name == "get_order" {
 			// Each result in text as well, a string of its own.
 			var in struct{ ID int }
-			_ = json.Unmarshal([]byte(args), &in)
+			_ = json.Unmarshal(args, &in)
 			r = fmt.Appendf(nil, `{"content":[{"type":"text","text":"order %d"}],"structuredContent":{"id%d":"s%d","n":[%d]}}`, in.ID, in.ID, in.ID, in.ID)
 		}
 		buf = append(buf[:0], r...)
@@ -230,7 +230,7 @@ func TestProgramStopsAtTheCallLimit(t *testing.T) {
 		{"a stop kind on a success", `"refusal":"ProgramSuspended","isError":false`, "ok", false},
 	} {
 		n := 0
-		b := func(name, args string) ([]byte, error) {
+		b := func(name string, args []byte) ([]byte, error) {
 			n++
 			if n > 3 {
 				text, _ := json.Marshal(c.text)

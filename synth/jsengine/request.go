@@ -18,7 +18,7 @@ type requests struct {
 
 // build returns the request calling name with args, valid until the next
 // call of build.
-func (r *requests) build(name, args string) ([]byte, error) {
+func (r *requests) build(name string, args []byte) ([]byte, error) {
 	head, ok := r.heads[name]
 	if !ok {
 		quoted, err := json.Marshal(name)

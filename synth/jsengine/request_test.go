@@ -18,7 +18,7 @@ func TestRequestsBuild(t *testing.T) {
 		{"naïve\u2028tool", `{"y":null}`},
 		{"get_order", `{"id":9}`},
 	} {
-		got, err := r.build(c.name, c.args)
+		got, err := r.build(c.name, []byte(c.args))
 		if err != nil {
 			t.Fatal(err)
 		}

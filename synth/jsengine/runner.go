@@ -18,12 +18,13 @@ const maxCallStack = 10000
 const scriptName = "tool.js"
 
 // bridge calls a host tool for tools.call: it takes the tool name and the
-// JSON arguments (a string, as JSON.stringify would make it, so a call copies
-// it once, into the request) and returns the tool's MCP result JSON, which
-// the next call may overwrite (the host bridge reads every result into one
-// buffer): use it, or copy what is kept, first. Nil when the engine was
-// built without the tool bridge.
-type bridge func(name, args string) ([]byte, error)
+// JSON arguments (as JSON.stringify would make them, valid only until it
+// returns: a program's are the encoder's buffer, copied once, into the
+// request) and returns the tool's MCP result JSON, which the next call may
+// overwrite (the host bridge reads every result into one buffer): use it,
+// or copy what is kept, first. Nil when the engine was built without the
+// tool bridge.
+type bridge func(name string, args []byte) ([]byte, error)
 
 // scriptError is a failure the model should read: a syntax error, a thrown
 // exception, a run that returned nothing JSON can carry.

@@ -138,8 +138,8 @@ func TestToolsCall(t *testing.T) {
 		t.Fatalf("error %q", got)
 	}
 	var seen string
-	b := func(name, args string) ([]byte, error) {
-		seen = name + " " + args
+	b := func(name string, args []byte) ([]byte, error) {
+		seen = name + " " + string(args)
 		if name == "broken" {
 			return []byte(`{"content":[{"type":"text","text":"denied by policy"}],"isError":true}`), nil
 		}

@@ -136,9 +136,9 @@ return {total, n}`,
 func syncBridge() (*orders, bridge) {
 	o := &orders{}
 	n := 0
-	return o, func(name, args string) ([]byte, error) {
+	return o, func(name string, args []byte) ([]byte, error) {
 		if name == "limited" {
-			o.calls = append(o.calls, name+" "+args)
+			o.calls = append(o.calls, name+" "+string(args))
 			if n++; n > 3 {
 				return []byte(`{"content":[{"type":"text","text":"ProgramCallLimit: a program may make 3 tool calls"}],"isError":true}`), nil
 			}

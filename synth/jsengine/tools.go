@@ -16,7 +16,7 @@ func installTools(vm *goja.Runtime, stringify goja.Callable, call bridge) error 
 		if call == nil {
 			panic(vm.NewGoError(fmt.Errorf("tools.call(%q): this engine was built without the host-tool bridge (build it with -tags toolbridge and grant tools:%s)", name, name)))
 		}
-		args := "{}"
+		args := emptyArgs
 		if a := fc.Argument(1); !goja.IsUndefined(a) {
 			s, err := stringify(goja.Undefined(), a)
 			if err != nil {
@@ -25,7 +25,7 @@ func installTools(vm *goja.Runtime, stringify goja.Callable, call bridge) error 
 			if goja.IsUndefined(s) {
 				panic(vm.NewTypeError("tools.call(%q, args): the arguments must be an object, like {id: 7}", name))
 			}
-			args = s.String()
+			args = []byte(s.String())
 		}
 		raw, err := call(name, args)
 		if err != nil {
