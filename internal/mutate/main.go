@@ -2686,6 +2686,34 @@ var mutations = []mutation{
 	{"lazygrants: approve does not show ungranted imports", "cmd/autoagent/tools_approve.go",
 		"\tif u := r.Inspection.Ungranted(grants); len(u) > 0 {", "\tif u := r.Inspection.Ungranted(grants); false && len(u) > 0 {",
 		"./cmd/autoagent", "^TestInspectApproveUngranted$"},
+	// hostjson: the JSON scanner reads long strings with bytes.IndexByte
+	// and a word-at-a-time check of the runs between quotes and
+	// backslashes, and reports a string verbatim (no escapes, ASCII) so
+	// it needs no decoding (issue 43 item 2: the 64 KiB warm call).
+	{"hostjson: a long string's control character accepted", "internal/jsonvalue/scan.go",
+		"\treturn ctrl&highs == 0, high&highs == 0\n", "\treturn true, high&highs == 0\n",
+		"./internal/jsonvalue", "^(TestStrEveryOffset|FuzzUnquote|FuzzValid)$"},
+	{"hostjson: a long string's non-ASCII bytes read as verbatim", "internal/jsonvalue/scan.go",
+		"\treturn ctrl&highs == 0, high&highs == 0\n", "\treturn ctrl&highs == 0, true\n",
+		"./internal/jsonvalue", "^(TestStrEveryOffset|FuzzUnquote)$"},
+	{"hostjson: a control character in a run's tail accepted", "internal/jsonvalue/scan.go",
+		"\t\tif c < 0x20 {\n\t\t\treturn false, false\n", "\t\tif false {\n\t\t\treturn false, false\n",
+		"./internal/jsonvalue", "^(TestStrEveryOffset|FuzzUnquote|FuzzValid)$"},
+	{"hostjson: a backslash in a long string's run ignored", "internal/jsonvalue/scan.go",
+		"if i := bytes.IndexByte(b[p:quote], '\\\\'); i >= 0 {", "if i := -1; i >= 0 {",
+		"./internal/jsonvalue", "^(TestStrEveryOffset|FuzzUnquote|FuzzValid)$"},
+	{"hostjson: a quote passed by an escape still taken for the end", "internal/jsonvalue/scan.go",
+		"\tif quote < p {\n", "\tif quote < 0 {\n",
+		"./internal/jsonvalue", "^(TestStrEveryOffset|FuzzUnquote|FuzzValid)$"},
+	{"hostjson: a short string's non-ASCII bytes read as verbatim", "internal/jsonvalue/scan.go",
+		"return b[start:p], !w.escaped && w.high&highs == 0, true", "return b[start:p], !w.escaped, true",
+		"./internal/jsonvalue", "^(TestStrEveryOffset|FuzzUnquote)$"},
+	{"hostjson: an unescaped string unquoted without a UTF-8 check", "internal/jsonvalue/scan.go",
+		"\tif run < 0 && utf8.Valid(raw) {\n", "\tif run < 0 {\n",
+		"./internal/jsonvalue", "^(TestStrEveryOffset|FuzzUnquote)$"},
+	{"hostjson: a result's escaped key matched as written", "host/result.go",
+		"\tif !verbatim {\n\t\treturn -1\n", "\tif false {\n\t\treturn -1\n",
+		"./host", "^(TestResultFastPathTaken|FuzzParseResult)$"},
 }
 
 func main() {
