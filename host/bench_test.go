@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/autoagent-go/autoagent/internal/jsonvalue"
 )
 
 // Benchmarks of docs/ARCHITECTURE.md §9. Run with:
@@ -105,6 +108,35 @@ func BenchmarkCallWarm(b *testing.B) {
 				benchCall(b, l, "echo", benchArgs(size))
 			})
 		}
+	}
+}
+
+// BenchmarkHostJSON: the host's JSON work of a warm echo call without the
+// guest: the arguments checked (a schema that accepts any object) and the
+// echo's result decoded (its text unquoted, its structured content
+// checked and copied). CallWarm minus GuestRun is mostly this.
+func BenchmarkHostJSON(b *testing.B) {
+	for _, size := range []int{100, 64 << 10} {
+		b.Run(fmt.Sprintf("%dB", size), func(b *testing.B) {
+			args := []byte(benchArgs(size))
+			text, _ := json.Marshal(string(args))
+			out := fmt.Appendf(nil, `{"content":[{"type":"text","text":%s}],"structuredContent":%s}`, text, args)
+			b.SetBytes(int64(len(args)))
+			b.ReportAllocs()
+			runtime.GC()
+			b.ResetTimer()
+			cpu := meterCPU(b)
+			for b.Loop() {
+				if !jsonvalue.IsObject(args) {
+					b.Fatal("arguments rejected")
+				}
+				r, err := parseResult(out, nil)
+				if err != nil || len(r.StructuredContent) != len(args) || len(r.Content[0].Text) != len(args) {
+					b.Fatalf("%v %+v", err, r)
+				}
+			}
+			cpu.report()
+		})
 	}
 }
 

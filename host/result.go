@@ -95,8 +95,8 @@ func decodeResultFast(out []byte) (d decodedResult, ok bool) {
 		return d, false
 	}
 	var seen [len(resultFields)]bool
-	ok = s.Object(func(key []byte, escaped bool) bool {
-		i := fieldIndex(key, escaped, resultFields[:])
+	ok = s.Object(func(key []byte, verbatim bool) bool {
+		i := fieldIndex(key, verbatim, resultFields[:])
 		switch {
 		case i < 0:
 			return false
@@ -157,16 +157,12 @@ var (
 
 // fieldIndex returns the index of key among names, len(names) for a key
 // encoding/json ignores, or -1 for one the fast path leaves to
-// encoding/json: escaped, not ASCII, or equal to a name only when case is
-// ignored (encoding/json matches fields case-insensitively).
-func fieldIndex(key []byte, escaped bool, names []string) int {
-	if escaped {
+// encoding/json: not verbatim (escaped, or not ASCII), or equal to a name
+// only when case is ignored (encoding/json matches fields
+// case-insensitively).
+func fieldIndex(key []byte, verbatim bool, names []string) int {
+	if !verbatim {
 		return -1
-	}
-	for _, c := range key {
-		if c >= 0x80 {
-			return -1
-		}
 	}
 	for i, n := range names {
 		if string(key) == n {
@@ -186,8 +182,8 @@ func scanContent(s *jsonvalue.Scanner) (wireContent, bool) {
 		return c, false
 	}
 	var seen [len(contentFields)]bool
-	ok := s.Object(func(key []byte, escaped bool) bool {
-		i := fieldIndex(key, escaped, contentFields[:])
+	ok := s.Object(func(key []byte, verbatim bool) bool {
+		i := fieldIndex(key, verbatim, contentFields[:])
 		switch {
 		case i < 0:
 			return false
@@ -209,8 +205,8 @@ func scanContent(s *jsonvalue.Scanner) (wireContent, bool) {
 				Text string `json:"text"`
 			}{}
 			var rseen [len(resourceFields)]bool
-			return s.Object(func(key []byte, escaped bool) bool {
-				j := fieldIndex(key, escaped, resourceFields[:])
+			return s.Object(func(key []byte, verbatim bool) bool {
+				j := fieldIndex(key, verbatim, resourceFields[:])
 				switch {
 				case j < 0:
 					return false
@@ -233,9 +229,9 @@ func scanContent(s *jsonvalue.Scanner) (wireContent, bool) {
 func scanString(s *jsonvalue.Scanner, dst *string) bool {
 	switch s.Peek() {
 	case '"':
-		raw, escaped, ok := s.Str()
+		raw, verbatim, ok := s.Str()
 		if ok {
-			*dst = jsonvalue.Unquote(raw, escaped)
+			*dst = jsonvalue.Unquote(raw, verbatim)
 		}
 		return ok
 	case 'n':

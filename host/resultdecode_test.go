@@ -26,6 +26,11 @@ var resultSeeds = []string{
 	`{"content":[{"type":"text","text":"x"}],"extra":{"deep":[[[]]]},"more":"\u0000"}`, `{"cont\u0065nt":[]}`,
 	`{"content":[{"type":"text","text":"x"}]} {"content":[]}`, `{"content":[{"type":"text","text":"x"}]}]`,
 	`{"contenté":[]}`, `{"structuredcontent":{}}`, `{"content":[{"type":"text","text":"x","uri":"u","data":"d"}]}`,
+	// Strings longer than the scanner's short-string reading.
+	`{"content":[{"type":"text","text":"` + strings.Repeat("long ", 30) + `\"é\u00e9"}],"structuredContent":{"` + strings.Repeat("k", 90) + `":"` + strings.Repeat("v", 90) + `"}}`,
+	`{"content":[{"type":"text","text":"` + strings.Repeat("bad ", 30) + "\xff\x01" + `"}]}`,
+	`{"content":[{"type":"text","text":"` + strings.Repeat("x", 80) + "\xff" + `"}]}`,
+	`{"` + strings.Repeat("c", 70) + `ontent":[],"content":[{"type":"text","text":"` + strings.Repeat("x", 80) + `"}]}`,
 }
 
 // FuzzParseResult: the one-pass decoder and encoding/json give the same

@@ -137,6 +137,12 @@ func (s *Schema) Validate(args json.RawMessage) error {
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage(`{}`)
 	}
+	// The common schemas and arguments are checked on the document's
+	// tokens, without decoding it; anything else, a failure included, is
+	// decided (and explained) on the decoded value.
+	if s.compiled.Accepts(args) {
+		return nil
+	}
 	var v any
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.UseNumber()

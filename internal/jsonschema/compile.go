@@ -54,6 +54,7 @@ const (
 type Schema struct {
 	root      *node
 	footprint int
+	plain     bool // Accepts can decide (plainNode)
 }
 
 // Footprint estimates the bytes the compiled schema holds, for a caller
@@ -163,7 +164,7 @@ func Compile(doc any) (*Schema, error) {
 		}
 		n.ref = target
 	}
-	return &Schema{root: root, footprint: c.size}, nil
+	return &Schema{root: root, footprint: c.size, plain: plainNode(root, 0)}, nil
 }
 
 func (c *compiler) resolve(ref, at string) (*node, error) {

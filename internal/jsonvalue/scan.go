@@ -3,9 +3,9 @@ package jsonvalue
 import (
 	"bytes"
 	"encoding/binary"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
-	"unsafe"
 )
 
 // MaxDepth is encoding/json's nesting limit, which Scanner keeps too.
@@ -16,7 +16,8 @@ const MaxDepth = 10000
 // the tool's schema asks for nothing more) and the module's result.
 // encoding/json scans a document two or three times before decoding it,
 // which for a 64 KiB result costs more than running the tool; this
-// scanner validates while it reads, 8 bytes at a time inside strings. It
+// scanner validates while it reads, 8 bytes at a time inside short
+// strings and with bytes.IndexByte inside long ones (see Str). It
 // accepts exactly what encoding/json accepts (fuzz tests compare the two),
 // and the host's result decoder hands anything unusual (an error, a
 // duplicate or differently-cased key) to encoding/json, so errors and edge
@@ -76,9 +77,10 @@ func (s *Scanner) Value() bool {
 	}
 }
 
-// Object skips an object, calling field (when not nil) for each key with
+// Object skips an object, calling field (when not nil) for each key (its
+// raw contents and whether they are verbatim, as Str reports them) with
 // the scanner at the key's value; field must consume the value.
-func (s *Scanner) Object(field func(key []byte, escaped bool) bool) bool {
+func (s *Scanner) Object(field func(key []byte, verbatim bool) bool) bool {
 	if s.depth++; s.depth > MaxDepth {
 		return false
 	}
@@ -92,13 +94,13 @@ func (s *Scanner) Object(field func(key []byte, escaped bool) bool) bool {
 		if s.Peek() != '"' {
 			return false
 		}
-		key, escaped, ok := s.Str()
+		key, verbatim, ok := s.Str()
 		if !ok || s.Peek() != ':' {
 			return false
 		}
 		s.p++
 		if field != nil {
-			if !field(key, escaped) {
+			if !field(key, verbatim) {
 				return false
 			}
 		} else if !s.Value() {
@@ -207,90 +209,225 @@ const (
 	highs = 0x8080808080808080
 )
 
-// plain reports whether none of the 8 bytes of x needs a look: no quote,
-// no backslash, no control character.
-func plain(x uint64) bool {
+// special reports whether any of the 8 bytes of x needs a look: a quote,
+// a backslash or a control character.
+func special(x uint64) bool {
 	quote := x ^ (ones * '"')
 	backslash := x ^ (ones * '\\')
 	zeroQuote := (quote - ones) &^ quote
 	zeroBackslash := (backslash - ones) &^ backslash
 	control := (x - ones*0x20) &^ x
-	return (zeroQuote|zeroBackslash|control)&highs == 0
+	return (zeroQuote|zeroBackslash|control)&highs != 0
+}
+
+// plainRun reports whether b, a run of a string with no quote and no
+// backslash in it, holds no control character (which JSON forbids in a
+// string), and whether it is all ASCII. It reads 32 bytes at a time and
+// branches once a run.
+func plainRun(b []byte) (valid, ascii bool) {
+	// Each word's (x - 0x20…) &^ x has a high bit set exactly when one of
+	// its bytes is below 0x20; x itself has one set for a non-ASCII byte.
+	var ctrl, high uint64
+	for len(b) >= 32 {
+		w := (*[32]byte)(b)
+		x0 := binary.NativeEndian.Uint64(w[0:8])
+		x1 := binary.NativeEndian.Uint64(w[8:16])
+		x2 := binary.NativeEndian.Uint64(w[16:24])
+		x3 := binary.NativeEndian.Uint64(w[24:32])
+		ctrl |= (x0-ones*0x20)&^x0 | (x1-ones*0x20)&^x1 | (x2-ones*0x20)&^x2 | (x3-ones*0x20)&^x3
+		high |= x0 | x1 | x2 | x3
+		b = b[32:]
+	}
+	for len(b) >= 8 {
+		x := binary.NativeEndian.Uint64(b)
+		ctrl |= (x - ones*0x20) &^ x
+		high |= x
+		b = b[8:]
+	}
+	for _, c := range b {
+		if c < 0x20 {
+			return false, false
+		}
+		high |= uint64(c)
+	}
+	return ctrl&highs == 0, high&highs == 0
 }
 
 func isHex(c byte) bool { return isDigit(c) || (c|0x20) >= 'a' && (c|0x20) <= 'f' }
 
+// longRun is how many bytes of a run (the bytes of a string between its
+// start or an escape and the next quote or backslash) Str reads a word at
+// a time before it looks for the run's end with bytes.IndexByte, which
+// costs more than the words for a key, a short value or a run between two
+// escapes, and much less for a long text.
+const longRun = 64
+
 // Str reads a string token, returning its raw contents (between the
-// quotes) and whether it holds escapes.
-func (s *Scanner) Str() (raw []byte, escaped, ok bool) {
+// quotes) and whether they are verbatim: no escapes and only ASCII, so
+// the contents are the string itself with no decoding or UTF-8 check.
+//
+// wordScan reads the string a word at a time; the end of a long run is
+// found by runEnd with bytes.IndexByte (vector instructions on most
+// platforms). Each byte is searched once for each: a backslash is looked
+// for only up to the next quote, and a quote found stays found until an
+// escape passes it, so a document of many strings and escapes costs no
+// more than its length.
+func (s *Scanner) Str() (raw []byte, verbatim, ok bool) {
 	b := s.b
 	start := s.p + 1
-	p := start
+	p, quote := start, -1
+	var (
+		w     wordState
+		ascii bool
+	)
+	w.run = start
 	for {
-		for len(b)-p >= 8 && plain(binary.LittleEndian.Uint64(b[p:])) {
+		switch p, w = wordScan(b, p, w); w.step {
+		case stepEnd:
+			s.p = p + 1
+			return b[start:p], !w.escaped && w.high&highs == 0, true
+		case stepBad:
+			return nil, false, false
+		}
+		if p, quote, ascii, ok = s.runEnd(p, quote); !ok {
+			return nil, false, false
+		}
+		if !ascii {
+			w.high |= highs
+		}
+		w.run = p
+	}
+}
+
+// wordState is what wordScan knows of the string it reads.
+type wordState struct {
+	run     int    // where the current run began
+	high    uint64 // the bytes read, ORed: a high bit set for non-ASCII
+	escaped bool
+	step    int // why wordScan returned
+}
+
+// Why wordScan returned.
+const (
+	stepEnd  = iota // at the closing quote
+	stepLong        // in a run of longRun bytes or more
+	stepBad         // at a byte the string may not hold
+)
+
+// wordScan reads the contents of a string from p, 8 bytes at a time
+// where they need no look, until the closing quote, an error, or a run of
+// longRun bytes. It calls nothing, so the compiler keeps its loop in
+// registers.
+func wordScan(b []byte, p int, w wordState) (int, wordState) {
+	for {
+		for len(b)-p >= 8 && p-w.run < longRun {
+			x := binary.NativeEndian.Uint64(b[p:])
+			if special(x) {
+				break
+			}
+			w.high |= x
 			p += 8
 		}
+		if p-w.run >= longRun {
+			w.step = stepLong
+			return p, w
+		}
 		if p >= len(b) {
-			return nil, false, false
+			w.step = stepBad
+			return p, w
 		}
 		switch c := b[p]; {
 		case c == '"':
-			s.p = p + 1
-			return b[start:p], escaped, true
+			w.step = stepEnd
+			return p, w
 		case c == '\\':
-			escaped = true
+			w.escaped = true
 			if p+1 >= len(b) {
-				return nil, false, false
+				w.step = stepBad
+				return p, w
 			}
 			switch b[p+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				p += 2
 			case 'u':
 				if len(b)-p < 6 || !isHex(b[p+2]) || !isHex(b[p+3]) || !isHex(b[p+4]) || !isHex(b[p+5]) {
-					return nil, false, false
+					w.step = stepBad
+					return p, w
 				}
 				p += 6
 			default:
-				return nil, false, false
+				w.step = stepBad
+				return p, w
 			}
+			w.run = p
 		case c < 0x20:
-			return nil, false, false
+			w.step = stepBad
+			return p, w
 		default:
+			w.high |= uint64(c)
 			p++
 		}
 	}
 }
 
+// runEnd returns the end of the run at p of a string: the position of
+// the next quote or backslash, found with bytes.IndexByte, after checking
+// the bytes before it with plainRun, and whether they are ASCII. quote is
+// the position of the next quote when it is known to be at or after p,
+// and is returned updated.
+func (s *Scanner) runEnd(p, quote int) (end, nextQuote int, ascii, ok bool) {
+	b := s.b
+	if quote < p {
+		i := bytes.IndexByte(b[p:], '"')
+		if i < 0 {
+			return 0, 0, false, false
+		}
+		quote = p + i
+	}
+	end = quote
+	if i := bytes.IndexByte(b[p:quote], '\\'); i >= 0 {
+		end = p + i
+	}
+	ok, ascii = plainRun(b[p:end])
+	return end, quote, ascii, ok
+}
+
 // Unquote returns the Go string a string token's raw contents decode to, as
 // encoding/json decodes it: escapes resolved, unpaired surrogates and
-// invalid UTF-8 replaced by U+FFFD.
-func Unquote(raw []byte, escaped bool) string {
-	if !escaped && utf8.Valid(raw) {
+// invalid UTF-8 replaced by U+FFFD. verbatim is Str's report.
+func Unquote(raw []byte, verbatim bool) string {
+	if verbatim {
 		return string(raw)
 	}
-	out := make([]byte, 0, len(raw))
-	for len(raw) > 0 {
+	run := bytes.IndexByte(raw, '\\')
+	if run < 0 && utf8.Valid(raw) {
+		return string(raw)
+	}
+	// A Builder's buffer is not zeroed before it is written: for a long
+	// text that saves a pass over it.
+	var out strings.Builder
+	out.Grow(len(raw))
+	for {
 		// Copy up to the next escape in one go when it is valid UTF-8.
-		run := bytes.IndexByte(raw, '\\')
 		if run < 0 {
 			run = len(raw)
 		}
-		out = appendUTF8(out, raw[:run])
+		appendUTF8(&out, raw[:run])
 		raw = raw[run:]
 		if len(raw) == 0 {
 			break
 		}
 		switch e := raw[1]; e {
 		case 'b':
-			out = append(out, '\b')
+			out.WriteByte('\b')
 		case 'f':
-			out = append(out, '\f')
+			out.WriteByte('\f')
 		case 'n':
-			out = append(out, '\n')
+			out.WriteByte('\n')
 		case 'r':
-			out = append(out, '\r')
+			out.WriteByte('\r')
 		case 't':
-			out = append(out, '\t')
+			out.WriteByte('\t')
 		case 'u':
 			r := hex4(raw[2:])
 			raw = raw[6:]
@@ -300,39 +437,41 @@ func Unquote(raw []byte, escaped bool) string {
 					r2 = hex4(raw[2:])
 				}
 				if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
-					out = utf8.AppendRune(out, d)
+					out.WriteRune(d)
 					raw = raw[6:]
+					run = bytes.IndexByte(raw, '\\')
 					continue
 				}
 				r = utf8.RuneError
 			}
-			out = utf8.AppendRune(out, r)
+			out.WriteRune(r)
+			run = bytes.IndexByte(raw, '\\')
 			continue
 		default: // " \ /
-			out = append(out, e)
+			out.WriteByte(e)
 		}
 		raw = raw[2:]
+		run = bytes.IndexByte(raw, '\\')
 	}
-	// out is never written again: the string can share it.
-	return unsafe.String(unsafe.SliceData(out), len(out))
+	return out.String()
 }
 
 // appendUTF8 appends s, replacing each byte that is not part of valid
 // UTF-8 with U+FFFD.
-func appendUTF8(out, s []byte) []byte {
+func appendUTF8(out *strings.Builder, s []byte) {
 	if utf8.Valid(s) {
-		return append(out, s...)
+		out.Write(s)
+		return
 	}
 	for len(s) > 0 {
 		r, size := utf8.DecodeRune(s)
 		if r == utf8.RuneError && size == 1 {
-			out = utf8.AppendRune(out, utf8.RuneError)
+			out.WriteRune(utf8.RuneError)
 		} else {
-			out = append(out, s[:size]...)
+			out.Write(s[:size])
 		}
 		s = s[size:]
 	}
-	return out
 }
 
 func hex4(b []byte) rune {
