@@ -147,6 +147,9 @@ type Options struct {
 	// noSnapshots makes every instance run its module's initialisers, as
 	// before snapshots; only the benchmarks comparing the two set it.
 	noSnapshots bool
+	// noResets closes every instance after its call, as the host did
+	// before resets (see Loaded.resetsOn): for benchmarks and tests.
+	noResets bool
 	// watchdogGrace and watchdogTick replace the watchdog's, and
 	// sandboxSlack the isolation's (see sandboxSlack); only tests set them.
 	watchdogGrace, watchdogTick, sandboxSlack time.Duration

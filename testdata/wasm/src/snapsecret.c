@@ -5,16 +5,20 @@
  * runtime's start-up grows its heap), the global set to INIT, the table
  * entry of `clean` unchanged, and the config value "mode" read into
  * memory (a state that depends on the module's grants).
- *   probe   reports the state it finds, then writes the call's "secret"
- *           into memory, the global (its first 8 bytes) and the table
- *           (the entry of `clean` then holds `marked`)
+ *   probe   reports the state it finds (and the memory's size in pages),
+ *           then writes the call's "secret" into memory (low, in its data,
+ *           and high, in the pages the initialiser grew), the global (its
+ *           first 8 bytes) and the table (the entry of `clean` then holds
+ *           `marked`)
  *   grow    grows the memory by "pages" pages; reports the old size (or
  *           -1) and how many bytes of the new pages were not zero, then
  *           fills them with "fill" (another caller's secret)
  * With config "trap" set, the initialiser traps; with "clock" set, it
  * reads the clock (as a generator seeded from it would); with "file" set,
  * it looks that path up in its first mount (fd 3) and keeps whether it
- * exists. */
+ * exists. Built with NO_TABLE (snapreset.wasm, with snapreset.s), it has
+ * no instruction that changes a table, so the host may reset its used
+ * instances to the snapshot; the table entry then stays `clean`. */
 #include "guest.h"
 
 __attribute__((import_module("wasi_snapshot_preview1"), import_name("clock_time_get")))
@@ -25,7 +29,9 @@ u32 path_filestat_get(u32 fd, u32 flags, const char *path, usize len, void *out)
 
 void global_set(u64);
 u64 global_get(void);
+#ifndef NO_TABLE
 void table_copy(u32 dst, u32 src);
+#endif
 
 #define INIT 0x54494e49ULL /* "INIT" */
 
@@ -41,6 +47,7 @@ static char stash[256];
 static char initmark[8];
 static char mode[32];
 static char *heapmark;
+static char *highstash; /* in the pages the initialiser grew */
 
 static int clean(void) { return 'n'; }
 static int marked(void) { return 'T'; }
@@ -55,6 +62,7 @@ __attribute__((constructor)) static void init(void) {
 	if (old < 0) __builtin_trap();
 	heapmark = (char *)((usize)(old + 2) * 65536 - 16);
 	memcpy(heapmark, "heap", 5);
+	highstash = (char *)((usize)(old + 1) * 65536);
 	global_set(INIT);
 	u64 off = extism_config_get(block("trap", 4));
 	if (off) __builtin_trap();
@@ -106,7 +114,11 @@ static int probe(const char *in) {
 	puts_(&b, heapmark);
 	puts_(&b, "\",\"mode\":\"");
 	puts_(&b, mode);
-	puts_(&b, "\"}}");
+	puts_(&b, "\",\"high\":\"");
+	puts_(&b, highstash);
+	puts_(&b, "\",\"pages\":");
+	putu(&b, (u64)__builtin_wasm_memory_size(0));
+	puts_(&b, "}}");
 	output(b.p, b.n);
 
 	char secret[200];
@@ -114,10 +126,14 @@ static int probe(const char *in) {
 	if (n) {
 		memcpy(stash, secret, n);
 		stash[n] = 0;
+		memcpy(highstash, secret, n);
+		highstash[n] = 0;
 		u64 g = 0;
 		memcpy(&g, secret, n < 8 ? n : 8);
 		global_set(g);
+#ifndef NO_TABLE
 		table_copy((u32)(usize)clean_p, (u32)(usize)marked_p);
+#endif
 	}
 	return 0;
 }
