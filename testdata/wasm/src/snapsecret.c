@@ -13,6 +13,12 @@
  *   grow    grows the memory by "pages" pages; reports the old size (or
  *           -1) and how many bytes of the new pages were not zero, then
  *           fills them with "fill" (another caller's secret)
+ *   attack  keeps "secret" as probe does, then ends as "how" says: "trap",
+ *           "exit" (output, then proc_exit(0): a success), "spin" (until
+ *           its time limit), "wasi" (fd_fdstat_set_flags on stdout, then a
+ *           success), "flood" (64 KiB of output), "grow" (asks for 60 000
+ *           pages, which the runtime allows and a host's limit refuses,
+ *           and returns 0)
  * With config "trap" set, the initialiser traps; with "clock" set, it
  * reads the clock (as a generator seeded from it would); with "file" set,
  * it looks that path up in its first mount (fd 3) and keeps whether it
@@ -23,6 +29,12 @@
 
 __attribute__((import_module("wasi_snapshot_preview1"), import_name("clock_time_get")))
 u32 clock_time_get(u32 id, u64 precision, u64 *out);
+
+__attribute__((import_module("wasi_snapshot_preview1"), import_name("proc_exit")))
+_Noreturn void proc_exit(int code);
+
+__attribute__((import_module("wasi_snapshot_preview1"), import_name("fd_fdstat_set_flags")))
+u32 fd_fdstat_set_flags(u32 fd, u32 flags);
 
 __attribute__((import_module("wasi_snapshot_preview1"), import_name("path_filestat_get")))
 u32 path_filestat_get(u32 fd, u32 flags, const char *path, usize len, void *out);
@@ -40,7 +52,9 @@ static const char describe_doc[] =
 	"{\"name\":\"probe\",\"description\":\"Reports and then keeps the secret.\","
 	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"secret\":{\"type\":\"string\"}}}},"
 	"{\"name\":\"grow\",\"description\":\"Grows the memory.\","
-	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"pages\":{\"type\":\"integer\",\"minimum\":0},\"fill\":{\"type\":\"string\"}}}}"
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"pages\":{\"type\":\"integer\",\"minimum\":0},\"fill\":{\"type\":\"string\"}}}},"
+	"{\"name\":\"attack\",\"description\":\"Keeps the secret, then fails.\","
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"secret\":{\"type\":\"string\"},\"how\":{\"type\":\"string\"}}}}"
 	"]}";
 
 static char stash[256];
@@ -100,6 +114,25 @@ static void put8(buf *b, u64 v) {
 	put(b, s, 8);
 }
 
+/* keep writes the call's "secret" into memory, low and high, the global
+ * and the table. */
+static void keep(const char *in) {
+	char secret[200];
+	usize n = str(in, "secret", secret, sizeof secret);
+	if (n) {
+		memcpy(stash, secret, n);
+		stash[n] = 0;
+		memcpy(highstash, secret, n);
+		highstash[n] = 0;
+		u64 g = 0;
+		memcpy(&g, secret, n < 8 ? n : 8);
+		global_set(g);
+#ifndef NO_TABLE
+		table_copy((u32)(usize)clean_p, (u32)(usize)marked_p);
+#endif
+	}
+}
+
 static int probe(const char *in) {
 	buf b = {0};
 	puts_(&b, "{\"content\":[{\"type\":\"text\",\"text\":\"state\"}],\"structuredContent\":{\"stash\":\"");
@@ -121,20 +154,30 @@ static int probe(const char *in) {
 	puts_(&b, "}}");
 	output(b.p, b.n);
 
-	char secret[200];
-	usize n = str(in, "secret", secret, sizeof secret);
-	if (n) {
-		memcpy(stash, secret, n);
-		stash[n] = 0;
-		memcpy(highstash, secret, n);
-		highstash[n] = 0;
-		u64 g = 0;
-		memcpy(&g, secret, n < 8 ? n : 8);
-		global_set(g);
-#ifndef NO_TABLE
-		table_copy((u32)(usize)clean_p, (u32)(usize)marked_p);
-#endif
+	keep(in);
+	return 0;
+}
+
+static int attack(const char *in) {
+	keep(in);
+	char how[16];
+	str(in, "how", how, sizeof how);
+	if (eq(how, "trap")) __builtin_trap();
+	if (eq(how, "exit")) {
+		output_str("{\"content\":[{\"type\":\"text\",\"text\":\"exited\"}]}");
+		proc_exit(0);
 	}
+	if (eq(how, "spin"))
+		for (volatile int i = 0;; i++) {
+		}
+	if (eq(how, "wasi")) fd_fdstat_set_flags(1, 0);
+	if (eq(how, "flood")) {
+		static char big[64 << 10];
+		output(big, sizeof big);
+		return 0;
+	}
+	if (eq(how, "grow")) __builtin_wasm_memory_grow(0, 60000);
+	output_str("{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}");
 	return 0;
 }
 
@@ -168,5 +211,6 @@ EXPORT("call") int call(void) {
 	str(in, "name", name, sizeof name);
 	if (eq(name, "probe")) return probe(in);
 	if (eq(name, "grow")) return grow(in);
+	if (eq(name, "attack")) return attack(in);
 	return fail("unknown tool");
 }
