@@ -306,7 +306,7 @@ func (inst *instance) instantiate(rc *runContext, describing bool) error {
 		if err := inst.initialise(ictx); err != nil {
 			return inst.classify(rc, fmt.Errorf("initialising: %w", err))
 		}
-		if !describing && l.snapshotsOn() {
+		if !describing && l.takesSnapshot() {
 			inst.takeSnapshot(inst.fs.Lookups.Load() != lookups)
 		}
 	}

@@ -296,3 +296,25 @@ func TestResetClose(t *testing.T) {
 		t.Fatalf("a call that ended after Close: %d kept, its module closed %v", n, inst.mod.IsClosed())
 	}
 }
+
+// TestResetClearsTaint: an instance that served a tainted caller holds
+// nothing of that call once reset, so the clean caller it serves next is
+// not reported tainted (an instance kept as it is would taint it:
+// TestReusedInstanceCarriesTaint).
+func TestResetClearsTaint(t *testing.T) {
+	t.Parallel()
+	h, rec := newTestHost(t, Options{PoolSize: -1})
+	l := load(t, h, "snapreset.wasm", Module{})
+	callAs(t, l, false, "probe", `{}`)
+	callAs(t, l, true, "probe", `{"secret":"tainted-secret"}`)
+	if !rec.last(t).Pooled {
+		t.Fatal("the tainted call was not served by a reset instance")
+	}
+	res, reported := callAs(t, l, false, "probe", `{}`)
+	if reported || strings.Contains(string(res.StructuredContent), "tainted-secret") {
+		t.Errorf("the clean caller after a tainted one: taint reported %v, result %s", reported, res.StructuredContent)
+	}
+	if !rec.last(t).Pooled {
+		t.Error("the clean call was not served by the reset instance")
+	}
+}

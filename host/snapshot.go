@@ -38,18 +38,28 @@ type snapshots struct {
 	sharedSeeds bool
 }
 
-// snapshotsOn reports whether the Loaded's instances may start from a
-// snapshot at all: the module has initialisers (without, a new instance
-// is its snapshot already, and copying costs more than nothing), the
-// rewrite found it safe for the module (and the kernel), the host
+// snapshotsOn reports whether the Loaded's new instances start from a
+// snapshot: it may have one (snapshotsAllowed) and the module has
+// initialisers (without, a new instance is its snapshot already, and
+// copying costs more than nothing).
+func (l *Loaded) snapshotsOn() bool { return l.hasInits() && l.snapshotsAllowed() }
+
+// snapshotsAllowed reports whether the Loaded may have a snapshot at all:
+// the rewrite found it safe for the module (and the kernel), the host
 // interrupts guests (only then is the module rewritten), and its clock
 // and randomness are real ones.
-func (l *Loaded) snapshotsOn() bool {
+func (l *Loaded) snapshotsAllowed() bool {
 	h := l.h
-	return !h.opts.noSnapshots && l.hasInits() && h.opts.deadlines == deadlineInterrupt &&
+	return !h.opts.noSnapshots && h.opts.deadlines == deadlineInterrupt &&
 		l.entry.snapSafe && (!l.needsKernel() || h.kernel.snapSafe) &&
 		!h.opts.Deterministic && !l.deterministic && l.single == nil
 }
+
+// takesSnapshot reports whether the Loaded's first instance that starts
+// well gives it a snapshot: for its new instances to start from
+// (snapshotsOn), or for its used ones to be reset to (resetsOn; a module
+// without initialisers gets one too, the state instantiation leaves).
+func (l *Loaded) takesSnapshot() bool { return l.snapshotsOn() || l.resetsOn() }
 
 // hasInits reports whether initialise runs anything for the Loaded.
 func (l *Loaded) hasInits() bool {
@@ -176,10 +186,11 @@ func restore(mod api.Module, m *linearMemory, mem []byte, names []string, global
 // start from a snapshot (snapshotsOn), each call gets a fresh instance (no
 // Module.Reuse), and the rewrite found that a call can change nothing of
 // the module's instance, nor of its kernel's, but memory and globals (see
-// rewrite.SnapshotInfo). See RATIONALE.md "Why is a reset instance a fresh
-// instance?".
+// rewrite.SnapshotInfo). A module without initialisers is reset too, to
+// the state its instantiation left. See RATIONALE.md "Why is a reset
+// instance a fresh instance, and when is it not used?".
 func (l *Loaded) resetsOn() bool {
-	return !l.h.opts.noResets && !l.reuse && l.snapshotsOn() && l.entry.resetSafe &&
+	return !l.h.opts.noResets && !l.reuse && l.snapshotsAllowed() && l.entry.resetSafe &&
 		(!l.needsKernel() || l.h.kernel.resetSafe)
 }
 
