@@ -415,8 +415,8 @@ func numeric(t wasmbin.ValType) bool {
 // it), and the module imports no table, memory or global (state it
 // shares with another module). snapshotSafe holds too.
 func (w *rewriter) resetSafe() bool {
-	for _, c := range w.costs {
-		if c.changesTables {
+	for i := range w.costs {
+		if w.costs[i].changesTables {
 			return false
 		}
 	}
