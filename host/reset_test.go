@@ -269,12 +269,8 @@ func TestResetClose(t *testing.T) {
 	t.Parallel()
 	h, _ := newTestHost(t, Options{PoolSize: -1})
 	l := load(t, h, "snapreset.wasm", Module{})
-	probe(t, l, "a")
-	probe(t, l, "b")
-	if len(l.resets.ready) == 0 {
-		t.Fatal("no reset instance kept")
-	}
-	// A call in flight as Close runs.
+	probe(t, l, "a") // the snapshot
+	// A call in flight as Close runs, and a reset instance kept.
 	if err := l.enter(); err != nil {
 		t.Fatal(err)
 	}
@@ -282,13 +278,22 @@ func TestResetClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	kept, err := l.newInstance(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.keepReset(kept) || len(l.resets.ready) != 1 {
+		t.Fatal("no reset instance kept")
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel() // Close does not wait for the call
 	if err := l.Close(ctx); err == nil {
-		t.Fatal("Close did not wait for the call in flight")
+		t.Error("Close did not wait for the call in flight")
 	}
-	if n := len(l.resets.ready); n != 0 {
-		t.Fatalf("%d reset instances kept after Close", n)
+	// Errorf, not Fatalf: the call must end, or the test's cleanup waits
+	// for it forever.
+	if n := len(l.resets.ready); n != 0 || !kept.mod.IsClosed() {
+		t.Errorf("%d reset instances kept after Close, the kept one closed %v", n, kept.mod.IsClosed())
 	}
 	l.releaseInstance(inst, true) // the call ends after Close
 	l.leave()
@@ -316,5 +321,66 @@ func TestResetClearsTaint(t *testing.T) {
 	}
 	if !rec.last(t).Pooled {
 		t.Error("the clean call was not served by the reset instance")
+	}
+}
+
+// TestResetRefusesUnfitInstances: whyNoReset, on its own (the call's
+// failure already keeps these instances from a reset: this is the check
+// behind it), refuses an instance whose call trapped, exited, spun to its
+// time limit, was cancelled, passed the output limit, was refused memory,
+// or changed its WASI state, and accepts one whose call returned well.
+func TestResetRefusesUnfitInstances(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{PoolSize: -1})
+	l := load(t, h, "snapreset.wasm", Module{Limits: Limits{Timeout: 2 * time.Second, Output: 1 << 10, Memory: 4 << 20}})
+	probe(t, l, "warm")
+	for _, how := range []string{"trap", "exit", "spin", "cancel", "flood", "grow", "wasi", "none"} {
+		inst, _, err := l.acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		args := fmt.Sprintf(`{"secret":"s","how":%q}`, how)
+		if how == "cancel" {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			time.AfterFunc(100*time.Millisecond, cancel)
+			args = `{"secret":"s","how":"spin"}`
+		}
+		_, _, err = inst.run(ctx, "attack", callInput{callPrefix("attack"), []byte(args), inputSuffix})
+		why := inst.whyNoReset()
+		if (why == "") != (how == "none") {
+			t.Errorf("%s: run error %v, whyNoReset %q", how, err, why)
+		}
+		inst.close()
+	}
+}
+
+// TestResetWASICommand: a WASI command's instance (its _start run at each
+// call, the call on stdin, the result on stdout) is reset after a call
+// that returned without proc_exit, when its guest changed no WASI state.
+// Calls alternating between two variables, one set and one not, each get
+// their own answer: nothing of the last call's input (wasi-libc's stdin
+// buffer, the guard that makes _start refuse to run twice) carries over.
+func TestResetWASICommand(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"API_TOKEN": "s3cret"}
+	h, rec := newTestHost(t, Options{PoolSize: -1, LookupEnv: func(k string) (string, bool) { v, ok := env[k]; return v, ok }})
+	l := load(t, h, "wasicmd.wasm", Module{Grants: grants(t, "env:API_TOKEN", "env:UNSET_ONE")})
+	pooled := 0
+	for i := range 6 {
+		key, want := "API_TOKEN", "s3cret"
+		if i%2 == 1 {
+			key, want = "UNSET_ONE", "(unset)"
+		}
+		if got := call(t, l, "env", `{"key":"`+key+`"}`).Text(); got != want {
+			t.Fatalf("call %d: env %s = %q, want %q", i, key, got, want)
+		}
+		if rec.last(t).Pooled {
+			pooled++
+		}
+	}
+	if !l.resetsOn() || pooled != 5 {
+		t.Errorf("resets on %v; %d of the 5 calls after the first served by a reset instance", l.resetsOn(), pooled)
 	}
 }
