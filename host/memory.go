@@ -31,9 +31,10 @@ type linearMemory struct {
 	// restored is the size of the snapshot restore will copy over the
 	// memory (0 without one): a spare need not be zeroed below it.
 	restored int
-	// shrinkTo, while reset shrinks the memory, is its new size (see
-	// shrink).
-	shrinkTo int
+	// shrinking is set while reset shrinks the memory to shrinkTo bytes
+	// (see shrink).
+	shrinking bool
+	shrinkTo  int
 }
 
 // memoryAllocator gives the instance being instantiated its memory.
@@ -171,7 +172,7 @@ func (m *linearMemory) charged(size int64) int64 {
 // Reallocate grows the memory to size bytes, or returns nil when that
 // would pass the limit.
 func (m *linearMemory) Reallocate(size uint64) []byte {
-	if m.shrinkTo > 0 {
+	if m.shrinking {
 		return m.buf[:m.shrinkTo]
 	}
 	inst := m.inst
@@ -327,7 +328,8 @@ func (m *linearMemory) Free() {
 // so shrink asks it to grow by a page while m answers with the shorter
 // buffer. It fails, leaving the instance to be closed, when the runtime
 // refuses to grow (the memory is at its declared maximum) or does not
-// take the buffer as it is: TestResetShrinks checks both sizes it sees.
+// take the buffer as it is (TestResetRestoresEveryByte checks the size the
+// runtime reports, TestResetGrownMemory the one the guest sees).
 func (m *linearMemory) shrink(mem api.Memory, n int) error {
 	old := len(m.buf)
 	if old == n {
@@ -337,9 +339,9 @@ func (m *linearMemory) shrink(mem api.Memory, n int) error {
 		return fmt.Errorf("%w: shrinking a memory of %d bytes to %d", errSnapshot, old, n)
 	}
 	grown := m.buf[n:old]
-	m.shrinkTo = n
+	m.shrinking, m.shrinkTo = true, n
 	_, ok := mem.Grow(1)
-	m.shrinkTo = 0
+	m.shrinking = false
 	if !ok || len(m.buf) != old || mem.Size() != uint32(n) {
 		return fmt.Errorf("%w: the runtime did not shrink a memory of %d bytes to %d", errSnapshot, old, n)
 	}

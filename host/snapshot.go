@@ -182,8 +182,8 @@ func restore(mod api.Module, m *linearMemory, mem []byte, names []string, global
 }
 
 // resetsOn reports whether the Loaded's used instances may be reset to its
-// snapshot and serve another call, instead of being closed: the instances
-// start from a snapshot (snapshotsOn), each call gets a fresh instance (no
+// snapshot and serve another call, instead of being closed: the Loaded may
+// have a snapshot (snapshotsAllowed), each call gets a fresh instance (no
 // Module.Reuse), and the rewrite found that a call can change nothing of
 // the module's instance, nor of its kernel's, but memory and globals (see
 // rewrite.SnapshotInfo). A module without initialisers is reset too, to
