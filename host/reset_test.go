@@ -384,3 +384,44 @@ func TestResetWASICommand(t *testing.T) {
 		t.Errorf("resets on %v; %d of the 5 calls after the first served by a reset instance", l.resetsOn(), pooled)
 	}
 }
+
+// TestResetPerLoad: reset instances belong to one load (one module, grant
+// set and config): two loads of snapreset with different config, called
+// in turn, each find their own initialiser's state, call after call, and
+// each is served by its own reset instances.
+func TestResetPerLoad(t *testing.T) {
+	t.Parallel()
+	h, rec := newTestHost(t, Options{PoolSize: -1})
+	a := load(t, h, "snapreset.wasm", Module{Name: "a", Config: map[string]string{"mode": "alpha"}})
+	b := load(t, h, "snapreset.wasm", Module{Name: "b", Config: map[string]string{"mode": "beta"}})
+	for i := range 4 {
+		for _, c := range []struct {
+			l    *Loaded
+			mode string
+		}{{a, "alpha"}, {b, "beta"}} {
+			if got := probe(t, c.l, "secret-of-"+c.mode); got.Mode != c.mode || got.Stash != "" {
+				t.Errorf("call %d of %s found %+v", i, c.l.Name(), got)
+			}
+			if i > 0 && !rec.last(t).Pooled {
+				t.Errorf("call %d of %s was not served by a reset instance", i, c.l.Name())
+			}
+		}
+	}
+}
+
+// TestResetIdleBudget: reset instances waiting for a call are charged to
+// the host's idle memory budget (Options.PoolMemory), as a pool's are: with
+// no room, the instance is closed and the next call gets a new one.
+func TestResetIdleBudget(t *testing.T) {
+	t.Parallel()
+	h, rec := newTestHost(t, Options{PoolSize: -1, PoolMemory: 1})
+	l := load(t, h, "snapreset.wasm", Module{})
+	for i := range 3 {
+		if got := probe(t, l, "s"); got != pristine {
+			t.Fatalf("call %d found %+v", i, got)
+		}
+		if rec.last(t).Pooled || len(l.resets.ready) != 0 {
+			t.Fatalf("call %d: an instance kept past the idle budget", i)
+		}
+	}
+}
