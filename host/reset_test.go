@@ -425,3 +425,25 @@ func TestResetIdleBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestResetNotForDeterministic: a deterministic module's fake clocks and
+// generator are host state a reset does not put back: its instances are
+// never reset, each call gets a new one.
+func TestResetNotForDeterministic(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		opts Options
+		m    Module
+	}{{Options{PoolSize: -1, Deterministic: true}, Module{}}, {Options{PoolSize: -1}, Module{Deterministic: true}}} {
+		h, rec := newTestHost(t, c.opts)
+		l := load(t, h, "snapreset.wasm", c.m)
+		if l.resetsOn() {
+			t.Fatal("a deterministic module's instances are reset")
+		}
+		for i := range 3 {
+			if got := probe(t, l, "s"); got.Stash != "" || rec.last(t).Pooled {
+				t.Fatalf("call %d: %+v, pooled %v", i, got, rec.last(t).Pooled)
+			}
+		}
+	}
+}

@@ -187,11 +187,13 @@ func restore(mod api.Module, m *linearMemory, mem []byte, names []string, global
 // Module.Reuse), and the rewrite found that a call can change nothing of
 // the module's instance, nor of its kernel's, but memory and globals (see
 // rewrite.SnapshotInfo). A module without initialisers is reset too, to
-// the state its instantiation left. See RATIONALE.md "Why is a reset
-// instance a fresh instance, and when is it not used?".
+// the state its instantiation left. A deterministic module is not: its
+// fake clocks and generator live in the host, outside what reset puts
+// back. See RATIONALE.md "Why is a reset instance a fresh instance, and
+// when is it not used?".
 func (l *Loaded) resetsOn() bool {
 	return !l.h.opts.noResets && !l.reuse && l.snapshotsAllowed() && l.entry.resetSafe &&
-		(!l.needsKernel() || l.h.kernel.resetSafe)
+		(!l.needsKernel() || l.h.kernel.resetSafe) && !l.h.opts.Deterministic && !l.deterministic
 }
 
 // whyNoReset returns why inst, after its call, may not be reset to the
