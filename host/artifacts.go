@@ -25,7 +25,7 @@ const artifactMinSize = 256 << 10
 // rewrite or to how describe runs must not reuse old files (bump it with
 // any such change; the module limits are in the key apart).
 const (
-	rewriteVersion  = "r7"
+	rewriteVersion  = "r8"
 	describeVersion = "d2"
 )
 

@@ -177,8 +177,11 @@ func BenchmarkGuestRun(b *testing.B) {
 // (no pool). An instance starts from the module's snapshot where it has
 // one: not the C guest's, which has no initialiser; the Go guest's only
 // with Module.SharedSeeds (its runtime draws randomness as it starts),
-// Go/SharedSeeds. The Initialise variants run the initialisers in every
-// instance, as the host did before snapshots.
+// Go/SharedSeeds, whose used instances are then reset to the snapshot
+// for the next call (Go/SharedSeedsNoReset: closed, and the next call's
+// restored from the snapshot, as before resets). The Initialise variants
+// run the initialisers in every instance, as the host did before
+// snapshots.
 func BenchmarkCallFresh(b *testing.B) {
 	for _, g := range []struct {
 		name, file string
@@ -188,15 +191,20 @@ func BenchmarkCallFresh(b *testing.B) {
 		{"C", "echo.wasm", Module{}, false},
 		{"Go", "goecho.wasm", Module{}, false},
 		{"Go/SharedSeeds", "goecho.wasm", Module{SharedSeeds: true}, false},
+		{"Go/SharedSeedsNoReset", "goecho.wasm", Module{SharedSeeds: true}, false},
 		{"C/Initialise", "echo.wasm", Module{}, true},
 		{"Go/Initialise", "goecho.wasm", Module{}, true},
 	} {
 		b.Run(g.name, func(b *testing.B) {
 			h := benchHost(b, Options{PoolSize: -1})
 			h.opts.noSnapshots = g.noSnap
+			h.opts.noResets = strings.HasSuffix(g.name, "NoReset")
 			l := benchLoad(b, h, g.file, g.m)
 			benchCall(b, l, "echo", benchArgs(100))
-			if on, want := l.snaps.snap.Load() != nil, !g.noSnap && strings.HasPrefix(g.name, "Go/"); on != want {
+			// The C guest's snapshot is the state its instantiation
+			// leaves, for resets; the Go guest gets none without
+			// SharedSeeds.
+			if on, want := l.snaps.snap.Load() != nil, !g.noSnap && g.name != "Go"; on != want {
 				b.Fatalf("snapshot taken: %v, want %v (%s)", on, want, l.snaps.refused)
 			}
 			if s := l.snaps.snap.Load(); s != nil {
@@ -391,17 +399,22 @@ func BenchmarkProcessPerCall(b *testing.B) {
 // (when $AUTOAGENT_JS_ENGINE names it). Snapshot variants restore the
 // module's snapshot (the Go ones with Module.SharedSeeds: their runtime
 // draws randomness as it starts); Initialise variants run the
-// initialisers, as the host did before snapshots.
+// initialisers, as the host did before snapshots; Reset variants reset a
+// used instance to the snapshot (what a fresh instance costs where the
+// module's instances may be reset: Loaded.resetsOn). The C guest has no
+// initialiser: its snapshot, for resets only, is what instantiation
+// leaves.
 func BenchmarkInstantiate(b *testing.B) {
 	files := [][2]string{{"C", "echo.wasm"}, {"Go", "goecho.wasm"}}
 	if p := os.Getenv("AUTOAGENT_JS_ENGINE"); p != "" {
 		files = append(files, [2]string{"JS", p})
 	}
 	for _, f := range files {
-		for _, mode := range []string{"Snapshot", "Initialise"} {
+		for _, mode := range []string{"Snapshot", "Initialise", "Reset"} {
 			b.Run(f[0]+"/"+mode, func(b *testing.B) {
 				h := benchHost(b, Options{PoolSize: -1})
 				h.opts.noSnapshots = mode == "Initialise"
+				h.opts.noResets = mode != "Reset"
 				m := Module{SharedSeeds: true, Name: f[0]}
 				if f[0] == "JS" {
 					bs, err := os.ReadFile(f[1])
@@ -425,15 +438,30 @@ func BenchmarkInstantiate(b *testing.B) {
 					b.Fatal(err)
 				}
 				first.close()
-				// The C guest has no initialiser: nothing to snapshot.
-				if got := l.snaps.snap.Load() != nil; got != (mode == "Snapshot" && f[0] != "C") {
+				// The C guest has no initialiser: nothing to restore, but
+				// the state its instantiation leaves to reset to.
+				if got := l.snaps.snap.Load() != nil; got != (mode == "Reset" || mode == "Snapshot" && f[0] != "C") {
 					b.Fatalf("snapshot taken: %v (refused: %q)", got, l.snaps.refused)
 				}
 				b.ReportAllocs()
+				var inst *instance
+				if mode == "Reset" {
+					if inst, err = l.newInstance(ctx, false); err != nil {
+						b.Fatal(err)
+					}
+					defer func() { inst.close() }()
+				}
 				runtime.GC()
 				b.ResetTimer()
 				cpu := meterCPU(b)
 				for b.Loop() {
+					if mode == "Reset" {
+						if !l.keepReset(inst) {
+							b.Fatalf("not reset: %s", inst.whyNoReset())
+						}
+						inst = l.resets.get(h)
+						continue
+					}
 					inst, err := l.newInstance(ctx, false)
 					if err != nil {
 						b.Fatal(err)

@@ -165,7 +165,7 @@ func (t *moduleTool) call(ctx context.Context, c tool.Call, rec *CallRecord) (to
 	if err == nil && inst.call.listChanged {
 		l.listsChanged(ctx, inst)
 	}
-	l.releaseInstance(inst, err == nil && inst.mayKeep())
+	l.releaseInstance(inst, err == nil)
 	if err != nil {
 		rec.Outcome = OutcomeBadOutput
 		return tool.Errorf("tool %s returned an invalid result: %v", t.name, err), nil
@@ -418,12 +418,12 @@ func exportInput(args json.RawMessage) []byte {
 func exportResult(toolName string, out []byte, inst *instance, rec *CallRecord) tool.Result {
 	l := inst.l
 	if !utf8.Valid(out) {
-		l.releaseInstance(inst, inst.mayKeep())
+		l.releaseInstance(inst, true)
 		rec.Outcome = OutcomeBadOutput
 		return tool.Errorf("tool %s returned %d bytes that are not UTF-8 text", toolName, len(out))
 	}
 	text := string(out)
-	l.releaseInstance(inst, inst.mayKeep())
+	l.releaseInstance(inst, true)
 	rec.Outcome = OutcomeOK
 	return tool.Text(text)
 }

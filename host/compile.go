@@ -68,8 +68,12 @@ type compiledEntry struct {
 	// sharedSeeds: the module exports sharedSeedsExport, declaring what
 	// Module.SharedSeeds declares.
 	sharedSeeds bool
-	err         error
-	refs        int
+	// resetSafe says whether a used instance may be reset to the
+	// snapshot: a call changes nothing of the module but its memory and
+	// globals (see rewrite.SnapshotInfo, Loaded.resetsOn).
+	resetSafe bool
+	err       error
+	refs      int
 }
 
 // compile returns the compiled module for b, compiling it once per sha256
@@ -308,7 +312,7 @@ func (e *compiledEntry) compilePrepared(ctx context.Context, h *Host, prepared [
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	e.minMem, e.otherImport = int64(minPages)<<16, other
-	if e.snapGlobals, e.snapSafe, err = rewrite.SnapshotInfo(prepared); err != nil {
+	if e.snapGlobals, e.snapSafe, e.resetSafe, err = rewrite.SnapshotInfo(prepared); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	mod, err := h.compileCached(ctx, e.gen, prepared)

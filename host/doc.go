@@ -66,10 +66,12 @@
 // cached on disk (Options.CacheDir), so a new process is ready without
 // compiling; for large modules the host also caches its own preparation
 // (the rewritten bytes, the describe document) there. Each call gets a
-// fresh instance by default, taken from a small pool of pre-initialised
-// instances (Options.PoolSize) that refills in the background after calls,
-// from the module's first call on (an initialiser runs with the module's
-// grants); Module.Reuse keeps a warm instance across calls for modules that
+// fresh instance by default: one an earlier call left, put back to the
+// module's snapshot (its memories and globals as its initialisers left
+// them), or one from a small pool of pre-initialised instances
+// (Options.PoolSize) that refills in the background after calls, from the
+// module's first call on (an initialiser runs with the module's grants);
+// Module.Reuse keeps a warm instance across calls for modules that
 // tolerate shared state, and the grant state makes one instance serve
 // every call of a module. Extism memory lives in a small WebAssembly kernel beside
 // each instance, so a guest's loads and stores never leave WebAssembly.

@@ -46,7 +46,8 @@ type Options struct {
 	Limits Limits
 	// PoolSize is how many pre-initialised instances each module keeps
 	// ready so a call rarely waits for instantiation. 0 means 2; a negative
-	// value disables the pool (every call instantiates). The pool is filled
+	// value disables the pool (every call gets a new instance, or one an
+	// earlier call left, reset to the module's snapshot). The pool is filled
 	// in the background after each call that used an instance, one
 	// instantiation at a time per module, never before the module's first
 	// call: making an instance runs the module's initialisers with its
@@ -150,6 +151,9 @@ type Options struct {
 	// noSnapshots makes every instance run its module's initialisers, as
 	// before snapshots; only the benchmarks comparing the two set it.
 	noSnapshots bool
+	// noResets closes every instance after its call, as the host did
+	// before resets (see Loaded.resetsOn): for benchmarks and tests.
+	noResets bool
 	// watchdogGrace and watchdogTick replace the watchdog's, and
 	// sandboxSlack the isolation's (see sandboxSlack); only tests set them.
 	watchdogGrace, watchdogTick, sandboxSlack time.Duration

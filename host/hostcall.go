@@ -186,6 +186,11 @@ func (inst *instance) FS() *fscap.Usage { return &inst.fs }
 // for the watchdog.
 func (inst *instance) InHost(in bool) { inst.watch.inHost.Store(in) }
 
+// ChangedState records that the guest called a WASI function that may
+// have changed its WASI state: the instance is never reset (see
+// whyNoReset).
+func (inst *instance) ChangedState() { inst.changedState = true }
+
 // StackExhausted ends the call with its stack limit's error.
 func (inst *instance) StackExhausted() { inst.fail(limitErr(LimitStack, inst.limits.Stack)) }
 

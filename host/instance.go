@@ -119,6 +119,15 @@ type instance struct {
 
 	// call is the state of the call in progress, reset by begin.
 	call callState
+
+	// failed is set once a guest function of the instance returned an
+	// error (a trap, an exit, an interruption), changedState once the
+	// guest called a WASI function that may change its WASI state: either
+	// keeps the instance from being reset (see whyNoReset).
+	failed, changedState bool
+	// resetGlobals are the globals reset sets, found at its first reset
+	// (see instance.reset).
+	resetGlobals []api.MutableGlobal
 }
 
 // callState is what an instance keeps of the call it serves: reset by
@@ -302,7 +311,7 @@ func (inst *instance) instantiate(rc *runContext, describing bool) error {
 		if err := inst.initialise(ictx); err != nil {
 			return inst.classify(rc, fmt.Errorf("initialising: %w", err))
 		}
-		if !describing && l.snapshotsOn() {
+		if !describing && l.takesSnapshot() {
 			inst.takeSnapshot(inst.fs.Lookups.Load() != lookups)
 		}
 	}
@@ -410,6 +419,9 @@ func (inst *instance) invoke(ctx context.Context, f api.Function, stack []uint64
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("runtime panic: %v", p)
+		}
+		if err != nil {
+			inst.failed = true
 		}
 	}()
 	return f.CallWithStack(ctx, stack)

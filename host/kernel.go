@@ -46,6 +46,8 @@ type kernelRuntime struct {
 	// .snapSafe: a snapshot holds the kernel's state too.
 	globals  []string
 	snapSafe bool
+	// resetSafe is the kernel's compiledEntry.resetSafe.
+	resetSafe bool
 }
 
 // newKernelRuntime compiles the kernel and reads the address of its state
@@ -62,7 +64,7 @@ func (h *Host) newKernelRuntime(ctx context.Context, g *runtimeGen) (*kernelRunt
 	if err != nil {
 		return nil, fmt.Errorf("host: compiling the Extism kernel: %w", err)
 	}
-	globals, safe, err := rewrite.SnapshotInfo(prepared)
+	globals, safe, reset, err := rewrite.SnapshotInfo(prepared)
 	if err != nil {
 		return nil, fmt.Errorf("host: the Extism kernel: %w", err)
 	}
@@ -70,10 +72,11 @@ func (h *Host) newKernelRuntime(ctx context.Context, g *runtimeGen) (*kernelRunt
 		mod: mod,
 		// The kernel never reads randomness: a fixed source spares wazero
 		// seeding a generator for every instance.
-		config:   wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(zeroReader{}),
-		funcs:    map[string]api.FunctionDefinition{},
-		globals:  globals,
-		snapSafe: safe,
+		config:    wazero.NewModuleConfig().WithName("").WithStartFunctions().WithRandSource(zeroReader{}),
+		funcs:     map[string]api.FunctionDefinition{},
+		globals:   globals,
+		snapSafe:  safe,
+		resetSafe: reset,
 	}
 	for name, def := range mod.ExportedFunctions() {
 		if kernel.Serves(name) {

@@ -1,9 +1,11 @@
 package host
 
 import (
+	"fmt"
 	"os"
 	"sync"
 
+	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
 )
 
@@ -29,6 +31,10 @@ type linearMemory struct {
 	// restored is the size of the snapshot restore will copy over the
 	// memory (0 without one): a spare need not be zeroed below it.
 	restored int
+	// shrinking is set while reset shrinks the memory to shrinkTo bytes
+	// (see shrink).
+	shrinking bool
+	shrinkTo  int
 }
 
 // memoryAllocator gives the instance being instantiated its memory.
@@ -166,6 +172,9 @@ func (m *linearMemory) charged(size int64) int64 {
 // Reallocate grows the memory to size bytes, or returns nil when that
 // would pass the limit.
 func (m *linearMemory) Reallocate(size uint64) []byte {
+	if m.shrinking {
+		return m.buf[:m.shrinkTo]
+	}
 	inst := m.inst
 	// memory.grow runs here, in Go: the watchdog counts the time (the
 	// pages faulted in, a copy in the heap) as the host's.
@@ -308,6 +317,47 @@ func (m *linearMemory) Free() {
 		inst.l.spares.put(m.kernel, spare{buf: m.buf[:cap(m.buf)], used: len(m.buf)}, typical)
 	}
 	m.buf, m.region = nil, nil
+}
+
+// shrink makes the memory of mod, which m backs, n bytes long again (n
+// no more than its size), for reset: the bytes past n are zeroed (or
+// their pages given back), so growing again shows zeros as growing a new
+// instance's memory does. wazero has no way to shrink a memory; its Grow
+// is the one way to make its compiled code see a new length (it asks the
+// allocator for the new buffer, then tells the code its base and length),
+// so shrink asks it to grow by a page while m answers with the shorter
+// buffer. It fails, leaving the instance to be closed, when the runtime
+// refuses to grow (the memory is at its declared maximum) or does not
+// take the buffer as it is (TestResetRestoresEveryByte checks the size the
+// runtime reports, TestResetGrownMemory the one the guest sees).
+func (m *linearMemory) shrink(mem api.Memory, n int) error {
+	old := len(m.buf)
+	if old == n {
+		return nil
+	}
+	if n > old || n < 0 || n%pageSize != 0 {
+		return fmt.Errorf("%w: shrinking a memory of %d bytes to %d", errSnapshot, old, n)
+	}
+	grown := m.buf[n:old]
+	m.shrinking, m.shrinkTo = true, n
+	_, ok := mem.Grow(1)
+	m.shrinking = false
+	if !ok || len(m.buf) != old || mem.Size() != uint32(n) {
+		return fmt.Errorf("%w: the runtime did not shrink a memory of %d bytes to %d", errSnapshot, old, n)
+	}
+	m.buf = m.buf[:n]
+	// Zeroing pages kept resident costs less than giving them back and
+	// faulting them in again (see spares.take), up to spareClear.
+	keep := min(len(grown), spareClear)
+	clear(grown[:keep])
+	if len(grown) > keep {
+		if m.region != nil {
+			discard(grown[keep:], len(grown)-keep)
+		} else {
+			clear(grown[keep:])
+		}
+	}
+	return nil
 }
 
 // size is the current length of the memory.

@@ -139,6 +139,8 @@ type Loaded struct {
 	// snaps is the snapshot the Loaded's instances start from (see
 	// snapshot.go): one per Loaded, so per module and grant set.
 	snaps snapshots
+	// resets are instances reset to the snapshot after their calls.
+	resets resetPool
 
 	mu      sync.Mutex
 	closed  bool
@@ -569,6 +571,7 @@ func (l *Loaded) Close(ctx context.Context) error {
 		if l.pool != nil {
 			l.pool.close()
 		}
+		l.resets.close(l.h)
 
 		l.mu.Lock()
 		l.drained = true
@@ -601,6 +604,9 @@ func (l *Loaded) closeResources() {
 		s.inst.close()
 		s.inst = nil
 	}
+	// A call that ended after Close emptied the resets kept nothing
+	// (resetPool.close); this is the host's last word on it.
+	l.resets.close(l.h)
 	for _, r := range l.roots {
 		_ = r.Close()
 	}

@@ -255,6 +255,11 @@ func (l *Loaded) acquire(ctx context.Context) (inst *instance, pooled bool, err 
 		}
 		return inst, false, err
 	}
+	// An instance reset after an earlier call is as new as the pool's,
+	// and warmer: its memory is resident.
+	if inst := l.resets.get(l.h); inst != nil {
+		return inst, true, nil
+	}
 	p := l.pool
 	if p != nil {
 		if inst := p.get(); inst != nil {
@@ -269,7 +274,10 @@ func (l *Loaded) acquire(ctx context.Context) (inst *instance, pooled bool, err 
 }
 
 // releaseInstance discards inst, or keeps it for the next call when the
-// module reuses instances and the call ended well.
+// module reuses instances (and inst served no tainted caller: mayKeep),
+// or resets it to the module's snapshot for the next call when the
+// module's instances may be reset, in either case only after a call that
+// ended well (ok).
 func (l *Loaded) releaseInstance(inst *instance, ok bool) {
 	if s := l.single; s != nil {
 		s.inst = nil
@@ -282,12 +290,87 @@ func (l *Loaded) releaseInstance(inst *instance, ok bool) {
 		return
 	}
 	p := l.pool
-	if p != nil && l.reuse && ok && !inst.interrupted && !inst.mod.IsClosed() {
+	if p != nil && l.reuse && ok && inst.mayKeep() && !inst.interrupted && !inst.mod.IsClosed() {
 		p.put(inst)
+		return
+	}
+	if ok && l.resetsOn() && l.keepReset(inst) {
 		return
 	}
 	inst.close()
 	if p != nil {
 		p.discarded()
 	}
+}
+
+// resetPool keeps a module's instances reset to its snapshot after their
+// calls (see instance.reset) for the calls that follow: a few, charged to
+// the host's idle budgets as a pool's ready instances are.
+type resetPool struct {
+	mu     sync.Mutex
+	ready  []*instance
+	closed bool
+}
+
+// maxResets bounds the reset instances a module keeps: as many as calls
+// can run at once on the host's cores, at least two.
+func maxResets() int { return max(2, runtime.GOMAXPROCS(0)) }
+
+// get returns a reset instance, or nil.
+func (r *resetPool) get(h *Host) *instance {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(r.ready)
+	if n == 0 {
+		return nil
+	}
+	inst := r.ready[n-1]
+	r.ready[n-1] = nil
+	r.ready = r.ready[:n-1]
+	h.releaseIdle(inst)
+	return inst
+}
+
+// put keeps inst, reporting false (keeping nothing) when enough are kept,
+// an idle budget cannot take it, or the module is closing.
+func (r *resetPool) put(inst *instance) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || len(r.ready) >= maxResets() || !inst.l.h.holdIdle(inst) {
+		return false
+	}
+	r.ready = append(r.ready, inst)
+	return true
+}
+
+// close frees the kept instances; none is kept after it.
+func (r *resetPool) close(h *Host) {
+	r.mu.Lock()
+	ready := r.ready
+	r.ready, r.closed = nil, true
+	r.mu.Unlock()
+	for _, inst := range ready {
+		h.releaseIdle(inst)
+		inst.close()
+	}
+}
+
+// keepReset resets inst, whose call ended well, to the module's snapshot
+// and keeps it for a later call, reporting whether it did; when it did
+// not, inst is the caller's to close.
+func (l *Loaded) keepReset(inst *instance) bool {
+	snap := l.snaps.snap.Load()
+	if snap == nil || l.isClosed() {
+		return false
+	}
+	if why := inst.whyNoReset(); why != "" {
+		return false
+	}
+	if err := inst.reset(snap); err != nil {
+		if lg := l.h.opts.Logger; lg != nil {
+			lg.Debug("instance not reset: closing it", "module", l.name, "error", err)
+		}
+		return false
+	}
+	return l.resets.put(inst)
 }

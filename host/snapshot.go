@@ -5,8 +5,12 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/tetratelabs/wazero/api"
+
+	"github.com/autoagent-go/autoagent/host/internal/kernel"
+	"github.com/autoagent-go/autoagent/host/internal/rewrite"
 )
 
 // snapshot is a module's state right after its initialisers ran, taken
@@ -45,18 +49,28 @@ type snapshots struct {
 // it: it seeds Math.random during the call.
 const sharedSeedsExport = "autoagent_shared_seeds"
 
-// snapshotsOn reports whether the Loaded's instances may start from a
-// snapshot at all: the module has initialisers (without, a new instance
-// is its snapshot already, and copying costs more than nothing), the
-// rewrite found it safe for the module (and the kernel), the host
+// snapshotsOn reports whether the Loaded's new instances start from a
+// snapshot: it may have one (snapshotsAllowed) and the module has
+// initialisers (without, a new instance is its snapshot already, and
+// copying costs more than nothing).
+func (l *Loaded) snapshotsOn() bool { return l.hasInits() && l.snapshotsAllowed() }
+
+// snapshotsAllowed reports whether the Loaded may have a snapshot at all:
+// the rewrite found it safe for the module (and the kernel), the host
 // interrupts guests (only then is the module rewritten), and it is not a
 // stateful module's one instance. A deterministic module's fake clocks
 // and generator are part of its snapshot (fakeState).
-func (l *Loaded) snapshotsOn() bool {
+func (l *Loaded) snapshotsAllowed() bool {
 	h := l.h
-	return !h.opts.noSnapshots && l.hasInits() && h.opts.deadlines == deadlineInterrupt &&
+	return !h.opts.noSnapshots && h.opts.deadlines == deadlineInterrupt &&
 		l.entry.snapSafe && (!l.needsKernel() || h.kernel.snapSafe) && l.single == nil
 }
+
+// takesSnapshot reports whether the Loaded's first instance that starts
+// well gives it a snapshot: for its new instances to start from
+// (snapshotsOn), or for its used ones to be reset to (resetsOn; a module
+// without initialisers gets one too, the state instantiation leaves).
+func (l *Loaded) takesSnapshot() bool { return l.snapshotsOn() || l.resetsOn() }
 
 // hasInits reports whether initialise runs anything for the Loaded.
 func (l *Loaded) hasInits() bool {
@@ -199,4 +213,126 @@ func (inst *instance) resumeFake(s *fakeState) error {
 		return fmt.Errorf("%w: %v", errSnapshot, err)
 	}
 	return nil
+}
+
+// resetsOn reports whether the Loaded's used instances may be reset to its
+// snapshot and serve another call, instead of being closed: the Loaded may
+// have a snapshot (snapshotsAllowed), each call gets a fresh instance (no
+// Module.Reuse), and the rewrite found that a call can change nothing of
+// the module's instance, nor of its kernel's, but memory and globals (see
+// rewrite.SnapshotInfo). A module without initialisers is reset too, to
+// the state its instantiation left. A deterministic module is not: its
+// fake clocks and generator live in the host, outside what reset puts
+// back. See RATIONALE.md "Why is a reset instance a fresh instance, and
+// when is it not used?".
+func (l *Loaded) resetsOn() bool {
+	return !l.h.opts.noResets && !l.reuse && l.snapshotsAllowed() && l.entry.resetSafe &&
+		(!l.needsKernel() || l.h.kernel.resetSafe) && !l.h.opts.Deterministic && !l.deterministic
+}
+
+// whyNoReset returns why inst, after its call, may not be reset to the
+// snapshot, "" when it may: only an instance whose every guest function
+// returned, that no limit, refusal or interruption stopped, whose guest
+// changed no WASI state (a file opened or closed, an offset moved) and
+// that holds no open file. Anything else it may hold that a snapshot
+// does not (a trapped guest's half-done work, a closed module) would
+// reach the next call.
+func (inst *instance) whyNoReset() string {
+	c := &inst.call
+	switch {
+	case inst.describing:
+		return "it served a describe"
+	case inst.failed:
+		return "a guest function failed (a trap, an exit or an interruption)"
+	case inst.interrupted || inst.stopRequested.Load() || inst.watch.stopped.Load():
+		return "it was interrupted"
+	case c.abort != nil || c.exceeded != nil || inst.stdout.overflow:
+		return "its call hit a limit or a refusal"
+	case inst.mod == nil || inst.mod.IsClosed():
+		return "its module is closed"
+	case inst.k.Module() != nil && inst.k.Module().IsClosed():
+		return "its kernel is closed"
+	case inst.changedState:
+		return "its guest called a WASI function that may change its WASI state"
+	case inst.fs.Open.Load() != 0:
+		return "it holds open files"
+	}
+	if _, _, failed := inst.k.Failure(); failed {
+		return "its kernel recorded a failure"
+	}
+	return ""
+}
+
+// reset makes inst, after a call that left it fit (whyNoReset), what a
+// new instance restored from snap is: the guest's and the kernel's memory
+// cut back to the snapshot's size and holding its bytes, every mutable
+// global the snapshot's (the fuel and stack budget as a new instance has
+// them), and the host's side of it as newInstance leaves it. Its cost is
+// the copy of the memories, not an instantiation.
+func (inst *instance) reset(snap *snapshot) error {
+	l := inst.l
+	if inst.resetGlobals == nil {
+		gs, err := resetGlobals(inst.mod, l.entry.snapGlobals)
+		if err != nil {
+			return err
+		}
+		if kmod := inst.k.Module(); kmod != nil {
+			kgs, err := resetGlobals(kmod, l.h.kernel.globals)
+			if err != nil {
+				return err
+			}
+			gs = append(gs, kgs...)
+		}
+		inst.resetGlobals = gs
+	}
+	if m := inst.linear; m != nil {
+		if err := m.shrink(inst.mod.Memory(), len(snap.mem)); err != nil {
+			return err
+		}
+		copy(m.buf, snap.mem)
+	}
+	gs := inst.resetGlobals
+	n := len(l.entry.snapGlobals) + 2 // the fuel and the stack budget
+	setGlobals(gs[:n], snap.globals, l.limits.Stack)
+	if kmod := inst.k.Module(); kmod != nil {
+		if err := inst.kmem.shrink(kmod.Memory(), len(snap.kmem)); err != nil {
+			return err
+		}
+		copy(inst.kmem.buf, snap.kmem)
+		setGlobals(gs[n:], snap.kglobals, kernelStack)
+	}
+	// The host's side: what newInstance leaves and a call may change
+	// (begin and run reset the rest as each call starts).
+	inst.vars = kernel.Vars{}
+	inst.tainted = false
+	inst.stdin.r = nil
+	inst.stdout.reset()
+	inst.stderr.reset()
+	inst.call = callState{}
+	inst.deadline = time.Time{}
+	return nil
+}
+
+// resetGlobals finds the globals reset sets in mod: the snapshot's (names),
+// then the fuel and the stack budget the rewrite added.
+func resetGlobals(mod api.Module, names []string) ([]api.MutableGlobal, error) {
+	gs := make([]api.MutableGlobal, 0, len(names)+2)
+	for _, n := range append(names[:len(names):len(names)], rewrite.FuelExport, rewrite.StackExport) {
+		g, ok := mod.ExportedGlobal(n).(api.MutableGlobal)
+		if !ok {
+			return nil, fmt.Errorf("%w: the global %s is missing", errSnapshot, n)
+		}
+		gs = append(gs, g)
+	}
+	return gs, nil
+}
+
+// setGlobals sets gs (resetGlobals') to the snapshot's values, the fuel to
+// a new instance's and the stack budget to stack.
+func setGlobals(gs []api.MutableGlobal, values []uint64, stack int64) {
+	for i, v := range values {
+		gs[i].Set(v)
+	}
+	gs[len(values)].Set(rewrite.YieldEvery)
+	gs[len(values)+1].Set(uint64(uint32(stack)))
 }

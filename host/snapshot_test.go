@@ -15,13 +15,16 @@ import (
 // probeState is what snapsecret's probe reports of the instance it runs
 // in, before it writes its caller's secret there.
 type probeState struct {
-	Stash, Global, Table, Init, Mode string
+	Stash, Global, Table, Init, Mode, High string
+	Pages                                  int
 }
 
 // pristine is the state snapsecret's initialiser leaves: nothing in the
-// stash, the global at "INIT", the table entry unchanged ("n"), the
-// initialiser's marks in memory and in the pages it grew.
-var pristine = probeState{Global: "INIT....", Table: "n", Init: "initheap"}
+// stash, low or high, the global at "INIT", the table entry unchanged
+// ("n"), the initialiser's marks in memory and in the pages it grew, and
+// the memory at 4 pages (the 2 the module declares and the 2 its
+// initialiser grew).
+var pristine = probeState{Global: "INIT....", Table: "n", Init: "initheap", Pages: 4}
 
 func probe(t testing.TB, l *Loaded, secret string) probeState {
 	t.Helper()

@@ -13,21 +13,30 @@ import (
 
 // BenchmarkWordCount measures one word_count call through the autoagent
 // host for each language: "fresh" is the host's default (a new isolated
-// instance per call, from its pool), "reuse" keeps one instance
-// (Module.Reuse). The module's size is reported as module-bytes, and the
+// instance per call: from its pool, or a used one reset to the module's
+// snapshot), "reuse" keeps one instance (Module.Reuse), "shared" is
+// "fresh" with Module.SharedSeeds (the Go guest's runtime draws
+// randomness as it starts: only with it does the Go guest get a snapshot,
+// so instances reset to it). The module's size is reported as module-bytes, and the
 // CPU time the process spent per call as cpu-ns/op: on a shared machine
 // wall time mostly measures the other processes.
 func BenchmarkWordCount(b *testing.B) {
 	args := json.RawMessage(`{"text":"The quick brown fox jumps over the lazy dog.\nΓαζέες καὶ μυρτιὲς δὲν θὰ βρῶ πιὰ στὸ χρυσαφὶ ξέφωτο."}`)
 	h := newHost(b, host.Options{})
 	for _, lang := range languages {
-		for _, mode := range []string{"fresh", "reuse"} {
+		for _, mode := range []string{"fresh", "reuse", "shared"} {
 			b.Run(lang+"/"+mode, func(b *testing.B) {
 				fi, err := os.Stat(modulePath(b, lang))
 				if err != nil {
 					b.Fatal(err)
 				}
-				wc, _ := loadHost(b, h, lang, mode == "reuse").Tool("word_count")
+				var l *host.Loaded
+				if mode == "shared" {
+					l = loadShared(b, h, lang)
+				} else {
+					l = loadHost(b, h, lang, mode == "reuse")
+				}
+				wc, _ := l.Tool("word_count")
 				ctx := context.Background()
 				b.ReportAllocs()
 				cpu := processCPU()
@@ -67,4 +76,15 @@ func reportCPU(b *testing.B, start time.Duration) {
 	if used := processCPU() - start; used > 0 && b.N > 0 {
 		b.ReportMetric(float64(used.Nanoseconds())/float64(b.N), "cpu-ns/op")
 	}
+}
+
+// loadShared loads lang's module with Module.SharedSeeds.
+func loadShared(t testing.TB, h *host.Host, lang string) *host.Loaded {
+	t.Helper()
+	l, err := h.Load(context.Background(), host.Module{Name: "word_count_shared_" + lang, Bytes: readModule(t, lang), SharedSeeds: true})
+	if err != nil {
+		t.Fatalf("loading the %s module: %v", lang, err)
+	}
+	t.Cleanup(func() { l.Close(context.Background()) })
+	return l
 }

@@ -121,6 +121,7 @@ module trap.wasm $HH src/trap.c -- c_freestanding src/trap.c
 module kernelfail.wasm $H src/kernelfail.c -- c_freestanding src/kernelfail.c
 module snapsecret.wasm $H src/snapsecret.c src/snapsecret.s -- c_freestanding src/snapsecret.c src/snapsecret.s -mreference-types -Wl,--export=__wasm_call_ctors
 module snapseeds.wasm $H src/snapsecret.c src/snapsecret.s -- c_freestanding src/snapsecret.c src/snapsecret.s -mreference-types -Wl,--export=__wasm_call_ctors -DSHARED_SEEDS
+module snapreset.wasm $H src/snapsecret.c src/snapreset.s -- c_freestanding src/snapsecret.c src/snapreset.s -DNO_TABLE -Wl,--export=__wasm_call_ctors
 # Imports asked at call time (issue 44 item 4): a hyper-mcp v2 plugin that
 # imports http_request it rarely calls, and an initialiser that calls it.
 module lazytime.wasm $H src/lazytime.c -- c_freestanding src/lazytime.c

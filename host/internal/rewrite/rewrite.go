@@ -116,8 +116,23 @@ const (
 	// SnapshotSection names the custom section the rewrite adds when the
 	// module's initialisers cannot change a table or a segment, and every
 	// mutable global is exported: only then may the host restore
-	// instances from a snapshot of its memories and globals.
+	// instances from a snapshot of its memories and globals. Its one byte
+	// holds SnapshotRestore, and SnapshotReset when no function of the
+	// module at all changes a table or drops a segment and the module
+	// imports no table, memory or global: then an instance's memories and
+	// globals are all a call can change of it, and the host may reset a
+	// used instance to the snapshot instead of making a new one.
 	SnapshotSection = "autoagent:snapshot"
+	// FuelExport is the fuel global, which the host sets back to
+	// YieldEvery when it resets an instance: what a call left of it
+	// depends on the call's input.
+	FuelExport = "autoagent:fuel"
+)
+
+// The bits of the SnapshotSection's byte.
+const (
+	SnapshotRestore = 1 << iota
+	SnapshotReset
 )
 
 // The fuel one unit of a bulk instruction's length costs: 2^memShift
@@ -373,10 +388,15 @@ func (w *rewriter) rewriteSections(secs []section) ([]section, error) {
 	}
 	add(0)
 	if w.opts.Interrupt && w.snapshotSafe() {
-		// One byte of contents: wazero fails to read an empty custom
-		// section at the end of a module when it keeps custom sections.
+		// One byte of contents (wazero fails to read an empty custom
+		// section at the end of a module when it keeps custom sections):
+		// what the host may do with a snapshot.
+		flags := byte(SnapshotRestore)
+		if w.resetSafe() {
+			flags |= SnapshotReset
+		}
 		body := appendU32(nil, uint32(len(SnapshotSection)))
-		out = append(out, section{secCustom, append(append(body, SnapshotSection...), 1)})
+		out = append(out, section{secCustom, append(append(body, SnapshotSection...), flags)})
 	}
 	return out, nil
 }
@@ -386,6 +406,26 @@ func (w *rewriter) rewriteSections(secs []section) ([]section, error) {
 // v128).
 func numeric(t wasmbin.ValType) bool {
 	return t == wasmbin.I32 || t == wasmbin.I64 || t == wasmbin.F32 || t == wasmbin.F64
+}
+
+// resetSafe reports whether a used instance of the module, its memories
+// and its exported globals set back to a snapshot's, is a new instance:
+// no function of the module changes a table or drops a segment (a call
+// could then leave a table or segment as a new instance does not have
+// it), and the module imports no table, memory or global (state it
+// shares with another module). snapshotSafe holds too.
+func (w *rewriter) resetSafe() bool {
+	for i := range w.costs {
+		if w.costs[i].changesTables {
+			return false
+		}
+	}
+	for _, imp := range w.m.Imports {
+		if imp.Kind != wasmbin.KindFunc {
+			return false
+		}
+	}
+	return true
 }
 
 // snapshotSafe reports whether restoring a snapshot of the module's
@@ -590,7 +630,8 @@ func (w *rewriter) exports(body []byte) ([]byte, error) {
 	}
 	if w.opts.Interrupt {
 		out = appendExport(out, StackExport, 0x03, w.inst.Stack)
-		n++
+		out = appendExport(out, FuelExport, 0x03, w.inst.Fuel)
+		n += 2
 		if w.m.Start >= 0 {
 			out = appendExport(out, StartExport, 0x00, w.fn(uint32(w.m.Start)))
 			n++

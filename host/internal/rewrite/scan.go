@@ -69,24 +69,27 @@ func Scan(b []byte) (pages uint32, otherImport string, err error) {
 // SnapshotInfo reads what the rewrite recorded in b for snapshots: the
 // names of the globals it exported for them (GlobalExportPrefix), and
 // whether the module may be restored from a snapshot at all (the
-// SnapshotSection; see snapshotSafe). b was rewritten, but may come from
-// the disk cache.
-func SnapshotInfo(b []byte) (globals []string, safe bool, err error) {
+// SnapshotSection; see snapshotSafe), and whether a used instance may be
+// reset to one (see resetSafe). b was rewritten, but may come from the
+// disk cache.
+func SnapshotInfo(b []byte) (globals []string, safe, reset bool, err error) {
 	if len(b) < 8 || string(b[:4]) != "\x00asm" {
-		return nil, false, errors.New("missing the \\0asm header")
+		return nil, false, false, errors.New("missing the \\0asm header")
 	}
 	r := reader{b: b, p: 8}
 	for !r.done() {
 		id := r.byte()
 		body := r.take(int(r.u32()))
 		if r.err != nil {
-			return nil, false, ErrBadBinary
+			return nil, false, false, ErrBadBinary
 		}
 		switch id {
 		case secCustom:
 			cr := reader{b: body}
 			if cr.name() == SnapshotSection && cr.err == nil {
-				safe = true
+				flags := cr.byte()
+				safe = cr.err == nil && flags&SnapshotRestore != 0
+				reset = safe && flags&SnapshotReset != 0
 			}
 		case secExport:
 			er := reader{b: body}
@@ -100,9 +103,9 @@ func SnapshotInfo(b []byte) (globals []string, safe bool, err error) {
 				}
 			}
 			if er.err != nil {
-				return nil, false, ErrBadBinary
+				return nil, false, false, ErrBadBinary
 			}
 		}
 	}
-	return globals, safe, nil
+	return globals, safe, reset, nil
 }

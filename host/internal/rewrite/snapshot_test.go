@@ -68,7 +68,9 @@ func callOf(f byte) []byte { return []byte{0x10, f} }
 // snapshot only when no function its initialisers may reach changes a
 // table or drops a segment, and every mutable global is a number it
 // exports. A new instance has the tables and segments as declared; a
-// snapshot holds memories and globals only.
+// snapshot holds memories and globals only. It marks a used instance safe
+// to reset to a snapshot only when no function at all changes a table or
+// drops a segment.
 func TestSnapshotSafe(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
@@ -79,17 +81,22 @@ func TestSnapshotSafe(t *testing.T) {
 		exports   map[string]byte
 		refGlobal bool
 		want      bool
+		// reset: a used instance may be reset to a snapshot (no function
+		// at all changes a table or drops a segment).
+		reset bool
 	}{
-		{"only a call changes a table", [][]byte{nop, tableSet}, 0, -1, map[string]byte{"call": 1}, false, true},
-		{"the start function changes a table", [][]byte{tableSet, nop}, 0, -1, map[string]byte{"call": 1}, false, false},
-		{"a function the start function calls changes a table", [][]byte{callOf(2), nop, tableSet}, 0, -1, map[string]byte{"call": 1}, false, false},
-		{"_initialize changes a table", [][]byte{nop, tableSet}, -1, -1, map[string]byte{"_initialize": 1}, false, false},
-		{"__wasm_call_ctors changes a table", [][]byte{nop, tableSet}, -1, -1, map[string]byte{"__wasm_call_ctors": 1}, false, false},
-		{"hs_init changes a table", [][]byte{nop, tableSet}, -1, -1, map[string]byte{"hs_init": 1}, false, false},
-		{"the start function calls indirectly, a call changes a table", [][]byte{callIndirect, tableSet, nop}, 0, 2, map[string]byte{"call": 1}, false, false},
-		{"the start function calls indirectly, nothing changes a table", [][]byte{callIndirect, nop, nop}, 0, 2, map[string]byte{"call": 1}, false, true},
-		{"the start function drops a segment", [][]byte{dataDrop, nop}, 0, 1, map[string]byte{"call": 1}, false, false},
-		{"a mutable funcref global", [][]byte{nop, nop}, 0, -1, map[string]byte{"call": 1}, true, false},
+		{"only a call changes a table", [][]byte{nop, tableSet}, 0, -1, map[string]byte{"call": 1}, false, true, false},
+		{"the start function changes a table", [][]byte{tableSet, nop}, 0, -1, map[string]byte{"call": 1}, false, false, false},
+		{"a function the start function calls changes a table", [][]byte{callOf(2), nop, tableSet}, 0, -1, map[string]byte{"call": 1}, false, false, false},
+		{"_initialize changes a table", [][]byte{nop, tableSet}, -1, -1, map[string]byte{"_initialize": 1}, false, false, false},
+		{"__wasm_call_ctors changes a table", [][]byte{nop, tableSet}, -1, -1, map[string]byte{"__wasm_call_ctors": 1}, false, false, false},
+		{"hs_init changes a table", [][]byte{nop, tableSet}, -1, -1, map[string]byte{"hs_init": 1}, false, false, false},
+		{"the start function calls indirectly, a call changes a table", [][]byte{callIndirect, tableSet, nop}, 0, 2, map[string]byte{"call": 1}, false, false, false},
+		{"the start function calls indirectly, nothing changes a table", [][]byte{callIndirect, nop, nop}, 0, 2, map[string]byte{"call": 1}, false, true, true},
+		{"nothing changes a table", [][]byte{nop, nop}, 0, -1, map[string]byte{"call": 1}, false, true, true},
+		{"only a call drops a segment", [][]byte{nop, dataDrop}, 0, 1, map[string]byte{"call": 1}, false, true, false},
+		{"the start function drops a segment", [][]byte{dataDrop, nop}, 0, 1, map[string]byte{"call": 1}, false, false, false},
+		{"a mutable funcref global", [][]byte{nop, nop}, 0, -1, map[string]byte{"call": 1}, true, false, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			b := snapModule(c.bodies, c.start, c.elem, c.exports, c.refGlobal)
@@ -104,12 +111,15 @@ func TestSnapshotSafe(t *testing.T) {
 			if _, err := wasmbin.Verify(out, rewrite.VerifyLimits(wasmbin.DefaultLimits()), rewrite.Instrumentation(m)); err != nil {
 				t.Fatalf("the rewrite fails verification: %v", err)
 			}
-			globals, safe, err := rewrite.SnapshotInfo(out)
+			globals, safe, reset, err := rewrite.SnapshotInfo(out)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if safe != c.want {
 				t.Errorf("safe = %v, want %v", safe, c.want)
+			}
+			if reset != c.reset {
+				t.Errorf("reset = %v, want %v", reset, c.reset)
 			}
 			if want := []string{rewrite.GlobalExportPrefix + "0"}; !c.refGlobal && !slices.Equal(globals, want) {
 				t.Errorf("exported globals %q, want %q", globals, want)

@@ -9,7 +9,9 @@
 // host function for the watchdog, and the calls that take a list of any
 // length (fd_write, fd_read, fd_pwrite, fd_pread: one system call per
 // iovec, with no deadline inside; poll_oneoff) are refused past MaxList
-// entries, as POSIX refuses more than IOV_MAX iovecs.
+// entries, as POSIX refuses more than IOV_MAX iovecs. A call of any
+// function outside keepsState tells the call (ChangedState): it may have
+// changed the instance's WASI state, which the host cannot set back.
 package wasiguard
 
 import (
@@ -39,6 +41,11 @@ type Call interface {
 	// InHost marks the guest as in a host function (true) or back in its
 	// own code (false), for the watchdog.
 	InHost(in bool)
+	// ChangedState records that the guest called a WASI function that may
+	// change its instance's WASI state (its file table, a file's offset
+	// or flags): the host must not reset the instance to a snapshot,
+	// which does not hold that state.
+	ChangedState()
 }
 
 // Find returns the call a WASI function runs for, from the function's
@@ -49,6 +56,20 @@ type Find func(ctx context.Context) (Call, bool)
 // listArg is the parameter that counts a WASI function's list, by name.
 var listArg = map[string]int{
 	"fd_write": 2, "fd_read": 2, "fd_pwrite": 2, "fd_pread": 2, "poll_oneoff": 2,
+}
+
+// keepsState are the WASI functions that change nothing of an instance's
+// WASI state outside the call's own output: reading the arguments, the
+// environment, the clocks and randomness, writing to the output, reading
+// the input, and stat calls. A function not listed (path_open, fd_close,
+// fd_renumber, fd_seek, fd_readdir, fd_fdstat_set_flags, proc_exit, any
+// the runtime adds) marks the call's instance as not to be reset: the
+// list is what is known to be safe, not what is known to be unsafe.
+var keepsState = map[string]bool{
+	"args_get": true, "args_sizes_get": true, "environ_get": true, "environ_sizes_get": true,
+	"clock_res_get": true, "clock_time_get": true, "random_get": true, "sched_yield": true,
+	"poll_oneoff": true, "fd_write": true, "fd_read": true,
+	"fd_fdstat_get": true, "fd_prestat_get": true, "fd_prestat_dir_name": true, "fd_filestat_get": true,
 }
 
 // Instantiate instantiates WASI's host module on rt with the guard on
@@ -73,19 +94,23 @@ func NewListener(name string, find Find) experimental.FunctionListener {
 	if !ok {
 		arg = -1
 	}
-	return &listener{name: name, list: arg, find: find}
+	return &listener{name: name, list: arg, find: find, keeps: keepsState[name]}
 }
 
 type listener struct {
-	name string
-	list int // the parameter holding the list's length, -1 for none
-	find Find
+	name  string
+	list  int // the parameter holding the list's length, -1 for none
+	find  Find
+	keeps bool // keepsState
 }
 
 func (l *listener) Before(ctx context.Context, _ api.Module, _ api.FunctionDefinition, params []uint64, _ experimental.StackIterator) {
 	c, ok := l.find(ctx)
 	if !ok {
 		return
+	}
+	if !l.keeps {
+		c.ChangedState()
 	}
 	c.CheckStop()
 	if l.list >= 0 && l.list < len(params) && uint32(params[l.list]) > MaxList {

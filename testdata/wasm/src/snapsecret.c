@@ -5,29 +5,48 @@
  * runtime's start-up grows its heap), the global set to INIT, the table
  * entry of `clean` unchanged, and the config value "mode" read into
  * memory (a state that depends on the module's grants).
- *   probe   reports the state it finds, then writes the call's "secret"
- *           into memory, the global (its first 8 bytes) and the table
- *           (the entry of `clean` then holds `marked`)
+ *   probe   reports the state it finds (and the memory's size in pages),
+ *           then writes the call's "secret" into memory (low, in its data,
+ *           and high, in the pages the initialiser grew), the global (its
+ *           first 8 bytes) and the table (the entry of `clean` then holds
+ *           `marked`)
  *   grow    grows the memory by "pages" pages; reports the old size (or
  *           -1) and how many bytes of the new pages were not zero, then
  *           fills them with "fill" (another caller's secret)
+ *   attack  keeps "secret" as probe does, then ends as "how" says: "trap",
+ *           "exit" (output, then proc_exit(0): a success), "spin" (until
+ *           its time limit), "wasi" (fd_fdstat_set_flags on stdout, then a
+ *           success), "flood" (64 KiB of output), "grow" (asks for 60 000
+ *           pages, which the runtime allows and a host's limit refuses,
+ *           and returns 0)
  * With config "trap" set, the initialiser traps; with "clock" set, it
  * reads the clock (as a generator seeded from it would); with "file" set,
  * it looks that path up in its first mount (fd 3) and keeps whether it
  * exists. Built with -DSHARED_SEEDS (snapseeds.wasm) it exports
  * autoagent_shared_seeds, declaring that its instances may share what its
- * initialiser drew from the clock or randomness (host/ABI.md). */
+ * initialiser drew from the clock or randomness (host/ABI.md). Built with
+ * NO_TABLE (snapreset.wasm, with snapreset.s), it has no instruction that
+ * changes a table, so the host may reset its used instances to the
+ * snapshot; the table entry then stays `clean`. */
 #include "guest.h"
 
 __attribute__((import_module("wasi_snapshot_preview1"), import_name("clock_time_get")))
 u32 clock_time_get(u32 id, u64 precision, u64 *out);
+
+__attribute__((import_module("wasi_snapshot_preview1"), import_name("proc_exit")))
+_Noreturn void proc_exit(int code);
+
+__attribute__((import_module("wasi_snapshot_preview1"), import_name("fd_fdstat_set_flags")))
+u32 fd_fdstat_set_flags(u32 fd, u32 flags);
 
 __attribute__((import_module("wasi_snapshot_preview1"), import_name("path_filestat_get")))
 u32 path_filestat_get(u32 fd, u32 flags, const char *path, usize len, void *out);
 
 void global_set(u64);
 u64 global_get(void);
+#ifndef NO_TABLE
 void table_copy(u32 dst, u32 src);
+#endif
 
 #define INIT 0x54494e49ULL /* "INIT" */
 
@@ -36,13 +55,16 @@ static const char describe_doc[] =
 	"{\"name\":\"probe\",\"description\":\"Reports and then keeps the secret.\","
 	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"secret\":{\"type\":\"string\"}}}},"
 	"{\"name\":\"grow\",\"description\":\"Grows the memory.\","
-	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"pages\":{\"type\":\"integer\",\"minimum\":0},\"fill\":{\"type\":\"string\"}}}}"
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"pages\":{\"type\":\"integer\",\"minimum\":0},\"fill\":{\"type\":\"string\"}}}},"
+	"{\"name\":\"attack\",\"description\":\"Keeps the secret, then fails.\","
+	"\"inputSchema\":{\"type\":\"object\",\"properties\":{\"secret\":{\"type\":\"string\"},\"how\":{\"type\":\"string\"}}}}"
 	"]}";
 
 static char stash[256];
 static char initmark[8];
 static char mode[32];
 static char *heapmark;
+static char *highstash; /* in the pages the initialiser grew */
 
 static int clean(void) { return 'n'; }
 static int marked(void) { return 'T'; }
@@ -57,6 +79,7 @@ __attribute__((constructor)) static void init(void) {
 	if (old < 0) __builtin_trap();
 	heapmark = (char *)((usize)(old + 2) * 65536 - 16);
 	memcpy(heapmark, "heap", 5);
+	highstash = (char *)((usize)(old + 1) * 65536);
 	global_set(INIT);
 	u64 off = extism_config_get(block("trap", 4));
 	if (off) __builtin_trap();
@@ -98,6 +121,25 @@ static void put8(buf *b, u64 v) {
 	put(b, s, 8);
 }
 
+/* keep writes the call's "secret" into memory, low and high, the global
+ * and the table. */
+static void keep(const char *in) {
+	char secret[200];
+	usize n = str(in, "secret", secret, sizeof secret);
+	if (n) {
+		memcpy(stash, secret, n);
+		stash[n] = 0;
+		memcpy(highstash, secret, n);
+		highstash[n] = 0;
+		u64 g = 0;
+		memcpy(&g, secret, n < 8 ? n : 8);
+		global_set(g);
+#ifndef NO_TABLE
+		table_copy((u32)(usize)clean_p, (u32)(usize)marked_p);
+#endif
+	}
+}
+
 static int probe(const char *in) {
 	buf b = {0};
 	puts_(&b, "{\"content\":[{\"type\":\"text\",\"text\":\"state\"}],\"structuredContent\":{\"stash\":\"");
@@ -112,19 +154,37 @@ static int probe(const char *in) {
 	puts_(&b, heapmark);
 	puts_(&b, "\",\"mode\":\"");
 	puts_(&b, mode);
-	puts_(&b, "\"}}");
+	puts_(&b, "\",\"high\":\"");
+	puts_(&b, highstash);
+	puts_(&b, "\",\"pages\":");
+	putu(&b, (u64)__builtin_wasm_memory_size(0));
+	puts_(&b, "}}");
 	output(b.p, b.n);
 
-	char secret[200];
-	usize n = str(in, "secret", secret, sizeof secret);
-	if (n) {
-		memcpy(stash, secret, n);
-		stash[n] = 0;
-		u64 g = 0;
-		memcpy(&g, secret, n < 8 ? n : 8);
-		global_set(g);
-		table_copy((u32)(usize)clean_p, (u32)(usize)marked_p);
+	keep(in);
+	return 0;
+}
+
+static int attack(const char *in) {
+	keep(in);
+	char how[16];
+	str(in, "how", how, sizeof how);
+	if (eq(how, "trap")) __builtin_trap();
+	if (eq(how, "exit")) {
+		output_str("{\"content\":[{\"type\":\"text\",\"text\":\"exited\"}]}");
+		proc_exit(0);
 	}
+	if (eq(how, "spin"))
+		for (volatile int i = 0;; i++) {
+		}
+	if (eq(how, "wasi")) fd_fdstat_set_flags(1, 0);
+	if (eq(how, "flood")) {
+		static char big[64 << 10];
+		output(big, sizeof big);
+		return 0;
+	}
+	if (eq(how, "grow")) __builtin_wasm_memory_grow(0, 60000);
+	output_str("{\"content\":[{\"type\":\"text\",\"text\":\"done\"}]}");
 	return 0;
 }
 
@@ -158,5 +218,6 @@ EXPORT("call") int call(void) {
 	str(in, "name", name, sizeof name);
 	if (eq(name, "probe")) return probe(in);
 	if (eq(name, "grow")) return grow(in);
+	if (eq(name, "attack")) return attack(in);
 	return fail("unknown tool");
 }
