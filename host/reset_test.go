@@ -426,10 +426,11 @@ func TestResetIdleBudget(t *testing.T) {
 	}
 }
 
-// TestResetNotForDeterministic: a deterministic module's fake clocks and
-// generator are host state a reset does not put back: its instances are
-// never reset, each call gets a new one.
-func TestResetNotForDeterministic(t *testing.T) {
+// TestResetDeterministic: a deterministic module's instances are reset
+// too, their fake clocks and generator put back to where the snapshot's
+// stood (codemode's TestProgramFromSnapshotIsDeterministic shows a program
+// in a reset instance reading the same clock and numbers as in a new one).
+func TestResetDeterministic(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		opts Options
@@ -437,12 +438,15 @@ func TestResetNotForDeterministic(t *testing.T) {
 	}{{Options{PoolSize: -1, Deterministic: true}, Module{}}, {Options{PoolSize: -1}, Module{Deterministic: true}}} {
 		h, rec := newTestHost(t, c.opts)
 		l := load(t, h, "snapreset.wasm", c.m)
-		if l.resetsOn() {
-			t.Fatal("a deterministic module's instances are reset")
+		if !l.resetsOn() {
+			t.Fatal("a deterministic module's instances are not reset")
 		}
 		for i := range 3 {
-			if got := probe(t, l, "s"); got.Stash != "" || rec.last(t).Pooled {
-				t.Fatalf("call %d: %+v, pooled %v", i, got, rec.last(t).Pooled)
+			if got := probe(t, l, "s"); got != pristine {
+				t.Fatalf("call %d found %+v", i, got)
+			}
+			if i > 0 && !rec.last(t).Pooled {
+				t.Fatalf("call %d: not served by a reset instance", i)
 			}
 		}
 	}

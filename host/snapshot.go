@@ -221,13 +221,13 @@ func (inst *instance) resumeFake(s *fakeState) error {
 // Module.Reuse), and the rewrite found that a call can change nothing of
 // the module's instance, nor of its kernel's, but memory and globals (see
 // rewrite.SnapshotInfo). A module without initialisers is reset too, to
-// the state its instantiation left. A deterministic module is not: its
-// fake clocks and generator live in the host, outside what reset puts
-// back. See RATIONALE.md "Why is a reset instance a fresh instance, and
+// the state its instantiation left. A deterministic module's fake clocks
+// and generator are put back to where the snapshot's stood, as a restored
+// instance's are (resumeFake). See RATIONALE.md "Why is a reset instance a fresh instance, and
 // when is it not used?".
 func (l *Loaded) resetsOn() bool {
 	return !l.h.opts.noResets && !l.reuse && l.snapshotsAllowed() && l.entry.resetSafe &&
-		(!l.needsKernel() || l.h.kernel.resetSafe) && !l.h.opts.Deterministic && !l.deterministic
+		(!l.needsKernel() || l.h.kernel.resetSafe)
 }
 
 // whyNoReset returns why inst, after its call, may not be reset to the
@@ -310,7 +310,9 @@ func (inst *instance) reset(snap *snapshot) error {
 	inst.stderr.reset()
 	inst.call = callState{}
 	inst.deadline = time.Time{}
-	return nil
+	// A deterministic module's clocks and generator read on from where
+	// the snapshot's stood, not from where this call left them.
+	return inst.resumeFake(snap.fake)
 }
 
 // resetGlobals finds the globals reset sets in mod: the snapshot's (names),
