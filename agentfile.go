@@ -158,17 +158,30 @@ var ErrAgentFile = errors.New("autoagent: agent file")
 var secretKey = regexp.MustCompile(`(?i)(^|_)(api_?key|key|token|secret|password|passwd|credential)s?$`)
 
 // AgentFile is what an agent file describes: the Config (with the
-// features Load's FeatureKeys built), and the session store's file, which
-// the program opens itself (session/sqlitestore.Open) and gives as
-// Config.Sessions. A provider named backend:NAME is likewise the
-// program's to start (providers/remote), in Config.BackendsDir.
+// features Load's FeatureKeys built), the provider it names and the
+// session store's file. What has weight is the program's to open: the
+// provider (providers/catalog.New, or providers/remote for backend:NAME,
+// in Config.BackendsDir), given as Config.LLM; the store
+// (session/sqlitestore.Open), given as Config.Sessions.
 type AgentFile struct {
 	Config Config
+	// Provider is the provider the file names, with its settings.
+	Provider FileProvider
 	// Sessions is the session store's file ("" for none).
 	Sessions string
 	// Deprecated are notes for a person, "FILE:LINE: …", one per key
 	// spelled as an earlier release did, naming the key to write instead.
 	Deprecated []string
+}
+
+// FileProvider is an agent file's provider: its keys provider, model,
+// base_url, api_key_env and script (a path made relative to the file's
+// directory), in the fields of providers/catalog.Config:
+//
+//	p := af.Provider
+//	model, err := catalog.New(catalog.Config{Name: p.Name, Model: p.Model, BaseURL: p.BaseURL, APIKeyEnv: p.APIKeyEnv, ScriptFile: p.ScriptFile})
+type FileProvider struct {
+	Name, Model, BaseURL, APIKeyEnv, ScriptFile string
 }
 
 // Load reads an agent file, YAML or JSON, into an AgentFile; keys reads
@@ -178,7 +191,7 @@ type AgentFile struct {
 //
 // The file:
 //
-//	provider: anthropic            # a name of ProviderNames, or backend:NAME
+//	provider: anthropic            # a name of providers/catalog, or backend:NAME
 //	model: claude-sonnet-4-20250514
 //	api_key_env: ANTHROPIC_API_KEY # the key stays in the environment
 //	system: You answer questions about orders.
@@ -219,7 +232,7 @@ func Load(path string, keys ...FeatureKeys) (AgentFile, error) {
 	if err != nil {
 		return AgentFile{}, err
 	}
-	return AgentFile{Config: cfg, Sessions: sessions, Deprecated: l.deprecated}, nil
+	return AgentFile{Config: cfg, Provider: l.provider, Sessions: sessions, Deprecated: l.deprecated}, nil
 }
 
 func (l *fileLoader) load() (Config, string, error) {
@@ -258,7 +271,7 @@ func (l *fileLoader) load() (Config, string, error) {
 		return Config{}, "", err
 	}
 	if f.Provider == "" {
-		return Config{}, "", fmt.Errorf("%w %s: provider is required (%s, or backend:NAME)", ErrAgentFile, path, strings.Join(ProviderNames(), ", "))
+		return Config{}, "", fmt.Errorf("%w %s: provider is required (a name of providers/catalog, such as openai or anthropic, or backend:NAME)", ErrAgentFile, path)
 	}
 	base := filepath.Dir(path)
 	rel := func(p string) string {
@@ -267,8 +280,9 @@ func (l *fileLoader) load() (Config, string, error) {
 		}
 		return filepath.Join(base, p)
 	}
+	l.provider = FileProvider{Name: f.Provider, Model: f.Model, BaseURL: f.BaseURL, APIKeyEnv: f.APIKeyEnv, ScriptFile: rel(f.Script)}
 	cfg := Config{
-		Provider:    ProviderConfig{Name: f.Provider, Model: f.Model, BaseURL: f.BaseURL, APIKeyEnv: f.APIKeyEnv, ScriptFile: rel(f.Script)},
+		Model:       f.Model,
 		BackendsDir: rel(f.Backends),
 		System:      f.System,
 		Bounds: loop.Bounds{
@@ -342,6 +356,7 @@ type fileLoader struct {
 	path       string
 	keys       []FeatureKeys
 	deprecated []string
+	provider   FileProvider // the file's provider keys
 }
 
 // errorf is an error naming the file and the line of n.

@@ -55,8 +55,8 @@ code_languages: javascript, python
 	}
 	cfg := af.Config
 	box, servers := features(t, cfg)
-	if cfg.Provider.Name != "anthropic" || cfg.Provider.Model != "claude-test" || cfg.Provider.APIKeyEnv != "MY_ANTHROPIC_KEY" {
-		t.Errorf("provider %+v", cfg.Provider)
+	if p := af.Provider; p.Name != "anthropic" || p.Model != "claude-test" || p.APIKeyEnv != "MY_ANTHROPIC_KEY" || cfg.Model != "claude-test" || cfg.LLM != nil {
+		t.Errorf("provider %+v, model %q, LLM %v: want the file's provider as data, for the program to build", p, cfg.Model, cfg.LLM)
 	}
 	if cfg.Bounds.MaxToolCalls != 4 || cfg.Bounds.ToolTimeout != 90*time.Second {
 		t.Errorf("tool bounds %+v", cfg.Bounds)
@@ -88,7 +88,7 @@ code_languages: javascript, python
 		t.Fatal(err)
 	}
 	cfg = af.Config
-	if box, servers = features(t, cfg); cfg.Provider.Name != "openai" || cfg.Bounds.MaxSteps != 3 || box.Plugins.Dir != filepath.Join(filepath.Dir(j), "plugins") || servers != nil {
+	if box, servers = features(t, cfg); af.Provider.Name != "openai" || cfg.Bounds.MaxSteps != 3 || box.Plugins.Dir != filepath.Join(filepath.Dir(j), "plugins") || servers != nil {
 		t.Errorf("JSON: %+v, %+v", cfg, box)
 	}
 	// A file naming no feature with weight builds none.

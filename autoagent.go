@@ -1,22 +1,27 @@
 // Package autoagent is an embeddable LLM agent runtime whose tools run as
 // sandboxed WebAssembly modules. This root package is the front door: one
-// [New] builds a [Runtime] that owns the model provider (by name), Go
-// tools, memory, tracing, policy, checkpoints and a workspace;
-// [Runtime.Close] releases all of it. What has weight comes in as a value
-// built by the package that owns it, so a program links only what it
-// names: the session store (session/sqlitestore), trace sinks
-// (trace/otel/otlp), a provider built by hand (providers/remote), and
-// [Feature]s: the WASM sandbox with its plugins directory, code mode and
-// create_tool (package sandbox), MCP servers (package mcp/mount).
+// [New] builds a [Runtime] that runs a model over Go tools, memory,
+// tracing, policy, checkpoints and a workspace; [Runtime.Close] releases
+// what it opened. What has weight comes in as a value built by the
+// package that owns it, so a program links only what it names: the model
+// (providers/catalog by name, any package of providers/, or a go-plugin
+// backend from providers/remote), the session store
+// (session/sqlitestore), trace sinks (trace/otel/otlp), and [Feature]s:
+// the WASM sandbox with its plugins directory, code mode and create_tool
+// (package sandbox), MCP servers (package mcp/mount).
 //
+//	model, err := catalog.New(catalog.Config{Name: "openai"}) // reads OPENAI_API_KEY
+//	if err != nil {
+//		return err
+//	}
 //	sessions, err := sqlitestore.Open("sessions.db", sqlitestore.Options{}) // conversations that outlive the process
 //	if err != nil {
 //		return err
 //	}
 //	defer sessions.Close()
 //	rt, err := autoagent.New(ctx, autoagent.Config{
-//		Provider:   autoagent.ProviderConfig{Name: "openai"}, // reads OPENAI_API_KEY
-//		PolicyFile: "policy.json",                             // allow / deny / approve rules
+//		LLM:        model,
+//		PolicyFile: "policy.json", // allow / deny / approve rules
 //		Sessions:   sessions,
 //		Features: []autoagent.Feature{
 //			&sandbox.Sandbox{Plugins: &sandbox.PluginsConfig{Dir: "plugins"}}, // tools approved with `autoagent tools approve`

@@ -10,6 +10,7 @@ import (
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/providers/catalog"
 	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/session/sqlitestore"
 	"github.com/autoagent-go/autoagent/tool"
@@ -19,7 +20,7 @@ import (
 // plugins directory (only modules a person approved run, each with its
 // approved grants), the policy, the trace and the session store. A scripted
 // model stands in for a real provider so the example runs offline; use
-// autoagent.ProviderConfig{Name: "openai"} (OPENAI_API_KEY) for a real one.
+// catalog.Config{Name: "openai"} (OPENAI_API_KEY) for a real one.
 func Example() {
 	dir := examplePlugins() // plugins/echo.wasm, approved with `autoagent tools approve`
 	defer os.RemoveAll(dir)
@@ -34,8 +35,12 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer sessions.Close()
+	model, err := catalog.New(catalog.Config{Name: "scripted", ScriptFile: script}) // or {Name: "openai"}
+	if err != nil {
+		log.Fatal(err)
+	}
 	rt, err := autoagent.New(ctx, autoagent.Config{
-		Provider: autoagent.ProviderConfig{Name: "scripted", ScriptFile: script},
+		LLM:      model,
 		Features: []autoagent.Feature{&sandbox.Sandbox{Plugins: &sandbox.PluginsConfig{Dir: filepath.Join(dir, "plugins")}}},
 		Sessions: sessions,
 	})
@@ -78,9 +83,13 @@ func Example_goTool() {
 `), 0o644)
 
 	ctx := context.Background()
+	model, err := catalog.New(catalog.Config{Name: "scripted", ScriptFile: script}) // or {Name: "openai"}
+	if err != nil {
+		log.Fatal(err)
+	}
 	rt, err := autoagent.New(ctx, autoagent.Config{
-		Provider: autoagent.ProviderConfig{Name: "scripted", ScriptFile: script},
-		Tools:    []tool.Tool{weather},
+		LLM:   model,
+		Tools: []tool.Tool{weather},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -142,8 +151,12 @@ func Example_codeMode() {
 `), 0o644)
 
 	ctx := context.Background()
+	model, err := catalog.New(catalog.Config{Name: "scripted", ScriptFile: script}) // or {Name: "openai"}
+	if err != nil {
+		log.Fatal(err)
+	}
 	rt, err := autoagent.New(ctx, autoagent.Config{
-		Provider: autoagent.ProviderConfig{Name: "scripted", ScriptFile: script},
+		LLM:      model,
 		Tools:    []tool.Tool{getOrder},
 		Features: []autoagent.Feature{&sandbox.Sandbox{CodeMode: sandbox.CodeModeConfig{Mode: codemode.Only}}},
 	})

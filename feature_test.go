@@ -57,7 +57,7 @@ func TestFeaturesStartInOrderAndCloseLastFirst(t *testing.T) {
 	pol := filepath.Join(t.TempDir(), "policy.json")
 	os.WriteFile(pol, []byte(`{"rules":[]}`), 0o644)
 	model := script(scripted.Turn{Text: "done"})
-	rt, err := autoagent.New(ctx, autoagent.Config{LLM: model, Provider: autoagent.ProviderConfig{Model: "m1"}, PolicyFile: pol,
+	rt, err := autoagent.New(ctx, autoagent.Config{LLM: model, Model: "m1", PolicyFile: pol,
 		Workspace: autoagent.WorkspaceConfig{Dir: t.TempDir()}, Features: []autoagent.Feature{a, b}})
 	if err != nil {
 		t.Fatal(err)

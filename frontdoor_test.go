@@ -65,20 +65,14 @@ func TestTraceSinksReceiveTheRun(t *testing.T) {
 	}
 }
 
-// A provider named backend:NAME runs in its own process, which is
-// providers/remote's weight: New says to start it there, and starts
-// nothing itself.
-func TestBackendProviderIsBuiltByRemote(t *testing.T) {
-	_, err := autoagent.New(context.Background(), autoagent.Config{Provider: autoagent.ProviderConfig{Name: "backend:local"}})
-	if !errors.Is(err, autoagent.ErrConfig) || !strings.Contains(err.Error(), "providers/remote") || !strings.Contains(err.Error(), "Config.LLM") {
-		t.Errorf("backend:local: %v; want ErrConfig naming providers/remote and Config.LLM", err)
+// The model is the program's to build (its HTTP client is
+// providers/catalog's weight): a Config without one says where to build
+// it, and opens nothing.
+func TestConfigWithoutAModelSaysWhereToBuildOne(t *testing.T) {
+	rt, err := autoagent.New(context.Background(), autoagent.Config{Model: "gpt-x", System: "hi"})
+	if !errors.Is(err, autoagent.ErrConfig) || rt != nil || !strings.Contains(err.Error(), "Config.LLM") || !strings.Contains(err.Error(), "providers/catalog") {
+		t.Errorf("no LLM: %v, %v; want ErrConfig naming Config.LLM and providers/catalog", rt, err)
 	}
-	// LLM wins over the name, as for any provider.
-	rt, err := autoagent.New(context.Background(), autoagent.Config{Provider: autoagent.ProviderConfig{Name: "backend:local"}, LLM: script()})
-	if err != nil {
-		t.Fatalf("with LLM set: %v", err)
-	}
-	rt.Close(context.Background())
 }
 
 // The session store is the program's: the runtime protects its files from

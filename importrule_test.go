@@ -277,6 +277,8 @@ var heavy = []struct{ module, owner string }{
 	{module + "/mcp", "mcp/mount (Config.Features)"},
 	{module + "/serve", "serve.New over Runtime.Agent"},
 	{"modernc.org/sqlite", "session/sqlitestore (Config.Sessions)"},
+	{"net/http", "providers/catalog (Config.LLM)"},
+	{module + "/providers/catalog", "providers/catalog (Config.LLM)"},
 	{"google.golang.org/grpc", "providers/remote (Config.LLM)"},
 	{"github.com/hashicorp/go-plugin", "providers/remote (Config.LLM)"},
 	{"go.opentelemetry.io/otel/sdk", "trace/otel/otlp (Config.TraceSinks)"},

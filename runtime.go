@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/autoagent-go/autoagent/internal/termtext"
@@ -30,18 +29,22 @@ import (
 )
 
 // Config is everything a Runtime is built from. Every field is optional
-// but the model (Provider or LLM): the zero value of a field means none,
-// or the default it names. What has weight (a session database, an
-// OpenTelemetry exporter, a provider in its own process) comes in as an
-// interface, built by the package that owns it; the Runtime does not
-// close what it is given.
+// but the model (LLM): the zero value of a field means none, or the
+// default it names. What has weight (the model's HTTP client, a session
+// database, an OpenTelemetry exporter, a provider in its own process)
+// comes in as an interface, built by the package that owns it; the
+// Runtime does not close what it is given.
 type Config struct {
-	// Provider names the model provider (ProviderNames) and configures it,
-	// its Model field naming the model. LLM, when set, is used instead:
-	// a provider built by hand (a go-plugin backend's remote.Provider, a
-	// test double), which the Runtime does not close.
-	Provider ProviderConfig
-	LLM      llm.Provider
+	// LLM is the model provider, and the one required field. Build it by
+	// name with providers/catalog (catalog.New(catalog.Config{Name:
+	// "openai"}) reads OPENAI_API_KEY), with a package of providers/ for
+	// every option, or give your own llm.Provider: a go-plugin backend's
+	// remote.Provider, an in-process model, a test double. The Runtime
+	// does not close it.
+	LLM llm.Provider
+	// Model names the model each request asks for; "" leaves the choice
+	// to the provider (its default, or the model it was built with).
+	Model string
 	// BackendsDir is the directory of go-plugin backend binaries
 	// (providers/remote) the program may run; "" means $AUTOAGENT_BACKENDS,
 	// else the user's default. No sandboxed tool may reach it (Protects),
@@ -188,14 +191,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 	}()
 	model := cfg.LLM
 	if model == nil {
-		if name, ok := strings.CutPrefix(cfg.Provider.Name, "backend:"); ok {
-			// Its process and RPC are providers/remote's weight, not the
-			// front door's.
-			return nil, fmt.Errorf("%w: Provider %q is a go-plugin backend: start it with providers/remote (remote.New(ctx, remote.Options{Name: %q})) and give it as Config.LLM", ErrConfig, cfg.Provider.Name, name)
-		}
-		if model, err = NewProvider(cfg.Provider); err != nil {
-			return nil, err
-		}
+		return nil, fmt.Errorf("%w: Config.LLM is required: build a provider by name with providers/catalog (catalog.New(catalog.Config{Name: \"openai\"})), or give any llm.Provider", ErrConfig)
 	}
 	tr := cfg.Tracer
 	sinks := cfg.TraceSinks
@@ -252,7 +248,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		Provider:   model,
 		Tools:      rt.tools,
 		System:     knowledgePrompt(rulesText, skillSet, cfg.System),
-		Model:      cfg.Provider.Model,
+		Model:      cfg.Model,
 		Bounds:     cfg.Bounds,
 		Tracer:     tr,
 		Checks:     loop.Checks{Policy: cfg.Policy},
@@ -277,7 +273,7 @@ func New(ctx context.Context, cfg Config) (_ *Runtime, err error) {
 		}
 		rt.agent.Recorder = rt.recorder
 	}
-	setup := &Setup{Agent: rt.agent, Tools: rt.tools, Provider: model, Model: cfg.Provider.Model,
+	setup := &Setup{Agent: rt.agent, Tools: rt.tools, Provider: model, Model: cfg.Model,
 		Tracer: tr, Protected: protected, Workspaces: rt.workspaces, Notes: rt.notes, skillModules: skillModules}
 	for _, f := range cfg.Features {
 		err := f.Start(ctx, setup)

@@ -182,7 +182,7 @@ func TestRuntimeConfigErrors(t *testing.T) {
 		cfg  autoagent.Config
 		want error
 	}{
-		{autoagent.Config{Provider: autoagent.ProviderConfig{Name: "nope"}}, autoagent.ErrUnknownProvider},
+		{autoagent.Config{PolicyFile: "policy.json"}, autoagent.ErrConfig},
 		{autoagent.Config{LLM: script(), Features: []autoagent.Feature{&sandbox.Sandbox{Plugins: &sandbox.PluginsConfig{Dir: plugins}}}, Memory: autoagent.MemoryConfig{Kind: "nope"}}, autoagent.ErrConfig},
 		{autoagent.Config{LLM: script(), Features: []autoagent.Feature{&sandbox.Sandbox{Plugins: &sandbox.PluginsConfig{Dir: plugins}}}, PolicyFile: filepath.Join(t.TempDir(), "none.json")}, os.ErrNotExist},
 		{autoagent.Config{LLM: script(), Tools: []tool.Tool{mustTool(t, "a"), mustTool(t, "a")}}, autoagent.ErrConfig},

@@ -38,7 +38,7 @@ func TestCodeModeInPythonAndJavaScript(t *testing.T) {
 `), 0o644)
 	ctx := context.Background()
 	rt, err := autoagent.New(ctx, autoagent.Config{
-		Provider: autoagent.ProviderConfig{Name: "scripted", ScriptFile: script},
+		LLM:      scriptFrom(t, script),
 		Tools:    []tool.Tool{getOrder},
 		Features: []autoagent.Feature{&sandbox.Sandbox{CodeMode: sandbox.CodeModeConfig{Mode: codemode.Only, Languages: []string{codemode.JavaScript, codemode.Python}}}},
 	})
@@ -85,14 +85,14 @@ func TestCodeModePythonEngineNotTakenFromTheCheckout(t *testing.T) {
 		t.Fatalf("pyprogram.FindEngine took %q from the checkout: %v", p, err)
 	}
 	_, err := autoagent.New(context.Background(), autoagent.Config{
-		Provider: autoagent.ProviderConfig{Name: "scripted", ScriptFile: writeScript(t)},
+		LLM:      scriptFrom(t, writeScript(t)),
 		Features: []autoagent.Feature{&sandbox.Sandbox{CodeMode: sandbox.CodeModeConfig{Mode: codemode.Only, Languages: []string{codemode.Python}}}},
 	})
 	if !errors.Is(err, pyprogram.ErrNoEngine) || !strings.Contains(err.Error(), pyprogram.EngineEnv) || strings.Contains(err.Error(), "not a WebAssembly module") {
 		t.Fatalf("err %v; want ErrNoEngine naming %s, the checkout's file untouched", err, pyprogram.EngineEnv)
 	}
 	_, err = autoagent.New(context.Background(), autoagent.Config{
-		Provider: autoagent.ProviderConfig{Name: "scripted", ScriptFile: writeScript(t)},
+		LLM:      scriptFrom(t, writeScript(t)),
 		Features: []autoagent.Feature{&sandbox.Sandbox{CodeMode: sandbox.CodeModeConfig{Mode: codemode.Only, Languages: []string{"ruby"}}}},
 	})
 	if !errors.Is(err, autoagent.ErrConfig) || !strings.Contains(err.Error(), `"ruby": want "javascript" or "python"`) {

@@ -3,7 +3,6 @@ package sandbox
 import (
 	"cmp"
 	"context"
-	"fmt"
 	"io"
 	"path/filepath"
 
@@ -22,9 +21,13 @@ type CreateToolConfig struct {
 	Budget int
 	// Language is "js" (default) or "go".
 	Language string
-	// Writer is the model that writes them: the runtime's own when its
-	// Name is empty (with Writer.Model, when set, instead of the run's).
-	Writer autoagent.ProviderConfig
+	// Writer is the model that writes them, a cheaper one for example
+	// (providers/catalog.New builds one by name); nil means the runtime's
+	// own. The sandbox does not close it.
+	Writer llm.Provider
+	// WriterModel names the writer's model: "" means the provider's
+	// default for Writer, the run's model for the runtime's own.
+	WriterModel string
 	// Progress receives the builds' progress lines (nil: the runtime's
 	// notes).
 	Progress io.Writer
@@ -42,13 +45,9 @@ type CreateToolConfig struct {
 // writing them cost.
 func (s *Sandbox) offerCreateTool(ctx context.Context, st *autoagent.Setup) error {
 	ct := s.CreateTool
-	writer, writerModel := st.Provider, cmp.Or(ct.Writer.Model, st.Model)
-	if ct.Writer.Name != "" {
-		w, err := autoagent.NewProvider(ct.Writer)
-		if err != nil {
-			return fmt.Errorf("create_tool writer: %w", err)
-		}
-		writer, writerModel = w, ct.Writer.Model
+	writer, writerModel := st.Provider, cmp.Or(ct.WriterModel, st.Model)
+	if ct.Writer != nil {
+		writer, writerModel = ct.Writer, ct.WriterModel
 	}
 	if err := s.ensureHost(ctx, st); err != nil {
 		return err

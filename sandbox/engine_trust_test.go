@@ -10,6 +10,8 @@ import (
 
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/codemode"
+	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/synth"
 )
@@ -35,7 +37,7 @@ func TestCodeModeEngineNotTakenFromTheCheckout(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	t.Setenv("HOME", t.TempDir())
 	_, err := autoagent.New(context.Background(), autoagent.Config{
-		Provider: autoagent.ProviderConfig{Name: "scripted", ScriptFile: writeScript(t)},
+		LLM:      scriptFrom(t, writeScript(t)),
 		Features: []autoagent.Feature{&sandbox.Sandbox{CodeMode: sandbox.CodeModeConfig{Mode: codemode.Only}}},
 	})
 	if !errors.Is(err, synth.ErrNoEngine) || !strings.Contains(err.Error(), synth.EngineEnv) || strings.Contains(err.Error(), "not a WebAssembly module") {
@@ -46,6 +48,16 @@ func TestCodeModeEngineNotTakenFromTheCheckout(t *testing.T) {
 func writeScript(t *testing.T) string {
 	p := filepath.Join(t.TempDir(), "script.jsonl")
 	if err := os.WriteFile(p, []byte(`{"text":"done"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// scriptFrom is the scripted model that plays the script file at path.
+func scriptFrom(t *testing.T, path string) llm.Provider {
+	t.Helper()
+	p, err := scripted.Load(path, scripted.Options{PerConversation: true})
+	if err != nil {
 		t.Fatal(err)
 	}
 	return p

@@ -9,7 +9,7 @@
 //		CodeMode: sandbox.CodeModeConfig{Mode: codemode.Also},
 //	}
 //	rt, err := autoagent.New(ctx, autoagent.Config{
-//		Provider: autoagent.ProviderConfig{Name: "openai"},
+//		LLM:      model, // catalog.New(catalog.Config{Name: "openai"})
 //		Features: []autoagent.Feature{box},
 //	})
 //	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/manifest"
 	"github.com/autoagent-go/autoagent/mcp/mount"
+	"github.com/autoagent-go/autoagent/providers/catalog"
 	"github.com/autoagent-go/autoagent/providers/remote"
 	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/session/sqlitestore"
@@ -96,7 +97,7 @@ type agentFlags struct {
 func (f *agentFlags) register(fs *pflag.FlagSet) {
 	f.fs = fs
 	fs.StringVar(&f.agent, "agent", "", "agent file (YAML or JSON: provider, model, system, bounds, plugins, mcp, memory, policy, trace, sessions); flags given override it")
-	fs.StringVar(&f.provider, "provider", "openai", "model provider: "+strings.Join(autoagent.ProviderNames(), "|")+", or backend:NAME for a go-plugin backend binary autoagent-provider-NAME")
+	fs.StringVar(&f.provider, "provider", "openai", "model provider: "+strings.Join(catalog.Names(), "|")+", or backend:NAME for a go-plugin backend binary autoagent-provider-NAME")
 	fs.StringVar(&f.model, "model", "", "model name (default: the provider's default model)")
 	fs.StringVar(&f.baseURL, "base-url", "", "provider endpoint (required for openai-compatible, e.g. http://localhost:11434/v1)")
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "environment variable holding the API key (default per provider: "+defaultKeyVars()+")")
@@ -153,8 +154,8 @@ func (f *agentFlags) register(fs *pflag.FlagSet) {
 // provider table.
 func defaultKeyVars() string {
 	var vars []string
-	for _, name := range autoagent.ProviderNames() {
-		if v := autoagent.DefaultAPIKeyEnv(name); v != "" {
+	for _, name := range catalog.Names() {
+		if v := catalog.DefaultAPIKeyEnv(name); v != "" {
 			vars = append(vars, v)
 		}
 	}
@@ -220,6 +221,8 @@ func (f *agentFlags) bounds() loop.Bounds {
 // weight, so that flags given lay over the file's.
 type agentConfig struct {
 	autoagent.Config
+	provider   catalog.Config  // built by newAgent into Config.LLM
+	writer     *catalog.Config // create_tool's writer, when not the run's model
 	plugins    *sandbox.PluginsConfig
 	codeMode   sandbox.CodeModeConfig
 	createTool sandbox.CreateToolConfig
@@ -239,11 +242,11 @@ func (c *agentConfig) features() []autoagent.Feature {
 // config maps the flags onto the runtime's Config: all the wiring is the
 // facade's (autoagent.New) and the features'.
 func (f *agentFlags) config(stderr io.Writer) (agentConfig, error) {
-	cfg := agentConfig{Config: autoagent.Config{
-		Provider: autoagent.ProviderConfig{
-			Name: f.provider, Model: f.model, BaseURL: f.baseURL, APIKeyEnv: f.apiKeyEnv, ScriptFile: f.script,
-			PromptCaching: f.promptCache,
-		},
+	cfg := agentConfig{provider: catalog.Config{
+		Name: f.provider, Model: f.model, BaseURL: f.baseURL, APIKeyEnv: f.apiKeyEnv, ScriptFile: f.script,
+		PromptCaching: f.promptCache,
+	}, Config: autoagent.Config{
+		Model:          f.model,
 		BackendsDir:    f.backends,
 		System:         f.system,
 		Bounds:         f.bounds(),
@@ -318,12 +321,12 @@ func (f *agentFlags) config(stderr io.Writer) (agentConfig, error) {
 		cfg.createTool = sandbox.CreateToolConfig{Budget: f.createTool, Language: f.toolLang, Progress: stderr, Ceiling: ceiling}
 		if f.writerProvider != "" || f.writerScript != "" || f.writerModel != "" {
 			name := cmp.Or(f.writerProvider, f.provider)
-			w := autoagent.ProviderConfig{Name: name, Model: f.writerModel, ScriptFile: f.writerScript}
+			w := catalog.Config{Name: name, Model: f.writerModel, ScriptFile: f.writerScript}
 			if name == f.provider {
 				w.BaseURL, w.APIKeyEnv = f.baseURL, f.apiKeyEnv
 				w.Model = cmp.Or(f.writerModel, f.model)
 			}
-			cfg.createTool.Writer = w
+			cfg.writer = &w
 		}
 	}
 	return cfg, nil
@@ -332,11 +335,11 @@ func (f *agentFlags) config(stderr io.Writer) (agentConfig, error) {
 // overrides copy, from the flags' config onto an agent file's, what each
 // flag sets, for the flags given on the command line.
 var overrides = map[string]func(dst, src *agentConfig){
-	"provider":              func(d, s *agentConfig) { d.Provider.Name = s.Provider.Name },
-	"model":                 func(d, s *agentConfig) { d.Provider.Model = s.Provider.Model },
-	"base-url":              func(d, s *agentConfig) { d.Provider.BaseURL = s.Provider.BaseURL },
-	"api-key-env":           func(d, s *agentConfig) { d.Provider.APIKeyEnv = s.Provider.APIKeyEnv },
-	"script":                func(d, s *agentConfig) { d.Provider.ScriptFile = s.Provider.ScriptFile },
+	"provider":              func(d, s *agentConfig) { d.provider.Name = s.provider.Name },
+	"model":                 func(d, s *agentConfig) { d.provider.Model, d.Model = s.provider.Model, s.Model },
+	"base-url":              func(d, s *agentConfig) { d.provider.BaseURL = s.provider.BaseURL },
+	"api-key-env":           func(d, s *agentConfig) { d.provider.APIKeyEnv = s.provider.APIKeyEnv },
+	"script":                func(d, s *agentConfig) { d.provider.ScriptFile = s.provider.ScriptFile },
 	"backends":              func(d, s *agentConfig) { d.BackendsDir = s.BackendsDir },
 	"system":                func(d, s *agentConfig) { d.System = s.System },
 	"max-steps":             func(d, s *agentConfig) { d.Bounds.MaxSteps = s.Bounds.MaxSteps },
@@ -362,9 +365,9 @@ var overrides = map[string]func(dst, src *agentConfig){
 	// Servers given as flags join the file's.
 	"mcp":           func(d, s *agentConfig) { d.mcp = append(d.mcp, s.mcp...) },
 	"mcp-url":       func(d, s *agentConfig) {},
-	"create-tool":   func(d, s *agentConfig) { d.createTool = s.createTool },
+	"create-tool":   func(d, s *agentConfig) { d.createTool, d.writer = s.createTool, s.writer },
 	"tool-grant":    func(d, s *agentConfig) { d.createTool.Ceiling = s.createTool.Ceiling },
-	"prompt-cache":  func(d, s *agentConfig) { d.Provider.PromptCaching = s.Provider.PromptCaching },
+	"prompt-cache":  func(d, s *agentConfig) { d.provider.PromptCaching = s.provider.PromptCaching },
 	"output-schema": func(d, s *agentConfig) { d.OutputSchema = s.OutputSchema },
 	"workspace":     func(d, s *agentConfig) { d.Workspace = s.Workspace },
 	"rules":         func(d, s *agentConfig) { d.Rules = s.Rules },
@@ -415,7 +418,8 @@ func (f *agentFlags) withAgentFile(flags agentConfig) (agentConfig, string, erro
 		}
 		return agentConfig{}, "", usageError(err)
 	}
-	cfg := agentConfig{Config: af.Config}
+	p := af.Provider
+	cfg := agentConfig{Config: af.Config, provider: catalog.Config{Name: p.Name, Model: p.Model, BaseURL: p.BaseURL, APIKeyEnv: p.APIKeyEnv, ScriptFile: p.ScriptFile}}
 	// The file's features, as data the flags lay over.
 	cfg.Features = nil
 	for _, feat := range af.Config.Features {
@@ -517,7 +521,7 @@ func (f *agentFlags) newAgent(ctx context.Context, stderr io.Writer, watch bool)
 		r.owned = append(r.owned, exp.Close) // after the runtime: flushes the spans
 		cfg.TraceSinks = append(cfg.TraceSinks, exp)
 	}
-	if name, ok := strings.CutPrefix(cfg.Provider.Name, "backend:"); ok {
+	if name, ok := strings.CutPrefix(cfg.provider.Name, "backend:"); ok {
 		// A provider in its own process: it reads its key itself, this
 		// process never holds it.
 		p, err := remote.New(ctx, remote.Options{Name: name, Dir: cfg.BackendsDir, Stderr: stderr})
@@ -526,6 +530,14 @@ func (f *agentFlags) newAgent(ctx context.Context, stderr io.Writer, watch bool)
 		}
 		r.owned = append(r.owned, func(context.Context) error { return p.Close() })
 		cfg.LLM = p
+	} else if cfg.LLM, err = catalog.New(cfg.provider); err != nil {
+		return nil, providerSetupError(err)
+	}
+	if cfg.writer != nil {
+		if cfg.createTool.Writer, err = catalog.New(*cfg.writer); err != nil {
+			return nil, providerSetupError(fmt.Errorf("create_tool writer: %w", err))
+		}
+		cfg.createTool.WriterModel = cfg.writer.Model
 	}
 	if cfg.plugins != nil {
 		cfg.plugins.NoWatch = cfg.plugins.NoWatch || !watch
@@ -602,12 +614,12 @@ func streamRun(out, errw io.Writer, events func(yield func(loop.Event, error) bo
 	return res, runErr
 }
 
-// providerSetupError classifies an error of autoagent.NewProvider: an
+// providerSetupError classifies an error of catalog.New: an
 // unknown provider name, or a setting the provider needs that no flag gave
 // (--base-url for openai-compatible, --script for scripted), is a usage
 // error (exit 2); anything else is a failure.
 func providerSetupError(err error) error {
-	if errors.Is(err, autoagent.ErrUnknownProvider) || errors.Is(err, autoagent.ErrMissingSetting) || errors.Is(err, autoagent.ErrConfig) {
+	if errors.Is(err, catalog.ErrUnknown) || errors.Is(err, catalog.ErrMissingSetting) || errors.Is(err, autoagent.ErrConfig) {
 		return usageError(err)
 	}
 	return err

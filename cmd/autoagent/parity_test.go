@@ -113,7 +113,7 @@ func TestToolGrantCeiling(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(cfg.createTool.Ceiling) != 1 || cfg.createTool.Ceiling[0].String() != "net:api.example.com" || cfg.createTool.Budget != 2 || !cfg.Provider.PromptCaching {
+	if len(cfg.createTool.Ceiling) != 1 || cfg.createTool.Ceiling[0].String() != "net:api.example.com" || cfg.createTool.Budget != 2 || !cfg.provider.PromptCaching {
 		t.Errorf("config: %+v", cfg.createTool)
 	}
 	e := newCLIEnv(t)

@@ -16,10 +16,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/internal/termtext"
 	"github.com/autoagent-go/autoagent/manifest"
+	"github.com/autoagent-go/autoagent/providers/catalog"
 	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/synth"
 	"github.com/autoagent-go/autoagent/trace"
@@ -75,7 +75,7 @@ or the model or sandbox failed, 2 on a usage error.`,
 	fs.Float64Var(&f.holdout, "holdout", synth.DefaultHoldout, "share of examples held out from the model, below 1 (0: none)")
 	fs.IntVar(&f.maxAttempts, "max-attempts", 5, "most attempts the model gets")
 	fs.Uint64Var(&f.seed, "seed", 0, "seed of the shown/held-out split")
-	fs.StringVar(&f.provider, "provider", "openai", "model provider that writes the tool: "+strings.Join(autoagent.ProviderNames(), "|"))
+	fs.StringVar(&f.provider, "provider", "openai", "model provider that writes the tool: "+strings.Join(catalog.Names(), "|"))
 	fs.StringVar(&f.model, "model", "", "model name (default: the provider's default model)")
 	fs.StringVar(&f.baseURL, "base-url", "", "provider endpoint (required for openai-compatible)")
 	fs.StringVar(&f.apiKeyEnv, "api-key-env", "", "environment variable holding the API key (default per provider)")
@@ -114,7 +114,7 @@ func runSynth(c *cobra.Command, f synthFlags) error {
 	if err != nil {
 		return err
 	}
-	writer, err := autoagent.NewProvider(autoagent.ProviderConfig{
+	writer, err := catalog.New(catalog.Config{
 		Name: f.provider, Model: f.model, BaseURL: f.baseURL, APIKeyEnv: f.apiKeyEnv, ScriptFile: f.script,
 	})
 	if err != nil {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/mcp/mount"
+	"github.com/autoagent-go/autoagent/providers/catalog"
 	"github.com/autoagent-go/autoagent/sandbox"
 	"github.com/autoagent-go/autoagent/session/sqlitestore"
 )
@@ -35,7 +36,7 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.provider, "provider", "openai", "model provider: "+strings.Join(autoagent.ProviderNames(), ", "))
+	flag.StringVar(&o.provider, "provider", "openai", "model provider: "+strings.Join(catalog.Names(), ", "))
 	flag.StringVar(&o.script, "script", "", "script of the scripted provider (offline); implies -provider scripted")
 	flag.StringVar(&o.plugins, "plugins", "plugins", "plugins directory of approved .wasm tools")
 	flag.StringVar(&o.mcp, "mcp", "", "command line of an MCP server to mount (words split on spaces)")
@@ -61,15 +62,20 @@ func run(ctx context.Context, out io.Writer, o options, prompt string) error {
 		return err
 	}
 	defer sessions.Close()
+	pc := catalog.Config{Name: o.provider, ScriptFile: o.script}
+	if o.script != "" {
+		pc.Name = "scripted"
+	}
+	model, err := catalog.New(pc)
+	if err != nil {
+		return err
+	}
 	cfg := autoagent.Config{
-		Provider:   autoagent.ProviderConfig{Name: o.provider, ScriptFile: o.script},
+		LLM:        model,
 		Features:   []autoagent.Feature{&sandbox.Sandbox{Plugins: &sandbox.PluginsConfig{Dir: o.plugins, NoWatch: true}}},
 		PolicyFile: o.policy,
 		Sessions:   sessions,
 		Notes:      os.Stderr,
-	}
-	if o.script != "" {
-		cfg.Provider.Name = "scripted"
 	}
 	if o.mcp != "" {
 		cfg.Features = append(cfg.Features, mount.Servers{{Command: strings.Fields(o.mcp), Prefix: "mcp_"}})

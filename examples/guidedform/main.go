@@ -21,9 +21,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/orchestrator"
+	"github.com/autoagent-go/autoagent/providers/catalog"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 )
 
@@ -81,10 +81,10 @@ func (b *booking) Record(id string, v json.RawMessage) string {
 func (b *booking) Done() bool { return b.Name != "" && b.Email != "" && b.Guests != 0 }
 
 func main() {
-	provider := flag.String("provider", "scripted", "model provider: "+strings.Join(autoagent.ProviderNames(), ", "))
+	provider := flag.String("provider", "scripted", "model provider: "+strings.Join(catalog.Names(), ", "))
 	script := flag.String("script", "", "script of the scripted provider")
 	flag.Parse()
-	b, err := run(context.Background(), os.Stdin, os.Stdout, autoagent.ProviderConfig{Name: *provider, ScriptFile: *script})
+	b, err := run(context.Background(), os.Stdin, os.Stdout, catalog.Config{Name: *provider, ScriptFile: *script})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "guidedform:", err)
 		os.Exit(1)
@@ -95,7 +95,7 @@ func main() {
 
 // run talks through the form, one line of in per utterance, printing the
 // conversation and what the host recorded or rejected.
-func run(ctx context.Context, in io.Reader, out io.Writer, pc autoagent.ProviderConfig) (*booking, error) {
+func run(ctx context.Context, in io.Reader, out io.Writer, pc catalog.Config) (*booking, error) {
 	var model llm.Provider
 	var err error
 	if pc.Name == "scripted" {
@@ -108,7 +108,7 @@ func run(ctx context.Context, in io.Reader, out io.Writer, pc autoagent.Provider
 		}
 		model, err = scripted.Load(pc.ScriptFile, scripted.Options{})
 	} else {
-		model, err = autoagent.NewProvider(pc)
+		model, err = catalog.New(pc)
 	}
 	if err != nil {
 		return nil, err

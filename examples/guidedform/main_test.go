@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/providers/catalog"
 )
 
 // The scripted conversation: a name and a bad e-mail in one message (and a
@@ -15,7 +15,7 @@ import (
 func TestGuidedForm(t *testing.T) {
 	var out bytes.Buffer
 	in := strings.NewReader("I'm Ada Lovelace, ada@analytical, 4 of us\nada@analytical.engine, we are 12\n4 then\n")
-	b, err := run(context.Background(), in, &out, autoagent.ProviderConfig{Name: "scripted", ScriptFile: "script.jsonl"})
+	b, err := run(context.Background(), in, &out, catalog.Config{Name: "scripted", ScriptFile: "script.jsonl"})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out.String())
 	}

@@ -29,9 +29,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/providers/catalog"
 	"github.com/autoagent-go/autoagent/tool"
 	"github.com/autoagent-go/autoagent/trace"
 	"github.com/autoagent-go/autoagent/workspace"
@@ -46,7 +46,7 @@ func main() {
 	var cfg config
 	if *provider == "" && !*offline {
 		for _, name := range []string{"openai", "anthropic", "gemini"} {
-			if os.Getenv(autoagent.DefaultAPIKeyEnv(name)) != "" {
+			if os.Getenv(catalog.DefaultAPIKeyEnv(name)) != "" {
 				*provider = name
 				break
 			}
@@ -54,7 +54,7 @@ func main() {
 	}
 	if *provider != "" && !*offline {
 		fmt.Fprintf(os.Stderr, "using %s for the three agents (-offline for the scripted models)\n", *provider)
-		p, err := autoagent.NewProvider(autoagent.ProviderConfig{Name: *provider, Model: *model})
+		p, err := catalog.New(catalog.Config{Name: *provider, Model: *model})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/llm"
+	"github.com/autoagent-go/autoagent/providers/catalog"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/tool"
 )
@@ -47,7 +48,7 @@ func offline() llm.Provider {
 }
 
 func main() {
-	provider := flag.String("provider", "openai", "model provider: "+strings.Join(autoagent.ProviderNames(), ", "))
+	provider := flag.String("provider", "openai", "model provider: "+strings.Join(catalog.Names(), ", "))
 	model := flag.String("model", "", "model name (default: the provider's)")
 	off := flag.Bool("offline", false, "play a scripted model: no key, no network")
 	flag.Parse()
@@ -55,9 +56,15 @@ func main() {
 	if prompt == "" {
 		prompt = "What is the weather in Oslo?"
 	}
-	cfg := autoagent.Config{Provider: autoagent.ProviderConfig{Name: *provider, Model: *model}}
-	if *off {
-		cfg.LLM = offline()
+	cfg := autoagent.Config{LLM: offline()}
+	if !*off {
+		// The model by name: the provider table, with its HTTP client.
+		p, err := catalog.New(catalog.Config{Name: *provider, Model: *model})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "quickstart:", err)
+			os.Exit(2)
+		}
+		cfg.LLM = p
 	}
 	if err := run(context.Background(), os.Stdout, cfg, prompt); err != nil {
 		fmt.Fprintln(os.Stderr, "quickstart:", err)

@@ -29,10 +29,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/llm"
 	"github.com/autoagent-go/autoagent/loop"
+	"github.com/autoagent-go/autoagent/providers/catalog"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/synth"
 	"github.com/autoagent-go/autoagent/tool"
@@ -48,7 +48,7 @@ func main() {
 	cfg := config{staging: *staging}
 	if *provider == "" && !*offline {
 		for _, name := range []string{"openai", "anthropic", "gemini"} {
-			if os.Getenv(autoagent.DefaultAPIKeyEnv(name)) != "" {
+			if os.Getenv(catalog.DefaultAPIKeyEnv(name)) != "" {
 				*provider = name
 				break
 			}
@@ -56,7 +56,7 @@ func main() {
 	}
 	if *provider != "" && !*offline {
 		fmt.Fprintf(os.Stderr, "using %s for the writer and the agent (-offline for the scripted models)\n", *provider)
-		p, err := autoagent.NewProvider(autoagent.ProviderConfig{Name: *provider, Model: *model})
+		p, err := catalog.New(catalog.Config{Name: *provider, Model: *model})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(2)

@@ -6,14 +6,19 @@ import (
 
 	"github.com/autoagent-go/autoagent"
 	"github.com/autoagent-go/autoagent/mcp/mount"
+	"github.com/autoagent-go/autoagent/providers/catalog"
 )
 
 // A runtime with the tools of an MCP server started as a process, and of
 // one reached over streamable HTTP, whose results are trusted.
 func Example() {
 	ctx := context.Background()
+	model, err := catalog.New(catalog.Config{Name: "openai"}) // reads OPENAI_API_KEY
+	if err != nil {
+		log.Fatal(err)
+	}
 	rt, err := autoagent.New(ctx, autoagent.Config{
-		Provider: autoagent.ProviderConfig{Name: "openai"},
+		LLM: model,
 		Features: []autoagent.Feature{mount.Servers{
 			{Command: []string{"node", "crm-server.js"}, Prefix: "crm_"},
 			{URL: "http://127.0.0.1:8931/mcp", Prefix: "ours_", Trusted: true},

@@ -3,7 +3,7 @@
 // that names this package links MCP's client.
 //
 //	rt, err := autoagent.New(ctx, autoagent.Config{
-//		Provider: autoagent.ProviderConfig{Name: "openai"},
+//		LLM:      model, // catalog.New(catalog.Config{Name: "openai"})
 //		Features: []autoagent.Feature{mount.Servers{
 //			{Command: []string{"node", "crm-server.js"}, Prefix: "crm_"},
 //		}},
