@@ -1,36 +1,16 @@
 package mcp_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/autoagent-go/autoagent/internal/syncbuf"
 	"github.com/autoagent-go/autoagent/mcp"
 	"github.com/autoagent-go/autoagent/tool"
 )
-
-// lockedBuffer is a bytes.Buffer safe for the server's writes and the
-// test's read.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // A client that writes its requests and closes its end at once (a shell
 // pipe) gets every answer: the end of input waits for the work in flight.
@@ -55,7 +35,7 @@ func TestServeIOAnswersEverythingReadBeforeTheEnd(t *testing.T) {
 		`{"jsonrpc":"2.0","id":"three","method":"tools/call","params":{"name":"slow","arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"msg":"hi"}}}`,
 	}, "\n") // no final newline: the last message is still one
-	var out lockedBuffer
+	var out syncbuf.Buffer
 	served := make(chan error, 1)
 	go func() { served <- srv.ServeIO(context.Background(), strings.NewReader(in), &out) }()
 
@@ -109,7 +89,7 @@ func TestServeIODoesNotWaitForACancelledRequest(t *testing.T) {
 	}, "\n") + "\n"
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := srv.ServeIO(ctx, strings.NewReader(in), &lockedBuffer{}); err != nil || ctx.Err() != nil {
+	if err := srv.ServeIO(ctx, strings.NewReader(in), &syncbuf.Buffer{}); err != nil || ctx.Err() != nil {
 		t.Fatalf("ServeIO: %v, context %v (it waited for a request the client cancelled)", err, ctx.Err())
 	}
 }
@@ -132,7 +112,7 @@ func TestServeIOGivesUpAfterDrainTimeout(t *testing.T) {
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`,
 	}, "\n") + "\n"
 	served := make(chan error, 1)
-	go func() { served <- srv.ServeIO(context.Background(), strings.NewReader(in), &lockedBuffer{}) }()
+	go func() { served <- srv.ServeIO(context.Background(), strings.NewReader(in), &syncbuf.Buffer{}) }()
 	select {
 	case err := <-served:
 		if err != nil {

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/autoagent-go/autoagent/internal/syncbuf"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/serve"
 )
@@ -172,7 +173,7 @@ func TestWebhookRetries(t *testing.T) {
 	waitStats(t, e.srv, func(st serve.WebhookStats) bool { return st.Delivered == 1 && st.Retries == 2 })
 
 	bad := newReceiver(t, http.StatusBadRequest)
-	var notes syncBuffer
+	var notes syncbuf.Buffer
 	e2 := newEnv(t, serve.Options{Notes: &notes, Webhook: serve.Webhook{URL: bad.srv.URL, Secret: hookSecret, Backoff: time.Millisecond}},
 		scriptOf(scripted.Turn{Text: "done"}))
 	e2.must(http.StatusOK, "POST", "/v1/runs", `{"prompt": "x"}`)
@@ -221,7 +222,7 @@ func TestWebhookHungReceiverDoesNotStallRuns(t *testing.T) {
 	}))
 	defer hung.Close()
 	defer close(hang)
-	var notes syncBuffer
+	var notes syncbuf.Buffer
 	e := newEnv(t, serve.Options{Notes: &notes, Webhook: serve.Webhook{URL: hung.URL, Secret: hookSecret, Timeout: time.Hour, Queue: 2}},
 		scriptOf(scripted.Turn{Text: "done"}))
 	const runs = 20
@@ -288,22 +289,4 @@ func waitStats(t *testing.T, s *serve.Server, ok func(serve.WebhookStats) bool) 
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-}
-
-// syncBuffer is a bytes.Buffer safe for the server's goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -1,36 +1,16 @@
 package synth
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
-	"strings"
-	"sync"
 	"testing"
 
 	"github.com/autoagent-go/autoagent/host"
+	"github.com/autoagent-go/autoagent/internal/syncbuf"
 	"github.com/autoagent-go/autoagent/providers/scripted"
 	"github.com/autoagent-go/autoagent/tool"
 )
-
-// logBuffer keeps a host's log lines; the host logs from many goroutines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestJavaScriptToolFromSnapshotDrawsItsOwnRandomness: a JavaScript tool's
 // instances start from the host's snapshot of the engine (its start-up
@@ -40,7 +20,7 @@ func (b *logBuffer) String() string {
 // on the call's path).
 func TestJavaScriptToolFromSnapshotDrawsItsOwnRandomness(t *testing.T) {
 	ctx := context.Background()
-	var logs logBuffer
+	var logs syncbuf.Buffer
 	h, err := host.New(ctx, host.Options{
 		PoolSize: -1,
 		Logger:   slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -76,23 +56,9 @@ func TestJavaScriptToolFromSnapshotDrawsItsOwnRandomness(t *testing.T) {
 			t.Errorf("Math.random gave %s %d times in 4 fresh instances: they share a generator", x, n)
 		}
 	}
-	if !logs.has("snapshot taken", "module=dice") {
+	if !logs.HasLine("snapshot taken", "module=dice") {
 		t.Fatalf("the tool's engine got no snapshot; the host logged:\n%s", logs.String())
 	}
-}
-
-// has reports whether one line of the log holds every part.
-func (b *logBuffer) has(parts ...string) bool {
-	for line := range strings.Lines(b.String()) {
-		all := true
-		for _, p := range parts {
-			all = all && strings.Contains(line, p)
-		}
-		if all {
-			return true
-		}
-	}
-	return false
 }
 
 func formatFloat(x float64) string {

@@ -1,52 +1,19 @@
 package jsprogram_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/codemode/jsprogram"
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/internal/enginetest"
+	"github.com/autoagent-go/autoagent/internal/syncbuf"
 	"github.com/autoagent-go/autoagent/loop"
 	"github.com/autoagent-go/autoagent/synth"
 )
-
-// logBuffer keeps a host's log lines; the host logs from many goroutines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-// has reports whether one line of the log holds every part.
-func (b *logBuffer) has(parts ...string) bool {
-	for line := range strings.Lines(b.String()) {
-		all := true
-		for _, p := range parts {
-			all = all && strings.Contains(line, p)
-		}
-		if all {
-			return true
-		}
-	}
-	return false
-}
 
 // TestProgramFromSnapshotIsDeterministic: code mode's engine starts each
 // program from the host's snapshot of an instance whose initialisers
@@ -58,7 +25,7 @@ func (b *logBuffer) has(parts ...string) bool {
 func TestProgramFromSnapshotIsDeterministic(t *testing.T) {
 	path := enginetest.Path(t, synth.BridgeEngineFile)
 	ctx := context.Background()
-	var logs logBuffer
+	var logs syncbuf.Buffer
 	h, err := host.New(ctx, host.Options{
 		CallTool: loop.CallNested, PoolSize: -1,
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -84,7 +51,7 @@ func TestProgramFromSnapshotIsDeterministic(t *testing.T) {
 	if outs[1] != outs[0] || outs[2] != outs[0] || !strings.Contains(outs[0], "2022-01-01T") {
 		t.Fatalf("three runs gave %q", outs)
 	}
-	if !logs.has("snapshot taken", "module="+codemode.ToolName) {
+	if !logs.HasLine("snapshot taken", "module="+codemode.ToolName) {
 		t.Fatalf("the engine got no snapshot; the host logged:\n%s", logs.String())
 	}
 }

@@ -1,37 +1,18 @@
 package pyprogram_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/autoagent-go/autoagent/codemode"
 	"github.com/autoagent-go/autoagent/codemode/pyprogram"
 	"github.com/autoagent-go/autoagent/host"
 	"github.com/autoagent-go/autoagent/internal/pyenginetest"
+	"github.com/autoagent-go/autoagent/internal/syncbuf"
 	"github.com/autoagent-go/autoagent/loop"
 )
-
-// logBuffer keeps a host's log lines; the host logs from many goroutines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
 
 // TestProgramFromSnapshotIsDeterministic: a deterministic module's
 // instances may start from the host's snapshot (its fake clock and
@@ -42,7 +23,7 @@ func (b *logBuffer) String() string {
 func TestProgramFromSnapshotIsDeterministic(t *testing.T) {
 	path := pyenginetest.Path(t)
 	ctx := context.Background()
-	var logs logBuffer
+	var logs syncbuf.Buffer
 	h, err := host.New(ctx, host.Options{
 		CallTool: loop.CallNested, PoolSize: -1,
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
