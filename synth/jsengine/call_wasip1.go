@@ -13,6 +13,11 @@ import (
 // collection is not stopped by the hard limit first (as the Go PDK does).
 const softHeapLimit = 48 << 20
 
+// programMode is the value of the configuration key "mode" that makes the
+// engine run code-mode programs: each call's arguments carry the program
+// (see runProgram), and no script is configured.
+const programMode = "program"
+
 func init() {
 	debug.SetMemoryLimit(softHeapLimit)
 }

@@ -302,3 +302,30 @@ func TestPreparedRuntimeServesOneCall(t *testing.T) {
 		t.Fatalf("second: %s %v", second, err)
 	}
 }
+
+// handleProgram is what the engine runs for a call in program mode: the
+// call's arguments are the program, the reply an MCP result built in Go,
+// and a failure a message, never a half-written reply.
+func TestHandleProgram(t *testing.T) {
+	if _, failure := handleProgram([]byte(`not json`), nil); !strings.Contains(failure, "call input") {
+		t.Fatalf("malformed input: failure %q", failure)
+	}
+	o := &orders{}
+	input, _ := json.Marshal(map[string]any{"params": map[string]any{"name": "run_program", "arguments": json.RawMessage(program(`return await tools.get_order({id: 4})`, "get_order"))}})
+	out, failure := handleProgram(input, o.call)
+	if failure != "" {
+		t.Fatalf("failure %q", failure)
+	}
+	var res struct {
+		Structured struct {
+			Result struct{ Refund int } `json:"result"`
+		} `json:"structuredContent"`
+	}
+	if err := json.Unmarshal(out, &res); err != nil || res.Structured.Result.Refund != 40 || len(o.calls) != 1 {
+		t.Fatalf("reply %s (%v), calls %q", out, err, o.calls)
+	}
+	input, _ = json.Marshal(map[string]any{"params": map[string]any{"name": "run_program", "arguments": json.RawMessage(program(`throw new Error("stop here")`))}})
+	if out, failure := handleProgram(input, o.call); out != nil || !strings.Contains(failure, "stop here") {
+		t.Fatalf("a throwing program: %s, failure %q", out, failure)
+	}
+}

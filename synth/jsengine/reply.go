@@ -45,11 +45,6 @@ func handle(input []byte, script string, haveScript bool, call bridge) ([]byte, 
 	return reply(value), ""
 }
 
-// programMode is the value of the configuration key "mode" that makes the
-// engine run code-mode programs: each call's arguments carry the program
-// (see runProgram), and no script is configured.
-const programMode = "program"
-
 // handleProgram serves one call of a code-mode program.
 func handleProgram(input []byte, call bridge) ([]byte, string) {
 	var in callInput
