@@ -26,8 +26,10 @@ import (
 // cpu-µs/op is the process's CPU time per program (every goroutine's),
 // faults/op its minor page faults: an instance reset to the engine's
 // snapshot keeps its memory resident, so a start faults no page in,
-// spaced or not, and what a spaced start adds is CPU time in the guest's
-// code, whose caches the pause left cold.
+// spaced or not. What a spaced start adds is CPU time, not faults or
+// waiting; a CPU profile of spaced starts is mostly the guest's machine
+// code, which a pause of 1, 10 or 100 ms slows the more the longer it is
+// (cold caches, measured under load).
 func BenchmarkProgramStart(b *testing.B) {
 	r := runner(b)
 	ctx := context.Background()
