@@ -2885,6 +2885,14 @@ var mutations = []mutation{
 	{"reset: Close leaves the reset instances", "host/module.go",
 		"\t\tl.resets.close(l.h)\n", "",
 		"./host", "^TestResetClose$"},
+	// pdkwarm (issue 43): the Go PDK teaches encoding/json its types while
+	// the module initialises, running none of the tool's code.
+	{"pdkwarm: a type that decodes itself decoded at NewTool", "pdk/go/warm.go",
+		"\tif !in.Implements(jsonUnmarshaler) && ", "\tif true || !in.Implements(jsonUnmarshaler) && ",
+		"./pdk/go", "^TestWarmUpRunsNoToolCode$"},
+	{"pdkwarm: a zero result encoded at NewTool", "pdk/go/warm.go",
+		"json.Marshal((*Out)(nil))", "json.Marshal(*new(Out))",
+		"./pdk/go", "^TestWarmUpRunsNoToolCode$"},
 }
 
 func main() {

@@ -104,6 +104,7 @@ func NewTool[In, Out any](name, description string, fn func(context.Context, In)
 		}
 		t.output = os
 	}
+	warmTypes[In, Out]()
 	t.run = func(ctx context.Context, args []byte) Result {
 		if err := validate(args, t.input); err != nil {
 			return Errorf("%s", err.Error())
