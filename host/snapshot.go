@@ -24,6 +24,9 @@ type snapshot struct {
 	globals  []uint64 // the guest's mutable globals, by entry.snapGlobals
 	kmem     []byte   // the kernel's memory, nil without a kernel
 	kglobals []uint64 // the kernel's mutable globals, by kernel.globals
+	// memZero and kmemZero mark the memories' pages of zeros (zeroPages),
+	// for reset.
+	memZero, kmemZero []bool
 	// fake is where a deterministic module's clocks and generator stood,
 	// nil for other modules.
 	fake *fakeState
@@ -132,11 +135,13 @@ func (inst *instance) takeSnapshot(readFS bool) {
 		return
 	}
 	snap := &snapshot{mem: clone(inst.linear), globals: readGlobals(inst.mod, l.entry.snapGlobals)}
+	snap.memZero = zeroPages(snap.mem)
 	if inst.fake != nil {
 		snap.fake = inst.fake.state()
 	}
 	if kmod := inst.k.Module(); kmod != nil {
 		snap.kmem = clone(inst.kmem)
+		snap.kmemZero = zeroPages(snap.kmem)
 		snap.kglobals = readGlobals(kmod, l.h.kernel.globals)
 	}
 	s.snap.Store(snap)
@@ -289,7 +294,7 @@ func (inst *instance) reset(snap *snapshot) error {
 		if err := m.shrink(inst.mod.Memory(), len(snap.mem)); err != nil {
 			return err
 		}
-		copy(m.buf, snap.mem)
+		restorePages(m.buf, snap.mem, snap.memZero)
 	}
 	gs := inst.resetGlobals
 	n := len(l.entry.snapGlobals) + 2 // the fuel and the stack budget
@@ -298,7 +303,7 @@ func (inst *instance) reset(snap *snapshot) error {
 		if err := inst.kmem.shrink(kmod.Memory(), len(snap.kmem)); err != nil {
 			return err
 		}
-		copy(inst.kmem.buf, snap.kmem)
+		restorePages(inst.kmem.buf, snap.kmem, snap.kmemZero)
 		setGlobals(gs[n:], snap.kglobals, kernelStack)
 	}
 	// The host's side: what newInstance leaves and a call may change

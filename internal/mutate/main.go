@@ -2832,10 +2832,10 @@ var mutations = []mutation{
 	// them; never an instance that failed, hit a limit, changed its WASI
 	// state, or whose module can change a table.
 	{"reset: the memory is not copied back", "host/snapshot.go",
-		"\t\tcopy(m.buf, snap.mem)\n", "\t\t_ = m\n",
+		"\t\trestorePages(m.buf, snap.mem, snap.memZero)\n", "\t\t_ = m\n",
 		"./host", "^TestReset(Isolation|RestoresEveryByte)$"},
 	{"reset: the kernel's memory is not copied back", "host/snapshot.go",
-		"\t\tcopy(inst.kmem.buf, snap.kmem)\n", "",
+		"\t\trestorePages(inst.kmem.buf, snap.kmem, snap.kmemZero)\n", "",
 		"./host", "^TestResetRestoresEveryByte$"},
 	{"reset: the globals are not set back", "host/snapshot.go",
 		"\tfor i, v := range values {\n\t\tgs[i].Set(v)\n\t}\n", "",
@@ -2885,6 +2885,16 @@ var mutations = []mutation{
 	{"reset: Close leaves the reset instances", "host/module.go",
 		"\t\tl.resets.close(l.h)\n", "",
 		"./host", "^TestResetClose$"},
+	// resetpages (issue 43): reset writes only the pages a call changed.
+	{"resetpages: a changed page left as the call wrote it", "host/restorepages.go",
+		"\t\tif !bytes.Equal(d, s) {\n\t\t\tcopy(d, s)\n", "\t\tif !bytes.Equal(d, s) && len(d) < resetPage {\n\t\t\tcopy(d, s)\n",
+		"./host", "^TestRestorePagesRestoresEveryByte$"},
+	{"resetpages: a page of zeros left written", "host/restorepages.go",
+		"\t\t\tif !bytes.Equal(d, zeroPage[:len(d)]) {\n\t\t\t\tclear(d)\n", "\t\t\tif !bytes.Equal(d, zeroPage[:len(d)]) && len(d) < resetPage {\n\t\t\t\tclear(d)\n",
+		"./host", "^TestRestorePagesRestoresEveryByte$"},
+	{"resetpages: the whole snapshot marked zero", "host/restorepages.go",
+		"\t\tzero[i] = bytes.Equal(p, zeroPage[:len(p)])\n", "\t\tzero[i] = len(p) > 0\n",
+		"./host", "^TestRestorePagesRestoresEveryByte$"},
 	// pdkwarm (issue 43): the Go PDK teaches encoding/json its types while
 	// the module initialises, running none of the tool's code.
 	{"pdkwarm: a type that decodes itself decoded at NewTool", "pdk/go/warm.go",
