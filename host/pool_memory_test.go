@@ -71,7 +71,9 @@ func TestPoolMemoryBoundsIdleInstances(t *testing.T) {
 			m.pool.mu.Lock()
 			n += len(m.pool.ready)
 			m.pool.mu.Unlock()
-			n += m.resets.count()
+			m.resets.mu.Lock()
+			n += len(m.resets.ready)
+			m.resets.mu.Unlock()
 		}
 		return n
 	}
