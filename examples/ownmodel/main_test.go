@@ -3,11 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/autoagent-go/autoagent/internal/weighttest"
 )
 
 // The agent runs on the program's own model: it calls the Go tool, then
@@ -43,33 +42,8 @@ func TestFrontDoorWeight(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: not building the program to weigh the front door")
 	}
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	pkgs := strings.Fields(string(out))
-	if len(pkgs) > maxPackages {
-		t.Errorf("the program links %d packages, above %d: see what the root imports (go list -deps ./examples/ownmodel)", len(pkgs), maxPackages)
-	}
-	for _, p := range pkgs {
-		for _, heavy := range []string{"net/http", "github.com/autoagent-go/autoagent/providers/catalog", "modernc.org/sqlite", "google.golang.org/grpc",
-			"github.com/hashicorp/go-plugin", "go.opentelemetry.io/otel/sdk", "github.com/tetratelabs/wazero", "github.com/autoagent-go/autoagent/host",
-			"github.com/autoagent-go/autoagent/mcp", "github.com/autoagent-go/autoagent/synth"} {
-			if p == heavy || strings.HasPrefix(p, heavy+"/") {
-				t.Errorf("the program links %s: it comes in through an interface, from the package that owns it", p)
-			}
-		}
-	}
-	bin := filepath.Join(t.TempDir(), "ownmodel")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	fi, err := os.Stat(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Size() > maxBytes {
-		t.Errorf("the program is %d bytes, above %d: see what the root imports (go list -deps ./examples/ownmodel)", fi.Size(), maxBytes)
-	}
-	t.Logf("the program: %d packages, %.1f MiB", len(pkgs), float64(fi.Size())/(1<<20))
+	weighttest.Check(t, weighttest.Limits{Packages: maxPackages, Bytes: maxBytes, Forbidden: []string{
+		"net/http", "github.com/autoagent-go/autoagent/providers/catalog", "modernc.org/sqlite", "google.golang.org/grpc",
+		"github.com/hashicorp/go-plugin", "go.opentelemetry.io/otel/sdk", "github.com/tetratelabs/wazero", "github.com/autoagent-go/autoagent/host",
+		"github.com/autoagent-go/autoagent/mcp", "github.com/autoagent-go/autoagent/synth"}})
 }

@@ -3,13 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/autoagent-go/autoagent"
+	"github.com/autoagent-go/autoagent/internal/weighttest"
 )
 
 // The quickstart runs offline: the scripted model calls the Go tool and
@@ -51,33 +49,7 @@ func TestFrontDoorWeight(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: not building the quickstart to weigh the front door")
 	}
-	out, err := exec.Command("go", "list", "-deps", ".").Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	pkgs := strings.Fields(string(out))
-	if len(pkgs) > maxPackages {
-		t.Errorf("the quickstart links %d packages, above %d: see what the root imports (go list -deps ./examples/quickstart)", len(pkgs), maxPackages)
-	}
-	for _, p := range pkgs {
-		for _, heavy := range []string{"modernc.org/sqlite", "google.golang.org/grpc", "github.com/hashicorp/go-plugin", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters",
-			"github.com/tetratelabs/wazero", "github.com/autoagent-go/autoagent/host", "github.com/autoagent-go/autoagent/mcp", "github.com/autoagent-go/autoagent/synth", "github.com/autoagent-go/autoagent/serve"} {
-			if p == heavy || strings.HasPrefix(p, heavy+"/") {
-				t.Errorf("the quickstart links %s: it comes in through an interface, from the package that owns it", p)
-			}
-		}
-	}
-	// One build, cached by the go command for the next run.
-	bin := filepath.Join(t.TempDir(), "quickstart")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	fi, err := os.Stat(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fi.Size() > maxBytes {
-		t.Errorf("the quickstart is %.1f MiB, above %d MiB: see what the root imports (go list -deps ./examples/quickstart)", float64(fi.Size())/(1<<20), maxBytes>>20)
-	}
-	t.Logf("the quickstart: %d packages, %.1f MiB", len(pkgs), float64(fi.Size())/(1<<20))
+	weighttest.Check(t, weighttest.Limits{Packages: maxPackages, Bytes: maxBytes, Forbidden: []string{
+		"modernc.org/sqlite", "google.golang.org/grpc", "github.com/hashicorp/go-plugin", "go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters",
+		"github.com/tetratelabs/wazero", "github.com/autoagent-go/autoagent/host", "github.com/autoagent-go/autoagent/mcp", "github.com/autoagent-go/autoagent/synth", "github.com/autoagent-go/autoagent/serve"}})
 }
