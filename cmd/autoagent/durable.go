@@ -150,6 +150,10 @@ func runDurable(c *cobra.Command, tf *temporalFlags, id, prompt string, asJSON b
 			if resErr != nil {
 				return resErr
 			}
+			if res.Steps != step {
+				// A run faster than the poll still shows where it ended.
+				fmt.Fprintf(errw, "step %d (done): %d tokens in all\n", res.Steps, res.Usage.InputTokens+res.Usage.OutputTokens)
+			}
 			return reportResult(c, asJSON, true, res, nil)
 		case <-ctx.Done():
 			fmt.Fprintf(errw, "run %s goes on on the server: `autoagent runs show --temporal %s %s` shows it, `autoagent runs cancel …` cancels it\n", id, tf.addr, id)

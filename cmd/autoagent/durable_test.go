@@ -62,7 +62,7 @@ func TestRunOnTemporal(t *testing.T) {
 	if g, w := canonical(t, r.stdout), canonical(t, local.stdout); g != w {
 		t.Errorf("run --temporal --json differs from the local run:\n got %s\nwant %s", g, w)
 	}
-	if !strings.Contains(r.stderr, "run cli-1 started on") || !strings.Contains(r.stderr, "\nstep ") {
+	if !strings.Contains(r.stderr, "run cli-1 started on") || !strings.Contains(r.stderr, "\nstep 2 (") {
 		t.Errorf("progress on stderr: %s", r.stderr)
 	}
 
