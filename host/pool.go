@@ -305,21 +305,38 @@ func (l *Loaded) releaseInstance(inst *instance, ok bool) {
 
 // resetPool keeps a module's instances reset to its snapshot after their
 // calls (see instance.reset) for the calls that follow: a few, charged to
-// the host's idle budgets as a pool's ready instances are.
+// the host's idle budgets as a pool's ready instances are. A reset runs
+// after the call it followed has returned (keepReset), so the caller does
+// not wait for it; the next call waits for one in progress rather than
+// make an instance of its own.
 type resetPool struct {
-	mu     sync.Mutex
-	ready  []*instance
-	closed bool
+	mu      sync.Mutex
+	settled sync.Cond // signalled as each reset in progress ends
+	ready   []*instance
+	pending int // resets in progress
+	closed  bool
 }
 
 // maxResets bounds the reset instances a module keeps: as many as calls
 // can run at once on the host's cores, at least two.
 func maxResets() int { return max(2, runtime.GOMAXPROCS(0)) }
 
-// get returns a reset instance, or nil.
+// cond returns r.settled tied to r.mu; r.mu is held.
+func (r *resetPool) cond() *sync.Cond {
+	if r.settled.L == nil {
+		r.settled.L = &r.mu
+	}
+	return &r.settled
+}
+
+// get returns a reset instance, waiting for a reset in progress when none
+// is ready, or nil.
 func (r *resetPool) get(h *Host) *instance {
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	for len(r.ready) == 0 && r.pending > 0 {
+		r.cond().Wait()
+	}
 	n := len(r.ready)
 	if n == 0 {
 		return nil
@@ -331,23 +348,59 @@ func (r *resetPool) get(h *Host) *instance {
 	return inst
 }
 
-// put keeps inst, reporting false (keeping nothing) when enough are kept,
-// an idle budget cannot take it, or the module is closing.
-func (r *resetPool) put(inst *instance) bool {
+// begin registers a reset about to run, reporting false when the module
+// is closing.
+func (r *resetPool) begin() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.closed || len(r.ready) >= maxResets() || !inst.l.h.holdIdle(inst) {
+	if r.closed {
 		return false
 	}
-	r.ready = append(r.ready, inst)
+	r.pending++
 	return true
 }
 
-// close frees the kept instances; none is kept after it.
+// end ends a reset begin registered: inst, reset when ok, is kept unless
+// enough are kept, an idle budget cannot take it, or the module is
+// closing; then it is closed.
+func (r *resetPool) end(inst *instance, ok bool) {
+	r.mu.Lock()
+	r.pending--
+	keep := ok && !r.closed && len(r.ready) < maxResets() && inst.l.h.holdIdle(inst)
+	if keep {
+		r.ready = append(r.ready, inst)
+	}
+	r.cond().Broadcast()
+	r.mu.Unlock()
+	if !keep {
+		inst.close()
+		if p := inst.l.pool; p != nil {
+			p.discarded()
+		}
+	}
+}
+
+// count waits for the resets in progress and returns how many instances
+// are kept.
+func (r *resetPool) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for r.pending > 0 {
+		r.cond().Wait()
+	}
+	return len(r.ready)
+}
+
+// close waits for the resets in progress, then frees the kept instances;
+// none is kept after it.
 func (r *resetPool) close(h *Host) {
 	r.mu.Lock()
+	r.closed = true
+	for r.pending > 0 {
+		r.cond().Wait()
+	}
 	ready := r.ready
-	r.ready, r.closed = nil, true
+	r.ready = nil
 	r.mu.Unlock()
 	for _, inst := range ready {
 		h.releaseIdle(inst)
@@ -356,8 +409,11 @@ func (r *resetPool) close(h *Host) {
 }
 
 // keepReset resets inst, whose call ended well, to the module's snapshot
-// and keeps it for a later call, reporting whether it did; when it did
-// not, inst is the caller's to close.
+// and keeps it for a later call, reporting whether it took inst; when it
+// did not, inst is the caller's to close. The reset runs on a goroutine of
+// its own, after the caller has its result: for the JavaScript engine it
+// reads 13 MB, a millisecond when the caches went cold between calls.
+// Nothing of the call's may touch inst once it is taken.
 func (l *Loaded) keepReset(inst *instance) bool {
 	snap := l.snaps.snap.Load()
 	if snap == nil || l.isClosed() {
@@ -366,11 +422,17 @@ func (l *Loaded) keepReset(inst *instance) bool {
 	if why := inst.whyNoReset(); why != "" {
 		return false
 	}
-	if err := inst.reset(snap); err != nil {
-		if lg := l.h.opts.Logger; lg != nil {
-			lg.Debug("instance not reset: closing it", "module", l.name, "error", err)
-		}
+	if !l.resets.begin() {
 		return false
 	}
-	return l.resets.put(inst)
+	go func() {
+		err := inst.reset(snap)
+		if err != nil {
+			if lg := l.h.opts.Logger; lg != nil {
+				lg.Debug("instance not reset: closing it", "module", l.name, "error", err)
+			}
+		}
+		l.resets.end(inst, err == nil)
+	}()
+	return true
 }

@@ -71,9 +71,7 @@ func TestPoolMemoryBoundsIdleInstances(t *testing.T) {
 			m.pool.mu.Lock()
 			n += len(m.pool.ready)
 			m.pool.mu.Unlock()
-			m.resets.mu.Lock()
-			n += len(m.resets.ready)
-			m.resets.mu.Unlock()
+			n += m.resets.count()
 		}
 		return n
 	}

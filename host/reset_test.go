@@ -194,7 +194,7 @@ func TestResetNotAfterFailure(t *testing.T) {
 			if !rec.last(t).Pooled {
 				t.Fatal("the attack's call was not served by a reset instance")
 			}
-			if n := len(l.resets.ready); n != 0 {
+			if n := l.resets.count(); n != 0 {
 				t.Fatalf("%d instances kept after the attack", n)
 			}
 			if got := probe(t, l, ""); got != pristine {
@@ -282,7 +282,7 @@ func TestResetClose(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !l.keepReset(kept) || len(l.resets.ready) != 1 {
+	if !l.keepReset(kept) || l.resets.count() != 1 {
 		t.Fatal("no reset instance kept")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
@@ -292,12 +292,12 @@ func TestResetClose(t *testing.T) {
 	}
 	// Errorf, not Fatalf: the call must end, or the test's cleanup waits
 	// for it forever.
-	if n := len(l.resets.ready); n != 0 || !kept.mod.IsClosed() {
+	if n := l.resets.count(); n != 0 || !kept.mod.IsClosed() {
 		t.Errorf("%d reset instances kept after Close, the kept one closed %v", n, kept.mod.IsClosed())
 	}
 	l.releaseInstance(inst, true) // the call ends after Close
 	l.leave()
-	if n := len(l.resets.ready); n != 0 || !inst.mod.IsClosed() {
+	if n := l.resets.count(); n != 0 || !inst.mod.IsClosed() {
 		t.Fatalf("a call that ended after Close: %d kept, its module closed %v", n, inst.mod.IsClosed())
 	}
 }
@@ -420,7 +420,7 @@ func TestResetIdleBudget(t *testing.T) {
 		if got := probe(t, l, "s"); got != pristine {
 			t.Fatalf("call %d found %+v", i, got)
 		}
-		if rec.last(t).Pooled || len(l.resets.ready) != 0 {
+		if rec.last(t).Pooled || l.resets.count() != 0 {
 			t.Fatalf("call %d: an instance kept past the idle budget", i)
 		}
 	}

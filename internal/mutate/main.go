@@ -2895,6 +2895,9 @@ var mutations = []mutation{
 	{"resetpages: the whole snapshot marked zero", "host/restorepages.go",
 		"\t\tzero[i] = bytes.Equal(p, zeroPage[:len(p)])\n", "\t\tzero[i] = len(p) > 0\n",
 		"./host", "^TestRestorePagesRestoresEveryByte$"},
+	{"resetpages: a call takes no instance whose reset is in progress", "host/pool.go",
+		"\tfor len(r.ready) == 0 && r.pending > 0 {\n\t\tr.cond().Wait()\n\t}\n\tn := len(r.ready)", "\tn := len(r.ready)",
+		"./host", "^TestResetRestoresEveryByte$"},
 	// pdkwarm (issue 43): the Go PDK teaches encoding/json its types while
 	// the module initialises, running none of the tool's code.
 	{"pdkwarm: a type that decodes itself decoded at NewTool", "pdk/go/warm.go",
