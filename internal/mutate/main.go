@@ -2880,7 +2880,7 @@ var mutations = []mutation{
 		"\tinst.tainted = false\n", "",
 		"./host", "^TestResetClearsTaint$"},
 	{"reset: kept instances are not charged to the idle budget", "host/pool.go",
-		"\tif r.closed || len(r.ready) >= maxResets() || !inst.l.h.holdIdle(inst) {\n", "\tif r.closed || len(r.ready) >= maxResets() {\n",
+		"\tkeep := ok && !r.closed && len(r.ready) < maxResets() && inst.l.h.holdIdle(inst)\n", "\tkeep := ok && !r.closed && len(r.ready) < maxResets()\n",
 		"./host", "^TestResetIdleBudget$"},
 	{"reset: Close leaves the reset instances", "host/module.go",
 		"\t\tl.resets.close(l.h)\n", "",
