@@ -165,6 +165,11 @@ type Options struct {
 	// builder's context (see Host.compile); only tests set it, to hold a
 	// compilation while others wait for it.
 	buildHook func(ctx context.Context) error
+	// resetHook, when set, runs as each background reset ends ("end"),
+	// before its instance is kept or closed, and before the instance is
+	// closed ("close") (see resetPool.end); only tests set it, to hold a
+	// reset while the host closes.
+	resetHook func(stage string)
 }
 
 // deadlineMode is how the host stops a guest at its time limit.

@@ -362,22 +362,34 @@ func (r *resetPool) begin() bool {
 
 // end ends a reset begin registered: inst, reset when ok, is kept unless
 // enough are kept, an idle budget cannot take it, or the module is
-// closing; then it is closed.
+// closing; then it is closed. The reset counts as in progress until inst
+// is kept or closed: close waits for that, so the host does not free the
+// runtime under an instance still closing (resetEnding is the test's way
+// in: Options.resetHook).
 func (r *resetPool) end(inst *instance, ok bool) {
+	hook := inst.l.h.opts.resetHook
+	if hook != nil {
+		hook("end")
+	}
 	r.mu.Lock()
-	r.pending--
 	keep := ok && !r.closed && len(r.ready) < maxResets() && inst.l.h.holdIdle(inst)
 	if keep {
 		r.ready = append(r.ready, inst)
 	}
-	r.cond().Broadcast()
 	r.mu.Unlock()
 	if !keep {
+		if hook != nil {
+			hook("close")
+		}
 		inst.close()
 		if p := inst.l.pool; p != nil {
 			p.discarded()
 		}
 	}
+	r.mu.Lock()
+	r.pending--
+	r.cond().Broadcast()
+	r.mu.Unlock()
 }
 
 // count waits for the resets in progress and returns how many instances

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -299,6 +300,101 @@ func TestResetClose(t *testing.T) {
 	l.leave()
 	if n := l.resets.count(); n != 0 || !inst.mod.IsClosed() {
 		t.Fatalf("a call that ended after Close: %d kept, its module closed %v", n, inst.mod.IsClosed())
+	}
+}
+
+// TestHostCloseWaitsForBackgroundReset: a used instance is reset on a
+// goroutine of its own after its call returned (keepReset). Host.Close
+// (and the module's Close under it) does not end while such a reset is in
+// progress, nor while the instance it no longer keeps is being closed:
+// the host must not free the runtime under an instance still being reset
+// or closed (a data race the race detector found under load when Close
+// waited for the reset but not for the close after it).
+func TestHostCloseWaitsForBackgroundReset(t *testing.T) {
+	t.Parallel()
+	var armed atomic.Bool
+	type stop struct {
+		stage string
+		hold  chan struct{}
+	}
+	stops := make(chan stop, 1)
+	h, _ := newTestHost(t, Options{PoolSize: -1, resetHook: func(stage string) {
+		if armed.Load() {
+			hold := make(chan struct{})
+			stops <- stop{stage, hold}
+			<-hold
+		}
+	}})
+	var held []chan struct{}
+	t.Cleanup(func() { // before the host's Close
+		for _, c := range held {
+			if c != nil {
+				close(c)
+			}
+		}
+	})
+	next := func(want string) {
+		t.Helper()
+		select {
+		case s := <-stops:
+			held = append(held, s.hold)
+			if s.stage != want {
+				t.Fatalf("the reset stopped at %q, want %q", s.stage, want)
+			}
+		case <-time.After(time.Minute):
+			t.Fatalf("the reset never reached %q", want)
+		}
+	}
+	closeWithin := func(d time.Duration) error {
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		defer cancel()
+		return h.Close(ctx)
+	}
+	l := load(t, h, "snapreset.wasm", Module{})
+	probe(t, l, "a") // the snapshot
+	l.resets.count() // the first call's reset has ended
+	armed.Store(true)
+	kept, err := l.newInstance(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.keepReset(kept) {
+		t.Fatal("keepReset did not take the instance")
+	}
+	next("end") // reset, not yet kept
+	if err := closeWithin(100 * time.Millisecond); err == nil {
+		t.Fatal("Host.Close returned while a reset was in progress")
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		l.resets.mu.Lock()
+		closing := l.resets.closed
+		l.resets.mu.Unlock()
+		if closing {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("Host.Close never reached the module's resets")
+		}
+	}
+	close(held[0])
+	held[0] = nil
+	next("close") // the module is closing: the reset keeps nothing
+	if kept.mod.IsClosed() {
+		t.Fatal("the instance was closed before its reset ended")
+	}
+	if err := closeWithin(time.Second); err == nil {
+		t.Fatal("Host.Close returned while the instance the reset held was still to close")
+	}
+	close(held[1])
+	held = nil
+	if err := h.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !kept.mod.IsClosed() {
+		t.Error("Host.Close returned before the instance the reset held was closed")
+	}
+	if n := l.resets.count(); n != 0 {
+		t.Errorf("%d reset instances kept after Close", n)
 	}
 }
 

@@ -2885,6 +2885,13 @@ var mutations = []mutation{
 	{"reset: Close leaves the reset instances", "host/module.go",
 		"\t\tl.resets.close(l.h)\n", "",
 		"./host", "^TestResetClose$"},
+	{"reset: Close does not wait for the resets in progress", "host/pool.go",
+		"\tr.closed = true\n\tfor r.pending > 0 {\n", "\tr.closed = true\n\tfor r.pending > 0 && false {\n",
+		"./host", "^TestHostCloseWaitsForBackgroundReset$"},
+	{"reset: a reset counts as ended before its instance is closed", "host/pool.go",
+		"\tr.mu.Lock()\n\tkeep := ok && !r.closed && len(r.ready) < maxResets() && inst.l.h.holdIdle(inst)\n\tif keep {\n\t\tr.ready = append(r.ready, inst)\n\t}\n\tr.mu.Unlock()\n\tif !keep {\n\t\tif hook != nil {\n\t\t\thook(\"close\")\n\t\t}\n\t\tinst.close()\n\t\tif p := inst.l.pool; p != nil {\n\t\t\tp.discarded()\n\t\t}\n\t}\n\tr.mu.Lock()\n\tr.pending--\n\tr.cond().Broadcast()\n\tr.mu.Unlock()\n}\n",
+		"\tr.mu.Lock()\n\tr.pending--\n\tr.cond().Broadcast()\n\tkeep := ok && !r.closed && len(r.ready) < maxResets() && inst.l.h.holdIdle(inst)\n\tif keep {\n\t\tr.ready = append(r.ready, inst)\n\t}\n\tr.mu.Unlock()\n\tif !keep {\n\t\tif hook != nil {\n\t\t\thook(\"close\")\n\t\t}\n\t\tinst.close()\n\t\tif p := inst.l.pool; p != nil {\n\t\t\tp.discarded()\n\t\t}\n\t}\n}\n",
+		"./host", "^TestHostCloseWaitsForBackgroundReset$"},
 	// resetpages (issue 43): reset writes only the pages a call changed.
 	{"resetpages: a changed page left as the call wrote it", "host/restorepages.go",
 		"\t\tif !bytes.Equal(d, s) {\n\t\t\tcopy(d, s)\n", "\t\tif !bytes.Equal(d, s) && len(d) < resetPage {\n\t\t\tcopy(d, s)\n",
