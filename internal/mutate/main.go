@@ -2913,6 +2913,26 @@ var mutations = []mutation{
 	{"pdkwarm: a zero result encoded at NewTool", "pdk/go/warm.go",
 		"json.Marshal((*Out)(nil))", "json.Marshal(*new(Out))",
 		"./pdk/go", "^TestWarmUpRunsNoToolCode$"},
+	// pdkcall (issue 43): the Go PDK reads the call document and writes the
+	// result document itself, byte for byte as encoding/json would.
+	{"pdkcall: U+2028 written as it is", "pdk/go/encode.go",
+		"\t\tcase r == '\\u2028' || r == '\\u2029':\n", "\t\tcase false:\n",
+		"./pdk/go", "^TestAppendStringMatchesEncodingJSON$"},
+	{"pdkcall: a nil content list written as an empty one", "pdk/go/encode.go",
+		"\tif r.Content == nil {\n", "\tif false {\n",
+		"./pdk/go", "^TestResultEncoding$"},
+	{"pdkcall: structured content written as it came", "pdk/go/encode.go",
+		"\t\tif err := json.Compact(buf, r.StructuredContent); err != nil {\n", "\t\tif _, err := buf.Write(r.StructuredContent); err != nil {\n",
+		"./pdk/go", "^TestResultEncoding$"},
+	{"pdkcall: 10 001 nested containers valid", "pdk/go/valid.go",
+		"\t\t\tif len(open) == maxDepth {\n", "\t\t\tif len(open) == maxDepth+1 {\n",
+		"./pdk/go", "^FuzzJSONValid$"},
+	{"pdkcall: an unknown escape valid", "pdk/go/valid.go",
+		"\t\tcase '\"', '\\\\', '/', 'b', 'f', 'n', 'r', 't':\n", "\t\tcase '\"', '\\\\', '/', 'b', 'f', 'n', 'r', 't', 'x':\n",
+		"./pdk/go", "^FuzzJSONValid$"},
+	{"pdkcall: the first of duplicate keys wins", "pdk/go/validate.go",
+		"\t\tif match {\n", "\t\tif match && at < 0 {\n",
+		"./pdk/go", "^FuzzParseCall$"},
 }
 
 func main() {

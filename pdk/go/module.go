@@ -1,9 +1,7 @@
 package pdk
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -77,10 +75,13 @@ func Describe() ([]byte, error) {
 // {"content":[...],"structuredContent"?,"isError"?}. It never fails: every
 // problem is an error result. The host calls it through the module's
 // `call` export; tests may call it directly.
-func Call(input []byte) []byte {
-	out, err := marshal(dispatch(input))
+func Call(input []byte) []byte { return appendCall(nil, input) }
+
+// appendCall is Call, appending the result document to dst.
+func appendCall(dst, input []byte) []byte {
+	out, err := appendResult(dst, dispatch(input))
 	if err != nil {
-		out, _ = marshal(Errorf("pdk: encoding the result: %v", err))
+		out, _ = appendResult(dst, Errorf("pdk: encoding the result: %v", err))
 	}
 	return out
 }
@@ -114,32 +115,29 @@ func dispatch(input []byte) (res Result) {
 	return t.run(context.Background(), args)
 }
 
-// parseCall extracts the tool name and arguments from a call document.
-// Absent or null arguments mean the empty object.
+// parseCall extracts the tool name and arguments from a call document, as
+// decoding it into maps of json.RawMessage would (the last of duplicate
+// keys wins) in one scan after the validity check. Absent or null
+// arguments mean the empty object.
 func parseCall(input []byte) (name string, args []byte, err error) {
-	if !json.Valid(input) {
+	if !jsonValid(input) {
 		return "", nil, errNotObject
 	}
-	var env map[string]json.RawMessage
-	if !isKind(input, '{') || json.Unmarshal(input, &env) != nil {
+	v := validator{doc: input}
+	params, ok := v.member(v.ws(0), "params")
+	if !ok || params < 0 || input[params] != '{' {
 		return "", nil, errNotObject
 	}
-	var params map[string]json.RawMessage
-	if !isKind(env["params"], '{') || json.Unmarshal(env["params"], &params) != nil {
+	at, _ := v.member(params, "name")
+	if at < 0 || input[at] != '"' {
 		return "", nil, errNotObject
 	}
-	if !isKind(params["name"], '"') || json.Unmarshal(params["name"], &name) != nil {
-		return "", nil, errNotObject
+	name = v.str(at, v.stringEnd(at))
+	if at, _ = v.member(params, "arguments"); at >= 0 {
+		args = input[at:v.skip(at)]
 	}
-	args = params["arguments"]
 	if len(args) == 0 || string(args) == "null" {
 		args = []byte("{}")
 	}
 	return name, args, nil
-}
-
-// isKind reports whether the JSON value raw starts with c.
-func isKind(raw json.RawMessage, c byte) bool {
-	raw = bytes.TrimLeft(raw, " \t\r\n")
-	return len(raw) > 0 && raw[0] == c
 }

@@ -98,6 +98,34 @@ func (v *validator) skip(i int) int {
 	}
 }
 
+// member returns where the value of the object at i's last member named
+// key starts, or -1 when it has none; ok is false when the value at i is
+// not an object. A key is compared as decoded.
+func (v *validator) member(i int, key string) (at int, ok bool) {
+	if v.doc[i] != '{' {
+		return -1, false
+	}
+	at = -1
+	for i = v.ws(i + 1); v.doc[i] == '"'; {
+		end := v.stringEnd(i)
+		tok := v.doc[i+1 : end-1]
+		var match bool
+		if bytes.IndexByte(tok, '\\') < 0 && utf8.Valid(tok) {
+			match = string(tok) == key
+		} else {
+			match = v.str(i, end) == key
+		}
+		value := v.ws(v.ws(end) + 1) // past the colon
+		if match {
+			at = value
+		}
+		if i = v.ws(v.skip(value)); v.doc[i] == ',' {
+			i = v.ws(i + 1)
+		}
+	}
+	return at, true
+}
+
 // str decodes the string token doc[i:end].
 func (v *validator) str(i, end int) string {
 	tok := v.doc[i:end]

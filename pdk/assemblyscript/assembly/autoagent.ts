@@ -23,6 +23,13 @@
 // or `autoagent tools build DIR`. The complete example is
 // pdk/conformance/assemblyscript/assembly/index.ts.
 //
+// Memory: asconfig.json selects AssemblyScript's "minimal" runtime, which
+// collects garbage only at c.end(), between calls; a call's garbage stays
+// until it ends. A tool whose one call makes more garbage than the
+// module's memory limit sets "runtime": "incremental" in its asconfig.json
+// (collection during the call, each call slower); c.end() must be the
+// call's last word either way.
+//
 // AssemblyScript strings are UTF-16, so the kit works on UTF-8 bytes
 // (Uint8Array) throughout: a tool sees exactly the bytes every other PDK
 // sees, and its errors are worded as in every other PDK
@@ -538,10 +545,18 @@ export class Call {
     this.done = true;
   }
 
-  /** Sets the call's output; return its value from the `call` export. */
+  /** Sets the call's output and collects the call's garbage; return its
+   * value from the `call` export, touching nothing after it. */
   end(): i32 {
     if (!this.done) this.resultError(utf8("the tool wrote no result"));
     setOutput(this.out.done());
+    // The "minimal" runtime (asconfig.json) collects only when asked, and
+    // it does not see the stack: here the call's objects are all garbage,
+    // so one collection frees them and an instance kept for many calls
+    // stays flat. The "incremental" runtime collects during the call, at
+    // the price of spilling every reference to a shadow stack, which
+    // doubled a small call's time (RATIONALE.md).
+    __collect();
     return 0;
   }
 }

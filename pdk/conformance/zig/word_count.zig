@@ -34,6 +34,7 @@ fn wordCount(c: *aa.Call) void {
         text = a; // the last "text" counts
     }
     const s = c.string(text orelse return c.failMissing("text"));
+    defer aa.allocator.free(s);
     var words: u64 = 0;
     var lines: u64 = 0;
     var chars: u64 = 0;
