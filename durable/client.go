@@ -33,7 +33,11 @@ func (c *Client) Start(ctx context.Context, id string, in RunInput, opts Options
 	if queue == "" {
 		queue = DefaultTaskQueue
 	}
-	run, err := c.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue}, WorkflowName, WorkflowInput{RunInput: in, Options: opts})
+	// EnableEagerStart: when this client has a worker of the queue (a
+	// program that runs both), the server hands the run's first workflow
+	// task back in the start's answer instead of through its queue; with
+	// no such worker it is ignored.
+	run, err := c.Temporal.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: id, TaskQueue: queue, EnableEagerStart: true}, WorkflowName, WorkflowInput{RunInput: in, Options: opts})
 	if err != nil {
 		return "", fmt.Errorf("durable: start a run: %w", err)
 	}

@@ -389,6 +389,28 @@ func TestDevServerCodeMode(t *testing.T) {
 
 // A durable run's Result says it was tainted, as a local run's does, and
 // whether usage was reported: the workflow's JSON carries neither field.
+// TestDevServerStartsEagerly: a run started through a client that has a
+// worker of its queue gets its first workflow task in the start's answer
+// (eager start), which the server records in the run's first event.
+func TestDevServerStartsEagerly(t *testing.T) {
+	srv := temporaltest.Start(t)
+	c := dial(t, srv)
+	agent := &loop.Agent{Provider: scriptedTurns{}}
+	startWorker(t, c, "q-eager", &durable.Activities{Agent: agent})
+	dc := &durable.Client{Temporal: c, TaskQueue: "q-eager"}
+	id, err := dc.Start(t.Context(), "run-eager", durable.RunInput{Prompt: "go"}, durable.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dc.Result(t.Context(), id); err != nil {
+		t.Fatal(err)
+	}
+	started := history(t, c, id).Events[0].GetWorkflowExecutionStartedEventAttributes()
+	if started == nil || !started.GetEagerExecutionAccepted() {
+		t.Fatalf("the run's first event: %v; want a start with eager execution accepted", started)
+	}
+}
+
 func TestDevServerResultCarriesTaint(t *testing.T) {
 	srv := temporaltest.Start(t)
 	c := dial(t, srv)

@@ -2913,6 +2913,9 @@ var mutations = []mutation{
 	{"pdkwarm: a zero result encoded at NewTool", "pdk/go/warm.go",
 		"json.Marshal((*Out)(nil))", "json.Marshal(*new(Out))",
 		"./pdk/go", "^TestWarmUpRunsNoToolCode$"},
+	{"durable: runs start without eager dispatch", "durable/client.go",
+		"TaskQueue: queue, EnableEagerStart: true}", "TaskQueue: queue}",
+		"./durable", "^TestDevServerStartsEagerly$"},
 	// pdkcall (issue 43): the Go PDK reads the call document and writes the
 	// result document itself, byte for byte as encoding/json would.
 	{"pdkcall: U+2028 written as it is", "pdk/go/encode.go",
