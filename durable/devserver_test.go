@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -392,23 +393,33 @@ func TestDevServerCodeMode(t *testing.T) {
 // TestDevServerStartsEagerly: a run started through a client that has a
 // worker of its queue gets its first workflow task in the start's answer
 // (eager start), which the server records in the run's first event.
+// Eager start is the SDK's best effort (a worker slot must be free at
+// that moment, and one start in twenty-one was not eager once under
+// load), so the test starts up to three runs and wants one eager; without
+// EnableEagerStart none is.
 func TestDevServerStartsEagerly(t *testing.T) {
 	srv := temporaltest.Start(t)
 	c := dial(t, srv)
 	agent := &loop.Agent{Provider: scriptedTurns{}}
 	startWorker(t, c, "q-eager", &durable.Activities{Agent: agent})
 	dc := &durable.Client{Temporal: c, TaskQueue: "q-eager"}
-	id, err := dc.Start(t.Context(), "run-eager", durable.RunInput{Prompt: "go"}, durable.Options{})
-	if err != nil {
-		t.Fatal(err)
+	for i := range 3 {
+		id, err := dc.Start(t.Context(), fmt.Sprintf("run-eager-%d", i), durable.RunInput{Prompt: "go"}, durable.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := dc.Result(t.Context(), id); err != nil {
+			t.Fatal(err)
+		}
+		started := history(t, c, id).Events[0].GetWorkflowExecutionStartedEventAttributes()
+		if started == nil {
+			t.Fatalf("run %s: the first event is not the start", id)
+		}
+		if started.GetEagerExecutionAccepted() {
+			return
+		}
 	}
-	if _, err := dc.Result(t.Context(), id); err != nil {
-		t.Fatal(err)
-	}
-	started := history(t, c, id).Events[0].GetWorkflowExecutionStartedEventAttributes()
-	if started == nil || !started.GetEagerExecutionAccepted() {
-		t.Fatalf("the run's first event: %v; want a start with eager execution accepted", started)
-	}
+	t.Fatal("none of three runs started eagerly")
 }
 
 func TestDevServerResultCarriesTaint(t *testing.T) {
