@@ -42,7 +42,7 @@ func TestWarmUpRunsNoToolCode(t *testing.T) {
 	ran := 0
 	fn := func(_ context.Context, in selfDecoding) (wrapped, error) {
 		ran++
-		return wrapped{Inner: selfEncoding{N: in.N}}, nil
+		return wrapped{Inner: selfEncoding(in)}, nil
 	}
 	tl := NewTool("self", "decodes and encodes itself", fn)
 	other := NewTool("plain", "", func(_ context.Context, in struct {

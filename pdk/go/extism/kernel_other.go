@@ -134,9 +134,8 @@ func errorSet(offset uint64) {
 }
 
 func configGet(key uint64) uint64 {
-	name := string(Read(key))
 	kernel.Lock()
-	v, ok := kernel.config[name]
+	v, ok := kernel.config[string(Read(key))]
 	kernel.Unlock()
 	if !ok {
 		return 0
