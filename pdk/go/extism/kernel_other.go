@@ -134,8 +134,9 @@ func errorSet(offset uint64) {
 }
 
 func configGet(key uint64) uint64 {
+	name := Read(key) // before the lock: Read takes it
 	kernel.Lock()
-	v, ok := kernel.config[string(Read(key))]
+	v, ok := kernel.config[string(name)]
 	kernel.Unlock()
 	if !ok {
 		return 0
