@@ -161,6 +161,10 @@ func (p *pool) get() *instance {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.called = true
+	// Refill after a take, and after a miss: a module whose used instances
+	// are reset (Loaded.keepReset) never discards one, and its pool would
+	// otherwise never fill.
+	defer p.startRefill()
 	if n := len(p.ready); n > 0 {
 		inst := p.ready[n-1]
 		p.ready[n-1] = nil

@@ -303,6 +303,36 @@ func TestResetClose(t *testing.T) {
 	}
 }
 
+// TestPoolFillsBesideResets: a module whose used instances are reset
+// never discards one, yet its pool still fills after the first call, so
+// a burst of calls finds instances ready beyond the few reset ones (the
+// pool once refilled only when a call discarded its instance, and
+// BenchmarkCallPooled waited forever for it).
+func TestPoolFillsBesideResets(t *testing.T) {
+	t.Parallel()
+	h, _ := newTestHost(t, Options{PoolSize: 2})
+	l := load(t, h, "snapreset.wasm", Module{})
+	if !l.resetsOn() {
+		t.Fatal("snapreset's instances are not reset: the test needs them to be")
+	}
+	probe(t, l, "a")
+	probe(t, l, "b")
+	if n := l.resets.count(); n == 0 {
+		t.Fatal("no instance was kept reset")
+	}
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
+		l.pool.mu.Lock()
+		n := len(l.pool.ready)
+		l.pool.mu.Unlock()
+		if n == 2 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the pool holds %d of 2 instances a minute after the first calls", n)
+		}
+	}
+}
+
 // TestHostCloseWaitsForBackgroundReset: a used instance is reset on a
 // goroutine of its own after its call returned (keepReset). Host.Close
 // (and the module's Close under it) does not end while such a reset is in
