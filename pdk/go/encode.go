@@ -3,6 +3,7 @@ package pdk
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"unicode/utf8"
 )
@@ -32,17 +33,52 @@ func appendResult(dst []byte, r Result) ([]byte, error) {
 	}
 	if len(r.StructuredContent) > 0 {
 		dst = append(dst, `,"structuredContent":`...)
-		buf := bytes.NewBuffer(dst)
-		if err := json.Compact(buf, r.StructuredContent); err != nil {
+		var err error
+		if dst, err = appendCompact(dst, r.StructuredContent); err != nil {
 			// encoding/json's own words for a RawMessage that is not JSON.
 			return nil, &json.MarshalerError{Type: reflect.TypeFor[json.RawMessage](), Err: err}
 		}
-		dst = buf.Bytes()
 	}
 	if r.IsError {
 		dst = append(dst, `,"isError":true`...)
 	}
 	return append(dst, '}'), nil
+}
+
+// appendCompact appends raw without its insignificant whitespace, as
+// json.Compact does, failing with json.Compact's error when raw is not
+// JSON. Valid input, the usual case (a tool's own encoded output), is
+// checked by jsonValid and copied in runs, without encoding/json's state
+// machine.
+func appendCompact(dst, raw []byte) ([]byte, error) {
+	if !jsonValid(raw) {
+		err := json.Compact(new(bytes.Buffer), raw)
+		if err == nil { // cannot happen: jsonValid is json.Valid
+			err = errors.New("pdk: invalid JSON")
+		}
+		return nil, err
+	}
+	start, inString := 0, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case ' ', '\t', '\n', '\r':
+			dst = append(dst, raw[start:i]...)
+			start = i + 1
+		}
+	}
+	return append(dst, raw[start:]...), nil
 }
 
 // appendContent appends c as Content.MarshalJSON writes it: a text item

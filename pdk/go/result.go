@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 )
 
 // Result is what a tool returns to the host: the MCP tool result, the
@@ -87,12 +88,34 @@ func JSON(v any) (Result, error) {
 
 // marshal encodes v as compact JSON without HTML escaping: results are read
 // by models and programs, never embedded in HTML, and "<" stays readable.
+// The encoder and its buffer are reused (encoders), the bytes returned are
+// the caller's.
 func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	e := encoders.Get().(*encoder)
+	defer func() {
+		if e.buf.Cap() <= maxKeptEncoding {
+			encoders.Put(e)
+		}
+	}()
+	e.buf.Reset()
+	if err := e.enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return bytes.Clone(bytes.TrimSuffix(e.buf.Bytes(), []byte("\n"))), nil
 }
+
+// encoder is a JSON encoder with HTML escaping off, writing to buf.
+type encoder struct {
+	buf bytes.Buffer
+	enc *json.Encoder
+}
+
+// maxKeptEncoding bounds the buffer an encoder keeps for the next result.
+const maxKeptEncoding = 1 << 20
+
+var encoders = sync.Pool{New: func() any {
+	e := &encoder{}
+	e.enc = json.NewEncoder(&e.buf)
+	e.enc.SetEscapeHTML(false)
+	return e
+}}

@@ -112,32 +112,65 @@ function setOutput(data: Uint8Array): void {
 
 // ---- bytes ----
 
-/** A growable byte buffer. */
+/** A growable byte buffer. Bulk writes copy with memory.copy and strings
+ * are encoded straight into it: a small call builds its result without
+ * an allocation per piece. */
 export class Bytes {
   buf: Uint8Array = new Uint8Array(64);
   n: i32 = 0;
 
+  /** Makes room for k more bytes. */
+  room(k: i32): void {
+    const need = this.n + k;
+    if (need <= this.buf.length) return;
+    let cap = this.buf.length * 2;
+    while (cap < need) cap *= 2;
+    const grown = new Uint8Array(cap);
+    memory.copy(grown.dataStart, this.buf.dataStart, <usize>this.n);
+    this.buf = grown;
+  }
+
   byte(c: i32): Bytes {
-    if (this.n == this.buf.length) {
-      const grown = new Uint8Array(this.buf.length * 2);
-      grown.set(this.buf);
-      this.buf = grown;
-    }
-    this.buf[this.n++] = <u8>c;
+    this.room(1);
+    store<u8>(this.buf.dataStart + <usize>this.n, <u8>c);
+    this.n++;
+    return this;
+  }
+
+  /** Appends s[from:to]. */
+  range(s: Uint8Array, from: i32, to: i32): Bytes {
+    const k = to - from;
+    if (k <= 0) return this;
+    this.room(k);
+    memory.copy(this.buf.dataStart + <usize>this.n, s.dataStart + <usize>from, <usize>k);
+    this.n += k;
     return this;
   }
 
   bytes(b: Uint8Array): Bytes {
-    for (let i = 0; i < b.length; i++) this.byte(b[i]);
-    return this;
+    return this.range(b, 0, b.length);
   }
 
   str(s: string): Bytes {
-    return this.bytes(Uint8Array.wrap(String.UTF8.encode(s)));
+    const k = String.UTF8.byteLength(s);
+    this.room(k);
+    String.UTF8.encodeUnsafe(changetype<usize>(s), s.length, this.buf.dataStart + <usize>this.n);
+    this.n += k;
+    return this;
   }
 
   uint(v: u64): Bytes {
-    return this.str(v.toString());
+    let k = 1;
+    for (let t = v; t >= 10; t /= 10) k++;
+    this.room(k);
+    let at = this.buf.dataStart + <usize>(this.n + k);
+    do {
+      at--;
+      store<u8>(at, <u8>(0x30 + <i32>(v % 10)));
+      v /= 10;
+    } while (v > 0);
+    this.n += k;
+    return this;
   }
 
   rune(r: u32): Bytes {
@@ -148,12 +181,18 @@ export class Bytes {
   }
 
   /** Writes s (valid UTF-8) as a JSON string, escaped as Go's encoding/json
-   * does with HTML escaping off (SPEC.md rule 8). */
+   * does with HTML escaping off (SPEC.md rule 8). Runs of bytes that need
+   * no escape are copied whole. */
   jsonString(s: Uint8Array): Bytes {
     const hex = "0123456789abcdef";
+    this.room(s.length + 2);
     this.byte(0x22);
+    let start = 0;
     for (let i = 0; i < s.length; i++) {
-      const c = <i32>s[i];
+      const c = <i32>at(s, i);
+      if (c >= 0x20 && c != 0x22 && c != 0x5c && c != 0xe2) continue;
+      if (c == 0xe2 && !(i + 2 < s.length && at(s, i + 1) == 0x80 && (at(s, i + 2) == 0xa8 || at(s, i + 2) == 0xa9))) continue;
+      this.range(s, start, i);
       if (c == 0x22) this.byte(0x5c).byte(0x22);
       else if (c == 0x5c) this.byte(0x5c).byte(0x5c);
       else if (c == 0x08) this.str("\\b");
@@ -162,11 +201,13 @@ export class Bytes {
       else if (c == 0x0d) this.str("\\r");
       else if (c == 0x09) this.str("\\t");
       else if (c < 0x20) this.str("\\u00").byte(hex.charCodeAt(c >> 4)).byte(hex.charCodeAt(c & 15));
-      else if (c == 0xe2 && i + 2 < s.length && s[i + 1] == 0x80 && (s[i + 2] == 0xa8 || s[i + 2] == 0xa9)) {
-        this.str(s[i + 2] == 0xa8 ? "\\u2028" : "\\u2029");
+      else {
+        this.str(at(s, i + 2) == 0xa8 ? "\\u2028" : "\\u2029");
         i += 2;
-      } else this.byte(c);
+      }
+      start = i + 1;
     }
+    this.range(s, start, s.length);
     return this.byte(0x22);
   }
 
@@ -180,18 +221,40 @@ export function utf8(s: string): Uint8Array {
 }
 
 export function bytesEqual(a: Uint8Array, s: string): bool {
-  const b = utf8(s);
-  if (a.length != b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] != b[i]) return false;
+  return rangeEquals(a, 0, a.length, s);
+}
+
+/** Reports whether a[from:to] is s encoded in UTF-8; an ASCII s is
+ * compared in place, with no allocation. */
+function rangeEquals(a: Uint8Array, from: i32, to: i32, s: string): bool {
+  let ascii = true;
+  for (let k = 0; k < s.length; k++) if (s.charCodeAt(k) >= 0x80) ascii = false;
+  if (!ascii) {
+    const b = utf8(s);
+    if (to - from != b.length) return false;
+    for (let i = 0; i < b.length; i++) if (at(a, from + i) != b[i]) return false;
+    return true;
+  }
+  if (to - from != s.length) return false;
+  for (let k = 0; k < s.length; k++) if (<i32>at(a, from + k) != s.charCodeAt(k)) return false;
   return true;
 }
 
 // ---- JSON ----
 
+/** s[i] without the bounds check: for the scanners' hot loops, whose
+ * every index is checked against s.length first or lies inside a
+ * document already known to be valid. A tool's own code keeps checked
+ * indexing. */
+// @ts-ignore: decorator
+@inline function at(s: Uint8Array, i: i32): i32 {
+  return <i32>load<u8>(s.dataStart + <usize>i);
+}
+
 const MAX_DEPTH = 10000; // as Go's encoding/json
 
 function ws(s: Uint8Array, i: i32): i32 {
-  while (i < s.length && (s[i] == 0x20 || s[i] == 0x09 || s[i] == 0x0a || s[i] == 0x0d)) i++;
+  while (i < s.length && (at(s, i) == 0x20 || at(s, i) == 0x09 || at(s, i) == 0x0a || at(s, i) == 0x0d)) i++;
   return i;
 }
 
@@ -205,14 +268,14 @@ function hexval(c: i32): i32 {
 /** Index after the string at i, or -1 when it is not a valid JSON string. */
 function scanString(s: Uint8Array, i: i32): i32 {
   for (i++; i < s.length; i++) {
-    const c = <i32>s[i];
+    const c = <i32>at(s, i);
     if (c == 0x22) return i + 1;
     if (c < 0x20) return -1;
     if (c == 0x5c) {
       if (++i >= s.length) return -1;
-      const e = <i32>s[i];
+      const e = <i32>at(s, i);
       if (e == 0x75) {
-        for (let k = 1; k <= 4; k++) if (i + k >= s.length || hexval(s[i + k]) < 0) return -1;
+        for (let k = 1; k <= 4; k++) if (i + k >= s.length || hexval(at(s, i + k)) < 0) return -1;
         i += 4;
       } else if (e != 0x22 && e != 0x5c && e != 0x2f && e != 0x62 && e != 0x66 && e != 0x6e && e != 0x72 && e != 0x74) {
         return -1;
@@ -223,24 +286,24 @@ function scanString(s: Uint8Array, i: i32): i32 {
 }
 
 function digits(s: Uint8Array, i: i32): i32 {
-  while (i < s.length && s[i] >= 0x30 && s[i] <= 0x39) i++;
+  while (i < s.length && at(s, i) >= 0x30 && at(s, i) <= 0x39) i++;
   return i;
 }
 
 function scanNumber(s: Uint8Array, i: i32): i32 {
-  if (i < s.length && s[i] == 0x2d) i++;
+  if (i < s.length && at(s, i) == 0x2d) i++;
   if (i >= s.length) return -1;
-  if (s[i] == 0x30) i++;
-  else if (s[i] >= 0x31 && s[i] <= 0x39) i = digits(s, i);
+  if (at(s, i) == 0x30) i++;
+  else if (at(s, i) >= 0x31 && at(s, i) <= 0x39) i = digits(s, i);
   else return -1;
-  if (i < s.length && s[i] == 0x2e) {
+  if (i < s.length && at(s, i) == 0x2e) {
     const j = digits(s, i + 1);
     if (j == i + 1) return -1;
     i = j;
   }
-  if (i < s.length && (s[i] == 0x65 || s[i] == 0x45)) {
+  if (i < s.length && (at(s, i) == 0x65 || at(s, i) == 0x45)) {
     i++;
-    if (i < s.length && (s[i] == 0x2b || s[i] == 0x2d)) i++;
+    if (i < s.length && (at(s, i) == 0x2b || at(s, i) == 0x2d)) i++;
     const j = digits(s, i);
     if (j == i) return -1;
     i = j;
@@ -249,10 +312,9 @@ function scanNumber(s: Uint8Array, i: i32): i32 {
 }
 
 function literal(s: Uint8Array, i: i32, lit: string): i32 {
-  const b = utf8(lit);
-  if (s.length - i < b.length) return -1;
-  for (let k = 0; k < b.length; k++) if (s[i + k] != b[k]) return -1;
-  return i + b.length;
+  if (s.length - i < lit.length) return -1;
+  for (let k = 0; k < lit.length; k++) if (<i32>at(s, i + k) != lit.charCodeAt(k)) return -1;
+  return i + lit.length;
 }
 
 /** Reports whether s is exactly one JSON document (RFC 8259) with optional
@@ -264,11 +326,11 @@ export function jsonValid(s: Uint8Array): bool {
   for (;;) {
     if (state == 0) {
       if (i >= s.length) return false;
-      const c = <i32>s[i];
+      const c = <i32>at(s, i);
       if (c == 0x7b || c == 0x5b) {
         if (stack.length == MAX_DEPTH) return false; // an empty one counts too, as in Go
         i = ws(s, i + 1);
-        if (i < s.length && s[i] == (c == 0x7b ? 0x7d : 0x5d)) {
+        if (i < s.length && at(s, i) == (c == 0x7b ? 0x7d : 0x5d)) {
           i++;
           state = 1;
         } else {
@@ -289,19 +351,19 @@ export function jsonValid(s: Uint8Array): bool {
       if (stack.length == 0) return i == s.length;
       if (i >= s.length) return false;
       const top = <i32>stack[stack.length - 1];
-      if (s[i] == 0x2c) {
+      if (at(s, i) == 0x2c) {
         i = ws(s, i + 1);
         state = top == 0x5b ? 0 : 2;
-      } else if (s[i] == (top == 0x7b ? 0x7d : 0x5d)) {
+      } else if (at(s, i) == (top == 0x7b ? 0x7d : 0x5d)) {
         stack.pop();
         i++;
       } else return false;
     } else {
-      if (i >= s.length || s[i] != 0x22) return false;
+      if (i >= s.length || at(s, i) != 0x22) return false;
       i = scanString(s, i);
       if (i < 0) return false;
       i = ws(s, i);
-      if (i >= s.length || s[i] != 0x3a) return false;
+      if (i >= s.length || at(s, i) != 0x3a) return false;
       i = ws(s, i + 1);
       state = 0;
     }
@@ -313,7 +375,7 @@ export function jsonValid(s: Uint8Array): bool {
 function skip(s: Uint8Array, i: i32): i32 {
   let depth = 0;
   do {
-    const c = <i32>s[i];
+    const c = <i32>at(s, i);
     if (c == 0x22) i = scanString(s, i);
     else if (c == 0x7b || c == 0x5b) {
       depth++;
@@ -324,7 +386,7 @@ function skip(s: Uint8Array, i: i32): i32 {
     } else if (c == 0x2c || c == 0x3a || c == 0x20 || c == 0x09 || c == 0x0a || c == 0x0d) i++;
     else {
       while (i < s.length) {
-        const d = <i32>s[i];
+        const d = <i32>at(s, i);
         if (d == 0x2c || d == 0x3a || d == 0x5d || d == 0x7d || d == 0x20 || d == 0x09 || d == 0x0a || d == 0x0d) break;
         i++;
       }
@@ -335,7 +397,7 @@ function skip(s: Uint8Array, i: i32): i32 {
 
 /** The JSON type of the value at i, named as the error messages name it. */
 function jsonType(s: Uint8Array, i: i32): string {
-  const c = <i32>s[i];
+  const c = <i32>at(s, i);
   if (c == 0x7b) return "object";
   if (c == 0x5b) return "array";
   if (c == 0x22) return "string";
@@ -348,7 +410,7 @@ function jsonType(s: Uint8Array, i: i32): string {
  * (length << 21) | code point, with length 1 and U+FFFD for a byte that
  * does not start a valid sequence. */
 export function utf8Decode(s: Uint8Array, i: i32, end: i32): u32 {
-  const c = <u32>s[i];
+  const c = <u32>at(s, i);
   const bad: u32 = (1 << 21) | 0xfffd;
   if (c < 0x80) return (1 << 21) | c;
   let len = 0;
@@ -364,26 +426,30 @@ export function utf8Decode(s: Uint8Array, i: i32, end: i32): u32 {
     if (c == 0xf0) lo = 0x90;
     if (c == 0xf4) hi = 0x8f;
   } else return bad;
-  if (end - i < len || <u32>s[i + 1] < lo || <u32>s[i + 1] > hi) return bad;
-  for (let k = 2; k < len; k++) if (s[i + k] < 0x80 || s[i + k] > 0xbf) return bad;
+  if (end - i < len || <u32>at(s, i + 1) < lo || <u32>at(s, i + 1) > hi) return bad;
+  for (let k = 2; k < len; k++) if (at(s, i + k) < 0x80 || at(s, i + k) > 0xbf) return bad;
   let v: u32 = c & (len == 2 ? 0x1f : len == 3 ? 0x0f : 0x07);
-  for (let k = 1; k < len; k++) v = (v << 6) | (<u32>s[i + k] & 0x3f);
+  for (let k = 1; k < len; k++) v = (v << 6) | (<u32>at(s, i + k) & 0x3f);
   return (<u32>len << 21) | v;
 }
 
 function u4(s: Uint8Array, i: i32): u32 {
-  return <u32>((hexval(s[i]) << 12) | (hexval(s[i + 1]) << 8) | (hexval(s[i + 2]) << 4) | hexval(s[i + 3]));
+  return <u32>((hexval(at(s, i)) << 12) | (hexval(at(s, i + 1)) << 8) | (hexval(at(s, i + 2)) << 4) | hexval(at(s, i + 3)));
 }
 
 /** Decodes the JSON string at i of a valid document into UTF-8, following
  * SPEC.md rule 4: unpaired surrogates and invalid bytes become U+FFFD. */
 export function decode(s: Uint8Array, i: i32): Uint8Array {
   const end = scanString(s, i) - 1;
+  let plain = true; // no escape, only ASCII: the bytes as they are
+  for (let k = i + 1; k < end; k++) if (at(s, k) == 0x5c || at(s, k) >= 0x80) plain = false;
+  if (plain) return s.slice(i + 1, end);
   const out = new Bytes();
+  out.room(end - i);
   for (i++; i < end; ) {
-    const c = <i32>s[i];
+    const c = <i32>at(s, i);
     if (c == 0x5c) {
-      const e = <i32>s[i + 1];
+      const e = <i32>at(s, i + 1);
       i += 2;
       if (e == 0x62) out.byte(0x08);
       else if (e == 0x66) out.byte(0x0c);
@@ -396,7 +462,7 @@ export function decode(s: Uint8Array, i: i32): Uint8Array {
         i += 4;
         if (r >= 0xd800 && r <= 0xdfff) {
           let paired = false;
-          if (r < 0xdc00 && i + 6 <= end && s[i] == 0x5c && s[i + 1] == 0x75) {
+          if (r < 0xdc00 && i + 6 <= end && at(s, i) == 0x5c && at(s, i + 1) == 0x75) {
             const r2 = u4(s, i + 2);
             if (r2 >= 0xdc00 && r2 <= 0xdfff) {
               r = 0x10000 + ((r - 0xd800) << 10) + (r2 - 0xdc00);
@@ -415,7 +481,7 @@ export function decode(s: Uint8Array, i: i32): Uint8Array {
       const d = utf8Decode(s, i, end);
       const n = <i32>(d >> 21);
       if (n == 1) out.rune(0xfffd);
-      else for (let k = 0; k < n; k++) out.byte(s[i + k]);
+      else out.range(s, i, i + n);
       i += n;
     }
   }
@@ -426,13 +492,18 @@ export function decode(s: Uint8Array, i: i32): Uint8Array {
 function member(s: Uint8Array, i: i32, key: string): i32 {
   let found = -1;
   i = ws(s, i + 1);
-  while (s[i] != 0x7d) {
-    const k = decode(s, i);
-    i = ws(s, scanString(s, i));
+  while (at(s, i) != 0x7d) {
+    const end = scanString(s, i);
+    let match = false;
+    let escaped = false;
+    for (let k = i + 1; k < end - 1; k++) if (at(s, k) == 0x5c || at(s, k) >= 0x80) escaped = true;
+    if (escaped) match = bytesEqual(decode(s, i), key);
+    else match = rangeEquals(s, i + 1, end - 1, key);
+    i = ws(s, end);
     i = ws(s, i + 1);
-    if (bytesEqual(k, key)) found = i;
+    if (match) found = i;
     i = ws(s, skip(s, i));
-    if (s[i] == 0x2c) i = ws(s, i + 1);
+    if (at(s, i) == 0x2c) i = ws(s, i + 1);
   }
   return found;
 }
@@ -470,8 +541,12 @@ export class Call {
     c.name = decode(s, name);
     const args = member(s, params, "arguments");
     c.argsAt = args >= 0 && s[args] != 0x6e ? args : -1;
-    const names = tools.split(", ");
-    for (let k = 0; k < names.length; k++) if (bytesEqual(c.name, names[k])) return c;
+    if (tools.indexOf(", ") < 0) {
+      if (bytesEqual(c.name, tools)) return c; // one tool: no list to split
+    } else {
+      const names = tools.split(", ");
+      for (let k = 0; k < names.length; k++) if (bytesEqual(c.name, names[k])) return c;
+    }
     c.resultError(new Bytes().str('unknown tool "').bytes(c.name).str('" (this module offers: ').str(tools).str(")").done());
     return c;
   }

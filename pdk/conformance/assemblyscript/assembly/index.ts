@@ -4,7 +4,7 @@
 // Build: ../../assemblyscript/node_modules/.bin/asc assembly/index.ts \
 //            --config asconfig.json -o word_count.wasm
 
-import { Bytes, Call, describe as setDescribe, utf8Decode } from "../../../assemblyscript/assembly/autoagent";
+import { Bytes, Call, bytesEqual, describe as setDescribe, utf8Decode } from "../../../assemblyscript/assembly/autoagent";
 
 const DESCRIBE =
   '{"tools":[{"name":"word_count",' +
@@ -38,7 +38,7 @@ export function call(): i32 {
   let text = -1;
   for (let k = 0; k < args.length; k++) {
     const a = args[k];
-    if (a.key.length != 4 || String.UTF8.decode(a.key.buffer) != "text") {
+    if (!bytesEqual(a.key, "text")) {
       c.failUnknown(a);
       return c.end();
     }
