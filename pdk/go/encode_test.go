@@ -35,7 +35,7 @@ func TestResultEncoding(t *testing.T) {
 		{Content: []Content{{Type: "image", Data: "AAA=", MIMEType: "image/png"}, {Type: "text"}, {Type: hard, Text: hard}}},
 		{Content: []Content{{Type: "text", Text: "x"}}, StructuredContent: json.RawMessage(" {\"a\" : [1, 2, {\"b\":\"<\\u2028>\"}] } ")},
 		{Content: []Content{{Type: "text", Text: "x"}}, StructuredContent: json.RawMessage("null"), IsError: true},
-		{StructuredContent: json.RawMessage(`{"q" : "say \\"hi there\\" \\\\ " , "n": [ ] }`)},
+		{StructuredContent: json.RawMessage(`{"q" : "say \"hi there\" \\ " , "n": [ ] }`)},
 		{StructuredContent: json.RawMessage("{not json")},
 	} {
 		want, wantErr := encodingJSON(r)
