@@ -459,7 +459,7 @@ func BenchmarkInstantiate(b *testing.B) {
 						if !l.keepReset(inst) {
 							b.Fatalf("not reset: %s", inst.whyNoReset())
 						}
-						inst = l.resets.get(h)
+						inst = l.resets.get(h, true)
 						continue
 					}
 					inst, err := l.newInstance(ctx, false)

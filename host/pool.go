@@ -166,18 +166,14 @@ func (p *pool) get() *instance {
 		p.ready[n-1] = nil
 		p.ready = p.ready[:n-1]
 		p.l.h.releaseIdle(inst)
-		return inst // refilled once the call discards it (discarded)
+		return inst
 	}
-	// A miss: refill now. A module whose used instances are reset never
-	// discards one (Loaded.keepReset), so its pool fills only here. Not
-	// after a take: an instantiation beside the call that took the
-	// instance slowed a pooled Go call by half on two cores.
-	p.startRefill()
 	return nil
 }
 
-// discarded notes that a call's instance was dropped (each one is, unless
-// the module has Reuse and the call went well), so the pool refills.
+// discarded notes that a call's instance was dropped or kept reset (each
+// one is, unless the module has Reuse and the call went well), so the
+// pool refills.
 func (p *pool) discarded() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -261,8 +257,9 @@ func (l *Loaded) acquire(ctx context.Context) (inst *instance, pooled bool, err 
 		return inst, false, err
 	}
 	// An instance reset after an earlier call is as new as the pool's,
-	// and warmer: its memory is resident.
-	if inst := l.resets.get(l.h); inst != nil {
+	// and warmer: its memory is resident. One still being reset is waited
+	// for only when the pool has none ready: either beats instantiating.
+	if inst := l.resets.get(l.h, false); inst != nil {
 		return inst, true, nil
 	}
 	p := l.pool
@@ -270,6 +267,9 @@ func (l *Loaded) acquire(ctx context.Context) (inst *instance, pooled bool, err 
 		if inst := p.get(); inst != nil {
 			return inst, true, nil
 		}
+	}
+	if inst := l.resets.get(l.h, true); inst != nil {
+		return inst, true, nil
 	}
 	inst, err = l.newInstance(ctx, false)
 	if err == nil && p != nil {
@@ -300,6 +300,14 @@ func (l *Loaded) releaseInstance(inst *instance, ok bool) {
 		return
 	}
 	if ok && l.resetsOn() && l.keepReset(inst) {
+		// The reset instance serves a later call, but the pool may be
+		// short of what this call took, or never filled (nothing fills it
+		// before a first call ends): refill it as for a discarded one,
+		// after the call and not beside it (an instantiation beside a
+		// call slowed a pooled Go call by half on two cores).
+		if p != nil {
+			p.discarded()
+		}
 		return
 	}
 	inst.close()
@@ -334,12 +342,12 @@ func (r *resetPool) cond() *sync.Cond {
 	return &r.settled
 }
 
-// get returns a reset instance, waiting for a reset in progress when none
-// is ready, or nil.
-func (r *resetPool) get(h *Host) *instance {
+// get returns a reset instance, or nil; with wait, it waits for a reset
+// in progress when none is ready.
+func (r *resetPool) get(h *Host, wait bool) *instance {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for len(r.ready) == 0 && r.pending > 0 {
+	for wait && len(r.ready) == 0 && r.pending > 0 {
 		r.cond().Wait()
 	}
 	n := len(r.ready)

@@ -231,7 +231,7 @@ func TestResetRestoresEveryByte(t *testing.T) {
 				}
 			}
 			snap := snapshotOf(t, l)
-			inst := l.resets.get(h)
+			inst := l.resets.get(h, true)
 			if inst == nil {
 				t.Fatal("no reset instance kept")
 			}
