@@ -35,9 +35,9 @@ func TestTableIsCurrent(t *testing.T) {
 	}
 }
 
-var testFunc = regexp.MustCompile(`(?m)^func (Test\w+)\(`)
+var testFunc = regexp.MustCompile(`(?m)^func ((?:Test|Fuzz)\w+)\(`)
 
-// testsMatch reports whether a test function of the package in dir has a
+// testsMatch reports whether a test or fuzz function of the package in dir has a
 // name run's top-level pattern matches (a pattern's part after / names
 // subtests, which only running can list).
 func testsMatch(t *testing.T, dir, run string) bool {
