@@ -2994,10 +2994,13 @@ func apply(ctx context.Context, m mutation, timeout time.Duration) (caught bool,
 	defer os.WriteFile(m.file, orig, 0o644)
 	tctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(tctx, "go", "test", "-count=1", "-run", m.run, m.pkg)
+	// -v shows skipped tests: a mutation whose tests skipped (a missing
+	// engine or Temporal CLI) was not tested, and is an error, not a miss
+	// or a catch.
+	cmd := exec.CommandContext(tctx, "go", "test", "-v", "-count=1", "-run", m.run, m.pkg)
 	if _, err := os.Stat(filepath.Join(m.pkg, "go.mod")); err == nil {
 		// A module of its own (synth/jsengine): its tests run in it.
-		cmd = exec.CommandContext(tctx, "go", "test", "-count=1", "-run", m.run, ".")
+		cmd = exec.CommandContext(tctx, "go", "test", "-v", "-count=1", "-run", m.run, ".")
 		cmd.Dir = m.pkg
 	}
 	out, err := cmd.CombinedOutput()
@@ -3005,6 +3008,10 @@ func apply(ctx context.Context, m mutation, timeout time.Duration) (caught bool,
 		return true, "the tests hung past " + timeout.String(), nil
 	}
 	if err == nil {
+		if i := bytes.Index(out, []byte("--- SKIP")); i >= 0 {
+			line, _, _ := bytes.Cut(out[i:], []byte("\n"))
+			return false, "", fmt.Errorf("its tests were skipped, so it was not tested (%s): install what they need (make deps)", line)
+		}
 		return false, "", nil
 	}
 	if bytes.Contains(out, []byte("[build failed]")) || bytes.Contains(out, []byte("[setup failed]")) {
