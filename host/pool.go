@@ -375,10 +375,10 @@ func (r *resetPool) begin() bool {
 
 // end ends a reset begin registered: inst, reset when ok, is kept unless
 // enough are kept, an idle budget cannot take it, or the module is
-// closing; then it is closed. The reset counts as in progress until inst
-// is kept or closed: close waits for that, so the host does not free the
-// runtime under an instance still closing (resetEnding is the test's way
-// in: Options.resetHook).
+// closing; then it is closed (releaseInstance already asked the pool to
+// refill). The reset counts as in progress until inst is kept or closed:
+// close waits for that, so the host does not free the runtime under an
+// instance still closing (Options.resetHook is the tests' way in).
 func (r *resetPool) end(inst *instance, ok bool) {
 	hook := inst.l.h.opts.resetHook
 	if hook != nil {
@@ -395,9 +395,6 @@ func (r *resetPool) end(inst *instance, ok bool) {
 			hook("close")
 		}
 		inst.close()
-		if p := inst.l.pool; p != nil {
-			p.discarded()
-		}
 	}
 	r.mu.Lock()
 	r.pending--

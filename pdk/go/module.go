@@ -75,13 +75,10 @@ func Describe() ([]byte, error) {
 // {"content":[...],"structuredContent"?,"isError"?}. It never fails: every
 // problem is an error result. The host calls it through the module's
 // `call` export; tests may call it directly.
-func Call(input []byte) []byte { return appendCall(nil, input) }
-
-// appendCall is Call, appending the result document to dst.
-func appendCall(dst, input []byte) []byte {
-	out, err := appendResult(dst, dispatch(input))
+func Call(input []byte) []byte {
+	out, err := appendResult(nil, dispatch(input))
 	if err != nil {
-		out, _ = appendResult(dst, Errorf("pdk: encoding the result: %v", err))
+		out, _ = appendResult(nil, Errorf("pdk: encoding the result: %v", err))
 	}
 	return out
 }
