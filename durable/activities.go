@@ -169,7 +169,9 @@ func (a *Activities) Model(ctx context.Context, in ModelInput) (*llm.Response, e
 	}
 	var pe *llm.ProviderError
 	if errors.As(err, &pe) {
-		return nil, temporal.NewNonRetryableApplicationError(err.Error(), "provider", err, pe)
+		// The details are a value: a local activity's error reaches the
+		// workflow undecoded, and activityError reads an llm.ProviderError.
+		return nil, temporal.NewNonRetryableApplicationError(err.Error(), "provider", err, *pe)
 	}
 	return nil, temporal.NewNonRetryableApplicationError(err.Error(), "provider", err)
 }

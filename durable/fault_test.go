@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -249,35 +250,66 @@ func TestKillWorkerDuringTool(t *testing.T) {
 }
 
 // A worker killed during a model call: the call is made again on the
-// second worker, and the transcript is the uninterrupted run's.
+// second worker, and the transcript is the uninterrupted run's. What runs
+// again depends on what the history had recorded:
+//   - a model call that is an activity (ModelActivities) is recorded when
+//     it returns, and so is everything before a call of a tool that is
+//     not idempotent (its activity ends the workflow task): the held call
+//     alone runs again, "0 1 1 2";
+//   - local model calls and an idempotent tool's local calls are recorded
+//     when their workflow task completes, which here is the run's first:
+//     the second worker runs the run from its start again, the tool call
+//     under the same key, "0 1 0 1 2" (unless the SDK heartbeated the task
+//     before the kill, 8 s after it began, which records the calls that had
+//     returned: then "0 1 1 2" as above).
 func TestKillWorkerDuringModelCall(t *testing.T) {
 	srv := temporaltest.Start(t)
 	c := dial(t, srv)
-	want := uninterrupted(t)
-	dir := t.TempDir()
-	appendLine(dir, "hold-model", "")
-	kill := spawnWorker(t, srv, "q-kill-model", dir, false)
-	dc := &durable.Client{Temporal: c, TaskQueue: "q-kill-model"}
-	id, err := dc.Start(t.Context(), "", durable.RunInput{Prompt: "pay twice"}, durable.Options{Heartbeat: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		idempotent bool
+		opts       durable.Options
+		models     []string // model calls by step, each outcome allowed
+		tools      []string // tool executions by call, for each of them
+	}{
+		{false, durable.Options{}, []string{"0 1 1 2"}, []string{"c1 c2"}},
+		{true, durable.Options{ModelActivities: true}, []string{"0 1 1 2"}, []string{"c1 c2"}},
+		{true, durable.Options{}, []string{"0 1 0 1 2", "0 1 1 2"}, []string{"c1 c1 c2", "c1 c2"}},
 	}
-	waitFor(t, "the second model call", func() bool { return len(lines(t, dir, "model.log")) == 2 })
-	kill()
-	os.Remove(filepath.Join(dir, "hold-model"))
-	startWorker(t, c, "q-kill-model", &durable.Activities{Agent: faultAgent(dir, false)})
-	got, err := dc.Result(t.Context(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if g, w := jsonOf(t, got.Messages), jsonOf(t, want.Messages); g != w {
-		t.Errorf("the transcript differs from the uninterrupted run's:\n got %s\nwant %s", g, w)
-	}
-	if ran := lines(t, dir, "ran.log"); len(ran) != 2 {
-		t.Errorf("tool executions: %v", ran)
-	}
-	if m := lines(t, dir, "model.log"); strings.Join(m, " ") != "0 1 1 2" {
-		t.Errorf("model calls by step: %v (want step 1 twice)", m)
+	for i, tc := range cases {
+		t.Run(fmt.Sprintf("idempotent=%v,ModelActivities=%v", tc.idempotent, tc.opts.ModelActivities), func(t *testing.T) {
+			want, err := faultAgent(t.TempDir(), tc.idempotent).Run(t.Context(), "pay twice")
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			queue := fmt.Sprintf("q-kill-model-%d", i)
+			appendLine(dir, "hold-model", "")
+			kill := spawnWorker(t, srv, queue, dir, tc.idempotent)
+			dc := &durable.Client{Temporal: c, TaskQueue: queue}
+			tc.opts.Heartbeat = 2 * time.Second
+			id, err := dc.Start(t.Context(), "", durable.RunInput{Prompt: "pay twice"}, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the second model call", func() bool { return len(lines(t, dir, "model.log")) == 2 })
+			kill()
+			os.Remove(filepath.Join(dir, "hold-model"))
+			startWorker(t, c, queue, &durable.Activities{Agent: faultAgent(dir, tc.idempotent)})
+			got, err := dc.Result(t.Context(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g, w := jsonOf(t, got.Messages), jsonOf(t, want.Messages); g != w {
+				t.Errorf("the transcript differs from the uninterrupted run's:\n got %s\nwant %s", g, w)
+			}
+			models := strings.Join(lines(t, dir, "model.log"), " ")
+			tools := strings.ReplaceAll(strings.Join(lines(t, dir, "ran.log"), " "), id+"/", "")
+			k := slices.Index(tc.models, models)
+			if k < 0 || tools != tc.tools[k] {
+				t.Errorf("model calls by step %q and tool executions %q; want one of %q with %q", models, tools, tc.models, tc.tools)
+			}
+			t.Logf("model calls by step %q, tool executions %q", models, tools)
+		})
 	}
 }
 

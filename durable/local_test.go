@@ -63,19 +63,23 @@ func (p *probe) executions() string {
 }
 
 // An idempotent tool's calls run as local activities on the worker that
-// runs the workflow task, and so does the agent's description; a tool
-// that is not idempotent keeps its activity (at most once, OutcomeUnknown
-// when its worker is lost). Either way the result is the local run's.
+// runs the workflow task, and so do the model calls (unless the options
+// say ModelActivities) and the agent's description; a tool that is not
+// idempotent keeps its activity (at most once, OutcomeUnknown when its
+// worker is lost). Either way the result is the local run's.
 func TestWorkflowLocalCalls(t *testing.T) {
 	cases := []struct {
-		flags tool.Flags
-		local bool
+		flags           tool.Flags
+		local           bool
+		modelActivities bool
 	}{
-		{tool.Flags{Idempotent: true}, true},
-		{tool.Flags{}, false},
+		{flags: tool.Flags{Idempotent: true}, local: true},
+		{flags: tool.Flags{}},
 		// A tool that declares it may take longer than a local attempt.
-		{tool.Flags{Idempotent: true, Timeout: time.Minute}, false},
-		{tool.Flags{Idempotent: true, Timeout: time.Second}, true},
+		{flags: tool.Flags{Idempotent: true, Timeout: time.Minute}},
+		{flags: tool.Flags{Idempotent: true, Timeout: time.Second}, local: true},
+		{flags: tool.Flags{Idempotent: true}, local: true, modelActivities: true},
+		{flags: tool.Flags{}, modelActivities: true},
 	}
 	for _, c := range cases {
 		idem := c.flags
@@ -90,20 +94,32 @@ func TestWorkflowLocalCalls(t *testing.T) {
 			local = append(local, info.ActivityType.Name)
 		})
 		e.SetStartWorkflowOptions(startOptions("run-1"))
-		e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "pay twice"}})
+		opts := durable.Options{ModelActivities: c.modelActivities}
+		e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "pay twice"}, Options: opts})
 		got := result(t, e)
 		if g, w := jsonOf(t, got), jsonOf(t, want); g != w {
-			t.Errorf("%+v: the result differs from the local run's:\n got %s\nwant %s", idem, g, w)
+			t.Errorf("%+v %+v: the result differs from the local run's:\n got %s\nwant %s", idem, opts, g, w)
 		}
-		how, tools := "activity", ""
+		how := "activity"
 		if c.local {
-			how, tools = "local", ","+durable.ActivityTool+","+durable.ActivityTool
+			how = "local"
 		}
 		if g, w := p.executions(), how+" run-1/c1, "+how+" run-1/c2"; g != w {
-			t.Errorf("%+v: executions %q, want %q", idem, g, w)
+			t.Errorf("%+v %+v: executions %q, want %q", idem, opts, g, w)
 		}
-		if g, w := strings.Join(local, ","), durable.ActivityDescribe+tools; g != w {
-			t.Errorf("%+v: local activities %q, want %q", idem, g, w)
+		// Three model calls (two tool calls, then the answer), a tool
+		// call after each of the first two.
+		wantLocal := []string{durable.ActivityDescribe}
+		for step := range 3 {
+			if !c.modelActivities {
+				wantLocal = append(wantLocal, durable.ActivityModel)
+			}
+			if c.local && step < 2 {
+				wantLocal = append(wantLocal, durable.ActivityTool)
+			}
+		}
+		if g, w := strings.Join(local, ","), strings.Join(wantLocal, ","); g != w {
+			t.Errorf("%+v %+v: local activities %q, want %q", idem, opts, g, w)
 		}
 	}
 }
@@ -206,17 +222,19 @@ func TestWorkflowLocalCallAttempts(t *testing.T) {
 	}
 }
 
-// On a real server a run's idempotent calls are local activities: its
-// history has a marker where a call was, no Tool activity, and replays
-// (recorded to testdata with -record, so a change that breaks runs in
-// flight fails TestRecordedHistoriesReplay).
+// On a real server a run's model calls and idempotent tool calls are
+// local activities: its history has a marker where a call was, no
+// activity at all, and replays (recorded to testdata with -record, so a
+// change that breaks runs in flight fails TestRecordedHistoriesReplay;
+// run-local.history.json is a run of the version before, whose model
+// calls were activities).
 func TestDevServerLocalCalls(t *testing.T) {
 	srv := temporaltest.Start(t)
 	c := dial(t, srv)
 	p := &probe{flags: tool.Flags{Idempotent: true}}
 	startWorker(t, c, "q-local", &durable.Activities{Agent: newAgent(t, p, turns()...)})
 	dc := &durable.Client{Temporal: c, TaskQueue: "q-local"}
-	id, err := dc.Start(t.Context(), "run-local", durable.RunInput{Prompt: "pay twice"}, durable.Options{})
+	id, err := dc.Start(t.Context(), "run-local-models", durable.RunInput{Prompt: "pay twice"}, durable.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -224,20 +242,21 @@ func TestDevServerLocalCalls(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Output != "paid twice" || p.executions() != "local run-local/c1, local run-local/c2" {
+	if res.Output != "paid twice" || p.executions() != "local run-local-models/c1, local run-local-models/c2" {
 		t.Fatalf("result %s, executions %s", jsonOf(t, res), p.executions())
 	}
 	h := history(t, c, id)
 	counts := map[enumspb.EventType]int{}
 	for _, ev := range h.Events {
 		counts[ev.EventType]++
-		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.ActivityType.GetName() != durable.ActivityModel {
-			t.Errorf("an activity %s: only model calls should be", a.ActivityType.GetName())
+		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
+			t.Errorf("an activity %s: every call should be local", a.ActivityType.GetName())
 		}
 	}
-	// The version marker, the description and two calls.
-	if n := counts[enumspb.EVENT_TYPE_MARKER_RECORDED]; n != 4 {
-		t.Errorf("%d markers, want 4", n)
+	// The version marker, the description, three model calls and two
+	// tool calls.
+	if n := counts[enumspb.EVENT_TYPE_MARKER_RECORDED]; n != 7 {
+		t.Errorf("%d markers, want 7", n)
 	}
 	replay(t, h, id)
 	if *record {

@@ -82,8 +82,10 @@ type run struct {
 	history   int // continue-as-new bound
 	wf        *wfValue
 	// local: this execution runs the description and the calls of
-	// idempotent tools as local activities (see localCalls).
-	local bool
+	// idempotent tools as local activities (see localCalls); localModels:
+	// its model calls too (version 2 of localCalls, unless
+	// Options.ModelActivities).
+	local, localModels bool
 }
 
 // Run is the workflow: the agent loop, run in the workflow with each model
@@ -119,7 +121,9 @@ func (r *run) execute(ctx workflow.Context) (*loop.Result, error) {
 	}
 
 	r.wf = &wfValue{ctx: ctx}
-	r.local = workflow.GetVersion(ctx, localCalls, workflow.DefaultVersion, 1) >= 1
+	v := workflow.GetVersion(ctx, localCalls, workflow.DefaultVersion, 2)
+	r.local = v >= 1
+	r.localModels = v >= 2 && !r.in.Options.ModelActivities
 	var desc Description
 	if err := r.describe(ctx, &desc); err != nil {
 		return nil, r.failed(err)
@@ -181,8 +185,9 @@ func (r *run) execute(ctx workflow.Context) (*loop.Result, error) {
 
 // localCalls is the change (workflow.GetVersion) from which a run reads
 // its agent's description, and calls its idempotent tools, through local
-// activities: a history recorded before it replays with the activities
-// it recorded.
+// activities (version 1), and makes its model calls through them too
+// (version 2): a history recorded before either replays with the
+// activities it recorded.
 const localCalls = "local-calls"
 
 // describe reads the agent's description: a local activity (it has no
@@ -207,7 +212,7 @@ func (r *run) agent(ctx workflow.Context) (*loop.Agent, error) {
 	toolTimeout := cmp.Or(bounds.ToolTimeout, r.in.Options.ToolTimeout, 10*time.Minute)
 	bounds.ToolTimeout = 0
 	a := &loop.Agent{
-		Provider: modelStandIn{opts: r.in.Options, agent: r.in.Agent}, System: d.System, Model: d.Model, Temperature: d.Temperature, MaxTokens: d.MaxTokens,
+		Provider: modelStandIn{run: r, opts: r.in.Options, agent: r.in.Agent}, System: d.System, Model: d.Model, Temperature: d.Temperature, MaxTokens: d.MaxTokens,
 		Bounds: bounds, Checks: loop.Checks{MaxCorrections: d.MaxCorrections}, MaxParallelTools: 1,
 		Structured: loop.StructuredOutput{Schema: d.OutputSchema, Name: d.OutputSchemaName, Strict: d.OutputStrict, Retries: d.OutputRetries},
 		NewRunID:   func() string { return r.status.RunID },
@@ -347,29 +352,54 @@ func (r *run) failed(err error) error {
 }
 
 // modelStandIn is the loop's provider in the workflow: each call is the
-// Model activity.
+// Model activity, a local one unless the run is from before localCalls'
+// version 2 or its options say ModelActivities (see RATIONALE.md, "Why
+// are model calls local activities?").
 type modelStandIn struct {
+	run   *run
 	opts  Options
 	agent string
 }
 
 func (m modelStandIn) Complete(ctx context.Context, req *llm.Request) (*llm.Response, error) {
 	wc := wctx(ctx)
-	ctx.Value(wfKey{}).(*wfValue).localBytes = 0 // the workflow task ends here
-	attempts := m.opts.ModelAttempts
-	if attempts <= 0 {
-		attempts = 5
-	}
-	ao := workflow.ActivityOptions{
-		StartToCloseTimeout: cmp.Or(m.opts.ModelTimeout, 5*time.Minute),
-		HeartbeatTimeout:    cmp.Or(m.opts.Heartbeat, defaultHeartbeat),
-		RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: attempts, InitialInterval: time.Second, BackoffCoefficient: 2},
-	}
 	in := ModelInput{Agent: m.agent, Request: req}
 	if err := checkPayload("the model request", in); err != nil {
 		return nil, err
 	}
+	attempts := m.opts.ModelAttempts
+	if attempts <= 0 {
+		attempts = 5
+	}
+	timeout := cmp.Or(m.opts.ModelTimeout, 5*time.Minute)
+	retry := &temporal.RetryPolicy{MaximumAttempts: attempts, InitialInterval: time.Second, BackoffCoefficient: 2}
+	wf := m.run.wf
 	var resp llm.Response
+	if m.run.localModels && wf.localBytes < maxLocalResults {
+		lo := workflow.LocalActivityOptions{
+			StartToCloseTimeout: timeout,
+			// A local activity's attempts end at ScheduleToClose, which
+			// is StartToClose when unset: room for every attempt and
+			// its backoff (at most 100 s, the policy's default cap).
+			ScheduleToCloseTimeout: time.Duration(attempts) * (timeout + 100*time.Second),
+			RetryPolicy:            retry,
+		}
+		if err := workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(wc, lo), ActivityModel, in).Get(wc, &resp); err != nil {
+			return nil, activityError(ctx, err)
+		}
+		size, err := payloadSize(&resp)
+		if err != nil {
+			return nil, err
+		}
+		wf.localBytes += size
+		return &resp, nil
+	}
+	wf.localBytes = 0 // the workflow task ends here
+	ao := workflow.ActivityOptions{
+		StartToCloseTimeout: timeout,
+		HeartbeatTimeout:    cmp.Or(m.opts.Heartbeat, defaultHeartbeat),
+		RetryPolicy:         retry,
+	}
 	if err := workflow.ExecuteActivity(workflow.WithActivityOptions(wc, ao), ActivityModel, in).Get(wc, &resp); err != nil {
 		return nil, activityError(ctx, err)
 	}

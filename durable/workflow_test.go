@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -295,22 +296,26 @@ func TestWorkflowUnknownToolOnWorker(t *testing.T) {
 // The model's retryable errors are retried by the activity's policy;
 // other provider errors fail the run, saying why.
 func TestWorkflowModelErrors(t *testing.T) {
-	flaky := scripted.Turn{Err: &llm.ProviderError{Provider: "openai", Status: 503, Message: "overloaded", Retryable: true}}
-	e := env(t, &durable.Activities{Agent: newAgent(t, &counter{name: "pay"}, flaky, scripted.Turn{Text: "fine"})})
-	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "hi"}})
-	if res := result(t, e); res.Output != "fine" {
-		t.Errorf("after a retryable error: %+v", res)
-	}
+	for _, opts := range []durable.Options{{}, {ModelActivities: true}} {
+		t.Run(fmt.Sprintf("ModelActivities=%v", opts.ModelActivities), func(t *testing.T) {
+			flaky := scripted.Turn{Err: &llm.ProviderError{Provider: "openai", Status: 503, Message: "overloaded", Retryable: true}}
+			e := env(t, &durable.Activities{Agent: newAgent(t, &counter{name: "pay"}, flaky, scripted.Turn{Text: "fine"})})
+			e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "hi"}, Options: opts})
+			if res := result(t, e); res.Output != "fine" {
+				t.Errorf("after a retryable error: %+v", res)
+			}
 
-	bad := scripted.Turn{Err: &llm.ProviderError{Provider: "openai", Status: 401, Message: "bad key"}}
-	e = env(t, &durable.Activities{Agent: newAgent(t, &counter{name: "pay"}, bad, scripted.Turn{Text: "never"})})
-	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "hi"}})
-	err := e.GetWorkflowError()
-	if err == nil || !strings.Contains(err.Error(), "bad key") {
-		t.Fatalf("a non-retryable error: %v", err)
-	}
-	if st := queryState(t, e); st.State != "failed" || !strings.Contains(st.Error, "bad key") {
-		t.Errorf("state = %+v", st)
+			bad := scripted.Turn{Err: &llm.ProviderError{Provider: "openai", Status: 401, Message: "bad key"}}
+			e = env(t, &durable.Activities{Agent: newAgent(t, &counter{name: "pay"}, bad, scripted.Turn{Text: "never"})})
+			e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "hi"}, Options: opts})
+			err := e.GetWorkflowError()
+			if err == nil || !strings.Contains(err.Error(), "bad key") {
+				t.Fatalf("a non-retryable error: %v", err)
+			}
+			if st := queryState(t, e); st.State != "failed" || !strings.Contains(st.Error, "bad key") {
+				t.Errorf("state = %+v", st)
+			}
+		})
 	}
 }
 
