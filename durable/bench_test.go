@@ -78,6 +78,9 @@ func echoAgent(b *testing.B) *loop.Agent {
 // in-process worker) and, in the same benchmark, the same N runs with the
 // in-process loop: runs per second, p50 and p99 run latency for both, and
 // the overhead per step of the durable run over the local one at p50.
+// "N=100" runs with the default options (model calls are local
+// activities), "N=100,ModelActivities" with each model call an activity.
+// DURABLE_BENCH_N picks one N.
 //
 //	go test ./durable -run '^$' -bench DurableRuns -benchtime 1x
 func BenchmarkDurableRuns(b *testing.B) {
@@ -101,35 +104,44 @@ func BenchmarkDurableRuns(b *testing.B) {
 		sizes = []int{n}
 	}
 	for _, n := range sizes {
-		b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
-			for i := 0; b.Loop(); i++ {
-				local := measure(b, n, func(ctx context.Context, _ int) error {
-					res, err := agent.Run(ctx, "echo")
-					if err == nil && res.Steps != benchSteps+1 {
-						err = fmt.Errorf("local run: %d steps", res.Steps)
-					}
-					return err
-				})
-				durableRuns := measure(b, n, func(ctx context.Context, j int) error {
-					id, err := startRun(ctx, dc, fmt.Sprintf("bench-%d-%d-%d", n, i, j))
-					if err != nil {
-						return err
-					}
-					res, err := dc.Result(ctx, id)
-					if err == nil && res.Steps != benchSteps+1 {
-						err = fmt.Errorf("durable run: %d steps", res.Steps)
-					}
-					return err
-				})
-				b.ReportMetric(durableRuns.perSecond, "runs/s")
-				b.ReportMetric(durableRuns.p50.Seconds()*1e3, "p50-ms")
-				b.ReportMetric(durableRuns.p99.Seconds()*1e3, "p99-ms")
-				b.ReportMetric(local.perSecond, "local-runs/s")
-				b.ReportMetric(local.p50.Seconds()*1e3, "local-p50-ms")
-				b.ReportMetric(local.p99.Seconds()*1e3, "local-p99-ms")
-				b.ReportMetric((durableRuns.p50-local.p50).Seconds()*1e3/float64(benchSteps+1), "overhead-ms/step")
+		for _, opts := range []durable.Options{{}, {ModelActivities: true}} {
+			name := fmt.Sprintf("N=%d", n)
+			if opts.ModelActivities {
+				name += ",ModelActivities"
 			}
+			b.Run(name, func(b *testing.B) { benchRuns(b, agent, dc, n, opts) })
+		}
+	}
+}
+
+// benchRuns measures n durable runs at once with opts, and n local ones.
+func benchRuns(b *testing.B, agent *loop.Agent, dc *durable.Client, n int, opts durable.Options) {
+	for i := 0; b.Loop(); i++ {
+		local := measure(b, n, func(ctx context.Context, _ int) error {
+			res, err := agent.Run(ctx, "echo")
+			if err == nil && res.Steps != benchSteps+1 {
+				err = fmt.Errorf("local run: %d steps", res.Steps)
+			}
+			return err
 		})
+		durableRuns := measure(b, n, func(ctx context.Context, j int) error {
+			id, err := startRun(ctx, dc, fmt.Sprintf("bench-%d-%v-%d-%d", n, opts.ModelActivities, i, j), opts)
+			if err != nil {
+				return err
+			}
+			res, err := dc.Result(ctx, id)
+			if err == nil && res.Steps != benchSteps+1 {
+				err = fmt.Errorf("durable run: %d steps", res.Steps)
+			}
+			return err
+		})
+		b.ReportMetric(durableRuns.perSecond, "runs/s")
+		b.ReportMetric(durableRuns.p50.Seconds()*1e3, "p50-ms")
+		b.ReportMetric(durableRuns.p99.Seconds()*1e3, "p99-ms")
+		b.ReportMetric(local.perSecond, "local-runs/s")
+		b.ReportMetric(local.p50.Seconds()*1e3, "local-p50-ms")
+		b.ReportMetric(local.p99.Seconds()*1e3, "local-p99-ms")
+		b.ReportMetric((durableRuns.p50-local.p50).Seconds()*1e3/float64(benchSteps+1), "overhead-ms/step")
 	}
 }
 
@@ -137,9 +149,9 @@ func BenchmarkDurableRuns(b *testing.B) {
 // than the SDK's deadline for one request (10 s; a thousand starts on a
 // loaded machine pass it): the ID is the run's, so a start the server
 // had taken comes back as already started.
-func startRun(ctx context.Context, dc *durable.Client, id string) (string, error) {
+func startRun(ctx context.Context, dc *durable.Client, id string, opts durable.Options) (string, error) {
 	for attempt := 1; ; attempt++ {
-		_, err := dc.Start(ctx, id, durable.RunInput{Prompt: "echo"}, durable.Options{})
+		_, err := dc.Start(ctx, id, durable.RunInput{Prompt: "echo"}, opts)
 		var started *serviceerror.WorkflowExecutionAlreadyStarted
 		var late *serviceerror.DeadlineExceeded
 		switch {

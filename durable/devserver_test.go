@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -254,6 +255,72 @@ func TestDevServerCancelCancelsTool(t *testing.T) {
 	}
 	if res.StopReason != loop.StopCancelled || len(res.Messages) < 3 {
 		t.Errorf("result = %s", jsonOf(t, res))
+	}
+}
+
+// blockingModel's every call blocks until its context ends, and says so.
+type blockingModel struct {
+	started chan struct{}
+	stopped chan error
+}
+
+func (m blockingModel) Complete(ctx context.Context, _ *llm.Request) (*llm.Response, error) {
+	m.started <- struct{}{}
+	select {
+	case <-ctx.Done():
+		m.stopped <- ctx.Err()
+		return nil, ctx.Err()
+	case <-time.After(time.Minute):
+		m.stopped <- nil
+		return &llm.Response{Message: llm.AssistantText("late")}, nil
+	}
+}
+
+func (m blockingModel) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
+	return llm.StreamFromComplete(ctx, req, m.Complete)
+}
+
+// Cancelling a run cancels its model call, a local activity (the
+// cancellation reaches the worker with the workflow task's next
+// heartbeat, within 8 s) or an activity (through its heartbeat), and ends
+// the run cancelled.
+func TestDevServerCancelCancelsModelCall(t *testing.T) {
+	srv := temporaltest.Start(t)
+	c := dial(t, srv)
+	for i, opts := range []durable.Options{{}, {ModelActivities: true, Heartbeat: time.Second}} {
+		t.Run(fmt.Sprintf("ModelActivities=%v", opts.ModelActivities), func(t *testing.T) {
+			m := blockingModel{started: make(chan struct{}, 1), stopped: make(chan error, 1)}
+			queue := fmt.Sprintf("q-cancel-model-%d", i)
+			startWorker(t, c, queue, &durable.Activities{Agent: &loop.Agent{Provider: m}})
+			dc := &durable.Client{Temporal: c, TaskQueue: queue}
+			id, err := dc.Start(t.Context(), "", durable.RunInput{Prompt: "think"}, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case <-m.started:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the model call did not start")
+			}
+			if err := dc.Cancel(t.Context(), id); err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case err := <-m.stopped:
+				if !errors.Is(err, context.Canceled) {
+					t.Errorf("the model call ended with %v, want its context cancelled", err)
+				}
+			case <-time.After(45 * time.Second):
+				t.Fatal("the model call was not cancelled")
+			}
+			res, err := dc.Result(t.Context(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.StopReason != loop.StopCancelled {
+				t.Errorf("result = %s", jsonOf(t, res))
+			}
+		})
 	}
 }
 

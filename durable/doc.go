@@ -32,16 +32,23 @@
 // never run twice. A tool runs with loop.CallInfoFrom(ctx) giving the
 // run's idempotency key (the workflow ID and the call ID).
 //
-// The description, a Go policy's decision and the call of a tool whose
-// flags say Idempotent are local activities: they run inside the workflow
-// task on the worker that holds it, which halves a run's tasks. A local
-// call is bounded (5 s, and 512 KiB of results per workflow task); past
-// either, or when its attempt fails, it runs again as the Tool activity.
-// Its result is in the history only once the workflow task completes, so
-// a worker lost before that runs it again on another worker, under the
-// same key: the reason a tool that is not idempotent never runs locally.
-// See RATIONALE.md, "Why are an idempotent tool's calls local activities,
-// and what does that change on a worker crash?".
+// The description, the model calls, a Go policy's decision and the call
+// of a tool whose flags say Idempotent are local activities: they run
+// inside the workflow task on the worker that holds it, so a run whose
+// tools are all idempotent is one workflow task (and the SDK's heartbeat
+// of it every 8 s), not two tasks per call. A local tool call is bounded
+// (5 s, and 512 KiB of results per workflow task); past either, or when
+// its attempt fails, it runs again as the Tool activity. A local call's
+// result is in the history only once the workflow task completes, so a
+// worker lost before that runs it again on another worker, under the
+// same key: the reason a tool that is not idempotent never runs locally
+// (its activity also ends the task, so everything before it is recorded
+// before it runs). A lost worker may so repeat the model calls of its last
+// 8 s; Options.ModelActivities makes each model call an activity instead,
+// recorded the moment it returns, at about a quarter of the runs per
+// second. See RATIONALE.md, "Why are an idempotent tool's calls local
+// activities, and what does that change on a worker crash?" and "Why are
+// model calls local activities?".
 //
 // The run's state is the workflow's: the [QueryState] query answers a
 // [Status]; decisions for pending calls are the [UpdateDecide] update,

@@ -11,6 +11,7 @@ import (
 
 	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/autoagent-go/autoagent/durable"
@@ -193,6 +194,35 @@ func TestWorkflowLocalCallBounds(t *testing.T) {
 				t.Errorf("the model read %d results, not all the tool's (%d bytes)", len(results), len(c.output))
 			}
 		})
+	}
+}
+
+// Model answers count against what one workflow task's local calls may
+// carry: after an answer over it the next model call is an activity (its
+// command ends the task, and the answers before it are recorded), the
+// run's result unchanged.
+func TestWorkflowLocalModelBound(t *testing.T) {
+	big := strings.Repeat("x", 600<<10) // over the 512 KiB of a workflow task
+	agent := newAgent(t, &probe{flags: tool.Flags{Idempotent: true}}, scripted.Turn{Text: big}, scripted.Turn{Text: `{"ok":true}`})
+	agent.Structured = loop.StructuredOutput{Schema: json.RawMessage(`{"type":"object","properties":{"ok":{"type":"boolean"}},"required":["ok"]}`)}
+	e := env(t, &durable.Activities{Agent: agent})
+	var local, remote []string
+	e.SetOnLocalActivityStartedListener(func(info *activity.Info, _ context.Context, _ []any) {
+		local = append(local, info.ActivityType.Name)
+	})
+	e.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
+		remote = append(remote, info.ActivityType.Name)
+	})
+	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "answer"}})
+	res := result(t, e)
+	if string(res.Structured) != `{"ok":true}` {
+		t.Errorf("result = %s", res.Output)
+	}
+	if g, w := strings.Join(local, ","), durable.ActivityDescribe+","+durable.ActivityModel; g != w {
+		t.Errorf("local activities %q, want %q", g, w)
+	}
+	if g, w := strings.Join(remote, ","), durable.ActivityModel; g != w {
+		t.Errorf("activities %q, want %q", g, w)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -316,6 +317,35 @@ func TestWorkflowModelErrors(t *testing.T) {
 				t.Errorf("state = %+v", st)
 			}
 		})
+	}
+}
+
+// slowFirstModel's first call outlives its time limit; the next answers.
+type slowFirstModel struct{ calls *atomic.Int32 }
+
+func (m slowFirstModel) Complete(ctx context.Context, _ *llm.Request) (*llm.Response, error) {
+	if m.calls.Add(1) == 1 {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return &llm.Response{Message: llm.AssistantText("second try"), FinishReason: llm.FinishStop}, nil
+}
+
+func (m slowFirstModel) Stream(ctx context.Context, req *llm.Request) iter.Seq2[llm.StreamEvent, error] {
+	return llm.StreamFromComplete(ctx, req, m.Complete)
+}
+
+// A local model call that outlives ModelTimeout is tried again: a local
+// activity's attempts end at its ScheduleToClose timeout, which must leave
+// room for them. (An activity's timeout is retried by the server; the test
+// environment does not retry it, so only the local call is tested here.)
+func TestWorkflowLocalModelAttempts(t *testing.T) {
+	m := slowFirstModel{calls: new(atomic.Int32)}
+	e := env(t, &durable.Activities{Agent: &loop.Agent{Provider: m}})
+	opts := durable.Options{ModelTimeout: 300 * time.Millisecond}
+	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "hi"}, Options: opts})
+	if res := result(t, e); res.Output != "second try" || m.calls.Load() != 2 {
+		t.Errorf("after %d calls: %s", m.calls.Load(), jsonOf(t, res))
 	}
 }
 
