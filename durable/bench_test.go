@@ -78,8 +78,8 @@ func echoAgent(b *testing.B) *loop.Agent {
 // in-process worker) and, in the same benchmark, the same N runs with the
 // in-process loop: runs per second, p50 and p99 run latency for both, and
 // the overhead per step of the durable run over the local one at p50.
-// "N=100" runs with the default options (model calls are local
-// activities), "N=100,ModelActivities" with each model call an activity.
+// "N=100" runs with the default options (each model call an activity),
+// "N=100,LocalModelCalls" with model calls local activities.
 // DURABLE_BENCH_N picks one N.
 //
 //	go test ./durable -run '^$' -bench DurableRuns -benchtime 1x
@@ -104,10 +104,10 @@ func BenchmarkDurableRuns(b *testing.B) {
 		sizes = []int{n}
 	}
 	for _, n := range sizes {
-		for _, opts := range []durable.Options{{}, {ModelActivities: true}} {
+		for _, opts := range []durable.Options{{}, {LocalModelCalls: true}} {
 			name := fmt.Sprintf("N=%d", n)
-			if opts.ModelActivities {
-				name += ",ModelActivities"
+			if opts.LocalModelCalls {
+				name += ",LocalModelCalls"
 			}
 			b.Run(name, func(b *testing.B) { benchRuns(b, agent, dc, n, opts) })
 		}
@@ -125,7 +125,7 @@ func benchRuns(b *testing.B, agent *loop.Agent, dc *durable.Client, n int, opts 
 			return err
 		})
 		durableRuns := measure(b, n, func(ctx context.Context, j int) error {
-			id, err := startRun(ctx, dc, fmt.Sprintf("bench-%d-%v-%d-%d", n, opts.ModelActivities, i, j), opts)
+			id, err := startRun(ctx, dc, fmt.Sprintf("bench-%d-%v-%d-%d", n, opts.LocalModelCalls, i, j), opts)
 			if err != nil {
 				return err
 			}

@@ -48,6 +48,11 @@ func (c *Client) Start(ctx context.Context, id string, in RunInput, opts Options
 func (c *Client) Status(ctx context.Context, id string) (*Status, error) {
 	v, err := c.Temporal.QueryWorkflow(ctx, id, "", QueryState)
 	if err != nil {
+		var late *serviceerror.DeadlineExceeded
+		if ctx.Err() == nil && (errors.As(err, &late) || errors.Is(err, context.DeadlineExceeded)) {
+			// The server's deadline for a query, not the caller's.
+			return nil, fmt.Errorf("%w: the run did not answer within the server's deadline for a query: its workflow task is busy (a run with Options.LocalModelCalls answers only between workflow tasks, which may be 8 to 16 s apart while a model call runs); try again", c.runError(id, "query", err))
+		}
 		return nil, c.runError(id, "query", err)
 	}
 	var st Status

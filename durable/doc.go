@@ -32,23 +32,22 @@
 // never run twice. A tool runs with loop.CallInfoFrom(ctx) giving the
 // run's idempotency key (the workflow ID and the call ID).
 //
-// The description, the model calls, a Go policy's decision and the call
-// of a tool whose flags say Idempotent are local activities: they run
-// inside the workflow task on the worker that holds it, so a run whose
-// tools are all idempotent is one workflow task (and the SDK's heartbeat
-// of it every 8 s), not two tasks per call. A local tool call is bounded
-// (5 s, and 512 KiB of results per workflow task); past either, or when
-// its attempt fails, it runs again as the Tool activity. A local call's
-// result is in the history only once the workflow task completes, so a
-// worker lost before that runs it again on another worker, under the
-// same key: the reason a tool that is not idempotent never runs locally
-// (its activity also ends the task, so everything before it is recorded
-// before it runs). A lost worker may so repeat the model calls of its last
-// 8 s; Options.ModelActivities makes each model call an activity instead,
-// recorded the moment it returns, at about a quarter of the runs per
-// second. See RATIONALE.md, "Why are an idempotent tool's calls local
-// activities, and what does that change on a worker crash?" and "Why are
-// model calls local activities?".
+// The description, a Go policy's decision and the call of a tool whose
+// flags say Idempotent are local activities: they run inside the workflow
+// task on the worker that holds it, which halves a run's tasks. A local
+// call is bounded (5 s, and 512 KiB of results per workflow task); past
+// either, or when its attempt fails, it runs again as the Tool activity.
+// Its result is in the history only once the workflow task completes, so
+// a worker lost before that runs it again on another worker, under the
+// same key: the reason a tool that is not idempotent never runs locally.
+// Options.LocalModelCalls makes the model calls local activities too: a
+// run whose tools are idempotent is then one workflow task, about 4× the
+// runs per second, at the cost of the run's state being unreadable while
+// a model call runs (the query waits for the workflow task) and of a lost
+// worker repeating its last 8 s of model calls. See RATIONALE.md, "Why
+// are an idempotent tool's calls local activities, and what does that
+// change on a worker crash?" and "Why are model calls activities, and
+// local ones only on request?".
 //
 // The run's state is the workflow's: the [QueryState] query answers a
 // [Status]; decisions for pending calls are the [UpdateDecide] update,

@@ -252,11 +252,12 @@ func TestKillWorkerDuringTool(t *testing.T) {
 // A worker killed during a model call: the call is made again on the
 // second worker, and the transcript is the uninterrupted run's. What runs
 // again depends on what the history had recorded:
-//   - a model call that is an activity (ModelActivities) is recorded when
-//     it returns, and so is everything before a call of a tool that is
-//     not idempotent (its activity ends the workflow task): the held call
+//   - a model call that is an activity (the default) is recorded when it
+//     returns, and so is everything before a call of a tool that is not
+//     idempotent (its activity ends the workflow task): the held call
 //     alone runs again, "0 1 1 2";
-//   - local model calls and an idempotent tool's local calls are recorded
+//   - local model calls (LocalModelCalls) and an idempotent tool's local
+//     calls are recorded
 //     when their workflow task completes, which here is the run's first:
 //     the second worker runs the run from its start again, the tool call
 //     under the same key, "0 1 0 1 2" (unless the SDK heartbeated the task
@@ -272,11 +273,12 @@ func TestKillWorkerDuringModelCall(t *testing.T) {
 		tools      []string // tool executions by call, for each of them
 	}{
 		{false, durable.Options{}, []string{"0 1 1 2"}, []string{"c1 c2"}},
-		{true, durable.Options{ModelActivities: true}, []string{"0 1 1 2"}, []string{"c1 c2"}},
-		{true, durable.Options{}, []string{"0 1 0 1 2", "0 1 1 2"}, []string{"c1 c1 c2", "c1 c2"}},
+		{true, durable.Options{}, []string{"0 1 1 2"}, []string{"c1 c2"}},
+		{false, durable.Options{LocalModelCalls: true}, []string{"0 1 1 2"}, []string{"c1 c2"}},
+		{true, durable.Options{LocalModelCalls: true}, []string{"0 1 0 1 2", "0 1 1 2"}, []string{"c1 c1 c2", "c1 c2"}},
 	}
 	for i, tc := range cases {
-		t.Run(fmt.Sprintf("idempotent=%v,ModelActivities=%v", tc.idempotent, tc.opts.ModelActivities), func(t *testing.T) {
+		t.Run(fmt.Sprintf("idempotent=%v,LocalModelCalls=%v", tc.idempotent, tc.opts.LocalModelCalls), func(t *testing.T) {
 			want, err := faultAgent(t.TempDir(), tc.idempotent).Run(t.Context(), "pay twice")
 			if err != nil {
 				t.Fatal(err)

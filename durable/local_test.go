@@ -3,6 +3,7 @@ package durable_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -64,23 +65,23 @@ func (p *probe) executions() string {
 }
 
 // An idempotent tool's calls run as local activities on the worker that
-// runs the workflow task, and so do the model calls (unless the options
-// say ModelActivities) and the agent's description; a tool that is not
+// runs the workflow task, and so do the agent's description and (when the
+// options say LocalModelCalls) the model calls; a tool that is not
 // idempotent keeps its activity (at most once, OutcomeUnknown when its
 // worker is lost). Either way the result is the local run's.
 func TestWorkflowLocalCalls(t *testing.T) {
 	cases := []struct {
-		flags           tool.Flags
-		local           bool
-		modelActivities bool
+		flags       tool.Flags
+		local       bool
+		localModels bool
 	}{
 		{flags: tool.Flags{Idempotent: true}, local: true},
 		{flags: tool.Flags{}},
 		// A tool that declares it may take longer than a local attempt.
 		{flags: tool.Flags{Idempotent: true, Timeout: time.Minute}},
 		{flags: tool.Flags{Idempotent: true, Timeout: time.Second}, local: true},
-		{flags: tool.Flags{Idempotent: true}, local: true, modelActivities: true},
-		{flags: tool.Flags{}, modelActivities: true},
+		{flags: tool.Flags{Idempotent: true}, local: true, localModels: true},
+		{flags: tool.Flags{}, localModels: true},
 	}
 	for _, c := range cases {
 		idem := c.flags
@@ -95,7 +96,7 @@ func TestWorkflowLocalCalls(t *testing.T) {
 			local = append(local, info.ActivityType.Name)
 		})
 		e.SetStartWorkflowOptions(startOptions("run-1"))
-		opts := durable.Options{ModelActivities: c.modelActivities}
+		opts := durable.Options{LocalModelCalls: c.localModels}
 		e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "pay twice"}, Options: opts})
 		got := result(t, e)
 		if g, w := jsonOf(t, got), jsonOf(t, want); g != w {
@@ -112,7 +113,7 @@ func TestWorkflowLocalCalls(t *testing.T) {
 		// call after each of the first two.
 		wantLocal := []string{durable.ActivityDescribe}
 		for step := range 3 {
-			if !c.modelActivities {
+			if c.localModels {
 				wantLocal = append(wantLocal, durable.ActivityModel)
 			}
 			if c.local && step < 2 {
@@ -213,7 +214,7 @@ func TestWorkflowLocalModelBound(t *testing.T) {
 	e.SetOnActivityStartedListener(func(info *activity.Info, _ context.Context, _ converter.EncodedValues) {
 		remote = append(remote, info.ActivityType.Name)
 	})
-	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "answer"}})
+	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "answer"}, Options: durable.Options{LocalModelCalls: true}})
 	res := result(t, e)
 	if string(res.Structured) != `{"ok":true}` {
 		t.Errorf("result = %s", res.Output)
@@ -252,44 +253,60 @@ func TestWorkflowLocalCallAttempts(t *testing.T) {
 	}
 }
 
-// On a real server a run's model calls and idempotent tool calls are
-// local activities: its history has a marker where a call was, no
-// activity at all, and replays (recorded to testdata with -record, so a
-// change that breaks runs in flight fails TestRecordedHistoriesReplay;
-// run-local.history.json is a run of the version before, whose model
-// calls were activities).
+// On a real server a run's idempotent tool calls are local activities,
+// and so are its model calls under LocalModelCalls: its history has a
+// marker where a call was, no activity but the model calls' (none under
+// LocalModelCalls), and replays (recorded to testdata with -record, so a
+// change that breaks runs in flight fails TestRecordedHistoriesReplay).
 func TestDevServerLocalCalls(t *testing.T) {
 	srv := temporaltest.Start(t)
 	c := dial(t, srv)
-	p := &probe{flags: tool.Flags{Idempotent: true}}
-	startWorker(t, c, "q-local", &durable.Activities{Agent: newAgent(t, p, turns()...)})
-	dc := &durable.Client{Temporal: c, TaskQueue: "q-local"}
-	id, err := dc.Start(t.Context(), "run-local-models", durable.RunInput{Prompt: "pay twice"}, durable.Options{})
-	if err != nil {
-		t.Fatal(err)
+	cases := []struct {
+		id     string
+		opts   durable.Options
+		models int // model calls that are activities
+	}{
+		// The version marker, the description and two tool calls are
+		// markers; three model calls are activities.
+		{"run-local", durable.Options{}, 3},
+		// Three model calls are markers too.
+		{"run-local-models", durable.Options{LocalModelCalls: true}, 0},
 	}
-	res, err := dc.Result(t.Context(), id)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Output != "paid twice" || p.executions() != "local run-local-models/c1, local run-local-models/c2" {
-		t.Fatalf("result %s, executions %s", jsonOf(t, res), p.executions())
-	}
-	h := history(t, c, id)
-	counts := map[enumspb.EventType]int{}
-	for _, ev := range h.Events {
-		counts[ev.EventType]++
-		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
-			t.Errorf("an activity %s: every call should be local", a.ActivityType.GetName())
-		}
-	}
-	// The version marker, the description, three model calls and two
-	// tool calls.
-	if n := counts[enumspb.EVENT_TYPE_MARKER_RECORDED]; n != 7 {
-		t.Errorf("%d markers, want 7", n)
-	}
-	replay(t, h, id)
-	if *record {
-		recordHistory(t, h, id)
+	for _, tc := range cases {
+		t.Run(tc.id, func(t *testing.T) {
+			p := &probe{flags: tool.Flags{Idempotent: true}}
+			queue := "q-" + tc.id
+			startWorker(t, c, queue, &durable.Activities{Agent: newAgent(t, p, turns()...)})
+			dc := &durable.Client{Temporal: c, TaskQueue: queue}
+			id, err := dc.Start(t.Context(), tc.id, durable.RunInput{Prompt: "pay twice"}, tc.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := dc.Result(t.Context(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("local %s/c1, local %s/c2", id, id); res.Output != "paid twice" || p.executions() != want {
+				t.Fatalf("result %s, executions %s", jsonOf(t, res), p.executions())
+			}
+			h := history(t, c, id)
+			counts := map[enumspb.EventType]int{}
+			for _, ev := range h.Events {
+				counts[ev.EventType]++
+				if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil && a.ActivityType.GetName() != durable.ActivityModel {
+					t.Errorf("an activity %s: only model calls may be", a.ActivityType.GetName())
+				}
+			}
+			if n := counts[enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED]; n != tc.models {
+				t.Errorf("%d model activities, want %d", n, tc.models)
+			}
+			if n, want := counts[enumspb.EVENT_TYPE_MARKER_RECORDED], 4+3-tc.models; n != want {
+				t.Errorf("%d markers, want %d", n, want)
+			}
+			replay(t, h, id)
+			if *record {
+				recordHistory(t, h, id)
+			}
+		})
 	}
 }

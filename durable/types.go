@@ -181,23 +181,31 @@ type Options struct {
 	// ModelAttempts is how many times a model call is tried when the
 	// provider's error is retryable (default 5).
 	ModelAttempts int32 `json:"model_attempts,omitempty"`
-	// Heartbeat is how long a call run as an activity (a tool call, or a
-	// model call under ModelActivities) may go without its worker's
+	// Heartbeat is how long a call run as an activity (a model call, or a
+	// tool call that is not local) may go without its worker's
 	// heartbeat before the worker is taken for lost (default 30 seconds):
 	// a model call is then retried on another worker, a tool call retried
 	// when the tool is idempotent and otherwise reported OutcomeUnknown.
 	// A local activity has none: its worker is taken for lost when the
 	// workflow task times out (10 seconds).
 	Heartbeat time.Duration `json:"heartbeat,omitempty"`
-	// ModelActivities makes each model call an activity of its own,
-	// recorded in the history the moment it returns, instead of a local
-	// activity of the workflow task (the default): a lost worker then
-	// repeats only the model call it was making, not the ones it made
-	// since its workflow task last completed (about 8 seconds' worth at
-	// most), at the cost of two more server round trips and a workflow
-	// task per model call, and of the request in the history. See
-	// RATIONALE.md, "Why are model calls local activities?".
-	ModelActivities bool `json:"model_activities,omitempty"`
+	// LocalModelCalls makes each model call a local activity of the
+	// workflow task instead of an activity of its own: a run whose tools
+	// are idempotent is then one workflow task, about 4× the runs per
+	// second on one server (BenchmarkDurableRuns), and the model's
+	// requests stay out of the history. What it costs:
+	//   - the run's state (Client.Status, `autoagent runs show`) is not
+	//     readable while a model call runs: a query waits for the workflow
+	//     task, which the SDK completes every 8 s, and mostly outlives the
+	//     server's 10 s deadline for it;
+	//   - a lost worker repeats, on another, the model calls it made since
+	//     its workflow task last completed (at most the last 8 s of them),
+	//     their tokens spent again;
+	//   - a cancellation reaches a model call within 8 s, not at once.
+	// For batch runs of a fast model, where throughput matters and nobody
+	// watches a run. See RATIONALE.md, "Why are model calls activities,
+	// and local ones only on request?".
+	LocalModelCalls bool `json:"local_model_calls,omitempty"`
 	// MaxHistory is the history length (events) past which a run
 	// continues as new at its next step (default 10,000; Temporal's own
 	// limit is 51,200).

@@ -83,8 +83,7 @@ type run struct {
 	wf        *wfValue
 	// local: this execution runs the description and the calls of
 	// idempotent tools as local activities (see localCalls); localModels:
-	// its model calls too (version 2 of localCalls, unless
-	// Options.ModelActivities).
+	// its model calls too (Options.LocalModelCalls, from localCalls on).
 	local, localModels bool
 }
 
@@ -121,9 +120,8 @@ func (r *run) execute(ctx workflow.Context) (*loop.Result, error) {
 	}
 
 	r.wf = &wfValue{ctx: ctx}
-	v := workflow.GetVersion(ctx, localCalls, workflow.DefaultVersion, 2)
-	r.local = v >= 1
-	r.localModels = v >= 2 && !r.in.Options.ModelActivities
+	r.local = workflow.GetVersion(ctx, localCalls, workflow.DefaultVersion, 1) >= 1
+	r.localModels = r.local && r.in.Options.LocalModelCalls
 	var desc Description
 	if err := r.describe(ctx, &desc); err != nil {
 		return nil, r.failed(err)
@@ -184,10 +182,9 @@ func (r *run) execute(ctx workflow.Context) (*loop.Result, error) {
 }
 
 // localCalls is the change (workflow.GetVersion) from which a run reads
-// its agent's description, and calls its idempotent tools, through local
-// activities (version 1), and makes its model calls through them too
-// (version 2): a history recorded before either replays with the
-// activities it recorded.
+// its agent's description, and calls its idempotent tools (and its model,
+// under Options.LocalModelCalls), through local activities: a history
+// recorded before it replays with the activities it recorded.
 const localCalls = "local-calls"
 
 // describe reads the agent's description: a local activity (it has no
@@ -352,9 +349,9 @@ func (r *run) failed(err error) error {
 }
 
 // modelStandIn is the loop's provider in the workflow: each call is the
-// Model activity, a local one unless the run is from before localCalls'
-// version 2 or its options say ModelActivities (see RATIONALE.md, "Why
-// are model calls local activities?").
+// Model activity, a local one when the run's options say LocalModelCalls
+// (see RATIONALE.md, "Why are model calls activities, and local ones
+// only on request?").
 type modelStandIn struct {
 	run   *run
 	opts  Options

@@ -297,8 +297,8 @@ func TestWorkflowUnknownToolOnWorker(t *testing.T) {
 // The model's retryable errors are retried by the activity's policy;
 // other provider errors fail the run, saying why.
 func TestWorkflowModelErrors(t *testing.T) {
-	for _, opts := range []durable.Options{{}, {ModelActivities: true}} {
-		t.Run(fmt.Sprintf("ModelActivities=%v", opts.ModelActivities), func(t *testing.T) {
+	for _, opts := range []durable.Options{{}, {LocalModelCalls: true}} {
+		t.Run(fmt.Sprintf("LocalModelCalls=%v", opts.LocalModelCalls), func(t *testing.T) {
 			flaky := scripted.Turn{Err: &llm.ProviderError{Provider: "openai", Status: 503, Message: "overloaded", Retryable: true}}
 			e := env(t, &durable.Activities{Agent: newAgent(t, &counter{name: "pay"}, flaky, scripted.Turn{Text: "fine"})})
 			e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "hi"}, Options: opts})
@@ -342,7 +342,7 @@ func (m slowFirstModel) Stream(ctx context.Context, req *llm.Request) iter.Seq2[
 func TestWorkflowLocalModelAttempts(t *testing.T) {
 	m := slowFirstModel{calls: new(atomic.Int32)}
 	e := env(t, &durable.Activities{Agent: &loop.Agent{Provider: m}})
-	opts := durable.Options{ModelTimeout: 300 * time.Millisecond}
+	opts := durable.Options{ModelTimeout: 300 * time.Millisecond, LocalModelCalls: true}
 	e.ExecuteWorkflow(durable.WorkflowName, durable.WorkflowInput{RunInput: durable.RunInput{Prompt: "hi"}, Options: opts})
 	if res := result(t, e); res.Output != "second try" || m.calls.Load() != 2 {
 		t.Errorf("after %d calls: %s", m.calls.Load(), jsonOf(t, res))

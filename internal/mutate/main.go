@@ -2590,7 +2590,7 @@ var mutations = []mutation{
 		"if !t.run.local || !t.info.Flags.Idempotent || t.info.Flags.Timeout", "if !t.run.local || t.info.Flags.Timeout",
 		"./durable", "^TestWorkflowLocalCalls$"},
 	{"durable local: no run takes the local path", "durable/workflow.go",
-		"\tr.local = v >= 1\n", "\tr.local = v >= 3\n",
+		"workflow.GetVersion(ctx, localCalls, workflow.DefaultVersion, 1) >= 1", "workflow.GetVersion(ctx, localCalls, workflow.DefaultVersion, 1) >= 2",
 		"./durable", "^TestWorkflowLocalCalls$"},
 	{"durable local: a local call's result is not bounded", "durable/activities.go",
 		"\tcase in.MaxResult > 0 && size > in.MaxResult:\n", "\tcase false:\n",
@@ -2916,14 +2916,14 @@ var mutations = []mutation{
 	{"pdkwarm: a zero result encoded at NewTool", "pdk/go/warm.go",
 		"json.Marshal((*Out)(nil))", "json.Marshal(*new(Out))",
 		"./pdk/go", "^TestWarmUpRunsNoToolCode$"},
-	// durable local models (issue 43): model calls are local activities
-	// unless the options say ModelActivities; their answers count against
-	// a workflow task's local results.
-	{"durable local: model calls stay activities", "durable/workflow.go",
-		"\tr.localModels = v >= 2 && !r.in.Options.ModelActivities\n", "\tr.localModels = false\n",
+	// durable local models (issue 43): under LocalModelCalls model calls
+	// are local activities, and their answers count against a workflow
+	// task's local results.
+	{"durable local: LocalModelCalls is ignored", "durable/workflow.go",
+		"\tr.localModels = r.local && r.in.Options.LocalModelCalls\n", "\tr.localModels = false\n",
 		"./durable", "^(TestWorkflowLocalCalls|TestDevServerLocalCalls)$"},
-	{"durable local: ModelActivities is ignored", "durable/workflow.go",
-		"\tr.localModels = v >= 2 && !r.in.Options.ModelActivities\n", "\tr.localModels = v >= 2\n",
+	{"durable local: model calls are local by default", "durable/workflow.go",
+		"\tr.localModels = r.local && r.in.Options.LocalModelCalls\n", "\tr.localModels = r.local\n",
 		"./durable", "^TestWorkflowLocalCalls$"},
 	{"durable local: a model answer is not counted in the task's results", "durable/workflow.go",
 		"\t	wf.localBytes += size\n\t	return &resp, nil", "\t	_ = size\n\t	return &resp, nil",
