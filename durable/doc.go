@@ -41,7 +41,7 @@
 // a worker lost before that runs it again on another worker, under the
 // same key: the reason a tool that is not idempotent never runs locally.
 // Options.LocalModelCalls makes the model calls local activities too: a
-// run whose tools are idempotent is then one workflow task, about 4× the
+// run whose tools are idempotent is then one workflow task, 4–6× the
 // runs per second, at the cost of the run's state being unreadable while
 // a model call runs (the query waits for the workflow task) and of a lost
 // worker repeating its last 8 s of model calls. See RATIONALE.md, "Why

@@ -191,8 +191,8 @@ type Options struct {
 	Heartbeat time.Duration `json:"heartbeat,omitempty"`
 	// LocalModelCalls makes each model call a local activity of the
 	// workflow task instead of an activity of its own: a run whose tools
-	// are idempotent is then one workflow task, about 4× the runs per
-	// second on one server (BenchmarkDurableRuns), and the model's
+	// are idempotent is then one workflow task, 4–6× the runs per second
+	// on one server (BenchmarkDurableRuns), and the model's
 	// requests stay out of the history. What it costs:
 	//   - the run's state (Client.Status, `autoagent runs show`) is not
 	//     readable while a model call runs: a query waits for the workflow
