@@ -279,6 +279,9 @@ func TestKillWorkerDuringModelCall(t *testing.T) {
 	}
 	for i, tc := range cases {
 		t.Run(fmt.Sprintf("idempotent=%v,LocalModelCalls=%v", tc.idempotent, tc.opts.LocalModelCalls), func(t *testing.T) {
+			// Each waits for a workflow task's timeout (10 s) after its
+			// kill: they wait together.
+			t.Parallel()
 			want, err := faultAgent(t.TempDir(), tc.idempotent).Run(t.Context(), "pay twice")
 			if err != nil {
 				t.Fatal(err)
