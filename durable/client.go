@@ -51,7 +51,7 @@ func (c *Client) Status(ctx context.Context, id string) (*Status, error) {
 		var late *serviceerror.DeadlineExceeded
 		if ctx.Err() == nil && (errors.As(err, &late) || errors.Is(err, context.DeadlineExceeded)) {
 			// The server's deadline for a query, not the caller's.
-			return nil, fmt.Errorf("%w: the run did not answer within the server's deadline for a query: its workflow task is busy (a run with Options.LocalModelCalls answers only between workflow tasks, which may be 8 to 16 s apart while a model call runs); try again", c.runError(id, "query", err))
+			return nil, fmt.Errorf("%w: the run did not answer within the server's deadline for a query: no worker of its task queue answered (is one running?), or its workflow task is busy (under Options.LocalModelCalls a run answers only between workflow tasks, which may be 8 to 16 s apart while a model call runs); try again", c.runError(id, "query", err))
 		}
 		return nil, c.runError(id, "query", err)
 	}

@@ -238,24 +238,35 @@ func TestDevServerCancelCancelsTool(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the tool did not start")
 	}
+	if res := cancelRun(t, dc, id, "the tool", stopped); len(res.Messages) < 3 {
+		t.Errorf("result = %s", jsonOf(t, res))
+	}
+}
+
+// cancelRun cancels run id, checks that the call it was making (what)
+// ended with its context cancelled (stopped gives how it ended) and that
+// the run ended cancelled, and returns its result.
+func cancelRun(t *testing.T, dc *durable.Client, id, what string, stopped <-chan error) *loop.Result {
+	t.Helper()
 	if err := dc.Cancel(t.Context(), id); err != nil {
 		t.Fatal(err)
 	}
 	select {
 	case err := <-stopped:
 		if !errors.Is(err, context.Canceled) {
-			t.Errorf("the tool ended with %v, want its context cancelled", err)
+			t.Errorf("%s ended with %v, want its context cancelled", what, err)
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("the tool was not cancelled")
+	case <-time.After(60 * time.Second):
+		t.Fatalf("%s was not cancelled", what)
 	}
 	res, err := dc.Result(t.Context(), id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.StopReason != loop.StopCancelled || len(res.Messages) < 3 {
+	if res.StopReason != loop.StopCancelled {
 		t.Errorf("result = %s", jsonOf(t, res))
 	}
+	return res
 }
 
 // blockingModel's every call blocks until its context ends, and says so.
@@ -309,29 +320,12 @@ func TestDevServerCancelCancelsModelCall(t *testing.T) {
 			st, err := dc.Status(t.Context(), id)
 			switch {
 			case err == nil && st.State == "running":
-			case err != nil && opts.LocalModelCalls && strings.Contains(err.Error(), "LocalModelCalls answers only between workflow tasks"):
+			case err != nil && opts.LocalModelCalls && strings.Contains(err.Error(), "under Options.LocalModelCalls a run answers only between workflow tasks"):
 				t.Logf("status during the model call: %v", err)
 			default:
 				t.Fatalf("status during the model call: %+v, %v", st, err)
 			}
-			if err := dc.Cancel(t.Context(), id); err != nil {
-				t.Fatal(err)
-			}
-			select {
-			case err := <-m.stopped:
-				if !errors.Is(err, context.Canceled) {
-					t.Errorf("the model call ended with %v, want its context cancelled", err)
-				}
-			case <-time.After(45 * time.Second):
-				t.Fatal("the model call was not cancelled")
-			}
-			res, err := dc.Result(t.Context(), id)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if res.StopReason != loop.StopCancelled {
-				t.Errorf("result = %s", jsonOf(t, res))
-			}
+			cancelRun(t, dc, id, "the model call", m.stopped)
 		})
 	}
 }
